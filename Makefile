@@ -1,0 +1,31 @@
+# `make run` and `make test` work on a fresh machine: they build .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test demo bench bench-quick clean
+
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,postgres]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python bin/wilson run
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+demo: $(STAMP)
+	$(BIN)/python bin/wilson-repl --clock sim --start 2027-01-05T08:00:00 --home $$(mktemp -d) < bench/../demo/japan.repl
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m bench --quick
+
+clean:
+	rm -rf $(VENV) build *.egg-info

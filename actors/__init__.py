@@ -1,0 +1,1 @@
+"""The brain, one module per organ."""

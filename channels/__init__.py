@@ -1,0 +1,1 @@
+"""The senses: each channel receives stimuli, delivers outbox rows, or both."""

@@ -1,0 +1,80 @@
+"""What every channel shares: committing stimuli and delivering outbox rows.
+
+Receiving: a channel commits the stimulus first (an inbox row for a realtime
+channel, a receptor_buffers row for a buffered one, as the thalamus' routing
+rules say), then tells the thalamus. Delivering: the channel is told
+`Deliver(outbox_id)`, sends, and marks the row delivered in one transaction with
+the result; on start it delivers whatever was left pending.
+"""
+
+from __future__ import annotations
+
+from loguru import logger
+
+from actors import thalamus
+from storage import outbox, trace
+from storage.models import Outbox
+from wilson.actor import WilsonActor
+from wilson.messages import ChannelSync, Deliver, StimulusCommitted
+
+
+class Channel(WilsonActor):
+    realtime = False  # realtime: straight to the inbox at priority 0; else buffered
+    can_deliver = False
+
+    def on_start(self):
+        if self.can_deliver:
+            for row in outbox.pending_for(self.name):
+                self.deliver_row(row.id)
+
+    def receive(self, message):
+        match message:
+            case Deliver(outbox_id=outbox_id):
+                self.deliver_row(outbox_id)
+            case ChannelSync(reason=reason):
+                self.sync(reason)
+            case _:
+                return self.receive_other(message)
+
+    def receive_other(self, message):
+        logger.warning("{} ignored {!r}", self.name, message)
+
+    # Receiving -----------------------------------------------------------
+    def stimulus(self, text: str, *, user_id: str | None, dedup_key: str | None = None,
+                 payload: dict | None = None, kind: str = "message"):
+        """A realtime stimulus from the user: committed, then the thalamus is told."""
+        row = thalamus.commit_realtime(source=self.name, text=text, user_id=user_id, dedup_key=dedup_key,
+                                       payload=payload, kind=kind, at=self.now())
+        if row is not None:
+            self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        return row
+
+    def buffer(self, text: str, *, dedup_key: str, payload: dict | None = None):
+        """A buffered stimulus: committed to receptor_buffers, then the thalamus is told."""
+        row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=dedup_key,
+                                       payload=payload, at=self.now())
+        if row is not None:
+            self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+        return row
+
+    def sync(self, reason: str) -> int:
+        """Poll the source and buffer what changed; returns how many rows were buffered."""
+        return 0
+
+    # Delivering ----------------------------------------------------------
+    def deliver_row(self, outbox_id: int) -> None:
+        row = Outbox.get_or_none(Outbox.id == outbox_id)
+        if row is None or row.status != "pending":
+            return
+        try:
+            result = self.send(row)
+        except Exception as exc:  # a channel's failure is recorded, never lost silently
+            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == outbox_id).execute()
+            outbox.mark_failed(outbox_id, self.now(), f"{type(exc).__name__}: {exc}")
+            trace.record(row.trace_id, "failed", self.name, f"delivery failed: {exc}", self.now())
+            return
+        if outbox.mark_delivered(outbox_id, self.now(), result):
+            trace.record(row.trace_id, "delivered", self.name, f"outbox {outbox_id}", self.now())
+
+    def send(self, row: Outbox) -> dict:
+        raise NotImplementedError

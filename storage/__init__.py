@@ -1,0 +1,1 @@
+"""Working memory (peewee models and migrations) and long-term memory (engram)."""

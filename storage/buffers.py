@@ -1,0 +1,35 @@
+"""Receptor buffers: buffered input waiting for the thalamus' next sync."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import peewee
+
+from storage import trace
+from storage.db import database
+from storage.models import ReceptorBuffer
+
+SNIPPET_CHARS = 280
+
+
+def add(*, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None,
+        trace_id: str | None = None) -> ReceptorBuffer | None:
+    """Commit one buffer row; None when this natural key was already buffered."""
+    try:
+        with database.atomic():
+            return ReceptorBuffer.create(
+                trace_id=trace_id or trace.new_trace_id(), channel=channel, dedup_key=dedup_key,
+                text=text, snippet=text[:SNIPPET_CHARS], payload=payload or {}, created_at=at,
+            )
+    except peewee.IntegrityError:
+        return None
+
+
+def unprocessed() -> list[ReceptorBuffer]:
+    return list(ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))
+
+
+def unscanned() -> list[ReceptorBuffer]:
+    return list(ReceptorBuffer.select().where(
+        ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))

@@ -1,0 +1,72 @@
+"""The inbox: work for the cortex, claimed by (priority, id) in one atomic step."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import peewee
+
+from storage import trace
+from storage.db import claim_transaction, database, skip_locked
+from storage.models import Inbox
+
+MAX_ATTEMPTS = 3
+
+
+def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | None = None,
+        kind: str = "message", origin: str = "user", payload: dict | None = None,
+        user_id: str | None = None, reply_channel: str | None = None,
+        dedup_key: str | None = None) -> Inbox | None:
+    """Commit one inbox row; returns None when `dedup_key` was already seen."""
+    trace_id = trace_id or trace.new_trace_id()
+    try:
+        with database.atomic():
+            row = Inbox.create(
+                trace_id=trace_id, source=source, kind=kind, origin=origin, priority=priority,
+                text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
+                dedup_key=dedup_key, created_at=at,
+            )
+    except peewee.IntegrityError:
+        return None
+    return row
+
+
+def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_priority: int = 99) -> Inbox | None:
+    """Claim the most urgent pending row in the priority range, or None."""
+    with claim_transaction():
+        query = (Inbox.select()
+                 .where((Inbox.status == "pending")
+                        & (Inbox.priority >= min_priority) & (Inbox.priority <= max_priority))
+                 .order_by(Inbox.priority, Inbox.id)
+                 .limit(1))
+        row = skip_locked(query).first()
+        if row is None:
+            return None
+        Inbox.update(status="claimed", claimed_at=at, lane=lane, attempts=Inbox.attempts + 1).where(
+            (Inbox.id == row.id) & (Inbox.status == "pending")).execute()
+    return Inbox.get_by_id(row.id)
+
+
+def finish(row_id: int, at: datetime) -> None:
+    Inbox.update(status="done", done_at=at).where(Inbox.id == row_id).execute()
+
+
+def fail_or_retry(row_id: int, at: datetime, error: str) -> str:
+    """After a failed run: back to pending, or failed for good after MAX_ATTEMPTS."""
+    row = Inbox.get_by_id(row_id)
+    status = "failed" if row.attempts >= MAX_ATTEMPTS else "pending"
+    Inbox.update(status=status, error=error[:2000], done_at=at if status == "failed" else None).where(
+        Inbox.id == row_id).execute()
+    return status
+
+
+def release_claimed(lane: str | None = None) -> int:
+    """On start: rows a dead worker had claimed go back to pending."""
+    query = Inbox.update(status="pending", claimed_at=None).where(Inbox.status == "claimed")
+    if lane is not None:
+        query = query.where(Inbox.lane == lane)
+    return query.execute()
+
+
+def pending_count() -> int:
+    return Inbox.select().where(Inbox.status.in_(("pending", "claimed"))).count()

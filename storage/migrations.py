@@ -1,0 +1,48 @@
+"""Versioned schema migrations.
+
+Each migration is a function of (database, migrator) registered in order.
+Version 1 creates the tables; later versions use playhouse.migrate operations
+(add_column, add_index, ...) so that an existing home directory upgrades in place.
+"""
+
+from __future__ import annotations
+
+from loguru import logger
+from playhouse.migrate import SchemaMigrator
+
+from storage import models
+from storage.db import database
+from wilson.clock import wall_now
+
+
+def _v1_create_tables(db, migrator):
+    db.create_tables(models.ALL_MODELS)
+
+
+MIGRATIONS = [
+    (1, "create working memory", _v1_create_tables),
+]
+
+
+def current_version() -> int:
+    db = database.obj
+    if not db.table_exists(models.SchemaVersion._meta.table_name):
+        return 0
+    row = models.SchemaVersion.select().order_by(models.SchemaVersion.version.desc()).first()
+    return row.version if row else 0
+
+
+def migrate() -> int:
+    """Bring the schema up to date; returns the version now in force."""
+    db = database.obj
+    migrator = SchemaMigrator.from_database(db)
+    version = current_version()
+    for number, title, step in MIGRATIONS:
+        if number <= version:
+            continue
+        with db.atomic():
+            step(db, migrator)
+            models.SchemaVersion.create(version=number, applied_at=wall_now())
+        logger.info("schema migrated to v{} ({})", number, title)
+        version = number
+    return version

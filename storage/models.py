@@ -1,0 +1,268 @@
+"""Working memory: plain peewee models.
+
+Times are stored as naive UTC and handed out as aware UTC (`UTCDateTimeField`),
+so ordering and indexes behave the same on SQLite and PostgreSQL.
+JSON payloads are stored as text (`JSONField`) for the same reason.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import peewee
+
+from storage.db import database
+
+UTC = timezone.utc
+
+
+class UTCDateTimeField(peewee.DateTimeField):
+    def db_value(self, value):
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return super().db_value(value)
+
+    def python_value(self, value):
+        value = super().python_value(value)
+        if isinstance(value, datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class JSONField(peewee.TextField):
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, sort_keys=True, default=str)
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(peewee.Model):
+    class Meta:
+        database = database
+        legacy_table_names = False
+
+
+class SchemaVersion(BaseModel):
+    version = peewee.IntegerField()
+    applied_at = UTCDateTimeField()
+
+
+class Inbox(BaseModel):
+    """Work for the cortex. Claimed by (priority, id); 0 is the most urgent."""
+
+    trace_id = peewee.CharField(index=True)
+    source = peewee.CharField()  # the channel (or organ) it came from
+    kind = peewee.CharField(default="message")  # message, event, deadline, briefing, reminder, modify
+    origin = peewee.CharField(default="user")  # user: the user started it; background: anything else
+    priority = peewee.IntegerField(default=4)
+    text = peewee.TextField()
+    payload = JSONField(default=dict)
+    user_id = peewee.CharField(null=True)
+    reply_channel = peewee.CharField(null=True)
+    dedup_key = peewee.CharField(null=True, unique=True)
+    status = peewee.CharField(default="pending", index=True)  # pending, claimed, done, failed
+    attempts = peewee.IntegerField(default=0)
+    lane = peewee.CharField(null=True)
+    created_at = UTCDateTimeField()
+    claimed_at = UTCDateTimeField(null=True)
+    done_at = UTCDateTimeField(null=True)
+    error = peewee.TextField(null=True)
+
+    class Meta:
+        indexes = ((("status", "priority", "id"), False),)
+
+
+class ReceptorBuffer(BaseModel):
+    """Buffered input waiting for the thalamus' next sync."""
+
+    trace_id = peewee.CharField(index=True)
+    channel = peewee.CharField()
+    dedup_key = peewee.CharField(unique=True)
+    text = peewee.TextField()
+    snippet = peewee.TextField(default="")
+    payload = JSONField(default=dict)
+    created_at = UTCDateTimeField(index=True)
+    scanned_at = UTCDateTimeField(null=True, index=True)  # seen by the RAS
+    processed_at = UTCDateTimeField(null=True, index=True)  # triaged by the thalamus
+    outcome = peewee.CharField(null=True)  # inbox, drop
+    reason = peewee.TextField(null=True)
+
+
+class Outbox(BaseModel):
+    """What Wilson says. Delivered once by the channel it names."""
+
+    trace_id = peewee.CharField(index=True)
+    channel = peewee.CharField()
+    idempotency_key = peewee.CharField(unique=True)
+    text = peewee.TextField()
+    payload = JSONField(default=dict)  # approval, topic, reply_to, chat ...
+    surfaced = peewee.BooleanField(default=False)  # reached the user (not the silent channel)
+    status = peewee.CharField(default="pending", index=True)  # pending, delivered, failed, held
+    attempts = peewee.IntegerField(default=0)
+    created_at = UTCDateTimeField()
+    deliver_after = UTCDateTimeField(null=True)  # quiet hours hold it until then
+    delivered_at = UTCDateTimeField(null=True)
+    result = JSONField(null=True)
+
+
+class Turn(BaseModel):
+    """One line of conversation with the user."""
+
+    channel = peewee.CharField()
+    role = peewee.CharField()  # user, assistant
+    text = peewee.TextField()
+    topic_id = peewee.IntegerField(null=True)
+    trace_id = peewee.CharField(null=True)
+    created_at = UTCDateTimeField(index=True)
+
+
+class Topic(BaseModel):
+    title = peewee.CharField()
+    status = peewee.CharField(default="active", index=True)  # proposed, active, closed
+    starts = UTCDateTimeField(null=True)
+    ends = UTCDateTimeField(null=True)
+    notes = peewee.TextField(default="")
+    source_key = peewee.CharField(null=True)  # e.g. the calendar UID it grew from
+    thread_ref = peewee.CharField(null=True)  # e.g. a Telegram forum thread id
+    created_at = UTCDateTimeField()
+    closed_at = UTCDateTimeField(null=True)
+
+
+class Task(BaseModel):
+    title = peewee.CharField()
+    topic = peewee.ForeignKeyField(Topic, null=True, backref="tasks", on_delete="SET NULL")
+    due = UTCDateTimeField(null=True)
+    due_is_date = peewee.BooleanField(default=False)
+    status = peewee.CharField(default="open", index=True)  # open, done, snoozed, cancelled
+    notes = peewee.TextField(default="")
+    escalation = JSONField(null=True)  # window names, e.g. ["14d","7d","3d","1d","due","overdue"]
+    next_fire_at = UTCDateTimeField(null=True, index=True)
+    next_window = peewee.CharField(null=True)
+    snoozed_until = UTCDateTimeField(null=True)
+    created_at = UTCDateTimeField()
+    completed_at = UTCDateTimeField(null=True)
+
+
+class TaskFiring(BaseModel):
+    """Each (task, window) fires at most once: the unique index is the guarantee."""
+
+    task = peewee.ForeignKeyField(Task, backref="firings", on_delete="CASCADE")
+    window = peewee.CharField()
+    due = UTCDateTimeField(null=True)  # the due date it was planned against
+    fired_at = UTCDateTimeField()
+    inbox_id = peewee.IntegerField(null=True)
+
+    class Meta:
+        indexes = ((("task", "window", "due"), True),)
+
+
+class Approval(BaseModel):
+    """A proposal: one or more mutations waiting for the user's decision."""
+
+    trace_id = peewee.CharField(index=True)
+    status = peewee.CharField(default="pending", index=True)  # pending, approved, rejected, superseded, expired, partial
+    approver = peewee.CharField()
+    channel = peewee.CharField()
+    summary = peewee.TextField(default="")
+    nonce = peewee.CharField()  # part of button callback data; forged presses don't match
+    inbox_id = peewee.IntegerField(null=True)
+    supersedes = peewee.IntegerField(null=True)
+    superseded_by = peewee.IntegerField(null=True)
+    topic_id = peewee.IntegerField(null=True)
+    message_ref = JSONField(null=True)  # where the rendered proposal lives (to edit it in place)
+    created_at = UTCDateTimeField()
+    expires_at = UTCDateTimeField(index=True)
+    decided_at = UTCDateTimeField(null=True)
+
+
+class ApprovalItem(BaseModel):
+    approval = peewee.ForeignKeyField(Approval, backref="items", on_delete="CASCADE")
+    position = peewee.IntegerField()
+    tool = peewee.CharField()
+    args = JSONField()
+    description = peewee.TextField()
+    status = peewee.CharField(default="pending")  # pending, executed, rejected, failed
+    result = JSONField(null=True)
+    executed_at = UTCDateTimeField(null=True)
+
+
+class Cursor(BaseModel):
+    """Where an adapter left off (Telegram offset, calendar snapshot, RAS scan mark)."""
+
+    name = peewee.CharField(unique=True)
+    value = JSONField(null=True)
+    updated_at = UTCDateTimeField()
+
+
+class Schedule(BaseModel):
+    """A cron job: builtin (briefing, ras, consolidate) or a user's recurring reminder."""
+
+    name = peewee.CharField(unique=True)
+    cron = peewee.CharField()
+    kind = peewee.CharField(default="builtin")  # builtin, reminder
+    text = peewee.TextField(default="")
+    timezone = peewee.CharField(default="UTC")
+    staleness_seconds = peewee.IntegerField(default=6 * 3600)
+    next_fire_at = UTCDateTimeField(null=True, index=True)
+    last_fired_at = UTCDateTimeField(null=True)
+    enabled = peewee.BooleanField(default=True)
+
+
+class Trace(BaseModel):
+    """The path of one stimulus: every decision with its reason."""
+
+    trace_id = peewee.CharField(index=True)
+    stage = peewee.CharField()  # routed, dropped, claimed, surfaced, silent, proposed, approved, delivered ...
+    actor = peewee.CharField()
+    reason = peewee.TextField(default="")
+    data = JSONField(null=True)
+    at = UTCDateTimeField()
+
+
+class TokenUsage(BaseModel):
+    day = peewee.CharField()  # ISO date, in UTC
+    role = peewee.CharField()
+    calls = peewee.IntegerField(default=0)
+    prompt_tokens = peewee.IntegerField(default=0)
+    completion_tokens = peewee.IntegerField(default=0)
+    user_tokens = peewee.IntegerField(default=0)  # spent on user-started runs
+
+    class Meta:
+        indexes = ((("day", "role"), True),)
+
+
+class Memory(BaseModel):
+    """Engram: long-term memory, curated by the hippocampus."""
+
+    kind = peewee.CharField(index=True)  # episode, interpretation, belief, principle
+    text = peewee.TextField()
+    key = peewee.CharField(null=True, index=True)  # normalised text, for dedup
+    provenance = JSONField(default=list)  # ids of the memories / traces it came from
+    strength = peewee.FloatField(default=1.0)
+    created_at = UTCDateTimeField(index=True)
+    invalidated_at = UTCDateTimeField(null=True)
+
+
+class Feedback(BaseModel):
+    """The user's reaction to something Wilson said (for calibration)."""
+
+    outbox_id = peewee.IntegerField(null=True, index=True)
+    approval_id = peewee.IntegerField(null=True)
+    kind = peewee.CharField()  # reaction, approved, rejected, modified, ignored
+    value = peewee.CharField(default="")
+    at = UTCDateTimeField()
+
+
+class Setting(BaseModel):
+    """Small runtime state the user changes in conversation (quiet until, paired users)."""
+
+    key = peewee.CharField(unique=True)
+    value = JSONField(null=True)
+
+
+ALL_MODELS = [
+    SchemaVersion, Inbox, ReceptorBuffer, Outbox, Turn, Topic, Task, TaskFiring, Approval,
+    ApprovalItem, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
+]

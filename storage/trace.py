@@ -1,0 +1,30 @@
+"""Traces: the path of one stimulus through Wilson, one row per decision."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from loguru import logger
+
+from storage.models import Trace
+
+
+def new_trace_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None) -> None:
+    Trace.create(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data)
+    logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
+
+
+def path(trace_id: str) -> list[Trace]:
+    return list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
+
+
+def format_path(trace_id: str) -> str:
+    rows = path(trace_id)
+    if not rows:
+        return f"no trace {trace_id}"
+    return "\n".join(f"{r.at:%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {r.reason}" for r in rows)

@@ -1,0 +1,133 @@
+"""Configuration: embedded defaults < $WILSON_HOME/wilson.toml < WILSON_<SECTION>_<KEY>.
+
+Every key can be overridden from the environment, e.g. WILSON_LLM_BASE_URL sets
+[llm] base_url. Secrets (keys named token, api_key, password) are meant to come
+from the environment; `Config.secrets()` lists their values so logging can redact
+them wherever they appear.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+DEFAULTS: dict[str, dict] = {
+    "core": {
+        "timezone": "UTC",
+        "user_name": "you",
+        "quiet_hours": "22:00-07:00",
+        "owner": "owner",  # the user id approvals are bound to on the REPL channel
+    },
+    "database": {"url": ""},
+    "llm": {
+        # One setting for every role; a role overrides with e.g. deep_model.
+        "base_url": "",
+        "model": "",
+        "api_key": "",
+        "fallback_models": "",
+        "timeout": 60.0,
+        "max_tokens": 1024,
+        "retries": 3,
+        "daily_budget": 2_000_000,  # tokens per role per day for background work
+        "user_reserve": 500_000,  # extra tokens per day only user-started runs may spend
+        "record": "",
+    },
+    "telegram": {
+        "token": "",
+        "base_url": "https://api.telegram.org/bot",
+        "allowed_users": "",
+        "forum_chat_id": "",
+        "poll_timeout": 30,
+        "liveness_seconds": 120,
+    },
+    "calendar": {
+        "path": "",
+        "url": "",
+        "caldav_url": "",
+        "caldav_username": "",
+        "caldav_password": "",
+        "horizon_days": 365,
+    },
+    "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
+    "ras": {"interval_minutes": 15, "debounce_minutes": 60},
+    "tick": {"interval_seconds": 1.0, "windows": "14d,7d,3d,1d,due,overdue"},
+    "hippocampus": {"schedule": "0 3 * * *"},
+    "approval": {"expiry_hours": 72},
+    "supervisor": {"watchdog_seconds": 10.0, "ping_timeout": 5.0, "max_restarts": 5, "restart_window": 60.0},
+}
+
+SECRET_KEYS = ("token", "api_key", "password", "secret")
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("WILSON_HOME") or Path.home() / ".wilson")
+
+
+@dataclass
+class Config:
+    home: Path
+    data: dict[str, dict] = field(default_factory=dict)
+
+    def get(self, section: str, key: str, default=None):
+        return self.data.get(section, {}).get(key, default)
+
+    def section(self, name: str) -> dict:
+        return dict(self.data.get(name, {}))
+
+    def set(self, section: str, key: str, value) -> None:
+        self.data.setdefault(section, {})[key] = value
+
+    @property
+    def timezone(self) -> ZoneInfo:
+        return ZoneInfo(self.get("core", "timezone") or "UTC")
+
+    def secrets(self) -> list[str]:
+        found = []
+        for section in self.data.values():
+            for key, value in section.items():
+                if any(s in key for s in SECRET_KEYS) and isinstance(value, str) and len(value) >= 4:
+                    found.append(value)
+        return found
+
+
+def _coerce(value: str, like):
+    if isinstance(like, bool):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(like, int):
+        return int(value)
+    if isinstance(like, float):
+        return float(value)
+    return value
+
+
+def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
+    """Build the configuration for one Wilson home directory."""
+    environ = os.environ if environ is None else environ
+    home = Path(home) if home else Path(environ.get("WILSON_HOME") or default_home())
+    data = copy.deepcopy(DEFAULTS)
+    toml_path = home / "wilson.toml"
+    if toml_path.exists():
+        try:
+            loaded = tomllib.loads(toml_path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{toml_path}: {exc}") from exc
+        for section, values in loaded.items():
+            if isinstance(values, dict):
+                data.setdefault(section, {}).update(values)
+    for name, value in environ.items():
+        if not name.startswith("WILSON_") or name == "WILSON_HOME":
+            continue
+        rest = name[len("WILSON_"):].lower()
+        section, _, key = rest.partition("_")
+        if not key or section not in data:
+            continue
+        like = data[section].get(key, "")
+        try:
+            data[section][key] = _coerce(value, like)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from exc
+    return Config(home=home, data=data)

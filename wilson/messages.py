@@ -1,0 +1,92 @@
+"""Frozen message types exchanged between actors.
+
+Messages carry ids, never the only copy of data: the rows they point at were
+committed before the message was sent (DESIGN.md principle 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Ping:
+    """Watchdog and quiescence probe; answered by every actor."""
+
+
+@dataclass(frozen=True)
+class StimulusCommitted:
+    """A receptor committed an inbox row (`table='inbox'`) or a buffer row (`'buffer'`)."""
+
+    table: str
+    row_id: int
+    trace_id: str
+
+
+@dataclass(frozen=True)
+class InboxReady:
+    """There is work in the inbox for the cortex."""
+
+
+@dataclass(frozen=True)
+class Deliver:
+    """A channel has an outbox row to deliver."""
+
+    outbox_id: int
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """Ask the thalamus to sync buffered channels now."""
+
+    reason: str  # daily, request, arousal, manual
+
+
+@dataclass(frozen=True)
+class ChannelSync:
+    """Ask a buffered channel to poll its source and buffer what changed."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class RasScan:
+    """Time for the RAS to look at new buffer rows."""
+
+
+@dataclass(frozen=True)
+class Consolidate:
+    """Time for the hippocampus' nightly consolidation."""
+
+
+@dataclass(frozen=True)
+class TickNow:
+    """Time for the tick to look for due deadlines and schedules."""
+
+
+@dataclass(frozen=True)
+class ProposalCreated:
+    approval_id: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The user pressed approve / modify / reject (handled by code, never by a model).
+
+    `items` limits the decision to some item positions (1-based); empty means all.
+    """
+
+    approval_id: int
+    action: str  # approve, reject, modify
+    user_id: str
+    channel: str
+    text: str = ""
+    items: tuple[int, ...] = ()
+    nonce: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalSettled:
+    """The gate settled a proposal; channels may edit the rendered message in place."""
+
+    approval_id: int
