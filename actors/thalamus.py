@@ -7,9 +7,17 @@ ones to receptor_buffers.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
-from storage import buffers, inbox
+from loguru import logger
+
+from storage import buffers, inbox, trace
+from storage.db import database
+from storage.models import Inbox, ReceptorBuffer
+from wilson.actor import WilsonActor
+from wilson.clock import monotonic
+from wilson.messages import ChannelSync, ChannelSynced, InboxReady, StimulusCommitted, SyncRequest
 
 REALTIME_PRIORITY = 0
 
@@ -22,3 +30,223 @@ def commit_realtime(*, source: str, text: str, user_id: str | None, at: datetime
 
 def commit_buffered(*, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None):
     return buffers.add(channel=channel, text=text, dedup_key=dedup_key, at=at, payload=payload)
+
+
+# Triage ------------------------------------------------------------------------
+TRIAGE_TOOL = {"type": "function", "function": {
+    "name": "triage",
+    "description": "Group, classify and prioritise buffered items: each becomes an inbox row or is dropped.",
+    "parameters": {"type": "object", "required": ["items"], "properties": {"items": {"type": "array", "items": {
+        "type": "object", "required": ["buffer_ids", "summary", "priority", "action", "reason"],
+        "properties": {
+            "buffer_ids": {"type": "array", "items": {"type": "integer"}},
+            "summary": {"type": "string"},
+            "priority": {"type": "integer", "description": "1 urgent, 2 needs action, 3 for the briefing"},
+            "action": {"type": "string", "enum": ["inbox", "drop"]},
+            "reason": {"type": "string"},
+            "topic": {"type": ["string", "null"]},
+        }}}}},
+}}
+
+TRIAGE_PROMPT = """You triage buffered input (calendar, email, web) for Wilson, a personal assistant.
+Call `triage` once. Group items about the same thing. Keep (action inbox) what the user may need:
+priority 1 urgent, 2 needs action or a decision, 3 worth a line in the morning briefing.
+Drop everything else with a short reason. Every buffer id must appear exactly once."""
+
+
+def chunks(rows: list, limit_chars: int) -> list[list]:
+    """Split buffer rows so that one call's text stays within the context budget."""
+    batches, current, size = [], [], 0
+    for row in rows:
+        length = len(row.text) + 200
+        if current and size + length > limit_chars:
+            batches.append(current)
+            current, size = [], 0
+        current.append(row)
+        size += length
+    if current:
+        batches.append(current)
+    return batches
+
+
+def triage_request(rows: list, now: datetime, tz) -> list[dict]:
+    items = [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload} for r in rows]
+    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz), "items": items}
+    return [{"role": "system", "content": TRIAGE_PROMPT},
+            {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
+
+
+def normalise_decisions(raw_items, rows: list) -> list[dict]:
+    """Make the model's triage safe: known ids only, each once; forgotten rows are kept, not lost."""
+    known = {r.id for r in rows}
+    seen: set[int] = set()
+    decisions = []
+    for item in raw_items if isinstance(raw_items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        ids = [i for i in item.get("buffer_ids") or [] if isinstance(i, int) and i in known and i not in seen]
+        if not ids:
+            continue
+        seen.update(ids)
+        action = "drop" if item.get("action") == "drop" else "inbox"
+        try:
+            priority = min(max(int(item.get("priority", 2)), 1), 3)
+        except (TypeError, ValueError):
+            priority = 2
+        decisions.append({"buffer_ids": ids, "summary": str(item.get("summary") or "")[:500], "priority": priority,
+                          "action": action, "reason": str(item.get("reason") or "")[:300],
+                          "topic": item.get("topic")})
+    for row in rows:
+        if row.id not in seen:
+            decisions.append({"buffer_ids": [row.id], "summary": row.snippet, "priority": 2, "action": "inbox",
+                              "reason": "triage did not mention it; kept to be safe", "topic": None})
+    return decisions
+
+
+def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool) -> list[int]:
+    """Inbox rows created and buffers marked processed in ONE transaction. Returns new inbox ids."""
+    by_id = {r.id: r for r in rows}
+    created, briefing = [], []
+    with database.atomic():
+        for decision in decisions:
+            members = [by_id[i] for i in decision["buffer_ids"]]
+            if decision["action"] == "drop":
+                ReceptorBuffer.update(processed_at=now, outcome="drop", reason=decision["reason"]).where(
+                    ReceptorBuffer.id.in_(decision["buffer_ids"])).execute()
+                for member in members:
+                    trace.record(member.trace_id, "dropped", "thalamus", decision["reason"] or "not needed", now)
+                continue
+            if daily and decision["priority"] >= 3:
+                briefing.append((decision, members))
+                continue
+            row = _inbox_for(decision, members, now)
+            if row is not None:
+                created.append(row.id)
+            ReceptorBuffer.update(processed_at=now, outcome="inbox", reason=decision["reason"]).where(
+                ReceptorBuffer.id.in_(decision["buffer_ids"])).execute()
+            for member in members:
+                trace.record(member.trace_id, "triaged", "thalamus",
+                             f"inbox {row.id if row else '(dup)'} priority {decision['priority']}: {decision['reason']}",
+                             now)
+        if briefing:
+            ids = [i for d, _ in briefing for i in d["buffer_ids"]]
+            row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
+                            text="Morning briefing:\n" + "\n".join(f"- {d['summary']}" for d, _ in briefing),
+                            payload={"items": [{"summary": d["summary"], "buffer_ids": d["buffer_ids"]}
+                                               for d, _ in briefing]},
+                            dedup_key=f"briefing:{min(ids)}:{len(ids)}")
+            if row is not None:
+                created.append(row.id)
+            ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
+            for _, members in briefing:
+                for member in members:
+                    trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing", now)
+    return created
+
+
+def _inbox_for(decision: dict, members: list, now: datetime):
+    payloads = [dict(m.payload or {}, buffer_id=m.id, channel=m.channel) for m in members]
+    kind = "event" if any(p.get("change") for p in payloads) else "buffered"
+    text = decision["summary"] or members[0].snippet
+    originals = "\n".join(m.text for m in members)
+    if originals.strip() != text.strip():
+        text = f"{text}\n\n{originals}"
+    return inbox.add(source=members[0].channel, kind=kind, origin="background", priority=decision["priority"],
+                     at=now, text=text[:4000], trace_id=members[0].trace_id,
+                     payload={"buffers": payloads, "topic": decision.get("topic")},
+                     dedup_key="triage:" + ",".join(str(m.id) for m in members))
+
+
+class ThalamusActor(WilsonActor):
+    """Routing only: it never waits on a model, so realtime stimuli are never held up."""
+
+    name = "thalamus"
+
+    def receive(self, message):
+        match message:
+            case StimulusCommitted(table="inbox", row_id=row_id, trace_id=trace_id):
+                row = Inbox.get_or_none(Inbox.id == row_id)
+                if row is None:
+                    return
+                trace.record(trace_id, "routed", self.name, f"inbox priority {row.priority} from {row.source}",
+                             self.now())
+                self.tell("cortex-realtime" if row.priority == REALTIME_PRIORITY else "cortex", InboxReady())
+            case StimulusCommitted(table="buffer", row_id=row_id, trace_id=trace_id):
+                trace.record(trace_id, "routed", self.name, f"buffered (row {row_id}) until the next sync",
+                             self.now())
+            case SyncRequest():
+                self.tell("triage", message)
+
+
+class TriageActor(WilsonActor):
+    """The thalamus' sync: polls buffered channels, then one batched `fast` call per chunk."""
+
+    name = "triage"
+
+    def __init__(self, ctx, name: str | None = None):
+        super().__init__(ctx, name)
+        self.waiting: set[str] = set()
+        self.reasons: list[str] = []
+        self.started = 0.0
+
+    def on_start(self):
+        # Buffers left unprocessed by a crash are triaged at the next sync; nothing to redo here.
+        pass
+
+    def receive(self, message):
+        match message:
+            case SyncRequest(reason=reason):
+                self.begin(reason)
+            case ChannelSynced(channel=channel):
+                self.waiting.discard(channel)
+                if not self.waiting and self.reasons:
+                    self.finish()
+
+    def begin(self, reason: str) -> None:
+        if self.waiting and monotonic() - self.started < 60:
+            self.reasons.append(reason)  # a sync is already gathering; this request joins it
+            return
+        self.reasons = [reason]
+        self.started = monotonic()
+        channels = list(self.config.get("core", "buffered_channels") or [])
+        self.waiting = set()
+        for name in channels:
+            if self.ctx.directory.tell(name, ChannelSync(reason)):
+                self.waiting.add(name)
+        if not self.waiting:
+            self.finish()
+
+    def finish(self) -> None:
+        reasons, self.reasons, self.waiting = self.reasons, [], set()
+        daily = "daily" in reasons
+        created = self.sync(daily, ", ".join(reasons))
+        if daily and inbox.retry_deferred():
+            created.append(-1)  # parked rows are back: wake the cortex
+        if created:
+            self.tell("cortex", InboxReady())
+
+    def sync(self, daily: bool, reason: str) -> list[int]:
+        rows = buffers.unprocessed()
+        now = self.now()
+        if not rows:
+            logger.info("sync ({}): nothing buffered, no model call", reason)
+            return []
+        from wilson.synapse import SynapseError
+
+        created = []
+        tz = self.config.timezone
+        for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars") or 12000)):
+            try:
+                result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
+                                               origin="background", tool_choice="required")
+            except SynapseError as exc:
+                logger.warning("sync ({}): triage of {} row(s) postponed: {}", reason, len(batch), exc)
+                for row in batch:
+                    trace.record(row.trace_id, "postponed", self.name, f"triage failed: {exc}", now)
+                continue
+            call = next((c for c in result.tool_calls if c.name == "triage"), None)
+            raw = call.arguments.get("items") if call else None
+            decisions = normalise_decisions(raw, batch)
+            created += apply_triage(decisions, batch, now, daily)
+        logger.info("sync ({}): {} buffered row(s) → {} inbox row(s)", reason, len(rows), len(created))
+        return created

@@ -15,7 +15,7 @@ from actors import thalamus
 from storage import outbox, trace
 from storage.models import Outbox
 from wilson.actor import WilsonActor
-from wilson.messages import ChannelSync, Deliver, StimulusCommitted
+from wilson.messages import ChannelSync, ChannelSynced, Deliver, StimulusCommitted
 
 
 class Channel(WilsonActor):
@@ -32,7 +32,7 @@ class Channel(WilsonActor):
             case Deliver(outbox_id=outbox_id):
                 self.deliver_row(outbox_id)
             case ChannelSync(reason=reason):
-                self.sync(reason)
+                self.sync_and_report(reason)
             case _:
                 return self.receive_other(message)
 
@@ -56,6 +56,15 @@ class Channel(WilsonActor):
         if row is not None:
             self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
         return row
+
+    def sync_and_report(self, reason: str) -> None:
+        """Sync, then tell the thalamus' triage this channel is done (even when the sync failed)."""
+        count = 0
+        try:
+            count = self.sync(reason) or 0
+        except Exception as exc:  # a broken source must not stall the whole sync
+            logger.error("{} sync failed: {}", self.name, exc)
+        self.tell("triage", ChannelSynced(self.name, count))
 
     def sync(self, reason: str) -> int:
         """Poll the source and buffer what changed; returns how many rows were buffered."""

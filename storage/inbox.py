@@ -70,3 +70,12 @@ def release_claimed(lane: str | None = None) -> int:
 
 def pending_count() -> int:
     return Inbox.select().where(Inbox.status.in_(("pending", "claimed"))).count()
+
+
+def defer(row_id: int, error: str) -> None:
+    """Park a background row whose model call failed; the next daily sync retries it."""
+    Inbox.update(status="deferred", error=error[:2000]).where(Inbox.id == row_id).execute()
+
+
+def retry_deferred() -> int:
+    return Inbox.update(status="pending").where(Inbox.status == "deferred").execute()

@@ -50,6 +50,14 @@ class ChannelSync:
 
 
 @dataclass(frozen=True)
+class ChannelSynced:
+    """A buffered channel finished its sync (sent to the thalamus' triage)."""
+
+    channel: str
+    buffered: int = 0
+
+
+@dataclass(frozen=True)
 class RasScan:
     """Time for the RAS to look at new buffer rows."""
 

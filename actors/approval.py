@@ -1,0 +1,208 @@
+"""The approval gate: every mutation is a proposal the user approves, modifies or rejects.
+
+Decisions arrive as `Decision` messages from a channel (a REPL command, a
+Telegram button) and are handled here by code, never by a model. Approving
+executes each item exactly once: the item's status moves from pending to
+executed in the same transaction that applies it, so a second press finds
+nothing left to do. Proposals are bound to their approver, expire, and are
+superseded by a modified proposal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from loguru import logger
+
+from actors import tools
+from storage import inbox, outbox, trace
+from storage.db import database
+from storage.models import Approval, ApprovalItem, Feedback, Task
+from wilson.actor import WilsonActor
+from wilson.messages import ApprovalSettled, Decision, Deliver, InboxReady, ProposalCreated
+
+OPEN = ("pending", "partial")
+
+
+@dataclass
+class DecisionResult:
+    text: str
+    settled: bool = False
+    stage: str = "refused"
+    inbox_id: int | None = None
+    task_ids: list = field(default_factory=list)
+
+
+def render(approval: Approval, tz) -> str:
+    items = list(approval.items.order_by(ApprovalItem.position))
+    lines = [f"Proposal {approval.id}: I'd like to do this — approve, modify or reject?"]
+    for item in items:
+        lines.append(f"{item.position}. {item.description}")
+    return "\n".join(lines)
+
+
+def outcome_line(approval: Approval) -> str:
+    marks = {"executed": "✓", "rejected": "✗", "superseded": "↻", "failed": "!", "pending": "·"}
+    items = approval.items.order_by(ApprovalItem.position)
+    return "\n".join(f"{marks.get(i.status, '·')} {i.description}" for i in items)
+
+
+def settle_status(approval_id: int) -> str:
+    statuses = [i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval_id)]
+    if "pending" in statuses:
+        return "partial" if any(s != "pending" for s in statuses) else "pending"
+    return "approved" if "executed" in statuses else "rejected"
+
+
+def check(decision: Decision, approval: Approval | None, now: datetime) -> str | None:
+    """Why this decision cannot be taken, or None when it can."""
+    if approval is None:
+        return f"I don't know proposal {decision.approval_id}."
+    if str(decision.user_id) != str(approval.approver):
+        return "Sorry, only the person this proposal is for can decide on it."
+    if decision.nonce is not None and decision.nonce != approval.nonce:
+        return "That button is out of date."
+    if approval.status == "superseded":
+        return f"Proposal {approval.id} was replaced by proposal {approval.superseded_by}; please use that one."
+    if approval.status in ("approved", "rejected"):
+        return f"Already done: proposal {approval.id} was {approval.status}."
+    if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
+        Approval.update(status="expired", decided_at=now).where(
+            (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
+        return (f"Proposal {approval.id} expired on {approval.expires_at:%d %b %H:%M} UTC, so I changed nothing. "
+                "Ask me again if you still want it.")
+    return None
+
+
+def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalItem]:
+    query = approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)
+    if positions:
+        query = query.where(ApprovalItem.position.in_(list(positions)))
+    return list(query)
+
+
+def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task) -> DecisionResult:
+    """Execute the chosen items exactly once, in one transaction."""
+    executed, failed, task_ids = [], [], []
+    created_topics: dict = {}
+    with database.atomic():
+        for item in selected(approval, positions):
+            claimed = ApprovalItem.update(status="executing").where(
+                (ApprovalItem.id == item.id) & (ApprovalItem.status == "pending")).execute()
+            if not claimed:
+                continue
+            try:
+                with database.atomic():
+                    result = tools.execute_mutation(item.tool, item.args, now, tz, created_topics)
+            except Exception as exc:  # one broken item must not undo the others
+                ApprovalItem.update(status="failed", result={"error": str(exc)}).where(ApprovalItem.id == item.id).execute()
+                failed.append(f"{item.description} ({exc})")
+                continue
+            ApprovalItem.update(status="executed", result=result, executed_at=now).where(
+                ApprovalItem.id == item.id).execute()
+            executed.append(item.description)
+            if "task_id" in result:
+                task_ids.append(result["task_id"])
+        for task_id in task_ids:
+            plan_task(Task.get_by_id(task_id), now)
+        status = settle_status(approval.id)
+        Approval.update(status=status, decided_at=now).where(Approval.id == approval.id).execute()
+        Feedback.create(approval_id=approval.id, kind="approved", value=str(len(executed)), at=now)
+    if not executed and not failed:
+        return DecisionResult(f"Already done: nothing left to approve in proposal {approval.id}.")
+    text = "Done:\n" + "\n".join(f"✓ {d}" for d in executed) if executed else ""
+    if failed:
+        text += ("\n" if text else "") + "Could not do:\n" + "\n".join(f"! {d}" for d in failed)
+    if status == "partial":
+        text += f"\nStill waiting on the rest of proposal {approval.id}."
+    return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids)
+
+
+def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:
+    items = selected(approval, positions)
+    with database.atomic():
+        ApprovalItem.update(status="rejected").where(
+            ApprovalItem.id.in_([i.id for i in items]) & (ApprovalItem.status == "pending")).execute()
+        status = settle_status(approval.id)
+        Approval.update(status=status, decided_at=now).where(Approval.id == approval.id).execute()
+        Feedback.create(approval_id=approval.id, kind="rejected", value=",".join(str(i.position) for i in items), at=now)
+    if not items:
+        return DecisionResult(f"Nothing left to reject in proposal {approval.id}.")
+    text = "Rejected, nothing changed:\n" + "\n".join(f"✗ {i.description}" for i in items)
+    if status == "partial":
+        text += f"\nThe rest of proposal {approval.id} still waits for you."
+    return DecisionResult(text, settled=status != "partial", stage="rejected")
+
+
+def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionResult:
+    """Hand the user's words back to the cortex, which proposes a replacement."""
+    if not decision.text.strip():
+        return DecisionResult(f"What should I change in proposal {approval.id}? "
+                              f"Tell me, e.g. “modify {approval.id} book flights by Feb 1”.", stage="asked")
+    row = inbox.add(source=decision.channel, text=decision.text, priority=0, at=now, kind="modify", origin="user",
+                    payload={"approval_id": approval.id}, user_id=str(decision.user_id),
+                    reply_channel=decision.channel, trace_id=approval.trace_id)
+    Feedback.create(approval_id=approval.id, kind="modified", value=decision.text[:200], at=now)
+    return DecisionResult("", stage="modify", inbox_id=row.id if row else None)
+
+
+class ApprovalActor(WilsonActor):
+    name = "approval"
+
+    def receive(self, message):
+        match message:
+            case ProposalCreated(approval_id=approval_id):
+                self.present(approval_id)
+            case Decision():
+                self.decide(message)
+
+    def present(self, approval_id: int) -> None:
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        if approval is None or approval.status not in OPEN:
+            return
+        now = self.now()
+        payload = {"approval": {"id": approval.id, "nonce": approval.nonce,
+                                "actions": ["approve", "modify", "reject"],
+                                "items": [{"position": i.position, "description": i.description}
+                                          for i in approval.items.order_by(ApprovalItem.position)]},
+                   "topic_id": approval.topic_id}
+        box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
+                         trace_id=approval.trace_id, key=f"proposal:{approval.id}", at=now, payload=payload)
+        trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}", now)
+        self.tell(approval.channel, Deliver(box.id))
+
+    def decide(self, decision: Decision) -> None:
+        now = self.now()
+        approval = Approval.get_or_none(Approval.id == decision.approval_id)
+        problem = check(decision, approval, now)
+        if problem:
+            result = DecisionResult(problem, settled=approval is not None and approval.status == "expired")
+            logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
+        elif decision.action == "approve":
+            result = approve(approval, decision.items, now, self.config.timezone, self.plan_task)
+        elif decision.action == "reject":
+            result = reject(approval, decision.items, now)
+        elif decision.action == "modify":
+            result = modify(approval, decision, now)
+        else:
+            result = DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
+        trace_id = approval.trace_id if approval else trace.new_trace_id()
+        trace.record(trace_id, result.stage, self.name,
+                     f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
+                     f"{result.text.splitlines()[0] if result.text else 'handed to the cortex'}", now)
+        if result.inbox_id:
+            self.tell("cortex-realtime", InboxReady())
+        if result.text:
+            key = f"decision:{decision.approval_id}:{decision.action}:{trace.new_trace_id()}"
+            box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, key=key, at=now,
+                             payload={"decision": {"approval_id": decision.approval_id, "action": decision.action}})
+            self.tell(decision.channel, Deliver(box.id))
+        if approval is not None and (result.settled or result.stage == "modify"):
+            self.tell(approval.channel, ApprovalSettled(approval.id))
+
+    def plan_task(self, task: Task, now: datetime) -> None:
+        from actors.tick import plan_task
+
+        windows = [w.strip() for w in str(self.config.get("tick", "windows")).split(",") if w.strip()]
+        plan_task(task, now, windows, self.config.timezone)

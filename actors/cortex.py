@@ -1,0 +1,271 @@
+"""The cortex: claims inbox rows by priority and reasons over them with the deep model.
+
+A run assembles context (the stimulus, recent turns, open topics and tasks,
+memories, the time in the user's timezone), calls the `deep` role with tools and
+loops over tool calls until the model is done. What it decided then becomes rows:
+a reply to the user (only for runs the user started), a proposal for the
+approval gate (every mutation), surfaced messages (only through `surface`), or a
+record of silence. The cortex never branches on the channel a stimulus came from.
+
+Two lanes share the same code: the realtime lane only claims priority 0 (the
+user's messages) so that a long background run never makes the user wait.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from loguru import logger
+
+from actors import tools
+from storage import inbox, outbox, trace
+from storage.db import database
+from storage.models import Approval, ApprovalItem, Inbox, Task, Topic, Turn
+from wilson.actor import WilsonActor
+from wilson import quiet
+from wilson.messages import Deliver, InboxReady, ProposalCreated, SyncRequest
+
+MAX_ROUNDS = 6
+RECENT_TURNS = 12
+
+SYSTEM_PROMPT = """You are Wilson, a proactive assistant that runs a person's life alongside them.
+You see one stimulus at a time with its context (CONTEXT message). Rules:
+- Every change to the user's world (tasks, topics, email) is a tool call that becomes a proposal;
+  the user approves it. Never claim something was done or approved: you cannot know.
+- A run the user did not start reaches the user only through `surface(text, why)`. Silence is the
+  default: surface only what needs the user now. Otherwise end without calling it.
+- Replies are short, friendly and specific. Dates in the user's timezone.
+- Deadlines are ISO dates (YYYY-MM-DD)."""
+
+
+@dataclass
+class RunOutcome:
+    reply: str = ""
+    proposals: list = field(default_factory=list)  # (tool, args, description)
+    surfaced: list = field(default_factory=list)  # (text, why, urgent)
+    rejected_calls: list = field(default_factory=list)  # (tool, reason)
+    sync_requested: str | None = None
+    error: str | None = None
+
+
+# Context ----------------------------------------------------------------------
+def build_context(row: Inbox, now: datetime, tz, memories: list[dict]) -> dict:
+    topics = Topic.select().where(Topic.status != "closed").order_by(Topic.id)
+    tasks = Task.select().where(Task.status == "open").order_by(Task.due.is_null(), Task.due, Task.id).limit(60)
+    proposal = None
+    if row.kind == "modify":
+        approval = Approval.get_or_none(Approval.id == (row.payload or {}).get("approval_id"))
+        if approval is not None:
+            proposal = {"id": approval.id, "items": [
+                {"position": i.position, "tool": i.tool, "args": i.args, "description": i.description}
+                for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]}
+    first_contact = row.origin == "user" and not Turn.select().where(Turn.role == "assistant").exists()
+    return {
+        "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "timezone": str(tz),
+        "first_contact": first_contact,
+        "stimulus": {"id": row.id, "kind": row.kind, "origin": row.origin, "source": row.source,
+                     "text": row.text, "payload": row.payload or {}},
+        "topics": [tools.topic_view(t, tz) for t in topics],
+        "tasks": [tools.task_view(t, tz) for t in tasks],
+        "memories": memories,
+        "proposal": proposal,
+    }
+
+
+def build_messages(context: dict, row: Inbox, turns: list[Turn]) -> list[dict]:
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": "CONTEXT " + json.dumps(context, ensure_ascii=False, default=str)}]
+    if row.origin == "user":
+        for turn in turns:
+            messages.append({"role": "user" if turn.role == "user" else "assistant", "content": turn.text})
+    messages.append({"role": "user", "content": row.text})
+    return messages
+
+
+def recent_turns(limit: int = RECENT_TURNS) -> list[Turn]:
+    rows = list(Turn.select().order_by(Turn.id.desc()).limit(limit))
+    return list(reversed(rows))
+
+
+# The reasoning loop (model calls through Synapse only) -------------------------
+def reason(synapse, messages: list[dict], origin: str, now: datetime, tz) -> RunOutcome:
+    outcome = RunOutcome()
+    from wilson.synapse import SynapseError
+
+    for _ in range(MAX_ROUNDS):
+        try:
+            result = synapse.chat("deep", messages, tools=tools.schemas(), origin=origin)
+        except SynapseError as exc:
+            outcome.error = f"{type(exc).__name__}: {exc}"
+            return outcome
+        if not result.tool_calls:
+            outcome.reply = (result.text or "").strip()
+            return outcome
+        messages.append({"role": "assistant", "content": result.text or None, "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in result.tool_calls]})
+        for call in result.tool_calls:
+            answer = handle_call(call.name, call.arguments, outcome, now, tz)
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(answer, ensure_ascii=False, default=str)})
+    return outcome
+
+
+def handle_call(name: str, args: dict, outcome: RunOutcome, now: datetime, tz) -> object:
+    kind = tools.kind_of(name)
+    if kind == tools.READ:
+        try:
+            return tools.run_read(name, args, now, tz)
+        except Exception as exc:  # a bad read is the model's problem to fix, not a crash
+            return {"error": str(exc)}
+    if kind == tools.MUTATE:
+        problem = tools.validate_mutation(name, args, tz)
+        if problem:
+            outcome.rejected_calls.append((name, problem))
+            return {"error": problem}
+        outcome.proposals.append((name, args, tools.describe_item(name, args, tz)))
+        return {"status": "proposed", "note": "Nothing changes until the user approves."}
+    if name == "surface":
+        text = str(args.get("text") or "").strip()
+        if not text:
+            return {"error": "surface needs text"}
+        outcome.surfaced.append((text, str(args.get("why") or "no reason given"), bool(args.get("urgent"))))
+        return {"status": "will be shown"}
+    if name == "request_sync":
+        outcome.sync_requested = str(args.get("reason") or "cortex asked")
+        return {"status": "sync requested"}
+    outcome.rejected_calls.append((name, "unknown tool"))
+    return {"error": f"unknown tool {name}"}
+
+
+# Writing down what was decided --------------------------------------------------
+def primary_channel(config) -> str:
+    return config.get("core", "primary_channel") or "repl"
+
+
+def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
+    """Commit the run's results in one transaction; returns what to tell whom afterwards."""
+    tz = config.timezone
+    user_run = row.origin == "user"
+    channel = row.reply_channel if user_run and row.reply_channel else primary_channel(config)
+    notify = {"approval": None, "deliver": [], "sync": outcome.sync_requested}
+    topic_id = (row.payload or {}).get("topic_id")
+    with database.atomic():
+        if user_run:
+            Turn.create(channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
+                        topic_id=topic_id)
+        if outcome.proposals:
+            approval = create_proposal(row, outcome.proposals, channel, now, config)
+            notify["approval"] = approval.id
+        if user_run:
+            reply = outcome.reply
+            if not reply and outcome.error:
+                reply = "Sorry, I can't think right now (my language model is not answering). I'll keep your message."
+            if not reply and not outcome.proposals:
+                reply = "Noted."
+            if reply:
+                box = outbox.add(channel=channel, text=reply, trace_id=row.trace_id, key=f"reply:{row.id}", at=now,
+                                 payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")})
+                Turn.create(channel=channel, role="assistant", text=reply, trace_id=row.trace_id, created_at=now,
+                            topic_id=topic_id)
+                trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}", now)
+                notify["deliver"].append((channel, box.id))
+        for index, (text, why, urgent) in enumerate(outcome.surfaced):
+            held_until = None if (urgent or row.priority <= 1 or user_run) else quiet_until(now)
+            box = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"surface:{row.id}:{index}",
+                             at=now, payload={"topic_id": topic_id, "why": why}, deliver_after=held_until)
+            stage_reason = why + (f" (held for quiet hours until {held_until:%H:%M} UTC)" if held_until else "")
+            trace.record(row.trace_id, "surfaced", "cortex", stage_reason, now)
+            if held_until is None:
+                notify["deliver"].append((channel, box.id))
+        if not user_run and not outcome.surfaced and not outcome.proposals:
+            reason = outcome.error or "background run ended without surface"
+            if outcome.reply:
+                reason += f"; model text kept silent: {outcome.reply[:80]!r}"
+            box = outbox.add(channel="silent", text=outcome.reply or "(nothing)", trace_id=row.trace_id,
+                             key=f"silent:{row.id}", at=now, payload={"why": reason}, surfaced=False)
+            trace.record(row.trace_id, "silent", "cortex", reason, now)
+            notify["deliver"].append(("silent", box.id))
+        for name, problem in outcome.rejected_calls:
+            trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
+        inbox.finish(row.id, now)
+    return notify
+
+
+def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval:
+    expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+    supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
+    approval = Approval.create(
+        trace_id=row.trace_id, approver=config.get("core", "owner"), channel=channel,
+        summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
+        created_at=now, expires_at=now + expiry)
+    for position, (name, args, description) in enumerate(items, start=1):
+        ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
+    if supersedes:
+        Approval.update(status="superseded", superseded_by=approval.id, decided_at=now).where(
+            (Approval.id == supersedes) & (Approval.status.in_(("pending", "partial")))).execute()
+        ApprovalItem.update(status="superseded").where(
+            (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
+        trace.record(row.trace_id, "superseded", "cortex", f"proposal {supersedes} replaced by {approval.id}", now)
+    trace.record(row.trace_id, "proposed", "cortex", f"proposal {approval.id} with {len(items)} item(s)", now)
+    return approval
+
+
+class CortexActor(WilsonActor):
+    name = "cortex"
+
+    def __init__(self, ctx, name: str | None = None, min_priority: int = 1, max_priority: int = 99):
+        super().__init__(ctx, name)
+        self.min_priority = min_priority
+        self.max_priority = max_priority
+
+    def quiet_hold(self, at: datetime) -> datetime | None:
+        """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
+        return quiet.quiet_until(at, self.config.timezone, self.config.get("core", "quiet_hours"), quiet.muted_until())
+
+    def on_start(self):
+        released = inbox.release_claimed(lane=self.name)
+        if released:
+            logger.warning("{} picked up {} unfinished row(s) again", self.name, released)
+        self.tell(self.name, InboxReady())
+
+    def receive(self, message):
+        if isinstance(message, InboxReady):
+            self.drain()
+
+    def drain(self) -> None:
+        while True:
+            row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
+                                   max_priority=self.max_priority)
+            if row is None:
+                return
+            self.run(row)
+
+    def run(self, row: Inbox) -> None:
+        now = self.now()
+        tz = self.config.timezone
+        trace.record(row.trace_id, "claimed", self.name, f"inbox {row.id} priority {row.priority} ({row.kind})", now)
+        memories = []
+        try:
+            from storage import engram_access
+            memories = [{"kind": m.kind, "text": m.text} for m in engram_access.recall(row.text, now)]
+        except Exception as exc:
+            logger.debug("recall unavailable: {}", exc)
+        context = build_context(row, now, tz, memories)
+        messages = build_messages(context, row, recent_turns() if row.origin == "user" else [])
+        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz)
+        if outcome.error and row.origin != "user":
+            inbox.defer(row.id, outcome.error)
+            trace.record(row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync", now)
+            return
+        notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
+        if notify["approval"]:
+            self.tell("approval", ProposalCreated(notify["approval"]))
+        for channel, outbox_id in notify["deliver"]:
+            self.tell(channel, Deliver(outbox_id))
+        if notify["sync"]:
+            self.tell("thalamus", SyncRequest("request"))

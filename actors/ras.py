@@ -1,0 +1,92 @@
+"""The RAS: a frequent, shallow urgency scan of new buffered rows.
+
+It looks only at rows that arrived since its last scan, and only at short
+snippets, with the cheap `reflex` role. No new rows means no model call. When
+something is urgent it asks the thalamus for an early sync; repeated arousal
+about rows it already raised the alarm for is debounced.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from loguru import logger
+
+from storage import buffers, trace
+from storage.db import database
+from storage.models import Cursor, ReceptorBuffer
+from wilson.actor import WilsonActor
+from wilson.messages import RasScan, SyncRequest
+
+AROUSAL_TOOL = {"type": "function", "function": {
+    "name": "arousal",
+    "description": "Say whether any of these new items is urgent enough to look at before the next daily sync.",
+    "parameters": {"type": "object", "required": ["urgent", "reason", "buffer_ids"], "properties": {
+        "urgent": {"type": "boolean"},
+        "reason": {"type": "string"},
+        "buffer_ids": {"type": "array", "items": {"type": "integer"}},
+    }},
+}}
+
+RAS_PROMPT = """You scan short snippets of new input for a personal assistant. Call `arousal` once.
+Urgent means the user would want to know before tomorrow morning (today's deadlines, cancellations,
+emergencies, time-critical requests). Most things are not urgent."""
+
+CURSOR = "ras:aroused"
+
+
+def scan_request(rows: list, now: datetime, tz) -> list[dict]:
+    items = [{"buffer_id": r.id, "channel": r.channel, "snippet": r.snippet} for r in rows]
+    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "items": items}
+    return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]
+
+
+def already_aroused() -> set[int]:
+    row = Cursor.get_or_none(Cursor.name == CURSOR)
+    return set(row.value or []) if row else set()
+
+
+def remember_arousal(ids: set[int], now: datetime) -> None:
+    value = sorted(already_aroused() | ids)[-500:]
+    Cursor.insert(name=CURSOR, value=value, updated_at=now).on_conflict(
+        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: now}).execute()
+
+
+class RasActor(WilsonActor):
+    name = "ras"
+
+    def receive(self, message):
+        if isinstance(message, RasScan):
+            self.scan()
+
+    def scan(self) -> bool:
+        rows = buffers.unscanned()
+        if not rows:
+            return False  # nothing new: no model call, no cost
+        now = self.now()
+        from wilson.synapse import SynapseError
+
+        try:
+            result = self.ctx.synapse.chat("reflex", scan_request(rows, now, self.config.timezone),
+                                           tools=[AROUSAL_TOOL], origin="background", tool_choice="required")
+        except SynapseError as exc:
+            logger.warning("RAS scan of {} row(s) postponed: {}", len(rows), exc)
+            return False
+        call = next((c for c in result.tool_calls if c.name == "arousal"), None)
+        args = call.arguments if call else {}
+        known = {r.id for r in rows}
+        urgent_ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
+        urgent = bool(args.get("urgent")) and (urgent_ids or not args.get("buffer_ids"))
+        with database.atomic():
+            ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(known))).execute()
+            fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()
+            if urgent and fresh:
+                remember_arousal(fresh, now)
+        if urgent and fresh:
+            for row in rows:
+                if row.id in fresh:
+                    trace.record(row.trace_id, "aroused", self.name, str(args.get("reason") or "urgent"), now)
+            self.tell("thalamus", SyncRequest("arousal"))
+            return True
+        return False

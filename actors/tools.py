@@ -1,0 +1,267 @@
+"""The cortex's tools: declared read, mutate or decision, with JSON schemas.
+
+Read tools run at once. Mutate tools never run when the model calls them: the
+cortex turns them into a proposal, and only the approval gate executes them,
+through `execute_mutation`, after the user approved. Decision tools (`surface`,
+`request_sync`) are interpreted by the cortex itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from storage import engram_access
+from storage.models import ReceptorBuffer, Task, Topic
+from wilson.clock import UTC, as_utc
+
+READ, MUTATE, DECISION = "read", "mutate", "decision"
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    kind: str
+    description: str
+    parameters: dict
+
+    def schema(self) -> dict:
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters}}
+
+
+def _obj(required=(), **props) -> dict:
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+S = {"type": "string"}
+I = {"type": "integer"}
+WHEN = {"type": "string", "description": "ISO 8601 date (YYYY-MM-DD) or datetime"}
+
+TOOLS = [
+    Tool("list_tasks", READ, "List tasks, optionally by topic title or status (open, done).",
+         _obj(topic=S, status=S)),
+    Tool("list_topics", READ, "List topics, optionally by status (active, closed).", _obj(status=S)),
+    Tool("recall", READ, "Recall long-term memories about a subject.", _obj(["query"], query=S)),
+    Tool("calendar_lookup", READ, "Calendar events between two dates.", _obj(["start", "end"], start=WHEN, end=WHEN)),
+    Tool("now", READ, "The current date and time in the user's timezone.", _obj()),
+    Tool("create_topic", MUTATE, "Propose a new topic (a time-bound area of the user's life).",
+         _obj(["title"], title=S, starts=WHEN, ends=WHEN, notes=S)),
+    Tool("create_task", MUTATE, "Propose a task, optionally with a due date and a topic (by title).",
+         _obj(["title"], title=S, due=WHEN, topic=S, notes=S)),
+    Tool("update_task", MUTATE, "Propose a change to a task.",
+         _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S)),
+    Tool("complete_task", MUTATE, "Propose marking a task done.", _obj(["task_id"], task_id=I)),
+    Tool("close_topic", MUTATE, "Propose closing a topic.", _obj(["topic_id"], topic_id=I)),
+    Tool("send_email", MUTATE, "Propose sending an email.", _obj(["to", "subject", "body"], to=S, subject=S, body=S)),
+    Tool("surface", DECISION, "Show a message to the user. The only way a run the user did not start reaches "
+         "the user; give the reason.", _obj(["text", "why"], text=S, why=S, urgent={"type": "boolean"})),
+    Tool("request_sync", DECISION, "Ask for an off-schedule sync of calendar, email and other buffered input.",
+         _obj(["reason"], reason=S)),
+]
+BY_NAME = {t.name: t for t in TOOLS}
+
+
+def schemas() -> list[dict]:
+    return [t.schema() for t in TOOLS]
+
+
+def kind_of(name: str) -> str | None:
+    tool = BY_NAME.get(name)
+    return tool.kind if tool else None
+
+
+# Dates ---------------------------------------------------------------------
+def parse_when(value, tz: ZoneInfo) -> tuple[datetime | None, bool]:
+    """An ISO date or datetime from a model → (aware UTC, is_date). Raises ValueError on nonsense."""
+    if value in (None, ""):
+        return None, False
+    if isinstance(value, datetime):
+        return as_utc(value, tz), False
+    text = str(value).strip()
+    if len(text) == 10:
+        day = date.fromisoformat(text)
+        return datetime.combine(day, time(0, 0), tzinfo=tz).astimezone(UTC), True
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return as_utc(moment, tz), False
+
+
+def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
+    if moment is None:
+        return "no date"
+    local = moment.astimezone(tz)
+    if is_date:
+        return f"{local:%a} {local.day} {local:%b %Y}"
+    return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
+
+
+def task_view(task: Task, tz: ZoneInfo) -> dict:
+    due = None
+    if task.due is not None:
+        due = task.due.astimezone(tz).date().isoformat() if task.due_is_date else task.due.astimezone(tz).isoformat()
+    return {"id": task.id, "title": task.title, "due": due, "status": task.status,
+            "topic_id": task.topic_id, "topic": task.topic.title if task.topic_id else None}
+
+
+def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
+    def day(m):
+        return m.astimezone(tz).date().isoformat() if m else None
+    return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
+            "ends": day(topic.ends)}
+
+
+# Read tools ------------------------------------------------------------------
+def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo) -> object:
+    if name == "now":
+        local = now.astimezone(tz)
+        return {"now": local.isoformat(), "weekday": f"{local:%A}", "timezone": str(tz)}
+    if name == "list_tasks":
+        query = Task.select().order_by(Task.due.is_null(), Task.due, Task.id)
+        status = args.get("status") or "open"
+        if status != "all":
+            query = query.where(Task.status == status)
+        if args.get("topic"):
+            query = query.join(Topic).where(Topic.title ** f"%{args['topic']}%")
+        return [task_view(t, tz) for t in query.limit(100)]
+    if name == "list_topics":
+        query = Topic.select().order_by(Topic.id)
+        if args.get("status"):
+            query = query.where(Topic.status == args["status"])
+        return [topic_view(t, tz) for t in query.limit(100)]
+    if name == "recall":
+        return [{"kind": m.kind, "text": m.text} for m in engram_access.recall(args.get("query", ""), now)]
+    if name == "calendar_lookup":
+        start, _ = parse_when(args.get("start"), tz)
+        end, _ = parse_when(args.get("end"), tz)
+        return calendar_events(start, end)
+    raise ValueError(f"unknown read tool {name}")
+
+
+def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
+    """The latest known state of each calendar event seen by the calendar channel, within [start, end]."""
+    latest: dict[str, dict] = {}
+    for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
+        payload = row.payload or {}
+        if payload.get("uid"):
+            latest[payload["uid"]] = payload
+    events = []
+    for payload in latest.values():
+        if payload.get("change") == "cancelled" or not payload.get("start"):
+            continue
+        begins = datetime.fromisoformat(payload["start"])
+        if (start is None or begins >= start) and (end is None or begins <= end):
+            events.append({k: payload.get(k) for k in ("title", "start", "end", "location", "all_day")})
+    return sorted(events, key=lambda e: e["start"])
+
+
+# Describing proposals ----------------------------------------------------------
+def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
+    def when(key):
+        try:
+            moment, is_date = parse_when(args.get(key), tz)
+        except ValueError:
+            return str(args.get(key))
+        return show_when(moment, is_date, tz)
+
+    if name == "create_topic":
+        span = ""
+        if args.get("starts"):
+            span = f" ({when('starts')}" + (f" – {when('ends')})" if args.get("ends") else ")")
+        return f"New topic: {args.get('title')}{span}"
+    if name == "create_task":
+        due = f" — due {when('due')}" if args.get("due") else ""
+        return f"New task: {args.get('title')}{due}"
+    if name == "update_task":
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        label = task.title if task else f"task {args.get('task_id')}"
+        changes = []
+        if args.get("title"):
+            changes.append(f"rename to “{args['title']}”")
+        if args.get("due"):
+            changes.append(f"move due to {when('due')}")
+        if args.get("notes"):
+            changes.append("update notes")
+        return f"Change task: {label} — {', '.join(changes) or 'no change'}"
+    if name == "complete_task":
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        return f"Mark done: {task.title if task else 'task ' + str(args.get('task_id'))}"
+    if name == "close_topic":
+        topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
+        return f"Close topic: {topic.title if topic else 'topic ' + str(args.get('topic_id'))}"
+    if name == "send_email":
+        return f"Send email to {args.get('to')}: {args.get('subject')}"
+    return f"{name} {args}"
+
+
+def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
+    """A reason the call cannot become a proposal, or None when it is well formed."""
+    tool = BY_NAME.get(name)
+    if tool is None or tool.kind != MUTATE:
+        return f"{name} is not a mutation tool"
+    missing = [k for k in tool.parameters.get("required", []) if args.get(k) in (None, "")]
+    if missing:
+        return f"missing {', '.join(missing)}"
+    for key in ("due", "starts", "ends"):
+        if args.get(key):
+            try:
+                parse_when(args[key], tz)
+            except (ValueError, TypeError):
+                return f"{key} is not an ISO date: {args[key]!r}"
+    if name in ("update_task", "complete_task") and not Task.get_or_none(Task.id == args.get("task_id")):
+        return f"no task {args.get('task_id')}"
+    if name == "close_topic" and not Topic.get_or_none(Topic.id == args.get("topic_id")):
+        return f"no topic {args.get('topic_id')}"
+    return None
+
+
+# Executing approved mutations (only the approval gate calls this) ------------------
+def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created_topics: dict) -> dict:
+    """Apply one approved mutation. `created_topics` maps titles created earlier in the same proposal."""
+    if name == "create_topic":
+        starts, _ = parse_when(args.get("starts"), tz)
+        ends, ends_is_date = parse_when(args.get("ends"), tz)
+        if ends is not None and ends_is_date:
+            ends = ends + timedelta(days=1)  # an all-day end date lasts through that day
+        topic = Topic.create(title=args["title"], status="active", starts=starts, ends=ends,
+                             notes=args.get("notes") or "", created_at=now)
+        created_topics[topic.title.lower()] = topic
+        return {"topic_id": topic.id}
+    if name == "create_task":
+        due, is_date = parse_when(args.get("due"), tz)
+        topic = _find_topic(args.get("topic"), created_topics)
+        task = Task.create(title=args["title"], due=due, due_is_date=is_date, topic=topic,
+                           notes=args.get("notes") or "", created_at=now)
+        return {"task_id": task.id}
+    if name == "update_task":
+        task = Task.get_by_id(args["task_id"])
+        if args.get("title"):
+            task.title = args["title"]
+        if args.get("notes"):
+            task.notes = args["notes"]
+        if args.get("due"):
+            task.due, task.due_is_date = parse_when(args["due"], tz)
+        task.save()
+        return {"task_id": task.id}
+    if name == "complete_task":
+        task = Task.get_by_id(args["task_id"])
+        task.status, task.completed_at, task.next_fire_at, task.next_window = "done", now, None, None
+        task.save()
+        return {"task_id": task.id}
+    if name == "close_topic":
+        topic = Topic.get_by_id(args["topic_id"])
+        topic.status, topic.closed_at = "closed", now
+        topic.save()
+        return {"topic_id": topic.id}
+    if name == "send_email":
+        return {"queued": True}
+    raise ValueError(f"cannot execute {name}")
+
+
+def _find_topic(title: str | None, created_topics: dict) -> Topic | None:
+    if not title:
+        return None
+    if title.lower() in created_topics:
+        return created_topics[title.lower()]
+    return (Topic.select().where((Topic.title ** title) & (Topic.status != "closed")).order_by(Topic.id.desc()).first()
+            or Topic.select().where(Topic.title ** f"%{title}%").order_by(Topic.id.desc()).first())

@@ -1,0 +1,198 @@
+"""The application layer: opens storage, builds the actors, starts them in order.
+
+Mopidy-style and thin on purpose: everything Wilson does happens in the actors;
+this module wires them, stops them in reverse, and offers the handful of entry
+points the REPL, the CLI and the tests share (inject a stimulus, decide on a
+proposal, advance simulated time, wait until nothing is left to do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from loguru import logger
+
+from actors import thalamus
+from storage import inbox, outbox
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import Outbox
+from wilson import clock as clockmod
+from wilson.actor import Context
+from wilson.config import Config
+from wilson.logs import setup_logging
+from wilson.messages import Decision, StimulusCommitted, SyncRequest, TickNow
+from wilson.supervisor import ActorSpec, Supervisor
+
+
+def build_specs(config: Config, printer=None) -> list[ActorSpec]:
+    """Actors in start order. Senses that deliver come first; the tick, which drives time, comes last."""
+    from actors.approval import ApprovalActor
+    from actors.cortex import CortexActor
+    from actors.hippocampus import HippocampusActor
+    from actors.ras import RasActor
+    from actors.thalamus import ThalamusActor, TriageActor
+    from actors.tick import TickActor
+    from channels.calendar import CalendarChannel
+    from channels.repl import ReplChannel
+    from channels.silent import SilentChannel
+
+    specs = [ActorSpec("silent", SilentChannel), ActorSpec("repl", ReplChannel, {"printer": printer})]
+    specs += [
+        ActorSpec("approval", ApprovalActor),
+        ActorSpec("cortex", CortexActor, {"min_priority": 1}),
+        ActorSpec("cortex-realtime", CortexActor, {"min_priority": 0, "max_priority": 0}),
+        ActorSpec("triage", TriageActor),
+        ActorSpec("thalamus", ThalamusActor),
+        ActorSpec("ras", RasActor),
+        ActorSpec("hippocampus", HippocampusActor),
+    ]
+    if config.get("telegram", "token"):
+        from channels.telegram import TelegramChannel
+
+        specs.append(ActorSpec("telegram", TelegramChannel))
+    specs.append(ActorSpec("calendar", CalendarChannel))
+    specs.append(ActorSpec("tick", TickActor))
+    return specs
+
+
+class Wilson:
+    def __init__(self, config: Config, clock: clockmod.Clock, *, llm: str | None = None, printer=None,
+                 log_sink=None, log_level: str = "INFO", watchdog: bool = True):
+        self.config = config
+        self.clock = clock
+        self.deliveries: list[dict] = []
+        self._deliveries_lock = threading.Lock()
+        self._printer = printer
+        setup_logging(config.secrets(), sink=log_sink, level=log_level)
+        if not config.get("calendar", "path") and not config.get("calendar", "url") \
+                and not config.get("calendar", "caldav_url"):
+            config.set("calendar", "path", str(config.home / "calendar.ics"))
+        config.set("core", "primary_channel", "telegram" if config.get("telegram", "token") else "repl")
+        config.set("core", "buffered_channels", ["calendar"])
+        self.db = open_database(config.get("database", "url"), config.home)
+        migrate()
+        from wilson.synapse import make_synapse
+
+        self.synapse = make_synapse(config, clock, llm)
+        self.supervisor: Supervisor | None = None
+        self.ctx: Context | None = None
+        sup = config.section("supervisor")
+        self._supervisor_options = dict(
+            max_restarts=int(sup["max_restarts"]), restart_window=float(sup["restart_window"]),
+            watchdog_seconds=float(sup["watchdog_seconds"]) if watchdog else 0,
+            ping_timeout=float(sup["ping_timeout"]))
+
+    # Lifecycle -------------------------------------------------------------
+    def start(self) -> "Wilson":
+        self.ctx = Context(config=self.config, clock=self.clock, synapse=self.synapse, directory=None)
+        self.supervisor = Supervisor(self.ctx, build_specs(self.config, self._record_delivery),
+                                     **self._supervisor_options)
+        self.ctx.directory = self.supervisor
+        self.supervisor.start()
+        logger.info("Wilson is up ({} clock, {} model)", "simulated" if self.clock.simulated else "real",
+                    "offline" if self.synapse.offline else "language")
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.supervisor is not None:
+            self.supervisor.stop(timeout=timeout)
+        self.synapse.close()
+        if not self.db.is_closed():
+            self.db.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _record_delivery(self, record: dict) -> None:
+        with self._deliveries_lock:
+            self.deliveries.append(record)
+        if self._printer is not None:
+            self._printer(record)
+
+    # Stimuli -----------------------------------------------------------------
+    def say(self, text: str, user_id: str | None = None, channel: str = "repl"):
+        """The user types on the REPL: a realtime stimulus, committed before anyone is told."""
+        row = thalamus.commit_realtime(source=channel, text=text, at=self.clock.now(),
+                                       user_id=user_id or self.config.get("core", "owner"))
+        self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        return row
+
+    def inject_buffered(self, channel: str, text: str, payload: dict | None = None):
+        """A synthetic buffered stimulus (email, web) from the REPL."""
+        key = f"{channel}:" + hashlib.sha1(f"{self.clock.now().isoformat()}|{text}".encode()).hexdigest()[:16]
+        row = thalamus.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload,
+                                       at=self.clock.now())
+        if row is not None:
+            self.supervisor.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+        return row
+
+    def calendar_file(self) -> Path:
+        return Path(self.config.get("calendar", "path"))
+
+    def sync(self) -> None:
+        self.supervisor.tell("thalamus", SyncRequest("manual"))
+
+    def decide(self, approval_id: int, action: str, *, items: tuple[int, ...] = (), text: str = "",
+               user_id: str | None = None, channel: str = "repl") -> None:
+        self.supervisor.tell("approval", Decision(approval_id=approval_id, action=action,
+                                                  user_id=user_id or self.config.get("core", "owner"),
+                                                  channel=channel, text=text, items=tuple(items)))
+
+    # Time --------------------------------------------------------------------
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until no message is in flight and no inbox or outbox row waits. False on timeout."""
+        deadline = clockmod.monotonic() + timeout
+        delivering = set(self.supervisor.names())
+        quiet_rounds = 0
+        while clockmod.monotonic() < deadline:
+            self.supervisor.ping_all()
+            busy = (self.supervisor.in_flight() > 0 or inbox.pending_count() > 0
+                    or Outbox.select().where((Outbox.status == "pending")
+                                             & Outbox.channel.in_(list(delivering))).exists())
+            if not busy:
+                quiet_rounds += 1
+                if quiet_rounds >= 2:
+                    return True
+            else:
+                quiet_rounds = 0
+                clockmod.pause(0.002)
+        logger.warning("still busy after {}s", timeout)
+        return False
+
+    def advance(self, delta: timedelta) -> datetime:
+        """Live through `delta` of simulated time, firing everything due in order."""
+        if not self.clock.simulated:
+            raise RuntimeError("advance needs the simulated clock (--clock sim)")
+        from actors.tick import next_due
+
+        target = self.clock.now() + delta
+        fired_at = None
+        while True:
+            self.wait_idle()
+            now = self.clock.now()
+            due = next_due(now)
+            if due is None or due > target:
+                break
+            if fired_at is not None and due <= fired_at:
+                due = fired_at + timedelta(seconds=1)  # never spin on a job that stays due
+                if due > target:
+                    break
+            self.clock.set(max(due, now))
+            fired_at = self.clock.now()
+            self.supervisor.tell("tick", TickNow())
+        self.clock.set(target)
+        self.supervisor.tell("tick", TickNow())
+        self.wait_idle()
+        return target
+
+    # Reading -----------------------------------------------------------------
+    def user_deliveries(self) -> list[dict]:
+        with self._deliveries_lock:
+            return list(self.deliveries)

@@ -1,0 +1,120 @@
+"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from wilson import clock as clockmod
+from wilson import config as configmod
+
+TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the terminal.
+To use Telegram: create a bot with @BotFather, then
+  export WILSON_TELEGRAM_TOKEN=...            # never put it in a file you share
+  export WILSON_TELEGRAM_ALLOWED_USERS=12345  # your numeric Telegram user id (or use `wilson pair`)
+and run `make run` again."""
+
+
+def cmd_run(opts, config) -> int:
+    from wilson.app import Wilson
+
+    if not config.get("telegram", "token"):
+        from wilson.repl import main as repl_main
+
+        print(TELEGRAM_HINT, flush=True)
+        args = ["--clock", "real", "--log-level", opts.log_level]
+        if opts.home:
+            args += ["--home", opts.home]
+        if opts.llm:
+            args += ["--llm", opts.llm]
+        return repl_main(args)
+    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level).start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    print("Wilson is running on Telegram. Ctrl-C stops it.", flush=True)
+    stop.wait()
+    app.stop()
+    return 0
+
+
+def _open(config):
+    from storage.db import open_database
+    from storage.migrations import migrate
+
+    open_database(config.get("database", "url"), config.home)
+    migrate()
+
+
+def cmd_status(opts, config) -> int:
+    from storage.models import Approval, Cursor, Inbox, Outbox, Task, TokenUsage
+
+    _open(config)
+    print(f"home: {config.home}")
+    print(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
+          f"{Inbox.select().where(Inbox.status == 'failed').count()} failed")
+    print(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
+          f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
+    print(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
+          f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
+    for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
+        print(f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens")
+    for row in Cursor.select().where(Cursor.name.startswith("health:")):
+        print(f"{row.name[7:]}: {row.value}")
+    return 0
+
+
+def cmd_trace(opts, config) -> int:
+    from wilson import views
+
+    _open(config)
+    if not opts.id:
+        print("recent traces: " + ", ".join(views.latest_traces()))
+        return 0
+    print(views.trace_text(opts.id))
+    return 0
+
+
+def cmd_doctor(opts, config) -> int:
+    from wilson.doctor import run_doctor
+
+    for line in run_doctor(config):
+        print(line)
+    return 0
+
+
+def cmd_pair(opts, config) -> int:
+    from storage.models import Setting
+
+    _open(config)
+    code = secrets.token_hex(3)
+    Setting.insert(key="telegram:pairing_code", value=code).on_conflict(
+        conflict_target=[Setting.key], update={Setting.value: code}).execute()
+    print(f"Send this to your bot on Telegram:  /start {code}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wilson", description="Wilson, a proactive assistant.")
+    parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
+    parser.add_argument("--log-level", default="INFO")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
+    run.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
+    sub.add_parser("status", help="what is waiting, what the models cost today")
+    trace = sub.add_parser("trace", help="the path of one stimulus")
+    trace.add_argument("id", nargs="?")
+    sub.add_parser("doctor", help="check the configured model endpoints")
+    sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
+    opts = parser.parse_args(argv)
+    try:
+        config = configmod.load(Path(opts.home) if opts.home else None)
+    except ValueError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair}
+    return handlers[opts.command](opts, config)

@@ -1,0 +1,271 @@
+"""bin/wilson-repl: talk to Wilson and inject synthetic stimuli, from a terminal or a script.
+
+Every command runs to completion before the next is read (the REPL waits until
+nothing is left to process), so a script reads like a story: what happened
+after each line is printed before the next line runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from wilson import clock as clockmod
+from wilson import config as configmod
+
+HELP = """Commands (one per line, # starts a comment):
+  say TEXT                                   a message from you on the realtime channel
+  calendar add TITLE @ START [-> END] [; LOCATION]    START/END as ISO dates or datetimes
+  calendar cancel TITLE
+  email FROM | SUBJECT | BODY
+  web TEXT
+  advance DURATION                           e.g. 45m, 12h, 3d: simulated time runs forward
+  sync                                       force a thalamus sync now
+  approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
+  modify ID TEXT                             ask for a changed proposal
+  tasks | topics | approvals | inbox | outbox | budget | trace ID | now | help
+  wait                                       block until nothing is left to process
+  quit"""
+
+
+class CommandError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    args: tuple = ()
+
+
+def _items(text: str) -> tuple[int, ...]:
+    if not text.strip():
+        return ()
+    try:
+        return tuple(int(p) for p in text.replace(" ", ",").split(",") if p)
+    except ValueError as exc:
+        raise CommandError(f"item numbers look like 1,3 — got {text!r}") from exc
+
+
+def _when(text: str):
+    text = text.strip()
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise CommandError(f"not an ISO date or datetime: {text!r}") from exc
+
+
+def parse(line: str) -> Command | None:
+    """One REPL line → a Command, None for blanks and comments; CommandError with a one-line reason."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    word, _, rest = line.partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word == "say":
+        if not rest:
+            raise CommandError("say what? e.g. say hello")
+        return Command("say", (rest,))
+    if word == "calendar":
+        sub, _, spec = rest.partition(" ")
+        if sub == "add":
+            title, at, when = spec.partition("@")
+            if not at or not title.strip():
+                raise CommandError("calendar add TITLE @ START [-> END] [; LOCATION]")
+            when, _, location = when.partition(";")
+            start, _, end = when.partition("->")
+            title = title.strip().strip('"').strip("'")
+            return Command("calendar_add", (title, _when(start), _when(end) if end.strip() else None,
+                                            location.strip() or None))
+        if sub == "cancel" and spec.strip():
+            return Command("calendar_cancel", (spec.strip().strip('"').strip("'"),))
+        raise CommandError("calendar add TITLE @ START [-> END] [; LOCATION] | calendar cancel TITLE")
+    if word == "email":
+        parts = [p.strip() for p in rest.split("|", 2)]
+        if len(parts) != 3 or not parts[0]:
+            raise CommandError("email FROM | SUBJECT | BODY")
+        return Command("email", tuple(parts))
+    if word == "web":
+        if not rest:
+            raise CommandError("web TEXT")
+        return Command("web", (rest,))
+    if word == "advance":
+        try:
+            return Command("advance", (clockmod.parse_duration(rest),))
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+    if word in ("approve", "reject", "modify"):
+        head, _, tail = rest.partition(" ")
+        if not head.isdigit():
+            raise CommandError(f"{word} ID — the proposal's number, e.g. {word} 3")
+        if word == "modify":
+            return Command("modify", (int(head), tail.strip()))
+        return Command(word, (int(head), _items(tail)))
+    if word == "trace":
+        if not rest:
+            raise CommandError("trace ID")
+        return Command("trace", (rest,))
+    if word in ("tasks", "topics", "approvals", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
+                "sync", "now"):
+        return Command("quit" if word == "exit" else word)
+    raise CommandError(f"unknown command {word!r} (type help)")
+
+
+class Repl:
+    def __init__(self, app, out=None, as_json: bool = False):
+        self.app = app
+        self.out = out or sys.stdout
+        self.as_json = as_json
+
+    def emit(self, obj) -> None:
+        if self.as_json:
+            print(json.dumps(obj, ensure_ascii=False, default=str), file=self.out, flush=True)
+        else:
+            print(obj, file=self.out, flush=True)
+
+    def print_delivery(self, record: dict) -> None:
+        if self.as_json:
+            self.emit(record)
+            return
+        at = datetime.fromisoformat(record["at"]).astimezone(self.app.config.timezone)
+        text = record["text"]
+        if record.get("approval"):
+            ident = record["approval"]["id"]
+            text += f"\n   → approve {ident} | modify {ident} <change> | reject {ident}  (or items: approve {ident} 1,2)"
+        topic = f" [{record['topic']}]" if record.get("topic") else ""
+        self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
+
+    def run_line(self, line: str) -> bool:
+        """Run one line; False when the session should end."""
+        try:
+            command = parse(line)
+        except CommandError as exc:
+            self.error(str(exc))
+            return True
+        if command is None:
+            return True
+        if command.name == "quit":
+            return False
+        try:
+            self.execute(command)
+        except CommandError as exc:
+            self.error(str(exc))
+        return True
+
+    def error(self, text: str) -> None:
+        if self.as_json:
+            self.emit({"type": "error", "error": text})
+        else:
+            print(f"error: {text}", file=self.out, flush=True)
+
+    def execute(self, command: Command) -> None:
+        from wilson import views
+
+        app = self.app
+        name, args = command.name, command.args
+        if name == "say":
+            app.say(args[0])
+        elif name == "calendar_add":
+            from channels.calendar import add_event
+
+            add_event(app.calendar_file(), args[0], args[1], args[2], args[3], tz=app.config.timezone)
+            self.note(f"calendar: {args[0]} on {args[1]}")
+        elif name == "calendar_cancel":
+            from channels.calendar import cancel_event
+
+            if not cancel_event(app.calendar_file(), args[0]):
+                raise CommandError(f"no calendar event called {args[0]!r}")
+            self.note(f"calendar: {args[0]} cancelled")
+        elif name == "email":
+            sender, subject, body = args
+            app.inject_buffered("email", f"Email from {sender}: {subject}\n{body}",
+                                {"from": sender, "subject": subject})
+        elif name == "web":
+            app.inject_buffered("web", args[0], {})
+        elif name == "advance":
+            if not app.clock.simulated:
+                raise CommandError("advance needs --clock sim")
+            app.advance(args[0])
+            self.note(f"now {app.clock.now().astimezone(app.config.timezone):%a %d %b %Y %H:%M}")
+            return
+        elif name == "sync":
+            app.sync()
+        elif name in ("approve", "reject"):
+            app.decide(args[0], name, items=args[1])
+        elif name == "modify":
+            app.decide(args[0], "modify", text=args[1])
+        elif name == "wait":
+            pass
+        elif name == "help":
+            print(HELP, file=self.out, flush=True)
+            return
+        elif name == "now":
+            self.note(f"now {app.clock.now().astimezone(app.config.timezone):%a %d %b %Y %H:%M}")
+            return
+        elif name == "budget":
+            self.emit({"type": "budget", "usage": app.synapse.usage_today()} if self.as_json
+                      else app.synapse.budget_report())
+            return
+        elif name == "trace":
+            self.emit({"type": "trace", "steps": views.trace_steps(args[0])} if self.as_json
+                      else views.trace_text(args[0]))
+            return
+        elif name in ("tasks", "topics", "approvals", "inbox", "outbox"):
+            rows = getattr(views, name)(app.config.timezone)
+            self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
+            return
+        app.wait_idle()
+
+    def note(self, text: str) -> None:
+        if self.as_json:
+            self.emit({"type": "note", "text": text})
+        else:
+            print(f"· {text}", file=self.out, flush=True)
+
+    def loop(self, stream) -> None:
+        interactive = stream.isatty()
+        while True:
+            if interactive:
+                print("wilson> ", end="", file=self.out, flush=True)
+            line = stream.readline()
+            if not line:
+                break
+            if not self.run_line(line):
+                break
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wilson-repl", description="Talk to Wilson and inject synthetic stimuli.")
+    parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
+    parser.add_argument("--clock", choices=("sim", "real"), default="real")
+    parser.add_argument("--start", help="ISO 8601 start of simulated time")
+    parser.add_argument("--json", action="store_true", help="print deliveries and listings as JSON lines")
+    parser.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
+    parser.add_argument("--log-level", default="WARNING")
+    opts = parser.parse_args(argv)
+    config = configmod.load(Path(opts.home) if opts.home else None)
+    from wilson.app import Wilson
+
+    try:
+        clock = clockmod.make_clock(opts.clock, opts.start, config.timezone)
+    except ValueError as exc:
+        parser.error(str(exc))
+    repl = Repl(None, as_json=opts.json)
+    app = Wilson(config, clock, llm=opts.llm, printer=repl.print_delivery, log_level=opts.log_level)
+    repl.app = app
+    app.start()
+    try:
+        if sys.stdin.isatty() and not opts.json:
+            print("Wilson is listening. Type `help` for commands, `say hello` to start.", flush=True)
+        repl.loop(sys.stdin)
+        app.wait_idle()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.stop()
+    return 0
