@@ -1,0 +1,80 @@
+"""Shared fixtures: a fresh database per test (SQLite, and PostgreSQL when configured),
+the corpus location, and a factory for a whole running Wilson on a simulated clock."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from storage.db import database, open_database
+from storage.migrations import migrate
+from wilson import config as configmod
+from wilson.clock import SimClock
+
+ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_URL = os.environ.get("WILSON_TEST_DATABASE_URL")
+
+
+def corpus_dir() -> Path:
+    return Path(os.environ.get("WILSON_CORPUS_DIR") or ROOT.parent / "shared" / "corpus")
+
+
+def reset_postgres(url: str, tmp_path: Path):
+    db = open_database(url, tmp_path)
+    db.connect(reuse_if_open=True)
+    for table in db.get_tables():
+        db.execute_sql(f'DROP TABLE IF EXISTS "{table}" CASCADE')
+    return db
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request, tmp_path):
+    """Working memory on each backend; PostgreSQL runs when WILSON_TEST_DATABASE_URL is set."""
+    if request.param == "postgres":
+        if not POSTGRES_URL:
+            pytest.skip("WILSON_TEST_DATABASE_URL is not set")
+        db = reset_postgres(POSTGRES_URL, tmp_path)
+    else:
+        db = open_database(None, tmp_path)
+    migrate()
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def db(tmp_path):
+    db = open_database(None, tmp_path)
+    migrate()
+    yield db
+    db.close()
+
+
+def make_config(home: Path, **env):
+    environ = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_CORE_QUIET_HOURS": "22:00-07:00"}
+    environ.update({k: str(v) for k, v in env.items()})
+    return configmod.load(home, environ=environ)
+
+
+@pytest.fixture
+def make_app(tmp_path):
+    """Build and start a Wilson on a simulated clock; stopped at the end of the test."""
+    from wilson.app import Wilson
+
+    apps = []
+
+    def factory(start="2027-01-05T08:00:00+01:00", llm="offline", home=None, env=None, **kw):
+        home = home or tmp_path / "home"
+        config = make_config(home, **(env or {}))
+        clock = SimClock(datetime.fromisoformat(start))
+        kw.setdefault("watchdog", False)
+        app = Wilson(config, clock, llm=llm, log_level="WARNING", **kw)
+        app.start()
+        apps.append(app)
+        return app
+
+    yield factory
+    for app in apps:
+        app.stop()

@@ -1,0 +1,89 @@
+"""Working memory on SQLite and PostgreSQL: atomic claims by (priority, id), dedup, outbox once."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+from storage import buffers, inbox, outbox
+from storage.migrations import MIGRATIONS, current_version, migrate
+from storage.models import Inbox
+
+NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+
+
+def test_migrations_are_versioned_and_idempotent(any_db):
+    assert current_version() == MIGRATIONS[-1][0]
+    assert migrate() == MIGRATIONS[-1][0]
+
+
+def test_priority_zero_behind_a_hundred_background_rows_is_claimed_first(any_db):
+    for n in range(100):
+        inbox.add(source="tick", text=f"deadline {n}", priority=4, at=NOW, origin="background")
+    urgent = inbox.add(source="repl", text="hello", priority=0, at=NOW)
+    assert inbox.claim_next(NOW).id == urgent.id
+
+
+def test_fifo_within_a_priority(any_db):
+    ids = [inbox.add(source="x", text=str(n), priority=2, at=NOW).id for n in range(5)]
+    claimed = [inbox.claim_next(NOW).id for _ in range(5)]
+    assert claimed == ids
+    assert inbox.claim_next(NOW) is None
+
+
+def test_priority_range_separates_lanes(any_db):
+    inbox.add(source="x", text="background", priority=3, at=NOW)
+    user = inbox.add(source="x", text="user", priority=0, at=NOW)
+    assert inbox.claim_next(NOW, min_priority=1) .priority == 3
+    assert inbox.claim_next(NOW, min_priority=1) is None
+    assert inbox.claim_next(NOW, max_priority=0).id == user.id
+
+
+def test_concurrent_claimers_never_claim_a_row_twice(any_db):
+    for n in range(200):
+        inbox.add(source="x", text=str(n), priority=n % 5, at=NOW)
+    claimed: list[int] = []
+    lock = threading.Lock()
+
+    def worker():
+        while True:
+            row = inbox.claim_next(NOW)
+            if row is None:
+                return
+            with lock:
+                claimed.append(row.id)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(claimed) == 200 and len(set(claimed)) == 200
+
+
+def test_inbox_dedup_by_natural_key(any_db):
+    assert inbox.add(source="telegram", text="hi", priority=0, at=NOW, dedup_key="telegram:7") is not None
+    assert inbox.add(source="telegram", text="hi", priority=0, at=NOW, dedup_key="telegram:7") is None
+    assert Inbox.select().count() == 1
+
+
+def test_claimed_rows_are_released_on_restart(any_db):
+    row = inbox.add(source="x", text="work", priority=1, at=NOW)
+    inbox.claim_next(NOW, lane="cortex")
+    assert inbox.release_claimed("cortex") == 1
+    assert Inbox.get_by_id(row.id).status == "pending"
+
+
+def test_outbox_is_delivered_once_per_idempotency_key(any_db):
+    first = outbox.add(channel="repl", text="hi", trace_id="t", key="reply:1", at=NOW)
+    again = outbox.add(channel="repl", text="hi", trace_id="t", key="reply:1", at=NOW)
+    assert first.id == again.id
+    assert outbox.mark_delivered(first.id, NOW, {"ok": True}) is True
+    assert outbox.mark_delivered(first.id, NOW, {"ok": True}) is False
+
+
+def test_buffer_rows_dedup_and_track_scanning(any_db):
+    assert buffers.add(channel="email", text="a", dedup_key="email:1", at=NOW) is not None
+    assert buffers.add(channel="email", text="a", dedup_key="email:1", at=NOW) is None
+    assert [r.text for r in buffers.unscanned()] == ["a"]
+    assert [r.text for r in buffers.unprocessed()] == ["a"]

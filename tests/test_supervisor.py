@@ -1,0 +1,120 @@
+"""The supervisor with real Pykka actors: order, restart after a crash, hung detection, shutdown."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+from actors.cortex import CortexActor
+from storage import inbox
+from storage.models import Inbox
+from wilson import clock as clockmod
+from wilson.actor import Context, WilsonActor
+from wilson.messages import InboxReady
+from wilson.supervisor import ActorSpec, Supervisor
+
+NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+EVENTS: list[str] = []
+
+
+class Recorder(WilsonActor):
+    def on_start(self):
+        EVENTS.append(f"start {self.name}")
+
+    def on_stop(self):
+        EVENTS.append(f"stop {self.name}")
+
+    def receive(self, message):
+        if message == "boom":
+            raise RuntimeError("boom")
+        if isinstance(message, threading.Event):
+            message.wait()  # hangs until the test sets it
+
+
+def wait_for(predicate, timeout=5.0):
+    deadline = clockmod.monotonic() + timeout
+    while clockmod.monotonic() < deadline:
+        if predicate():
+            return True
+        clockmod.pause(0.01)
+    return False
+
+
+def make(specs, **kw):
+    ctx = Context(config=None, clock=clockmod.SimClock(NOW), synapse=None, directory=None)
+    sup = Supervisor(ctx, specs, watchdog_seconds=0, **kw)
+    ctx.directory = sup
+    return sup
+
+
+def test_starts_in_order_and_stops_in_reverse():
+    EVENTS.clear()
+    sup = make([ActorSpec("a", Recorder), ActorSpec("b", Recorder), ActorSpec("c", Recorder)])
+    sup.start()
+    sup.stop()
+    assert EVENTS == ["start a", "start b", "start c", "stop c", "stop b", "stop a"]
+
+
+def test_crashed_actor_is_restarted_with_backoff():
+    sup = make([ActorSpec("a", Recorder)], base_backoff=0.01)
+    sup.start()
+    first = sup.ref("a")
+    sup.tell("a", "boom")
+    assert wait_for(lambda: sup.ref("a") is not first and sup.ref("a").is_alive())
+    assert sup.health["a"].restarts == 1
+    assert "boom" in sup.health["a"].last_error
+    sup.stop()
+
+
+def test_restart_intensity_limit_gives_up():
+    sup = make([ActorSpec("a", Recorder)], base_backoff=0.001, max_restarts=2, restart_window=60)
+    sup.start()
+    for _ in range(3):
+        ref = sup.ref("a")
+        sup.tell("a", "boom")
+        wait_for(lambda: sup.ref("a") is not ref or sup.health["a"].state == "gave-up")
+    assert wait_for(lambda: sup.health["a"].state == "gave-up")
+    sup.stop()
+
+
+def test_hung_actor_is_detected_and_replaced():
+    sup = make([ActorSpec("a", Recorder)], ping_timeout=0.2)
+    sup.start()
+    release = threading.Event()
+    hung = sup.ref("a")
+    sup.tell("a", release)
+    states = sup.check()
+    assert states["a"] == "hung-replaced"
+    assert sup.ref("a") is not hung
+    assert sup.ask("a", __import__("wilson.messages", fromlist=["Ping"]).Ping(), timeout=1) == "pong"
+    release.set()
+    sup.stop()
+
+
+class CrashOnceCortex(CortexActor):
+    """A real cortex whose first run dies mid-row, the way a bug would kill it."""
+
+    crashes = 0
+
+    def run(self, row):
+        if CrashOnceCortex.crashes == 0:
+            CrashOnceCortex.crashes += 1
+            raise RuntimeError("bug while working on the row")
+        inbox.finish(row.id, self.now())
+
+
+def test_row_in_hand_when_an_actor_crashes_is_not_lost(db):
+    row = inbox.add(source="calendar", text="work", priority=2, at=NOW, origin="background")
+    sup = make([ActorSpec("cortex", CrashOnceCortex)], base_backoff=0.01)
+    sup.start()
+    assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done")
+    assert CrashOnceCortex.crashes == 1
+    assert sup.health["cortex"].restarts == 1
+    assert Inbox.get_by_id(row.id).attempts == 2
+    sup.stop()
+
+
+def test_message_to_a_missing_actor_is_dropped_not_raised():
+    sup = make([])
+    assert sup.tell("nobody", InboxReady()) is False
+    assert sup.in_flight() == 0
