@@ -91,7 +91,7 @@ def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
     if moment is None:
         return "no date"
     local = moment.astimezone(tz)
-    if is_date:
+    if is_date or (local.hour, local.minute) == (0, 0):
         return f"{local:%a} {local.day} {local:%b %Y}"
     return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
 

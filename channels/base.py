@@ -37,7 +37,8 @@ class Channel(WilsonActor):
                 return self.receive_other(message)
 
     def receive_other(self, message):
-        logger.warning("{} ignored {!r}", self.name, message)
+        # e.g. ApprovalSettled: channels that can edit a rendered proposal in place override this
+        logger.debug("{} has nothing to do for {!r}", self.name, message)
 
     # Receiving -----------------------------------------------------------
     def stimulus(self, text: str, *, user_id: str | None, dedup_key: str | None = None,
