@@ -52,6 +52,8 @@ TOOLS = [
          _obj(["title"], title=S, due=WHEN, topic=S, notes=S)),
     Tool("update_task", MUTATE, "Propose a change to a task.",
          _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S)),
+    Tool("update_topic", MUTATE, "Propose a change to a topic (e.g. new dates when the event moved).",
+         _obj(["topic_id"], topic_id=I, title=S, starts=WHEN, ends=WHEN, notes=S)),
     Tool("complete_task", MUTATE, "Propose marking a task done.", _obj(["task_id"], task_id=I)),
     Tool("close_topic", MUTATE, "Propose closing a topic.", _obj(["topic_id"], topic_id=I)),
     Tool("send_email", MUTATE, "Propose sending an email.", _obj(["to", "subject", "body"], to=S, subject=S, body=S)),
@@ -183,6 +185,14 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
         if args.get("notes"):
             changes.append("update notes")
         return f"Change task: {label} — {', '.join(changes) or 'no change'}"
+    if name == "update_topic":
+        topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
+        label = topic.title if topic else f"topic {args.get('topic_id')}"
+        span = f"{when('starts')} – {when('ends')}" if args.get("starts") and args.get("ends") else ""
+        changes = [f"rename to “{args['title']}”"] if args.get("title") else []
+        changes += [f"dates {span}"] if span else [f"starts {when('starts')}"] if args.get("starts") else []
+        changes += [f"ends {when('ends')}"] if args.get("ends") and not span else []
+        return f"Change topic: {label} — {', '.join(changes) or 'update notes'}"
     if name == "complete_task":
         task = Task.get_or_none(Task.id == args.get("task_id"))
         return f"Mark done: {task.title if task else 'task ' + str(args.get('task_id'))}"
@@ -210,7 +220,7 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
                 return f"{key} is not an ISO date: {args[key]!r}"
     if name in ("update_task", "complete_task") and not Task.get_or_none(Task.id == args.get("task_id")):
         return f"no task {args.get('task_id')}"
-    if name == "close_topic" and not Topic.get_or_none(Topic.id == args.get("topic_id")):
+    if name in ("close_topic", "update_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
         return f"no topic {args.get('topic_id')}"
     return None
 
@@ -243,6 +253,19 @@ def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created
             task.due, task.due_is_date = parse_when(args["due"], tz)
         task.save()
         return {"task_id": task.id}
+    if name == "update_topic":
+        topic = Topic.get_by_id(args["topic_id"])
+        if args.get("title"):
+            topic.title = args["title"]
+        if args.get("notes"):
+            topic.notes = args["notes"]
+        if args.get("starts"):
+            topic.starts, _ = parse_when(args["starts"], tz)
+        if args.get("ends"):
+            ends, ends_is_date = parse_when(args["ends"], tz)
+            topic.ends = ends + timedelta(days=1) if ends_is_date else ends
+        topic.save()
+        return {"topic_id": topic.id}
     if name == "complete_task":
         task = Task.get_by_id(args["task_id"])
         task.status, task.completed_at, task.next_fire_at, task.next_window = "done", now, None, None

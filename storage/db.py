@@ -28,10 +28,12 @@ def open_database(url: str | None, home: Path) -> peewee.Database:
     if url:
         db = connect_url(url)
         if isinstance(db, peewee.SqliteDatabase):
-            db = peewee.SqliteDatabase(db.database, pragmas=SQLITE_PRAGMAS)
+            db = peewee.SqliteDatabase(db.database, pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE")
     else:
         home.mkdir(parents=True, exist_ok=True)
-        db = peewee.SqliteDatabase(str(home / "wilson.sqlite3"), pragmas=SQLITE_PRAGMAS)
+        # IMMEDIATE: a transaction that reads and then writes must hold the write lock from the
+        # start, or SQLite fails it with "database is locked" when another writer got in between.
+        db = peewee.SqliteDatabase(str(home / "wilson.sqlite3"), pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE")
     database.initialize(db)
     return db
 

@@ -19,8 +19,16 @@ def _v1_create_tables(db, migrator):
     db.create_tables(models.ALL_MODELS)
 
 
+def _v2_engram_index(db, migrator):
+    from storage.engram import ENGRAM_MODELS, reindex
+
+    db.create_tables(ENGRAM_MODELS)
+    reindex()  # memories written before the index existed become recallable
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
+    (2, "engram term index", _v2_engram_index),
 ]
 
 

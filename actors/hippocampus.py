@@ -1,0 +1,646 @@
+"""The hippocampus: nightly consolidation of working memory into the engram.
+
+Told `Consolidate()` by the tick (config hippocampus.schedule). One run reads
+what happened since the last run (decided proposals, completed tasks, the user's
+reactions and words), stores each as an episode, and climbs the ladder
+
+    episode -> interpretation -> belief -> principle
+
+with provenance at every step. Interpretations come from plain rules first; the
+deep model may rephrase or add to them, and when it cannot be reached the rule
+candidates are stored as they are. Repetition is counted by the engram's dedup
+(one strengthening per night), so a pattern seen on two nights becomes a belief
+and one seen on four becomes a principle. Counter-evidence invalidates what it
+contradicts. Old weak memories are pruned, and the outcome figures the cortex
+calibrates with are refreshed in the `calibration` setting.
+
+A run is recorded in a cursor (`hippocampus:last_run`) in the same transaction
+as the memories it wrote, so every episode is consolidated exactly once and a
+restarted actor resumes where the last committed run ended. A night with
+nothing new costs no tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+
+from loguru import logger
+
+from storage import engram, trace
+from storage.db import claim_transaction
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Outbox, Setting, Task, Turn
+from wilson.actor import WilsonActor
+from wilson.clock import UTC, as_utc
+from wilson.messages import Consolidate
+
+CURSOR = "hippocampus:last_run"
+CALIBRATION_KEY = "calibration"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+BELIEF_AT = 2  # nights an interpretation must recur before it is believed
+PRINCIPLE_AT = 4  # strength a belief needs before it guides behaviour
+MODEL_EPISODES = 50  # episodes shown to the model; the rule candidates cover the rest
+CALIBRATION_DAYS = 30
+LEARNED_KINDS = ("interpretation", "belief", "principle")
+
+# Approval (and item) statuses as the outcomes calibration speaks of.
+OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "rejected": "rejected",
+            "superseded": "modified", "expired": "ignored", "partial": "partial"}
+
+# Subjects worth naming in a habit; anything else is spoken of by its title.
+# (name, words in a title, habit phrase, noun phrase)
+SUBJECTS = (
+    ("flights", ("flight", "fly", "plane", "airline", "airfare"), "books flights", "flight booking"),
+    ("hotels", ("hotel", "accommodation", "airbnb", "hostel"), "books hotels", "hotel booking"),
+    ("taxes", ("tax",), "does taxes", "tax filing"),
+    ("bills", ("bill", "invoice", "rent"), "pays bills", "bill payment"),
+    ("documents", ("passport", "visa", "licence", "license", "renew"), "renews documents", "document renewal"),
+    ("gifts", ("gift",), "buys gifts", "gift shopping"),
+)
+EARLY_DAYS = 3  # finishing this far ahead of the due counts as early, not merely on time
+FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+
+RECORD_TOOL = {"type": "function", "function": {
+    "name": "record_memories",
+    "description": "Record what is worth remembering about the user. Every item cites the episode ids it rests on.",
+    "parameters": {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": {
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string", "enum": list(LEARNED_KINDS)},
+                "text": {"type": "string"},
+                "provenance": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["kind", "text", "provenance"],
+            "additionalProperties": False,
+        }}},
+        "required": ["items"],
+        "additionalProperties": False,
+    },
+}}
+
+SYSTEM_PROMPT = (
+    "You consolidate a personal assistant's long-term memory overnight. The user message is JSON with the "
+    "time, rule-based candidate interpretations and the day's episodes. Call record_memories once with what "
+    "is worth remembering about the user: interpretations (what episodes say about the user), beliefs "
+    "(patterns that held repeatedly) and principles (how the assistant should act). Every item must cite, "
+    "in provenance, the episode ids or candidate provenance it rests on. Keep a candidate's text word for "
+    "word unless it is wrong, so that repetition across nights can be counted. Record nothing the episodes "
+    "do not support; an empty list is a fine answer."
+)
+
+
+# -- reading the day -------------------------------------------------------------
+
+def _iso(moment: datetime | None) -> str | None:
+    return as_utc(moment).isoformat() if moment else None
+
+
+def _day(moment: datetime | None) -> str | None:
+    return as_utc(moment).date().isoformat() if moment else None
+
+
+def _parse_due(value) -> datetime | None:
+    if isinstance(value, datetime):
+        return as_utc(value)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
+def _item_title(item: ApprovalItem) -> str:
+    args = item.args or {}
+    if args.get("title"):
+        return str(args["title"])
+    if args.get("task_id") is not None:
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        if task is not None:
+            return task.title
+    if args.get("subject"):
+        return str(args["subject"])
+    return item.description
+
+
+def _successor_item(item: ApprovalItem, title: str, successors: list[ApprovalItem]) -> ApprovalItem | None:
+    """The item of the modified proposal that replaces `item`: same tool and title, else same place."""
+    key = engram.normalise(title)
+    for other in successors:
+        if other.tool == item.tool and engram.normalise(_item_title(other)) == key:
+            return other
+    same_tool = [o for o in successors if o.tool == item.tool]
+    if len(same_tool) == 1:
+        return same_tool[0]
+    for other in same_tool:
+        if other.position == item.position:
+            return other
+    return None
+
+
+def _approval_episode(approval: Approval, since: datetime, until: datetime) -> dict | None:
+    items = list(approval.items.order_by(ApprovalItem.position))
+    expired = approval.status == "expired" or (
+        approval.status in ("pending", "partial") and approval.expires_at is not None and approval.expires_at < until)
+    # A partly decided proposal that expires later: its decided items were an earlier night's episode.
+    decided_now = approval.decided_at is not None and since <= approval.decided_at < until
+    successors: list[ApprovalItem] = []
+    successor_id = approval.superseded_by if approval.status == "superseded" else None
+    if successor_id:
+        successors = list(ApprovalItem.select().where(ApprovalItem.approval == successor_id)
+                          .order_by(ApprovalItem.position))
+    provenance = [f"approval:{approval.id}"] + ([f"approval:{successor_id}"] if successor_id else [])
+    facts, lines = [], []
+    for item in items:
+        if approval.status == "superseded" and item.status in ("superseded", "pending"):
+            outcome = "modified"  # only the items still open when the user asked for a change were modified
+        elif approval.status == "superseded":
+            outcome = OUTCOMES.get(item.status, item.status)
+        elif item.status == "pending":
+            if not expired:
+                continue  # still undecided: a later night will see it
+            outcome = "ignored"
+        elif approval.status == "expired" or not decided_now:
+            continue
+        else:
+            outcome = OUTCOMES.get(item.status, item.status)
+        title = _item_title(item)
+        due = _parse_due((item.args or {}).get("due"))
+        fact = {"position": item.position, "tool": item.tool, "title": title, "due": _day(due), "outcome": outcome}
+        line = f"“{item.description}” {outcome}"
+        if outcome == "modified":
+            other = _successor_item(item, title, successors)
+            new_due = _parse_due((other.args or {}).get("due")) if other is not None else None
+            if other is not None and due is not None and new_due is not None and new_due.date() != due.date():
+                days = (new_due.date() - due.date()).days
+                fact.update(new_due=_day(new_due), moved_days=days)
+                line += (f": due moved from {_day(due)} to {_day(new_due)} "
+                         f"({abs(days)} days {'later' if days > 0 else 'earlier'}) in proposal {successor_id}")
+            elif other is not None:
+                line += f" into proposal {successor_id}"
+        facts.append(fact)
+        lines.append(line)
+    if not facts:
+        return None
+    outcome = OUTCOMES.get(approval.status, approval.status)
+    if expired and approval.status != "superseded":
+        outcome = "ignored" if all(f["outcome"] == "ignored" for f in facts) else "partial"
+    at = approval.decided_at if approval.decided_at and not expired else approval.expires_at
+    return {"id": f"approval:{approval.id}", "source": "approval", "at": _iso(at), "outcome": outcome,
+            "items": facts, "provenance": provenance,
+            "text": f"Proposal {approval.id} was {outcome}: " + "; ".join(lines)}
+
+
+def _task_timing(task: Task) -> tuple[str, int]:
+    """('late' | 'early' | 'on time', whole days off the due)."""
+    due, done = as_utc(task.due), as_utc(task.completed_at)
+    if task.due_is_date:  # a date-only due lasts all day: late means a later day
+        if done >= due + timedelta(days=1):
+            return "late", (done - due).days
+        ahead = (due - done).days + 1 if done < due else 0
+    else:
+        if done > due:
+            return "late", (done - due).days
+        ahead = (due - done).days
+    return ("early", ahead) if ahead >= EARLY_DAYS else ("on time", 0)
+
+
+def _thumb(value: str) -> str | None:
+    # Skin tones and variation selectors do not change what a thumb means.
+    bare = re.sub("[\U0001F3FB-\U0001F3FF\uFE0F]", "", value or "").strip().lower()
+    if bare in ("👍", "+1", "thumbs_up", "thumbsup", "like"):
+        return "up"
+    if bare in ("👎", "-1", "thumbs_down", "thumbsdown", "dislike"):
+        return "down"
+    return None
+
+
+def approval_episodes(since: datetime, until: datetime) -> list[dict]:
+    """Proposals decided in [since, until), and those that expired unanswered in it."""
+    decided = ((Approval.decided_at >= since) & (Approval.decided_at < until)
+               & Approval.status.in_(("approved", "rejected", "superseded", "partial")))
+    # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
+    ignored = ((Approval.expires_at >= since) & (Approval.expires_at < until)
+               & Approval.status.in_(("expired", "pending", "partial")))
+    episodes = []
+    for approval in Approval.select().where(decided | ignored).order_by(Approval.id):
+        episode = _approval_episode(approval, since, until)
+        if episode:
+            episodes.append(episode)
+    return episodes
+
+
+def collect_episodes(since: datetime, until: datetime) -> list[dict]:
+    """What happened in [since, until): decided or ignored proposals, completed tasks,
+    reactions and the user's words, each as an episode dict with an id and provenance."""
+    episodes = approval_episodes(since, until)
+    done = (Task.completed_at >= since) & (Task.completed_at < until)
+    for task in Task.select().where(done).order_by(Task.completed_at, Task.id):
+        episode = {"id": f"task:{task.id}", "source": "task", "at": _iso(task.completed_at), "title": task.title,
+                   "due": _day(task.due), "provenance": [f"task:{task.id}"]}
+        if task.due is None:
+            episode.update(timing=None, text=f"Task {task.id} “{task.title}” was done (no due date)")
+        else:
+            timing, days = _task_timing(task)
+            episode.update(timing=timing, days=days)
+            off = f", {days} days {'after' if timing == 'late' else 'before'} its due" if days else ""
+            episode["text"] = f"Task {task.id} “{task.title}” (due {_day(task.due)}) was done {timing}{off}"
+        episodes.append(episode)
+
+    reactions = (Feedback.kind == "reaction") & (Feedback.at >= since) & (Feedback.at < until)
+    for fb in Feedback.select().where(reactions).order_by(Feedback.at, Feedback.id):
+        said = Outbox.get_or_none(Outbox.id == fb.outbox_id) if fb.outbox_id else None
+        about = f" to “{said.text[:120]}”" if said is not None else ""
+        provenance = [f"feedback:{fb.id}"] + ([f"outbox:{fb.outbox_id}"] if fb.outbox_id else [])
+        episodes.append({"id": f"feedback:{fb.id}", "source": "feedback", "at": _iso(fb.at), "value": fb.value,
+                         "sentiment": _thumb(fb.value), "outbox_id": fb.outbox_id, "provenance": provenance,
+                         "text": f"The user reacted {fb.value}{about}"})
+
+    said = (Turn.role == "user") & (Turn.created_at >= since) & (Turn.created_at < until)
+    for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
+        episodes.append({"id": f"turn:{turn.id}", "source": "turn", "at": _iso(turn.created_at),
+                         "provenance": [f"turn:{turn.id}"], "text": f"The user said: {turn.text[:280]}"})
+    return episodes
+
+
+# -- interpreting ----------------------------------------------------------------
+
+def subject_of(title: str) -> tuple[str, str, str]:
+    """(subject name, habit phrase, noun phrase) for a task title."""
+    words = set(engram.terms(title))
+    for name, hints, habit, noun in SUBJECTS:
+        if words & {t for h in hints for t in engram.terms(h)}:
+            return name, habit, noun
+    quoted = f"tasks like '{title.strip()}'"
+    return f"title:{engram.normalise(title)}", f"does {quoted}", quoted
+
+
+def _late(title: str) -> dict:
+    name, habit, noun = subject_of(title)
+    return {"pattern": f"late:{name}", "text": f"user {habit} late", "principle": f"Propose {noun} earlier than usual"}
+
+
+def _early(title: str) -> dict:
+    name, habit, _ = subject_of(title)
+    return {"pattern": f"early:{name}", "text": f"user {habit} early", "principle": None}
+
+
+def _unwanted(title: str) -> dict:
+    title = title.strip()
+    return {"pattern": f"rejected:{engram.normalise(title)}", "text": f"user does not want tasks like '{title}'",
+            "principle": f"Do not propose tasks like '{title}'"}
+
+
+def _unanswered(title: str) -> dict:
+    name, _, noun = subject_of(title)
+    about = noun if not name.startswith("title:") else f"'{title.strip()}'"
+    return {"pattern": f"ignored:{name}", "text": f"proposals about {about} go unanswered",
+            "principle": f"Ask about {about} differently: proposals about it go unanswered"}
+
+
+def _forms(pattern: dict) -> list[str]:
+    """Every text under which a pattern may live in the engram, at any rung."""
+    forms = [pattern["text"], fallback_principle(pattern["text"])]
+    if pattern.get("principle"):
+        forms.append(pattern["principle"])
+    return forms
+
+
+def fallback_principle(belief: str) -> str:
+    return f"Keep in mind: {belief}"
+
+
+def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | None]]:
+    """(pattern observed, provenance, opposite pattern it contradicts) for every episode fact."""
+    seen = []
+    for ep in episodes:
+        if ep.get("source") == "approval":
+            for fact in ep.get("items", []):
+                title = fact.get("title") or ""
+                if not title:
+                    continue
+                outcome = fact["outcome"]
+                moved = fact.get("moved_days")
+                if outcome == "modified" and moved:
+                    pair = (_late(title), _early(title)) if moved > 0 else (_early(title), _late(title))
+                    seen.append((pair[0], ep["provenance"], pair[1]))
+                elif outcome == "rejected":
+                    seen.append((_unwanted(title), ep["provenance"], None))
+                elif outcome == "ignored":
+                    seen.append((_unanswered(title), ep["provenance"], None))
+        elif ep.get("source") == "task" and ep.get("timing") in ("late", "early"):
+            title = ep.get("title") or ""
+            if ep["timing"] == "late":
+                seen.append((_late(title), ep["provenance"], _early(title)))
+            else:
+                seen.append((_early(title), ep["provenance"], _late(title)))
+    return seen
+
+
+def interpret(episodes: list[dict]) -> list[dict]:
+    """Rule-based candidate interpretations, one per pattern per night, with provenance.
+
+    Each candidate: kind, text, provenance, pattern, principle (what it becomes
+    once believed strongly, or None) and contradicts (texts it makes untrue).
+    """
+    by_text: dict[str, dict] = {}
+    for pattern, provenance, opposite in _observations(episodes):
+        key = engram.make_key(pattern["text"])
+        candidate = by_text.get(key)
+        if candidate is None:
+            candidate = by_text[key] = {"kind": "interpretation", "text": pattern["text"], "provenance": [],
+                                        "pattern": pattern["pattern"], "principle": pattern["principle"],
+                                        "contradicts": _forms(opposite) if opposite else []}
+        candidate["provenance"] += [p for p in provenance if p not in candidate["provenance"]]
+    return list(by_text.values())
+
+
+def counter_evidence(episodes: list[dict]) -> list[dict]:
+    """Facts that only refute: accepting a kind of task refutes 'does not want it', and
+    answering a proposal in any way refutes 'proposals about it go unanswered'."""
+    found = []
+    for ep in episodes:
+        if ep.get("source") != "approval":
+            continue
+        for fact in ep.get("items", []):
+            title = fact.get("title") or ""
+            if not title or fact["outcome"] == "ignored":
+                continue
+            texts = _forms(_unanswered(title))
+            if fact["outcome"] == "approved":
+                texts += _forms(_unwanted(title))
+            found.append({"contradicts": texts, "provenance": ep["provenance"],
+                          "because": f"{ep['id']}: {title} {fact['outcome']}"})
+    return found
+
+
+# -- calibration -----------------------------------------------------------------
+
+def calibration(since: datetime, until: datetime | None = None) -> dict:
+    """Outcome figures for [since, until): how proposals fared and how surfaced messages landed."""
+    until = until or FAR_FUTURE
+    proposals = {"approved": 0, "rejected": 0, "modified": 0, "ignored": 0, "partial": 0}
+    for episode in approval_episodes(since, until):
+        proposals[episode["outcome"]] = proposals.get(episode["outcome"], 0) + 1
+    answered = proposals["approved"] + proposals["rejected"] + proposals["modified"] + proposals["partial"]
+    total = answered + proposals["ignored"]
+    surfaced = (Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since,  # noqa: E712
+                                      Outbox.created_at < until).count())
+    reactions = {"up": 0, "down": 0, "other": 0}
+    rows = Feedback.select().where(Feedback.kind == "reaction", Feedback.at >= since, Feedback.at < until)
+    for fb in rows:
+        reactions[_thumb(fb.value) or "other"] += 1
+    rated = reactions["up"] + reactions["down"]
+    return {
+        "since": _iso(since), "until": _iso(until) if until < FAR_FUTURE else None,
+        "proposals": proposals,
+        "approval_rate": round(proposals["approved"] / total, 3) if total else None,
+        "answer_rate": round(answered / total, 3) if total else None,
+        "surfaced": surfaced,
+        "reactions": reactions,
+        "thumbs_up_rate": round(reactions["up"] / rated, 3) if rated else None,
+    }
+
+
+def _save_calibration(figures: dict) -> None:
+    row = Setting.get_or_none(Setting.key == CALIBRATION_KEY)
+    if row is None:
+        Setting.create(key=CALIBRATION_KEY, value=figures)
+    else:
+        row.value = figures
+        row.save()
+
+
+# -- the model -------------------------------------------------------------------
+
+def _synapse_error_types() -> tuple[type, ...]:
+    try:
+        from wilson.synapse import SynapseError
+    except Exception:  # the gateway may be absent in a partial install: recognise its errors by name
+        return ()
+    return (SynapseError,)
+
+
+def _is_synapse_error(exc: BaseException) -> bool:
+    if isinstance(exc, _synapse_error_types()):
+        return True
+    return any(cls.__name__ in ("SynapseError", "BudgetExhausted") for cls in type(exc).__mro__)
+
+
+def build_request(now: datetime, candidates: list[dict], episodes: list[dict]) -> list[dict]:
+    content = {"now": _iso(now), "candidates": candidates,
+               "episodes": [{"id": e["id"], "text": e["text"]} for e in episodes[:MODEL_EPISODES]]}
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": json.dumps(content, ensure_ascii=False)}]
+
+
+def parse_items(result, known: set[str]) -> list[dict] | None:
+    """The record_memories items of a model answer, or None when it gave none usable.
+
+    An item must be of a learned kind, have text, and cite at least one id that
+    exists; what it cites beyond that is dropped, so provenance never points nowhere.
+    """
+    calls = [c for c in (getattr(result, "tool_calls", None) or []) if getattr(c, "name", "") == "record_memories"]
+    if not calls:
+        logger.warning("consolidation: the model did not call record_memories")
+        return None
+    items: list[dict] = []
+    usable = False
+    for call in calls:
+        args = call.arguments
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError as exc:
+                logger.warning("consolidation: record_memories arguments are not JSON ({})", exc)
+                continue
+        if not isinstance(args, dict) or not isinstance(args.get("items"), list):
+            logger.warning("consolidation: record_memories without an items list")
+            continue
+        usable = True
+        for raw in args["items"]:
+            if not isinstance(raw, dict):
+                continue
+            kind, text = raw.get("kind"), raw.get("text")
+            provenance = [str(p) for p in (raw.get("provenance") or []) if str(p) in known]
+            if kind not in LEARNED_KINDS or not isinstance(text, str) or not text.strip():
+                logger.warning("consolidation: dropped a malformed item {!r}", raw)
+                continue
+            if not provenance:
+                logger.warning("consolidation: dropped {!r}: it cites no known episode", text[:80])
+                continue
+            items.append({"kind": kind, "text": text.strip()[:500], "provenance": provenance})
+    return items if usable else None
+
+
+def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dict]) -> tuple[list[dict], str]:
+    """Items to store and who chose them ('model' or 'rules')."""
+    fallback = [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]} for c in candidates]
+    if synapse is None:
+        logger.warning("consolidation ran without the model: no synapse")
+        return fallback, "rules"
+    known = {p for e in episodes for p in [e["id"], *e["provenance"]]}
+    known |= {p for c in candidates for p in c["provenance"]}
+    try:
+        result = synapse.chat("deep", build_request(now, candidates, episodes), tools=[RECORD_TOOL],
+                              origin="background")
+    except Exception as exc:
+        if not _is_synapse_error(exc):
+            raise
+        logger.warning("consolidation ran without the model: {}: {}", type(exc).__name__, exc)
+        return fallback, "rules"
+    items = parse_items(result, known)
+    if items is None:
+        logger.warning("consolidation ran without the model: its answer had no usable record_memories call")
+        return fallback, "rules"
+    return items, "model"
+
+
+# -- one night -------------------------------------------------------------------
+
+def last_run() -> datetime:
+    row = Cursor.get_or_none(Cursor.name == CURSOR)
+    if row is None or not isinstance(row.value, dict) or not row.value.get("until"):
+        return EPOCH
+    return as_utc(datetime.fromisoformat(row.value["until"]))
+
+
+def _set_cursor(until: datetime, now: datetime) -> None:
+    row = Cursor.get_or_none(Cursor.name == CURSOR)
+    value = {"until": _iso(until)}
+    if row is None:
+        Cursor.create(name=CURSOR, value=value, updated_at=now)
+    else:
+        row.value, row.updated_at = value, now
+        row.save()
+
+
+def _invalidate_all(texts: list[str], skip: set[str], now: datetime, reason: str) -> int:
+    count = 0
+    for text in texts:
+        if engram.make_key(text) in skip:
+            continue
+        for kind in LEARNED_KINDS:
+            memory = engram.find(kind, text)
+            if memory is not None and engram.invalidate(memory.id, now, reason):
+                count += 1
+    return count
+
+
+def _promote(touched: dict[int, object], principles: dict[str, str | None], now: datetime) -> tuple[int, int]:
+    """Interpretations that recurred become beliefs; strong beliefs become principles."""
+    beliefs = principles_made = 0
+    done: set[int] = set()
+    for memory in list(touched.values()):
+        if memory.kind != "interpretation" or memory.strength < BELIEF_AT:
+            continue
+        existing = engram.find("belief", memory.text)
+        if existing is not None and existing.id in touched:
+            continue  # the model already reinforced it tonight
+        # A new belief starts with all the evidence behind it; an old one gains tonight's.
+        weight = 1.0 if existing is not None else memory.strength
+        belief = engram.store("belief", memory.text, memory.provenance, now, weight=weight)
+        touched[belief.id] = belief
+        beliefs += existing is None
+    for memory in list(touched.values()):
+        if memory.kind != "belief" or memory.strength < PRINCIPLE_AT or memory.id in done:
+            continue
+        done.add(memory.id)
+        key = memory.key
+        if key in principles and principles[key] is None:
+            continue  # a habit worth knowing but not one to act against
+        text = principles.get(key) or fallback_principle(memory.text)
+        existing = engram.find("principle", text)
+        if existing is not None and existing.id in touched:
+            continue
+        weight = 1.0 if existing is not None else memory.strength
+        principle = engram.store("principle", text, memory.provenance + [f"memory:{memory.id}"], now, weight=weight)
+        touched[principle.id] = principle
+        principles_made += existing is None
+    return beliefs, principles_made
+
+
+def _merge_items(items: list[dict]) -> list[dict]:
+    """One item per (kind, text), so a thought said twice tonight is strengthened once."""
+    merged: dict[tuple[str, str], dict] = {}
+    for item in items:
+        key = (item["kind"], engram.make_key(item["text"]))
+        if key in merged:
+            merged[key]["provenance"] += [p for p in item["provenance"] if p not in merged[key]["provenance"]]
+        else:
+            merged[key] = {**item, "provenance": list(item["provenance"])}
+    return list(merged.values())
+
+
+def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(days=90),
+                prune_below: float = BELIEF_AT) -> dict:
+    """One consolidation run over everything since the last one. Returns its counts."""
+    since = last_run()
+    until = max(now, since)  # a clock set back must not open an already consolidated window again
+    episodes = collect_episodes(since, until)
+    items, chosen_by = ([], "nobody")
+    if episodes:  # a quiet night makes no model call at all
+        items, chosen_by = ask_model(synapse, now, interpret(episodes), episodes)
+
+    with claim_transaction():
+        # Rows committed while the model was thinking are in the window too; they get
+        # the rules' reading tonight rather than being skipped by the cursor for good.
+        seen = {e["id"] for e in episodes}
+        arrived = [e for e in collect_episodes(since, until) if e["id"] not in seen]
+        if arrived:
+            episodes += arrived
+            items += [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]}
+                      for c in interpret(arrived)]
+            chosen_by = "rules" if chosen_by == "nobody" else chosen_by
+        candidates = interpret(episodes)
+        items = _merge_items(items)
+        counts = {"episodes": len(episodes), "candidates": len(candidates), "stored": 0, "beliefs": 0,
+                  "principles": 0, "invalidated": 0, "pruned": 0, "by": chosen_by}
+
+        for ep in episodes:
+            engram.store("episode", ep["text"], ep["provenance"], now)
+        tonight = {engram.make_key(i["text"]) for i in items} | {engram.make_key(c["text"]) for c in candidates}
+        for c in candidates:
+            if c["contradicts"]:
+                reason = f"contradicted by {', '.join(c['provenance'])}: {c['text']}"
+                counts["invalidated"] += _invalidate_all(c["contradicts"], tonight, now, reason)
+        for r in counter_evidence(episodes):
+            reason = f"contradicted by {', '.join(r['provenance'])}: {r['because']}"
+            counts["invalidated"] += _invalidate_all(r["contradicts"], tonight, now, reason)
+        touched: dict[int, object] = {}
+        for item in items:
+            memory = engram.store(item["kind"], item["text"], item["provenance"], now)
+            touched[memory.id] = memory
+            counts["stored"] += 1
+        principles = {engram.make_key(c["text"]): c["principle"] for c in candidates}
+        counts["beliefs"], counts["principles"] = _promote(touched, principles, now)
+        # Raw episodes fade after prune_after; a weak interpretation is kept four times as long,
+        # so what a season taught (a trip's lessons) is still there when the next one comes round.
+        counts["pruned"] = (engram.prune(now, prune_below, prune_after, kinds=("episode",))
+                            + engram.prune(now, prune_below, prune_after * 4, kinds=("interpretation",)))
+        _save_calibration(calibration(now - timedelta(days=CALIBRATION_DAYS), now))
+        _set_cursor(until, now)
+        summary = ("nothing new" if not episodes else
+                   f"{counts['episodes']} episodes, {counts['stored']} memories ({chosen_by}), "
+                   f"{counts['beliefs']} new beliefs, {counts['principles']} new principles, "
+                   f"{counts['invalidated']} invalidated, {counts['pruned']} pruned")
+        trace.record(trace.new_trace_id(), "consolidated", "hippocampus", summary, now,
+                     data={**counts, "since": _iso(since), "until": _iso(until)})
+    return counts
+
+
+class HippocampusActor(WilsonActor):
+    name = "hippocampus"
+
+    def receive(self, message):
+        if isinstance(message, Consolidate):
+            return self.consolidate(self.now())
+        return super().receive(message)
+
+    def consolidate(self, now: datetime) -> dict:
+        days = float(self.config.get("hippocampus", "prune_days", 90)) if self.config else 90.0
+        below = float(self.config.get("hippocampus", "prune_below", BELIEF_AT)) if self.config else BELIEF_AT
+        return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below)

@@ -1,0 +1,219 @@
+"""CalDAV through a real Radicale server on loopback: new, changed and cancelled events."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+pytest.importorskip("radicale", reason="radicale is not installed")
+caldav = pytest.importorskip("caldav", reason="caldav is not installed")
+
+from loguru import logger  # noqa: E402
+
+from channels.calendar import CalDavSource, CalendarChannel, SourceError, parse_calendar  # noqa: E402
+from storage.db import open_database  # noqa: E402
+from storage.migrations import migrate  # noqa: E402
+from storage.models import ReceptorBuffer  # noqa: E402
+from wilson import clock as clockmod  # noqa: E402
+from wilson import config as configmod  # noqa: E402
+from wilson.actor import Context  # noqa: E402
+from wilson.clock import SimClock  # noqa: E402
+
+UTC = timezone.utc
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 20.0) -> None:
+    deadline = clockmod.monotonic() + seconds
+    while clockmod.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"radicale exited: {process.stderr.read().decode(errors='replace')[-500:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        clockmod.pause(0.05)
+    raise RuntimeError("radicale did not start listening")
+
+
+@pytest.fixture(scope="module")
+def radicale(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("radicale")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "radicale", "--config", "", "--server-hosts", f"127.0.0.1:{port}",
+         "--auth-type", "none", "--storage-filesystem-folder", str(folder / "collections"),
+         "--auth-delay", "0", "--logging-level", "error"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def channel_for(tmp_path, no_proxy):
+    db = open_database(None, tmp_path)
+    migrate()
+
+    class Directory:
+        def __init__(self):
+            self.told = []
+
+        def tell(self, name, message):
+            self.told.append((name, message))
+            return True
+
+        def handled(self, name):
+            pass
+
+        def crashed(self, name, error):
+            pass
+
+    def make(*sources):
+        config = configmod.load(tmp_path, environ={})
+        config.set("core", "timezone", "Europe/Berlin")
+        ctx = Context(config=config, clock=SimClock(NOW), synapse=None, directory=Directory())
+        return CalendarChannel(ctx, sources=list(sources))
+
+    yield make
+    db.close()
+
+
+def vcal(*events: str) -> str:
+    body = "".join(f"BEGIN:VEVENT\r\n{e.strip()}\r\nEND:VEVENT\r\n" for e in events)
+    return f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n{body}END:VCALENDAR\r\n"
+
+
+def account(url: str, user: str):
+    client = caldav.DAVClient(url=url, username=user, password="secret-pw", timeout=10)
+    return client, client.principal()
+
+
+def texts() -> list[str]:
+    return [r.text for r in ReceptorBuffer.select().order_by(ReceptorBuffer.id)]
+
+
+DENTIST = ("UID:dentist\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=Europe/Berlin:20270303T090000\n"
+           "DTEND;TZID=Europe/Berlin:20270303T100000\nSUMMARY:Dentist\nLOCATION:Praxis Weber")
+TRIP = ("UID:trip\nDTSTAMP:20261101T000000Z\nDTSTART;VALUE=DATE:{}\nDTEND;VALUE=DATE:{}\nSUMMARY:Trip to Japan\n"
+        "LOCATION:Tokyo\nSEQUENCE:{}")
+LUNCH = ("UID:lunch\nDTSTAMP:20261101T000000Z\nDTSTART:20261210T113000Z\nDTEND:20261210T123000Z\n"
+         "SUMMARY:Lunch with Sam{}")
+
+
+def test_new_changed_cancelled_over_caldav(radicale, channel_for):
+    client, principal = account(radicale, "alice")
+    work = principal.make_calendar(name="Work")
+    home = principal.make_calendar(name="Home")
+    work.save_event(vcal(DENTIST))
+    home.save_event(vcal(TRIP.format("20270410", "20270425", 0)))
+    work.save_event(vcal(LUNCH.format("")))
+
+    channel = channel_for(CalDavSource(radicale, "alice", "secret-pw"))
+    assert channel.sync("test") == 3  # events of every calendar of the account
+    assert texts() == [
+        "New event: Lunch with Sam, Thu 10 December 2026 12:30–13:30 (in 11 days).",
+        "New event: Dentist, Wed 3 March 2027 09:00–10:00 (in 94 days), Praxis Weber.",
+        "New event: Trip to Japan, 10–24 April 2027 (in 132 days), Tokyo.",
+    ]
+    assert channel.sync("test") == 0  # nothing changed on the server
+
+    home.save_event(vcal(TRIP.format("20270508", "20270523", 1)))  # same UID: an update
+    assert channel.sync("test") == 1
+    assert texts()[-1] == "Moved: Trip to Japan now 8–22 May 2027 (was 10–24 April 2027), Tokyo."
+
+    work.event_by_uid("dentist").delete()
+    work.save_event(vcal(LUNCH.format("\nSTATUS:CANCELLED\nSEQUENCE:1")))
+    assert channel.sync("test") == 2
+    assert sorted(texts()[-2:]) == ["Cancelled: Dentist, Wed 3 March 2027 09:00, Praxis Weber.",
+                                    "Cancelled: Lunch with Sam, Thu 10 December 2026 12:30."]
+    assert channel.sync("test") == 0
+    told = channel.ctx.directory.told
+    assert len(told) == 6 and all(name == "thalamus" for name, _ in told)
+
+
+WEEKLY = ("UID:standup\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=W. Europe Standard Time:20261130T090000\n"
+          "DTEND;TZID=W. Europe Standard Time:20261130T091500\nRRULE:FREQ=WEEKLY;COUNT=20\nSUMMARY:Standup")
+OVERRIDE = ("UID:standup\nDTSTAMP:20261101T000000Z\nRECURRENCE-ID;TZID=W. Europe Standard Time:20261214T090000\n"
+            "DTSTART;TZID=W. Europe Standard Time:20261214T113000\nDTEND;TZID=W. Europe Standard Time:20261214T114500\n"
+            "SUMMARY:Standup\nSEQUENCE:1")
+FLOATING = "UID:gym\nDTSTAMP:20261101T000000Z\nDTSTART:20261205T180000\nSUMMARY:Gym"
+NEW_YORK_CALL = ("UID:call\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=America/New_York:20270310T090000\n"
+                 "DTEND;TZID=America/New_York:20270310T100000\nSUMMARY:Call with New York")
+
+
+def test_recurrence_and_time_zones_over_caldav(radicale, channel_for):
+    client, principal = account(radicale, "bob")
+    work = principal.make_calendar(name="Work")
+    work.save_event(vcal(WEEKLY))
+    work.save_event(vcal(FLOATING))
+    work.save_event(vcal(NEW_YORK_CALL))
+
+    source = CalDavSource(radicale, "bob", "secret-pw")
+    documents, _ = source.fetch({})
+    assert len(documents) == 3 and all(name.startswith("Work/") for name, _ in documents)
+    year = NOW + timedelta(days=365)
+    events = [e for name, data in documents
+              for e in parse_calendar(data, name=name, window_start=NOW, window_end=year, tz=BERLIN)]
+    standups = [e for e in events if e.uid == "standup"]
+    assert len(standups) == 20 and len({e.recurrence_id for e in standups}) == 20
+    assert {e.start.astimezone(BERLIN).hour for e in standups} == {9}  # a Windows zone name, read as Berlin
+    assert {e.start.hour for e in standups} == {7, 8}  # across the March DST change
+    [gym] = [e for e in events if e.uid == "gym"]
+    assert gym.start == datetime(2026, 12, 5, 17, tzinfo=UTC)  # floating: the user's zone
+    [call] = [e for e in events if e.uid == "call"]
+    assert call.start == datetime(2027, 3, 10, 14, tzinfo=UTC)
+
+    channel = channel_for(source)
+    assert channel.sync("test") == 3  # one row for the whole series
+    assert any(t.startswith("New event: Standup, Mon 30 November 2026 09:00–09:15 (tomorrow).")
+               and "20 occurrences" in t for t in texts())
+    assert "New event: Call with New York, Wed 10 March 2027 15:00–16:00 (in 101 days)." in texts()
+
+    work.save_event(vcal(WEEKLY, OVERRIDE))  # one occurrence moved, in the same object
+    assert channel.sync("test") == 1
+    assert texts()[-1] == ("Moved: Standup now Mon 14 December 2026 11:30–11:45 "
+                           "(was Mon 14 December 2026 09:00–09:15).")
+
+
+def test_unreachable_caldav_is_logged_and_others_continue(radicale, channel_for):
+    _, principal = account(radicale, "carol")
+    principal.make_calendar(name="Personal").save_event(vcal(LUNCH.format("")))
+    dead = f"http://127.0.0.1:{free_port()}/"
+    lines = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
+    try:
+        with pytest.raises(SourceError) as caught:
+            CalDavSource(dead, "carol", "secret-pw").fetch({})
+        assert "secret-pw" not in str(caught.value)
+        channel = channel_for(CalDavSource(dead, "carol", "secret-pw"), CalDavSource(radicale, "carol", "secret-pw"))
+        assert channel.sync("test") == 1
+    finally:
+        logger.remove(sink)
+    assert texts() == ["New event: Lunch with Sam, Thu 10 December 2026 12:30–13:30 (in 11 days)."]
+    assert len([line for line in lines if "CalDAV http://127.0.0.1" in line]) == 1
+    assert not any("secret-pw" in line for line in lines)

@@ -1,0 +1,367 @@
+"""The offline provider: deterministic answers, as tool calls, through the same Synapse path."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import TokenUsage
+from wilson import config as configmod
+from wilson.clock import SimClock
+from wilson.offline import find_dates, words
+from wilson.synapse import Synapse
+
+START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+NOW = "2027-01-05T09:00+01:00"
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def tool(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "description": name,
+                                             "parameters": {"type": "object", "properties": {}}}}
+
+
+CORTEX_TOOLS = [tool(n) for n in ("list_tasks", "create_topic", "create_task", "update_task", "complete_task",
+                                  "close_topic", "surface", "request_sync")]
+TRIP_TASKS = {"Check passport validity": "2027-01-10", "Check visa and entry requirements": "2027-01-25",
+              "Book flights": "2027-02-09", "Book accommodation": "2027-02-24", "Buy travel insurance": "2027-03-11",
+              "Pack": "2027-04-08"}
+
+
+@pytest.fixture
+def synapse(tmp_path):
+    db = open_database(None, tmp_path)
+    migrate()
+    synapse = Synapse(configmod.load(tmp_path, environ={}), SimClock(START))
+    yield synapse
+    synapse.close()
+    db.close()
+
+
+def cortex(synapse, kind, text="", payload=None, origin="background", tasks=(), topics=(), proposal=None,
+           first_contact=False, now=NOW, extra=()):
+    context = {"now": now, "timezone": "Europe/Berlin", "first_contact": first_contact,
+               "stimulus": {"id": 1, "kind": kind, "origin": origin, "source": "repl", "text": text,
+                            "payload": payload or {}},
+               "topics": list(topics), "tasks": list(tasks), "memories": [], "proposal": proposal}
+    messages = [{"role": "system", "content": "You are Wilson."},
+                {"role": "user", "content": "CONTEXT " + json.dumps(context, ensure_ascii=False)},
+                {"role": "user", "content": text}, *extra]
+    return synapse.chat("deep", messages, CORTEX_TOOLS, origin=origin)
+
+
+def calls(result) -> list[tuple[str, dict]]:
+    return [(c.name, c.arguments) for c in result.tool_calls]
+
+
+def calendar(change, title, start, previous=None, end=None, location=None):
+    return {"buffers": [{"channel": "calendar", "change": change, "uid": "u1", "title": title, "start": start,
+                         "end": end, "all_day": len(start) == 10, "location": location, "previous": previous}]}
+
+
+# -- cortex: life events ------------------------------------------------------------
+
+
+def test_trip_three_months_ahead_becomes_a_prepared_plan(synapse):
+    result = cortex(synapse, "event", "New calendar event: Trip to Japan",
+                    calendar("new", "Trip to Japan", "2027-04-10", end="2027-04-24", location="Tokyo"))
+    assert result.offline
+    made = calls(result)
+    assert made[0] == ("create_topic", {"title": "Trip to Japan", "starts": "2027-04-10", "ends": "2027-04-24",
+                                        "notes": "Location: Tokyo"})
+    tasks = {args["title"]: args for name, args in made[1:] if name == "create_task"}
+    assert len(tasks) == len(made) - 1
+    assert {title: args["due"] for title, args in tasks.items()} == TRIP_TASKS
+    for args in tasks.values():
+        assert args["topic"] == "Trip to Japan"
+        assert date(2027, 1, 5) < date.fromisoformat(args["due"]) < date(2027, 4, 10)
+    assert "passport" in " ".join(tasks).lower() and "visa" in " ".join(tasks).lower()
+    # the offline answer is counted like any model call
+    assert TokenUsage.get(TokenUsage.role == "deep").calls == 1
+    assert synapse.usage_today()["deep"]["prompt_tokens"] > 0
+
+
+def test_a_trip_too_close_for_lead_times_gets_no_past_deadlines(synapse):
+    result = cortex(synapse, "event", "", calendar("new", "Flight to Lisbon", "2027-01-20T07:30:00+01:00"))
+    dues = [date.fromisoformat(a["due"]) for n, a in calls(result) if n == "create_task"]
+    assert dues and min(dues) == date(2027, 1, 6)  # passport, visa, flights... all clamped to tomorrow
+    assert date(2027, 1, 18) in dues  # packing keeps its own two days
+
+
+def test_known_topic_and_tasks_are_not_proposed_twice(synapse):
+    result = cortex(synapse, "event", "", calendar("new", "Trip to Japan", "2027-04-10"),
+                    topics=[{"id": 3, "title": "Trip to Japan", "status": "active"}],
+                    tasks=[{"id": 9, "title": "Book flights", "due": "2027-02-09", "status": "open", "topic_id": 3,
+                            "topic": "Trip to Japan"}])
+    names = [(n, a.get("title")) for n, a in calls(result)]
+    assert ("create_topic", "Trip to Japan") not in names and ("create_task", "Book flights") not in names
+    assert ("create_task", "Pack") in names
+
+
+def test_moved_event_shifts_its_open_tasks(synapse):
+    tasks = [{"id": 1, "title": "Book flights", "due": "2027-02-09", "status": "open", "topic_id": 3,
+              "topic": "Trip to Japan"},
+             {"id": 2, "title": "Pack", "due": "2027-04-08T18:00:00+02:00", "status": "open", "topic_id": 3,
+              "topic": None},
+             {"id": 5, "title": "Dentist", "due": "2027-02-01", "status": "open", "topic_id": None, "topic": None}]
+    payload = calendar("changed", "Trip to Japan", "2027-04-17",
+                       previous={"start": "2027-04-10", "title": "Trip to Japan"})
+    result = cortex(synapse, "event", "", payload, tasks=tasks,
+                    topics=[{"id": 3, "title": "Trip to Japan", "status": "active"}])
+    assert calls(result) == [("update_task", {"task_id": 1, "due": "2027-02-16"}),
+                             ("update_task", {"task_id": 2, "due": "2027-04-15T18:00:00+02:00"})]
+
+
+def test_cancelled_event_closes_its_topic(synapse):
+    result = cortex(synapse, "event", "", calendar("cancelled", "Trip to Japan", "2027-04-10"),
+                    topics=[{"id": 3, "title": "Trip to Japan", "status": "active"},
+                            {"id": 4, "title": "Exam", "status": "active"}])
+    assert calls(result) == [("close_topic", {"topic_id": 3})]
+
+
+def test_event_without_a_playbook_match_stays_silent(synapse):
+    result = cortex(synapse, "event", "", calendar("new", "Team standup", "2027-01-07T09:00:00+01:00"))
+    assert result.tool_calls == () and result.text == ""
+
+
+def test_the_playbook_is_editable(tmp_path):
+    playbook = tmp_path / "playbook.toml"
+    playbook.write_text('[concert]\nlabel = "Concert"\ntriggers = ["concert"]\n'
+                        'tasks = [{ title = "Buy earplugs", days_before = 5 }]\n')
+    db = open_database(None, tmp_path)
+    migrate()
+    config = configmod.load(tmp_path, environ={"WILSON_LLM_PLAYBOOK": str(playbook)})
+    synapse = Synapse(config, SimClock(START))
+    result = cortex(synapse, "event", "", calendar("new", "Concert in the park", "2027-03-01"))
+    assert calls(result)[1] == ("create_task", {"title": "Buy earplugs", "due": "2027-02-24",
+                                                "topic": "Concert in the park", "notes": ""})
+    assert cortex(synapse, "event", "", calendar("new", "Trip to Japan", "2027-04-10")).tool_calls == ()
+    synapse.close()
+    db.close()
+
+
+# -- cortex: tick, briefing, reminders ------------------------------------------------------
+
+
+def test_deadline_windows_become_specific_reminders(synapse):
+    seven = cortex(synapse, "deadline", "Book flights is due", {"task_id": 1, "title": "Book flights", "window": "7d",
+                                                                "due": "2027-02-01", "topic": "Trip to Japan"})
+    assert calls(seven) == [("surface", {"text": "Reminder: “Book flights” (Trip to Japan) is due in 7 days "
+                                                 "(Mon 1 Feb).",
+                                         "why": "deadline window 7d"})]
+    late = cortex(synapse, "deadline", "", {"task_id": 1, "title": "Book flights", "window": "overdue",
+                                            "due": "2027-02-01", "topic": None}, now="2027-02-03T09:00+01:00")
+    assert calls(late)[0][1]["text"] == ("“Book flights” is overdue (was due 1 Feb). "
+                                         "Want to move it or mark it done?")
+    tomorrow = cortex(synapse, "deadline", "", {"task_id": 1, "title": "Pack", "window": "1d", "due": "2027-01-06"})
+    assert "due tomorrow (Wed 6 Jan)" in calls(tomorrow)[0][1]["text"]
+
+
+def test_briefing_reminder_and_topic_end(synapse):
+    briefing = cortex(synapse, "briefing", "", {"items": [{"summary": "Invoice from ACME due Friday"},
+                                                          {"summary": "Dentist moved to 10:00"}]})
+    (name, args), = calls(briefing)
+    assert name == "surface" and args["why"] == "morning briefing"
+    assert args["text"].startswith("Good morning!")
+    assert "Invoice from ACME" in args["text"] and "Dentist" in args["text"]
+    assert cortex(synapse, "briefing", "", {"items": []}).tool_calls == ()
+    reminder = cortex(synapse, "reminder", "water the plants", {"text": "water the plants"})
+    assert calls(reminder) == [("surface", {"text": "Reminder: water the plants", "why": "scheduled reminder"})]
+    ended = cortex(synapse, "topic_end", "", {"topic_id": 3, "title": "Trip to Japan", "ends": "2027-04-24"})
+    assert calls(ended) == [("close_topic", {"topic_id": 3})]
+    assert cortex(synapse, "something_new", "whatever").tool_calls == ()
+    kept = cortex(synapse, "buffered", "Final notice (from bank@example.com)\n\nYour account will be closed.",
+                  {"buffers": [{"channel": "email", "buffer_id": 4}], "topic": None})
+    assert calls(kept) == [("surface", {"text": "Heads-up from your email: Final notice (from bank@example.com)",
+                                        "why": "triage kept it as needing you"})]
+
+
+# -- cortex: the user modifies a proposal ---------------------------------------------------
+
+
+def japan_proposal() -> dict:
+    items = [{"position": 1, "tool": "create_topic", "args": {"title": "Trip to Japan", "starts": "2027-04-10"},
+              "description": "New topic: Trip to Japan (Sat 10 Apr)"}]
+    for position, (title, due) in enumerate(TRIP_TASKS.items(), start=2):
+        items.append({"position": position, "tool": "create_task",
+                      "args": {"title": title, "due": due, "topic": "Trip to Japan"},
+                      "description": f"New task: {title} — due {due}"})
+    return {"id": 12, "items": items}
+
+
+def test_modify_moves_the_matching_item(synapse):
+    proposal = japan_proposal()
+    result = cortex(synapse, "modify", "book flights by Feb 1", origin="user", proposal=proposal)
+    made = calls(result)
+    assert [n for n, _ in made] == [i["tool"] for i in proposal["items"]]
+    changed = {a["title"]: a["due"] for n, a in made if n == "create_task"}
+    assert changed["Book flights"] == "2027-02-01"
+    assert {t: d for t, d in changed.items() if t != "Book flights"} == {
+        t: d for t, d in TRIP_TASKS.items() if t != "Book flights"}
+
+
+def test_modify_can_drop_an_item_and_move_another(synapse):
+    result = cortex(synapse, "modify", "skip the travel insurance, and pack on 7 April", origin="user",
+                    proposal=japan_proposal())
+    tasks = {a["title"]: a["due"] for n, a in calls(result) if n == "create_task"}
+    assert "Buy travel insurance" not in tasks
+    assert tasks["Pack"] == "2027-04-07" and len(tasks) == 5
+
+
+def test_modify_it_cannot_understand_changes_nothing(synapse):
+    result = cortex(synapse, "modify", "hmm, make it nicer", origin="user", proposal=japan_proposal())
+    assert result.tool_calls == () and "couldn't tell" in result.text
+
+
+# -- cortex: the user talks ---------------------------------------------------------------
+
+
+def test_first_contact_explains_offline_mode_and_how_to_connect(synapse):
+    result = cortex(synapse, "message", "hello?", origin="user", first_contact=True)
+    assert result.tool_calls == ()
+    assert "Wilson" in result.text and "without a language model" in result.text
+    assert "WILSON_LLM_BASE_URL" in result.text and "WILSON_LLM_MODEL" in result.text and "--llm" in result.text
+    later = cortex(synapse, "message", "how are you", origin="user")
+    assert "offline" in later.text and "WILSON_LLM_BASE_URL" not in later.text
+
+
+OPEN = [{"id": 1, "title": "Book flights", "due": "2027-02-09", "status": "open", "topic_id": 3,
+         "topic": "Trip to Japan"},
+        {"id": 2, "title": "Book accommodation", "due": "2027-02-24", "status": "open", "topic_id": 3,
+         "topic": "Trip to Japan"},
+        {"id": 3, "title": "Renew gym membership", "due": None, "status": "open", "topic_id": None, "topic": None}]
+
+
+@pytest.mark.parametrize("text", ["done with the flights", "I finished booking flights", "Book flights is done"])
+def test_done_completes_the_best_matching_task(synapse, text):
+    result = cortex(synapse, "message", text, origin="user", tasks=OPEN)
+    assert calls(result) == [("complete_task", {"task_id": 1})]
+
+
+def test_done_without_a_match_lists_open_tasks(synapse):
+    result = cortex(synapse, "message", "done with the taxes", origin="user", tasks=OPEN)
+    assert result.tool_calls == ()
+    assert "Book flights — due Tue 9 Feb" in result.text and "Renew gym membership" in result.text
+
+
+def test_whats_due_lists_tasks_in_order(synapse):
+    text = cortex(synapse, "message", "what's due?", origin="user", tasks=list(reversed(OPEN))).text
+    assert text.index("Book flights") < text.index("Book accommodation") < text.index("Renew gym")
+
+
+def test_a_trip_in_a_message_gets_the_same_plan(synapse):
+    result = cortex(synapse, "message", "I'm flying to Japan on 2027-04-10", origin="user")
+    made = calls(result)
+    assert made[0][0] == "create_topic" and made[0][1]["title"] == "Trip to Japan"
+    assert {a["title"]: a["due"] for n, a in made if n == "create_task"} == TRIP_TASKS
+
+
+def test_after_tool_results_the_loop_ends_with_text(synapse):
+    round_one = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "create_task", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "proposed"}'}]
+    user = cortex(synapse, "message", "I'm flying to Japan on 2027-04-10", origin="user", extra=round_one)
+    assert user.tool_calls == () and "approval" in user.text
+    first = cortex(synapse, "message", "I'm flying to Japan on 2027-04-10", origin="user", first_contact=True,
+                   extra=round_one)
+    assert "without a language model" in first.text and "approval" in first.text
+    background = cortex(synapse, "event", "", calendar("new", "Trip to Japan", "2027-04-10"), extra=round_one)
+    assert background.tool_calls == () and background.text == ""
+
+
+# -- thalamus, RAS, hippocampus ----------------------------------------------------------------
+
+
+def batch(tool_name, body, role):
+    return [{"role": "system", "content": f"Use {tool_name}."}, {"role": "user", "content": json.dumps(body)}]
+
+
+def test_triage_sorts_newsletters_events_and_urgent_mail(synapse):
+    items = [
+        {"buffer_id": 1, "channel": "email", "text": "Weekly digest: 30% off everything. Unsubscribe here.",
+         "payload": {"subject": "Your weekly digest", "from": "shop@example.com"}},
+        {"buffer_id": 2, "channel": "calendar", "text": "Dentist", "payload": {
+            "change": "new", "title": "Dentist", "start": "2027-01-06T10:00:00+01:00"}},
+        {"buffer_id": 3, "channel": "calendar", "text": "Trip", "payload": {
+            "change": "new", "title": "Trip to Japan", "start": "2027-04-10"}},
+        {"buffer_id": 4, "channel": "email", "text": "Final notice: your account will be closed.",
+         "payload": {"subject": "Final notice"}},
+        {"buffer_id": 5, "channel": "email", "text": "Invoice 2231 for December is attached.",
+         "payload": {"subject": "Invoice 2231"}},
+        {"buffer_id": 6, "channel": "email", "text": "Nice photos from the weekend!", "payload": {}},
+        {"buffer_id": 7, "channel": "web", "text": "The visa office closes for holidays on Jan 9.", "payload": {}},
+    ]
+    result = synapse.chat("fast", batch("triage", {"now": NOW, "timezone": "Europe/Berlin", "items": items}, "fast"),
+                          [tool("triage")])
+    (name, args), = calls(result)
+    assert name == "triage"
+    by_id = {entry["buffer_ids"][0]: entry for entry in args["items"]}
+    assert sorted(by_id) == [1, 2, 3, 4, 5, 6, 7]
+    assert (by_id[1]["action"], by_id[1]["reason"]) == ("drop", "newsletter or promotion")
+    assert (by_id[2]["action"], by_id[2]["priority"], by_id[2]["topic"]) == ("inbox", 1, "Dentist")
+    assert (by_id[3]["action"], by_id[3]["priority"]) == ("inbox", 2)
+    assert (by_id[4]["action"], by_id[4]["priority"]) == ("inbox", 1)
+    assert (by_id[5]["action"], by_id[5]["priority"]) == ("inbox", 2)
+    assert (by_id[6]["action"], by_id[6]["reason"]) == ("drop", "nothing that needs you")
+    assert by_id[7]["action"] == "inbox"
+    assert by_id[1]["summary"] == "Your weekly digest (from shop@example.com)"
+
+
+def test_arousal_flags_urgent_items_only(synapse):
+    body = {"now": NOW, "items": [
+        {"buffer_id": 10, "channel": "email", "snippet": "URGENT: please sign the contract asap"},
+        {"buffer_id": 11, "channel": "email", "snippet": "Lunch sometime next month?"},
+        {"buffer_id": 12, "channel": "web", "snippet": "Your parcel arrives 2027-01-06T14:00"},
+    ]}
+    result = synapse.chat("reflex", batch("arousal", body, "reflex"), [tool("arousal")])
+    (name, args), = calls(result)
+    assert name == "arousal" and args["urgent"] is True
+    assert args["buffer_ids"] == [10, 12]
+    calm = synapse.chat("reflex", batch("arousal", {"now": NOW, "items": [body["items"][1]]}, "reflex"),
+                        [tool("arousal")])
+    assert calls(calm)[0][1] == {"urgent": False, "reason": "nothing urgent", "buffer_ids": []}
+
+
+def test_record_memories_keeps_candidates(synapse):
+    candidates = [{"kind": "interpretation", "text": "Books flights early", "provenance": ["e1", "e4"]}]
+    result = synapse.chat("deep", batch("record_memories", {"candidates": candidates, "episodes": []}, "deep"),
+                          [tool("record_memories")])
+    assert calls(result) == [("record_memories", {"items": candidates})]
+
+
+def test_plain_chat_without_tools_says_it_is_offline(synapse):
+    result = synapse.chat("fast", [{"role": "user", "content": "hi"}], origin="user")
+    assert "without a language model" in result.text
+    assert synapse.chat("fast", [{"role": "user", "content": "hi"}],
+                        response_format={"type": "json_object"}).text == "{}"
+    assert synapse.usage_today()["fast"]["calls"] == 2
+
+
+# -- reading dates and words ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("book flights by Feb 1", date(2027, 2, 1)),
+    ("on 1 February", date(2027, 2, 1)),
+    ("1st of February 2028", date(2028, 2, 1)),
+    ("due 2027-02-01", date(2027, 2, 1)),
+    ("on March 3rd", date(2027, 3, 3)),
+    ("am 03.03.2027", date(2027, 3, 3)),
+    ("Jan 3", date(2028, 1, 3)),  # already past this year: the next one
+    ("tomorrow", date(2027, 1, 6)),
+])
+def test_find_dates(text, expected):
+    assert find_dates(text, date(2027, 1, 5), BERLIN) == [expected]
+
+
+def test_find_dates_ignores_non_dates():
+    assert find_dates("March 2027 was busy; 31 Feb never happens; version 1.2", date(2027, 1, 5), BERLIN) == []
+
+
+def test_words_ignore_stop_words_dates_and_plurals():
+    assert words("Book the flights by Feb 1!") == {"book", "flight"}

@@ -1,0 +1,122 @@
+"""Quiet hours and mutes: when non-urgent surfacing has to wait.
+
+The user's night ("22:00-07:00" in their timezone, config core.quiet_hours) and an
+explicit mute ("/quiet 3h", stored as the Setting "quiet_until") both hold a
+non-urgent message until a moment computed here. The cortex stores that moment in
+Outbox.deliver_after; the tick releases the row when it has passed. Urgent items
+never ask.
+
+The pure function `quiet_until` works on wall-clock times in the user's zone and
+hands back an aware UTC moment, so a window that crosses midnight or a DST change
+ends at the local time the user expects (07:00 is 07:00 on both sides of a change).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from wilson.clock import UTC, as_utc
+
+MUTE_KEY = "quiet_until"
+_OFF = {"", "off", "none", "no"}
+
+
+def parse_window(quiet_hours: str | None) -> tuple[time, time] | None:
+    """'22:00-07:00' -> (22:00, 07:00); None when quiet hours are switched off."""
+    text = (quiet_hours or "").strip().lower()
+    if text in _OFF:
+        return None
+    try:
+        start_text, end_text = (part.strip() for part in text.split("-", 1))
+        start, end = time.fromisoformat(start_text), time.fromisoformat(end_text)
+    except ValueError as exc:
+        raise ValueError(f"quiet hours {quiet_hours!r}: expected HH:MM-HH:MM, e.g. 22:00-07:00") from exc
+    if start == end:
+        return None  # an empty window; "all day" is what a mute is for
+    return start, end
+
+
+def local_moment(day: date, at: time, tz: ZoneInfo) -> datetime:
+    """The aware UTC moment of a local wall time.
+
+    A wall time that does not exist (skipped by a spring-forward change) is read
+    with the offset from before the change, i.e. it lands just as far after the gap;
+    a wall time that happens twice means its first occurrence.
+    """
+    return datetime.combine(day, at).replace(tzinfo=tz, fold=0).astimezone(UTC)
+
+
+def _quiet_end(now: datetime, tz: ZoneInfo, window: tuple[time, time]) -> datetime | None:
+    """When the quiet window containing `now` ends, or None when `now` is outside it."""
+    start, end = window
+    local = now.astimezone(tz)
+    wall = local.time().replace(tzinfo=None)
+    today = local.date()
+    if start < end:  # e.g. 13:00-15:00, inside one day
+        inside, end_day = start <= wall < end, today
+    elif wall >= start:  # evening part of a window that crosses midnight
+        inside, end_day = True, today + timedelta(days=1)
+    else:  # morning part
+        inside, end_day = wall < end, today
+    if not inside:
+        return None
+    moment = local_moment(end_day, end, tz)
+    # A window end inside a spring-forward gap can map to before `now`; never end in the past.
+    return moment if moment > now else None
+
+
+def quiet_until(now: datetime, tz: ZoneInfo, quiet_hours: str = "22:00-07:00",
+                muted_until: datetime | None = None) -> datetime | None:
+    """The aware UTC moment quiet ends when the user is in quiet hours or muted, else None.
+
+    A mute that runs into the night, or a night that runs into a mute, is one quiet
+    stretch: the answer is the end of all of it.
+    """
+    now = as_utc(now)
+    window = parse_window(quiet_hours)
+    mute_end = as_utc(muted_until) if muted_until is not None else None
+    moment = now
+    for _ in range(8):  # each round moves forward; a few rounds cover any chain of night and mute
+        moved = False
+        if mute_end is not None and mute_end > moment:
+            moment, moved = mute_end, True
+        if window is not None:
+            end = _quiet_end(moment, tz, window)
+            if end is not None:
+                moment, moved = end, True
+        if not moved:
+            break
+    return moment if moment > now else None
+
+
+# The stored mute ---------------------------------------------------------------
+
+def muted_until() -> datetime | None:
+    """The moment the user's mute ends (may already be past), or None when never muted."""
+    from storage.models import Setting
+
+    row = Setting.get_or_none(Setting.key == MUTE_KEY)
+    if row is None or not row.value:
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(str(row.value)))
+    except ValueError:
+        return None
+
+
+def mute(until: datetime | None) -> None:
+    """Mute non-urgent surfacing until `until` (None lifts the mute)."""
+    from storage.db import claim_transaction
+    from storage.models import Setting
+
+    value = as_utc(until).isoformat() if until is not None else None
+    with claim_transaction():
+        updated = Setting.update(value=value).where(Setting.key == MUTE_KEY).execute()
+        if not updated:
+            Setting.create(key=MUTE_KEY, value=value)
+
+
+def hold_until(config, now: datetime) -> datetime | None:
+    """Convenience for writers of non-urgent rows: quiet hours from config plus the stored mute."""
+    return quiet_until(now, config.timezone, config.get("core", "quiet_hours", "22:00-07:00"), muted_until())

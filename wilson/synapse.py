@@ -1,0 +1,585 @@
+"""The Synapse: the only way from Wilson to a language model.
+
+Every actor asks for a *role* (reflex, fast, deep), never for a model. The role
+decides the endpoint and the model from `[llm]` configuration: a key such as
+`model` applies to every role, `deep_model` overrides it for one. With no
+`base_url` a role is answered by the offline provider, which speaks the same
+OpenAI wire format, so actors cannot tell the difference.
+
+One `chat()` call is: budget check -> request (retries with backoff, then the
+next model of the fallback chain) -> parse (one repair round trip for broken
+tool arguments or broken JSON) -> token accounting in `TokenUsage`. Every error
+that leaves this module is a `SynapseError`, so an actor can catch one type and
+carry on when a model fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+import threading
+from dataclasses import dataclass, field
+
+import httpx
+import peewee
+from loguru import logger
+
+from storage.db import database
+from storage.models import TokenUsage
+from wilson import clock as clockmod
+from wilson.config import Config
+
+ROLES = ("reflex", "fast", "deep")
+ORIGINS = ("user", "background")
+JSON_FORMATS = ("json_object", "json_schema")
+DEFAULT_MODEL = "default"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str | None
+    tool_calls: tuple[ToolCall, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+    offline: bool = False
+
+
+class SynapseError(Exception):
+    """Base of everything the Synapse raises; catching it keeps an actor alive."""
+
+
+class BudgetExhausted(SynapseError):
+    """Today's token budget for the role is spent (for this origin)."""
+
+
+class ModelUnavailable(SynapseError):
+    """No model of the role's chain answered (after retries and fallbacks)."""
+
+
+class ModelOutputError(SynapseError):
+    """The model answered, but not in a usable form, even after one repair round."""
+
+
+class Retryable(Exception):
+    """A transport failure worth another attempt (timeout, connection, 5xx, 429)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class Rejected(Exception):
+    """A failure that another attempt at the same model will not fix (4xx)."""
+
+
+class _BadOutput(Exception):
+    def __init__(self, reason: str, repair: list[dict]):
+        super().__init__(reason)
+        self.repair = repair
+
+
+# ---------------------------------------------------------------------------
+# Configuration per role
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    role: str
+    base_url: str
+    models: tuple[str, ...]
+    api_key: str = field(default="", repr=False)
+    timeout: float = 60.0
+    max_tokens: int = 1024
+    retries: int = 3
+    daily_budget: int = 2_000_000
+    user_reserve: int = 500_000
+
+
+def _setting(config, role: str, key: str):
+    value = config.get("llm", f"{role}_{key}")
+    if value is None or value == "":
+        value = config.get("llm", key)
+    return value
+
+
+def _number(config, role: str, key: str, kind, default):
+    value = _setting(config, role, key)
+    if value is None or value == "":
+        return default
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"llm.{role}_{key} / llm.{key}: expected a number, got {value!r}") from None
+
+
+def resolve_endpoint(config, role: str) -> Endpoint:
+    """The endpoint, model chain and limits one role uses (role keys override shared ones)."""
+    model = str(_setting(config, role, "model") or "").strip() or DEFAULT_MODEL
+    fallbacks = str(_setting(config, role, "fallback_models") or "")
+    chain = [model]
+    for name in fallbacks.split(","):
+        name = name.strip()
+        if name and name not in chain:
+            chain.append(name)
+    return Endpoint(
+        role=role,
+        base_url=str(_setting(config, role, "base_url") or "").strip().rstrip("/"),
+        models=tuple(chain),
+        api_key=str(_setting(config, role, "api_key") or ""),
+        timeout=_number(config, role, "timeout", float, 60.0),
+        max_tokens=_number(config, role, "max_tokens", int, 1024),
+        retries=max(0, _number(config, role, "retries", int, 3)),
+        daily_budget=_number(config, role, "daily_budget", int, 2_000_000),
+        user_reserve=_number(config, role, "user_reserve", int, 500_000),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Transports: each turns (endpoint, model, payload) into an OpenAI response body
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # the HTTP-date form is rare for model APIs; plain backoff covers it
+
+
+class HttpTransport:
+    """POST {base_url}/chat/completions over one shared, thread-safe httpx client."""
+
+    kind = "http"
+
+    def __init__(self):
+        self.client = httpx.Client(follow_redirects=False)
+
+    def send(self, endpoint: Endpoint, model: str, payload: dict) -> dict:
+        headers = {"X-Wilson-Role": endpoint.role, "Content-Type": "application/json"}
+        if endpoint.api_key:
+            headers["Authorization"] = f"Bearer {endpoint.api_key}"
+        url = endpoint.base_url + "/chat/completions"
+        try:
+            content = json.dumps(payload, ensure_ascii=False).encode()
+        except (TypeError, ValueError) as exc:
+            raise Rejected(f"the request cannot be sent as JSON ({exc})") from None
+        try:
+            response = self.client.post(url, content=content, headers=headers,
+                                        timeout=httpx.Timeout(endpoint.timeout))
+        except httpx.TimeoutException:
+            raise Retryable(f"no answer within {endpoint.timeout:g}s") from None
+        except httpx.TransportError as exc:
+            raise Retryable(f"cannot connect to {endpoint.base_url} ({type(exc).__name__})") from None
+        status = response.status_code
+        if status == 429:
+            raise Retryable("rate limited (429)", _retry_after(response))
+        if status >= 500:
+            raise Retryable(f"server error {status}", _retry_after(response))
+        if status >= 400:
+            raise Rejected(f"HTTP {status}: {response.text[:200]}")
+        if status >= 300:
+            raise Rejected(f"redirected (HTTP {status}); check llm.base_url")
+        try:
+            body = response.json()
+        except ValueError:
+            raise Retryable("the response body is not JSON") from None
+        if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
+            raise Retryable("the response has no choices")
+        return body
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class OfflineTransport:
+    kind = "offline"
+
+    def __init__(self, provider):
+        self.provider = provider
+
+    def send(self, endpoint: Endpoint, model: str, payload: dict) -> dict:
+        try:
+            return self.provider.complete(payload, role=endpoint.role)
+        except Exception as exc:  # a bug in a rule must read as a failed model, not a crashed actor
+            logger.exception("offline provider failed for {}", endpoint.role)
+            raise Rejected(f"offline provider failed: {exc}") from None
+
+    def close(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+
+
+def estimate_tokens(value) -> int:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return max(1, len(text) // 4)
+
+
+def _fenced(text: str) -> str:
+    """Models often wrap JSON in a ``` fence even when asked for JSON only."""
+    match = re.fullmatch(r"\s*```(?:json)?\s*(.*?)\s*```\s*", text, re.S)
+    return match.group(1) if match else text.strip()
+
+
+def _content_text(content) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCall, ...]]:
+    """Text and tool calls of one response; raises _BadOutput with the repair messages."""
+    message = body["choices"][0].get("message") or {}
+    text = _content_text(message.get("content"))
+    calls = []
+    for index, raw in enumerate(message.get("tool_calls") or []):
+        function = raw.get("function") or {}
+        name = function.get("name") or ""
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):
+            parsed = arguments
+        else:
+            arguments = arguments or ""
+            try:
+                parsed = json.loads(arguments) if arguments.strip() else {}
+            except (ValueError, AttributeError) as exc:
+                parsed = exc
+            if not isinstance(parsed, dict):
+                reason = (f"the arguments of your call to `{name}` are not a valid JSON object"
+                          f" ({parsed if isinstance(parsed, Exception) else type(parsed).__name__})")
+                raise _BadOutput(reason, [
+                    {"role": "assistant", "content": f"(tool call) {name}({arguments})"},
+                    {"role": "user", "content": f"Error: {reason}. Call the tool again with its arguments "
+                                                "as one valid JSON object, nothing else."},
+                ])
+        calls.append(ToolCall(id=raw.get("id") or f"call_{index}", name=name, arguments=parsed))
+    if json_wanted and not calls:
+        candidate = _fenced(text or "")
+        try:
+            json.loads(candidate)
+        except ValueError as exc:
+            reason = f"your answer is not valid JSON ({exc})"
+            raise _BadOutput(reason, [
+                {"role": "assistant", "content": text or ""},
+                {"role": "user", "content": f"Error: {reason}. Reply again with only one valid JSON value."},
+            ]) from None
+        text = candidate
+    return text, tuple(calls)
+
+
+def _usage(body: dict, payload: dict) -> tuple[int, int]:
+    usage = body.get("usage")
+    if isinstance(usage, dict):
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt, int) and isinstance(completion, int):
+            return prompt, completion
+    return (estimate_tokens({"messages": payload.get("messages"), "tools": payload.get("tools")}),
+            estimate_tokens(body.get("choices")))
+
+
+# ---------------------------------------------------------------------------
+
+
+class Synapse:
+    def __init__(self, config, clock, *, provider_override: str | None = None, backoff_base: float = 0.25,
+                 max_backoff: float = 30.0):
+        self.config = config
+        self.clock = clock
+        self.backoff_base = backoff_base
+        self.max_backoff = max_backoff
+        self._random = random.Random()
+        self._lock = threading.Lock()
+        self._pause_logged: set[tuple[str, str]] = set()
+        self._closers: list = []
+        self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
+        self._transports = {}
+        self._http = None
+        self._offline = None
+        self.recorder = None
+
+        override = provider_override or ""
+        if override.startswith("replay:"):
+            from wilson.replay import ReplayTransport
+            replay = ReplayTransport(override[len("replay:"):])
+            self._transports = {role: replay for role in ROLES}
+            self.endpoints = {role: _single_shot(ep) for role, ep in self.endpoints.items()}
+        elif override and override != "offline":
+            raise ValueError(f"unknown provider {override!r}: use 'offline' or 'replay:DIR'")
+        for role, endpoint in self.endpoints.items():
+            if role in self._transports:
+                continue
+            if override == "offline" or not endpoint.base_url:
+                self._transports[role] = self._offline_transport()
+                self.endpoints[role] = _single_shot(endpoint, models=("offline",))
+            else:
+                if not endpoint.base_url.startswith(("http://", "https://")):
+                    raise ValueError(f"llm base_url for {role} must start with http:// or https:// "
+                                     f"(got {endpoint.base_url!r})")
+                if self._http is None:
+                    self._http = HttpTransport()
+                self._transports[role] = self._http
+        record_dir = str(config.get("llm", "record") or "")
+        if record_dir and self._http is not None:
+            from wilson.replay import Recorder
+            self.recorder = Recorder(record_dir)
+
+    def _offline_transport(self):
+        if self._offline is None:
+            from wilson.offline import OfflineProvider
+            self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None))
+        return self._offline
+
+    # -- public --------------------------------------------------------------
+
+    @property
+    def offline(self) -> bool:
+        """True when the offline provider answers (every role is offline)."""
+        return all(t.kind == "offline" for t in self._transports.values())
+
+    def is_offline(self, role: str) -> bool:
+        return self._transports[role].kind == "offline"
+
+    def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
+             response_format: dict | None = None, tool_choice=None, trace_id: str | None = None) -> ChatResult:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
+        if origin not in ORIGINS:
+            raise ValueError(f"unknown origin {origin!r}: 'user' or 'background'")
+        endpoint = self.endpoints[role]
+        self._check_budget(endpoint, origin)
+        json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
+        base = {"messages": list(messages), "max_tokens": endpoint.max_tokens}
+        if tools:
+            base["tools"] = tools
+            if tool_choice is not None:
+                base["tool_choice"] = tool_choice
+        if response_format:
+            base["response_format"] = response_format
+
+        prompt_total = completion_total = 0
+        for repair_round in (False, True):
+            body, model, payload = self._request(endpoint, base)
+            prompt, completion = _usage(body, payload)
+            prompt_total += prompt
+            completion_total += completion
+            self._account(role, origin, prompt, completion)
+            try:
+                text, calls = parse_reply(body, json_wanted)
+            except _BadOutput as exc:
+                if repair_round:
+                    logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
+                    raise ModelOutputError(f"{role} model {model}: {exc} (still, after one repair request)") from None
+                logger.info("{} model {} gave unusable output, asking once for a repair: {}", role, model, exc)
+                base = {**base, "messages": base["messages"] + exc.repair}
+                continue
+            except (KeyError, TypeError, AttributeError, IndexError) as exc:
+                logger.warning("{} model {} sent a response of an unknown shape: {!r}", role, model, exc)
+                raise ModelOutputError(f"{role} model {model}: the response is not a chat completion") from None
+            result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
+                                completion_tokens=completion_total, model=model,
+                                offline=self._transports[role].kind == "offline")
+            logger.debug("{} {} answered ({} origin): {} tool calls, {}+{} tokens", role, model, origin,
+                         len(calls), prompt_total, completion_total)
+            if trace_id:
+                self._trace(trace_id, result, role, origin)
+            return result
+        raise AssertionError("unreachable")
+
+    def paused(self, role: str) -> bool:
+        """True when background reasoning for the role is paused by today's budget."""
+        return self._spent(role) >= self.endpoints[role].daily_budget
+
+    def usage_today(self) -> dict[str, dict]:
+        day = self._day()
+        found = {row.role: row for row in TokenUsage.select().where(TokenUsage.day == day)}
+        report = {}
+        for role in ROLES:
+            row = found.get(role)
+            report[role] = {
+                "calls": row.calls if row else 0,
+                "prompt_tokens": row.prompt_tokens if row else 0,
+                "completion_tokens": row.completion_tokens if row else 0,
+                "user_tokens": row.user_tokens if row else 0,
+            }
+        return report
+
+    def budget_report(self) -> str:
+        usage = self.usage_today()
+        lines = [f"Model use today ({self._day()} UTC):"]
+        for role in ROLES:
+            u, ep = usage[role], self.endpoints[role]
+            spent = u["prompt_tokens"] + u["completion_tokens"]
+            where = "offline" if self.is_offline(role) else ep.models[0]
+            calls = f"{u['calls']} call" + ("" if u["calls"] == 1 else "s")
+            line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}"
+            if spent >= ep.daily_budget:
+                left = max(0, ep.daily_budget + ep.user_reserve - spent)
+                line += f" - background reasoning paused; {left:,} tokens left for your own requests"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+        for closer in self._closers:
+            try:
+                closer()
+            except Exception as exc:
+                logger.warning("closing synapse: {}", exc)
+        self._closers.clear()
+
+    def on_close(self, callback) -> None:
+        self._closers.append(callback)
+
+    # -- internals -----------------------------------------------------------
+
+    def _trace(self, trace_id: str, result: ChatResult, role: str, origin: str) -> None:
+        from storage import trace
+        try:
+            trace.record(trace_id, "model", "synapse",
+                         f"{role} {result.model}: {result.prompt_tokens}+{result.completion_tokens} tokens",
+                         at=self.clock.now(), data={"role": role, "model": result.model, "origin": origin,
+                                                    "tool_calls": [c.name for c in result.tool_calls]})
+        except peewee.PeeweeException as exc:
+            logger.error("could not trace a model call: {}", exc)
+
+    def _day(self) -> str:
+        return clockmod.as_utc(self.clock.now()).date().isoformat()
+
+    def _spent(self, role: str) -> int:
+        try:
+            row = TokenUsage.get_or_none((TokenUsage.day == self._day()) & (TokenUsage.role == role))
+        except peewee.PeeweeException as exc:
+            raise SynapseError(f"cannot read the token budget: {exc}") from exc
+        return (row.prompt_tokens + row.completion_tokens) if row else 0
+
+    def _check_budget(self, endpoint: Endpoint, origin: str) -> None:
+        spent = self._spent(endpoint.role)
+        if origin == "background" and spent >= endpoint.daily_budget:
+            key = (self._day(), endpoint.role)
+            with self._lock:
+                first = key not in self._pause_logged
+                self._pause_logged.add(key)
+            if first:
+                logger.warning("background reasoning paused: {} budget spent", endpoint.role)
+            raise BudgetExhausted(f"{endpoint.role}: daily budget of {endpoint.daily_budget:,} tokens spent "
+                                  f"({spent:,} used); background reasoning waits for tomorrow")
+        limit = endpoint.daily_budget + endpoint.user_reserve
+        if origin == "user" and spent >= limit:
+            raise BudgetExhausted(f"{endpoint.role}: daily budget and user reserve spent ({spent:,} of {limit:,} "
+                                  "tokens); raise llm.daily_budget or wait for tomorrow")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(self.max_backoff, retry_after)
+        wait = self.backoff_base * (2 ** attempt)
+        return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
+
+    def _request(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict]:
+        transport = self._transports[endpoint.role]
+        failures = []
+        for position, model in enumerate(endpoint.models):
+            payload = {"model": model, **base}
+            last = None
+            for attempt in range(endpoint.retries + 1):
+                try:
+                    body = transport.send(endpoint, model, payload)
+                except Retryable as exc:
+                    last = exc
+                    if attempt < endpoint.retries:
+                        wait = self._backoff(attempt, exc.retry_after)
+                        logger.info("{} model {}: {}; retry {} of {} in {:.2f}s", endpoint.role, model, exc,
+                                    attempt + 1, endpoint.retries, wait)
+                        clockmod.pause(wait)
+                    continue
+                except Rejected as exc:
+                    last = exc
+                    break
+                if self.recorder is not None and transport is self._http:
+                    try:
+                        self.recorder.write(endpoint.role, model, payload, body)
+                    except OSError as exc:
+                        logger.error("could not record a model exchange: {}", exc)
+                return body, model, payload
+            failures.append(f"{model}: {last}")
+            more = position + 1 < len(endpoint.models)
+            logger.warning("{} model {} unavailable ({}){}", endpoint.role, model, last,
+                           "; falling back to " + endpoint.models[position + 1] if more else "")
+        raise ModelUnavailable(f"{endpoint.role}: no model answered ({'; '.join(failures)})")
+
+    def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
+        user = prompt + completion if origin == "user" else 0
+        try:
+            with database.atomic():
+                (TokenUsage
+                 .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
+                         completion_tokens=completion, user_tokens=user)
+                 .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
+                              update={TokenUsage.calls: TokenUsage.calls + 1,
+                                      TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
+                                      TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
+                                      TokenUsage.user_tokens: TokenUsage.user_tokens + user})
+                 .execute())
+        except peewee.PeeweeException as exc:
+            # losing one line of accounting is better than losing the answer the tokens paid for
+            logger.error("token accounting failed for {}: {}", role, exc)
+
+
+def _single_shot(endpoint: Endpoint, models: tuple[str, ...] | None = None) -> Endpoint:
+    """Providers that cannot fail transiently need no retries and no fallback chain."""
+    return Endpoint(role=endpoint.role, base_url=endpoint.base_url, models=models or endpoint.models[:1],
+                    api_key=endpoint.api_key, timeout=endpoint.timeout, max_tokens=endpoint.max_tokens,
+                    retries=0, daily_budget=endpoint.daily_budget, user_reserve=endpoint.user_reserve)
+
+
+def _with_base_url(config, base_url: str) -> Config:
+    data = copy.deepcopy(config.data)
+    llm = data.setdefault("llm", {})
+    llm["base_url"] = base_url
+    for role in ROLES:
+        llm.pop(f"{role}_base_url", None)
+    if not str(llm.get("model") or "").strip():
+        llm["model"] = DEFAULT_MODEL
+    return Config(home=config.home, data=data)
+
+
+def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
+    """Build the Synapse the command line asked for.
+
+    llm: None (from configuration), "offline", an http(s) URL for every role,
+    "scripted:FILE" (a local scripted model server, stopped by close()) or "replay:DIR".
+    """
+    if not llm:
+        return Synapse(config, clock, **kw)
+    if llm == "offline" or llm.startswith("replay:"):
+        return Synapse(config, clock, provider_override=llm, **kw)
+    if llm.startswith(("http://", "https://")):
+        return Synapse(_with_base_url(config, llm), clock, **kw)
+    if llm.startswith("scripted:"):
+        from wilson.scripted import load_script
+        server = load_script(llm[len("scripted:"):])
+        base_url = server.start()
+        try:
+            synapse = Synapse(_with_base_url(config, base_url), clock, **kw)
+        except Exception:
+            server.stop()
+            raise
+        synapse.on_close(server.stop)
+        return synapse
+    raise ValueError(f"--llm {llm!r}: use offline, an http(s) URL, scripted:FILE or replay:DIR")
