@@ -23,7 +23,7 @@ from loguru import logger
 from actors import tools
 from storage import inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Inbox, Task, Topic, Turn
+from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
 from wilson import quiet
 from wilson.messages import Deliver, InboxReady, ProposalCreated, SyncRequest
@@ -49,6 +49,30 @@ class RunOutcome:
     rejected_calls: list = field(default_factory=list)  # (tool, reason)
     sync_requested: str | None = None
     error: str | None = None
+
+
+BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
+                 "I'll still answer you and send deadline reminders.")
+
+
+def fallback_followup(row: Inbox, tz) -> str | None:
+    """A deadline or reminder in plain words, for when no model can phrase it; None for other rows."""
+    payload = row.payload or {}
+    if row.kind == "reminder":
+        return f"Reminder: {payload.get('text') or row.text}"
+    if row.kind != "deadline":
+        return None
+    title, window = payload.get("title") or row.text, payload.get("window") or ""
+    due = ""
+    if payload.get("due"):
+        local = datetime.fromisoformat(payload["due"]).astimezone(tz)
+        due = f" ({local:%a} {local.day} {local:%b})"
+    if window == "overdue":
+        return f"“{title}” is overdue{due}. Done, or shall we move it?"
+    if window == "due":
+        return f"“{title}” is due today{due}."
+    days = window[:-1] if window.endswith("d") else window
+    return f"Reminder: “{title}” is due in {days} day{'s' if days != '1' else ''}{due}."
 
 
 # Context ----------------------------------------------------------------------
@@ -223,6 +247,20 @@ class CortexActor(WilsonActor):
         self.min_priority = min_priority
         self.max_priority = max_priority
 
+    def notice_budget(self, error: str, now: datetime) -> None:
+        """When background reasoning pauses for the day's budget, say so to the user once that day."""
+        if not error.startswith("BudgetExhausted"):
+            return
+        day = now.astimezone(self.config.timezone).date().isoformat()
+        with database.atomic():
+            if Setting.get_or_none(Setting.key == f"budget_notice:{day}"):
+                return
+            Setting.create(key=f"budget_notice:{day}", value=error[:200])
+            channel = primary_channel(self.config)
+            box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
+                             key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
+        self.tell(channel, Deliver(box.id))
+
     def quiet_hold(self, at: datetime) -> datetime | None:
         """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
         return quiet.quiet_until(at, self.config.timezone, self.config.get("core", "quiet_hours"), quiet.muted_until())
@@ -259,9 +297,15 @@ class CortexActor(WilsonActor):
         messages = build_messages(context, row, recent_turns() if row.origin == "user" else [])
         outcome = reason(self.ctx.synapse, messages, row.origin, now, tz)
         if outcome.error and row.origin != "user":
-            inbox.defer(row.id, outcome.error)
-            trace.record(row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync", now)
-            return
+            self.notice_budget(outcome.error, now)
+            fallback = fallback_followup(row, tz)
+            if fallback is None:
+                inbox.defer(row.id, outcome.error)
+                trace.record(row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync",
+                             now)
+                return
+            # deadlines keep firing without a model: the follow-up goes out as plain words
+            outcome = RunOutcome(surfaced=[(fallback, f"deadline follow-up without a model ({outcome.error})", False)])
         notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
         if notify["approval"]:
             self.tell("approval", ProposalCreated(notify["approval"]))

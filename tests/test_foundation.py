@@ -146,3 +146,21 @@ def test_repl_session_goes_on_after_a_bad_command(tmp_path):
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["type"] == "error" and "frobnicate" in lines[0]["error"]
     assert any(d["type"] == "delivery" for d in lines[1:])
+
+
+def test_trace_shows_the_path_of_a_stimulus_in_the_repl_and_the_cli(tmp_path):
+    result = run_repl(tmp_path, "say hello\nquit\n", "--llm", "offline")
+    assert result.returncode == 0, result.stderr
+    db = open_database(None, tmp_path)
+    trace_id = Inbox.get().trace_id
+    db.close()
+    result = run_repl(tmp_path, f"trace {trace_id}\nquit\n", "--llm", "offline")
+    steps = [line for line in map(json.loads, result.stdout.splitlines()) if line["type"] == "trace"][0]["steps"]
+    assert [s["stage"] for s in steps] == ["routed", "claimed", "replied", "delivered"]
+    assert all(s["reason"] for s in steps)
+    cli = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "trace", trace_id],
+                         text=True, capture_output=True, timeout=60)
+    assert cli.returncode == 0 and "claimed" in cli.stdout and "delivered" in cli.stdout
+    status = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "status"],
+                            text=True, capture_output=True, timeout=60)
+    assert status.returncode == 0 and "inbox: 0 pending" in status.stdout and "deep" in status.stdout
