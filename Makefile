@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 demo: $(STAMP)
-	$(BIN)/python bin/wilson-repl --clock sim --start 2027-01-05T08:00:00 --home $$(mktemp -d) < demo/japan.repl
+	WILSON_CORE_TIMEZONE=Europe/Berlin $(BIN)/python bin/wilson-repl --clock sim --start 2027-01-05T08:00:00+01:00 --home $$(mktemp -d) < demo/japan.repl
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -18,7 +18,8 @@ from loguru import logger
 from actors import tools
 from storage import inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Feedback, Task
+from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task
+from wilson import quiet
 from wilson.actor import WilsonActor
 from wilson.messages import ApprovalSettled, Decision, Deliver, InboxReady, ProposalCreated
 
@@ -167,10 +168,18 @@ class ApprovalActor(WilsonActor):
                                 "items": [{"position": i.position, "description": i.description}
                                           for i in approval.items.order_by(ApprovalItem.position)]},
                    "topic_id": approval.topic_id}
+        # A proposal the user did not ask for waits out the night like any other non-urgent message.
+        source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
+        held = None
+        if source is not None and source.origin != "user" and source.priority > 1:
+            held = quiet.hold_until(self.config, now)
         box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
-                         trace_id=approval.trace_id, key=f"proposal:{approval.id}", at=now, payload=payload)
-        trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}", now)
-        self.tell(approval.channel, Deliver(box.id))
+                         trace_id=approval.trace_id, key=f"proposal:{approval.id}", at=now, payload=payload,
+                         deliver_after=held)
+        trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}"
+                     + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
+        if held is None:
+            self.tell(approval.channel, Deliver(box.id))
 
     def decide(self, decision: Decision) -> None:
         now = self.now()

@@ -263,7 +263,7 @@ class CortexActor(WilsonActor):
 
     def quiet_hold(self, at: datetime) -> datetime | None:
         """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
-        return quiet.quiet_until(at, self.config.timezone, self.config.get("core", "quiet_hours"), quiet.muted_until())
+        return quiet.hold_until(self.config, at)
 
     def on_start(self):
         released = inbox.release_claimed(lane=self.name)

@@ -98,6 +98,23 @@ def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
     return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
 
 
+def show_span(starts, ends, tz: ZoneInfo) -> str:
+    """'Sat 10 Apr 2027 – Sat 24 Apr 2027'; an all-day end (midnight after the last day) shows the last day."""
+    try:
+        first, first_is_date = parse_when(starts, tz)
+        last, last_is_date = parse_when(ends, tz)
+    except ValueError:
+        return f"{starts} – {ends}"
+    if first is None:
+        return ""
+    if last is None:
+        return show_when(first, first_is_date, tz)
+    local_last = last.astimezone(tz)
+    if not last_is_date and (local_last.hour, local_last.minute) == (0, 0) and last > first:
+        last = last - timedelta(days=1)  # an exclusive all-day end
+    return f"{show_when(first, first_is_date, tz)} – {show_when(last, True, tz)}"
+
+
 def task_view(task: Task, tz: ZoneInfo) -> dict:
     due = None
     if task.due is not None:
@@ -109,8 +126,12 @@ def task_view(task: Task, tz: ZoneInfo) -> dict:
 def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
     def day(m):
         return m.astimezone(tz).date().isoformat() if m else None
+
+    last = topic.ends
+    if last is not None and (last.astimezone(tz).hour, last.astimezone(tz).minute) == (0, 0):
+        last = last - timedelta(days=1)  # stored as the exclusive end; people think in last days
     return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
-            "ends": day(topic.ends)}
+            "ends": day(last)}
 
 
 # Read tools ------------------------------------------------------------------
@@ -167,9 +188,7 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
         return show_when(moment, is_date, tz)
 
     if name == "create_topic":
-        span = ""
-        if args.get("starts"):
-            span = f" ({when('starts')}" + (f" – {when('ends')})" if args.get("ends") else ")")
+        span = f" ({show_span(args.get('starts'), args.get('ends'), tz)})" if args.get("starts") else ""
         return f"New topic: {args.get('title')}{span}"
     if name == "create_task":
         due = f" — due {when('due')}" if args.get("due") else ""
@@ -188,7 +207,7 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
     if name == "update_topic":
         topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
         label = topic.title if topic else f"topic {args.get('topic_id')}"
-        span = f"{when('starts')} – {when('ends')}" if args.get("starts") and args.get("ends") else ""
+        span = show_span(args.get("starts"), args.get("ends"), tz) if args.get("starts") and args.get("ends") else ""
         changes = [f"rename to “{args['title']}”"] if args.get("title") else []
         changes += [f"dates {span}"] if span else [f"starts {when('starts')}"] if args.get("starts") else []
         changes += [f"ends {when('ends')}"] if args.get("ends") and not span else []
@@ -198,7 +217,11 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
         return f"Mark done: {task.title if task else 'task ' + str(args.get('task_id'))}"
     if name == "close_topic":
         topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
-        return f"Close topic: {topic.title if topic else 'topic ' + str(args.get('topic_id'))}"
+        if topic is None:
+            return f"Close topic: topic {args.get('topic_id')}"
+        still_open = topic.tasks.where(Task.status == "open").count()
+        rest = f" (and drop its {still_open} open task{'s' if still_open != 1 else ''})" if still_open else ""
+        return f"Close topic: {topic.title}{rest}"
     if name == "send_email":
         return f"Send email to {args.get('to')}: {args.get('subject')}"
     return f"{name} {args}"
@@ -275,7 +298,10 @@ def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created
         topic = Topic.get_by_id(args["topic_id"])
         topic.status, topic.closed_at = "closed", now
         topic.save()
-        return {"topic_id": topic.id}
+        # a closed topic's leftover tasks stop following the user around
+        dropped = Task.update(status="cancelled", next_fire_at=None, next_window=None).where(
+            (Task.topic == topic) & (Task.status == "open")).execute()
+        return {"topic_id": topic.id, "tasks_cancelled": dropped}
     if name == "send_email":
         return {"queued": True}
     raise ValueError(f"cannot execute {name}")

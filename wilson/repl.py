@@ -28,7 +28,7 @@ HELP = """Commands (one per line, # starts a comment):
   sync                                       force a thalamus sync now
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
   modify ID TEXT                             ask for a changed proposal
-  tasks | topics | approvals | inbox | outbox | budget | trace ID | now | help
+  tasks | topics | approvals | memories | inbox | outbox | budget | trace ID | now | help
   wait                                       block until nothing is left to process
   quit"""
 
@@ -110,7 +110,7 @@ def parse(line: str) -> Command | None:
         if not rest:
             raise CommandError("trace ID")
         return Command("trace", (rest,))
-    if word in ("tasks", "topics", "approvals", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
+    if word in ("tasks", "topics", "approvals", "memories", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
                 "sync", "now"):
         return Command("quit" if word == "exit" else word)
     raise CommandError(f"unknown command {word!r} (type help)")
@@ -215,7 +215,7 @@ class Repl:
             self.emit({"type": "trace", "steps": views.trace_steps(args[0])} if self.as_json
                       else views.trace_text(args[0]))
             return
-        elif name in ("tasks", "topics", "approvals", "inbox", "outbox"):
+        elif name in ("tasks", "topics", "approvals", "memories", "inbox", "outbox"):
             rows = getattr(views, name)(app.config.timezone)
             self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
             return

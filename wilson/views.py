@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actors.tools import task_view, topic_view
 from storage import trace
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
+from storage.models import Approval, ApprovalItem, Inbox, Memory, Outbox, Task, Topic, Trace
 
 
 def tasks(tz, status: str | None = None) -> list[dict]:
@@ -56,6 +56,14 @@ def outbox(tz) -> list[dict]:
             for r in Outbox.select().order_by(Outbox.id.desc()).limit(30)]
 
 
+def memories(tz) -> list[dict]:
+    """What the hippocampus has learned (beliefs and principles first)."""
+    order = {"principle": 0, "belief": 1, "interpretation": 2, "calibration": 3, "episode": 4}
+    rows = Memory.select().where(Memory.invalidated_at.is_null()).order_by(Memory.strength.desc(), Memory.id)
+    items = [{"kind": m.kind, "text": m.text, "strength": m.strength, "provenance": m.provenance} for m in rows]
+    return sorted(items, key=lambda m: order.get(m["kind"], 9))[:40]
+
+
 def trace_steps(trace_id: str) -> list[dict]:
     return [{"at": r.at.isoformat(), "stage": r.stage, "actor": r.actor, "reason": r.reason}
             for r in trace.path(trace_id)]
@@ -81,6 +89,8 @@ def table(name: str, rows: list[dict]) -> str:
         elif name == "approvals":
             lines.append(f"#{row['id']:<4} {row['status']:<10} expires {row['expires']}")
             lines += [f"       {i['position']}. [{i['status']}] {i['description']}" for i in row["items"]]
+        elif name == "memories":
+            lines.append(f"{row['kind']:<14} {row['strength']:>4.1f}  {row['text']}")
         else:
             lines.append("  ".join(str(v) for v in row.values()))
     return "\n".join(lines)
