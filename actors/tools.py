@@ -50,8 +50,12 @@ TOOLS = [
          _obj(["title"], title=S, starts=WHEN, ends=WHEN, notes=S)),
     Tool("create_task", MUTATE, "Propose a task, optionally with a due date and a topic (by title).",
          _obj(["title"], title=S, due=WHEN, topic=S, notes=S)),
-    Tool("update_task", MUTATE, "Propose a change to a task.",
-         _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S)),
+    Tool("update_task", MUTATE, "Propose a change to a task; escalation lists when to follow up, "
+         "e.g. \"7d,1d,due,overdue\".", _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S, escalation=S)),
+    Tool("snooze_task", MUTATE, "Propose pausing a task's follow-ups until a date.",
+         _obj(["task_id", "until"], task_id=I, until=WHEN)),
+    Tool("create_reminder", MUTATE, "Propose a recurring reminder, as a cron expression in the user's timezone "
+         "(e.g. \"0 9 1-7 * 1\" for every first Monday at 09:00).", _obj(["text", "cron"], text=S, cron=S)),
     Tool("update_topic", MUTATE, "Propose a change to a topic (e.g. new dates when the event moved).",
          _obj(["topic_id"], topic_id=I, title=S, starts=WHEN, ends=WHEN, notes=S)),
     Tool("complete_task", MUTATE, "Propose marking a task done.", _obj(["task_id"], task_id=I)),
@@ -203,7 +207,14 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
             changes.append(f"move due to {when('due')}")
         if args.get("notes"):
             changes.append("update notes")
+        if args.get("escalation"):
+            changes.append(f"follow up at {args['escalation']}")
         return f"Change task: {label} — {', '.join(changes) or 'no change'}"
+    if name == "snooze_task":
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        return f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {when('until')}"
+    if name == "create_reminder":
+        return f"New reminder: {args.get('text')} ({args.get('cron')})"
     if name == "update_topic":
         topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
         label = topic.title if topic else f"topic {args.get('topic_id')}"
@@ -232,7 +243,9 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
     tool = BY_NAME.get(name)
     if tool is None or tool.kind != MUTATE:
         return f"{name} is not a mutation tool"
-    missing = [k for k in tool.parameters.get("required", []) if args.get(k) in (None, "")]
+    # a blank title is as missing as no title: it would become an item nobody can read
+    missing = [k for k in tool.parameters.get("required", [])
+               if args.get(k) is None or (isinstance(args[k], str) and not args[k].strip())]
     if missing:
         return f"missing {', '.join(missing)}"
     for key in ("due", "starts", "ends"):
@@ -241,7 +254,23 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
                 parse_when(args[key], tz)
             except (ValueError, TypeError):
                 return f"{key} is not an ISO date: {args[key]!r}"
-    if name in ("update_task", "complete_task") and not Task.get_or_none(Task.id == args.get("task_id")):
+    if name == "create_reminder":
+        from actors.tick import valid_cron
+
+        if not valid_cron(str(args.get("cron"))):
+            return f"not a cron expression: {args.get('cron')!r}"
+    if name == "update_task" and args.get("escalation"):
+        from actors.tick import parse_windows
+
+        if not parse_windows(str(args["escalation"])):
+            return f"escalation needs windows like 7d,1d,due,overdue — got {args['escalation']!r}"
+    if name == "snooze_task":
+        try:
+            if parse_when(args.get("until"), tz)[0] is None:
+                return "until is required"
+        except (ValueError, TypeError):
+            return f"until is not an ISO date: {args.get('until')!r}"
+    if name in ("update_task", "complete_task", "snooze_task") and not Task.get_or_none(Task.id == args.get("task_id")):
         return f"no task {args.get('task_id')}"
     if name in ("close_topic", "update_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
         return f"no topic {args.get('topic_id')}"
@@ -274,8 +303,23 @@ def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created
             task.notes = args["notes"]
         if args.get("due"):
             task.due, task.due_is_date = parse_when(args["due"], tz)
+        if args.get("escalation"):
+            from actors.tick import parse_windows
+
+            task.escalation = parse_windows(str(args["escalation"]))
         task.save()
         return {"task_id": task.id}
+    if name == "snooze_task":
+        task = Task.get_by_id(args["task_id"])
+        task.status, (task.snoozed_until, _) = "snoozed", parse_when(args["until"], tz)
+        task.save()
+        return {"task_id": task.id}
+    if name == "create_reminder":
+        from actors.tick import add_reminder
+
+        slug = "".join(c if c.isalnum() else "-" for c in str(args["text"]).lower())[:40].strip("-")
+        schedule = add_reminder(f"reminder:{slug}", str(args["cron"]), str(args["text"]), str(tz), now)
+        return {"schedule": schedule.name}
     if name == "update_topic":
         topic = Topic.get_by_id(args["topic_id"])
         if args.get("title"):

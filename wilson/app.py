@@ -24,8 +24,11 @@ from wilson import clock as clockmod
 from wilson.actor import Context
 from wilson.config import Config
 from wilson.logs import setup_logging
-from wilson.messages import Decision, StimulusCommitted, SyncRequest, TickNow
+from wilson.messages import Decision, InboxReady, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Supervisor
+
+
+EMPTY_CALENDAR = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Wilson//calendar//EN\r\nEND:VCALENDAR\r\n"
 
 
 def build_specs(config: Config, printer=None) -> list[ActorSpec]:
@@ -70,7 +73,11 @@ class Wilson:
         setup_logging(config.secrets(), sink=log_sink, level=log_level)
         if not config.get("calendar", "path") and not config.get("calendar", "url") \
                 and not config.get("calendar", "caldav_url"):
-            config.set("calendar", "path", str(config.home / "calendar.ics"))
+            default = config.home / "calendar.ics"
+            config.set("calendar", "path", str(default))
+            if not default.exists():  # the REPL's `calendar add` fills it; an empty one is not an error
+                default.parent.mkdir(parents=True, exist_ok=True)
+                default.write_text(EMPTY_CALENDAR)
         config.set("core", "primary_channel", "telegram" if config.get("telegram", "token") else "repl")
         config.set("core", "buffered_channels", ["calendar"])
         self.db = open_database(config.get("database", "url"), config.home)
@@ -153,9 +160,14 @@ class Wilson:
         quiet_rounds = 0
         while clockmod.monotonic() < deadline:
             self.supervisor.ping_all()
-            busy = (self.supervisor.in_flight() > 0 or inbox.pending_count() > 0
+            waiting = inbox.pending_count() > 0
+            busy = (self.supervisor.in_flight() > 0 or waiting
                     or Outbox.select().where((Outbox.status == "pending")
                                              & Outbox.channel.in_(list(delivering))).exists())
+            if waiting and self.supervisor.in_flight() == 0:
+                # rows committed without a nudge (e.g. by another process) still get worked on
+                self.supervisor.tell("cortex-realtime", InboxReady())
+                self.supervisor.tell("cortex", InboxReady())
             if not busy:
                 quiet_rounds += 1
                 if quiet_rounds >= 2:

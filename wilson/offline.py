@@ -66,11 +66,39 @@ DONE_RES = [
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do|what'?s due|what is due|open items)\b", re.I)
 
 
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
+REMINDER_RE = re.compile(
+    r"^remind me (?:every|each) (?:(?P<ord>first|second|third|fourth) )?(?P<unit>day|\w+day|month)"
+    r"(?: at (?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?)?\s*[:,-]?\s*(?:to )?(?P<what>.+)$", re.I)
+
+
+def reminder_cron(text: str) -> tuple[str, str] | None:
+    """'remind me every first Monday: pay rent' → ('0 9 1-7 * 1', 'pay rent'); None when it isn't one."""
+    found = REMINDER_RE.match(text.strip())
+    if not found:
+        return None
+    hour, minute = int(found.group("hour") or 9), int(found.group("minute") or 0)
+    if hour > 23 or minute > 59:
+        return None
+    unit, ordinal = found.group("unit").lower(), found.group("ord")
+    if unit == "day":
+        days, weekday = "*", "*"
+    elif unit == "month":
+        days, weekday = "1", "*"
+    elif unit in WEEKDAYS:
+        days, weekday = ORDINALS.get((ordinal or "").lower(), "*"), str(WEEKDAYS.index(unit) + 1 if unit != "sunday" else 0)
+    else:
+        return None
+    return f"{minute} {hour} {days} * {weekday}", found.group("what").strip().rstrip(".")
+
+
 # ---------------------------------------------------------------------------
 # The playbook
 
 
 @dataclass(frozen=True)
+
 class PlaybookTask:
     title: str
     days_before: int
@@ -663,6 +691,10 @@ class Cortex:
                 if best is not None:
                     return "", [("complete_task", {"task_id": best.get("id")})]
                 return self._say(f"I couldn't tell which task you mean. {self._task_list(open_tasks)}", first), []
+
+        reminder = reminder_cron(text)
+        if reminder is not None:
+            return "", [("create_reminder", {"text": reminder[1], "cron": reminder[0]})]
 
         matched = match_playbook(self.playbook, text)
         if matched:
