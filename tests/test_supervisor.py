@@ -118,3 +118,24 @@ def test_message_to_a_missing_actor_is_dropped_not_raised():
     sup = make([])
     assert sup.tell("nobody", InboxReady()) is False
     assert sup.in_flight() == 0
+
+
+class FailsToStart(WilsonActor):
+    attempts = 0
+
+    def on_start(self):
+        FailsToStart.attempts += 1
+        if FailsToStart.attempts == 1:
+            raise RuntimeError("could not open its source")
+
+    def receive(self, message):
+        return None
+
+
+def test_actor_whose_start_failed_is_found_dead_and_restarted():
+    sup = make([ActorSpec("a", FailsToStart)], base_backoff=0.01)
+    sup.start()
+    assert wait_for(lambda: not sup.ref("a").is_alive())
+    sup.check()
+    assert wait_for(lambda: sup.ref("a").is_alive() and FailsToStart.attempts == 2)
+    sup.stop()

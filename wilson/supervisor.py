@@ -173,7 +173,10 @@ class Supervisor:
                 logger.error("{} is hung ({})", spec.name, health.last_error)
                 self._replace_hung(spec)
             except pykka.ActorDeadError:
-                pass  # a crash is reported through crashed()
+                # Pykka stops an actor whose on_start raised without telling anyone: the ping finds it.
+                if health.state == "running":
+                    health.state = "restarting"
+                    self.crashed(spec.name, RuntimeError("found dead by the watchdog"))
         return {name: h.state for name, h in self.health.items()}
 
     def _replace_hung(self, spec: ActorSpec) -> None:
