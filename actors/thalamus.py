@@ -103,10 +103,17 @@ def normalise_decisions(raw_items, rows: list) -> list[dict]:
     return decisions
 
 
-def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool) -> list[int]:
-    """Inbox rows created and buffers marked processed in ONE transaction. Returns new inbox ids."""
+def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
+                 briefing: list | None = None) -> list[int]:
+    """Inbox rows created and buffers marked processed in ONE transaction. Returns new inbox ids.
+
+    On a daily sync, priority-3 items belong to the morning briefing. A sync that runs in
+    several chunks passes `briefing`: those items are collected there (their buffers stay
+    unprocessed) for `write_briefing` to turn into one row after the last chunk; without it
+    this call writes its own briefing row.
+    """
     by_id = {r.id: r for r in rows}
-    created, briefing = [], []
+    created, gathered = [], []
     with database.atomic():
         for decision in decisions:
             members = [by_id[i] for i in decision["buffer_ids"]]
@@ -116,8 +123,13 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool) 
                 for member in members:
                     trace.record(member.trace_id, "dropped", "thalamus", decision["reason"] or "not needed", now)
                 continue
-            if daily and decision["priority"] >= 3:
-                briefing.append((decision, members))
+            if decision["priority"] >= 3:
+                if daily:
+                    gathered.append((decision, members))
+                else:
+                    # an early sync spends no deep-model run on what can wait for the morning briefing
+                    for member in members:
+                        trace.record(member.trace_id, "waiting", "thalamus", "kept for the morning briefing", now)
                 continue
             row = _inbox_for(decision, members, now)
             if row is not None:
@@ -128,20 +140,35 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool) 
                 trace.record(member.trace_id, "triaged", "thalamus",
                              f"inbox {row.id if row else '(dup)'} priority {decision['priority']}: {decision['reason']}",
                              now)
-        if briefing:
-            ids = [i for d, _ in briefing for i in d["buffer_ids"]]
-            row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
-                            text="Morning briefing:\n" + "\n".join(f"- {d['summary']}" for d, _ in briefing),
-                            payload={"items": [{"summary": d["summary"], "buffer_ids": d["buffer_ids"]}
-                                               for d, _ in briefing]},
-                            dedup_key=f"briefing:{min(ids)}:{len(ids)}")
-            if row is not None:
-                created.append(row.id)
-            ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
-            for _, members in briefing:
-                for member in members:
-                    trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing", now)
+        if briefing is None:
+            made = _briefing_row(gathered, now)
+            if made is not None:
+                created.append(made)
+    if briefing is not None:
+        briefing.extend(gathered)
     return created
+
+
+def write_briefing(gathered: list, now: datetime) -> int | None:
+    """The one briefing row of a daily sync and its buffers marked processed, in one transaction."""
+    with database.atomic():
+        return _briefing_row(gathered, now)
+
+
+def _briefing_row(gathered: list, now: datetime) -> int | None:
+    if not gathered:
+        return None
+    ids = [i for d, _ in gathered for i in d["buffer_ids"]]
+    row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
+                    text="Morning briefing:\n" + "\n".join(f"- {d['summary']}" for d, _ in gathered),
+                    payload={"items": [{"summary": d["summary"], "buffer_ids": d["buffer_ids"]}
+                                       for d, _ in gathered]},
+                    dedup_key=f"briefing:{min(ids)}:{len(ids)}")
+    ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
+    for _, members in gathered:
+        for member in members:
+            trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing", now)
+    return row.id if row is not None else None
 
 
 def _inbox_for(decision: dict, members: list, now: datetime):
@@ -219,11 +246,9 @@ class TriageActor(WilsonActor):
     def finish(self) -> None:
         reasons, self.reasons, self.waiting = self.reasons, [], set()
         daily = "daily" in reasons
-        created = self.sync(daily, ", ".join(reasons))
+        self.sync(daily, ", ".join(reasons))
         if daily and inbox.retry_deferred():
-            created.append(-1)  # parked rows are back: wake the cortex
-        if created:
-            self.tell("cortex", InboxReady())
+            self.tell("cortex", InboxReady())  # parked rows are back
 
     def sync(self, daily: bool, reason: str) -> list[int]:
         rows = buffers.unprocessed()
@@ -234,19 +259,37 @@ class TriageActor(WilsonActor):
         from wilson.synapse import SynapseError
 
         created = []
+        briefing = [] if daily else None
         tz = self.config.timezone
         for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars") or 12000)):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
                                                origin="background", tool_choice="required")
             except SynapseError as exc:
-                logger.warning("sync ({}): triage of {} row(s) postponed: {}", reason, len(batch), exc)
-                for row in batch:
-                    trace.record(row.trace_id, "postponed", self.name, f"triage failed: {exc}", now)
+                self.postpone(batch, reason, str(exc), now)
                 continue
             call = next((c for c in result.tool_calls if c.name == "triage"), None)
             raw = call.arguments.get("items") if call else None
+            if not isinstance(raw, list):
+                # No decision at all is not "forgot every row": keeping them would send each to the
+                # cortex on its own. They wait for the next sync instead.
+                self.postpone(batch, reason, "the model answered without a list of triage items", now)
+                continue
             decisions = normalise_decisions(raw, batch)
-            created += apply_triage(decisions, batch, now, daily)
+            made = apply_triage(decisions, batch, now, daily, briefing)
+            if made:
+                # Nudged per committed chunk: a crash in a later chunk must not strand these rows.
+                self.tell("cortex", InboxReady())
+            created += made
+        if briefing:
+            row_id = write_briefing(briefing, now)
+            if row_id is not None:
+                created.append(row_id)
+                self.tell("cortex", InboxReady())
         logger.info("sync ({}): {} buffered row(s) → {} inbox row(s)", reason, len(rows), len(created))
         return created
+
+    def postpone(self, batch: list, reason: str, why: str, now: datetime) -> None:
+        logger.warning("sync ({}): triage of {} row(s) postponed: {}", reason, len(batch), why)
+        for row in batch:
+            trace.record(row.trace_id, "postponed", self.name, f"triage failed: {why}", now)

@@ -53,7 +53,7 @@ DEFAULTS: dict[str, dict] = {
         "horizon_days": 365,
     },
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
-    "ras": {"interval_minutes": 15, "debounce_minutes": 60},
+    "ras": {"interval_minutes": 15},
     "tick": {"interval_seconds": 1.0, "windows": "14d,7d,3d,1d,due,overdue"},
     "hippocampus": {"schedule": "0 3 * * *"},
     "approval": {"expiry_hours": 72},

@@ -1,0 +1,158 @@
+"""The RAS: a cheap urgency scan of new buffered rows between the thalamus' syncs (issue 6).
+
+Real actors on SQLite with a simulated clock; the scripted model server answers
+over HTTP and flags as urgent exactly the snippets that say URGENT.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from actors.ras import CURSOR, RasActor, already_aroused
+from storage import buffers, trace
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import Cursor, Inbox, ReceptorBuffer
+from tests.conftest import make_config
+from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, ids_asked, offers,
+                                 request_items, requests_of, scripted, triage_requests)  # noqa: F401
+from wilson.actor import Context
+from wilson.clock import SimClock
+from wilson.messages import SyncRequest
+from wilson.synapse import make_synapse
+
+URGENT = "URGENT: the school called, please pick up Mia by 15:00 today"
+CALM = "Email from Tom: lunch sometime next month?"
+
+
+def inbox_row_for(buffer_id: int) -> Inbox:
+    rows = [r for r in Inbox.select() if buffer_id in [b["buffer_id"] for b in (r.payload or {}).get("buffers", [])]]
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+def stages(row) -> list[str]:
+    return [s.stage for s in trace.path(row.trace_id)]
+
+
+def test_an_urgent_email_between_syncs_reaches_the_inbox_within_one_ras_interval(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    assert server.requests == []
+    arrived = app.clock.now()
+    row = app.inject_buffered("email", URGENT, {"from": "school@example.com"})
+    app.advance(timedelta(minutes=15))
+
+    reflex, fast = requests_of(server, "reflex"), requests_of(server, "fast")
+    assert len(reflex) == 1 and [i["buffer_id"] for i in request_items(reflex[0]["body"])] == [row.id]
+    assert len(fast) == 1 and ids_asked(fast[0]) == [row.id]
+    order = [r["headers"].get("x-wilson-role") for r in server.requests]
+    assert order.index("reflex") < order.index("fast") < order.index("deep"), order
+    made = inbox_row_for(row.id)
+    assert made.priority == 1 and made.status == "done", "the cortex has seen it"
+    assert arrived < made.created_at <= arrived + timedelta(minutes=15)
+    assert made.created_at == at(app, 5, 14, 15), "at the first RAS tick after it arrived"
+    assert stages(row)[:3] == ["routed", "aroused", "triaged"]
+
+
+def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    row = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
+    advance_to(app, at(app, 5, 14, 30))
+    assert len(requests_of(server, "reflex")) == 1 and requests_of(server, "fast") == []
+    assert ReceptorBuffer.get_by_id(row.id).scanned_at is not None
+    assert [r.id for r in buffers.unprocessed()] == [row.id]
+
+    advance_to(app, at(app, 6, 6, 59))
+    assert len(requests_of(server, "reflex")) == 1, "a row already looked at costs nothing more"
+    assert requests_of(server, "fast") == [] and buffers.unprocessed()
+
+    advance_to(app, at(app, 6, 7, 1))
+    assert len(requests_of(server, "fast")) == 1
+    assert inbox_row_for(row.id).created_at == at(app, 6, 7, 0)
+    assert "aroused" not in stages(row)
+
+
+def test_the_same_rows_raise_the_alarm_once_even_when_the_early_sync_fails(make_app, scripted):
+    server = scripted(brain({"match": offers("triage"), "fault": "500", "times": 1}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    urgent = app.inject_buffered("email", URGENT, {})
+    advance_to(app, at(app, 5, 14, 20))
+    assert len(triage_requests(server)) == 1 and buffers.unprocessed(), "the early sync failed"
+    assert "postponed" in stages(urgent)
+
+    advance_to(app, at(app, 5, 16, 0))
+    calm = app.inject_buffered("email", CALM, {})
+    advance_to(app, at(app, 5, 21, 0))
+    reflex = requests_of(server, "reflex")
+    assert [[i["buffer_id"] for i in request_items(r["body"])] for r in reflex] == [[urgent.id], [calm.id]]
+    assert len(triage_requests(server)) == 1, "no second sync for rows it already raised the alarm about"
+    assert stages(urgent).count("aroused") == 1
+
+    advance_to(app, at(app, 6, 7, 1))
+    assert ids_asked(triage_requests(server)[-1]) == [urgent.id, calm.id]
+    assert_each_once([urgent.id, calm.id])
+
+
+def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, scripted):
+    server = scripted(brain({"match": offers("arousal"), "fault": "malformed_json", "times": 1}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    row = app.inject_buffered("email", URGENT, {})
+    advance_to(app, at(app, 5, 14, 20))
+    assert len(requests_of(server, "reflex")) == 1 and requests_of(server, "fast") == []
+    assert ReceptorBuffer.get_by_id(row.id).scanned_at is None, "not looked at, so looked at again"
+    advance_to(app, at(app, 5, 14, 35))
+    assert len(requests_of(server, "reflex")) == 2
+    assert inbox_row_for(row.id).created_at == at(app, 5, 14, 30)
+
+
+# The RAS actor's own bookkeeping, driven on the test's thread -------------------------------
+class Directory:
+    def __init__(self):
+        self.told = []
+
+    def tell(self, name, message):
+        self.told.append((name, message))
+        return True
+
+    def handled(self, name):
+        pass
+
+
+def test_arousal_is_remembered_per_row(tmp_path, scripted):
+    server = scripted(brain())
+    config = make_config(tmp_path / "home", WILSON_LLM_RETRIES=0)
+    db = open_database(None, config.home)
+    migrate()
+    clock = SimClock(datetime(2027, 1, 5, 14, 15, tzinfo=config.timezone))
+    synapse = make_synapse(config, clock, server.base_url)
+    directory = Directory()
+    ras = RasActor(Context(config=config, clock=clock, synapse=synapse, directory=directory))
+    try:
+        assert ras.scan() is False and server.requests == [], "nothing new: no model call"
+
+        urgent = buffers.add(channel="email", text=URGENT, dedup_key="u1", at=clock.now())
+        calm = buffers.add(channel="email", text=CALM, dedup_key="c1", at=clock.now())
+        assert ras.scan() is True
+        assert directory.told == [("thalamus", SyncRequest("arousal"))]
+        assert already_aroused() == {urgent.id}
+        assert ras.scan() is False and len(server.requests) == 1
+
+        # The same rows in front of the RAS again (e.g. a restored backup without scan marks).
+        ReceptorBuffer.update(scanned_at=None).execute()
+        assert ras.scan() is False
+        assert len(server.requests) == 2 and len(directory.told) == 1, "the alarm about them was raised already"
+
+        fresh = buffers.add(channel="email", text=URGENT + " (again, about Ben)", dedup_key="u2", at=clock.now())
+        assert ras.scan() is True and len(directory.told) == 2
+        assert already_aroused() == {urgent.id, fresh.id}
+        assert Cursor.get(Cursor.name == CURSOR).value == sorted({urgent.id, fresh.id})
+        assert calm.id not in already_aroused()
+    finally:
+        synapse.close()
+        db.close()
