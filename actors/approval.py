@@ -53,11 +53,12 @@ def settle_status(approval_id: int) -> str:
     statuses = [i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval_id)]
     if "pending" in statuses:
         return "partial" if any(s != "pending" for s in statuses) else "pending"
-    return "approved" if "executed" in statuses else "rejected"
+    # an item that failed was still approved by the user; only their own "no" makes a rejection
+    return "approved" if {"executed", "failed"} & set(statuses) else "rejected"
 
 
-def check(decision: Decision, approval: Approval | None, now: datetime) -> str | None:
-    """Why this decision cannot be taken, or None when it can."""
+def check(decision: Decision, approval: Approval | None, now: datetime, tz=None) -> str | None:
+    """Why this decision cannot be taken, or None when it can (`tz`: the user's, for the times it names)."""
     if approval is None:
         return f"I don't know proposal {decision.approval_id}."
     if str(decision.user_id) != str(approval.approver):
@@ -71,8 +72,9 @@ def check(decision: Decision, approval: Approval | None, now: datetime) -> str |
     if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
         Approval.update(status="expired", decided_at=now).where(
             (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
-        return (f"Proposal {approval.id} expired on {approval.expires_at:%d %b %H:%M} UTC, so I changed nothing. "
-                "Ask me again if you still want it.")
+        expired = approval.expires_at.astimezone(tz) if tz else approval.expires_at
+        return (f"Proposal {approval.id} expired on {expired:%d %b %H:%M}{'' if tz else ' UTC'}, so I changed "
+                "nothing. Ask me again if you still want it.")
     return None
 
 
@@ -184,9 +186,11 @@ class ApprovalActor(WilsonActor):
     def decide(self, decision: Decision) -> None:
         now = self.now()
         approval = Approval.get_or_none(Approval.id == decision.approval_id)
-        problem = check(decision, approval, now)
+        problem = check(decision, approval, now, self.config.timezone)
         if problem:
-            result = DecisionResult(problem, settled=approval is not None and approval.status == "expired")
+            # check() may have just marked it expired: the row knows, the object read before does not
+            expired = approval is not None and Approval.get_by_id(approval.id).status == "expired"
+            result = DecisionResult(problem, settled=expired)
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
         elif decision.action == "approve":
             result = approve(approval, decision.items, now, self.config.timezone, self.plan_task)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from loguru import logger
@@ -53,6 +53,9 @@ class RunOutcome:
 
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
                  "I'll still answer you and send deadline reminders.")
+STALE_MODIFICATION = ("You decided that proposal before I finished changing it, so I left your answer as it was. "
+                      "Tell me if you still want something changed.")
+BROKEN_RUN = "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"
 
 
 def fallback_followup(row: Inbox, tz) -> str | None:
@@ -184,7 +187,10 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                         topic_id=topic_id)
         if outcome.proposals:
             approval = create_proposal(row, outcome.proposals, channel, now, config)
-            notify["approval"] = approval.id
+            if approval is None:
+                outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION)
+            else:
+                notify["approval"] = approval.id
         if user_run:
             reply = outcome.reply
             if not reply and outcome.error:
@@ -220,9 +226,19 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
     return notify
 
 
-def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval:
-    expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval | None:
+    """Persist a proposal; None when it was to replace one the user decided while this run was thinking."""
     supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
+    if supersedes:
+        # taking the original out of the open states first is what makes a late press on it lose the race
+        taken = Approval.update(status="superseded", decided_at=now).where(
+            (Approval.id == supersedes) & (Approval.status.in_(("pending", "partial")))).execute()
+        if not taken:
+            trace.record(row.trace_id, "dropped", "cortex", f"proposal {supersedes} was decided meanwhile", now)
+            return None
+        ApprovalItem.update(status="superseded").where(
+            (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
+    expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
     approval = Approval.create(
         trace_id=row.trace_id, approver=config.get("core", "owner"), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
@@ -230,10 +246,7 @@ def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
-        Approval.update(status="superseded", superseded_by=approval.id, decided_at=now).where(
-            (Approval.id == supersedes) & (Approval.status.in_(("pending", "partial")))).execute()
-        ApprovalItem.update(status="superseded").where(
-            (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
+        Approval.update(superseded_by=approval.id).where(Approval.id == supersedes).execute()
         trace.record(row.trace_id, "superseded", "cortex", f"proposal {supersedes} replaced by {approval.id}", now)
     trace.record(row.trace_id, "proposed", "cortex", f"proposal {approval.id} with {len(items)} item(s)", now)
     return approval
@@ -281,7 +294,20 @@ class CortexActor(WilsonActor):
                                    max_priority=self.max_priority)
             if row is None:
                 return
-            self.run(row)
+            try:
+                self.run(row)
+            except Exception as exc:  # one broken run must not take the cortex (and every later message) down
+                self.contain(row, exc)
+
+    def contain(self, row: Inbox, exc: Exception) -> None:
+        now = self.now()
+        logger.opt(exception=exc).error("{} run on inbox {} broke", self.name, row.id)
+        status = inbox.fail_or_retry(row.id, now, f"{type(exc).__name__}: {exc}")
+        trace.record(row.trace_id, "error", self.name, f"{type(exc).__name__}: {exc} ({status})", now)
+        if status == "failed" and row.origin == "user":
+            channel = row.reply_channel or primary_channel(self.config)
+            box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
+            self.tell(channel, Deliver(box.id))
 
     def run(self, row: Inbox) -> None:
         now = self.now()

@@ -248,6 +248,15 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
                if args.get(k) is None or (isinstance(args[k], str) and not args[k].strip())]
     if missing:
         return f"missing {', '.join(missing)}"
+    # Types before any lookup: an object where an id belongs must be refused, not handed to the database.
+    for key, value in args.items():
+        expected = tool.parameters["properties"].get(key, {}).get("type")
+        if value is None or expected is None:
+            continue
+        if expected == "string" and not isinstance(value, str):
+            return f"{key} must be a string, got {type(value).__name__}"
+        if expected == "integer" and not _is_int(value):
+            return f"{key} must be an integer, got {value!r}"
     for key in ("due", "starts", "ends"):
         if args.get(key):
             try:
@@ -275,6 +284,14 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
     if name in ("close_topic", "update_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
         return f"no topic {args.get('topic_id')}"
     return None
+
+
+def _is_int(value) -> bool:
+    # Models often quote ids ("5"); a bool is an int to Python but never an id; and a number the
+    # database cannot bind would raise instead of simply finding nothing.
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
 
 
 # Executing approved mutations (only the approval gate calls this) ------------------

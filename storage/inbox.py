@@ -61,11 +61,17 @@ def fail_or_retry(row_id: int, at: datetime, error: str) -> str:
 
 
 def release_claimed(lane: str | None = None) -> int:
-    """On start: rows a dead worker had claimed go back to pending."""
-    query = Inbox.update(status="pending", claimed_at=None).where(Inbox.status == "claimed")
+    """On start: rows a dead worker had claimed go back to pending.
+
+    A row that was already claimed MAX_ATTEMPTS times is what killed the worker each time; it is
+    marked failed instead, so one poisonous row cannot keep an actor in a restart loop."""
+    claimed = Inbox.status == "claimed"
     if lane is not None:
-        query = query.where(Inbox.lane == lane)
-    return query.execute()
+        claimed &= Inbox.lane == lane
+    with database.atomic():
+        Inbox.update(status="failed", error="gave up after the worker died on it each time").where(
+            claimed & (Inbox.attempts >= MAX_ATTEMPTS)).execute()
+        return Inbox.update(status="pending", claimed_at=None).where(claimed).execute()
 
 
 def pending_count() -> int:

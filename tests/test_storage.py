@@ -74,6 +74,15 @@ def test_claimed_rows_are_released_on_restart(any_db):
     assert Inbox.get_by_id(row.id).status == "pending"
 
 
+def test_a_row_that_killed_its_worker_every_time_is_given_up(any_db):
+    row = inbox.add(source="x", text="poison", priority=1, at=NOW)
+    for _ in range(inbox.MAX_ATTEMPTS):
+        assert inbox.claim_next(NOW, lane="cortex").id == row.id
+        inbox.release_claimed("cortex")
+    assert Inbox.get_by_id(row.id).status == "failed"
+    assert inbox.claim_next(NOW, lane="cortex") is None
+
+
 def test_outbox_is_delivered_once_per_idempotency_key(any_db):
     first = outbox.add(channel="repl", text="hi", trace_id="t", key="reply:1", at=NOW)
     again = outbox.add(channel="repl", text="hi", trace_id="t", key="reply:1", at=NOW)

@@ -92,7 +92,8 @@ def test_hung_actor_is_detected_and_replaced():
 
 
 class CrashOnceCortex(CortexActor):
-    """A real cortex whose first run dies mid-row, the way a bug would kill it."""
+    """A real cortex whose first run dies mid-row and cannot even record why (say the database went
+    away for a moment), so the error escapes and kills the actor."""
 
     crashes = 0
 
@@ -101,6 +102,9 @@ class CrashOnceCortex(CortexActor):
             CrashOnceCortex.crashes += 1
             raise RuntimeError("bug while working on the row")
         inbox.finish(row.id, self.now())
+
+    def contain(self, row, exc):
+        raise exc
 
 
 def test_row_in_hand_when_an_actor_crashes_is_not_lost(db):

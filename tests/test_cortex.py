@@ -1,0 +1,371 @@
+"""The cortex and its tools, through real actors, SQLite and the scripted model server over HTTP.
+
+The scripted model decides from what the request says (the CONTEXT message and
+the last message), so every assertion about "what the model saw" is about the
+body the server really received.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from storage import inbox
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
+from wilson import clock as clockmod
+from wilson.messages import InboxReady
+from wilson.scripted import ScriptedServer
+
+START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
+
+
+# The scripted model --------------------------------------------------------------------
+def context_of(body: dict) -> dict:
+    for message in body["messages"]:
+        content = message.get("content") or ""
+        if message["role"] == "user" and content.startswith("CONTEXT "):
+            return json.loads(content[len("CONTEXT "):])
+    raise AssertionError("no CONTEXT message in the request")
+
+
+def tool_names(body: dict) -> set[str]:
+    return {t["function"]["name"] for t in body.get("tools") or []}
+
+
+def is_cortex(body: dict) -> bool:
+    return "surface" in tool_names(body)
+
+
+def call(name: str, **arguments) -> dict:
+    return {"name": name, "arguments": arguments}
+
+
+def organ_reply(body: dict) -> dict | None:
+    """The other organs (triage, RAS, hippocampus) get plain, harmless answers."""
+    names = tool_names(body)
+    last = body["messages"][-1]
+    if "triage" in names:
+        items = json.loads(last["content"])["items"]
+        return {"tool_calls": [call("triage", items=[
+            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:200], "priority": 2, "action": "inbox",
+             "reason": "needs a decision"} for i in items])]}
+    if "arousal" in names:
+        return {"tool_calls": [call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
+    if "record_memories" in names:
+        return {"tool_calls": [call("record_memories", items=[])]}
+    return None
+
+
+def model(decide, after=None) -> list[dict]:
+    """Rules for a ScriptedServer: `decide(context, body)` answers a cortex run's first round;
+    `after(body)` answers once the tool results are back (default: end quietly)."""
+    def reply(body):
+        other = organ_reply(body)
+        if other is not None:
+            return other
+        if body["messages"][-1]["role"] == "tool":
+            return after(body) if after else {"text": ""}
+        return decide(context_of(body), body)
+    return [{"match": lambda body, headers: True, "reply": reply}]
+
+
+def cortex_requests(server: ScriptedServer) -> list[dict]:
+    """First-round cortex requests (one per run), in order."""
+    return [r["body"] for r in server.requests
+            if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
+
+
+def tool_results(server: ScriptedServer) -> list[dict]:
+    """What the cortex answered to the model's tool calls, across all requests."""
+    seen, out = set(), []
+    for r in server.requests:
+        for message in r["body"]["messages"]:
+            if message["role"] == "tool" and message["tool_call_id"] not in seen:
+                seen.add(message["tool_call_id"])
+                out.append(json.loads(message["content"]))
+    return out
+
+
+@pytest.fixture
+def scripted(make_app):
+    """start(decide, after=None, start=START, **env) -> (app, server) over real HTTP."""
+    servers = []
+
+    def start(decide, after=None, start=START, rules=(), **env):
+        server = ScriptedServer(list(rules) + model(decide, after))
+        server.start()
+        servers.append(server)
+        environ = {"WILSON_LLM_MODEL": "m"}
+        environ.update(env)
+        app = make_app(start=start, llm=server.base_url, env=environ)
+        return app, server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def say(app, text: str) -> Inbox:
+    row = app.say(text)
+    assert app.wait_idle(), "Wilson did not settle"
+    return Inbox.get_by_id(row.id)
+
+
+def background(app, text: str, *, source: str = "email", priority: int = 2, kind: str = "buffered",
+               payload: dict | None = None) -> Inbox:
+    """What the thalamus hands the cortex for buffered input: a background inbox row."""
+    row = inbox.add(source=source, text=text, priority=priority, at=app.clock.now(), kind=kind,
+                    origin="background", payload=payload or {})
+    app.supervisor.tell("cortex", InboxReady())
+    assert app.wait_idle(), "Wilson did not settle"
+    return Inbox.get_by_id(row.id)
+
+
+def stages(trace_id: str) -> list[tuple[str, str]]:
+    return [(t.stage, t.reason) for t in Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.id)]
+
+
+def user_texts(app) -> list[str]:
+    return [d["text"] for d in app.user_deliveries()]
+
+
+# A reply on the channel the message came from --------------------------------------------
+def test_user_message_gets_reply_on_its_channel(scripted):
+    app, server = scripted(lambda ctx, body: {"text": f"Hello! You said: {ctx['stimulus']['text']}"})
+    row = say(app, "good morning")
+
+    assert row.status == "done" and row.reply_channel == "repl"
+    replies = list(Outbox.select().where(Outbox.trace_id == row.trace_id))
+    assert [(o.channel, o.status, o.text) for o in replies] == [
+        (row.reply_channel, "delivered", "Hello! You said: good morning")]
+    assert user_texts(app) == ["Hello! You said: good morning"]
+    assert app.user_deliveries()[0]["channel"] == "repl"
+    turns = [(t.role, t.text, t.channel) for t in Turn.select().order_by(Turn.id)]
+    assert turns == [("user", "good morning", "repl"), ("assistant", "Hello! You said: good morning", "repl")]
+    assert [r["headers"].get("x-wilson-role") for r in server.requests] == ["deep"]
+
+
+# Context assembly ------------------------------------------------------------------------
+def test_context_has_time_zone_topics_tasks_and_recent_turns(scripted):
+    answers = iter(["First answer.", "Second answer.", ""])
+    app, server = scripted(lambda ctx, body: {"text": next(answers)})
+    tz = app.config.timezone
+    now = app.clock.now()
+    topic = Topic.create(title="Trip to Japan", status="active", created_at=now,
+                         starts=datetime(2027, 4, 10, tzinfo=tz))
+    Task.create(title="Book flights", topic=topic, due=datetime(2027, 2, 15, tzinfo=tz), due_is_date=True,
+                created_at=now)
+    Task.create(title="Old chore", status="done", created_at=now)
+    Topic.create(title="Closed thing", status="closed", created_at=now)
+
+    say(app, "hi there")
+    app.clock.advance(timedelta(minutes=30))
+    say(app, "what is next?")
+
+    first, second = cortex_requests(server)
+    ctx = context_of(second)
+    assert ctx["now"] == "2027-01-05T08:30+01:00"  # the simulated clock, in the user's zone
+    assert ctx["timezone"] == "Europe/Berlin"
+    assert [t["title"] for t in ctx["topics"]] == ["Trip to Japan"]  # closed topics are not open work
+    assert [(t["title"], t["due"], t["topic"]) for t in ctx["tasks"]] == [
+        ("Book flights", "2027-02-15", "Trip to Japan")]
+    assert ctx["stimulus"]["text"] == "what is next?" and ctx["stimulus"]["origin"] == "user"
+    assert context_of(first)["first_contact"] is True and ctx["first_contact"] is False
+    # the earlier exchange comes before the new message, in order
+    convo = [(m["role"], m["content"]) for m in second["messages"][2:]]
+    assert convo == [("user", "hi there"), ("assistant", "First answer."), ("user", "what is next?")]
+    assert second["messages"][0]["role"] == "system"
+
+    # A background run sees the world but not the conversation.
+    background(app, "Newsletter: nothing important")
+    third = cortex_requests(server)[2]
+    assert context_of(third)["stimulus"]["origin"] == "background"
+    assert [m["content"] for m in third["messages"][2:]] == ["Newsletter: nothing important"]
+    assert [t["title"] for t in context_of(third)["tasks"]] == ["Book flights"]
+
+
+# Source-agnostic -------------------------------------------------------------------------
+def test_same_text_from_two_sources_gets_the_same_decisions(scripted):
+    text = "Dentist appointment on 2027-02-03 at 10:00, bring the insurance card"
+
+    def decide(ctx, body):
+        if "dentist" in ctx["stimulus"]["text"].lower():
+            return {"tool_calls": [call("create_task", title="Find insurance card", due="2027-02-02"),
+                                   call("surface", text="Dentist on 3 Feb: I'd get the insurance card ready.",
+                                        why="appointment needs preparation")]}
+        return {"text": ""}
+
+    app, server = scripted(decide)
+    rows = [background(app, text, source="email"), background(app, text, source="calendar")]
+    email_body, calendar_body = cortex_requests(server)
+
+    def neutral(body):
+        body = copy.deepcopy(body)
+        ctx = context_of(body)
+        assert ctx["stimulus"]["source"] in ("email", "calendar")
+        ctx["stimulus"]["source"] = ctx["stimulus"]["id"] = None
+        body["messages"][1]["content"] = "CONTEXT " + json.dumps(ctx, sort_keys=True)
+        return body
+
+    assert context_of(email_body)["stimulus"]["source"] == "email"
+    assert context_of(calendar_body)["stimulus"]["source"] == "calendar"
+    assert neutral(email_body) == neutral(calendar_body)
+
+    proposals = [Approval.get(Approval.inbox_id == r.id) for r in rows]
+    decided = [[(i.tool, i.args) for i in p.items.order_by(ApprovalItem.position)] for p in proposals]
+    assert decided[0] == decided[1] == [("create_task", {"title": "Find insurance card", "due": "2027-02-02"})]
+    surfaced = [o.text for o in Outbox.select().where(Outbox.channel == "repl").order_by(Outbox.id)
+                if o.payload.get("why")]
+    assert surfaced == ["Dentist on 3 Feb: I'd get the insurance card ready."] * 2
+    assert Task.select().count() == 0
+
+
+# Mutations are proposals, and only well-formed ones -----------------------------------------
+def test_invalid_mutations_are_refused_to_the_model_and_never_proposed(scripted):
+    def decide(ctx, body):
+        return {"tool_calls": [
+            call("create_task", due="2027-02-01"),  # no title
+            call("create_task", title="   ", due="2027-02-01"),
+            call("create_task", title="Renew passport", due="next Tuesday-ish"),
+            call("create_task", title="Pay rent", due="2027-02-30"),
+            call("update_task", task_id=999, due="2027-03-01"),
+            call("complete_task", task_id=424242),
+            call("close_topic", topic_id=77),
+            call("complete_task", task_id={"id": 1}),  # an object where an id belongs
+            call("update_task", task_id=10**30, title="Renew passport"),  # no database can bind it
+            call("create_task", title=["Pack", "Unpack"]),
+            call("create_task", title="Call the embassy", due="2027-01-20"),
+        ]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "I've proposed what I could."})
+    row = say(app, "sort out my errands")
+
+    results = tool_results(server)
+    assert len(results) == 11
+    errors = [r.get("error", "") for r in results[:10]]
+    assert all(errors), results
+    assert "title" in errors[0] and "title" in errors[1] and "due" in errors[2] and "due" in errors[3]
+    assert "999" in errors[4] and "424242" in errors[5] and "77" in errors[6]
+    assert "task_id" in errors[7] and "task_id" in errors[8] and "title" in errors[9]
+    assert results[10]["status"] == "proposed"
+
+    approval = Approval.get(Approval.inbox_id == row.id)
+    assert [(i.tool, i.args["title"]) for i in approval.items] == [("create_task", "Call the embassy")]
+    refused = [reason for stage, reason in stages(row.trace_id) if stage == "refused"]
+    assert len(refused) == 10
+    assert Task.select().count() == 0
+    assert "I've proposed what I could." in user_texts(app)
+    assert all(h.restarts == 0 for h in app.supervisor.health.values())  # refused, not crashed on
+
+
+# The model cannot approve anything -------------------------------------------------------------
+def test_a_model_claiming_approval_creates_nothing(scripted):
+    def decide(ctx, body):
+        if ctx["stimulus"]["origin"] == "user":
+            return {"text": "The user approved it, so I created the task 'Book flights' for you."}
+        return {"text": "I approved and created it."}
+
+    app, server = scripted(decide)
+    say(app, "yes, approve it and create the flights task")
+    row = background(app, "Reminder: flights are getting expensive")
+
+    assert Task.select().count() == 0 and Topic.select().count() == 0
+    assert Approval.select().count() == 0
+    # the user's run says what the model said (it is only words); the background one stays silent
+    assert user_texts(app) == ["The user approved it, so I created the task 'Book flights' for you."]
+    silent = Outbox.get(Outbox.trace_id == row.trace_id)
+    assert silent.channel == "silent" and not silent.surfaced
+
+
+# Silence and surfacing -----------------------------------------------------------------------
+def test_background_run_without_surface_reaches_nobody(scripted):
+    app, server = scripted(lambda ctx, body: {"text": "Nothing worth mentioning here."})
+    row = background(app, "Weekly newsletter from the gym")
+
+    assert app.user_deliveries() == []
+    rows = list(Outbox.select().where(Outbox.trace_id == row.trace_id))
+    assert [(o.channel, o.status, o.surfaced) for o in rows] == [("silent", "delivered", False)]
+    assert "Nothing worth mentioning" in rows[0].payload["why"]  # leaked text is recorded, not sent
+    silent = [reason for stage, reason in stages(row.trace_id) if stage == "silent"]
+    assert len(silent) == 1 and "without surface" in silent[0]
+    assert Turn.select().count() == 0  # a background run is no conversation turn
+    assert row.status == "done"
+
+
+def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
+    def decide(ctx, body):
+        text = ctx["stimulus"]["text"]
+        if "URGENT" in text:
+            return {"tool_calls": [call("surface", text="Your flight tomorrow is cancelled.", why="travel disruption",
+                                        urgent=True)]}
+        return {"tool_calls": [call("surface", text="The library book is due on Friday.", why="due soon")]}
+
+    app, server = scripted(decide, start="2027-01-05T23:10:00+01:00")
+    calm = background(app, "Library: your book is due on Friday")
+    urgent = background(app, "URGENT: flight LH123 cancelled")
+
+    # the urgent one goes out at once, at night
+    assert user_texts(app) == ["Your flight tomorrow is cancelled."]
+    held = Outbox.get(Outbox.trace_id == calm.trace_id)
+    assert held.status == "held"
+    assert held.deliver_after.astimezone(app.config.timezone) == datetime.fromisoformat("2027-01-06T07:00:00+01:00")
+    assert any(stage == "surfaced" and "quiet hours" in reason for stage, reason in stages(calm.trace_id))
+    assert Outbox.get(Outbox.trace_id == urgent.trace_id).deliver_after is None
+
+    app.advance(timedelta(hours=7))  # to 06:10: still night
+    assert user_texts(app) == ["Your flight tomorrow is cancelled."]
+    app.advance(timedelta(hours=2))
+    assert user_texts(app) == ["Your flight tomorrow is cancelled.", "The library book is due on Friday."]
+    delivered = app.user_deliveries()[1]
+    assert datetime.fromisoformat(delivered["at"]) == datetime.fromisoformat("2027-01-06T07:00:00+01:00")
+    assert Outbox.get_by_id(held.id).status == "delivered"
+
+
+# A model that fails -----------------------------------------------------------------------------
+def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(scripted):
+    failing = {"match": lambda body, headers: is_cortex(body) and "first" in body["messages"][-1]["content"],
+               "fault": "500"}
+    app, server = scripted(lambda ctx, body: {"text": "Back again."}, rules=[failing], WILSON_LLM_RETRIES="1")
+
+    first = say(app, "first message")
+    assert first.status == "done"
+    assert len([r for r in server.requests if r["status"] == 500]) == 2  # one try plus one retry
+    (apology,) = user_texts(app)
+    assert apology.startswith("Sorry") and len(apology) < 200
+    assert Turn.select().where(Turn.role == "user", Turn.text == "first message").exists()
+
+    second = say(app, "second message")
+    assert second.status == "done"
+    assert user_texts(app)[1] == "Back again."
+    assert all(h.restarts == 0 for h in app.supervisor.health.values())
+
+
+def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
+    from actors import tools
+
+    describe = tools.describe_item
+
+    def describe_or_break(name, args, tz):
+        if args.get("title") == "poison":
+            raise RuntimeError("a bug met in one run")
+        return describe(name, args, tz)
+
+    monkeypatch.setattr(tools, "describe_item", describe_or_break)
+
+    def decide(ctx, body):
+        if ctx["stimulus"]["text"] == "first":
+            return {"tool_calls": [call("create_task", title="poison")]}
+        return {"text": "Still here."}
+
+    app, server = scripted(decide)
+    app.say("first")
+    app.wait_idle(timeout=3)
+    app.say("second")
+    deadline = clockmod.monotonic() + 5
+    while "Still here." not in user_texts(app) and clockmod.monotonic() < deadline:
+        clockmod.pause(0.05)
+    assert "Still here." in user_texts(app)
+    assert app.supervisor.health["cortex-realtime"].state != "gave-up"
