@@ -22,7 +22,7 @@ from storage.migrations import migrate
 from storage.models import Outbox
 from wilson import clock as clockmod
 from wilson.actor import Context
-from wilson.config import Config
+from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
 from wilson.messages import Decision, InboxReady, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Supervisor
@@ -82,6 +82,11 @@ class Wilson:
         config.set("core", "buffered_channels", ["calendar"])
         self.db = open_database(config.get("database", "url"), config.home)
         migrate()
+        if config.get("telegram", "token") and config.get("core", "owner") == DEFAULTS["core"]["owner"]:
+            from channels.telegram import owner_id
+
+            # proposals are bound to who may approve them: on Telegram, the allow-listed (or paired) owner
+            config.set("core", "owner", owner_id(config) or DEFAULTS["core"]["owner"])
         from wilson.synapse import make_synapse
 
         self.synapse = make_synapse(config, clock, llm)

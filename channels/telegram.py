@@ -1,0 +1,887 @@
+"""Telegram: Wilson's main channel, on python-telegram-bot's Bot API client.
+
+Threads. The channel is a Pykka actor that owns an asyncio event loop running in
+a thread of its own (started in `on_start`, stopped in `on_stop`). The polling
+loop, the liveness watchdog and every Bot API call run on that loop. The loop
+crosses into Pykka only with `directory.tell`; the actor crosses into the loop
+with `run_coroutine_threadsafe`.
+
+Inbound. Wilson runs its own getUpdates loop instead of PTB's Updater, which
+acknowledges updates before they are handled. Each update is handled and its
+offset (Cursor "telegram:offset") advanced in ONE database transaction: a text
+becomes an inbox row keyed by `telegram:<update_id>` (a repeated update is a
+duplicate and ignored), a command's answer an outbox row, a button press a
+`Decision` for the approval gate, a reaction a Feedback row. Telegram may hand an
+update over more than once; it reaches the inbox exactly once. Only the
+allow-listed users (telegram.allowed_users) and users paired with `wilson pair`
+are heard; anyone else gets one polite refusal and is logged, and their words
+go nowhere.
+
+Outbound. `Deliver(outbox_id)` starts a delivery on the loop and returns at
+once, so the actor keeps answering the supervisor's pings while Telegram makes
+it wait; the row is marked delivered (with the message ids) or failed (with the
+reason) from the loop as soon as the outcome is known. Deliveries go out one at
+a time in the order they were asked for. Texts longer than Telegram's 4096
+characters are split at paragraphs, then lines. Everything is sent as plain text
+(no parse_mode), so nothing the model writes can break the formatting.
+
+Rate limits and retries: sends go through an ExtBot (the Bot subclass that
+accepts a rate limiter) with PTB's AIORateLimiter, which throttles to Telegram's
+published flood limits and, on a 429, holds *all* sends for the `retry_after`
+Telegram names (that is what Telegram asks for) and retries twice. getUpdates
+runs on a client of its own, outside the limiter, so a flood wait never stalls
+listening and a stalled poll can be replaced on its own. Around the limiter the channel
+retries network errors and timeouts (and a 429 that is still there) with
+exponential backoff until `send_deadline`; a BadRequest is never retried and
+fails the row with Telegram's reason. A timed-out send may have reached
+Telegram, so a retry can show a message twice: at-least-once is the trade for
+never losing one.
+
+The bot token is part of every request URL. httpx and PTB log URLs, so their
+loggers are held at WARNING, and whatever this module logs or stores about an
+error goes through `wilson.logs.redact` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import threading
+import warnings
+from datetime import datetime, timedelta
+
+import peewee
+from loguru import logger
+from telegram import (BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyParameters,
+                      Update)
+from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter, TelegramError
+from telegram.ext import AIORateLimiter, ExtBot
+from telegram.request import HTTPXRequest
+
+from actors import thalamus
+from actors.approval import check, outcome_line
+from channels.base import Channel
+from storage import outbox, trace
+from storage.db import database
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Topic
+from wilson import clock as clockmod
+from wilson.logs import redact
+from wilson.messages import ApprovalSettled, Decision, Deliver, StimulusCommitted, SyncRequest
+
+MAX_TEXT = 4096
+CALLBACK_ANSWER_MAX = 190
+ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
+ACTIONS = ("approve", "modify", "reject")
+BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
+
+OFFSET_CURSOR = "telegram:offset"
+HEALTH_CURSOR = "health:telegram"
+PAIRING_CODE = "telegram:pairing_code"
+PAIRED_USERS = "telegram:paired_users"
+REFUSED_USERS = "telegram:refused"
+AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce"}
+DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
+
+# Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
+MEDIA = (("voice", "voice messages"), ("video_note", "video messages"), ("audio", "audio files"),
+         ("animation", "GIFs"), ("photo", "photos"), ("video", "videos"), ("sticker", "stickers"),
+         ("document", "files"))
+
+COMMANDS = [
+    ("tasks", "your open tasks"),
+    ("topics", "topics and their tasks"),
+    ("today", "look at what's new, now"),
+    ("quiet", "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)"),
+    ("budget", "what the language model cost today"),
+    ("help", "what I understand"),
+]
+HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
+        + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
+REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run `wilson pair` where I run "
+           "and send me /start followed by the code it prints.")
+
+
+# Pure helpers -----------------------------------------------------------------
+def parse_ids(value) -> list[str]:
+    """'123, 456' (or a list) -> ['123', '456']; anything that is not a numeric id is dropped."""
+    items = value if isinstance(value, (list, tuple)) else str(value or "").replace(";", ",").split(",")
+    return [str(i).strip() for i in items if str(i).strip().lstrip("-").isdigit()]
+
+
+def get_setting(key: str, default=None):
+    row = Setting.get_or_none(Setting.key == key)
+    return default if row is None or row.value is None else row.value
+
+
+def put_setting(key: str, value) -> None:
+    Setting.insert(key=key, value=value).on_conflict(
+        conflict_target=[Setting.key], update={Setting.value: value}).execute()
+
+
+def delete_setting(key: str) -> None:
+    Setting.delete().where(Setting.key == key).execute()
+
+
+def put_cursor(name: str, value, at: datetime) -> None:
+    Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
+        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
+
+
+def paired_users() -> list[str]:
+    return [str(u) for u in get_setting(PAIRED_USERS, [])]
+
+
+def owner_id(config) -> str | None:
+    """Who Wilson works for on Telegram: the first allow-listed user, else the first paired one."""
+    allowed = parse_ids(config.get("telegram", "allowed_users"))
+    if allowed:
+        return allowed[0]
+    if database.obj is None:  # no database opened yet: nobody can have paired
+        return None
+    try:
+        paired = paired_users()
+    except peewee.PeeweeException:  # tables not migrated yet
+        return None
+    return paired[0] if paired else None
+
+
+def utf16_len(text: str) -> int:
+    """Telegram counts message length in UTF-16 code units (an emoji can count twice)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def split_text(text: str, limit: int = MAX_TEXT) -> list[str]:
+    """Pieces of at most `limit` units, cut at paragraph breaks, else line breaks, else anywhere."""
+    if utf16_len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    for separator in ("\n\n", "\n"):
+        parts = text.split(separator)
+        if len(parts) > 1:
+            current = ""
+            for part in parts:
+                candidate = f"{current}{separator}{part}" if current else part
+                if utf16_len(candidate) <= limit:
+                    current = candidate
+                    continue
+                if current:
+                    pieces.append(current)
+                current = part
+            pieces.append(current)
+            return [p for piece in pieces for p in split_text(piece, limit) if p.strip()]
+    current = ""
+    for char in text:  # one unbroken line: cut it, never inside a character
+        if utf16_len(current + char) > limit:
+            pieces.append(current)
+            current = ""
+        current += char
+    pieces.append(current)
+    return pieces
+
+
+def callback_data(approval_id: int, action: str, nonce: str) -> str:
+    return f"ap:{approval_id}:{action}:{nonce}"
+
+
+def parse_callback(data: str | None) -> tuple[int, str, str] | None:
+    parts = (data or "").split(":")
+    if len(parts) != 4 or parts[0] != "ap" or not parts[1].isdigit() or parts[2] not in ACTIONS:
+        return None
+    return int(parts[1]), parts[2], parts[3]
+
+
+def keyboard(approval: dict) -> InlineKeyboardMarkup:
+    actions = [a for a in approval.get("actions") or ACTIONS if a in ACTIONS]
+    return InlineKeyboardMarkup([[InlineKeyboardButton(BUTTON_LABELS[a], callback_data=callback_data(
+        approval["id"], a, approval["nonce"])) for a in actions]])
+
+
+def settled_text(approval: Approval) -> str:
+    labels = {"approved": "approved", "rejected": "rejected", "expired": "expired, nothing changed",
+              "superseded": f"modified, replaced by proposal {approval.superseded_by}",
+              "pending": "modified, a new proposal follows", "partial": "partly decided"}
+    text = f"Proposal {approval.id}: {labels.get(approval.status, approval.status)}\n{outcome_line(approval)}"
+    return split_text(text)[0]
+
+
+def parse_command(text: str) -> tuple[str | None, str]:
+    """'/quiet@wilson_bot 3h' -> ('quiet', '3h'); not a command -> (None, text)."""
+    if not text.startswith("/") or len(text) < 2:
+        return None, text
+    head, _, rest = text.partition(" ")
+    return head[1:].split("@", 1)[0].lower(), rest.strip()
+
+
+def media_kind(message: Message) -> tuple[str, str] | None:
+    for attribute, label in MEDIA:
+        if getattr(message, attribute, None):
+            return attribute, label
+    return None
+
+
+def reaction_value(reaction) -> str:
+    if getattr(reaction, "emoji", None):
+        return reaction.emoji
+    if getattr(reaction, "custom_emoji_id", None):
+        return f"custom:{reaction.custom_emoji_id}"
+    return str(getattr(reaction, "type", "reaction"))
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB warns that the int form is deprecated; both forms are handled
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def quiet_client_loggers() -> None:
+    """httpx logs every request URL at INFO, and the URL carries the bot token."""
+    for name in ("httpx", "httpcore", "telegram"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def describe(exc: BaseException) -> str:
+    return redact(f"{type(exc).__name__}: {exc}")
+
+
+class NoRecipient(Exception):
+    """Nobody to send to: no allowed user is configured and nobody has paired."""
+
+
+class TelegramChannel(Channel):
+    name = "telegram"
+    realtime = True
+    can_deliver = True
+
+    backoff_base = 0.25  # first wait after a network error, seconds; doubles each time
+    backoff_max = 30.0
+    send_deadline = 300.0  # a delivery still failing after this long is marked failed
+    stop_grace = 3.0  # on stop, deliveries in flight get this long to finish
+
+    def __init__(self, ctx, name: str | None = None):
+        super().__init__(ctx, name)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread: threading.Thread | None = None
+        self.bot: ExtBot | None = None  # sends; behind the rate limiter
+        self.poller: ExtBot | None = None  # getUpdates only; replaced when polling stalls
+        self._send_lock: asyncio.Lock | None = None
+        self._jobs: set[asyncio.Task] = set()
+        self._poll_task: asyncio.Task | None = None
+        self._watch_task: asyncio.Task | None = None
+        self._inflight: set[int] = set()
+        self._inflight_lock = threading.Lock()
+        self._last_ok = 0.0
+        self._restarts = 0
+        self._health_state = ""
+        self._health_written = 0.0
+        self._commands_set = False
+
+    # Configuration ---------------------------------------------------------
+    @property
+    def token(self) -> str:
+        return str(self.config.get("telegram", "token") or "")
+
+    @property
+    def forum_chat(self) -> int | None:
+        value = parse_ids([self.config.get("telegram", "forum_chat_id") or ""])
+        return int(value[0]) if value else None
+
+    @property
+    def poll_timeout(self) -> int:
+        return max(0, int(self.config.get("telegram", "poll_timeout") or 0))
+
+    @property
+    def liveness(self) -> float:
+        # A long poll legitimately stays silent for poll_timeout seconds; never call that a stall.
+        return max(float(self.config.get("telegram", "liveness_seconds") or 120), self.poll_timeout + 2.0)
+
+    def allowed(self, user_id: str) -> bool:
+        return user_id in parse_ids(self.config.get("telegram", "allowed_users")) or user_id in paired_users()
+
+    # Lifecycle (actor thread) ----------------------------------------------
+    def on_start(self):
+        quiet_client_loggers()
+        self.loop = asyncio.new_event_loop()
+        self.loop.set_exception_handler(self._loop_error)
+        self.thread = threading.Thread(target=self._run_loop, name=f"{self.name}-loop", daemon=True)
+        self.thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(self._setup(), self.loop).result(timeout=10)
+        except BaseException:
+            self._close_loop()
+            raise
+        super().on_start()
+
+    def on_stop(self):
+        self._close_loop()
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        self._close_loop()  # the replacement starts its own poller; two must never run at once
+        super().on_failure(exception_type, exception_value, traceback)
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def _close_loop(self) -> None:
+        loop, self.loop = self.loop, None
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._teardown(), loop).result(timeout=self.stop_grace + 10)
+        except Exception as exc:
+            logger.warning("stopping was not clean: {}", describe(exc))
+        loop.call_soon_threadsafe(loop.stop)
+        self.thread.join(timeout=5)
+        if not self.thread.is_alive():
+            loop.close()
+
+    def _loop_error(self, loop, context) -> None:
+        exc = context.get("exception")
+        logger.error("{}{}", redact(str(context.get("message", "error in the event loop"))),
+                     f" ({describe(exc)})" if exc else "")
+
+    # Actor side ----------------------------------------------------------------
+    def receive_other(self, message):
+        if isinstance(message, ApprovalSettled):
+            self.spawn(self._settle(message.approval_id))
+        else:
+            super().receive_other(message)
+
+    def deliver_row(self, outbox_id: int) -> None:
+        """Start the delivery on the loop and return: Telegram may keep us waiting for minutes."""
+        row = Outbox.get_or_none(Outbox.id == outbox_id)
+        if row is None or row.status != "pending" or self.loop is None:
+            return
+        with self._inflight_lock:
+            if outbox_id in self._inflight:
+                return
+            self._inflight.add(outbox_id)
+        self.spawn(self._deliver(row))
+
+    def send(self, row: Outbox) -> dict:
+        """Send one row and wait for the result (the blocking form; deliveries use `deliver_row`)."""
+        return asyncio.run_coroutine_threadsafe(self._send_row(row), self.loop).result(self.send_deadline + 30)
+
+    def spawn(self, coro) -> None:
+        """Run `coro` on the loop as a tracked job, from either thread."""
+        loop = self.loop
+        if loop is None:
+            coro.close()
+            return
+        if threading.current_thread() is self.thread:
+            self._track(coro)
+        else:
+            loop.call_soon_threadsafe(self._track, coro)
+
+    def _track(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._jobs.add(task)
+        task.add_done_callback(self._job_done)
+
+    def _job_done(self, task: asyncio.Task) -> None:
+        self._jobs.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("a job on the Telegram loop failed: {}", describe(task.exception()))
+
+    # Loop side: setup and teardown ------------------------------------------
+    def _request(self, read_timeout: float) -> HTTPXRequest:
+        return HTTPXRequest(connection_pool_size=8, connect_timeout=5.0, read_timeout=read_timeout,
+                            write_timeout=10.0, pool_timeout=5.0)
+
+    def _make_poller(self) -> ExtBot:
+        return ExtBot(self.token, base_url=self.config.get("telegram", "base_url"),
+                      request=self._request(10.0), get_updates_request=self._request(10.0))
+
+    async def _setup(self) -> None:
+        self._send_lock = asyncio.Lock()
+        self.bot = ExtBot(self.token, base_url=self.config.get("telegram", "base_url"),
+                          request=self._request(15.0), get_updates_request=self._request(10.0),
+                          rate_limiter=AIORateLimiter(max_retries=2))
+        self.poller = self._make_poller()
+        self._last_ok = clockmod.monotonic()
+        self._poll_task = asyncio.get_running_loop().create_task(self._poll())
+        self._watch_task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _teardown(self) -> None:
+        for task in (self._watch_task, self._poll_task):
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*(t for t in (self._watch_task, self._poll_task) if t), return_exceptions=True)
+        if self._jobs:
+            await asyncio.wait(list(self._jobs), timeout=self.stop_grace)
+        for job in list(self._jobs):
+            job.cancel()
+        await asyncio.gather(*self._jobs, return_exceptions=True)
+        for bot in (self.poller, self.bot):
+            if bot is not None:
+                try:
+                    await bot.shutdown()
+                except Exception as exc:
+                    logger.debug("closing the client: {}", describe(exc))
+        try:
+            self._health("stopped", force=True)
+        except peewee.PeeweeException:
+            pass
+        if not database.is_closed():
+            database.close()  # this thread's connection
+
+    # Loop side: polling ---------------------------------------------------------
+    async def _poll(self) -> None:
+        failures = 0
+        ready = False
+        offset = self._stored_offset()
+        while True:
+            try:
+                if not ready:
+                    await self.poller.initialize()
+                    await self.poller.delete_webhook(drop_pending_updates=False)
+                    await self._register_commands()
+                    ready = True
+                updates = await self.poller.get_updates(offset=offset, timeout=self.poll_timeout,
+                                                        allowed_updates=ALLOWED_UPDATES)
+                self._last_ok = clockmod.monotonic()
+                for update in updates:
+                    offset = self._receive(update)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Telegram down, token revoked, database busy: keep trying, loudly
+                failures += 1
+                wait = min(self.backoff_base * 2 ** (failures - 1), self.backoff_max)
+                if failures == 1 or isinstance(exc, InvalidToken):
+                    logger.warning("Telegram getUpdates failed ({}); retrying in {:.1f}s", describe(exc), wait)
+                self._health("retrying", error=describe(exc))
+                await asyncio.sleep(wait)
+                continue
+            if failures:
+                logger.info("polling again after {} failed attempt(s)", failures)
+            failures = 0
+            self._health("polling")
+
+    async def _register_commands(self) -> None:
+        if self._commands_set:
+            return
+        try:
+            await self.poller.set_my_commands([BotCommand(name, what[:256]) for name, what in COMMANDS])
+            self._commands_set = True
+        except TelegramError as exc:  # a missing command menu is cosmetic
+            logger.info("could not set the command menu: {}", describe(exc))
+
+    async def _watch(self) -> None:
+        """Liveness: a poller with no successful getUpdates for too long is replaced."""
+        while True:
+            await asyncio.sleep(min(1.0, self.liveness / 4))
+            silent = clockmod.monotonic() - self._last_ok
+            if silent <= self.liveness:
+                continue
+            self._restarts += 1
+            logger.warning("no successful Telegram getUpdates for {:.0f}s; restarting the polling loop", silent)
+            self._health("restarting", force=True)
+            self._poll_task.cancel()
+            await asyncio.gather(self._poll_task, return_exceptions=True)
+            old, self.poller = self.poller, self._make_poller()
+            try:
+                await asyncio.wait_for(old.shutdown(), timeout=5)
+            except Exception as exc:
+                logger.debug("closing the stalled client: {}", describe(exc))
+            self._last_ok = clockmod.monotonic()
+            self._poll_task = asyncio.get_running_loop().create_task(self._poll())
+
+    def _stored_offset(self) -> int | None:
+        row = Cursor.get_or_none(Cursor.name == OFFSET_CURSOR)
+        return int(row.value) if row is not None and row.value is not None else None
+
+    def _health(self, state: str, *, error: str | None = None, force: bool = False) -> None:
+        """Cursor health:telegram for `wilson status`; written on a change of state, else every few seconds."""
+        now = clockmod.monotonic()
+        if not force and state == self._health_state and now - self._health_written < 5:
+            return
+        value = {"state": state, "restarts": self._restarts,
+                 "last_ok": (clockmod.wall_now() - timedelta(seconds=now - self._last_ok)).isoformat(
+                     timespec="seconds")}
+        if error:
+            value["error"] = error[:300]
+        put_cursor(HEALTH_CURSOR, value, clockmod.wall_now())
+        self._health_state, self._health_written = state, now
+
+    # Loop side: one update ------------------------------------------------------
+    def _receive(self, update: Update) -> int:
+        """Handle one update and advance the offset in the same transaction; returns the next offset."""
+        now = self.now()
+        after: list = []  # what to tell whom once the transaction is committed
+        offset = update.update_id + 1
+        try:
+            with database.atomic():
+                self._interpret(update, now, after)
+                put_cursor(OFFSET_CURSOR, offset, now)
+        except (peewee.OperationalError, peewee.InterfaceError):
+            raise  # the database is busy or gone: the poller retries this update, it is not skipped
+        except Exception as exc:  # a poison update must not block every later one
+            logger.error("update {} could not be handled and is skipped: {}", update.update_id,
+                         describe(exc))
+            put_cursor(OFFSET_CURSOR, offset, now)
+            return offset
+        for action in after:
+            action()
+        return offset
+
+    def _interpret(self, update: Update, now: datetime, after: list) -> None:
+        if update.message_reaction is not None:
+            self._reaction(update.message_reaction, now)
+        elif update.callback_query is not None:
+            self._press(update.update_id, update.callback_query, now, after)
+        elif update.message is not None or update.edited_message is not None:
+            self._message(update.update_id, update.message or update.edited_message, update.message is None,
+                          now, after)
+        else:
+            logger.debug("update {} of a kind Wilson does not use", update.update_id)
+
+    def _message(self, update_id: int, message: Message, edited: bool, now: datetime, after: list) -> None:
+        user = message.from_user
+        if user is None or user.is_bot:
+            return
+        uid = str(user.id)
+        where = {"chat_id": message.chat.id}
+        if message.is_topic_message and message.message_thread_id:
+            where["thread_id"] = message.message_thread_id
+        reply = {"chat_id": message.chat.id, "message_id": message.message_id}
+        key = f"telegram:{update_id}"
+        text = message.text or message.caption or ""
+        command, argument = parse_command(message.text or "")
+
+        if command == "start" and argument:
+            self._pair(uid, argument, where, reply, key, now, after)
+            return
+        if not self.allowed(uid):
+            self._refuse(uid, where, reply, key, now, after)
+            return
+        if command:
+            if not edited:  # an edited command was answered when it was first sent
+                self._command(command, argument, where, reply, key, now, after)
+            return
+        awaiting = get_setting(AWAITING_MODIFY + uid)
+        if awaiting and text and not edited:
+            delete_setting(AWAITING_MODIFY + uid)
+            put_setting(DECISION_CHAT + str(awaiting["approval_id"]), where)
+            decision = Decision(approval_id=int(awaiting["approval_id"]), action="modify", user_id=uid,
+                                channel=self.name, text=text, nonce=awaiting.get("nonce"))
+            after.append(lambda: self.tell("approval", decision))
+            return
+        media = media_kind(message)
+        if media:
+            note = (f"I can't read {media[1]} yet, so I only read your caption." if text
+                    else f"I can't read {media[1]} yet. Could you tell me in words?")
+            self._reply(note, where, reply, f"{key}:media", now, after)
+        if not text:
+            return
+        payload = {"chat_id": message.chat.id, "message_id": message.message_id, "message_ref": dict(reply)}
+        if "thread_id" in where:
+            payload["thread_id"] = payload["message_ref"]["thread_id"] = where["thread_id"]
+            topic = (Topic.get_or_none(Topic.thread_ref == str(where["thread_id"]))
+                     if message.chat.id == self.forum_chat else None)
+            if topic is not None:
+                payload["topic_id"] = topic.id
+        replied = message.reply_to_message
+        if replied is not None and replied.forum_topic_created is None:  # a topic's root is no reply
+            payload["reply_to"] = self._replied_context(message.chat.id, replied)
+            if payload["reply_to"].get("topic_id") and "topic_id" not in payload:
+                payload["topic_id"] = payload["reply_to"]["topic_id"]
+        if edited:
+            payload["edited"] = True
+        if media:
+            payload["attachment"] = media[0]
+        row = thalamus.commit_realtime(source=self.name, text=text, user_id=uid, at=now, dedup_key=key,
+                                       payload=payload)
+        if row is not None:
+            after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))
+
+    def _replied_context(self, chat_id: int, replied: Message) -> dict:
+        row = self._delivered_row(chat_id, replied.message_id)
+        if row is None:
+            return {"text": (replied.text or replied.caption or "")[:1000], "from_wilson": False}
+        return {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
+                "from_wilson": True}
+
+    def _delivered_row(self, chat_id: int, message_id: int) -> Outbox | None:
+        """The outbox row a delivered Telegram message came from (Outbox.result holds its ids)."""
+        like = peewee.Expression(Outbox.result, peewee.OP.ILIKE, peewee.Value(f"%{message_id}%", converter=False))
+        candidates = (Outbox.select().where((Outbox.channel == self.name) & (Outbox.status == "delivered") & like)
+                      .order_by(Outbox.id.desc()).limit(50))
+        for row in candidates:
+            result = row.result or {}
+            if message_id in result.get("message_ids", []) and str(result.get("chat_id")) == str(chat_id):
+                return row
+        return None
+
+    def _pair(self, uid: str, code: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
+        expected = get_setting(PAIRING_CODE)
+        if expected and secrets.compare_digest(str(expected), code.strip()):
+            paired = paired_users()
+            if uid not in paired:
+                put_setting(PAIRED_USERS, paired + [uid])
+            delete_setting(PAIRING_CODE)  # one time only
+            refused = [u for u in get_setting(REFUSED_USERS, []) if str(u) != uid]
+            put_setting(REFUSED_USERS, refused)
+            if owner_id(self.config) == uid:
+                self.config.set("core", "owner", uid)  # proposals from now on are bound to the new owner
+            logger.info("Telegram user {} paired", uid)
+            self._reply("Paired ✓ — I'll talk with you here.\n\n" + HELP, where, reply, f"{key}:reply", now, after)
+        elif self.allowed(uid):
+            self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, where, reply,
+                        f"{key}:reply", now, after)
+        else:
+            logger.warning("Telegram user {} sent a wrong pairing code", uid)
+            self._refuse(uid, where, reply, key, now, after)
+
+    def _refuse(self, uid: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
+        refused = [str(u) for u in get_setting(REFUSED_USERS, [])]
+        if uid in refused:
+            logger.info("ignored a message from Telegram user {} (not allowed, already told)", uid)
+            return
+        put_setting(REFUSED_USERS, refused + [uid])
+        logger.warning("refused Telegram user {} (not allowed); told them once", uid)
+        self._reply(REFUSAL, where, reply, f"{key}:refusal", now, after)
+
+    def _command(self, name: str, argument: str, where: dict, reply: dict, key: str, now: datetime,
+                 after: list) -> None:
+        from wilson import views
+
+        tz = self.config.timezone
+        if name in ("start", "help"):
+            text = HELP
+        elif name == "tasks":
+            text = views.table("tasks", views.tasks(tz, "open"))
+        elif name == "topics":
+            text = views.table("topics", views.topics(tz))
+        elif name == "today":
+            after.append(lambda: self.tell("thalamus", SyncRequest("manual")))
+            text = "Looking…"
+        elif name == "quiet":
+            text = self._quiet(argument, now)
+        elif name == "budget":
+            text = self.ctx.synapse.budget_report()
+        else:
+            text = f"I don't know /{name}. /help lists what I understand."
+        self._reply(text, where, reply, f"{key}:reply", now, after)
+
+    def _quiet(self, argument: str, now: datetime) -> str:
+        from wilson import quiet
+
+        if argument.strip().lower() in ("off", "stop", "end", "0"):
+            quiet.mute(None)
+            return "Quiet is over: I'll tell you things as they come."
+        try:
+            until = now + clockmod.parse_duration(argument)
+        except ValueError:
+            return "For how long? For example /quiet 3h or /quiet 45m (/quiet off ends it)."
+        quiet.mute(until)
+        local = until.astimezone(self.config.timezone)
+        return (f"Quiet until {local:%a %d %b %H:%M} ({self.config.timezone}). "
+                "Urgent things still come through. /quiet off ends it early.")
+
+    def _reply(self, text: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
+        """Queue an answer to the chat a message came from (delivered like every other outbox row)."""
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": reply}
+        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
+                         payload=payload)
+        after.append(lambda: self.tell(self.name, Deliver(box.id)))
+
+    def _press(self, update_id: int, query, now: datetime, after: list) -> None:
+        uid = str(query.from_user.id)
+
+        def answer(text: str) -> None:
+            after.append(lambda: self.spawn(self._answer(query.id, text)))
+
+        if not self.allowed(uid):
+            logger.warning("refused a button press from Telegram user {} (not allowed)", uid)
+            answer("Sorry, these buttons are not for you.")
+            return
+        parsed = parse_callback(query.data)
+        if parsed is None:
+            logger.warning("a button press with unknown data from user {}", uid)
+            answer("That button does not work any more.")
+            return
+        approval_id, action, nonce = parsed
+        message = query.message
+        where = {"chat_id": int(message.chat.id) if message else int(uid)}
+        if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+            where["thread_id"] = message.message_thread_id
+        put_setting(DECISION_CHAT + str(approval_id), where)
+        decision = Decision(approval_id=approval_id, action=action, user_id=uid, channel=self.name, nonce=nonce)
+        # The gate decides; this early look only picks the words of the quick answer.
+        problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
+        if action == "modify" and not problem:
+            put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce})
+            self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", where,
+                        {}, f"telegram:{update_id}:modify", now, after)
+            answer("Tell me what to change.")
+            return
+        after.append(lambda: self.tell("approval", decision))
+        answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…",
+                                                               "reject": "Rejecting…"}.get(action, "OK"))
+
+    async def _answer(self, query_id: str, text: str) -> None:
+        try:
+            await self._call("answerCallbackQuery", lambda: self.bot.answer_callback_query(query_id, text=text),
+                             deadline=15.0)
+        except (TelegramError, TimeoutError) as exc:  # answered already, too old: the decision still counts
+            logger.info("could not answer a button press: {}", describe(exc))
+
+    def _reaction(self, reaction, now: datetime) -> None:
+        user = reaction.user
+        if user is None or not self.allowed(str(user.id)):
+            logger.info("ignored a reaction from someone not allowed")
+            return
+        row = self._delivered_row(reaction.chat.id, reaction.message_id)
+        if row is None:
+            logger.debug("reaction to message {} that Wilson did not send", reaction.message_id)
+            return
+        old = {reaction_value(r) for r in reaction.old_reaction or ()}
+        for value in (reaction_value(r) for r in reaction.new_reaction or ()):
+            if value not in old:
+                Feedback.create(outbox_id=row.id, kind="reaction", value=value, at=now)
+
+    # Loop side: delivering ---------------------------------------------------------
+    async def _deliver(self, row: Outbox) -> None:
+        try:
+            result = await self._send_row(row)
+        except Exception as exc:  # recorded on the row, never lost silently
+            reason = describe(exc)
+            now = self.now()
+            logger.warning("outbox {} not delivered on Telegram: {}", row.id, reason)
+            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == row.id).execute()
+            outbox.mark_failed(row.id, now, reason)
+            trace.record(row.trace_id, "failed", self.name, f"delivery failed: {reason}", now)
+        else:
+            now = self.now()
+            approval = (row.payload or {}).get("approval")
+            with database.atomic():
+                if approval:
+                    Approval.update(message_ref={"chat_id": result["chat_id"],
+                                                 "message_id": result["message_ids"][-1]}).where(
+                        Approval.id == approval["id"]).execute()
+                delivered = outbox.mark_delivered(row.id, now, result)
+            if delivered:
+                trace.record(row.trace_id, "delivered", self.name, f"outbox {row.id}", now)
+        finally:
+            with self._inflight_lock:
+                self._inflight.discard(row.id)
+
+    async def _send_row(self, row: Outbox) -> dict:
+        payload = row.payload or {}
+        markup = keyboard(payload["approval"]) if payload.get("approval") else None
+        async with self._send_lock:  # one at a time, in the order asked
+            chat_id, thread_id = self._route(row)
+            reply = payload.get("reply_to")
+            reply_to = None
+            if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
+                reply_to = ReplyParameters(message_id=int(reply["message_id"]), allow_sending_without_reply=True)
+            pieces = split_text(row.text or "") if (row.text or "").strip() else ["…"]
+            ids = []
+            for index, piece in enumerate(pieces):
+                last = index == len(pieces) - 1
+
+                def send(piece=piece, first=index == 0, last=last):
+                    return self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
+                                                 reply_parameters=reply_to if first else None,
+                                                 reply_markup=markup if last else None)
+
+                sent = await self._call("sendMessage", send)
+                ids.append(sent.message_id)
+        return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}
+
+    def _route(self, row: Outbox) -> tuple[int, int | None]:
+        """Where a row goes: its own chat, the chat it answers, its topic's thread, else the owner's chat."""
+        payload = row.payload or {}
+        if payload.get("chat_id"):
+            return int(payload["chat_id"]), payload.get("thread_id")
+        reply = payload.get("reply_to")
+        if isinstance(reply, dict) and reply.get("chat_id"):
+            return int(reply["chat_id"]), reply.get("thread_id")
+        forum = self.forum_chat
+        if forum is not None and payload.get("topic_id"):
+            topic = Topic.get_or_none(Topic.id == payload["topic_id"])
+            if topic is not None and topic.thread_ref and topic.status != "closed":
+                return forum, int(topic.thread_ref)
+        if payload.get("approval"):  # a proposal goes where the user asked for it
+            where = self._asked_in(payload["approval"].get("id"))
+            if where:
+                return where
+        decision = payload.get("decision")
+        if isinstance(decision, dict):  # the gate's answer goes where the button was pressed
+            where = get_setting(DECISION_CHAT + str(decision.get("approval_id")))
+            if where:
+                return int(where["chat_id"]), where.get("thread_id")
+        owner = owner_id(self.config)
+        if owner is None:
+            raise NoRecipient("nobody to send to: set telegram.allowed_users or pair with `wilson pair`")
+        return int(owner), None
+
+    def _asked_in(self, approval_id) -> tuple[int, int | None] | None:
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        row = Inbox.get_or_none(Inbox.id == approval.inbox_id) if approval and approval.inbox_id else None
+        if row is None or row.source != self.name or not (row.payload or {}).get("chat_id"):
+            return None
+        return int(row.payload["chat_id"]), row.payload.get("thread_id")
+
+    async def _call(self, what: str, make, deadline: float | None = None):
+        """One Bot API call with retries: network errors back off, 429s wait, a BadRequest fails at once."""
+        give_up = clockmod.monotonic() + (deadline or self.send_deadline)
+        attempt = 0
+        while True:
+            try:
+                return await make()
+            except BadRequest:  # a subclass of NetworkError, but retrying cannot fix it
+                raise
+            except RetryAfter as exc:
+                wait, last = retry_seconds(exc) + 0.1, describe(exc)
+                logger.warning("Telegram {} rate-limited; waiting {:.1f}s as Telegram asks", what, wait)
+            except NetworkError as exc:  # includes TimedOut and 5xx answers
+                wait, last = min(self.backoff_base * 2 ** attempt, self.backoff_max), describe(exc)
+                logger.warning("Telegram {} failed ({}); retrying in {:.2f}s", what, last, wait)
+            attempt += 1
+            if clockmod.monotonic() + wait > give_up:
+                raise TimeoutError(f"{what} still failing after {attempt} attempt(s), gave up: {last}")
+            await asyncio.sleep(wait)
+
+    # Loop side: settled proposals -------------------------------------------------
+    async def _settle(self, approval_id: int) -> None:
+        """Show the outcome in the proposal's own message; mirror new and closed topics to the forum."""
+        async with self._send_lock:  # after the proposal itself was delivered
+            approval = Approval.get_or_none(Approval.id == approval_id)
+            if approval is None:
+                return
+            if self.forum_chat is not None:
+                await self._mirror_topics(approval)
+            ref = approval.message_ref
+            if not ref:
+                logger.info("proposal {} settled but its message is unknown; nothing to edit",
+                            approval_id)
+                return
+            try:
+                await self._call("editMessageText", lambda: self.bot.edit_message_text(
+                    text=settled_text(approval), chat_id=ref["chat_id"], message_id=ref["message_id"],
+                    reply_markup=None))
+            except BadRequest as exc:  # not modified (settled twice) or deleted by the user
+                logger.info("proposal {} message not edited: {}", approval_id, describe(exc))
+
+    async def _mirror_topics(self, approval: Approval) -> None:
+        items = approval.items.where(ApprovalItem.status == "executed").order_by(ApprovalItem.position)
+        for item in items:
+            topic_id = (item.result or {}).get("topic_id")
+            topic = Topic.get_or_none(Topic.id == topic_id) if topic_id else None
+            if topic is None:
+                continue
+            try:
+                if item.tool == "create_topic" and not topic.thread_ref:
+                    forum_topic = await self._call("createForumTopic", lambda: self.bot.create_forum_topic(
+                        chat_id=self.forum_chat, name=topic.title[:128]))
+                    Topic.update(thread_ref=str(forum_topic.message_thread_id)).where(Topic.id == topic.id).execute()
+                    logger.info("topic {} mirrored to forum thread {}", topic.id,
+                                forum_topic.message_thread_id)
+                elif item.tool == "close_topic" and topic.thread_ref:
+                    await self._call("closeForumTopic", lambda: self.bot.close_forum_topic(
+                        chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
+            except (TelegramError, TimeoutError) as exc:
+                logger.warning("forum topic for topic {} not updated: {}", topic.id, describe(exc))

@@ -1,0 +1,475 @@
+"""A fake Telegram Bot API server on 127.0.0.1, for driving the real client in tests.
+
+It speaks the wire format python-telegram-bot expects at `/bot<TOKEN>/<method>`
+(parameters as a form or as JSON, answers as `{"ok": true, "result": ...}` or the
+error shape with `error_code`, `description` and `parameters.retry_after`), keeps
+the state that the assertions need (chats, messages with their keyboards, forum
+topics, answered callback queries) and records every call.
+
+Users act through helpers (`send_text`, `press`, `react`, `send_photo` ...), which
+queue updates for getUpdates. getUpdates long-polls like Telegram: it returns the
+queued updates with `update_id >= offset`, and a call with an offset acknowledges
+(forgets) everything below it. `deliver_again` re-sends an acknowledged update, as
+Telegram does when it never saw the acknowledgement.
+
+Faults are injected per method: an HTTP status (429 carries `retry_after`, 502 is a
+gateway error, 400 a bad request) and/or a delay before the answer, each for a
+number of calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"
+BOT_USER = {"id": 4242424242, "is_bot": True, "first_name": "Wilson", "username": "wilson_test_bot",
+            "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+# Telegram leaves these out of getUpdates unless they are asked for by name.
+OPT_IN_UPDATES = {"message_reaction", "message_reaction_count", "chat_member"}
+TEXT_PARAMS = {"text", "callback_query_id", "name", "data", "url", "description"}
+MAX_TEXT = 4096
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, description: str, retry_after: int | None = None):
+        super().__init__(description)
+        self.status, self.description, self.retry_after = status, description, retry_after
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, format, *args):  # request lines carry the token; never print them
+        pass
+
+    def do_GET(self):
+        self._handle(b"")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self._handle(self.rfile.read(length) if length else b"")
+
+    def _handle(self, raw: bytes) -> None:
+        fake: FakeTelegram = self.server.fake
+        path = self.path.split("?", 1)[0]
+        params = _parse(raw, self.headers.get("Content-Type") or "")
+        if "?" in self.path:
+            params.update(_coerce(parse_qs(self.path.split("?", 1)[1])))
+        status, body = fake.handle(path, params)
+        data = json.dumps(body).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:
+            pass  # the client gave up (a delay fault, a cancelled long poll)
+
+
+def _parse(raw: bytes, content_type: str) -> dict:
+    if not raw:
+        return {}
+    if "application/json" in content_type:
+        return json.loads(raw)
+    if "multipart/form-data" in content_type:
+        from email.parser import BytesParser
+        from email.policy import HTTP
+
+        message = BytesParser(policy=HTTP).parsebytes(
+            f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+        fields = {part.get_param("name", header="content-disposition"): [part.get_content()]
+                  for part in message.iter_parts()}
+        return _coerce(fields)
+    return _coerce(parse_qs(raw.decode(), keep_blank_values=True))
+
+
+def _coerce(fields: dict) -> dict:
+    """Form values are strings; the client JSON-encodes the structured ones (markup, lists)."""
+    out = {}
+    for key, values in fields.items():
+        value = values[-1] if isinstance(values, list) else values
+        if key not in TEXT_PARAMS and isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        out[key] = value
+    return out
+
+
+class FakeTelegram:
+    def __init__(self, token: str = DEFAULT_TOKEN, *, max_poll: float = 0.5, forum_chat_id: int | None = None):
+        self.token = token
+        self.max_poll = max_poll  # a long poll never holds longer than this, whatever timeout asks
+        self.calls: list[dict] = []
+        self.messages: dict[tuple[int, int], dict] = {}  # (chat_id, message_id) -> message
+        self.sent: list[dict] = []  # messages the bot sent, in order
+        self.callback_answers: dict[str, dict] = {}
+        self.topics: dict[int, dict] = {}  # thread id -> {"name", "closed"}
+        self.forum_chat_id = forum_chat_id
+        self.users: dict[int, dict] = {}
+        self.commands = None  # what setMyCommands registered
+        self._updates: list[dict] = []  # not yet acknowledged
+        self._all_updates: dict[int, dict] = {}
+        self._again: list[dict] = []
+        self._faults: dict[str, list[dict]] = {}
+        self._update_ids = itertools.count(700_001)
+        self._message_ids = itertools.count(10)
+        self._thread_ids = itertools.count(50)
+        self._query_ids = itertools.count(9_000)
+        self._lock = threading.Condition()
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # Lifecycle -------------------------------------------------------------
+    def start(self) -> str:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.fake = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-telegram", daemon=True)
+        self._thread.start()
+        return self.base_url
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/bot"
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            self._lock.notify_all()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join(timeout=5)
+            self._httpd = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # Faults ------------------------------------------------------------------
+    def fail(self, method: str, status: int, *, times: int = 1, retry_after: int | None = None,
+             description: str | None = None, delay: float = 0.0) -> None:
+        """The next `times` calls of `method` answer with `status` (after `delay` seconds)."""
+        with self._lock:
+            self._faults.setdefault(method, []).append(
+                {"status": status, "times": times, "retry_after": retry_after, "delay": delay,
+                 "description": description})
+
+    def delay(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` calls of `method` are held for `seconds` before they are answered normally."""
+        with self._lock:
+            self._faults.setdefault(method, []).append(
+                {"status": None, "times": times, "retry_after": None, "delay": seconds, "description": None})
+
+    def _take_fault(self, method: str) -> dict | None:
+        with self._lock:
+            queue = self._faults.get(method) or []
+            if not queue:
+                return None
+            fault = queue[0]
+            fault["times"] -= 1
+            if fault["times"] <= 0:
+                queue.pop(0)
+            return dict(fault)
+
+    # The user's side -----------------------------------------------------------
+    def user(self, user_id: int, first_name: str | None = None) -> dict:
+        found = self.users.setdefault(user_id, {"id": user_id, "is_bot": False,
+                                                "first_name": first_name or f"User{user_id}"})
+        return dict(found)
+
+    def chat(self, chat_id: int) -> dict:
+        if chat_id == self.forum_chat_id:
+            return {"id": chat_id, "type": "supergroup", "title": "Wilson topics", "is_forum": True}
+        if chat_id < 0:
+            return {"id": chat_id, "type": "supergroup", "title": f"group {chat_id}"}
+        user = self.user(chat_id)
+        return {"id": chat_id, "type": "private", "first_name": user["first_name"]}
+
+    def _queue(self, kind: str, body: dict) -> dict:
+        with self._lock:
+            update = {"update_id": next(self._update_ids), kind: body}
+            self._updates.append(update)
+            self._all_updates[update["update_id"]] = update
+            self._lock.notify_all()
+        return update
+
+    def _user_message(self, user_id: int, chat_id: int | None, thread_id: int | None, reply_to: int | None,
+                      **content) -> dict:
+        chat_id = chat_id if chat_id is not None else user_id
+        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": self.chat(chat_id),
+                   "from": self.user(user_id), **content}
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        if reply_to is not None:
+            replied = self.messages.get((chat_id, reply_to))
+            message["reply_to_message"] = {k: v for k, v in (replied or {
+                "message_id": reply_to, "date": message["date"], "chat": message["chat"]}).items()
+                if k != "reply_to_message"}
+        if "text" in content and content["text"].startswith("/"):
+            command = content["text"].split()[0]
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": utf16_len(command)}]
+        with self._lock:
+            self.messages[(chat_id, message["message_id"])] = message
+        return message
+
+    def send_text(self, user_id: int, text: str, *, chat_id: int | None = None, thread_id: int | None = None,
+                  reply_to: int | None = None) -> dict:
+        """The user sends `text` (a private chat unless `chat_id`); `reply_to` is a message id in that chat."""
+        return self._queue("message", self._user_message(user_id, chat_id, thread_id, reply_to, text=text))
+
+    def edit_text(self, user_id: int, message_id: int, text: str, *, chat_id: int | None = None) -> dict:
+        chat_id = chat_id if chat_id is not None else user_id
+        with self._lock:
+            original = dict(self.messages[(chat_id, message_id)])
+        original.update(text=text, edit_date=int(time.time()))
+        return self._queue("edited_message", original)
+
+    def send_photo(self, user_id: int, caption: str | None = None) -> dict:
+        photo = [{"file_id": "photo-small", "file_unique_id": "p1", "width": 90, "height": 60},
+                 {"file_id": "photo-large", "file_unique_id": "p2", "width": 900, "height": 600}]
+        content = {"photo": photo} | ({"caption": caption} if caption else {})
+        return self._queue("message", self._user_message(user_id, None, None, None, **content))
+
+    def send_voice(self, user_id: int) -> dict:
+        voice = {"file_id": "voice-1", "file_unique_id": "v1", "duration": 3}
+        return self._queue("message", self._user_message(user_id, None, None, None, voice=voice))
+
+    def press(self, user_id: int, message: dict, data: str) -> dict:
+        """The user presses a button (callback data `data`) under a message the bot sent."""
+        query = {"id": str(next(self._query_ids)), "from": self.user(user_id), "chat_instance": "ci-1",
+                 "data": data, "message": message}
+        return self._queue("callback_query", query)
+
+    def react(self, user_id: int, chat_id: int, message_id: int, emoji: str, *, old: str | None = None) -> dict:
+        body = {"chat": self.chat(chat_id), "message_id": message_id, "user": self.user(user_id),
+                "date": int(time.time()),
+                "old_reaction": [{"type": "emoji", "emoji": old}] if old else [],
+                "new_reaction": [{"type": "emoji", "emoji": emoji}]}
+        return self._queue("message_reaction", body)
+
+    def deliver_again(self, update_id: int) -> None:
+        """Telegram never saw the acknowledgement: the update comes once more, whatever the offset."""
+        with self._lock:
+            self._again.append(self._all_updates[update_id])
+            self._lock.notify_all()
+
+    # Inspection --------------------------------------------------------------
+    def calls_of(self, method: str) -> list[dict]:
+        with self._lock:
+            return [c for c in self.calls if c["method"] == method]
+
+    def sent_to(self, chat_id: int, thread_id: int | None = None) -> list[dict]:
+        """Messages the bot sent to a chat (to one forum thread when `thread_id`), current state."""
+        with self._lock:
+            found = [self.messages[(m["chat"]["id"], m["message_id"])] for m in self.sent
+                     if m["chat"]["id"] == chat_id]
+        if thread_id is not None:
+            found = [m for m in found if m.get("message_thread_id") == thread_id]
+        return found
+
+    def pending_updates(self) -> int:
+        with self._lock:
+            return len(self._updates) + len(self._again)
+
+    def wait_for(self, predicate, timeout: float = 10.0, what: str = "condition"):
+        """Poll `predicate` until it returns something truthy; fail the test after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.02)
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+    # The API -----------------------------------------------------------------
+    def handle(self, path: str, params: dict) -> tuple[int, dict]:
+        prefix = f"/bot{self.token}/"
+        if not path.startswith("/bot"):
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        if not path.startswith(prefix):
+            return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
+        method = path[len(prefix):]
+        started = time.monotonic()
+        entry = {"method": method, "params": params, "status": None, "at": started}
+        with self._lock:
+            self.calls.append(entry)
+        fault = self._take_fault(method)
+        entry["fault"] = fault
+        if fault and fault["delay"]:
+            self._stopping.wait(fault["delay"])
+        try:
+            if fault and fault["status"]:
+                raise ApiError(fault["status"], fault["description"] or _DESCRIPTIONS.get(fault["status"], "Error"),
+                               fault["retry_after"])
+            handler = getattr(self, "api_" + method, None)
+            if handler is None:
+                raise ApiError(404, "Not Found: method not found")
+            result = handler(params)
+        except ApiError as exc:
+            entry["status"] = exc.status
+            body = {"ok": False, "error_code": exc.status, "description": exc.description}
+            if exc.retry_after is not None:
+                body["parameters"] = {"retry_after": exc.retry_after}
+                body["description"] = f"Too Many Requests: retry after {exc.retry_after}"
+            return exc.status, body
+        entry["status"] = 200
+        return 200, {"ok": True, "result": result}
+
+    def api_getMe(self, params):
+        return BOT_USER
+
+    def api_deleteWebhook(self, params):
+        return True
+
+    def api_setMyCommands(self, params):
+        self.commands = params.get("commands")
+        return True
+
+    def api_getUpdates(self, params):
+        offset = params.get("offset")
+        limit = int(params.get("limit") or 100)
+        wait = min(float(params.get("timeout") or 0), self.max_poll)
+        allowed = params.get("allowed_updates")
+        deadline = time.monotonic() + wait
+        with self._lock:
+            if offset is not None:
+                self._updates = [u for u in self._updates if u["update_id"] >= int(offset)]
+            while True:
+                again, self._again = self._again, []
+                ready = again + [u for u in self._updates if _wanted(u, allowed)]
+                left = deadline - time.monotonic()
+                if ready or left <= 0 or self._stopping.is_set():
+                    return ready[:limit]
+                self._lock.wait(left)
+
+    def _sent_message(self, params, text: str) -> dict:
+        chat_id = int(params["chat_id"])
+        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": self.chat(chat_id),
+                   "from": dict(BOT_USER), "text": text}
+        thread = params.get("message_thread_id")
+        if thread is not None:
+            thread = int(thread)
+            if chat_id != self.forum_chat_id or thread not in self.topics:
+                raise ApiError(400, "Bad Request: message thread not found")
+            if self.topics[thread]["closed"]:
+                raise ApiError(400, "Bad Request: TOPIC_CLOSED")
+            message["message_thread_id"] = thread
+            message["is_topic_message"] = True
+        reply = params.get("reply_parameters")
+        if reply:
+            target = self.messages.get((chat_id, int(reply["message_id"])))
+            if target is None and not reply.get("allow_sending_without_reply"):
+                raise ApiError(400, "Bad Request: message to be replied not found")
+            if target is not None:
+                message["reply_to_message"] = {k: v for k, v in target.items() if k != "reply_to_message"}
+        if params.get("reply_markup"):
+            message["reply_markup"] = params["reply_markup"]
+        return message
+
+    def api_sendMessage(self, params):
+        text = params.get("text") or ""
+        if not text.strip():
+            raise ApiError(400, "Bad Request: message text is empty")
+        if utf16_len(text) > MAX_TEXT:
+            raise ApiError(400, "Bad Request: message is too long")
+        with self._lock:
+            message = self._sent_message(params, text)
+            self.messages[(message["chat"]["id"], message["message_id"])] = message
+            self.sent.append(message)
+        return message
+
+    def _existing(self, params) -> dict:
+        key = (int(params["chat_id"]), int(params["message_id"]))
+        if key not in self.messages:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        return self.messages[key]
+
+    def api_editMessageText(self, params):
+        text = params.get("text") or ""
+        if not text.strip():
+            raise ApiError(400, "Bad Request: message text is empty")
+        if utf16_len(text) > MAX_TEXT:
+            raise ApiError(400, "Bad Request: message is too long")
+        with self._lock:
+            message = self._existing(params)
+            markup = params.get("reply_markup")
+            if message.get("text") == text and message.get("reply_markup") == markup:
+                raise ApiError(400, "Bad Request: message is not modified")
+            message["text"] = text
+            message["edit_date"] = int(time.time())
+            if markup:
+                message["reply_markup"] = markup
+            else:
+                message.pop("reply_markup", None)
+            return dict(message)
+
+    def api_editMessageReplyMarkup(self, params):
+        with self._lock:
+            message = self._existing(params)
+            markup = params.get("reply_markup")
+            if markup:
+                message["reply_markup"] = markup
+            else:
+                message.pop("reply_markup", None)
+            return dict(message)
+
+    def api_answerCallbackQuery(self, params):
+        query_id = str(params.get("callback_query_id"))
+        with self._lock:
+            known = any(u.get("callback_query", {}).get("id") == query_id for u in self._all_updates.values())
+            if not known or query_id in self.callback_answers:
+                raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
+            self.callback_answers[query_id] = {"text": params.get("text"), "at": time.monotonic()}
+        return True
+
+    def api_createForumTopic(self, params):
+        if int(params["chat_id"]) != self.forum_chat_id:
+            raise ApiError(400, "Bad Request: the chat is not a forum")
+        name = params.get("name") or ""
+        if not 1 <= len(name) <= 128:
+            raise ApiError(400, "Bad Request: TOPIC_NAME_INVALID")
+        with self._lock:
+            thread = next(self._thread_ids)
+            self.topics[thread] = {"name": name, "closed": False}
+        return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
+
+    def api_closeForumTopic(self, params):
+        thread = int(params["message_thread_id"])
+        with self._lock:
+            topic = self.topics.get(thread)
+            if int(params["chat_id"]) != self.forum_chat_id or topic is None:
+                raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
+            if topic["closed"]:
+                raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
+            topic["closed"] = True
+        return True
+
+
+_DESCRIPTIONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden: bot was blocked by the user",
+                 409: "Conflict: terminated by other getUpdates request", 429: "Too Many Requests",
+                 500: "Internal Server Error", 502: "Bad Gateway"}
+
+
+def _wanted(update: dict, allowed) -> bool:
+    kind = next(k for k in update if k != "update_id")
+    if allowed:
+        return kind in allowed
+    return kind not in OPT_IN_UPDATES

@@ -1,0 +1,435 @@
+"""The Telegram channel end to end: the real PTB client against a fake Bot API server.
+
+Every test runs a whole Wilson (real clock, a scripted model server over HTTP) in a
+temporary home and talks to it as Telegram users through tests/fake_telegram.py.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+
+import pytest
+
+from channels import telegram as tg
+from storage import outbox
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic
+from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
+from wilson.app import Wilson
+from wilson.clock import RealClock
+from wilson.config import load
+from wilson.messages import Deliver
+from wilson.scripted import ScriptedServer
+
+# PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+OWNER = 1001
+FRIEND = 1002  # allow-listed, but proposals are not hers to decide
+STRANGER = 6666
+FORUM = -1001234567
+LONG_REPLY = "\n\n".join(f"Paragraph {i}: " + "x" * 86 for i in range(60))  # 6,000+ characters
+
+
+def _last_user_text(body) -> str | None:
+    last = (body.get("messages") or [{}])[-1]
+    return last.get("content") if last.get("role") == "user" else None
+
+
+def _said(phrase: str):
+    return lambda body, headers: phrase.lower() in (_last_user_text(body) or "").lower()
+
+
+def _proposal(*calls):
+    return {"tool_calls": [{"name": name, "arguments": args} for name, args in calls]}
+
+
+MODEL_RULES = [
+    {"match": _said("flying to Japan"), "reply": _proposal(
+        ("create_topic", {"title": "Japan trip", "starts": "2027-04-10", "ends": "2027-04-20"}),
+        ("create_task", {"title": "Book flights", "due": "2027-03-01", "topic": "Japan trip"}))},
+    {"match": _said("April 12"), "reply": _proposal(
+        ("create_topic", {"title": "Japan trip", "starts": "2027-04-12"}))},
+    {"match": _said("long answer"), "reply": {"text": LONG_REPLY}},
+    {"match": _said("trip is over"), "reply": _proposal(("close_topic", {"topic_id": 1}))},
+    {"match": lambda body, headers: _last_user_text(body) is not None,
+     "reply": lambda body: {"text": "echo: " + _last_user_text(body)}},
+]
+
+
+@pytest.fixture
+def fake():
+    server = FakeTelegram(forum_chat_id=FORUM)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def model():
+    server = ScriptedServer(MODEL_RULES)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wilson(tmp_path, fake, model):
+    """Start Wilson apps on one home; all are stopped at the end. Returns start(**env) -> app."""
+    apps = []
+
+    def start(logs: list | None = None, log_level: str = "INFO", **env):
+        environ = {"WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
+                   "WILSON_TELEGRAM_ALLOWED_USERS": f"{OWNER},{FRIEND}", "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+                   "WILSON_CORE_QUIET_HOURS": "off"}
+        environ.update({f"WILSON_{k.upper()}": str(v) for k, v in env.items()})
+        config = load(tmp_path, environ=environ)
+        sink = logs.append if logs is not None else (lambda line: None)
+        app = Wilson(config, RealClock(), llm=model.base_url, log_sink=sink, log_level=log_level)
+        apps.append(app)
+        return app.start()
+
+    yield start
+    for app in apps:
+        if app.supervisor is not None and not app.db.is_closed():
+            app.stop()
+
+
+def texts(fake, chat_id, thread_id=None) -> list[str]:
+    return [m["text"] for m in fake.sent_to(chat_id, thread_id)]
+
+
+def wait_text(fake, chat_id, needle, timeout=10.0, thread_id=None) -> dict:
+    return fake.wait_for(lambda: next((m for m in fake.sent_to(chat_id, thread_id) if needle in m["text"]), None),
+                         timeout, f"a message containing {needle!r} in chat {chat_id}")
+
+
+def buttons(message) -> dict[str, str]:
+    row = message["reply_markup"]["inline_keyboard"][0]
+    return {b["callback_data"].split(":")[2]: b["callback_data"] for b in row}
+
+
+def propose_japan(fake) -> dict:
+    fake.send_text(OWNER, "I'm flying to Japan on 2027-04-10")
+    return wait_text(fake, OWNER, "Proposal")
+
+
+# Conversation -------------------------------------------------------------------
+def test_a_message_is_answered_once_in_its_chat_and_the_offset_is_committed(wilson, fake):
+    app = wilson()
+    update = fake.send_text(OWNER, "hello there")
+    reply = wait_text(fake, OWNER, "echo: hello there")
+    assert reply["reply_to_message"]["message_id"] == update["message"]["message_id"]
+    assert app.wait_idle(10)
+    row = Inbox.get(Inbox.dedup_key == f"telegram:{update['update_id']}")
+    assert (row.source, row.user_id, row.text) == ("telegram", str(OWNER), "hello there")
+    assert Cursor.get(Cursor.name == "telegram:offset").value == update["update_id"] + 1
+    assert all("parse_mode" not in c["params"] for c in fake.calls_of("sendMessage"))  # plain text
+    assert set(fake.calls_of("getUpdates")[-1]["params"]["allowed_updates"]) >= {"message", "callback_query",
+                                                                                  "message_reaction"}
+
+    # A reply to Wilson's message carries that message into the cortex's context.
+    fake.send_text(OWNER, "why do you say that?", reply_to=reply["message_id"])
+    wait_text(fake, OWNER, "echo: why do you say that?")
+    asked = Inbox.get(Inbox.text == "why do you say that?")
+    assert asked.payload["reply_to"]["text"] == "echo: hello there"
+    assert asked.payload["reply_to"]["from_wilson"] is True
+
+    # An edited message is heard again, marked as an edit.
+    fake.edit_text(OWNER, update["message"]["message_id"], "hello again")
+    wait_text(fake, OWNER, "echo: hello again")
+    assert Inbox.get(Inbox.text == "hello again").payload["edited"] is True
+
+
+def test_a_stranger_is_refused_once_and_never_reaches_the_model(wilson, fake, model):
+    app = wilson()
+    fake.send_text(STRANGER, "hi, I am a stranger with a secret plan")
+    fake.send_text(STRANGER, "hello? anyone?")
+    wait_text(fake, STRANGER, "I only talk with the person I work for")
+    # Updates are handled in order: once the owner is answered, both stranger messages were handled.
+    fake.send_text(OWNER, "barrier")
+    wait_text(fake, OWNER, "echo: barrier")
+    assert app.wait_idle(10)
+    assert len(fake.sent_to(STRANGER)) == 1
+    assert not Inbox.select().where(Inbox.user_id == str(STRANGER)).exists()
+    assert "stranger" not in json.dumps([r["body"] for r in model.requests])
+    assert str(STRANGER) in [str(u) for u in Setting.get(Setting.key == "telegram:refused").value]
+
+
+def test_pairing_with_the_one_time_code(wilson, fake):
+    app = wilson(telegram_allowed_users="")
+    Setting.create(key="telegram:pairing_code", value="c0ffee")  # what `wilson pair` stores
+    fake.send_text(3003, "/start wrong")
+    wait_text(fake, 3003, "I only talk with the person I work for")
+    fake.send_text(3003, "/start c0ffee")
+    wait_text(fake, 3003, "Paired ✓")
+    fake.send_text(3003, "now can we talk?")
+    wait_text(fake, 3003, "echo: now can we talk?")
+    assert Setting.get(Setting.key == "telegram:paired_users").value == ["3003"]
+    assert Setting.get_or_none(Setting.key == "telegram:pairing_code") is None  # one time only
+    assert tg.owner_id(app.config) == "3003"
+    fake.send_text(4004, "/start c0ffee")  # the code is spent
+    wait_text(fake, 4004, "I only talk with the person I work for")
+
+
+def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson, fake):
+    app = wilson()
+    fake.send_voice(OWNER)
+    wait_text(fake, OWNER, "I can't read voice messages yet")
+    fake.send_photo(OWNER, caption="my new desk")
+    wait_text(fake, OWNER, "I can't read photos yet, so I only read your caption")
+    wait_text(fake, OWNER, "echo: my new desk")
+    fake.send_text(OWNER, "/quiet 2h")
+    wait_text(fake, OWNER, "Quiet until")
+    fake.send_text(OWNER, "/budget")
+    wait_text(fake, OWNER, "Model use today")
+    fake.send_text(OWNER, "/today")
+    wait_text(fake, OWNER, "Looking…")
+    fake.send_text(OWNER, "/nonsense")
+    wait_text(fake, OWNER, "I don't know /nonsense")
+    assert app.wait_idle(10)
+    from wilson import quiet
+
+    muted = quiet.muted_until()
+    assert muted is not None and 1.9 * 3600 < (muted - app.clock.now()).total_seconds() <= 2 * 3600
+    assert not Inbox.select().where(Inbox.text.startswith("/")).exists()  # commands never reach the model
+    assert Outbox.select().where((Outbox.channel == "telegram") & (Outbox.status != "delivered")).count() == 0
+
+
+# Approvals ------------------------------------------------------------------------
+def test_approval_by_button_executes_once_even_when_pressed_twice(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    data = buttons(proposal)
+    assert set(data) == {"approve", "modify", "reject"}
+    assert all(len(d.encode()) <= 64 for d in data.values())  # Telegram's callback_data limit
+    first = fake.press(OWNER, proposal, data["approve"])
+    second = fake.press(OWNER, proposal, data["approve"])
+    wait_text(fake, OWNER, "Done:")
+    wait_text(fake, OWNER, "Already done")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 1
+    assert [i.status for i in ApprovalItem.select()] == ["executed", "executed"]
+    answers = fake.callback_answers
+    assert answers[first["callback_query"]["id"]]["text"] == "Approving…"
+    assert second["callback_query"]["id"] in answers  # every press is answered
+    late = fake.press(OWNER, proposal, data["approve"])  # pressed again long after
+    fake.wait_for(lambda: late["callback_query"]["id"] in fake.callback_answers, 5, "the late press answered")
+    assert "Already done" in fake.callback_answers[late["callback_query"]["id"]]["text"]
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 1
+    edited = fake.wait_for(lambda: (m := fake.messages[(OWNER, proposal["message_id"])]).get("edit_date") and m,
+                           5, "the proposal edited in place")
+    assert edited["text"].startswith(f"Proposal {Approval.get().id}: approved")
+    assert "✓ New topic: Japan trip" in edited["text"] and "reply_markup" not in edited
+    assert Approval.get().message_ref == {"chat_id": OWNER, "message_id": proposal["message_id"]}
+    fake.send_text(OWNER, "/tasks")
+    wait_text(fake, OWNER, "Book flights")
+    fake.send_text(OWNER, "/topics")
+    wait_text(fake, OWNER, "Japan trip")
+
+
+def test_a_press_by_another_user_is_refused_and_the_owner_can_still_decide(wilson, fake):
+    app = wilson()
+    family = -2024  # a group where the owner, a friend and a stranger all see the buttons
+    fake.send_text(OWNER, "I'm flying to Japan on 2027-04-10", chat_id=family)
+    proposal = wait_text(fake, family, "Proposal")  # the proposal goes where it was asked for
+    data = buttons(proposal)
+    press = fake.press(FRIEND, proposal, data["approve"])
+    wait_text(fake, family, "only the person this proposal is for")
+    stranger = fake.press(STRANGER, proposal, data["approve"])  # not even allow-listed: refused at the door
+    stale = fake.press(OWNER, proposal, data["approve"].rsplit(":", 1)[0] + ":forged")
+    wait_text(fake, family, "That button is out of date")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 0 and Approval.get().status == "pending"
+    assert "only the person" in fake.callback_answers[press["callback_query"]["id"]]["text"]
+    assert "out of date" in fake.callback_answers[stale["callback_query"]["id"]]["text"]
+    assert "not for you" in fake.callback_answers[stranger["callback_query"]["id"]]["text"]
+    fake.press(OWNER, proposal, data["reject"])
+    wait_text(fake, family, "Rejected, nothing changed")
+    edited = fake.wait_for(lambda: "rejected" in fake.messages[(family, proposal["message_id"])]["text"]
+                           and fake.messages[(family, proposal["message_id"])], 5, "the rejection shown in place")
+    assert "✗ New topic: Japan trip" in edited["text"] and "reply_markup" not in edited
+    assert Topic.select().count() == 0
+
+
+def test_a_press_on_an_expired_proposal_changes_nothing_and_says_so_in_place(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    assert app.wait_idle(10)
+    Approval.update(expires_at=app.clock.now() - timedelta(minutes=1)).execute()
+    press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, OWNER, "expired on")
+    assert "expired" in fake.callback_answers[press["callback_query"]["id"]]["text"]
+    shown = fake.wait_for(lambda: "expired" in (m := fake.messages[(OWNER, proposal["message_id"])])["text"] and m,
+                          5, "the expiry shown in place")
+    assert "reply_markup" not in shown
+    assert Topic.select().count() == 0 and Approval.get().status == "expired"
+
+
+def test_modify_asks_for_the_change_in_conversation(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["modify"])
+    wait_text(fake, OWNER, "What should I change in proposal")
+    fake.send_text(OWNER, "Make it April 12 instead")
+    fake.wait_for(lambda: len([m for m in fake.sent_to(OWNER) if m["text"].startswith("Proposal ")]) == 2, 10,
+                  "a replacement proposal")
+    assert app.wait_idle(10)
+    old, new = Approval.select().order_by(Approval.id)
+    assert (old.status, old.superseded_by, new.supersedes) == ("superseded", new.id, old.id)
+    assert not Inbox.select().where((Inbox.text == "Make it April 12 instead") & (Inbox.kind != "modify")).exists()
+    assert Setting.get_or_none(Setting.key == f"telegram:awaiting_modify:{OWNER}") is None
+    shown = fake.messages[(OWNER, proposal["message_id"])]
+    assert "modified" in shown["text"] and "reply_markup" not in shown
+
+
+# Delivery under trouble -------------------------------------------------------------
+def test_a_429_with_retry_after_delays_but_delivers(wilson, fake):
+    app = wilson()
+    fake.fail("sendMessage", 429, retry_after=1)
+    fake.send_text(OWNER, "are you there?")
+    wait_text(fake, OWNER, "echo: are you there?")
+    assert app.wait_idle(10)
+    calls = fake.calls_of("sendMessage")
+    assert [c["status"] for c in calls] == [429, 200]
+    assert calls[1]["at"] - calls[0]["at"] >= 0.95
+    assert texts(fake, OWNER) == ["echo: are you there?"]
+
+
+def test_a_502_burst_delivers_after_recovery(wilson, fake):
+    app = wilson()
+    fake.fail("sendMessage", 502, times=3)
+    fake.send_text(OWNER, "still there?")
+    wait_text(fake, OWNER, "echo: still there?")
+    assert app.wait_idle(10)
+    assert [c["status"] for c in fake.calls_of("sendMessage")] == [502, 502, 502, 200]
+    assert texts(fake, OWNER) == ["echo: still there?"]
+    assert Outbox.get(Outbox.text == "echo: still there?").status == "delivered"
+
+
+def test_a_bad_request_is_not_retried_and_fails_the_row_with_its_reason(wilson, fake):
+    app = wilson()
+    fake.fail("sendMessage", 400, description="Bad Request: chat not found")
+    fake.send_text(OWNER, "this reply will bounce")
+    row = fake.wait_for(lambda: Outbox.get_or_none((Outbox.status == "failed")), 10, "a failed outbox row")
+    assert "chat not found" in row.result["error"].lower()
+    assert len(fake.calls_of("sendMessage")) == 1
+    assert app.wait_idle(10)
+
+
+def test_a_crash_between_receiving_and_handling_loses_nothing_and_answers_once(wilson, fake):
+    first = wilson()
+    first.supervisor.ref("cortex-realtime").stop()  # the process "dies" before the cortex gets to it
+    update = fake.send_text(OWNER, "remember the milk")
+    key = f"telegram:{update['update_id']}"
+    fake.wait_for(lambda: Inbox.get_or_none(Inbox.dedup_key == key), 10, "the update committed to the inbox")
+    offset = Cursor.get(Cursor.name == "telegram:offset").value
+    assert offset == update["update_id"] + 1
+    first.stop()
+    assert texts(fake, OWNER) == []
+
+    fake.deliver_again(update["update_id"])  # Telegram never heard the acknowledgement
+    calls_before = len(fake.calls_of("getUpdates"))
+    second = wilson()
+    wait_text(fake, OWNER, "echo: remember the milk")
+    fake.send_text(OWNER, "barrier")
+    wait_text(fake, OWNER, "echo: barrier")
+    assert second.wait_idle(10)
+    assert texts(fake, OWNER).count("echo: remember the milk") == 1
+    assert Inbox.select().where(Inbox.text == "remember the milk").count() == 1
+    assert fake.calls_of("getUpdates")[calls_before]["params"]["offset"] == offset  # resumed from the cursor
+
+
+def test_a_6000_character_reply_arrives_as_two_messages(wilson, fake):
+    app = wilson()
+    fake.send_text(OWNER, "give me a long answer")
+    fake.wait_for(lambda: len(fake.sent_to(OWNER)) >= 2, 10, "two messages")
+    assert app.wait_idle(10)
+    sent = texts(fake, OWNER)
+    assert len(LONG_REPLY) > 6000 and len(sent) == 2
+    assert all(len(t) <= 4096 for t in sent)
+    assert "\n\n".join(sent) == LONG_REPLY  # cut at a paragraph break, nothing lost
+    assert Outbox.get(Outbox.text == LONG_REPLY).result["message_ids"] == [m["message_id"]
+                                                                            for m in fake.sent_to(OWNER)]
+
+
+def test_split_text_prefers_paragraphs_then_lines_then_hard_cuts():
+    assert tg.split_text("short") == ["short"]
+    assert tg.split_text("aaa\n\nbbb\n\nccc", limit=8) == ["aaa\n\nbbb", "ccc"]
+    assert tg.split_text("aaaa\nbbbb\ncccc", limit=9) == ["aaaa\nbbbb", "cccc"]
+    assert tg.split_text("x" * 10, limit=4) == ["xxxx", "xxxx", "xx"]
+    emoji = tg.split_text("😀" * 5, limit=4)  # two UTF-16 units each, never cut in half
+    assert emoji == ["😀😀", "😀😀", "😀"]
+
+
+# Forum topics, reactions ---------------------------------------------------------------
+def test_a_topic_is_mirrored_to_the_forum_and_its_thread_maps_back(wilson, fake):
+    app = wilson(telegram_forum_chat_id=FORUM)
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, OWNER, "Done:")
+    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
+    thread = int(topic.thread_ref)
+    assert fake.topics[thread] == {"name": "Japan trip", "closed": False}
+    [created] = fake.calls_of("createForumTopic")
+    assert int(created["params"]["chat_id"]) == FORUM
+
+    fake.send_text(OWNER, "what is left for this trip?", chat_id=FORUM, thread_id=thread)
+    wait_text(fake, FORUM, "echo: what is left for this trip?", thread_id=thread)
+    assert app.wait_idle(10)
+    asked = Inbox.get(Inbox.text == "what is left for this trip?")
+    assert asked.payload["topic_id"] == topic.id and asked.payload["thread_id"] == thread
+
+    # A reaction on a delivered message is feedback on that message.
+    reply = fake.sent_to(FORUM, thread)[-1]
+    fake.react(OWNER, FORUM, reply["message_id"], "👍")
+    fake.react(STRANGER, FORUM, reply["message_id"], "👎")  # not allowed: ignored
+    feedback = fake.wait_for(lambda: list(Feedback.select().where(Feedback.kind == "reaction")), 5, "feedback")
+    row = Outbox.get(Outbox.text == "echo: what is left for this trip?")
+    assert [(f.outbox_id, f.value) for f in feedback] == [(row.id, "👍")]
+
+    # Anything else about the topic (a reminder, a surfaced note) goes to its thread too.
+    note = outbox.add(channel="telegram", text="Your flights are still not booked.", trace_id="t-note",
+                      key="note:1", at=app.clock.now(), payload={"topic_id": topic.id})
+    app.supervisor.tell("telegram", Deliver(note.id))
+    wait_text(fake, FORUM, "still not booked", thread_id=thread)
+
+    # Closing the topic closes its thread.
+    fake.send_text(OWNER, "The trip is over")
+    closing = wait_text(fake, OWNER, "Close topic: Japan trip")
+    fake.press(OWNER, closing, buttons(closing)["approve"])
+    fake.wait_for(lambda: fake.topics[thread]["closed"], 5, "the forum thread closed")
+    assert Topic.get_by_id(topic.id).status == "closed"
+
+
+# Liveness and secrets ---------------------------------------------------------------------
+def test_a_stalled_poll_is_restarted_by_the_watchdog(wilson, fake):
+    app = wilson(telegram_liveness_seconds=2)
+    fake.delay("getUpdates", 30)  # the connection hangs without an error
+    fake.wait_for(lambda: any(c["fault"] for c in fake.calls_of("getUpdates")), 5, "a hanging poll")
+    fake.send_text(OWNER, "are you stuck?")
+    wait_text(fake, OWNER, "echo: are you stuck?", timeout=15)
+    assert app.wait_idle(10)
+    health = fake.wait_for(lambda: (v := Cursor.get(Cursor.name == "health:telegram").value)["state"] == "polling"
+                           and v, 5, "healthy again")
+    assert health["restarts"] == 1
+    assert len(fake.calls_of("getMe")) == 2  # a fresh client was built for the new poller
+
+
+def test_the_bot_token_never_appears_in_logs(wilson, fake, capfd, caplog):
+    caplog.set_level(logging.DEBUG)  # whatever the host's logging setup, the client's URL logs stay out
+    logs: list[str] = []
+    fake.fail("getMe", 401)  # PTB's InvalidToken message quotes the token
+    fake.fail("sendMessage", 502)
+    app = wilson(logs=logs, log_level="DEBUG")
+    fake.send_text(OWNER, "hello")
+    wait_text(fake, OWNER, "echo: hello", timeout=15)
+    assert app.wait_idle(10)
+    app.stop()
+    captured = capfd.readouterr()
+    everything = "".join(logs) + captured.out + captured.err + caplog.text
+    assert "getUpdates failed" in everything and "sendMessage failed" in everything  # the errors were logged
+    assert DEFAULT_TOKEN not in everything
+    assert DEFAULT_TOKEN.split(":")[1] not in everything
