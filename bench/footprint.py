@@ -1,0 +1,175 @@
+"""Footprint: how long Wilson takes to be ready, and how much memory it holds.
+
+    python -m bench.footprint [--quick] [--json]
+
+Ready: `bin/wilson --home DIR run --llm offline` is started as a process with
+"say hi" on its standard input (no Telegram token, so it talks on the terminal),
+and timed until its first delivery line is printed. Baseline: a bare Python process
+that imports the same libraries (pykka, telegram, peewee, httpx, croniter, loguru,
+icalendar, recurring_ical_events, caldav) and exits.
+
+Memory: resident set size (VmRSS from /proc/self/status) of a process that ran
+Wilson through one simulated hour carrying a full day's worth of the persona's input
+(40 emails, 15 messages, 30 calendar events, 10 tasks) with the offline model, beside
+a bare process that imports the same libraries. Each is its own process, so neither
+inherits the other's heap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bench.common import ROOT, Figure, TempHome, emit, ratio, result
+from wilson.clock import monotonic
+
+LIBRARIES = "pykka, telegram, peewee, httpx, croniter, loguru, icalendar, recurring_ical_events, caldav"
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def _ready_seconds() -> float:
+    """`wilson run` until its first delivery line."""
+    with TempHome("ready") as home:
+        start = monotonic()
+        proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home),
+                                 "--log-level", "WARNING", "run", "--llm", "offline"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, env=_env(), cwd=str(home))
+        try:
+            proc.stdin.write("say hi\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                if line.startswith("[") and "Wilson" in line:
+                    elapsed = monotonic() - start
+                    break
+            else:
+                raise RuntimeError("wilson run printed no delivery")
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return elapsed
+
+
+def _bare_import_seconds() -> float:
+    start = monotonic()
+    subprocess.run([sys.executable, "-c", f"import {LIBRARIES}"], check=True, env=_env())
+    return monotonic() - start
+
+
+def _child(kind: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "bench.footprint", "--child", kind], check=True, env=_env(),
+                         capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def child_bare() -> dict:
+    exec(f"import {LIBRARIES}")  # noqa: S102 - the same import line the baseline process runs
+    return {"rss_kb": _status_kb("VmRSS"), "hwm_kb": _status_kb("VmHWM")}
+
+
+def child_wilson() -> dict:
+    """One simulated hour with a day's worth of the persona's input, offline model."""
+    exec(f"import {LIBRARIES}")  # noqa: S102 - Wilson imports them lazily; count them the same way
+    from bench import persona
+    from bench.common import bench_config, make_wilson
+    from wilson.clock import SimClock
+
+    with TempHome("rss") as home:
+        config = bench_config(home)
+        clock = SimClock(datetime.fromisoformat("2027-03-01T08:00:00+01:00"))
+        started = monotonic()
+        app = make_wilson(config, clock, llm="offline")
+        tz = config.timezone
+        windows = [w.strip() for w in str(config.get("tick", "windows")).split(",") if w.strip()]
+        persona.write_calendar(app.calendar_file(), clock.now(), tz)
+        persona.create_tasks(clock.now(), tz, windows)
+        app.start()
+        start_seconds = monotonic() - started
+        rss_started = _status_kb("VmRSS")
+        try:
+            begin = clock.now()
+            midnight = datetime.combine(begin.astimezone(tz).date(), datetime.min.time(), tzinfo=tz)
+            day = [s for s in persona.stimuli(midnight, 1, tz) if s.kind != "calendar"]
+            first, last = day[0].at, day[-1].at
+            span = (last - first).total_seconds() or 1
+            app.sync()  # the calendar comes in at once
+            app.wait_idle()
+            for item in day:  # the day squeezed into one hour, in the same order
+                at = begin + timedelta(seconds=(item.at - first).total_seconds() / span * 3600)
+                if at > clock.now():
+                    app.advance(at - clock.now())
+                if item.kind == "chat":
+                    app.say(item.text)
+                else:
+                    app.inject_buffered("email", item.text, item.payload)
+                app.wait_idle()
+            app.advance(begin + timedelta(hours=1) - clock.now())
+            from storage.models import Inbox, Outbox, ReceptorBuffer
+
+            counts = {"inbox": Inbox.select().count(), "outbox": Outbox.select().count(),
+                      "buffered": ReceptorBuffer.select().count(), "stimuli": len(day)}
+        finally:
+            app.stop()
+    return {"rss_kb": _status_kb("VmRSS"), "hwm_kb": _status_kb("VmHWM"), "rss_started_kb": rss_started,
+            "start_seconds": round(start_seconds, 3), "counts": counts}
+
+
+def run(quick: bool = False) -> dict:
+    repeats = 2 if quick else 5
+    _ready_seconds()  # untimed: byte-compiles what the first run would
+    _bare_import_seconds()
+    ready = [_ready_seconds() for _ in range(repeats)]
+    bare = [_bare_import_seconds() for _ in range(repeats)]
+    wilson, plain = _child("wilson"), _child("bare")
+    ready_s, bare_s = statistics.median(ready), statistics.median(bare)
+    rss, bare_rss = wilson["rss_kb"] / 1024, plain["rss_kb"] / 1024
+    figures = [
+        Figure("`wilson run` to first delivery", round(ready_s, 3), "s", "bare python importing the same libraries",
+               round(bare_s, 3), ratio(ready_s, bare_s), "", None,
+               f"median of {repeats}; Wilson(...).start() in process: {wilson['start_seconds']} s"),
+        Figure("RSS after one simulated hour (a day's input, offline model)", round(rss, 1), "MiB",
+               "bare python importing the same libraries", round(bare_rss, 1), ratio(rss, bare_rss), "", None,
+               f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB; peak {wilson['hwm_kb'] / 1024:.1f} MiB"),
+    ]
+    notes = [f"the hour carried {wilson['counts']['stimuli']} stimuli: {wilson['counts']['buffered']} buffered rows, "
+             f"{wilson['counts']['inbox']} inbox rows, {wilson['counts']['outbox']} outbox rows"]
+    return result("footprint", figures, {"ready_s": ready, "bare_import_s": bare, "wilson": wilson, "bare": plain},
+                  notes)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.footprint", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--child", choices=("wilson", "bare"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child_wilson() if args.child == "wilson" else child_bare()))
+        return 0
+    emit(run(args.quick), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

