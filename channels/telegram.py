@@ -569,7 +569,7 @@ class TelegramChannel(Channel):
             after.append(lambda: self.tell("approval", decision))
             return
         media = media_kind(message)
-        if media:
+        if media and not edited:  # the note was given when the message was first sent
             note = (f"I can't read {media[1]} yet, so I only read your caption." if text
                     else f"I can't read {media[1]} yet. Could you tell me in words?")
             self._reply(note, where, reply, f"{key}:media", now, after)
@@ -589,6 +589,9 @@ class TelegramChannel(Channel):
                 payload["topic_id"] = payload["reply_to"]["topic_id"]
         if edited:
             payload["edited"] = True
+            earlier = self._earlier_words(uid, message.chat.id, message.message_id)
+            if earlier is not None:
+                payload["replaces"] = {"inbox_id": earlier.id, "text": earlier.text[:1000]}
         if media:
             payload["attachment"] = media[0]
         row = thalamus.commit_realtime(source=self.name, text=text, user_id=uid, at=now, dedup_key=key,
@@ -596,12 +599,26 @@ class TelegramChannel(Channel):
         if row is not None:
             after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))
 
+    def _earlier_words(self, uid: str, chat_id: int, message_id: int) -> Inbox | None:
+        """The inbox row of the message an edit corrects (its latest version), if Wilson heard it."""
+        rows = (Inbox.select().where((Inbox.source == self.name) & (Inbox.user_id == uid))
+                .order_by(Inbox.id.desc()).limit(200))
+        for row in rows:
+            payload = row.payload or {}
+            if payload.get("message_id") == message_id and str(payload.get("chat_id")) == str(chat_id):
+                return row
+        return None
+
     def _replied_context(self, chat_id: int, replied: Message) -> dict:
         row = self._delivered_row(chat_id, replied.message_id)
         if row is None:
             return {"text": (replied.text or replied.caption or "")[:1000], "from_wilson": False}
-        return {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
-                "from_wilson": True}
+        context = {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
+                   "from_wilson": True}
+        topic = Topic.get_or_none(Topic.id == context["topic_id"]) if context["topic_id"] else None
+        if topic is not None:
+            context["topic"] = topic.title
+        return context
 
     def _delivered_row(self, chat_id: int, message_id: int) -> Outbox | None:
         """The outbox row a delivered Telegram message came from (Outbox.result holds its ids)."""
@@ -737,10 +754,20 @@ class TelegramChannel(Channel):
         if row is None:
             logger.debug("reaction to message {} that Wilson did not send", reaction.message_id)
             return
+        # The update names the reactions before and after; feedback follows what the user shows now:
+        # a withdrawn reaction (👍 changed to 👎, or taken back) no longer counts, and an update
+        # Telegram hands over twice records nothing twice.
         old = {reaction_value(r) for r in reaction.old_reaction or ()}
+        new = {reaction_value(r) for r in reaction.new_reaction or ()}
+        mine = (Feedback.outbox_id == row.id) & (Feedback.kind == "reaction")
+        withdrawn = old - new
+        if withdrawn:
+            Feedback.delete().where(mine & Feedback.value.in_(sorted(withdrawn))).execute()
+        recorded = {f.value for f in Feedback.select(Feedback.value).where(mine)}
         for value in (reaction_value(r) for r in reaction.new_reaction or ()):
-            if value not in old:
+            if value not in recorded:
                 Feedback.create(outbox_id=row.id, kind="reaction", value=value, at=now)
+                recorded.add(value)
 
     # Loop side: delivering ---------------------------------------------------------
     async def _deliver(self, row: Outbox) -> None:
@@ -764,6 +791,9 @@ class TelegramChannel(Channel):
                 delivered = outbox.mark_delivered(row.id, now, result)
             if delivered:
                 trace.record(row.trace_id, "delivered", self.name, f"outbox {row.id}", now)
+            replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval else None
+            if replaced:  # the original's message now names the proposal that replaced it
+                self.spawn(self._settle(replaced))
         finally:
             with self._inflight_lock:
                 self._inflight.discard(row.id)
@@ -804,8 +834,8 @@ class TelegramChannel(Channel):
             topic = Topic.get_or_none(Topic.id == payload["topic_id"])
             if topic is not None and topic.thread_ref and topic.status != "closed":
                 return forum, int(topic.thread_ref)
-        if payload.get("approval"):  # a proposal goes where the user asked for it
-            where = self._asked_in(payload["approval"].get("id"))
+        if payload.get("approval"):  # a proposal goes where the user asked for it, or to its topic's thread
+            where = self._proposal_place(payload["approval"].get("id"))
             if where:
                 return where
         decision = payload.get("decision")
@@ -818,12 +848,30 @@ class TelegramChannel(Channel):
             raise NoRecipient("nobody to send to: set telegram.allowed_users or pair with `wilson pair`")
         return int(owner), None
 
-    def _asked_in(self, approval_id) -> tuple[int, int | None] | None:
+    def _proposal_place(self, approval_id) -> tuple[int, int | None] | None:
+        """Where a proposal belongs: the chat it was asked for in; for a replacement, where the change
+        was asked for (else where the original was shown); else the thread of the topic it is about."""
         approval = Approval.get_or_none(Approval.id == approval_id)
-        row = Inbox.get_or_none(Inbox.id == approval.inbox_id) if approval and approval.inbox_id else None
-        if row is None or row.source != self.name or not (row.payload or {}).get("chat_id"):
+        if approval is None:
             return None
-        return int(row.payload["chat_id"]), row.payload.get("thread_id")
+        row = Inbox.get_or_none(Inbox.id == approval.inbox_id) if approval.inbox_id else None
+        payload = (row.payload or {}) if row is not None else {}
+        if row is not None and row.source == self.name and payload.get("chat_id"):
+            return int(payload["chat_id"]), payload.get("thread_id")
+        if approval.supersedes:
+            where = get_setting(DECISION_CHAT + str(approval.supersedes))
+            if where:
+                return int(where["chat_id"]), where.get("thread_id")
+            original = self._proposal_place(approval.supersedes)
+            if original:
+                return original
+        forum = self.forum_chat
+        topic_id = approval.topic_id or payload.get("topic_id")
+        if forum is not None and topic_id:
+            topic = Topic.get_or_none(Topic.id == topic_id)
+            if topic is not None and topic.thread_ref and topic.status != "closed":
+                return forum, int(topic.thread_ref)
+        return None
 
     async def _call(self, what: str, make, deadline: float | None = None):
         """One Bot API call with retries: network errors back off, 429s wait, a BadRequest fails at once."""

@@ -120,6 +120,7 @@ class FakeTelegram:
         self._updates: list[dict] = []  # not yet acknowledged
         self._all_updates: dict[int, dict] = {}
         self._again: list[dict] = []
+        self._reactions: dict[tuple[int, int], dict[int, list[str]]] = {}  # message -> user -> emoji
         self._faults: dict[str, list[dict]] = {}
         self._update_ids = itertools.count(700_001)
         self._message_ids = itertools.count(10)
@@ -236,11 +237,21 @@ class FakeTelegram:
         return self._queue("message", self._user_message(user_id, chat_id, thread_id, reply_to, text=text))
 
     def edit_text(self, user_id: int, message_id: int, text: str, *, chat_id: int | None = None) -> dict:
+        """The user edits a message they sent: an `edited_message` update with the new text."""
+        return self._edit(user_id, message_id, chat_id, text=text)
+
+    def edit_caption(self, user_id: int, message_id: int, caption: str, *, chat_id: int | None = None) -> dict:
+        return self._edit(user_id, message_id, chat_id, caption=caption)
+
+    def _edit(self, user_id: int, message_id: int, chat_id: int | None, **changes) -> dict:
         chat_id = chat_id if chat_id is not None else user_id
         with self._lock:
-            original = dict(self.messages[(chat_id, message_id)])
-        original.update(text=text, edit_date=int(time.time()))
-        return self._queue("edited_message", original)
+            message = self.messages[(chat_id, message_id)]
+            if message["from"]["id"] != user_id:
+                raise ValueError("a user can only edit their own messages")
+            message.update(changes, edit_date=int(time.time()))
+            edited = dict(message)
+        return self._queue("edited_message", edited)
 
     def send_photo(self, user_id: int, caption: str | None = None) -> dict:
         photo = [{"file_id": "photo-small", "file_unique_id": "p1", "width": 90, "height": 60},
@@ -258,11 +269,21 @@ class FakeTelegram:
                  "data": data, "message": message}
         return self._queue("callback_query", query)
 
-    def react(self, user_id: int, chat_id: int, message_id: int, emoji: str, *, old: str | None = None) -> dict:
+    def react(self, user_id: int, chat_id: int, message_id: int, emoji: str | None, *,
+              old: str | None = None) -> dict:
+        """The user's reaction on a message changes from `old` to `emoji` (None: taken back).
+
+        Telegram sends the user's whole reaction before and after; so does this."""
+        with self._lock:
+            key = (chat_id, message_id)
+            current = self._reactions.get(key, {}).get(user_id, [])
+            before = [old] if old else list(current)
+            after = [emoji] if emoji else []
+            self._reactions.setdefault(key, {})[user_id] = after
         body = {"chat": self.chat(chat_id), "message_id": message_id, "user": self.user(user_id),
                 "date": int(time.time()),
-                "old_reaction": [{"type": "emoji", "emoji": old}] if old else [],
-                "new_reaction": [{"type": "emoji", "emoji": emoji}]}
+                "old_reaction": [{"type": "emoji", "emoji": e} for e in before],
+                "new_reaction": [{"type": "emoji", "emoji": e} for e in after]}
         return self._queue("message_reaction", body)
 
     def deliver_again(self, update_id: int) -> None:

@@ -14,7 +14,8 @@ import pytest
 
 from channels import telegram as tg
 from storage import outbox
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic
+from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic,
+                            Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
 from wilson.app import Wilson
 from wilson.clock import RealClock
@@ -110,6 +111,32 @@ def buttons(message) -> dict[str, str]:
     return {b["callback_data"].split(":")[2]: b["callback_data"] for b in row}
 
 
+def model_saw(model, text: str) -> list[dict]:
+    """The CONTEXT of every model request whose last user message is `text`."""
+    found = []
+    for request in model.requests:
+        body = request["body"]
+        if _last_user_text(body) != text:
+            continue
+        context = next((m["content"] for m in body["messages"] if m["role"] == "user"
+                        and str(m.get("content") or "").startswith("CONTEXT ")), None)
+        found.append(json.loads(context[len("CONTEXT "):]) if context else {})
+    return found
+
+
+def handled(fake, update: dict, timeout: float = 10.0) -> None:
+    """Wait until the channel has handled `update` (its offset moved past it)."""
+    def past():
+        cursor = Cursor.get_or_none(Cursor.name == "telegram:offset")
+        return cursor is not None and cursor.value > update["update_id"]
+    fake.wait_for(past, timeout, f"update {update['update_id']} handled")
+
+
+def reactions(outbox_id: int) -> list[str]:
+    return sorted(f.value for f in Feedback.select().where((Feedback.kind == "reaction")
+                                                           & (Feedback.outbox_id == outbox_id)))
+
+
 def propose_japan(fake) -> dict:
     fake.send_text(OWNER, "I'm flying to Japan on 2027-04-10")
     return wait_text(fake, OWNER, "Proposal")
@@ -129,17 +156,120 @@ def test_a_message_is_answered_once_in_its_chat_and_the_offset_is_committed(wils
     assert set(fake.calls_of("getUpdates")[-1]["params"]["allowed_updates"]) >= {"message", "callback_query",
                                                                                   "message_reaction"}
 
-    # A reply to Wilson's message carries that message into the cortex's context.
-    fake.send_text(OWNER, "why do you say that?", reply_to=reply["message_id"])
-    wait_text(fake, OWNER, "echo: why do you say that?")
-    asked = Inbox.get(Inbox.text == "why do you say that?")
-    assert asked.payload["reply_to"]["text"] == "echo: hello there"
-    assert asked.payload["reply_to"]["from_wilson"] is True
 
-    # An edited message is heard again, marked as an edit.
-    fake.edit_text(OWNER, update["message"]["message_id"], "hello again")
-    wait_text(fake, OWNER, "echo: hello again")
-    assert Inbox.get(Inbox.text == "hello again").payload["edited"] is True
+
+def test_an_edit_reaches_the_model_as_the_corrected_words_once(wilson, fake, model):
+    app = wilson()
+    sent = fake.send_text(OWNER, "lunch with Anna at 12")
+    wait_text(fake, OWNER, "echo: lunch with Anna at 12")
+    edit = fake.edit_text(OWNER, sent["message"]["message_id"], "lunch with Anna at 13")
+    corrected = wait_text(fake, OWNER, "echo: lunch with Anna at 13")
+    assert corrected["reply_to_message"]["message_id"] == sent["message"]["message_id"]
+    fake.deliver_again(edit["update_id"])  # Telegram hands both over once more
+    fake.deliver_again(sent["update_id"])
+    fake.send_text(OWNER, "barrier")
+    wait_text(fake, OWNER, "echo: barrier")
+    assert app.wait_idle(10)
+
+    [first] = model_saw(model, "lunch with Anna at 12")  # the original was thought about once
+    [second] = model_saw(model, "lunch with Anna at 13")  # and the correction once, as a correction
+    payload = second["stimulus"]["payload"]
+    assert payload["edited"] is True and payload["message_id"] == sent["message"]["message_id"]
+    assert payload["replaces"]["text"] == "lunch with Anna at 12"
+    assert "edited" not in first["stimulus"]["payload"]
+    assert texts(fake, OWNER) == ["echo: lunch with Anna at 12", "echo: lunch with Anna at 13", "echo: barrier"]
+    keys = [r.dedup_key for r in Inbox.select().where(Inbox.text.startswith("lunch")).order_by(Inbox.id)]
+    assert keys == [f"telegram:{sent['update_id']}", f"telegram:{edit['update_id']}"]
+
+    # Edited twice: the latest words, replacing the previous correction.
+    fake.edit_text(OWNER, sent["message"]["message_id"], "lunch with Anna at 14")
+    wait_text(fake, OWNER, "echo: lunch with Anna at 14")
+    [third] = model_saw(model, "lunch with Anna at 14")
+    assert third["stimulus"]["payload"]["replaces"]["text"] == "lunch with Anna at 13"
+
+    # An edited command was answered when it was sent; an edited caption gets no second note about the photo.
+    command = fake.send_text(OWNER, "/help")
+    wait_text(fake, OWNER, "I'm Wilson")
+    fake.edit_text(OWNER, command["message"]["message_id"], "/budget")
+    photo = fake.send_photo(OWNER, caption="my desk")
+    wait_text(fake, OWNER, "echo: my desk")
+    fake.edit_caption(OWNER, photo["message"]["message_id"], "my new desk")
+    wait_text(fake, OWNER, "echo: my new desk")
+    assert app.wait_idle(10)
+    said = texts(fake, OWNER)
+    assert sum("I can't read photos" in t for t in said) == 1
+    assert not any("Model use today" in t for t in said)
+
+
+def test_a_reply_to_wilsons_message_carries_it_and_its_topic_to_the_model(wilson, fake, model):
+    app = wilson()  # no forum: what Wilson says about a topic comes to the private chat
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, OWNER, "Done:")
+    assert app.wait_idle(10)
+    topic = Topic.get()
+    note = outbox.add(channel="telegram", text="Your flights are still not booked.", trace_id="t-note",
+                      key="note:1", at=app.clock.now(), payload={"topic_id": topic.id})
+    app.supervisor.tell("telegram", Deliver(note.id))
+    shown = wait_text(fake, OWNER, "still not booked")
+
+    fake.send_text(OWNER, "which airline was it?", reply_to=shown["message_id"])
+    wait_text(fake, OWNER, "echo: which airline was it?")
+    assert app.wait_idle(10)
+    [context] = model_saw(model, "which airline was it?")
+    payload = context["stimulus"]["payload"]
+    assert payload["reply_to"] == {"text": "Your flights are still not booked.", "from_wilson": True,
+                                   "outbox_id": note.id, "topic_id": topic.id, "topic": "Japan trip"}
+    assert payload["topic_id"] == topic.id  # the conversation is now about that topic
+    assert [t["id"] for t in context["topics"]] == [topic.id]
+    assert Turn.get(Turn.text == "which airline was it?").topic_id == topic.id
+
+    # A reply to the user's own message carries those words, and no topic.
+    own = fake.send_text(OWNER, "note to self: renew the passport")
+    wait_text(fake, OWNER, "echo: note to self")
+    fake.send_text(OWNER, "did you get this?", reply_to=own["message"]["message_id"])
+    wait_text(fake, OWNER, "echo: did you get this?")
+    [context] = model_saw(model, "did you get this?")
+    payload = context["stimulus"]["payload"]
+    assert payload["reply_to"] == {"text": "note to self: renew the passport", "from_wilson": False}
+    assert "topic_id" not in payload
+
+
+def test_reactions_on_wilsons_messages_are_feedback_that_follows_the_user(wilson, fake):
+    app = wilson()
+    fake.send_text(OWNER, "hello")
+    reply = wait_text(fake, OWNER, "echo: hello")
+    row = Outbox.get(Outbox.text == "echo: hello")
+
+    up = fake.react(OWNER, OWNER, reply["message_id"], "👍")
+    handled(fake, up)
+    assert reactions(row.id) == ["👍"]
+    fake.deliver_again(up["update_id"])  # handed over twice: counted once
+    down = fake.react(OWNER, OWNER, reply["message_id"], "👎")  # she changes her mind
+    handled(fake, down)
+    assert reactions(row.id) == ["👎"]
+    other = fake.react(OWNER, OWNER, reply["message_id"], "🔥")
+    handled(fake, other)
+    assert reactions(row.id) == ["🔥"]
+    taken_back = fake.react(OWNER, OWNER, reply["message_id"], None)
+    handled(fake, taken_back)
+    assert reactions(row.id) == []
+
+    # Only Wilson's own messages, and only from the people it works for.
+    mine = fake.send_text(OWNER, "my own words")
+    wait_text(fake, OWNER, "echo: my own words")
+    fake.react(OWNER, OWNER, mine["message"]["message_id"], "👍")
+    last = fake.react(STRANGER, OWNER, reply["message_id"], "👍")
+    handled(fake, last)
+    assert Feedback.select().where(Feedback.kind == "reaction").count() == 0
+
+    # A reaction on a proposal is feedback on that proposal's message.
+    proposal = propose_japan(fake)
+    thumbs = fake.react(OWNER, OWNER, proposal["message_id"], "👎")
+    handled(fake, thumbs)
+    box = Outbox.get(Outbox.idempotency_key == f"proposal:{Approval.get().id}")
+    assert reactions(box.id) == ["👎"]
+    assert app.wait_idle(10)
 
 
 def test_a_stranger_is_refused_once_and_never_reaches_the_model(wilson, fake, model):
@@ -281,8 +411,14 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
     assert (old.status, old.superseded_by, new.supersedes) == ("superseded", new.id, old.id)
     assert not Inbox.select().where((Inbox.text == "Make it April 12 instead") & (Inbox.kind != "modify")).exists()
     assert Setting.get_or_none(Setting.key == f"telegram:awaiting_modify:{OWNER}") is None
-    shown = fake.messages[(OWNER, proposal["message_id"])]
-    assert "modified" in shown["text"] and "reply_markup" not in shown
+    # The original's message says it was modified and which proposal replaced it; only the new one has buttons.
+    shown = fake.wait_for(lambda: f"replaced by proposal {new.id}" in (m := fake.messages[(OWNER, proposal[
+        "message_id"])])["text"] and m, 5, "the original shown as replaced")
+    assert shown["text"].startswith(f"Proposal {old.id}: modified")
+    assert "↻ New topic: Japan trip" in shown["text"] and "reply_markup" not in shown
+    replacement = [m for m in fake.sent_to(OWNER) if m["text"].startswith(f"Proposal {new.id}:")][0]
+    assert set(buttons(replacement)) == {"approve", "modify", "reject"}
+    assert Approval.get_by_id(new.id).message_ref["message_id"] == replacement["message_id"]
 
 
 # Delivery under trouble -------------------------------------------------------------
@@ -402,6 +538,16 @@ def test_a_topic_is_mirrored_to_the_forum_and_its_thread_maps_back(wilson, fake)
     fake.press(OWNER, closing, buttons(closing)["approve"])
     fake.wait_for(lambda: fake.topics[thread]["closed"], 5, "the forum thread closed")
     assert Topic.get_by_id(topic.id).status == "closed"
+    [closed] = fake.calls_of("closeForumTopic")
+    assert (int(closed["params"]["chat_id"]), int(closed["params"]["message_thread_id"])) == (FORUM, thread)
+    fake.wait_for(lambda: "approved" in fake.messages[(OWNER, closing["message_id"])]["text"], 5,
+                  "the closing proposal shown as approved")
+    # What is still said about a closed topic comes to the private chat, not into the closed thread.
+    late = outbox.add(channel="telegram", text="The trip photos are in.", trace_id="t-late", key="note:2",
+                      at=app.clock.now(), payload={"topic_id": topic.id})
+    app.supervisor.tell("telegram", Deliver(late.id))
+    wait_text(fake, OWNER, "The trip photos are in.")
+    assert Outbox.get_by_id(late.id).status == "delivered"
 
 
 # Liveness and secrets ---------------------------------------------------------------------
