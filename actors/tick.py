@@ -254,7 +254,8 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
     row = inbox.add(source=ACTOR, text=_deadline_text(task, window, tz), priority=DEADLINE_PRIORITY, at=now,
                     trace_id=trace_id, kind="deadline", origin="background",
                     payload={"task_id": task.id, "title": task.title, "window": window, "due": due.isoformat(),
-                             "due_is_date": bool(task.due_is_date), "topic": topic},
+                             "due_is_date": bool(task.due_is_date), "topic": topic,
+                             **({"topic_id": task.topic_id} if task.topic_id else {})},
                     dedup_key=f"deadline:{task.id}:{window}:{due.isoformat()}")
     if row is None:
         return None
