@@ -95,12 +95,26 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict]) -> dict:
         "timezone": str(tz),
         "first_contact": first_contact,
         "stimulus": {"id": row.id, "kind": row.kind, "origin": row.origin, "source": row.source,
-                     "text": row.text, "payload": row.payload or {}},
+                     "text": row.text, "payload": _payload_view(row)},
         "topics": [tools.topic_view(t, tz) for t in topics],
-        "tasks": [tools.task_view(t, tz) for t in tasks],
+        "tasks": [_task_line(t, tz) for t in tasks],
         "memories": memories,
         "proposal": proposal,
     }
+
+
+def _payload_view(row: Inbox) -> dict:
+    """The stimulus payload as the model sees it: what the text already says is left out."""
+    payload = dict(row.payload or {})
+    if row.kind == "briefing":
+        payload.pop("items", None)  # the briefing's text lists the same summaries
+    return payload
+
+
+def _task_line(task: Task, tz) -> dict:
+    """An open task in the context: status is always open there, and the topic is named by title."""
+    view = tools.task_view(task, tz)
+    return {"id": view["id"], "title": view["title"], "due": view["due"], "topic": view["topic"]}
 
 
 def build_messages(context: dict, row: Inbox, turns: list[Turn]) -> list[dict]:
@@ -312,7 +326,6 @@ class CortexActor(WilsonActor):
     def run(self, row: Inbox) -> None:
         now = self.now()
         tz = self.config.timezone
-        trace.record(row.trace_id, "claimed", self.name, f"inbox {row.id} priority {row.priority} ({row.kind})", now)
         memories = []
         try:
             from storage import engram_access

@@ -127,7 +127,9 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
                 if daily:
                     gathered.append((decision, members))
                 else:
-                    # an early sync spends no deep-model run on what can wait for the morning briefing
+                    # An early sync spends no deep-model run on what can wait for the morning briefing,
+                    # and the decision is kept so that later syncs do not pay to triage these rows again.
+                    _keep_waiting(decision, members)
                     for member in members:
                         trace.record(member.trace_id, "waiting", "thalamus", "kept for the morning briefing", now)
                 continue
@@ -147,6 +149,36 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
     if briefing is not None:
         briefing.extend(gathered)
     return created
+
+
+WAITING = "waiting"  # ReceptorBuffer.outcome of a row triaged for the briefing but not yet in one
+
+
+def _keep_waiting(decision: dict, members: list) -> None:
+    """Remember an early sync's briefing decision on its rows (which stay unprocessed until the morning)."""
+    kept = {"summary": decision["summary"], "reason": decision["reason"], "topic": decision.get("topic"),
+            "group": decision["buffer_ids"]}
+    for member in members:
+        member.payload = dict(member.payload or {}, triage=kept)
+        member.outcome, member.reason = WAITING, decision["reason"]
+        member.save(only=[ReceptorBuffer.payload, ReceptorBuffer.outcome, ReceptorBuffer.reason])
+
+
+def waiting_decisions(rows: list) -> list[dict]:
+    """The kept briefing decisions of waiting rows, one per group that is still waiting."""
+    decisions, placed = [], set()
+    present = {r.id for r in rows}
+    for row in rows:
+        if row.id in placed:
+            continue
+        kept = (row.payload or {}).get("triage") or {}
+        group = [i for i in kept.get("group") or [row.id] if i in present and i not in placed] or [row.id]
+        if row.id not in group:
+            group.append(row.id)
+        placed.update(group)
+        decisions.append({"buffer_ids": group, "summary": str(kept.get("summary") or row.snippet), "priority": 3,
+                          "action": "inbox", "reason": str(kept.get("reason") or ""), "topic": kept.get("topic")})
+    return decisions
 
 
 def write_briefing(gathered: list, now: datetime) -> int | None:
@@ -251,15 +283,21 @@ class TriageActor(WilsonActor):
             self.tell("cortex", InboxReady())  # parked rows are back
 
     def sync(self, daily: bool, reason: str) -> list[int]:
-        rows = buffers.unprocessed()
+        everything = buffers.unprocessed()
         now = self.now()
-        if not rows:
-            logger.info("sync ({}): nothing buffered, no model call", reason)
+        # Rows an early sync already triaged for the briefing are not sent to the model again.
+        waiting = [r for r in everything if r.outcome == WAITING]
+        rows = [r for r in everything if r.outcome != WAITING]
+        if not rows and not (daily and waiting):
+            logger.info("sync ({}): nothing new buffered, no model call", reason)
             return []
         from wilson.synapse import SynapseError
 
         created = []
         briefing = [] if daily else None
+        if daily and waiting:
+            by_id = {r.id: r for r in waiting}
+            briefing.extend((d, [by_id[i] for i in d["buffer_ids"]]) for d in waiting_decisions(waiting))
         tz = self.config.timezone
         for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars") or 12000)):
             try:
@@ -286,7 +324,8 @@ class TriageActor(WilsonActor):
             if row_id is not None:
                 created.append(row_id)
                 self.tell("cortex", InboxReady())
-        logger.info("sync ({}): {} buffered row(s) → {} inbox row(s)", reason, len(rows), len(created))
+        logger.info("sync ({}): {} buffered row(s) ({} decided earlier) → {} inbox row(s)", reason,
+                    len(everything), len(waiting) if daily else 0, len(created))
         return created
 
     def postpone(self, batch: list, reason: str, why: str, now: datetime) -> None:

@@ -32,12 +32,17 @@ class Tool:
 
 
 def _obj(required=(), **props) -> dict:
-    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+    # Sent with every cortex call, so only what tells the model something: no empty "required",
+    # no "additionalProperties" (the cortex reads only the arguments it knows; the rest is ignored).
+    schema = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = list(required)
+    return schema
 
 
 S = {"type": "string"}
 I = {"type": "integer"}
-WHEN = {"type": "string", "description": "ISO 8601 date (YYYY-MM-DD) or datetime"}
+WHEN = {"type": "string", "description": "YYYY-MM-DD or ISO datetime"}
 
 TOOLS = [
     Tool("list_tasks", READ, "List tasks, optionally by topic title or status (open, done).",

@@ -1,0 +1,70 @@
+"""What background work costs: rows are not paid for twice, and the cortex context carries no duplicates.
+
+Real actors on SQLite with a simulated clock and the scripted model server (as in test_thalamus).
+"""
+
+from __future__ import annotations
+
+import json
+
+from actors.cortex import build_context
+from actors.thalamus import WAITING, waiting_decisions
+from storage import inbox
+from storage.models import Inbox, ReceptorBuffer, Task
+from tests.test_thalamus import (NO_RETRIES, START, advance_to, at, brain, ids_asked, requests_of,  # noqa: F401
+                                 scripted)
+
+FYI = "FYI: your parcel has shipped"
+
+
+def test_a_row_kept_for_the_briefing_is_triaged_once_not_at_every_early_sync(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 10, 3))
+    fyi = app.inject_buffered("email", FYI, {"from": "parcel@example.com"})
+    first = app.inject_buffered("email", "URGENT: the flight is cancelled", {"from": "air@example.com"})
+    advance_to(app, at(app, 5, 10, 20))
+    assert [ids_asked(r) for r in requests_of(server, "fast")] == [[fyi.id, first.id]]
+    assert ReceptorBuffer.get_by_id(fyi.id).outcome == WAITING and ReceptorBuffer.get_by_id(fyi.id).processed_at is None
+
+    second = app.inject_buffered("email", "URGENT: the school closes at noon", {"from": "school@example.com"})
+    advance_to(app, at(app, 5, 10, 35))
+    assert [ids_asked(r) for r in requests_of(server, "fast")] == [[fyi.id, first.id], [second.id]], \
+        "the second early sync does not pay for the waiting row again"
+
+    advance_to(app, at(app, 6, 7, 1))
+    assert len(requests_of(server, "fast")) == 2, "nothing new in the morning: the briefing needs no triage call"
+    briefing = Inbox.get(Inbox.kind == "briefing")
+    assert FYI in briefing.text and briefing.payload["items"][0]["buffer_ids"] == [fyi.id]
+    assert ReceptorBuffer.get_by_id(fyi.id).outcome == "briefing"
+
+
+def test_waiting_decisions_keep_groups_and_survive_a_missing_note(db):
+    from datetime import datetime, timezone
+
+    from storage import buffers
+
+    now = datetime(2027, 1, 5, 9, tzinfo=timezone.utc)
+    rows = [buffers.add(channel="email", text=f"FYI {n}", dedup_key=f"k{n}", at=now) for n in range(3)]
+    kept = {"summary": "two parcels", "reason": "fyi", "topic": None, "group": [rows[0].id, rows[1].id]}
+    for row in rows[:2]:
+        row.payload = {"triage": kept}
+    decisions = waiting_decisions(rows)
+    assert [d["buffer_ids"] for d in decisions] == [[rows[0].id, rows[1].id], [rows[2].id]]
+    assert decisions[0]["summary"] == "two parcels" and decisions[1]["summary"] == "FYI 2"
+
+
+def test_the_cortex_context_lists_open_tasks_briefly_and_a_briefing_once(db):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo("Europe/Berlin")
+    now = datetime(2027, 1, 5, 9, tzinfo=tz)
+    Task.create(title="Renew passport", due=datetime(2027, 2, 1, tzinfo=tz), due_is_date=True, created_at=now)
+    row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
+                    text="Morning briefing:\n- parcel shipped", dedup_key="b1",
+                    payload={"items": [{"summary": "parcel shipped", "buffer_ids": [1]}]})
+    context = build_context(Inbox.get_by_id(row.id), now, tz, [])
+    assert context["tasks"] == [{"id": 1, "title": "Renew passport", "due": "2027-02-01", "topic": None}]
+    assert context["stimulus"]["text"].count("parcel shipped") == 1
+    assert "parcel shipped" not in json.dumps(context["stimulus"]["payload"])
