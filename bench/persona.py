@@ -3,9 +3,11 @@
 About 40 emails a day (mostly newsletters and notifications; each day one to three
 urgent ones and three to five that need action), 15 chat messages a day, a
 calendar of 30 events of which six recur, three calendar edits during the week,
-and 10 tasks with deadlines. Emails carry their label in the payload
-(promo, fyi, actionable, urgent) and in their wording: urgent subjects start with
-"URGENT:", actionable ones with "Action needed:".
+and 10 tasks with deadlines. Each email has a label (promo, fyi, actionable, urgent)
+that the benchmark keeps for itself (Stimulus.label); Wilson sees only the email,
+whose wording carries it: urgent subjects start with "URGENT:", actionable ones with
+"Action needed:", fyi mail is receipts, statements, notes and schedules, promo mail
+is sales, offers, newsletters and invitations.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def _email(rng: random.Random, label: str) -> tuple[str, dict]:
     pool = {"promo": PROMO, "fyi": FYI, "actionable": ACTIONABLE, "urgent": URGENT}[label]
     sender, subject = rng.choice(pool)
     body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 90)))
-    return f"Email from {sender}: {subject}\n{body}", {"from": sender, "subject": subject, "label": label}
+    return f"Email from {sender}: {subject}\n{body}", {"from": sender, "subject": subject}
 
 
 def stimuli(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> list[Stimulus]:

@@ -64,16 +64,23 @@ def _context(body: dict) -> dict:
     return {}
 
 
+PROMO_WORDS = ("sale", "% off", "offer", "from 49", "free", "newsletter", "digest", "webinar", "watchlist")
+
+
 def _triage_item(item: dict) -> dict:
-    label = (item.get("payload") or {}).get("label")
-    decision = {"buffer_ids": [item["buffer_id"]], "summary": item["text"].splitlines()[0][:120], "topic": None}
-    if label == "urgent":
+    """What a cheap model would decide from the wording of the first line (the persona's labels stay hidden)."""
+    first = item["text"].splitlines()[0]
+    subject = first.split(": ", 1)[-1].lower()
+    decision = {"buffer_ids": [item["buffer_id"]], "summary": first[:120], "topic": None}
+    if item.get("channel") == "calendar":
+        return {**decision, "priority": 3, "action": "inbox", "reason": "calendar change for the briefing"}
+    if subject.startswith("urgent"):
         return {**decision, "priority": 1, "action": "inbox", "reason": "urgent today"}
-    if label == "actionable":
+    if subject.startswith("action needed"):
         return {**decision, "priority": 2, "action": "inbox", "reason": "needs the user's action"}
-    if label == "fyi" or item.get("channel") == "calendar":
-        return {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
-    return {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
+    if any(word in subject for word in PROMO_WORDS) and not first.startswith("Email from school@"):  # kids' school
+        return {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
+    return {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
 
 
 def scripted_reply(body: dict) -> dict:
