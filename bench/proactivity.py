@@ -334,6 +334,27 @@ def _inbox_mix() -> dict:
     return dict(sorted(mix.items(), key=lambda kv: -kv[1]))
 
 
+def _floor_note(wilson: dict, naive: dict) -> str:
+    """What no design built from these components can go below, in naive's own prices.
+
+    Every design answers the user (user-started runs), follows up deadlines and consolidates;
+    and an email that matters gets its own deep run in Wilson as in naive.
+    """
+    purposes = naive["tokens_by_purpose"]
+    shared = sum(v["tokens"] for k, v in purposes.items()
+                 if k.startswith(("deep: deadline", "deep: reminder", "deep: topic_end", "deep: consolidation")))
+    buffered = sum(v["tokens"] for k, v in purposes.items() if k.startswith("deep: buffered"))
+    naive_runs = sum(n for k, n in naive["cortex_runs"].items() if k.startswith("buffered"))
+    mattering = sum(n for k, n in wilson["cortex_runs"].items() if k.startswith("buffered"))
+    per_run = buffered / naive_runs if naive_runs else 0
+    n = naive["tokens"]
+    floor_bg = shared + mattering * per_run
+    return (f"floor: user-started runs alone are {n['user'] / n['total']:.0%} of naive's total; in the background, "
+            f"deadlines and consolidation ({shared:,}) plus one deep run for each of the {mattering} emails that "
+            f"matter (naive pays {per_run:,.0f} a run on average) come to at least {floor_bg:,.0f} = "
+            f"{floor_bg / n['background']:.0%} of naive's background before any scanning or triage")
+
+
 def idle_day() -> dict:
     """A fresh Wilson with the persona's calendar and tasks (deadlines far off): one settling day, then one
     day with no new input, whose tokens are counted."""
@@ -406,6 +427,7 @@ def run(quick: bool = False) -> dict:
         extra = f"; cl100k prompt tokens {exact['total']:,}" if exact else ""
         notes.append(f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
                      f"{runs[mode]['surfaced']} messages surfaced{extra}; {runs[mode]['wall_s']} s")
+    notes.append(_floor_note(runs["wilson"], runs["naive"]))
     notes.append("tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
                  "available offline)" + ("; cl100k_base via bpe-openai as a cross-check" if encoding else
                                          "; install bpe-openai for a cl100k_base cross-check"))
