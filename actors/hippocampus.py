@@ -218,8 +218,9 @@ def _thumb(value: str) -> str | None:
     return None
 
 
-def approval_episodes(since: datetime, until: datetime) -> list[dict]:
-    """Proposals decided in [since, until), and those that expired unanswered in it."""
+def approval_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
+    """Proposals decided in [since, until), and those that expired unanswered in it (but not the
+    episode ids in `skip`)."""
     decided = ((Approval.decided_at >= since) & (Approval.decided_at < until)
                & Approval.status.in_(("approved", "rejected", "superseded", "partial")))
     # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
@@ -227,18 +228,23 @@ def approval_episodes(since: datetime, until: datetime) -> list[dict]:
                & Approval.status.in_(("expired", "pending", "partial")))
     episodes = []
     for approval in Approval.select().where(decided | ignored).order_by(Approval.id):
+        if f"approval:{approval.id}" in skip:
+            continue
         episode = _approval_episode(approval, since, until)
         if episode:
             episodes.append(episode)
     return episodes
 
 
-def collect_episodes(since: datetime, until: datetime) -> list[dict]:
+def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """What happened in [since, until): decided or ignored proposals, completed tasks,
-    reactions and the user's words, each as an episode dict with an id and provenance."""
-    episodes = approval_episodes(since, until)
+    reactions and the user's words, each as an episode dict with an id and provenance.
+    Episode ids in `skip` (already read) are left out."""
+    episodes = approval_episodes(since, until, skip)
     done = (Task.completed_at >= since) & (Task.completed_at < until)
     for task in Task.select().where(done).order_by(Task.completed_at, Task.id):
+        if f"task:{task.id}" in skip:
+            continue
         episode = {"id": f"task:{task.id}", "source": "task", "at": _iso(task.completed_at), "title": task.title,
                    "due": _day(task.due), "provenance": [f"task:{task.id}"]}
         if task.due is None:
@@ -252,6 +258,8 @@ def collect_episodes(since: datetime, until: datetime) -> list[dict]:
 
     reactions = (Feedback.kind == "reaction") & (Feedback.at >= since) & (Feedback.at < until)
     for fb in Feedback.select().where(reactions).order_by(Feedback.at, Feedback.id):
+        if f"feedback:{fb.id}" in skip:
+            continue
         said = Outbox.get_or_none(Outbox.id == fb.outbox_id) if fb.outbox_id else None
         about = f" to “{said.text[:120]}”" if said is not None else ""
         provenance = [f"feedback:{fb.id}"] + ([f"outbox:{fb.outbox_id}"] if fb.outbox_id else [])
@@ -261,6 +269,8 @@ def collect_episodes(since: datetime, until: datetime) -> list[dict]:
 
     said = (Turn.role == "user") & (Turn.created_at >= since) & (Turn.created_at < until)
     for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
+        if f"turn:{turn.id}" in skip:
+            continue
         episodes.append({"id": f"turn:{turn.id}", "source": "turn", "at": _iso(turn.created_at),
                          "provenance": [f"turn:{turn.id}"], "text": f"The user said: {turn.text[:280]}"})
     return episodes
@@ -518,15 +528,19 @@ def _set_cursor(until: datetime, now: datetime) -> None:
         row.save()
 
 
-def _invalidate_all(texts: list[str], skip: set[str], now: datetime, reason: str) -> int:
+def _invalidate_all(refutations: list[tuple[list[str], str]], skip: set[str], now: datetime) -> int:
+    """Invalidate the live learned memories with the given texts: (texts, reason) pairs, applied in order."""
+    found = engram.find_live(LEARNED_KINDS, [t for texts, _ in refutations for t in texts])
     count = 0
-    for text in texts:
-        if engram.make_key(text) in skip:
-            continue
-        for kind in LEARNED_KINDS:
-            memory = engram.find(kind, text)
-            if memory is not None and engram.invalidate(memory.id, now, reason):
-                count += 1
+    for texts, reason in refutations:
+        for text in texts:
+            key = engram.make_key(text)
+            if key in skip:
+                continue
+            for kind in LEARNED_KINDS:
+                memory = found.get((kind, key))
+                if memory is not None and engram.invalidate(memory.id, now, reason):
+                    count += 1
     return count
 
 
@@ -577,19 +591,24 @@ def _merge_items(items: list[dict]) -> list[dict]:
 
 def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(days=90),
                 prune_below: float = BELIEF_AT) -> dict:
-    """One consolidation run over everything since the last one. Returns its counts."""
+    """One consolidation run over everything since the last one. Returns its counts.
+
+    Reading the night and the model call happen before the write lock is taken; the write
+    transaction holds only what must be atomic with the cursor (and a catch-up read of what
+    arrived meanwhile), in batched statements, because every other writer (a user's message
+    among them) waits while it runs."""
     since = last_run()
     until = max(now, since)  # a clock set back must not open an already consolidated window again
     episodes = collect_episodes(since, until)
     items, chosen_by = ([], "nobody")
     if episodes:  # a quiet night makes no model call at all
         items, chosen_by = ask_model(synapse, now, interpret(episodes), episodes)
+    figures = calibration(now - timedelta(days=CALIBRATION_DAYS), now)
 
     with claim_transaction():
         # Rows committed while the model was thinking are in the window too; they get
         # the rules' reading tonight rather than being skipped by the cursor for good.
-        seen = {e["id"] for e in episodes}
-        arrived = [e for e in collect_episodes(since, until) if e["id"] not in seen]
+        arrived = collect_episodes(since, until, skip=frozenset(e["id"] for e in episodes))
         if arrived:
             episodes += arrived
             items += [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]}
@@ -600,16 +619,13 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
         counts = {"episodes": len(episodes), "candidates": len(candidates), "stored": 0, "beliefs": 0,
                   "principles": 0, "invalidated": 0, "pruned": 0, "by": chosen_by}
 
-        for ep in episodes:
-            engram.store("episode", ep["text"], ep["provenance"], now)
+        engram.store_many("episode", [(ep["text"], ep["provenance"]) for ep in episodes], now)
         tonight = {engram.make_key(i["text"]) for i in items} | {engram.make_key(c["text"]) for c in candidates}
-        for c in candidates:
-            if c["contradicts"]:
-                reason = f"contradicted by {', '.join(c['provenance'])}: {c['text']}"
-                counts["invalidated"] += _invalidate_all(c["contradicts"], tonight, now, reason)
-        for r in counter_evidence(episodes):
-            reason = f"contradicted by {', '.join(r['provenance'])}: {r['because']}"
-            counts["invalidated"] += _invalidate_all(r["contradicts"], tonight, now, reason)
+        refutations = [(c["contradicts"], f"contradicted by {', '.join(c['provenance'])}: {c['text']}")
+                       for c in candidates if c["contradicts"]]
+        refutations += [(r["contradicts"], f"contradicted by {', '.join(r['provenance'])}: {r['because']}")
+                        for r in counter_evidence(episodes)]
+        counts["invalidated"] = _invalidate_all(refutations, tonight, now)
         touched: dict[int, object] = {}
         for item in items:
             memory = engram.store(item["kind"], item["text"], item["provenance"], now)
@@ -621,7 +637,7 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
         # so what a season taught (a trip's lessons) is still there when the next one comes round.
         counts["pruned"] = (engram.prune(now, prune_below, prune_after, kinds=("episode",))
                             + engram.prune(now, prune_below, prune_after * 4, kinds=("interpretation",)))
-        _save_calibration(calibration(now - timedelta(days=CALIBRATION_DAYS), now))
+        _save_calibration(figures)
         _set_cursor(until, now)
         summary = ("nothing new" if not episodes else
                    f"{counts['episodes']} episodes, {counts['stored']} memories ({chosen_by}), "

@@ -143,6 +143,61 @@ def store(kind: str, text: str, provenance: list[str] | None, at: datetime, *, w
         return memory
 
 
+def find_live(kinds: tuple[str, ...], texts: list[str]) -> dict[tuple[str, str], Memory]:
+    """The live memory for each (kind, key) among `kinds` x `texts`, read in one query per 500 keys.
+
+    The batch form of `find`: a consolidation looks up hundreds of texts inside its write
+    transaction, and one query each would hold the write lock for all of them."""
+    keys = list(dict.fromkeys(make_key(t) for t in texts if t and t.strip()))
+    found: dict[tuple[str, str], Memory] = {}
+    for start in range(0, len(keys), 500):
+        query = (Memory.select()
+                 .where(Memory.kind.in_(list(kinds)), Memory.key.in_(keys[start:start + 500]),
+                        Memory.invalidated_at.is_null())
+                 .order_by(Memory.id))
+        for memory in query:
+            found.setdefault((memory.kind, memory.key), memory)  # the oldest, as `find` answers
+    return found
+
+
+def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *, weight: float = 1.0) -> int:
+    """`store` for many (text, provenance) entries of one kind, with a handful of statements.
+
+    The result is what storing them one by one gives: a text already live (or seen earlier
+    in `entries`) is strengthened by `weight` per mention and gains the provenance; new texts
+    become memories with their index terms. Returns how many memories were created."""
+    merged: dict[str, dict] = {}  # key -> text, provenance, mentions, in first-seen order
+    for text, provenance in entries:
+        text = (text or "").strip()
+        if not text:
+            raise ValueError("a memory needs text")
+        entry = merged.setdefault(make_key(text), {"text": text, "provenance": [], "mentions": 0})
+        entry["provenance"] = _merge(entry["provenance"], [str(p) for p in (provenance or [])])
+        entry["mentions"] += 1
+    if not merged:
+        return 0
+    with claim_transaction():
+        existing = find_live((kind,), [e["text"] for e in merged.values()])
+        new = []
+        for key, entry in merged.items():
+            memory = existing.get((kind, key))
+            if memory is None:
+                new.append({"kind": kind, "text": entry["text"], "key": key, "provenance": entry["provenance"],
+                            "strength": weight * entry["mentions"], "created_at": at})
+                continue
+            memory.strength += weight * entry["mentions"]
+            memory.provenance = _merge(memory.provenance, entry["provenance"])
+            memory.save(only=[Memory.strength, Memory.provenance])
+        texts = {row["key"]: row["text"] for row in new}
+        for start in range(0, len(new), 100):  # RETURNING (SQLite 3.35+, PostgreSQL) names the new ids
+            created = Memory.insert_many(new[start:start + 100]).returning(Memory.id, Memory.key).tuples()
+            postings = [{"term": term, "memory": memory_id}
+                        for memory_id, key in created.execute() for term in terms(texts[key])]
+            for first in range(0, len(postings), 300):  # stays under SQLite's bound-parameter limit
+                MemoryTerm.insert_many(postings[first:first + 300]).execute()
+    return len(new)
+
+
 def reindex() -> int:
     """Rebuild the term index from the memories; returns how many terms were written."""
     written = 0

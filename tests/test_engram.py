@@ -71,6 +71,27 @@ def test_store_dedups_same_kind_and_key_by_strengthening(db):
     assert MemoryTerm.select().where(MemoryTerm.memory == first.id).count() == 3
 
 
+def test_store_many_ends_where_storing_one_by_one_ends(db):
+    entries = [("User said: hi", ["turn:1"]), ("The user said: pay the gas bill", ["turn:2"]),
+               ("user said HI", ["turn:3"]), ("The user said: pay the gas bill!", ["turn:2", "turn:4"])]
+    engram.store("episode", "User said: hi", ["turn:0"], T0)
+    engram.store("interpretation", "The user said: pay the gas bill", ["turn:9"], T0)  # another kind: untouched
+    one_by_one = [engram.store("episode", text, prov, T0) for text, prov in entries]
+    expected = sorted((m.key, Memory.get_by_id(m.id).strength, tuple(Memory.get_by_id(m.id).provenance))
+                      for m in {m.id: m for m in one_by_one}.values())
+    expected_terms = MemoryTerm.select().count()
+    Memory.delete().where(Memory.kind == "episode").execute()
+    MemoryTerm.delete().execute()
+    engram.reindex()
+
+    engram.store("episode", "User said: hi", ["turn:0"], T0)
+    assert engram.store_many("episode", entries, T0) == 1  # one new memory; "hi" was there already
+    stored = sorted((m.key, m.strength, tuple(m.provenance)) for m in Memory.select().where(Memory.kind == "episode"))
+    assert stored == expected
+    assert MemoryTerm.select().count() == expected_terms
+    assert [m.text for m in engram.recall("gas bill", kinds=("episode",))] == ["The user said: pay the gas bill"]
+
+
 def test_store_refuses_empty_text(db):
     with pytest.raises(ValueError):
         engram.store("episode", "   ", [], T0)
