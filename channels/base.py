@@ -13,6 +13,7 @@ from loguru import logger
 
 from actors import thalamus
 from storage import outbox, trace
+from storage.db import database
 from storage.models import Outbox
 from wilson.actor import WilsonActor
 from wilson.messages import ChannelSync, ChannelSynced, Deliver, StimulusCommitted
@@ -79,12 +80,15 @@ class Channel(WilsonActor):
         try:
             result = self.send(row)
         except Exception as exc:  # a channel's failure is recorded, never lost silently
-            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == outbox_id).execute()
-            outbox.mark_failed(outbox_id, self.now(), f"{type(exc).__name__}: {exc}")
-            trace.record(row.trace_id, "failed", self.name, f"delivery failed: {exc}", self.now())
+            with database.atomic():
+                Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == outbox_id).execute()
+                outbox.mark_failed(outbox_id, self.now(), f"{type(exc).__name__}: {exc}")
+                trace.record(row.trace_id, "failed", self.name, f"delivery failed: {exc}", self.now())
             return
-        if outbox.mark_delivered(outbox_id, self.now(), result):
-            trace.record(row.trace_id, "delivered", self.name, f"outbox {outbox_id}", self.now())
+        now = self.now()
+        with database.atomic():  # the delivery and its trace in one transaction
+            if outbox.mark_delivered(outbox_id, now, result):
+                trace.record(row.trace_id, "delivered", self.name, f"outbox {outbox_id}", now)
 
     def send(self, row: Outbox) -> dict:
         raise NotImplementedError

@@ -32,19 +32,24 @@ def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | 
 
 
 def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_priority: int = 99) -> Inbox | None:
-    """Claim the most urgent pending row in the priority range, or None."""
+    """Claim the most urgent pending row in the priority range, or None.
+
+    The claim and its trace ("claimed" by `lane`) commit together. When a plain read finds
+    nothing pending, no write lock is taken: a worker that drains until empty ends every
+    drain with such a look, and it must not make a user's message wait for the lock."""
+    wanted = (Inbox.status == "pending") & (Inbox.priority >= min_priority) & (Inbox.priority <= max_priority)
+    if not Inbox.select(Inbox.id).where(wanted).exists():
+        return None
     with claim_transaction():
-        query = (Inbox.select()
-                 .where((Inbox.status == "pending")
-                        & (Inbox.priority >= min_priority) & (Inbox.priority <= max_priority))
-                 .order_by(Inbox.priority, Inbox.id)
-                 .limit(1))
-        row = skip_locked(query).first()
+        row = skip_locked(Inbox.select().where(wanted).order_by(Inbox.priority, Inbox.id).limit(1)).first()
         if row is None:
             return None
         Inbox.update(status="claimed", claimed_at=at, lane=lane, attempts=Inbox.attempts + 1).where(
             (Inbox.id == row.id) & (Inbox.status == "pending")).execute()
-    return Inbox.get_by_id(row.id)
+        trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})", at)
+    # the write lock was held from the read on, so the row is now exactly this
+    row.status, row.claimed_at, row.lane, row.attempts = "claimed", at, lane, row.attempts + 1
+    return row
 
 
 def finish(row_id: int, at: datetime) -> None:

@@ -23,10 +23,12 @@ def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, paylo
 
 
 def mark_delivered(outbox_id: int, at: datetime, result: dict | None = None) -> bool:
-    """Record the delivery; False when it had already been delivered (nothing is sent twice)."""
-    with database.atomic():
-        changed = Outbox.update(status="delivered", delivered_at=at, result=result).where(
-            (Outbox.id == outbox_id) & (Outbox.status == "pending")).execute()
+    """Record the delivery; False when it had already been delivered (nothing is sent twice).
+
+    One UPDATE, atomic by itself; a caller that records more about the delivery (its trace)
+    wraps both in one transaction."""
+    changed = Outbox.update(status="delivered", delivered_at=at, result=result).where(
+        (Outbox.id == outbox_id) & (Outbox.status == "pending")).execute()
     return bool(changed)
 
 
