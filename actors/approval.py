@@ -155,12 +155,12 @@ class ApprovalActor(WilsonActor):
 
     def receive(self, message):
         match message:
-            case ProposalCreated(approval_id=approval_id):
-                self.present(approval_id)
+            case ProposalCreated(approval_id=approval_id, again_for=again_for):
+                self.present(approval_id, again_for)
             case Decision():
                 self.decide(message)
 
-    def present(self, approval_id: int) -> None:
+    def present(self, approval_id: int, again_for: int | None = None) -> None:
         approval = Approval.get_or_none(Approval.id == approval_id)
         if approval is None or approval.status not in OPEN:
             return
@@ -176,7 +176,8 @@ class ApprovalActor(WilsonActor):
         if source is not None and source.origin != "user" and source.priority > 1:
             held = quiet.hold_until(self.config, now)
         box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
-                         trace_id=approval.trace_id, key=f"proposal:{approval.id}", at=now, payload=payload,
+                         trace_id=approval.trace_id, at=now, payload=payload,
+                         key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
                          deliver_after=held)
         trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}"
                      + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)

@@ -55,6 +55,7 @@ BUDGET_NOTICE = ("I've used today's budget for background thinking, so that paus
                  "I'll still answer you and send deadline reminders.")
 STALE_MODIFICATION = ("You decided that proposal before I finished changing it, so I left your answer as it was. "
                       "Tell me if you still want something changed.")
+UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
 BROKEN_RUN = "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"
 
 
@@ -149,11 +150,20 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz) -> Run
         messages.append({"role": "assistant", "content": result.text or None, "tool_calls": [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
             for c in result.tool_calls]})
-        for call in result.tool_calls:
-            answer = handle_call(call.name, call.arguments, outcome, now, tz)
+        answers = [handle_call(call.name, call.arguments, outcome, now, tz) for call in result.tool_calls]
+        for call, answer in zip(result.tool_calls, answers):
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": json.dumps(answer, ensure_ascii=False, default=str)})
+        if origin != "user" and settled_round(result.tool_calls, answers):
+            # nobody waits for words after a background run's decisions: another round would only acknowledge them
+            return outcome
     return outcome
+
+
+def settled_round(calls, answers) -> bool:
+    """A round that only decided (surface, proposals, sync) and met no error leaves the model nothing to read."""
+    return all(tools.kind_of(call.name) in (tools.DECISION, tools.MUTATE) and "error" not in answer
+               for call, answer in zip(calls, answers))
 
 
 def handle_call(name: str, args: dict, outcome: RunOutcome, now: datetime, tz) -> object:
@@ -193,7 +203,7 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
     tz = config.timezone
     user_run = row.origin == "user"
     channel = row.reply_channel if user_run and row.reply_channel else primary_channel(config)
-    notify = {"approval": None, "deliver": [], "sync": outcome.sync_requested}
+    notify = {"approval": None, "again": None, "deliver": [], "sync": outcome.sync_requested}
     topic_id = (row.payload or {}).get("topic_id")
     with database.atomic():
         if user_run:
@@ -205,6 +215,10 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION)
             else:
                 notify["approval"] = approval.id
+        elif row.kind == "modify" and (original := open_original(row)):
+            # the words did not become a new proposal: the old one stands, and the user is shown it again
+            outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, UNCHANGED.format(original.id)])))
+            notify["again"] = original.id
         if user_run:
             reply = outcome.reply
             if not reply and outcome.error:
@@ -240,6 +254,12 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
     return notify
 
 
+def open_original(row: Inbox) -> Approval | None:
+    """The still undecided proposal a modify run was asked to change."""
+    return Approval.get_or_none((Approval.id == (row.payload or {}).get("approval_id"))
+                                & Approval.status.in_(("pending", "partial")))
+
+
 def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval | None:
     """Persist a proposal; None when it was to replace one the user decided while this run was thinking."""
     supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
@@ -253,10 +273,13 @@ def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config
         ApprovalItem.update(status="superseded").where(
             (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
     expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+    topic_id = (row.payload or {}).get("topic_id")
+    if topic_id is None and supersedes:
+        topic_id = Approval.get_by_id(supersedes).topic_id  # a replacement stays where the original was
     approval = Approval.create(
         trace_id=row.trace_id, approver=config.get("core", "owner"), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        created_at=now, expires_at=now + expiry)
+        topic_id=topic_id, created_at=now, expires_at=now + expiry)
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
@@ -348,6 +371,8 @@ class CortexActor(WilsonActor):
         notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
         if notify["approval"]:
             self.tell("approval", ProposalCreated(notify["approval"]))
+        if notify["again"]:
+            self.tell("approval", ProposalCreated(notify["again"], again_for=row.id))
         for channel, outbox_id in notify["deliver"]:
             self.tell(channel, Deliver(outbox_id))
         if notify["sync"]:

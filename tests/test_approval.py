@@ -167,6 +167,26 @@ def test_modify_supersedes_and_only_the_modified_task_is_created(scripted):
     assert Task.select().where(Task.title == "Book flights").count() == 1
 
 
+def test_a_modification_that_becomes_no_proposal_leaves_the_original_standing(scripted):
+    def muddled(ctx, body):
+        if ctx["stimulus"]["kind"] == "modify":
+            return {"text": "I'm not sure what to change."}
+        return planner(ctx, body)
+
+    app, server = scripted(muddled)
+    original = propose(app)
+    assert [d["approval"]["id"] for d in app.user_deliveries() if d["approval"]] == [original.id]
+
+    answer = decide(app, original.id, "modify", text="make it nicer")
+    assert "not sure what to change" in answer and f"Proposal {original.id} stands as it was" in answer
+    assert Approval.get_by_id(original.id).status == "pending"
+    assert Approval.select().count() == 1
+    # shown again with its buttons, so the user still has something to press
+    assert [d["approval"]["id"] for d in app.user_deliveries() if d["approval"]] == [original.id, original.id]
+    assert decide(app, original.id, "approve").startswith("Done:")
+    assert len(created()[1]) == 3
+
+
 def test_a_proposal_decided_while_its_modification_is_thought_about_is_not_done_twice(scripted):
     thinking = threading.Event()
 

@@ -295,6 +295,25 @@ def test_background_run_without_surface_reaches_nobody(scripted):
     assert row.status == "done"
 
 
+def cortex_calls(server: ScriptedServer) -> int:
+    return sum(1 for r in server.requests if is_cortex(r["body"]))
+
+
+def test_a_background_run_that_only_decides_ends_without_another_model_call(scripted):
+    def decide(ctx, body):
+        if "Library" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("surface", text="The library book is due on Friday.", why="due soon")]}
+        return {"tool_calls": [call("list_tasks")]}
+
+    app, server = scripted(decide)
+    background(app, "Library: your book is due on Friday")
+    assert cortex_calls(server) == 1  # surfacing left the model nothing to read
+    assert user_texts(app) == ["The library book is due on Friday."]
+
+    background(app, "Gym: new opening hours")
+    assert cortex_calls(server) == 3  # a lookup's answer goes back to the model
+
+
 def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
     def decide(ctx, body):
         text = ctx["stimulus"]["text"]

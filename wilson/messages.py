@@ -75,6 +75,7 @@ class TickNow:
 @dataclass(frozen=True)
 class ProposalCreated:
     approval_id: int
+    again_for: int | None = None  # the inbox row of a modification that left the proposal as it was
 
 
 @dataclass(frozen=True)
