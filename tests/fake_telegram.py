@@ -23,8 +23,10 @@ import itertools
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
+
+from wilson.loopback import LoopbackServer
 
 DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"
 BOT_USER = {"id": 4242424242, "is_bot": True, "first_name": "Wilson", "username": "wilson_test_bot",
@@ -57,7 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle(self.rfile.read(length) if length else b"")
 
     def _handle(self, raw: bytes) -> None:
-        fake: FakeTelegram = self.server.fake
+        fake: FakeTelegram = self.server.owner
         path = self.path.split("?", 1)[0]
         params = _parse(raw, self.headers.get("Content-Type") or "")
         if "?" in self.path:
@@ -105,8 +107,13 @@ def _coerce(fields: dict) -> dict:
     return out
 
 
-class FakeTelegram:
+class FakeTelegram(LoopbackServer):
+    handler = _Handler
+    path = "/bot"
+    thread_name = "fake-telegram"
+
     def __init__(self, token: str = DEFAULT_TOKEN, *, max_poll: float = 0.5, forum_chat_id: int | None = None):
+        super().__init__()
         self.token = token
         self.max_poll = max_poll  # a long poll never holds longer than this, whatever timeout asks
         self.calls: list[dict] = []
@@ -127,41 +134,10 @@ class FakeTelegram:
         self._thread_ids = itertools.count(50)
         self._query_ids = itertools.count(9_000)
         self._lock = threading.Condition()
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # Lifecycle -------------------------------------------------------------
-    def start(self) -> str:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.fake = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-telegram", daemon=True)
-        self._thread.start()
-        return self.base_url
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/bot"
-
-    def stop(self) -> None:
-        self._stopping.set()
+    def wake(self) -> None:  # long polls wait on the condition, not on the stop event
         with self._lock:
             self._lock.notify_all()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
-            self._httpd = None
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
     # Faults ------------------------------------------------------------------
     def fail(self, method: str, status: int, *, times: int = 1, retry_after: int | None = None,

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+
+from wilson.loopback import LoopbackServer
 
 MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
 FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
@@ -113,7 +115,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.server.scripted.models]
+            data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.server.owner.models]
             self._send(200, json.dumps({"object": "list", "data": data}).encode())
         else:
             self._send(404, b'{"error": {"message": "not found"}}')
@@ -128,22 +130,23 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, b'{"error": {"message": "request body is not JSON"}}')
             return
-        status, payload, headers = self.server.scripted.answer(body, raw, dict(self.headers.items()))
+        status, payload, headers = self.server.owner.answer(body, raw, dict(self.headers.items()))
         self._send(status, payload, headers)
 
 
-class ScriptedServer:
+class ScriptedServer(LoopbackServer):
+    handler = _Handler
+    path = "/v1"
+    thread_name = "scripted-model-server"
+
     def __init__(self, rules=(), *, latency_ms: int = 0, models: list[str] | None = None,
                  host: str = "127.0.0.1", port: int = 0):
+        super().__init__(host, port)
         self.rules = [Rule(spec, i) for i, spec in enumerate(rules)]
         self.latency_ms = latency_ms
         self.models = list(models) if models else self._default_models()
-        self.host, self.port = host, port
         self.requests: list[dict] = []
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._httpd = None
-        self._thread = None
         self._serial = 0
 
     def _default_models(self) -> list[str]:
@@ -152,41 +155,6 @@ class ScriptedServer:
             if isinstance(rule.match, dict) and rule.match.get("model") and rule.match["model"] not in names:
                 names.append(rule.match["model"])
         return names
-
-    # -- lifecycle -----------------------------------------------------------
-
-    def start(self) -> str:
-        if self._httpd is None:
-            self._stopping.clear()
-            self._httpd = ThreadingHTTPServer((self.host, self.port), _Handler)
-            self._httpd.daemon_threads = True
-            self._httpd.scripted = self
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                            name="scripted-model-server", daemon=True)
-            self._thread.start()
-        return self.base_url
-
-    @property
-    def base_url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("the scripted server is not running")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def stop(self) -> None:
-        self._stopping.set()  # wakes requests held by latency or a timeout fault
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
-            self._httpd = None
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
     # -- answering -----------------------------------------------------------
 
