@@ -53,6 +53,11 @@ def remember_arousal(ids: set[int], now: datetime) -> None:
         conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: now}).execute()
 
 
+def alarm_unanswered() -> bool:
+    """Rows the RAS raised the alarm about that no sync has triaged yet (the early sync failed)."""
+    return bool(buffers.untriaged(already_aroused()))
+
+
 class RasActor(WilsonActor):
     name = "ras"
 
@@ -63,7 +68,7 @@ class RasActor(WilsonActor):
     def scan(self) -> bool:
         rows = buffers.unscanned()
         if not rows:
-            return False  # nothing new: no model call, no cost
+            return self.retry_alarm()  # nothing new: no model call, no cost
         now = self.now()
         from wilson.synapse import SynapseError
 
@@ -72,7 +77,7 @@ class RasActor(WilsonActor):
                                            tools=[AROUSAL_TOOL], origin="background", tool_choice="required")
         except SynapseError as exc:
             logger.warning("RAS scan of {} row(s) postponed: {}", len(rows), exc)
-            return False
+            return self.retry_alarm()
         call = next((c for c in result.tool_calls if c.name == "arousal"), None)
         args = call.arguments if call else {}
         known = {r.id for r in rows}
@@ -89,4 +94,13 @@ class RasActor(WilsonActor):
                     trace.record(row.trace_id, "aroused", self.name, str(args.get("reason") or "urgent"), now)
             self.tell("thalamus", SyncRequest("arousal"))
             return True
-        return False
+        return self.retry_alarm()
+
+    def retry_alarm(self) -> bool:
+        """An alarm whose early sync failed is raised again each interval (no model call here) until a
+        sync gets through: the rows are not judged twice, but an urgent one must not wait for the morning."""
+        if not alarm_unanswered():
+            return False
+        logger.info("RAS: an earlier alarm is still unanswered; asking for the sync again")
+        self.tell("thalamus", SyncRequest("arousal"))
+        return True

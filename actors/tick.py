@@ -38,6 +38,7 @@ import peewee
 from croniter import croniter
 from loguru import logger
 
+from actors.ras import alarm_unanswered
 from storage import buffers, inbox, outbox, trace
 from storage.db import claim_transaction, database
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
@@ -447,7 +448,7 @@ def arm_schedules(now: datetime) -> int:
 
 
 def _ras_idle() -> bool:
-    return not buffers.unscanned()
+    return not buffers.unscanned() and not alarm_unanswered()
 
 
 def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:

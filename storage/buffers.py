@@ -30,6 +30,14 @@ def unprocessed() -> list[ReceptorBuffer]:
     return list(ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))
 
 
+def untriaged(ids) -> list[int]:
+    """Those of `ids` that no sync has triaged yet (not processed, not kept for the briefing either)."""
+    if not ids:
+        return []
+    return [r.id for r in ReceptorBuffer.select(ReceptorBuffer.id).where(
+        ReceptorBuffer.id.in_(list(ids)) & ReceptorBuffer.processed_at.is_null() & ReceptorBuffer.outcome.is_null())]
+
+
 def unscanned() -> list[ReceptorBuffer]:
     return list(ReceptorBuffer.select().where(
         ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))

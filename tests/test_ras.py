@@ -12,7 +12,7 @@ from actors.ras import CURSOR, RasActor, already_aroused
 from storage import buffers, trace
 from storage.db import open_database
 from storage.migrations import migrate
-from storage.models import Cursor, Inbox, ReceptorBuffer
+from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
 from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, ids_asked, offers,
                                  request_items, requests_of, scripted, triage_requests)  # noqa: F401
@@ -76,7 +76,7 @@ def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, script
     assert "aroused" not in stages(row)
 
 
-def test_the_same_rows_raise_the_alarm_once_even_when_the_early_sync_fails(make_app, scripted):
+def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_morning(make_app, scripted):
     server = scripted(brain({"match": offers("triage"), "fault": "500", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
@@ -85,16 +85,17 @@ def test_the_same_rows_raise_the_alarm_once_even_when_the_early_sync_fails(make_
     assert len(triage_requests(server)) == 1 and buffers.unprocessed(), "the early sync failed"
     assert "postponed" in stages(urgent)
 
-    advance_to(app, at(app, 5, 16, 0))
-    calm = app.inject_buffered("email", CALM, {})
-    advance_to(app, at(app, 5, 21, 0))
-    reflex = requests_of(server, "reflex")
-    assert [[i["buffer_id"] for i in request_items(r["body"])] for r in reflex] == [[urgent.id], [calm.id]]
-    assert len(triage_requests(server)) == 1, "no second sync for rows it already raised the alarm about"
+    advance_to(app, at(app, 5, 14, 35))
+    assert len(triage_requests(server)) == 2, "the sync is asked for again at the next interval"
+    assert inbox_row_for(urgent.id).created_at == at(app, 5, 14, 30)
+    assert len(requests_of(server, "reflex")) == 1, "the row was judged once"
     assert stages(urgent).count("aroused") == 1
 
+    calm = app.inject_buffered("email", CALM, {})
+    advance_to(app, at(app, 5, 21, 0))
+    assert len(triage_requests(server)) == 2, "answered alarms are not raised again"
     advance_to(app, at(app, 6, 7, 1))
-    assert ids_asked(triage_requests(server)[-1]) == [urgent.id, calm.id]
+    assert ids_asked(triage_requests(server)[-1]) == [calm.id]
     assert_each_once([urgent.id, calm.id])
 
 
@@ -141,15 +142,22 @@ def test_arousal_is_remembered_per_row(tmp_path, scripted):
         assert ras.scan() is True
         assert directory.told == [("thalamus", SyncRequest("arousal"))]
         assert already_aroused() == {urgent.id}
-        assert ras.scan() is False and len(server.requests) == 1
+        # the early sync has not got through yet: it is asked for again, and nothing is judged twice
+        assert ras.scan() is True and len(server.requests) == 1
+        assert directory.told == [("thalamus", SyncRequest("arousal"))] * 2
 
-        # The same rows in front of the RAS again (e.g. a restored backup without scan marks).
-        ReceptorBuffer.update(scanned_at=None).execute()
-        assert ras.scan() is False
-        assert len(server.requests) == 2 and len(directory.told) == 1, "the alarm about them was raised already"
+        ReceptorBuffer.update(processed_at=clock.now()).where(ReceptorBuffer.id == urgent.id).execute()
+        assert ras.scan() is False and len(server.requests) == 1, "answered: nothing more to do"
+
+        # The same rows in front of the RAS again (e.g. a restored backup without scan or sync marks).
+        ReceptorBuffer.update(scanned_at=None, processed_at=None).execute()
+        assert ras.scan() is True and len(server.requests) == 2
+        assert already_aroused() == {urgent.id}, "the alarm about them was raised already"
+        assert Trace.select().where((Trace.trace_id == urgent.trace_id) & (Trace.stage == "aroused")).count() == 1
+        ReceptorBuffer.update(processed_at=clock.now()).where(ReceptorBuffer.id == urgent.id).execute()
 
         fresh = buffers.add(channel="email", text=URGENT + " (again, about Ben)", dedup_key="u2", at=clock.now())
-        assert ras.scan() is True and len(directory.told) == 2
+        assert ras.scan() is True and len(directory.told) == 4
         assert already_aroused() == {urgent.id, fresh.id}
         assert Cursor.get(Cursor.name == CURSOR).value == sorted({urgent.id, fresh.id})
         assert calm.id not in already_aroused()
