@@ -2,7 +2,8 @@
 
 Routing rules (pure, run on the receptor's own thread so the row is durable
 before anyone is told): realtime stimuli go to the inbox at priority 0, buffered
-ones to receptor_buffers.
+ones to receptor_buffers. The row and its "routed" trace commit together; the
+actor then only nudges the cortex lane that takes the row.
 """
 
 from __future__ import annotations
@@ -24,12 +25,22 @@ REALTIME_PRIORITY = 0
 
 def commit_realtime(*, source: str, text: str, user_id: str | None, at: datetime, dedup_key: str | None = None,
                     payload: dict | None = None, kind: str = "message"):
-    return inbox.add(source=source, text=text, priority=REALTIME_PRIORITY, at=at, kind=kind, origin="user",
-                     payload=payload, user_id=user_id, reply_channel=source, dedup_key=dedup_key)
+    """The inbox row and its "routed" trace, in one transaction; None when `dedup_key` was already seen."""
+    with database.atomic():
+        row = inbox.add(source=source, text=text, priority=REALTIME_PRIORITY, at=at, kind=kind, origin="user",
+                        payload=payload, user_id=user_id, reply_channel=source, dedup_key=dedup_key)
+        if row is not None:
+            trace.record(row.trace_id, "routed", "thalamus", f"inbox priority {REALTIME_PRIORITY} from {source}", at)
+    return row
 
 
 def commit_buffered(*, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None):
-    return buffers.add(channel=channel, text=text, dedup_key=dedup_key, at=at, payload=payload)
+    """The buffer row and its "routed" trace, in one transaction; None when `dedup_key` was already seen."""
+    with database.atomic():
+        row = buffers.add(channel=channel, text=text, dedup_key=dedup_key, at=at, payload=payload)
+        if row is not None:
+            trace.record(row.trace_id, "routed", "thalamus", f"buffered (row {row.id}) until the next sync", at)
+    return row
 
 
 # Triage ------------------------------------------------------------------------
@@ -223,16 +234,14 @@ class ThalamusActor(WilsonActor):
 
     def receive(self, message):
         match message:
-            case StimulusCommitted(table="inbox", row_id=row_id, trace_id=trace_id):
-                row = Inbox.get_or_none(Inbox.id == row_id)
-                if row is None:
+            case StimulusCommitted(table="inbox", row_id=row_id):
+                # The routing decision was traced with the row (commit_realtime); what is left is the nudge.
+                priority = Inbox.select(Inbox.priority).where(Inbox.id == row_id).scalar()
+                if priority is None:
                     return
-                trace.record(trace_id, "routed", self.name, f"inbox priority {row.priority} from {row.source}",
-                             self.now())
-                self.tell("cortex-realtime" if row.priority == REALTIME_PRIORITY else "cortex", InboxReady())
-            case StimulusCommitted(table="buffer", row_id=row_id, trace_id=trace_id):
-                trace.record(trace_id, "routed", self.name, f"buffered (row {row_id}) until the next sync",
-                             self.now())
+                self.tell("cortex-realtime" if priority == REALTIME_PRIORITY else "cortex", InboxReady())
+            case StimulusCommitted(table="buffer"):
+                pass  # traced with the row (commit_buffered); it waits for the next sync
             case SyncRequest():
                 self.tell("triage", message)
 
