@@ -15,7 +15,7 @@ def new_trace_id() -> str:
 
 
 def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None) -> None:
-    Trace.create(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data)
+    Trace.insert(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data).execute()
     logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
 
 

@@ -26,7 +26,6 @@ import httpx
 import peewee
 from loguru import logger
 
-from storage.db import database
 from storage.models import TokenUsage
 from wilson import clock as clockmod
 from wilson.config import Config
@@ -463,11 +462,13 @@ class Synapse:
         return clockmod.as_utc(self.clock.now()).date().isoformat()
 
     def _spent(self, role: str) -> int:
+        """Tokens the role spent today, read from the database on every call (other processes spend too)."""
         try:
-            row = TokenUsage.get_or_none((TokenUsage.day == self._day()) & (TokenUsage.role == role))
+            spent = (TokenUsage.select(TokenUsage.prompt_tokens + TokenUsage.completion_tokens)
+                     .where((TokenUsage.day == self._day()) & (TokenUsage.role == role)).scalar())
         except peewee.PeeweeException as exc:
             raise SynapseError(f"cannot read the token budget: {exc}") from exc
-        return (row.prompt_tokens + row.completion_tokens) if row else 0
+        return spent or 0
 
     def _check_budget(self, endpoint: Endpoint, origin: str) -> None:
         spent = self._spent(endpoint.role)
@@ -526,16 +527,16 @@ class Synapse:
     def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
         user = prompt + completion if origin == "user" else 0
         try:
-            with database.atomic():
-                (TokenUsage
-                 .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
-                         completion_tokens=completion, user_tokens=user)
-                 .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
-                              update={TokenUsage.calls: TokenUsage.calls + 1,
-                                      TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
-                                      TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
-                                      TokenUsage.user_tokens: TokenUsage.user_tokens + user})
-                 .execute())
+            # one upsert, atomic by itself: no transaction around it
+            (TokenUsage
+             .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
+                     completion_tokens=completion, user_tokens=user)
+             .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
+                          update={TokenUsage.calls: TokenUsage.calls + 1,
+                                  TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
+                                  TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
+                                  TokenUsage.user_tokens: TokenUsage.user_tokens + user})
+             .execute())
         except peewee.PeeweeException as exc:
             # losing one line of accounting is better than losing the answer the tokens paid for
             logger.error("token accounting failed for {}: {}", role, exc)
