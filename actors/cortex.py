@@ -80,7 +80,8 @@ def fallback_followup(row: Inbox, tz) -> str | None:
 
 
 # Context ----------------------------------------------------------------------
-def build_context(row: Inbox, now: datetime, tz, memories: list[dict]) -> dict:
+def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: list[Turn] = ()) -> dict:
+    """`turns`: the recent turns the run already read, if any (they can spare a look for first contact)."""
     topics = Topic.select().where(Topic.status != "closed").order_by(Topic.id)
     tasks = Task.select().where(Task.status == "open").order_by(Task.due.is_null(), Task.due, Task.id).limit(60)
     proposal = None
@@ -90,7 +91,8 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict]) -> dict:
             proposal = {"id": approval.id, "items": [
                 {"position": i.position, "tool": i.tool, "args": i.args, "description": i.description}
                 for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]}
-    first_contact = row.origin == "user" and not Turn.select().where(Turn.role == "assistant").exists()
+    first_contact = row.origin == "user" and not (any(t.role == "assistant" for t in turns)
+                                                  or Turn.select().where(Turn.role == "assistant").exists())
     return {
         "now": now.astimezone(tz).isoformat(timespec="minutes"),
         "timezone": str(tz),
@@ -355,8 +357,9 @@ class CortexActor(WilsonActor):
             memories = [{"kind": m.kind, "text": m.text} for m in engram_access.recall(row.text, now)]
         except Exception as exc:
             logger.debug("recall unavailable: {}", exc)
-        context = build_context(row, now, tz, memories)
-        messages = build_messages(context, row, recent_turns() if row.origin == "user" else [])
+        turns = recent_turns() if row.origin == "user" else []
+        context = build_context(row, now, tz, memories, turns)
+        messages = build_messages(context, row, turns)
         outcome = reason(self.ctx.synapse, messages, row.origin, now, tz)
         if outcome.error and row.origin != "user":
             self.notice_budget(outcome.error, now)
