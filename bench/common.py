@@ -188,21 +188,32 @@ def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | N
 
 @dataclass
 class Unit:
-    """One SQLite transaction as issued: an explicit BEGIN..COMMIT, or one autocommitted statement."""
+    """One SQLite transaction as issued: an explicit BEGIN..COMMIT, or one autocommitted statement.
+
+    A statement is its SQL text with its parameters as Wilson bound them, or (for what peewee
+    sends past its query hooks: BEGIN, COMMIT) the text alone."""
 
     thread: str
-    statements: list[str] = field(default_factory=list)
+    statements: list = field(default_factory=list)  # (sql, params) or sql
 
     @property
     def writes(self) -> bool:
-        return any(s.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE") for s in self.statements)
+        return any(_text(s).lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE") for s in self.statements)
+
+
+def _text(statement) -> str:
+    return statement if isinstance(statement, str) else statement[0]
 
 
 class SqlRecorder:
-    """Installs a trace callback on every connection the database opens from now on.
+    """Records every statement Wilson issues, grouped into transactions, in commit order.
 
-    Statements are grouped into transactions per thread and kept in commit order,
-    which is the order SQLite applied them in, so they can be replayed on a copy.
+    A trace callback on every connection the database opens from now on sees each statement
+    as it starts (BEGIN and COMMIT included) and groups them per thread; peewee's query hook,
+    called on the same thread once the statement ran, swaps in the SQL with its placeholders
+    and the bound parameters, so a replay issues exactly what Wilson handed to sqlite3 (and
+    sqlite3's statement cache serves it as it served Wilson). Commit order is the order
+    SQLite applied the transactions in, so they can be replayed on a copy.
     """
 
     def __init__(self, db):
@@ -210,6 +221,7 @@ class SqlRecorder:
         self.recording = False
         self.units: list[Unit] = []
         self._open: dict[str, Unit] = {}
+        self._last: dict[str, tuple[Unit, int] | None] = {}  # per thread: where its latest statement went
         self._lock = threading.Lock()
         original = db._add_conn_hooks
 
@@ -218,6 +230,7 @@ class SqlRecorder:
             conn.set_trace_callback(self._statement)
 
         db._add_conn_hooks = hooked
+        db.query_hooks.append(self._bound)
         if not db.is_closed():
             db.close()  # this thread's connection reopens with the hook
 
@@ -228,11 +241,13 @@ class SqlRecorder:
         head = sql.lstrip()[:16].upper()
         with self._lock:
             unit = self._open.get(thread)
+            self._last[thread] = None
             if head.startswith("BEGIN"):
                 self._open[thread] = Unit(thread, [sql])
                 return
             if unit is not None:
                 unit.statements.append(sql)
+                self._last[thread] = (unit, len(unit.statements) - 1)
                 if head.startswith(("COMMIT", "ROLLBACK", "END")):
                     del self._open[thread]
                     self.units.append(unit)
@@ -240,10 +255,23 @@ class SqlRecorder:
             if head.startswith("PRAGMA"):
                 return
             self.units.append(Unit(thread, [sql]))
+            self._last[thread] = (self.units[-1], 0)
+
+    def _bound(self, event) -> None:
+        if not self.recording:
+            return
+        with self._lock:
+            slot = self._last.pop(threading.current_thread().name, None)
+            if slot is None:
+                return
+            unit, index = slot
+            seen = unit.statements[index]
+            if isinstance(seen, str) and seen.split(None, 1)[:1] == event.sql.split(None, 1)[:1]:
+                unit.statements[index] = (event.sql, tuple(event.params or ()))
 
     def start(self) -> None:
         with self._lock:
-            self.units, self._open = [], {}
+            self.units, self._open, self._last = [], {}, {}
         self.recording = True
 
     def stop(self) -> list[Unit]:
@@ -279,9 +307,10 @@ def replay(units: list[Unit], path: Path) -> tuple[float, int]:
     failed = 0
     start = monotonic()
     for unit in units:
-        for sql in unit.statements:
+        for statement in unit.statements:
+            sql, params = (statement, ()) if isinstance(statement, str) else statement
             try:
-                conn.execute(sql).fetchall()
+                conn.execute(sql, params).fetchall()
             except sqlite3.Error:
                 failed += 1
     elapsed = monotonic() - start
