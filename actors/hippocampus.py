@@ -601,9 +601,12 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
     until = max(now, since)  # a clock set back must not open an already consolidated window again
     episodes = collect_episodes(since, until)
     items, chosen_by = ([], "nobody")
+    candidates = interpret(episodes)
     if episodes:  # a quiet night makes no model call at all
-        items, chosen_by = ask_model(synapse, now, interpret(episodes), episodes)
+        items, chosen_by = ask_model(synapse, now, candidates, episodes)
+    refuted = counter_evidence(episodes)
     figures = calibration(now - timedelta(days=CALIBRATION_DAYS), now)
+    stored_episodes = engram.prepare_batch("episode", [(ep["text"], ep["provenance"]) for ep in episodes])
 
     with claim_transaction():
         # Rows committed while the model was thinking are in the window too; they get
@@ -611,20 +614,21 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
         arrived = collect_episodes(since, until, skip=frozenset(e["id"] for e in episodes))
         if arrived:
             episodes += arrived
+            stored_episodes = engram.prepare_batch("episode", [(ep["text"], ep["provenance"]) for ep in episodes])
             items += [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]}
                       for c in interpret(arrived)]
             chosen_by = "rules" if chosen_by == "nobody" else chosen_by
-        candidates = interpret(episodes)
+            candidates, refuted = interpret(episodes), counter_evidence(episodes)
         items = _merge_items(items)
         counts = {"episodes": len(episodes), "candidates": len(candidates), "stored": 0, "beliefs": 0,
                   "principles": 0, "invalidated": 0, "pruned": 0, "by": chosen_by}
 
-        engram.store_many("episode", [(ep["text"], ep["provenance"]) for ep in episodes], now)
+        engram.write_batch(stored_episodes, now)
         tonight = {engram.make_key(i["text"]) for i in items} | {engram.make_key(c["text"]) for c in candidates}
         refutations = [(c["contradicts"], f"contradicted by {', '.join(c['provenance'])}: {c['text']}")
                        for c in candidates if c["contradicts"]]
         refutations += [(r["contradicts"], f"contradicted by {', '.join(r['provenance'])}: {r['because']}")
-                        for r in counter_evidence(episodes)]
+                        for r in refuted]
         counts["invalidated"] = _invalidate_all(refutations, tonight, now)
         touched: dict[int, object] = {}
         for item in items:

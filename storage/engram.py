@@ -166,6 +166,11 @@ def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *,
     The result is what storing them one by one gives: a text already live (or seen earlier
     in `entries`) is strengthened by `weight` per mention and gains the provenance; new texts
     become memories with their index terms. Returns how many memories were created."""
+    return write_batch(prepare_batch(kind, entries, weight=weight), at)
+
+
+def prepare_batch(kind: str, entries: list[tuple[str, list[str]]], *, weight: float = 1.0) -> dict:
+    """The pure half of `store_many` (keys, merged provenance, index terms), done before any lock is taken."""
     merged: dict[str, dict] = {}  # key -> text, provenance, mentions, in first-seen order
     for text, provenance in entries:
         text = (text or "").strip()
@@ -174,6 +179,14 @@ def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *,
         entry = merged.setdefault(make_key(text), {"text": text, "provenance": [], "mentions": 0})
         entry["provenance"] = _merge(entry["provenance"], [str(p) for p in (provenance or [])])
         entry["mentions"] += 1
+    for entry in merged.values():
+        entry["terms"] = terms(entry["text"])
+    return {"kind": kind, "weight": weight, "entries": merged}
+
+
+def write_batch(batch: dict, at: datetime) -> int:
+    """The writing half of `store_many`; returns how many memories were created."""
+    kind, weight, merged = batch["kind"], batch["weight"], batch["entries"]
     if not merged:
         return 0
     with claim_transaction():
@@ -188,11 +201,10 @@ def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *,
             memory.strength += weight * entry["mentions"]
             memory.provenance = _merge(memory.provenance, entry["provenance"])
             memory.save(only=[Memory.strength, Memory.provenance])
-        texts = {row["key"]: row["text"] for row in new}
         for start in range(0, len(new), 100):  # RETURNING (SQLite 3.35+, PostgreSQL) names the new ids
             created = Memory.insert_many(new[start:start + 100]).returning(Memory.id, Memory.key).tuples()
             postings = [{"term": term, "memory": memory_id}
-                        for memory_id, key in created.execute() for term in terms(texts[key])]
+                        for memory_id, key in created.execute() for term in merged[key]["terms"]]
             for first in range(0, len(postings), 300):  # stays under SQLite's bound-parameter limit
                 MemoryTerm.insert_many(postings[first:first + 300]).execute()
     return len(new)
