@@ -7,6 +7,7 @@ the two: absolute times on a shared machine are noise, ratios much less so.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -83,6 +84,16 @@ def emit(res: dict, as_json: bool) -> None:
         print("BENCH-JSON " + json.dumps(res, default=str), flush=True)
     else:
         print_result(res)
+
+
+def cli(module: str, doc: str, run, argv=None) -> int:
+    """The command line every benchmark module shares: `python -m bench.NAME [--quick] [--json]`."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    args = parser.parse_args(argv)
+    emit(run(args.quick), args.json)
+    return 0
 
 
 def percentile(values: list[float], q: float) -> float | None:

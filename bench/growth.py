@@ -12,7 +12,6 @@ The baseline of each ratio is the same operation at 1k rows, measured in the sam
 
 from __future__ import annotations
 
-import argparse
 import random
 import shutil
 import statistics
@@ -21,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import engram_recall, tick_scan
-from bench.common import Figure, emit, ms, ratio, result
+from bench.common import Figure, cli, ms, ratio, result
 from wilson.clock import monotonic
 
 SIZES = (1_000, 10_000, 100_000)
@@ -121,12 +120,7 @@ def run(quick: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.growth", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    emit(run(args.quick), args.json)
-    return 0
+    return cli("bench.growth", __doc__, run, argv)
 
 
 if __name__ == "__main__":

@@ -31,12 +31,11 @@ stands for.)
 
 from __future__ import annotations
 
-import argparse
 import threading
 
 import pykka
 
-from bench.common import (Figure, SqlRecorder, TempHome, bench_config, emit, make_wilson, ms, percentile, ratio,
+from bench.common import (Figure, SqlRecorder, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio,
                           replay, result, snapshot_database)
 from wilson.clock import RealClock, monotonic, pause
 
@@ -344,12 +343,7 @@ def run(quick: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.pipeline", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    emit(run(args.quick), args.json)
-    return 0
+    return cli("bench.pipeline", __doc__, run, argv)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,13 @@ Goal: loaded p99 ≤ 1.5 × idle p99.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
 import threading
 from datetime import timedelta
 
-from bench.common import Figure, TempHome, bench_config, emit, make_wilson, ms, percentile, ratio, result
+from bench.common import Figure, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio, result
 from wilson.clock import RealClock, monotonic, pause
 
 BUFFERED = 500
@@ -230,12 +229,7 @@ def run(quick: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.realtime", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    emit(run(args.quick), args.json)
-    return 0
+    return cli("bench.realtime", __doc__, run, argv)
 
 
 if __name__ == "__main__":
