@@ -151,6 +151,7 @@ def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionRes
 
 
 class ApprovalActor(WilsonActor):
+    realtime = True  # a button press is answered while the user looks at it
     name = "approval"
 
     def receive(self, message):

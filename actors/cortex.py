@@ -298,6 +298,7 @@ class CortexActor(WilsonActor):
         super().__init__(ctx, name)
         self.min_priority = min_priority
         self.max_priority = max_priority
+        self.realtime = max_priority == 0  # the lane that answers the user
 
     def notice_budget(self, error: str, now: datetime) -> None:
         """When background reasoning pauses for the day's budget, say so to the user once that day."""

@@ -63,7 +63,7 @@ from actors import thalamus
 from actors.approval import check, outcome_line
 from channels.base import Channel
 from storage import outbox, trace
-from storage.db import database
+from storage.db import database, writes_first
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Topic
 from wilson import clock as clockmod
 from wilson.logs import redact
@@ -321,6 +321,7 @@ class TelegramChannel(Channel):
         super().on_failure(exception_type, exception_value, traceback)
 
     def _run_loop(self) -> None:
+        writes_first()  # updates from the user are committed on this thread
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 

@@ -9,10 +9,13 @@ row; on PostgreSQL the claim query itself uses FOR UPDATE SKIP LOCKED.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from pathlib import Path
 
 import peewee
 from playhouse.db_url import connect as connect_url
+
+from wilson.clock import monotonic
 
 database = peewee.DatabaseProxy()
 
@@ -25,6 +28,56 @@ SQLITE_PRAGMAS = {
 
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+_lane = threading.local()
+
+
+def writes_first() -> None:
+    """Mark the calling thread as one the user waits on: its writes go ahead of queued background writes."""
+    _lane.urgent = True
+
+
+class FairLock:
+    """A lock whose waiters get it in the order they asked, the user's writes first.
+
+    `threading.Lock` hands a released lock to whichever thread runs first, so under steady
+    writing one waiter (a user's message) can be overtaken again and again by busier
+    threads. Here an urgent waiter waits at most for the holder and other urgent writes;
+    background writers keep their order behind it."""
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._queue: deque = deque()
+        self._held = False
+
+    def acquire(self, timeout: float, urgent: bool = False) -> bool:
+        with self._cond:
+            if not self._held and not self._queue:
+                self._held = True
+                return True
+            ticket = (urgent, object())
+            if urgent:  # ahead of the first background waiter
+                place = next((i for i, (u, _) in enumerate(self._queue) if not u), len(self._queue))
+                self._queue.insert(place, ticket)
+            else:
+                self._queue.append(ticket)
+            deadline = monotonic() + timeout
+            while self._held or self._queue[0] is not ticket:
+                left = deadline - monotonic()
+                if left <= 0:
+                    self._queue.remove(ticket)
+                    self._cond.notify_all()  # the next in line may be free to go now
+                    return False
+                self._cond.wait(left)
+            self._queue.popleft()
+            self._held = True
+            return True
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
 
 
 class QueuedWriterSqlite(peewee.SqliteDatabase):
@@ -43,12 +96,12 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._writer = threading.Lock()
+        self._writer = FairLock()
         self._holding = threading.local()
         self._writer_timeout = SQLITE_PRAGMAS["busy_timeout"] / 1000
 
     def _take_writer(self) -> None:
-        if not self._writer.acquire(timeout=self._writer_timeout):
+        if not self._writer.acquire(timeout=self._writer_timeout, urgent=getattr(_lane, "urgent", False)):
             raise peewee.OperationalError(f"database is locked (another writer of this process held it for "
                                           f"{self._writer_timeout:g} s)")
         self._holding.on = True

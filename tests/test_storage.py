@@ -6,8 +6,10 @@ import threading
 from datetime import datetime, timezone
 
 from storage import buffers, inbox, outbox
+from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
 from storage.models import Inbox
+from wilson import clock as clockmod
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 
@@ -96,3 +98,37 @@ def test_buffer_rows_dedup_and_track_scanning(any_db):
     assert buffers.add(channel="email", text="a", dedup_key="email:1", at=NOW) is None
     assert [r.text for r in buffers.unscanned()] == ["a"]
     assert [r.text for r in buffers.unprocessed()] == ["a"]
+
+
+def test_the_write_lock_serves_waiters_in_order_and_the_user_first():
+    lock = FairLock()
+    assert lock.acquire(timeout=1)
+    order: list[str] = []
+
+    def waiter(name: str, urgent: bool) -> threading.Thread:
+        def run():
+            assert lock.acquire(timeout=5, urgent=urgent)
+            order.append(name)
+            lock.release()
+        thread = threading.Thread(target=run)
+        queued = len(lock._queue)
+        thread.start()
+        while len(lock._queue) == queued:  # wait until it stands in line
+            clockmod.pause(0.001)
+        return thread
+
+    threads = [waiter("triage", False), waiter("hippocampus", False), waiter("user", True),
+               waiter("tick", False), waiter("user again", True)]
+    lock.release()
+    for thread in threads:
+        thread.join()
+    assert order == ["user", "user again", "triage", "hippocampus", "tick"]
+
+
+def test_a_waiter_that_gives_up_leaves_the_line():
+    lock = FairLock()
+    assert lock.acquire(timeout=1)
+    assert lock.acquire(timeout=0.05) is False
+    assert len(lock._queue) == 0
+    lock.release()
+    assert lock.acquire(timeout=0.05)

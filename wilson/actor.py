@@ -14,6 +14,7 @@ from datetime import datetime
 import pykka
 from loguru import logger
 
+from storage.db import writes_first
 from wilson.messages import Ping
 
 
@@ -28,6 +29,7 @@ class Context:
 class WilsonActor(pykka.ThreadingActor):
     use_daemon_thread = True  # a hung actor must not keep the process alive on shutdown
     name = "actor"
+    realtime = False  # the user waits on this actor: its database writes go first
 
     def __init__(self, ctx: Context, name: str | None = None):
         super().__init__()
@@ -39,6 +41,8 @@ class WilsonActor(pykka.ThreadingActor):
     def on_receive(self, message):
         if isinstance(message, Ping):
             return "pong"
+        if self.realtime:
+            writes_first()
         try:
             return self.receive(message)
         finally:

@@ -17,7 +17,7 @@ from loguru import logger
 
 from actors import thalamus
 from storage import inbox, outbox
-from storage.db import open_database
+from storage.db import open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Outbox
 from wilson import clock as clockmod
@@ -131,6 +131,7 @@ class Wilson:
     # Stimuli -----------------------------------------------------------------
     def say(self, text: str, user_id: str | None = None, channel: str = "repl"):
         """The user types on the REPL: a realtime stimulus, committed before anyone is told."""
+        writes_first()
         row = thalamus.commit_realtime(source=channel, text=text, at=self.clock.now(),
                                        user_id=user_id or self.config.get("core", "owner"))
         self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
