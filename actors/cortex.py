@@ -202,7 +202,6 @@ def primary_channel(config) -> str:
 
 def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
     """Commit the run's results in one transaction; returns what to tell whom afterwards."""
-    tz = config.timezone
     user_run = row.origin == "user"
     channel = row.reply_channel if user_run and row.reply_channel else primary_channel(config)
     notify = {"approval": None, "again": None, "deliver": [], "sync": outcome.sync_requested}

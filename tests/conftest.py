@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.db import database, open_database
+from storage.db import open_database
 from storage.migrations import migrate
 from wilson import config as configmod
 from wilson.clock import SimClock

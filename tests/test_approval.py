@@ -15,8 +15,6 @@ import threading
 from datetime import date, timedelta
 from pathlib import Path
 
-import pytest
-
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)

@@ -17,48 +17,13 @@ from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
 from wilson import clock as clockmod
 from wilson.messages import InboxReady
+from tests.brain import call, context_of, is_cortex, organ_reply
 from wilson.scripted import ScriptedServer
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 
 
 # The scripted model --------------------------------------------------------------------
-def context_of(body: dict) -> dict:
-    for message in body["messages"]:
-        content = message.get("content") or ""
-        if message["role"] == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):])
-    raise AssertionError("no CONTEXT message in the request")
-
-
-def tool_names(body: dict) -> set[str]:
-    return {t["function"]["name"] for t in body.get("tools") or []}
-
-
-def is_cortex(body: dict) -> bool:
-    return "surface" in tool_names(body)
-
-
-def call(name: str, **arguments) -> dict:
-    return {"name": name, "arguments": arguments}
-
-
-def organ_reply(body: dict) -> dict | None:
-    """The other organs (triage, RAS, hippocampus) get plain, harmless answers."""
-    names = tool_names(body)
-    last = body["messages"][-1]
-    if "triage" in names:
-        items = json.loads(last["content"])["items"]
-        return {"tool_calls": [call("triage", items=[
-            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:200], "priority": 2, "action": "inbox",
-             "reason": "needs a decision"} for i in items])]}
-    if "arousal" in names:
-        return {"tool_calls": [call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
-    if "record_memories" in names:
-        return {"tool_calls": [call("record_memories", items=[])]}
-    return None
-
-
 def model(decide, after=None) -> list[dict]:
     """Rules for a ScriptedServer: `decide(context, body)` answers a cortex run's first round;
     `after(body)` answers once the tool results are back (default: end quietly)."""

@@ -8,13 +8,13 @@ about the model's wording.
 
 from __future__ import annotations
 
-import json
 from datetime import date, datetime, timedelta
 
 import pytest
 
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Memory, Task, TaskFiring, Topic, TokenUsage
+from tests.brain import call, context_of, organ_reply
 from wilson.scripted import ScriptedServer
 
 TRIP = "Trip to Japan"
@@ -22,70 +22,47 @@ START = "2027-01-05T08:00:00+01:00"
 
 
 # The scripted model: deterministic tool calls chosen from what the request says ---------
-def _context(body: dict) -> dict:
-    for message in body["messages"]:
-        content = message.get("content") or ""
-        if message["role"] == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):])
-    return {}
-
-
-def _tools(body: dict) -> set[str]:
-    return {t["function"]["name"] for t in body.get("tools") or []}
-
-
-def _call(name: str, **arguments) -> dict:
-    return {"name": name, "arguments": arguments}
-
-
 PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requirements", "2027-02-01"),
         ("Book flights", "2027-02-15"), ("Book accommodation", "2027-03-01"),
         ("Buy travel insurance", "2027-03-20"), ("Pack", "2027-04-08")]
 
 
 def scripted_reply(body: dict) -> dict:
-    tools = _tools(body)
     last = body["messages"][-1]
-    if "triage" in tools:
-        items = json.loads(last["content"])["items"]
-        return {"tool_calls": [_call("triage", items=[
-            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:120], "priority": 2, "action": "inbox",
-             "reason": "calendar change"} for i in items])]}
-    if "arousal" in tools:
-        return {"tool_calls": [_call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
-    if "record_memories" in tools:
-        return {"tool_calls": [_call("record_memories", items=json.loads(last["content"])["candidates"])]}
+    other = organ_reply(body)
+    if other is not None:
+        return other
     if last["role"] == "tool":
         return {"text": ""}
-    context = _context(body)
+    context = context_of(body)
     stimulus = context["stimulus"]
     kind, payload = stimulus["kind"], stimulus["payload"]
     if kind == "event":
         event = payload["buffers"][0]
         if event["change"] == "new" and event["title"] == TRIP:
-            calls = [_call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24", notes="Tokyo")]
-            calls += [_call("create_task", title=t, due=d, topic=TRIP) for t, d in PLAN]
+            calls = [call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24", notes="Tokyo")]
+            calls += [call("create_task", title=t, due=d, topic=TRIP) for t, d in PLAN]
             return {"tool_calls": calls}
         if event["change"] == "changed" and event.get("previous"):
             shift = (datetime.fromisoformat(event["start"]) - datetime.fromisoformat(event["previous"]["start"])).days
             topic = next(t for t in context["topics"] if t["title"] == TRIP)
-            return {"tool_calls": [_call("update_topic", topic_id=topic["id"], starts="2027-05-08",
+            return {"tool_calls": [call("update_topic", topic_id=topic["id"], starts="2027-05-08",
                                          ends="2027-05-22")] + [
-                _call("update_task", task_id=t["id"],
+                call("update_task", task_id=t["id"],
                       due=(date.fromisoformat(t["due"]) + timedelta(days=shift)).isoformat())
                 for t in context["tasks"] if t["topic"] == TRIP and t["due"]]}
         return {"text": ""}
     if kind == "modify":
-        return {"tool_calls": [_call("create_task", title="Book flights", due="2027-02-01", topic=TRIP)]}
+        return {"tool_calls": [call("create_task", title="Book flights", due="2027-02-01", topic=TRIP)]}
     if kind == "deadline":
-        return {"tool_calls": [_call("surface", text=f"{payload['title']}: {payload['window']}",
+        return {"tool_calls": [call("surface", text=f"{payload['title']}: {payload['window']}",
                                      why=f"deadline window {payload['window']}")]}
     if kind == "topic_end":
-        return {"tool_calls": [_call("close_topic", topic_id=payload["topic_id"])]}
+        return {"tool_calls": [call("close_topic", topic_id=payload["topic_id"])]}
     if kind == "message" and stimulus["text"].startswith("done with"):
         word = stimulus["text"].split()[-1]
         task = next(t for t in context["tasks"] if word in t["title"].lower())
-        return {"tool_calls": [_call("complete_task", task_id=task["id"])]}
+        return {"tool_calls": [call("complete_task", task_id=task["id"])]}
     return {"text": "OK." if stimulus["origin"] == "user" else ""}
 
 

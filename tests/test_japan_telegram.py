@@ -7,7 +7,6 @@ only through Telegram: pressing inline buttons and writing in the topic's thread
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Task, TaskFiring, Topic
 from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
+from tests.brain import call, context_of, organ_reply
 from wilson.scripted import ScriptedServer
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
@@ -30,44 +30,25 @@ PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requir
 
 
 # The scripted model ------------------------------------------------------------------------
-def _call(name: str, **arguments) -> dict:
-    return {"name": name, "arguments": arguments}
-
-
-def _context(body: dict) -> dict:
-    for message in body["messages"]:
-        content = message.get("content") or ""
-        if message["role"] == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):])
-    return {}
-
-
 def scripted_reply(body: dict) -> dict:
-    tools = {t["function"]["name"] for t in body.get("tools") or []}
     last = body["messages"][-1]
-    if "triage" in tools:
-        items = json.loads(last["content"])["items"]
-        return {"tool_calls": [_call("triage", items=[
-            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:120], "priority": 2, "action": "inbox",
-             "reason": "calendar change"} for i in items])]}
-    if "arousal" in tools:
-        return {"tool_calls": [_call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
-    if "record_memories" in tools:
-        return {"tool_calls": [_call("record_memories", items=json.loads(last["content"])["candidates"])]}
+    other = organ_reply(body)
+    if other is not None:
+        return other
     if last["role"] == "tool":
         return {"text": ""}
-    stimulus = _context(body)["stimulus"]
+    stimulus = context_of(body)["stimulus"]
     kind, payload, text = stimulus["kind"], stimulus["payload"], stimulus["text"]
     if kind == "event" and payload["buffers"][0]["change"] == "new" and payload["buffers"][0]["title"] == TRIP:
-        calls = [_call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24", notes="Tokyo")]
-        return {"tool_calls": calls + [_call("create_task", title=t, due=d, topic=TRIP) for t, d in PLAN]}
+        calls = [call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24", notes="Tokyo")]
+        return {"tool_calls": calls + [call("create_task", title=t, due=d, topic=TRIP) for t, d in PLAN]}
     if kind == "deadline":
-        return {"tool_calls": [_call("surface", text=f"{payload['title']}: {payload['window']}",
+        return {"tool_calls": [call("surface", text=f"{payload['title']}: {payload['window']}",
                                      why=f"deadline window {payload['window']}")]}
     if kind == "message" and "yen" in text:
-        return {"tool_calls": [_call("create_task", title="Get yen", due="2027-04-01", topic=TRIP)]}
+        return {"tool_calls": [call("create_task", title="Get yen", due="2027-04-01", topic=TRIP)]}
     if kind == "modify" and "April 5" in text:
-        return {"tool_calls": [_call("create_task", title="Get yen", due="2027-04-05", topic=TRIP)]}
+        return {"tool_calls": [call("create_task", title="Get yen", due="2027-04-05", topic=TRIP)]}
     return {"text": "OK." if stimulus["origin"] == "user" else ""}
 
 

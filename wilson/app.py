@@ -16,7 +16,7 @@ from pathlib import Path
 from loguru import logger
 
 from actors import thalamus
-from storage import inbox, outbox
+from storage import inbox
 from storage.db import open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Outbox

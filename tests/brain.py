@@ -1,0 +1,47 @@
+"""Reading the requests the scripted model server receives, and the organs' plain answers.
+
+Tests script the cortex themselves; triage, the RAS and the hippocampus get the
+answers below unless a test says otherwise: every buffered item goes to the
+inbox, nothing is urgent, and the hippocampus keeps the candidates it is offered.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def context_of(body: dict) -> dict:
+    """The CONTEXT the cortex sent with a request (empty for the other organs)."""
+    for message in body["messages"]:
+        content = message.get("content") or ""
+        if message["role"] == "user" and content.startswith("CONTEXT "):
+            return json.loads(content[len("CONTEXT "):])
+    return {}
+
+
+def tool_names(body: dict) -> set[str]:
+    return {t["function"]["name"] for t in body.get("tools") or []}
+
+
+def is_cortex(body: dict) -> bool:
+    return "surface" in tool_names(body)
+
+
+def call(name: str, **arguments) -> dict:
+    return {"name": name, "arguments": arguments}
+
+
+def organ_reply(body: dict) -> dict | None:
+    """The answer for a triage, RAS or hippocampus request; None for the cortex."""
+    names = tool_names(body)
+    last = body["messages"][-1]
+    if "triage" in names:
+        items = json.loads(last["content"])["items"]
+        return {"tool_calls": [call("triage", items=[
+            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:200], "priority": 2, "action": "inbox",
+             "reason": "needs a decision"} for i in items])]}
+    if "arousal" in names:
+        return {"tool_calls": [call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
+    if "record_memories" in names:
+        return {"tool_calls": [call("record_memories", items=json.loads(last["content"])["candidates"])]}
+    return None
