@@ -85,11 +85,27 @@ def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalIte
     return list(query)
 
 
+class NoLongerOpen(Exception):
+    """The proposal was decided or replaced between the check and the decision's transaction."""
+
+
+def hold_open(approval: Approval, now: datetime) -> None:
+    """Inside the decision's transaction: lock the proposal's row, and make sure it is still open.
+
+    A replacement committed by the cortex after `check()` read the row would otherwise be
+    overwritten by this decision."""
+    held = Approval.update(decided_at=now).where(
+        (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
+    if not held:
+        raise NoLongerOpen()
+
+
 def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task) -> DecisionResult:
     """Execute the chosen items exactly once, in one transaction."""
     executed, failed, task_ids = [], [], []
     created_topics: dict = {}
     with database.atomic():
+        hold_open(approval, now)
         for item in selected(approval, positions):
             claimed = ApprovalItem.update(status="executing").where(
                 (ApprovalItem.id == item.id) & (ApprovalItem.status == "pending")).execute()
@@ -123,8 +139,9 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
 
 
 def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:
-    items = selected(approval, positions)
     with database.atomic():
+        hold_open(approval, now)
+        items = selected(approval, positions)
         ApprovalItem.update(status="rejected").where(
             ApprovalItem.id.in_([i.id for i in items]) & (ApprovalItem.status == "pending")).execute()
         status = settle_status(approval.id)
@@ -194,14 +211,13 @@ class ApprovalActor(WilsonActor):
             expired = approval is not None and Approval.get_by_id(approval.id).status == "expired"
             result = DecisionResult(problem, settled=expired)
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
-        elif decision.action == "approve":
-            result = approve(approval, decision.items, now, self.config.timezone, self.plan_task)
-        elif decision.action == "reject":
-            result = reject(approval, decision.items, now)
-        elif decision.action == "modify":
-            result = modify(approval, decision, now)
         else:
-            result = DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
+            try:
+                result = self.take(decision, approval, now)
+            except NoLongerOpen:
+                fresh = Approval.get_by_id(approval.id)
+                result = DecisionResult(check(decision, fresh, now, self.config.timezone)
+                                        or f"Proposal {approval.id} changed just now, so I did nothing; have a look at it again.")
         trace_id = approval.trace_id if approval else trace.new_trace_id()
         trace.record(trace_id, result.stage, self.name,
                      f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
@@ -215,6 +231,15 @@ class ApprovalActor(WilsonActor):
             self.tell(decision.channel, Deliver(box.id))
         if approval is not None and (result.settled or result.stage == "modify"):
             self.tell(approval.channel, ApprovalSettled(approval.id))
+
+    def take(self, decision: Decision, approval: Approval, now: datetime) -> DecisionResult:
+        if decision.action == "approve":
+            return approve(approval, decision.items, now, self.config.timezone, self.plan_task)
+        if decision.action == "reject":
+            return reject(approval, decision.items, now)
+        if decision.action == "modify":
+            return modify(approval, decision, now)
+        return DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
 
     def plan_task(self, task: Task, now: datetime) -> None:
         from actors.tick import plan_task

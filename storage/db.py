@@ -63,16 +63,23 @@ class FairLock:
             else:
                 self._queue.append(ticket)
             deadline = monotonic() + timeout
-            while self._held or self._queue[0] is not ticket:
-                left = deadline - monotonic()
-                if left <= 0:
-                    self._queue.remove(ticket)
-                    self._cond.notify_all()  # the next in line may be free to go now
-                    return False
-                self._cond.wait(left)
+            try:
+                while self._held or self._queue[0] is not ticket:
+                    left = deadline - monotonic()
+                    if left <= 0:
+                        self._leave(ticket)
+                        return False
+                    self._cond.wait(left)
+            except BaseException:  # interrupted (Ctrl-C in the REPL): a ticket left in line would block everyone
+                self._leave(ticket)
+                raise
             self._queue.popleft()
             self._held = True
             return True
+
+    def _leave(self, ticket) -> None:
+        self._queue.remove(ticket)
+        self._cond.notify_all()  # the next in line may be free to go now
 
     def release(self) -> None:
         with self._cond:

@@ -15,6 +15,9 @@ import threading
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
+from actors.approval import NoLongerOpen, approve, reject
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)
@@ -209,6 +212,24 @@ def test_a_proposal_decided_while_its_modification_is_thought_about_is_not_done_
         decide(app, replacement.id, "approve")
     assert Task.select().where(Task.title == "Book flights").count() == 1
     assert Topic.select().count() == 1
+
+
+@pytest.mark.parametrize("action", ["approve", "reject"])
+def test_a_decision_on_a_proposal_replaced_after_the_check_changes_nothing(scripted, action):
+    app, server = scripted(planner)
+    original = propose(app)
+    seen = Approval.get_by_id(original.id)  # what the gate read before the cortex committed a replacement
+    Approval.update(status="superseded", superseded_by=original.id + 1).where(Approval.id == original.id).execute()
+
+    with pytest.raises(NoLongerOpen):
+        if action == "approve":
+            approve(seen, (), app.clock.now(), app.config.timezone, lambda task, now: None)
+        else:
+            reject(seen, (), app.clock.now())
+    assert Approval.get_by_id(original.id).status == "superseded"
+    assert item_statuses(original.id) == ["pending"] * 4
+    assert created() == ([], [])
+    assert Feedback.select().count() == 0
 
 
 def test_reject_creates_nothing_and_is_recorded(scripted):

@@ -107,9 +107,9 @@ def test_the_write_lock_serves_waiters_in_order_and_the_user_first():
 
     def waiter(name: str, urgent: bool) -> threading.Thread:
         def run():
-            assert lock.acquire(timeout=5, urgent=urgent)
-            order.append(name)
-            lock.release()
+            if lock.acquire(timeout=5, urgent=urgent):
+                order.append(name)
+                lock.release()
         thread = threading.Thread(target=run)
         queued = len(lock._queue)
         thread.start()
@@ -125,10 +125,21 @@ def test_the_write_lock_serves_waiters_in_order_and_the_user_first():
     assert order == ["user", "user again", "triage", "hippocampus", "tick"]
 
 
-def test_a_waiter_that_gives_up_leaves_the_line():
+def test_a_waiter_that_gives_up_leaves_the_line_and_the_next_one_goes():
     lock = FairLock()
     assert lock.acquire(timeout=1)
-    assert lock.acquire(timeout=0.05) is False
-    assert len(lock._queue) == 0
+    got: dict[str, bool] = {}
+
+    def waiter(name: str, timeout: float) -> threading.Thread:
+        thread = threading.Thread(target=lambda: got.__setitem__(name, lock.acquire(timeout=timeout)))
+        queued = len(lock._queue)
+        thread.start()
+        while len(lock._queue) == queued:
+            clockmod.pause(0.001)
+        return thread
+
+    impatient, patient = waiter("impatient", 0.05), waiter("patient", 5)
+    impatient.join()  # gave up at the head of the line
     lock.release()
-    assert lock.acquire(timeout=0.05)
+    patient.join()
+    assert got == {"impatient": False, "patient": True} and len(lock._queue) == 0
