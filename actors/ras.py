@@ -9,7 +9,7 @@ about rows it already raised the alarm for is debounced.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from loguru import logger
 
@@ -17,6 +17,7 @@ from storage import buffers, trace
 from storage.db import database
 from storage.models import Cursor, ReceptorBuffer
 from wilson.actor import WilsonActor
+from wilson.clock import as_utc
 from wilson.messages import RasScan, SyncRequest
 
 AROUSAL_TOOL = {"type": "function", "function": {
@@ -34,6 +35,7 @@ Urgent means the user would want to know before tomorrow morning (today's deadli
 emergencies, time-critical requests). Most things are not urgent."""
 
 CURSOR = "ras:aroused"
+RETRY_CURSOR = "ras:alarm-retry"
 
 
 def scan_request(rows: list, now: datetime, tz) -> list[dict]:
@@ -97,10 +99,23 @@ class RasActor(WilsonActor):
         return self.retry_alarm()
 
     def retry_alarm(self) -> bool:
-        """An alarm whose early sync failed is raised again each interval (no model call here) until a
-        sync gets through: the rows are not judged twice, but an urgent one must not wait for the morning."""
+        """An alarm whose early sync failed is raised again (no model call here) until a sync gets
+        through: the rows are not judged twice, but an urgent one must not wait for the morning.
+        The retries back off (one interval, then two, four, ...) so a model that keeps failing
+        does not cost a triage call every interval all day."""
+        now = self.now()
         if not alarm_unanswered():
+            Cursor.delete().where(Cursor.name == RETRY_CURSOR).execute()
             return False
-        logger.info("RAS: an earlier alarm is still unanswered; asking for the sync again")
+        state = Cursor.get_or_none(Cursor.name == RETRY_CURSOR)
+        tries = (state.value or {}).get("tries", 0) if state else 0
+        if state and now < as_utc(state.updated_at) + self.interval() * (2 ** (tries - 1)):
+            return False
+        Cursor.insert(name=RETRY_CURSOR, value={"tries": tries + 1}, updated_at=now).on_conflict(
+            conflict_target=[Cursor.name], update={Cursor.value: {"tries": tries + 1}, Cursor.updated_at: now}).execute()
+        logger.info("RAS: an earlier alarm is still unanswered; asking for the sync again (retry {})", tries + 1)
         self.tell("thalamus", SyncRequest("arousal"))
         return True
+
+    def interval(self) -> timedelta:
+        return timedelta(minutes=float(self.config.get("ras", "interval_minutes", 15) or 15))

@@ -99,6 +99,19 @@ def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_mornin
     assert_each_once([urgent.id, calm.id])
 
 
+def test_retries_of_an_unanswered_alarm_back_off(make_app, scripted):
+    server = scripted(brain({"match": offers("triage"), "fault": "500", "times": 1000}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    urgent = app.inject_buffered("email", URGENT, {})
+    advance_to(app, at(app, 5, 17, 0))
+    # the alarm at 14:15, then retries after one interval, one, two and four
+    failed = Trace.select().where((Trace.trace_id == urgent.trace_id) & (Trace.stage == "postponed"))
+    assert [t.at for t in failed.order_by(Trace.id)] == [
+        at(app, 5, h, m) for h, m in [(14, 15), (14, 30), (14, 45), (15, 15), (16, 15)]]
+    assert len(triage_requests(server)) == 5 and len(requests_of(server, "reflex")) == 1
+
+
 def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, scripted):
     server = scripted(brain({"match": offers("arousal"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
