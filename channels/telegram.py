@@ -80,7 +80,8 @@ HEALTH_CURSOR = "health:telegram"
 PAIRING_CODE = "telegram:pairing_code"
 PAIRED_USERS = "telegram:paired_users"
 REFUSED_USERS = "telegram:refused"
-AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce"}
+AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
+MODIFY_WAIT = timedelta(hours=1)
 DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
 
 # Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
@@ -98,8 +99,8 @@ COMMANDS = [
 ]
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
-REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run `wilson pair` where I run "
-           "and send me /start followed by the code it prints.")
+REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
+           "on the computer I run on, then send me /start followed by the code it prints.")
 
 
 # Pure helpers -----------------------------------------------------------------
@@ -144,6 +145,15 @@ def owner_id(config) -> str | None:
     except peewee.PeeweeException:  # tables not migrated yet
         return None
     return paired[0] if paired else None
+
+
+def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
+    """After Modify, the next words are the change: unless the proposal was settled meanwhile
+    or the user went on to other things (an hour later, it is a new message)."""
+    approval = Approval.get_or_none(Approval.id == awaiting.get("approval_id"))
+    asked = datetime.fromisoformat(awaiting["at"]) if awaiting.get("at") else None
+    return (approval is not None and approval.status in ("pending", "partial")
+            and asked is not None and now - asked < MODIFY_WAIT)
 
 
 def utf16_len(text: str) -> int:
@@ -564,6 +574,7 @@ class TelegramChannel(Channel):
         awaiting = get_setting(AWAITING_MODIFY + uid)
         if awaiting and text and not edited:
             delete_setting(AWAITING_MODIFY + uid)
+        if awaiting and text and not edited and modify_still_wanted(awaiting, now):
             put_setting(DECISION_CHAT + str(awaiting["approval_id"]), where)
             decision = Decision(approval_id=int(awaiting["approval_id"]), action="modify", user_id=uid,
                                 channel=self.name, text=text, nonce=awaiting.get("nonce"))
@@ -730,11 +741,12 @@ class TelegramChannel(Channel):
         # The gate decides; this early look only picks the words of the quick answer.
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
         if action == "modify" and not problem:
-            put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce})
+            put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
             self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", where,
                         {}, f"telegram:{update_id}:modify", now, after)
             answer("Tell me what to change.")
             return
+        delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
         after.append(lambda: self.tell("approval", decision))
         answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…",
                                                                "reject": "Rejecting…"}.get(action, "OK"))

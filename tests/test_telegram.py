@@ -422,6 +422,20 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
 
 
 # Delivery under trouble -------------------------------------------------------------
+def test_after_modify_a_press_instead_of_words_makes_the_next_words_a_message_again(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["modify"])
+    wait_text(fake, OWNER, "What should I change in proposal")
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, OWNER, "Done:")
+    fake.send_text(OWNER, "what's on tomorrow?")
+    wait_text(fake, OWNER, "echo: what's on tomorrow?")
+    assert app.wait_idle(10)
+    assert not Inbox.select().where(Inbox.kind == "modify").exists()
+    assert Approval.select().count() == 1
+
+
 def test_a_429_with_retry_after_delays_but_delivers(wilson, fake):
     app = wilson()
     fake.fail("sendMessage", 429, retry_after=1)
