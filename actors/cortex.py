@@ -53,7 +53,7 @@ class RunOutcome:
 
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
                  "I'll still answer you and send deadline reminders.")
-STALE_MODIFICATION = ("You decided that proposal before I finished changing it, so I left your answer as it was. "
+STALE_MODIFICATION = ("Proposal {} was already {} before I finished changing it, so I left it that way. "
                       "Tell me if you still want something changed.")
 UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
 BROKEN_RUN = "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"
@@ -213,7 +213,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.proposals:
             approval = create_proposal(row, outcome.proposals, channel, now, config)
             if approval is None:
-                outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION)
+                decided = Approval.get_by_id(row.payload["approval_id"])
+                outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
             else:
                 notify["approval"] = approval.id
         elif row.kind == "modify" and (original := open_original(row)):
@@ -321,6 +322,8 @@ class CortexActor(WilsonActor):
         released = inbox.release_claimed(lane=self.name)
         if released:
             logger.warning("{} picked up {} unfinished row(s) again", self.name, released)
+        for row in inbox.given_up(self.name):
+            self.report_given_up(row)
         self.tell(self.name, InboxReady())
 
     def receive(self, message):
@@ -337,6 +340,16 @@ class CortexActor(WilsonActor):
                 self.run(row)
             except Exception as exc:  # one broken run must not take the cortex (and every later message) down
                 self.contain(row, exc)
+
+    def report_given_up(self, row: Inbox) -> None:
+        now = self.now()
+        logger.error("{} gave up on inbox {}: it was being worked on each time the actor died", self.name, row.id)
+        trace.record(row.trace_id, "error", self.name, inbox.GAVE_UP, now)
+        if row.origin == "user":
+            channel = row.reply_channel or primary_channel(self.config)
+            box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
+            self.tell(channel, Deliver(box.id))
+        inbox.mark_reported(row.id)
 
     def contain(self, row: Inbox, exc: Exception) -> None:
         now = self.now()

@@ -11,6 +11,7 @@ from storage.db import claim_transaction, database, skip_locked
 from storage.models import Inbox
 
 MAX_ATTEMPTS = 3
+GAVE_UP = "gave up after the worker died on it each time"
 
 
 def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | None = None,
@@ -69,14 +70,22 @@ def release_claimed(lane: str | None = None) -> int:
     """On start: rows a dead worker had claimed go back to pending.
 
     A row that was already claimed MAX_ATTEMPTS times is what killed the worker each time; it is
-    marked failed instead, so one poisonous row cannot keep an actor in a restart loop."""
+    marked failed instead (see `given_up`), so one poisonous row cannot keep an actor in a restart loop."""
     claimed = Inbox.status == "claimed"
     if lane is not None:
         claimed &= Inbox.lane == lane
     with database.atomic():
-        Inbox.update(status="failed", error="gave up after the worker died on it each time").where(
-            claimed & (Inbox.attempts >= MAX_ATTEMPTS)).execute()
+        Inbox.update(status="failed", error=GAVE_UP).where(claimed & (Inbox.attempts >= MAX_ATTEMPTS)).execute()
         return Inbox.update(status="pending", claimed_at=None).where(claimed).execute()
+
+
+def given_up(lane: str) -> list[Inbox]:
+    """Rows `release_claimed` gave up on and nobody has told the user about yet."""
+    return list(Inbox.select().where((Inbox.status == "failed") & (Inbox.error == GAVE_UP) & (Inbox.lane == lane)))
+
+
+def mark_reported(row_id: int) -> None:
+    Inbox.update(error=GAVE_UP + " (reported)").where(Inbox.id == row_id).execute()
 
 
 def pending_count() -> int:

@@ -207,7 +207,7 @@ def test_a_proposal_decided_while_its_modification_is_thought_about_is_not_done_
     app.decide(original.id, "approve")  # a second press on the old message, before the new one exists
     assert app.wait_idle()
     assert Approval.get_by_id(original.id).status == "approved"
-    assert any("before I finished changing it" in text for text in user_texts(app))
+    assert f"Proposal {original.id} was already approved before I finished changing it" in "\n".join(user_texts(app))
     for replacement in Approval.select().where(Approval.id != original.id):
         decide(app, replacement.id, "approve")
     assert Task.select().where(Task.title == "Book flights").count() == 1

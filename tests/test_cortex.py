@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from actors.cortex import BROKEN_RUN
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
 from wilson import clock as clockmod
@@ -352,4 +353,7 @@ def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
     while "Still here." not in user_texts(app) and clockmod.monotonic() < deadline:
         clockmod.pause(0.05)
     assert "Still here." in user_texts(app)
-    assert app.supervisor.health["cortex-realtime"].state != "gave-up"
+    assert app.supervisor.health["cortex-realtime"].restarts == 0, "the broken run was contained, not crashed"
+    first = Inbox.get(Inbox.text == "first")
+    assert (first.status, first.attempts) == ("failed", 3)
+    assert user_texts(app).count(BROKEN_RUN) == 1

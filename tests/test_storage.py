@@ -83,6 +83,9 @@ def test_a_row_that_killed_its_worker_every_time_is_given_up(any_db):
         inbox.release_claimed("cortex")
     assert Inbox.get_by_id(row.id).status == "failed"
     assert inbox.claim_next(NOW, lane="cortex") is None
+    assert [r.id for r in inbox.given_up("cortex")] == [row.id]  # for the cortex to tell the user
+    inbox.mark_reported(row.id)
+    assert inbox.given_up("cortex") == []
 
 
 def test_outbox_is_delivered_once_per_idempotency_key(any_db):
