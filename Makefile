@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,postgres]'
+	$(BIN)/pip install --quiet -e '.[test,postgres,bench]'
 	touch $(STAMP)
 
 run: $(STAMP)
