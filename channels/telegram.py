@@ -48,46 +48,40 @@ import asyncio
 import logging
 import secrets
 import threading
-import warnings
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import peewee
 from loguru import logger
-from telegram import (BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyParameters,
-                      Update)
+from telegram import BotCommand, Message, ReplyParameters, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
 from actors import thalamus
-from actors.approval import check, outcome_line
+from actors.approval import check
 from channels.base import Channel
+from channels.telegram_access import (PAIRING_CODE, delete_setting, first_refusal, get_setting, is_allowed,
+                                      owner_id, pair, parse_ids, put_setting)
+from channels.telegram_text import (describe, keyboard, media_kind, parse_callback, parse_command,
+                                    reaction_value, retry_seconds, settled_text, split_text)
 from storage import outbox, trace
 from storage.db import database, writes_first
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Topic
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Topic
 from wilson import clock as clockmod
 from wilson.logs import redact
 from wilson.messages import ApprovalSettled, Decision, Deliver, StimulusCommitted, SyncRequest
 
-MAX_TEXT = 4096
+__all__ = ["TelegramChannel", "NoRecipient", "owner_id"]
+
 CALLBACK_ANSWER_MAX = 190
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
-ACTIONS = ("approve", "modify", "reject")
-BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
 
 OFFSET_CURSOR = "telegram:offset"
 HEALTH_CURSOR = "health:telegram"
-PAIRING_CODE = "telegram:pairing_code"
-PAIRED_USERS = "telegram:paired_users"
-REFUSED_USERS = "telegram:refused"
 AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
 MODIFY_WAIT = timedelta(hours=1)
 DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
-
-# Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
-MEDIA = (("voice", "voice messages"), ("video_note", "video messages"), ("audio", "audio files"),
-         ("animation", "GIFs"), ("photo", "photos"), ("video", "videos"), ("sticker", "stickers"),
-         ("document", "files"))
 
 COMMANDS = [
     ("tasks", "your open tasks"),
@@ -103,48 +97,9 @@ REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: w
            "on the computer I run on, then send me /start followed by the code it prints.")
 
 
-# Pure helpers -----------------------------------------------------------------
-def parse_ids(value) -> list[str]:
-    """'123, 456' (or a list) -> ['123', '456']; anything that is not a numeric id is dropped."""
-    items = value if isinstance(value, (list, tuple)) else str(value or "").replace(";", ",").split(",")
-    return [str(i).strip() for i in items if str(i).strip().lstrip("-").isdigit()]
-
-
-def get_setting(key: str, default=None):
-    row = Setting.get_or_none(Setting.key == key)
-    return default if row is None or row.value is None else row.value
-
-
-def put_setting(key: str, value) -> None:
-    Setting.insert(key=key, value=value).on_conflict(
-        conflict_target=[Setting.key], update={Setting.value: value}).execute()
-
-
-def delete_setting(key: str) -> None:
-    Setting.delete().where(Setting.key == key).execute()
-
-
 def put_cursor(name: str, value, at: datetime) -> None:
     Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
         conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
-
-
-def paired_users() -> list[str]:
-    return [str(u) for u in get_setting(PAIRED_USERS, [])]
-
-
-def owner_id(config) -> str | None:
-    """Who Wilson works for on Telegram: the first allow-listed user, else the first paired one."""
-    allowed = parse_ids(config.get("telegram", "allowed_users"))
-    if allowed:
-        return allowed[0]
-    if database.obj is None:  # no database opened yet: nobody can have paired
-        return None
-    try:
-        paired = paired_users()
-    except peewee.PeeweeException:  # tables not migrated yet
-        return None
-    return paired[0] if paired else None
 
 
 def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
@@ -156,103 +111,23 @@ def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
             and asked is not None and now - asked < MODIFY_WAIT)
 
 
-def utf16_len(text: str) -> int:
-    """Telegram counts message length in UTF-16 code units (an emoji can count twice)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def split_text(text: str, limit: int = MAX_TEXT) -> list[str]:
-    """Pieces of at most `limit` units, cut at paragraph breaks, else line breaks, else anywhere."""
-    if utf16_len(text) <= limit:
-        return [text]
-    pieces: list[str] = []
-    for separator in ("\n\n", "\n"):
-        parts = text.split(separator)
-        if len(parts) > 1:
-            current = ""
-            for part in parts:
-                candidate = f"{current}{separator}{part}" if current else part
-                if utf16_len(candidate) <= limit:
-                    current = candidate
-                    continue
-                if current:
-                    pieces.append(current)
-                current = part
-            pieces.append(current)
-            return [p for piece in pieces for p in split_text(piece, limit) if p.strip()]
-    current = ""
-    for char in text:  # one unbroken line: cut it, never inside a character
-        if utf16_len(current + char) > limit:
-            pieces.append(current)
-            current = ""
-        current += char
-    pieces.append(current)
-    return pieces
-
-
-def callback_data(approval_id: int, action: str, nonce: str) -> str:
-    return f"ap:{approval_id}:{action}:{nonce}"
-
-
-def parse_callback(data: str | None) -> tuple[int, str, str] | None:
-    parts = (data or "").split(":")
-    if len(parts) != 4 or parts[0] != "ap" or not parts[1].isdigit() or parts[2] not in ACTIONS:
-        return None
-    return int(parts[1]), parts[2], parts[3]
-
-
-def keyboard(approval: dict) -> InlineKeyboardMarkup:
-    actions = [a for a in approval.get("actions") or ACTIONS if a in ACTIONS]
-    return InlineKeyboardMarkup([[InlineKeyboardButton(BUTTON_LABELS[a], callback_data=callback_data(
-        approval["id"], a, approval["nonce"])) for a in actions]])
-
-
-def settled_text(approval: Approval) -> str:
-    labels = {"approved": "approved", "rejected": "rejected", "expired": "expired, nothing changed",
-              "superseded": f"modified, replaced by proposal {approval.superseded_by}",
-              "pending": "modified, a new proposal follows", "partial": "partly decided"}
-    text = f"Proposal {approval.id}: {labels.get(approval.status, approval.status)}\n{outcome_line(approval)}"
-    return split_text(text)[0]
-
-
-def parse_command(text: str) -> tuple[str | None, str]:
-    """'/quiet@wilson_bot 3h' -> ('quiet', '3h'); not a command -> (None, text)."""
-    if not text.startswith("/") or len(text) < 2:
-        return None, text
-    head, _, rest = text.partition(" ")
-    return head[1:].split("@", 1)[0].lower(), rest.strip()
-
-
-def media_kind(message: Message) -> tuple[str, str] | None:
-    for attribute, label in MEDIA:
-        if getattr(message, attribute, None):
-            return attribute, label
-    return None
-
-
-def reaction_value(reaction) -> str:
-    if getattr(reaction, "emoji", None):
-        return reaction.emoji
-    if getattr(reaction, "custom_emoji_id", None):
-        return f"custom:{reaction.custom_emoji_id}"
-    return str(getattr(reaction, "type", "reaction"))
-
-
-def retry_seconds(exc: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB warns that the int form is deprecated; both forms are handled
-        warnings.simplefilter("ignore")
-        value = exc.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
-
-
 def quiet_client_loggers() -> None:
     """httpx logs every request URL at INFO, and the URL carries the bot token."""
     for name in ("httpx", "httpcore", "telegram"):
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-def describe(exc: BaseException) -> str:
-    return redact(f"{type(exc).__name__}: {exc}")
+@dataclass(frozen=True)
+class Incoming:
+    """One message or press being handled: who sent it, where an answer goes (`where`: the chat and
+    thread; `reply`: the message it answers), its update's key, when, and what to do once committed."""
+
+    uid: str
+    where: dict
+    reply: dict
+    key: str
+    now: datetime
+    after: list
 
 
 class NoRecipient(Exception):
@@ -307,7 +182,7 @@ class TelegramChannel(Channel):
         return max(float(self.config.get("telegram", "liveness_seconds") or 120), self.poll_timeout + 2.0)
 
     def allowed(self, user_id: str) -> bool:
-        return user_id in parse_ids(self.config.get("telegram", "allowed_users")) or user_id in paired_users()
+        return is_allowed(self.config, user_id)
 
     # Lifecycle (actor thread) ----------------------------------------------
     def on_start(self):
@@ -552,42 +427,49 @@ class TelegramChannel(Channel):
         user = message.from_user
         if user is None or user.is_bot:
             return
-        uid = str(user.id)
         where = {"chat_id": message.chat.id}
         if message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
-        reply = {"chat_id": message.chat.id, "message_id": message.message_id}
-        key = f"telegram:{update_id}"
+        incoming = Incoming(uid=str(user.id), where=where,
+                            reply={"chat_id": message.chat.id, "message_id": message.message_id},
+                            key=f"telegram:{update_id}", now=now, after=after)
         text = message.text or message.caption or ""
         command, argument = parse_command(message.text or "")
-
         if command == "start" and argument:
-            self._pair(uid, argument, where, reply, key, now, after)
-            return
-        if not self.allowed(uid):
-            self._refuse(uid, where, reply, key, now, after)
-            return
-        if command:
+            self._pair(incoming, argument)
+        elif not self.allowed(incoming.uid):
+            self._refuse(incoming)
+        elif command:
             if not edited:  # an edited command was answered when it was first sent
-                self._command(command, argument, where, reply, key, now, after)
-            return
-        awaiting = get_setting(AWAITING_MODIFY + uid)
-        if awaiting and text and not edited:
-            delete_setting(AWAITING_MODIFY + uid)
-        if awaiting and text and not edited and modify_still_wanted(awaiting, now):
-            put_setting(DECISION_CHAT + str(awaiting["approval_id"]), where)
-            decision = Decision(approval_id=int(awaiting["approval_id"]), action="modify", user_id=uid,
-                                channel=self.name, text=text, nonce=awaiting.get("nonce"))
-            after.append(lambda: self.tell("approval", decision))
-            return
+                self._command(incoming, command, argument)
+        elif not (text and not edited and self._modification(incoming, text)):
+            self._words(incoming, message, text, edited)
+
+    def _modification(self, incoming: Incoming, text: str) -> bool:
+        """After Modify, the user's next words are the change; True when these words were it."""
+        awaiting = get_setting(AWAITING_MODIFY + incoming.uid)
+        if not awaiting:
+            return False
+        delete_setting(AWAITING_MODIFY + incoming.uid)
+        if not modify_still_wanted(awaiting, incoming.now):
+            return False
+        put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
+        decision = Decision(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
+                            channel=self.name, text=text, nonce=awaiting.get("nonce"))
+        incoming.after.append(lambda: self.tell("approval", decision))
+        return True
+
+    def _words(self, incoming: Incoming, message: Message, text: str, edited: bool) -> None:
+        """Words for the model: committed to the inbox with where they came from and what they answer."""
         media = media_kind(message)
         if media and not edited:  # the note was given when the message was first sent
             note = (f"I can't read {media[1]} yet, so I only read your caption." if text
                     else f"I can't read {media[1]} yet. Could you tell me in words?")
-            self._reply(note, where, reply, f"{key}:media", now, after)
+            self._reply(note, incoming, "media")
         if not text:
             return
-        payload = {"chat_id": message.chat.id, "message_id": message.message_id, "message_ref": dict(reply)}
+        where = incoming.where
+        payload = {"chat_id": message.chat.id, "message_id": message.message_id, "message_ref": dict(incoming.reply)}
         if "thread_id" in where:
             payload["thread_id"] = payload["message_ref"]["thread_id"] = where["thread_id"]
             topic = (Topic.get_or_none(Topic.thread_ref == str(where["thread_id"]))
@@ -601,15 +483,15 @@ class TelegramChannel(Channel):
                 payload["topic_id"] = payload["reply_to"]["topic_id"]
         if edited:
             payload["edited"] = True
-            earlier = self._earlier_words(uid, message.chat.id, message.message_id)
+            earlier = self._earlier_words(incoming.uid, message.chat.id, message.message_id)
             if earlier is not None:
                 payload["replaces"] = {"inbox_id": earlier.id, "text": earlier.text[:1000]}
         if media:
             payload["attachment"] = media[0]
-        row = thalamus.commit_realtime(source=self.name, text=text, user_id=uid, at=now, dedup_key=key,
-                                       payload=payload)
+        row = thalamus.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
+                                       dedup_key=incoming.key, payload=payload)
         if row is not None:
-            after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))
+            incoming.after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))
 
     def _earlier_words(self, uid: str, chat_id: int, message_id: int) -> Inbox | None:
         """The inbox row of the message an edit corrects (its latest version), if Wilson heard it."""
@@ -643,37 +525,31 @@ class TelegramChannel(Channel):
                 return row
         return None
 
-    def _pair(self, uid: str, code: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
+    def _pair(self, incoming: Incoming, code: str) -> None:
+        uid = incoming.uid
         expected = get_setting(PAIRING_CODE)
         if expected and secrets.compare_digest(str(expected), code.strip()):
-            paired = paired_users()
-            if uid not in paired:
-                put_setting(PAIRED_USERS, paired + [uid])
+            pair(uid)
             delete_setting(PAIRING_CODE)  # one time only
-            refused = [u for u in get_setting(REFUSED_USERS, []) if str(u) != uid]
-            put_setting(REFUSED_USERS, refused)
             if owner_id(self.config) == uid:
                 self.config.set("core", "owner", uid)  # proposals from now on are bound to the new owner
             logger.info("Telegram user {} paired", uid)
-            self._reply("Paired ✓ — I'll talk with you here.\n\n" + HELP, where, reply, f"{key}:reply", now, after)
+            self._reply("Paired ✓ — I'll talk with you here.\n\n" + HELP, incoming, "reply")
         elif self.allowed(uid):
-            self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, where, reply,
-                        f"{key}:reply", now, after)
+            self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, incoming,
+                        "reply")
         else:
             logger.warning("Telegram user {} sent a wrong pairing code", uid)
-            self._refuse(uid, where, reply, key, now, after)
+            self._refuse(incoming)
 
-    def _refuse(self, uid: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
-        refused = [str(u) for u in get_setting(REFUSED_USERS, [])]
-        if uid in refused:
-            logger.info("ignored a message from Telegram user {} (not allowed, already told)", uid)
+    def _refuse(self, incoming: Incoming) -> None:
+        if not first_refusal(incoming.uid):
+            logger.info("ignored a message from Telegram user {} (not allowed, already told)", incoming.uid)
             return
-        put_setting(REFUSED_USERS, refused + [uid])
-        logger.warning("refused Telegram user {} (not allowed); told them once", uid)
-        self._reply(REFUSAL, where, reply, f"{key}:refusal", now, after)
+        logger.warning("refused Telegram user {} (not allowed); told them once", incoming.uid)
+        self._reply(REFUSAL, incoming, "refusal")
 
-    def _command(self, name: str, argument: str, where: dict, reply: dict, key: str, now: datetime,
-                 after: list) -> None:
+    def _command(self, incoming: Incoming, name: str, argument: str) -> None:
         from wilson import views
 
         tz = self.config.timezone
@@ -684,15 +560,15 @@ class TelegramChannel(Channel):
         elif name == "topics":
             text = views.table("topics", views.topics(tz))
         elif name == "today":
-            after.append(lambda: self.tell("thalamus", SyncRequest("manual")))
+            incoming.after.append(lambda: self.tell("thalamus", SyncRequest("manual")))
             text = "Looking…"
         elif name == "quiet":
-            text = self._quiet(argument, now)
+            text = self._quiet(argument, incoming.now)
         elif name == "budget":
             text = self.ctx.synapse.budget_report()
         else:
             text = f"I don't know /{name}. /help lists what I understand."
-        self._reply(text, where, reply, f"{key}:reply", now, after)
+        self._reply(text, incoming, "reply")
 
     def _quiet(self, argument: str, now: datetime) -> str:
         from wilson import quiet
@@ -709,12 +585,14 @@ class TelegramChannel(Channel):
         return (f"Quiet until {local:%a %d %b %H:%M} ({self.config.timezone}). "
                 "Urgent things still come through. /quiet off ends it early.")
 
-    def _reply(self, text: str, where: dict, reply: dict, key: str, now: datetime, after: list) -> None:
-        """Queue an answer to the chat a message came from (delivered like every other outbox row)."""
-        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": reply}
-        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
-                         payload=payload)
-        after.append(lambda: self.tell(self.name, Deliver(box.id)))
+    def _reply(self, text: str, incoming: Incoming, what: str) -> None:
+        """Queue an answer to the chat a message came from (delivered like every other outbox row);
+        `what` names the answer among those to the same update (its idempotency key)."""
+        where = incoming.where
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply}
+        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{incoming.key}:{what}",
+                         at=incoming.now, payload=payload)
+        incoming.after.append(lambda: self.tell(self.name, Deliver(box.id)))
 
     def _press(self, update_id: int, query, now: datetime, after: list) -> None:
         uid = str(query.from_user.id)
@@ -742,8 +620,9 @@ class TelegramChannel(Channel):
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
         if action == "modify" and not problem:
             put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
-            self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", where,
-                        {}, f"telegram:{update_id}:modify", now, after)
+            incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
+            self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", incoming,
+                        "modify")
             answer("Tell me what to change.")
             return
         delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 import pytest
 
-from channels import telegram as tg
+from channels import telegram_access as access
+from channels import telegram_text as tg_text
 from storage import outbox
 from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic,
                             Turn)
@@ -298,7 +299,7 @@ def test_pairing_with_the_one_time_code(wilson, fake):
     wait_text(fake, 3003, "echo: now can we talk?")
     assert Setting.get(Setting.key == "telegram:paired_users").value == ["3003"]
     assert Setting.get_or_none(Setting.key == "telegram:pairing_code") is None  # one time only
-    assert tg.owner_id(app.config) == "3003"
+    assert access.owner_id(app.config) == "3003"
     fake.send_text(4004, "/start c0ffee")  # the code is spent
     wait_text(fake, 4004, "I only talk with the person I work for")
 
@@ -506,11 +507,11 @@ def test_a_6000_character_reply_arrives_as_two_messages(wilson, fake):
 
 
 def test_split_text_prefers_paragraphs_then_lines_then_hard_cuts():
-    assert tg.split_text("short") == ["short"]
-    assert tg.split_text("aaa\n\nbbb\n\nccc", limit=8) == ["aaa\n\nbbb", "ccc"]
-    assert tg.split_text("aaaa\nbbbb\ncccc", limit=9) == ["aaaa\nbbbb", "cccc"]
-    assert tg.split_text("x" * 10, limit=4) == ["xxxx", "xxxx", "xx"]
-    emoji = tg.split_text("😀" * 5, limit=4)  # two UTF-16 units each, never cut in half
+    assert tg_text.split_text("short") == ["short"]
+    assert tg_text.split_text("aaa\n\nbbb\n\nccc", limit=8) == ["aaa\n\nbbb", "ccc"]
+    assert tg_text.split_text("aaaa\nbbbb\ncccc", limit=9) == ["aaaa\nbbbb", "cccc"]
+    assert tg_text.split_text("x" * 10, limit=4) == ["xxxx", "xxxx", "xx"]
+    emoji = tg_text.split_text("😀" * 5, limit=4)  # two UTF-16 units each, never cut in half
     assert emoji == ["😀😀", "😀😀", "😀"]
 
 
