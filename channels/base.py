@@ -80,15 +80,27 @@ class Channel(WilsonActor):
         try:
             result = self.send(row)
         except Exception as exc:  # a channel's failure is recorded, never lost silently
-            with database.atomic():
-                Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == outbox_id).execute()
-                outbox.mark_failed(outbox_id, self.now(), f"{type(exc).__name__}: {exc}")
-                trace.record(row.trace_id, "failed", self.name, f"delivery failed: {exc}", self.now())
+            self.record_failure(row, f"{type(exc).__name__}: {exc}", self.now())
             return
-        now = self.now()
-        with database.atomic():  # the delivery and its trace in one transaction
-            if outbox.mark_delivered(outbox_id, now, result):
-                trace.record(row.trace_id, "delivered", self.name, f"outbox {outbox_id}", now)
+        self.record_delivery(row, result, self.now())
+
+    def record_delivery(self, row: Outbox, result: dict, at, also=None) -> bool:
+        """Mark the row delivered and trace it in one transaction, with `also()` (what else the channel
+        records about the delivery) inside it; False when the row had been delivered already."""
+        with database.atomic():
+            if also is not None:
+                also()
+            delivered = outbox.mark_delivered(row.id, at, result)
+            if delivered:
+                trace.record(row.trace_id, "delivered", self.name, f"outbox {row.id}", at)
+        return delivered
+
+    def record_failure(self, row: Outbox, reason: str, at) -> None:
+        """Count the attempt, mark the row failed with `reason` and trace it, in one transaction."""
+        with database.atomic():
+            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == row.id).execute()
+            outbox.mark_failed(row.id, at, reason)
+            trace.record(row.trace_id, "failed", self.name, f"delivery failed: {reason}", at)
 
     def send(self, row: Outbox) -> dict:
         raise NotImplementedError

@@ -246,10 +246,6 @@ class TelegramChannel(Channel):
             self._inflight.add(outbox_id)
         self.spawn(self._deliver(row))
 
-    def send(self, row: Outbox) -> dict:
-        """Send one row and wait for the result (the blocking form; deliveries use `deliver_row`)."""
-        return asyncio.run_coroutine_threadsafe(self._send_row(row), self.loop).result(self.send_deadline + 30)
-
     def spawn(self, coro) -> None:
         """Run `coro` on the loop as a tracked job, from either thread."""
         loop = self.loop
@@ -667,22 +663,18 @@ class TelegramChannel(Channel):
             result = await self._send_row(row)
         except Exception as exc:  # recorded on the row, never lost silently
             reason = describe(exc)
-            now = self.now()
             logger.warning("outbox {} not delivered on Telegram: {}", row.id, reason)
-            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == row.id).execute()
-            outbox.mark_failed(row.id, now, reason)
-            trace.record(row.trace_id, "failed", self.name, f"delivery failed: {reason}", now)
+            self.record_failure(row, reason, self.now())
         else:
-            now = self.now()
             approval = (row.payload or {}).get("approval")
-            with database.atomic():
+
+            def remember_message() -> None:  # where the proposal is shown, to edit it once decided
                 if approval:
                     Approval.update(message_ref={"chat_id": result["chat_id"],
                                                  "message_id": result["message_ids"][-1]}).where(
                         Approval.id == approval["id"]).execute()
-                delivered = outbox.mark_delivered(row.id, now, result)
-            if delivered:
-                trace.record(row.trace_id, "delivered", self.name, f"outbox {row.id}", now)
+
+            self.record_delivery(row, result, self.now(), also=remember_message)
             replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval else None
             if replaced:  # the original's message now names the proposal that replaced it
                 self.spawn(self._settle(replaced))
