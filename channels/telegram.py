@@ -67,7 +67,7 @@ from channels.telegram_text import (describe, keyboard, media_kind, parse_callba
                                     reaction_value, retry_seconds, settled_text, split_text)
 from storage import outbox, trace
 from storage.db import database, writes_first
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Topic
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import clock as clockmod
 from wilson.logs import redact
 from wilson.messages import ApprovalSettled, Decision, Deliver, StimulusCommitted, SyncRequest
@@ -511,15 +511,10 @@ class TelegramChannel(Channel):
         return context
 
     def _delivered_row(self, chat_id: int, message_id: int) -> Outbox | None:
-        """The outbox row a delivered Telegram message came from (Outbox.result holds its ids)."""
-        like = peewee.Expression(Outbox.result, peewee.OP.ILIKE, peewee.Value(f"%{message_id}%", converter=False))
-        candidates = (Outbox.select().where((Outbox.channel == self.name) & (Outbox.status == "delivered") & like)
-                      .order_by(Outbox.id.desc()).limit(50))
-        for row in candidates:
-            result = row.result or {}
-            if message_id in result.get("message_ids", []) and str(result.get("chat_id")) == str(chat_id):
-                return row
-        return None
+        """The outbox row a delivered Telegram message came from, however long ago it was sent."""
+        sent = SentMessage.get_or_none((SentMessage.channel == self.name) & (SentMessage.chat_id == str(chat_id))
+                                       & (SentMessage.message_id == str(message_id)))
+        return Outbox.get_or_none(Outbox.id == sent.outbox_id) if sent is not None else None
 
     def _pair(self, incoming: Incoming, code: str) -> None:
         uid = incoming.uid
@@ -668,7 +663,10 @@ class TelegramChannel(Channel):
         else:
             approval = (row.payload or {}).get("approval")
 
-            def remember_message() -> None:  # where the proposal is shown, to edit it once decided
+            def remember_message() -> None:  # its ids, for replies and reactions; a proposal's, to edit it
+                SentMessage.insert_many([{"channel": self.name, "chat_id": str(result["chat_id"]),
+                                          "message_id": str(message_id), "outbox_id": row.id}
+                                         for message_id in result["message_ids"]]).on_conflict_ignore().execute()
                 if approval:
                     Approval.update(message_ref={"chat_id": result["chat_id"],
                                                  "message_id": result["message_ids"][-1]}).where(

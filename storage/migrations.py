@@ -26,9 +26,27 @@ def _v2_engram_index(db, migrator):
     reindex()  # memories written before the index existed become recallable
 
 
+def _v3_sent_messages(db, migrator):
+    """The ids of delivered messages get a table of their own (an exact, indexed lookup for replies and
+    reactions); what was delivered before is indexed from the outbox rows' results."""
+    db.create_tables([models.SentMessage])
+    rows = []
+    box = models.Outbox
+    delivered = box.select().where((box.status == "delivered") & box.result.is_null(False))
+    for box in delivered.iterator():
+        result = box.result if isinstance(box.result, dict) else {}
+        if result.get("chat_id") is None:
+            continue
+        rows += [{"channel": box.channel, "chat_id": str(result["chat_id"]), "message_id": str(message_id),
+                  "outbox_id": box.id} for message_id in result.get("message_ids") or []]
+    for start in range(0, len(rows), 200):
+        models.SentMessage.insert_many(rows[start:start + 200]).on_conflict_ignore().execute()
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
+    (3, "delivered message ids", _v3_sent_messages),
 ]
 
 

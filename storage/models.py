@@ -107,6 +107,19 @@ class Outbox(BaseModel):
     result = JSONField(null=True)
 
 
+class SentMessage(BaseModel):
+    """A message a channel showed the user, by that channel's own ids (a long text is several):
+    replies and reactions name a message, and this finds the outbox row it came from."""
+
+    channel = peewee.CharField()
+    chat_id = peewee.CharField()
+    message_id = peewee.CharField()
+    outbox_id = peewee.IntegerField(index=True)
+
+    class Meta:
+        indexes = ((("channel", "chat_id", "message_id"), True),)
+
+
 class Turn(BaseModel):
     """One line of conversation with the user."""
 
@@ -263,6 +276,6 @@ class Setting(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Inbox, ReceptorBuffer, Outbox, Turn, Topic, Task, TaskFiring, Approval,
+    SchemaVersion, Inbox, ReceptorBuffer, Outbox, SentMessage, Turn, Topic, Task, TaskFiring, Approval,
     ApprovalItem, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
 ]

@@ -273,6 +273,32 @@ def test_reactions_on_wilsons_messages_are_feedback_that_follows_the_user(wilson
     assert app.wait_idle(10)
 
 
+def test_replies_and_reactions_find_an_old_message_among_many_newer_ones(wilson, fake, model):
+    app = wilson()
+    old = outbox.add(channel="telegram", text="Your passport expires in May.", trace_id="t-old", key="note:old",
+                     at=app.clock.now())
+    app.supervisor.tell("telegram", Deliver(old.id))
+    shown = wait_text(fake, OWNER, "passport expires")
+    newer = [outbox.add(channel="telegram", text=f"note {i}", trace_id=f"t-{i}", key=f"note:{i}",
+                        at=app.clock.now()) for i in range(65)]
+    for row in newer:
+        app.supervisor.tell("telegram", Deliver(row.id))
+    fake.wait_for(lambda: not Outbox.select().where(Outbox.status == "pending").exists(), 30, "65 deliveries")
+    assert len(fake.sent_to(OWNER)) == 66
+
+    thumbs = fake.react(OWNER, OWNER, shown["message_id"], "👍")
+    handled(fake, thumbs)
+    assert reactions(old.id) == ["👍"]
+    assert Feedback.select().where(Feedback.kind == "reaction").count() == 1  # on that message only
+    fake.send_text(OWNER, "when exactly?", reply_to=shown["message_id"])
+    wait_text(fake, OWNER, "echo: when exactly?")
+    [context] = model_saw(model, "when exactly?")
+    assert context["stimulus"]["payload"]["reply_to"] == {"text": "Your passport expires in May.",
+                                                         "from_wilson": True, "outbox_id": old.id,
+                                                         "topic_id": None}
+    assert app.wait_idle(10)
+
+
 def test_a_stranger_is_refused_once_and_never_reaches_the_model(wilson, fake, model):
     app = wilson()
     fake.send_text(STRANGER, "hi, I am a stranger with a secret plan")
