@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -61,8 +60,8 @@ from telegram.request import HTTPXRequest
 from actors import thalamus
 from actors.approval import check
 from channels.base import Channel
-from channels.telegram_access import (PAIRING_CODE, delete_setting, first_refusal, get_setting, is_allowed,
-                                      owner_id, pair, parse_ids, put_setting)
+from channels.telegram_access import (delete_setting, first_refusal, get_setting, is_allowed, owner_id, pair,
+                                      pairing_code_matches, parse_ids, put_setting, wrong_pairing_try)
 from channels.telegram_text import (describe, keyboard, media_kind, parse_callback, parse_command,
                                     reaction_value, retry_seconds, settled_text, split_text)
 from storage import outbox, trace
@@ -518,10 +517,8 @@ class TelegramChannel(Channel):
 
     def _pair(self, incoming: Incoming, code: str) -> None:
         uid = incoming.uid
-        expected = get_setting(PAIRING_CODE)
-        if expected and secrets.compare_digest(str(expected), code.strip()):
+        if pairing_code_matches(code, incoming.now):
             pair(uid)
-            delete_setting(PAIRING_CODE)  # one time only
             if owner_id(self.config) == uid:
                 self.config.set("core", "owner", uid)  # proposals from now on are bound to the new owner
             logger.info("Telegram user {} paired", uid)
@@ -530,7 +527,8 @@ class TelegramChannel(Channel):
             self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, incoming,
                         "reply")
         else:
-            logger.warning("Telegram user {} sent a wrong pairing code", uid)
+            logger.warning("Telegram user {} sent a wrong or expired pairing code", uid)
+            wrong_pairing_try()
             self._refuse(incoming)
 
     def _refuse(self, incoming: Incoming) -> None:

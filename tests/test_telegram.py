@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import pytest
 
+from channels import telegram as tg
 from channels import telegram_access as access
 from channels import telegram_text as tg_text
 from storage import outbox
@@ -316,18 +317,65 @@ def test_a_stranger_is_refused_once_and_never_reaches_the_model(wilson, fake, mo
 
 def test_pairing_with_the_one_time_code(wilson, fake):
     app = wilson(telegram_allowed_users="")
-    Setting.create(key="telegram:pairing_code", value="c0ffee")  # what `wilson pair` stores
+    code = access.start_pairing(app.clock.now())  # what `wilson pair` does
+    assert len(code) == 8 and set(code) <= set(access.CODE_LETTERS)
     fake.send_text(3003, "/start wrong")
     wait_text(fake, 3003, "I only talk with the person I work for")
-    fake.send_text(3003, "/start c0ffee")
+    fake.send_text(3003, f"/start {code.upper()}")  # typed in capitals: still the code
     wait_text(fake, 3003, "Paired ✓")
     fake.send_text(3003, "now can we talk?")
     wait_text(fake, 3003, "echo: now can we talk?")
     assert Setting.get(Setting.key == "telegram:paired_users").value == ["3003"]
     assert Setting.get_or_none(Setting.key == "telegram:pairing_code") is None  # one time only
     assert access.owner_id(app.config) == "3003"
-    fake.send_text(4004, "/start c0ffee")  # the code is spent
+    fake.send_text(4004, f"/start {code}")  # the code is spent
     wait_text(fake, 4004, "I only talk with the person I work for")
+
+
+def test_a_pairing_code_expires_after_ten_minutes(wilson, fake):
+    app = wilson(telegram_allowed_users="")
+    code = access.start_pairing(app.clock.now() - timedelta(minutes=10, seconds=1))
+    update = fake.send_text(3003, f"/start {code}")
+    handled(fake, update)
+    assert app.wait_idle(10)
+    assert texts(fake, 3003) == [tg.REFUSAL]
+    assert access.paired_users() == []
+    assert Setting.get_or_none(Setting.key == "telegram:pairing_code") is None  # void: pair again
+
+    code = access.start_pairing(app.clock.now() - timedelta(minutes=9))  # a minute left
+    fake.send_text(3003, f"/start {code}")
+    wait_text(fake, 3003, "Paired ✓")
+
+
+def test_five_wrong_pairing_codes_void_the_code(wilson, fake):
+    app = wilson(telegram_allowed_users="")
+    code = access.start_pairing(app.clock.now())
+    for guess in range(4):  # a handful of wrong tries: the code still works
+        handled(fake, fake.send_text(STRANGER, f"/start {guess:08d}"))
+    assert Setting.get(Setting.key == "telegram:pairing_code").value["tries_left"] == 1
+    fake.send_text(3003, f"/start {code}")
+    wait_text(fake, 3003, "Paired ✓")
+
+    code = access.start_pairing(app.clock.now())  # `wilson pair` again, for a second person
+    for guess in range(5):
+        handled(fake, fake.send_text(STRANGER, f"/start {guess:08d}"))
+    assert Setting.get_or_none(Setting.key == "telegram:pairing_code") is None
+    late = fake.send_text(4004, f"/start {code}")  # the right code, too late
+    handled(fake, late)
+    assert app.wait_idle(10)
+    assert access.paired_users() == ["3003"]
+    assert texts(fake, 4004) == [tg.REFUSAL]
+    assert texts(fake, STRANGER) == [tg.REFUSAL]  # told once, however often they try
+
+
+def test_wilson_pair_prints_a_code_that_expires(tmp_path, capsys):
+    from wilson import cli
+
+    assert cli.main(["--home", str(tmp_path), "pair"]) == 0
+    printed = capsys.readouterr().out
+    stored = Setting.get(Setting.key == "telegram:pairing_code").value
+    assert f"/start {stored['code']}" in printed and "10 minutes" in printed and "wilson pair" in printed
+    assert stored["tries_left"] == 5
 
 
 def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson, fake):

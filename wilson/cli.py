@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import secrets
 import signal
 import sys
 import threading
@@ -88,13 +87,14 @@ def cmd_doctor(opts, config) -> int:
 
 
 def cmd_pair(opts, config) -> int:
-    from storage.models import Setting
+    from channels.telegram_access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 
     _open(config)
-    code = secrets.token_hex(3)
-    Setting.insert(key="telegram:pairing_code", value=code).on_conflict(
-        conflict_target=[Setting.key], update={Setting.value: code}).execute()
-    print(f"Send this to your bot on Telegram:  /start {code}")
+    code = start_pairing(clockmod.RealClock().now())
+    minutes = int(PAIRING_TIME.total_seconds() // 60)
+    print(f"Send this to your bot on Telegram within {minutes} minutes:  /start {code}")
+    print(f"The code works once. After {PAIRING_TRIES} wrong codes, or {minutes} minutes, it is void: "
+          "run `wilson pair` again for a new one.")
     return 0
 
 
