@@ -142,6 +142,7 @@ class TelegramChannel(Channel):
     backoff_max = 30.0
     send_deadline = 300.0  # a delivery still failing after this long is marked failed
     stop_grace = 3.0  # on stop, deliveries in flight get this long to finish
+    health_every = 60.0  # seconds between health writes while the state stays the same
 
     def __init__(self, ctx, name: str | None = None):
         super().__init__(ctx, name)
@@ -374,9 +375,10 @@ class TelegramChannel(Channel):
         return int(row.value) if row is not None and row.value is not None else None
 
     def _health(self, state: str, *, error: str | None = None, force: bool = False) -> None:
-        """Cursor health:telegram for `wilson status`; written on a change of state, else every few seconds."""
+        """Cursor health:telegram for `wilson status`: written when the state changes, else at most once
+        every `health_every` seconds (a quiet, healthy poll writes nothing in between)."""
         now = clockmod.monotonic()
-        if not force and state == self._health_state and now - self._health_written < 5:
+        if not force and state == self._health_state and now - self._health_written < self.health_every:
             return
         value = {"state": state, "restarts": self._restarts,
                  "last_ok": (clockmod.wall_now() - timedelta(seconds=now - self._last_ok)).isoformat(

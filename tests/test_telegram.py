@@ -653,6 +653,22 @@ def test_a_stalled_poll_is_restarted_by_the_watchdog(wilson, fake):
     assert len(fake.calls_of("getMe")) == 2  # a fresh client was built for the new poller
 
 
+def test_health_is_written_when_it_changes_not_on_every_poll(wilson, fake, monkeypatch):
+    writes = []
+    real = tg.put_cursor
+    monkeypatch.setattr(tg, "put_cursor", lambda name, value, at: (
+        writes.append(value["state"]) if name == tg.HEALTH_CURSOR else None, real(name, value, at)))
+    app = wilson()
+    fake.wait_for(lambda: writes, 5, "the first health write")
+    polls = len(fake.calls_of("getUpdates"))
+    fake.wait_for(lambda: len(fake.calls_of("getUpdates")) >= polls + 12, 15, "a dozen quiet polls")
+    assert writes == ["polling"]  # the state did not change: nothing more written
+    fake.fail("getUpdates", 502)
+    fake.wait_for(lambda: writes[-1:] == ["polling"] and "retrying" in writes, 10, "a failure and a recovery")
+    assert writes == ["polling", "retrying", "polling"]
+    assert app.wait_idle(10)
+
+
 def test_the_bot_token_never_appears_in_logs(wilson, fake, capfd, caplog):
     caplog.set_level(logging.DEBUG)  # whatever the host's logging setup, the client's URL logs stay out
     logs: list[str] = []
