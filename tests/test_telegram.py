@@ -145,15 +145,26 @@ def propose_japan(fake) -> dict:
 
 
 # Conversation -------------------------------------------------------------------
-def test_a_message_is_answered_once_in_its_chat_and_the_offset_is_committed(wilson, fake):
+def sends_to(fake, chat_id) -> int:
+    """sendMessage requests for `chat_id`, answered or not (a retried send counts again)."""
+    return sum(1 for c in fake.calls_of("sendMessage") if int(c["params"]["chat_id"]) == chat_id)
+
+
+def test_a_message_is_answered_once_in_its_chat_and_the_offset_is_committed(wilson, fake, model):
     app = wilson()
     update = fake.send_text(OWNER, "hello there")
     reply = wait_text(fake, OWNER, "echo: hello there")
     assert reply["reply_to_message"]["message_id"] == update["message"]["message_id"]
+    barrier = fake.send_text(OWNER, "barrier")  # handled after the first: anything owed to it is owed by now
+    wait_text(fake, OWNER, "echo: barrier")
     assert app.wait_idle(10)
+    assert texts(fake, OWNER) == ["echo: hello there", "echo: barrier"]
+    assert sends_to(fake, OWNER) == 2  # once each, and nothing sent twice
+    assert len(model_saw(model, "hello there")) == 1
+    assert Outbox.select().where(Outbox.text == "echo: hello there").count() == 1
     row = Inbox.get(Inbox.dedup_key == f"telegram:{update['update_id']}")
     assert (row.source, row.user_id, row.text) == ("telegram", str(OWNER), "hello there")
-    assert Cursor.get(Cursor.name == "telegram:offset").value == update["update_id"] + 1
+    assert Cursor.get(Cursor.name == "telegram:offset").value == barrier["update_id"] + 1
     assert all("parse_mode" not in c["params"] for c in fake.calls_of("sendMessage"))  # plain text
     assert set(fake.calls_of("getUpdates")[-1]["params"]["allowed_updates"]) >= {"message", "callback_query",
                                                                                   "message_reaction"}
@@ -309,7 +320,9 @@ def test_a_stranger_is_refused_once_and_never_reaches_the_model(wilson, fake, mo
     fake.send_text(OWNER, "barrier")
     wait_text(fake, OWNER, "echo: barrier")
     assert app.wait_idle(10)
-    assert len(fake.sent_to(STRANGER)) == 1
+    assert texts(fake, STRANGER) == [tg.REFUSAL]  # once, for two messages
+    assert sends_to(fake, STRANGER) == 1
+    assert [(r.payload or {}).get("chat_id") for r in Outbox.select()].count(STRANGER) == 1  # one refusal queued
     assert not Inbox.select().where(Inbox.user_id == str(STRANGER)).exists()
     assert "stranger" not in json.dumps([r["body"] for r in model.requests])
     assert str(STRANGER) in [str(u) for u in Setting.get(Setting.key == "telegram:refused").value]
