@@ -324,7 +324,8 @@ class CortexActor(WilsonActor):
             logger.warning("{} picked up {} unfinished row(s) again", self.name, released)
         for row in inbox.given_up(self.name):
             self.report_given_up(row)
-        self.tell(self.name, InboxReady())
+        # straight to this actor: while it starts, the directory may still name the one it replaces
+        self.actor_ref.tell(InboxReady())
 
     def receive(self, message):
         if isinstance(message, InboxReady):
