@@ -78,3 +78,12 @@ def make_app(tmp_path):
     yield factory
     for app in apps:
         app.stop()
+
+
+@pytest.fixture
+def fake():
+    """A fake Telegram Bot API server on loopback, with a forum supergroup (tests/fake_telegram.py)."""
+    from tests.fake_telegram import FORUM_CHAT_ID, FakeTelegram
+
+    with FakeTelegram(forum_chat_id=FORUM_CHAT_ID) as server:
+        yield server

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs
 
 from wilson.loopback import LoopbackServer
 
+FORUM_CHAT_ID = -1001234567  # the forum supergroup the tests configure
 DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"
 BOT_USER = {"id": 4242424242, "is_bot": True, "first_name": "Wilson", "username": "wilson_test_bot",
             "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
@@ -39,6 +40,16 @@ MAX_TEXT = 4096
 
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
+
+
+def _text_of(params) -> str:
+    """A message text as the Bot API accepts it: not empty, at most 4096 UTF-16 units."""
+    text = params.get("text") or ""
+    if not text.strip():
+        raise ApiError(400, "Bad Request: message text is empty")
+    if utf16_len(text) > MAX_TEXT:
+        raise ApiError(400, "Bad Request: message is too long")
+    return text
 
 
 class ApiError(Exception):
@@ -382,11 +393,7 @@ class FakeTelegram(LoopbackServer):
         return message
 
     def api_sendMessage(self, params):
-        text = params.get("text") or ""
-        if not text.strip():
-            raise ApiError(400, "Bad Request: message text is empty")
-        if utf16_len(text) > MAX_TEXT:
-            raise ApiError(400, "Bad Request: message is too long")
+        text = _text_of(params)
         with self._lock:
             message = self._sent_message(params, text)
             self.messages[(message["chat"]["id"], message["message_id"])] = message
@@ -400,11 +407,7 @@ class FakeTelegram(LoopbackServer):
         return self.messages[key]
 
     def api_editMessageText(self, params):
-        text = params.get("text") or ""
-        if not text.strip():
-            raise ApiError(400, "Bad Request: message text is empty")
-        if utf16_len(text) > MAX_TEXT:
-            raise ApiError(400, "Bad Request: message is too long")
+        text = _text_of(params)
         with self._lock:
             message = self._existing(params)
             markup = params.get("reply_markup")

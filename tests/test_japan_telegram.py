@@ -13,7 +13,7 @@ import pytest
 
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Task, TaskFiring, Topic
-from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
+from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from tests.brain import call, context_of, organ_reply
 from wilson.scripted import ScriptedServer
 
@@ -21,7 +21,6 @@ from wilson.scripted import ScriptedServer
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 OWNER = 1001
-FORUM = -1009876543
 TRIP = "Trip to Japan"
 START = "2027-01-05T08:00:00+01:00"
 PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requirements", "2027-02-01"),
@@ -53,14 +52,6 @@ def scripted_reply(body: dict) -> dict:
 
 
 # Fixtures ------------------------------------------------------------------------------------
-@pytest.fixture
-def fake():
-    server = FakeTelegram(forum_chat_id=FORUM)
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def app(fake, make_app):  # make_app last: its apps stop before the servers they talk to
     with ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}]) as model:

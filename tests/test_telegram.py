@@ -18,7 +18,7 @@ from channels import telegram_text as tg_text
 from storage import outbox
 from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic,
                             Turn)
-from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
+from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from wilson.app import Wilson
 from wilson.clock import RealClock
 from wilson.config import load
@@ -31,7 +31,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecatio
 OWNER = 1001
 FRIEND = 1002  # allow-listed, but proposals are not hers to decide
 STRANGER = 6666
-FORUM = -1001234567
 LONG_REPLY = "\n\n".join(f"Paragraph {i}: " + "x" * 86 for i in range(60))  # 6,000+ characters
 
 
@@ -59,14 +58,6 @@ MODEL_RULES = [
     {"match": lambda body, headers: _last_user_text(body) is not None,
      "reply": lambda body: {"text": "echo: " + _last_user_text(body)}},
 ]
-
-
-@pytest.fixture
-def fake():
-    server = FakeTelegram(forum_chat_id=FORUM)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
