@@ -346,10 +346,7 @@ class CortexActor(WilsonActor):
         now = self.now()
         logger.error("{} gave up on inbox {}: it was being worked on each time the actor died", self.name, row.id)
         trace.record(row.trace_id, "error", self.name, inbox.GAVE_UP, now)
-        if row.origin == "user":
-            channel = row.reply_channel or primary_channel(self.config)
-            box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
-            self.tell(channel, Deliver(box.id))
+        self.apologise(row, now)
         inbox.mark_reported(row.id)
 
     def contain(self, row: Inbox, exc: Exception) -> None:
@@ -357,10 +354,16 @@ class CortexActor(WilsonActor):
         logger.opt(exception=exc).error("{} run on inbox {} broke", self.name, row.id)
         status = inbox.fail_or_retry(row.id, now, f"{type(exc).__name__}: {exc}")
         trace.record(row.trace_id, "error", self.name, f"{type(exc).__name__}: {exc} ({status})", now)
-        if status == "failed" and row.origin == "user":
-            channel = row.reply_channel or primary_channel(self.config)
-            box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
-            self.tell(channel, Deliver(box.id))
+        if status == "failed":
+            self.apologise(row, now)
+
+    def apologise(self, row: Inbox, now: datetime) -> None:
+        """A message of the user's that Wilson gave up on gets an answer saying so, never silence."""
+        if row.origin != "user":
+            return
+        channel = row.reply_channel or primary_channel(self.config)
+        box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
+        self.tell(channel, Deliver(box.id))
 
     def run(self, row: Inbox) -> None:
         now = self.now()
