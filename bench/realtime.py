@@ -1,12 +1,15 @@
 """Realtime under load: does a user's message wait while Wilson is busy in the background?
 
     python -m bench.realtime [--quick] [--json]
+    python -m bench.realtime --serve-model   (the scripted model server alone; see ModelProcess)
 
 A stimulus on the realtime path (`app.say`, which commits a priority-0 inbox row
 exactly as the Telegram channel does) is timed in real time from just before the
 commit to the delivery of its reply (the REPL printer runs right after the reply's
 outbox row was committed and handed to the channel). The scripted model server
-answers the deep role in 20 ms.
+answers the deep role in 20 ms. It runs in a child process of its own, as a real model
+server would, so that its JSON work on the 500-item triage requests does not compete
+with Wilson's threads for the interpreter.
 
 Baseline: the same messages on an idle Wilson. Loaded: right after 500 buffered
 emails were injected, the thalamus is told to sync (SyncRequest("manual")) and the
@@ -22,8 +25,11 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
+import sys
 import threading
 from datetime import timedelta
+from pathlib import Path
 
 from bench.common import Figure, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio, result
 from wilson.clock import RealClock, monotonic, pause
@@ -83,9 +89,88 @@ class Model:
             {"name": "deep", "match": lambda b, h: True, "reply": deep, "latency_ms": DEEP_MS},
         ]
 
-    def in_flight(self, kind: str, at: float) -> bool:
+    def snapshot(self) -> dict[str, list[tuple[float, float]]]:
         with self.lock:
-            return any(start <= at <= end for start, end in self.calls[kind])
+            return {kind: list(calls) for kind, calls in self.calls.items()}
+
+
+def serve_model() -> int:
+    """The child side of ModelProcess: serve Model().rules() and obey commands read from stdin.
+
+    Prints the base URL as the first line of stdout. Commands, one a line: `release` (held
+    calls answer at once from now on), `calls` (print the call log as one JSON line), `stop`
+    (or end of input) to stop serving. Times are time.monotonic(), which is CLOCK_MONOTONIC
+    and so comparable with the parent's."""
+    from wilson.scripted import ScriptedServer
+
+    model = Model()
+    server = ScriptedServer(model.rules())
+    out = sys.stdout
+    try:
+        out.write(server.start() + "\n")
+        out.flush()
+        for line in sys.stdin:
+            command = line.strip()
+            if command == "release":
+                model.release.set()
+            elif command == "calls":
+                out.write(json.dumps(model.snapshot()) + "\n")
+                out.flush()
+            elif command == "stop":
+                break
+    finally:
+        model.release.set()
+        server.stop()
+    return 0
+
+
+class ModelProcess:
+    """The scripted model server in a child process (`python -m bench.realtime --serve-model`)."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "bench.realtime", "--serve-model"],
+                                     cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.base_url = self._read("the base URL")
+
+    def _read(self, what: str) -> str:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the model server process sent no {what} (exit code {self.proc.poll()})")
+        return line.strip()
+
+    def _send(self, command: str) -> None:
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+
+    def calls(self) -> dict[str, list[tuple[float, float]]]:
+        """Each slow call's (start, end) so far, by kind."""
+        self._send("calls")
+        return {kind: [tuple(c) for c in calls] for kind, calls in json.loads(self._read("call log")).items()}
+
+    def release(self) -> None:
+        """Held calls answer at once from now on, so the run can stop."""
+        try:
+            self._send("release")
+        except (OSError, ValueError):
+            pass  # the child is gone: nothing is held
+
+    def stop(self) -> None:
+        try:
+            self._send("stop")
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+
+
+def _in_flight(calls: list[tuple[float, float]], at: float) -> bool:
+    return any(start <= at <= end for start, end in calls)
 
 
 class Replies:
@@ -149,15 +234,13 @@ def _episodes(app, count: int) -> None:
 def run(quick: bool = False) -> dict:
     from storage.models import ReceptorBuffer, Trace
     from wilson.messages import Consolidate, SyncRequest
-    from wilson.scripted import ScriptedServer
 
     samples = 60 if quick else 200
-    model = Model()
     rng = random.Random(8)
     emails = [_email(rng, n) for n in range(BUFFERED)]
     chunk_chars = ITEMS_PER_CHUNK * (max(len(text) for text, _ in emails) + 200)
-    server = ScriptedServer(model.rules())
-    base_url = server.start()
+    model = ModelProcess()
+    base_url = model.base_url
     try:
         with TempHome("realtime") as home:
             replies = Replies()
@@ -179,17 +262,18 @@ def run(quick: bool = False) -> dict:
                 loaded = _samples(app, replies, 1000, samples)
                 load_end = monotonic()
                 left = ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).count()
-                triage_calls = [c for c in model.calls["triage"] if c[1] <= load_end]
-                under_triage = sum(1 for start, _ in loaded if model.in_flight("triage", start))
-                memory_calls = list(model.calls["memories"])
-                model.release.set()
+                calls = model.calls()
+                triage_calls = [c for c in calls["triage"] if c[1] <= load_end]
+                under_triage = sum(1 for start, _ in loaded if _in_flight(calls["triage"], start))
+                memory_calls = list(calls["memories"])
+                model.release()
                 app.wait_idle(timeout=120)
                 consolidated = Trace.select().where(Trace.stage == "consolidated").exists()
             finally:
-                model.release.set()
+                model.release()
                 app.stop()
     finally:
-        server.stop()
+        model.stop()
 
     idle_s = [s for _, s in idle]
     loaded_s = [s for _, s in loaded]
@@ -229,6 +313,9 @@ def run(quick: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--serve-model"]:
+        return serve_model()
     return cli("bench.realtime", __doc__, run, argv)
 
 
