@@ -45,3 +45,14 @@ def organ_reply(body: dict) -> dict | None:
     if "record_memories" in names:
         return {"tool_calls": [call("record_memories", items=json.loads(last["content"])["candidates"])]}
     return None
+
+
+def routine_reply(body: dict) -> dict | None:
+    """An organ's answer, or the cortex's quiet end once its tool results are back; None when the
+    cortex is asked to decide (the test's own script answers that)."""
+    other = organ_reply(body)
+    if other is not None:
+        return other
+    if body["messages"][-1]["role"] == "tool":
+        return {"text": ""}
+    return None

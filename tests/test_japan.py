@@ -14,7 +14,7 @@ import pytest
 
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Memory, Task, TaskFiring, Topic, TokenUsage
-from tests.brain import call, context_of, organ_reply
+from tests.brain import call, context_of, routine_reply
 from wilson.scripted import ScriptedServer
 
 TRIP = "Trip to Japan"
@@ -28,12 +28,9 @@ PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requir
 
 
 def scripted_reply(body: dict) -> dict:
-    last = body["messages"][-1]
-    other = organ_reply(body)
-    if other is not None:
-        return other
-    if last["role"] == "tool":
-        return {"text": ""}
+    routine = routine_reply(body)
+    if routine is not None:
+        return routine
     context = context_of(body)
     stimulus = context["stimulus"]
     kind, payload = stimulus["kind"], stimulus["payload"]

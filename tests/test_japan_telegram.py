@@ -14,28 +14,21 @@ import pytest
 from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Task, TaskFiring, Topic
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
-from tests.brain import call, context_of, organ_reply
+from tests.brain import call, context_of, routine_reply
+from tests.test_japan import PLAN, START, TRIP
 from wilson.scripted import ScriptedServer
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 OWNER = 1001
-TRIP = "Trip to Japan"
-START = "2027-01-05T08:00:00+01:00"
-PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requirements", "2027-02-01"),
-        ("Book flights", "2027-02-15"), ("Book accommodation", "2027-03-01"),
-        ("Buy travel insurance", "2027-03-20"), ("Pack", "2027-04-08")]
 
 
 # The scripted model ------------------------------------------------------------------------
 def scripted_reply(body: dict) -> dict:
-    last = body["messages"][-1]
-    other = organ_reply(body)
-    if other is not None:
-        return other
-    if last["role"] == "tool":
-        return {"text": ""}
+    routine = routine_reply(body)
+    if routine is not None:
+        return routine
     stimulus = context_of(body)["stimulus"]
     kind, payload, text = stimulus["kind"], stimulus["payload"], stimulus["text"]
     if kind == "event" and payload["buffers"][0]["change"] == "new" and payload["buffers"][0]["title"] == TRIP:
