@@ -43,10 +43,31 @@ def _v3_sent_messages(db, migrator):
         models.SentMessage.insert_many(rows[start:start + 200]).on_conflict_ignore().execute()
 
 
+def add_missing_columns(db, migrator, fields) -> None:
+    """Add each field's column unless it is there: v1 creates the tables as the models are today."""
+    from playhouse.migrate import migrate as apply
+
+    for field in fields:
+        table = field.model._meta.table_name
+        if field.column_name not in {c.name for c in db.get_columns(table)}:
+            apply(migrator.add_column(table, field.column_name, field))
+
+
+def _v4_leases_and_decisions(db, migrator):
+    """Claims get an owner and a lease; decisions become rows; outbox rows remember their attempts;
+    turns and proposals know whose they are and whether they were shown."""
+    add_missing_columns(db, migrator, [models.Inbox.owner, models.Inbox.lease_until, models.Outbox.next_attempt_at,
+                                       models.Outbox.sending_at, models.Turn.user_id, models.Approval.presented_at])
+    db.create_tables([models.DecisionRow])
+    # proposals older than this schema were presented when they were made
+    models.Approval.update(presented_at=models.Approval.created_at).execute()
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
     (3, "delivered message ids", _v3_sent_messages),
+    (4, "claim leases, decision rows, delivery attempts", _v4_leases_and_decisions),
 ]
 
 

@@ -65,6 +65,8 @@ class Inbox(BaseModel):
     status = peewee.CharField(default="pending", index=True)  # pending, claimed, done, failed
     attempts = peewee.IntegerField(default=0)
     lane = peewee.CharField(null=True)
+    owner = peewee.CharField(null=True)  # who holds the claim: process and actor incarnation
+    lease_until = UTCDateTimeField(null=True)  # wall-clock UTC; the owner renews it while it works
     created_at = UTCDateTimeField()
     claimed_at = UTCDateTimeField(null=True)
     done_at = UTCDateTimeField(null=True)
@@ -103,6 +105,8 @@ class Outbox(BaseModel):
     attempts = peewee.IntegerField(default=0)
     created_at = UTCDateTimeField()
     deliver_after = UTCDateTimeField(null=True)  # quiet hours hold it until then
+    next_attempt_at = UTCDateTimeField(null=True)  # after a failed send: not before then
+    sending_at = UTCDateTimeField(null=True)  # an attempt started (recorded before the API call)
     delivered_at = UTCDateTimeField(null=True)
     result = JSONField(null=True)
 
@@ -125,6 +129,7 @@ class Turn(BaseModel):
 
     channel = peewee.CharField()
     role = peewee.CharField()  # user, assistant
+    user_id = peewee.CharField(null=True)  # whose conversation this is
     text = peewee.TextField()
     topic_id = peewee.IntegerField(null=True)
     trace_id = peewee.CharField(null=True)
@@ -185,6 +190,7 @@ class Approval(BaseModel):
     superseded_by = peewee.IntegerField(null=True)
     topic_id = peewee.IntegerField(null=True)
     message_ref = JSONField(null=True)  # where the rendered proposal lives (to edit it in place)
+    presented_at = UTCDateTimeField(null=True)  # the gate wrote its outbox row
     created_at = UTCDateTimeField()
     expires_at = UTCDateTimeField(index=True)
     decided_at = UTCDateTimeField(null=True)
@@ -199,6 +205,24 @@ class ApprovalItem(BaseModel):
     status = peewee.CharField(default="pending")  # pending, executed, rejected, failed
     result = JSONField(null=True)
     executed_at = UTCDateTimeField(null=True)
+
+
+class DecisionRow(BaseModel):
+    """A user's approve / modify / reject, committed by the channel before the gate is told."""
+
+    approval_id = peewee.BigIntegerField()
+    action = peewee.CharField()
+    user_id = peewee.CharField()
+    channel = peewee.CharField()
+    text = peewee.TextField(default="")
+    items = JSONField(default=list)
+    nonce = peewee.CharField(null=True)
+    status = peewee.CharField(default="pending", index=True)  # pending, applied
+    created_at = UTCDateTimeField()
+    applied_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        table_name = "decision"
 
 
 class Cursor(BaseModel):
@@ -277,5 +301,5 @@ class Setting(BaseModel):
 
 ALL_MODELS = [
     SchemaVersion, Inbox, ReceptorBuffer, Outbox, SentMessage, Turn, Topic, Task, TaskFiring, Approval,
-    ApprovalItem, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
+    ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
 ]

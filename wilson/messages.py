@@ -95,6 +95,13 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class DecisionRecorded:
+    """A channel committed a decision row (storage/decisions.py) for the gate to apply."""
+
+    decision_id: int
+
+
+@dataclass(frozen=True)
 class ApprovalSettled:
     """The gate settled a proposal; channels may edit the rendered message in place."""
 
