@@ -1,0 +1,37 @@
+"""Named kill points for the crash tests: the process dies at a hand-off moment, on purpose.
+
+`point("after-commit:reply")` does nothing unless `WILSON_FAULT_POINTS` names it. The
+variable holds comma-separated `name` or `name@N` (die at the Nth time the point is
+reached, counting from 1); the crash harness sets it in the child process only. Dying is
+SIGKILL to ourselves: no finally blocks, no flushing, as with a power cut.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+_hits: dict[str, int] = {}
+_lock = threading.Lock()
+
+
+def _armed() -> dict[str, int]:
+    armed = {}
+    for entry in filter(None, (e.strip() for e in os.environ.get("WILSON_FAULT_POINTS", "").split(","))):
+        name, _, nth = entry.partition("@")
+        armed[name] = int(nth) if nth.isdigit() else 1
+    return armed
+
+
+def point(name: str) -> None:
+    if "WILSON_FAULT_POINTS" not in os.environ:
+        return
+    nth = _armed().get(name)
+    if nth is None:
+        return
+    with _lock:
+        _hits[name] = _hits.get(name, 0) + 1
+        hit = _hits[name]
+    if hit == nth:
+        os.kill(os.getpid(), signal.SIGKILL)
