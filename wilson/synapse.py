@@ -28,12 +28,14 @@ from loguru import logger
 
 from storage.models import TokenUsage
 from wilson import clock as clockmod
+from wilson import liveness
 from wilson.config import Config
 
 ROLES = ("reflex", "fast", "deep")
 ORIGINS = ("user", "background")
 JSON_FORMATS = ("json_object", "json_schema")
 DEFAULT_MODEL = "default"
+STEP_SLACK = 10.0  # seconds beyond a model call's own timeout before its actor counts as hung
 
 
 @dataclass(frozen=True)
@@ -499,6 +501,8 @@ class Synapse:
             payload = {"model": model, **base}
             last = None
             for attempt in range(endpoint.retries + 1):
+                # a slow model is not a hung actor: the watchdog gives each attempt its timeout
+                liveness.beat(endpoint.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
                     body = transport.send(endpoint, model, payload)
                 except Retryable as exc:
@@ -507,6 +511,7 @@ class Synapse:
                         wait = self._backoff(attempt, exc.retry_after)
                         logger.info("{} model {}: {}; retry {} of {} in {:.2f}s", endpoint.role, model, exc,
                                     attempt + 1, endpoint.retries, wait)
+                        liveness.beat(wait + STEP_SLACK, f"{endpoint.role} retry wait")
                         clockmod.pause(wait)
                     continue
                 except Rejected as exc:

@@ -1,0 +1,56 @@
+"""How long the current handler of each actor has run, against the budget it has.
+
+A handler is hung when it has made no progress for longer than its budget, not when
+its mailbox is slow to answer: a model call may legitimately take a minute, three
+times over. Each actor thread has one `Handler` record; `begin` and `end` bracket a
+handler, and long steps inside it (a model call, a retry's wait) call `beat(budget)`
+to say "I am working, give me this long for the next step". The supervisor's watchdog
+reads the records from its own thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from wilson.clock import monotonic
+
+_current = threading.local()
+
+
+@dataclass
+class Handler:
+    """One actor incarnation's current handler (read by the watchdog, written by the actor's thread)."""
+
+    owner: str
+    busy: bool = False
+    since: float = 0.0  # monotonic time of the last sign of progress
+    budget: float = 0.0  # seconds allowed from `since` before the handler counts as hung
+    what: str = ""
+
+    def overdue(self, now: float) -> float:
+        """Seconds past the budget (0 when on time or idle)."""
+        if not self.busy:
+            return 0.0
+        return max(0.0, now - self.since - self.budget)
+
+
+def begin(handler: Handler, what: str, budget: float) -> None:
+    handler.what, handler.budget, handler.since = what, budget, monotonic()
+    handler.busy = True
+    _current.handler = handler
+
+
+def end(handler: Handler) -> None:
+    handler.busy = False
+    _current.handler = None
+
+
+def beat(budget: float, what: str | None = None) -> None:
+    """Progress on the calling thread's handler: the next step may take `budget` seconds."""
+    handler = getattr(_current, "handler", None)
+    if handler is None:
+        return
+    handler.since, handler.budget = monotonic(), budget
+    if what:
+        handler.what = what
