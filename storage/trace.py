@@ -8,6 +8,7 @@ from datetime import datetime
 from loguru import logger
 
 from storage.models import Trace
+from wilson.redact import redact, redact_data
 
 
 def new_trace_id() -> str:
@@ -15,6 +16,10 @@ def new_trace_id() -> str:
 
 
 def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None) -> None:
+    # reasons often carry error text from outside (a provider's 401 body, a library's URL): a trace row
+    # outlives every log file, so it is redacted before it is written
+    reason = redact(reason)
+    data = redact_data(data) if data is not None else None
     Trace.insert(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data).execute()
     logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
 
@@ -27,4 +32,4 @@ def format_path(trace_id: str) -> str:
     rows = path(trace_id)
     if not rows:
         return f"no trace {trace_id}"
-    return "\n".join(f"{r.at:%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {r.reason}" for r in rows)
+    return "\n".join(f"{r.at:%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {redact(r.reason)}" for r in rows)

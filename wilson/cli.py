@@ -10,6 +10,7 @@ from pathlib import Path
 
 from wilson import clock as clockmod
 from wilson import config as configmod
+from wilson.redact import redact, register
 
 TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the terminal.
 To use Telegram: create a bot with @BotFather, then
@@ -41,6 +42,11 @@ def cmd_run(opts, config) -> int:
     return 0
 
 
+def _out(text: str) -> None:
+    """What the CLI prints about stored state and servers may quote error text: it is redacted first."""
+    print(redact(text), flush=True)
+
+
 def _open(config):
     from storage.db import open_database
     from storage.migrations import migrate
@@ -53,17 +59,17 @@ def cmd_status(opts, config) -> int:
     from storage.models import Approval, Cursor, Inbox, Outbox, Task, TokenUsage
 
     _open(config)
-    print(f"home: {config.home}")
-    print(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
+    _out(f"home: {config.home}")
+    _out(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
           f"{Inbox.select().where(Inbox.status == 'failed').count()} failed")
-    print(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
+    _out(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
-    print(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
+    _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
           f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
     for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
-        print(f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens")
+        _out(f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens")
     for row in Cursor.select().where(Cursor.name.startswith("health:")):
-        print(f"{row.name[7:]}: {row.value}")
+        _out(f"{row.name[7:]}: {row.value}")
     return 0
 
 
@@ -72,9 +78,9 @@ def cmd_trace(opts, config) -> int:
 
     _open(config)
     if not opts.id:
-        print("recent traces: " + ", ".join(views.latest_traces()))
+        _out("recent traces: " + ", ".join(views.latest_traces()))
         return 0
-    print(views.trace_text(opts.id))
+    _out(views.trace_text(opts.id))
     return 0
 
 
@@ -82,7 +88,7 @@ def cmd_doctor(opts, config) -> int:
     from wilson.doctor import run_doctor
 
     for line in run_doctor(config):
-        print(line)
+        _out(line)
     return 0
 
 
@@ -114,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = configmod.load(Path(opts.home) if opts.home else None)
     except ValueError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
+        print(f"configuration error: {redact(exc)}", file=sys.stderr)
         return 2
+    register(config.secrets())  # once, before anything can print or log
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair}
     return handlers[opts.command](opts, config)

@@ -2,8 +2,8 @@
 
 Every key can be overridden from the environment, e.g. WILSON_LLM_BASE_URL sets
 [llm] base_url. Secrets (keys named token, api_key, password) are meant to come
-from the environment; `Config.secrets()` lists their values so logging can redact
-them wherever they appear.
+from the environment; `Config.secrets()` lists their values (and credentials
+written into URLs) so that `wilson.redact` masks them wherever they appear.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ DEFAULTS: dict[str, dict] = {
     "tick": {"interval_seconds": 1.0, "windows": "14d,7d,3d,1d,due,overdue"},
     "hippocampus": {"schedule": "0 3 * * *"},
     "approval": {"expiry_hours": 72},
-    "supervisor": {"watchdog_seconds": 10.0, "ping_timeout": 5.0, "max_restarts": 5, "restart_window": 60.0},
+    "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
+                   "restart_window": 60.0},
 }
 
 SECRET_KEYS = ("token", "api_key", "password", "secret")
@@ -86,11 +87,19 @@ class Config:
         return ZoneInfo(self.get("core", "timezone") or "UTC")
 
     def secrets(self) -> list[str]:
+        """Every configured secret value: keys named like a secret, and credentials inside any URL."""
+        from wilson.redact import url_credentials
+
         found = []
         for section in self.data.values():
+            if not isinstance(section, dict):
+                continue
             for key, value in section.items():
-                if any(s in key for s in SECRET_KEYS) and isinstance(value, str) and len(value) >= 4:
+                if not isinstance(value, str):
+                    continue
+                if any(s in key for s in SECRET_KEYS) and len(value) >= 4:
                     found.append(value)
+                found.extend(url_credentials(value))  # e.g. WILSON_LLM_BASE_URL=http://user:pass@host/v1
         return found
 
 

@@ -11,6 +11,7 @@ import json
 
 import httpx
 
+from wilson.redact import redact, register
 from wilson.synapse import ROLES, resolve_endpoint
 
 CONNECT_HINT = ("To connect one, set WILSON_LLM_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama, "
@@ -21,7 +22,8 @@ PING_TOOL = {"type": "function", "function": {
 
 
 def run_doctor(config, *, client: httpx.Client | None = None) -> list[str]:
-    """Check every role's endpoint; returns the report lines (the caller prints them)."""
+    """Check every role's endpoint; returns the report lines (the caller prints them), secrets masked."""
+    register(config.secrets())
     endpoints = [resolve_endpoint(config, role) for role in ROLES]
     offline = [ep.role for ep in endpoints if not ep.base_url]
     lines = []
@@ -44,7 +46,8 @@ def run_doctor(config, *, client: httpx.Client | None = None) -> list[str]:
     finally:
         if own:
             client.close()
-    return lines
+    # a server's error text is quoted, and a proxy may echo the key it refused; URLs may carry user:pass@
+    return [redact(line) for line in lines]
 
 
 def _headers(ep) -> dict:
@@ -102,7 +105,7 @@ def _check_tools(client: httpx.Client, ep, where: str, timeout) -> str:
         return f"{where}: FIX: the chat request failed ({type(exc).__name__})."
     if response.status_code != 200:
         return (f"{where}: FIX: a chat request with a tool failed with HTTP {response.status_code} "
-                f"({response.text[:120]}); the server may not support tool calling for this model.")
+                f"({redact(response.text[:4000])[:120]}); the server may not support tool calling for this model.")
     try:
         message = response.json()["choices"][0]["message"]
     except (ValueError, KeyError, IndexError, TypeError):

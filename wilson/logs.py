@@ -1,4 +1,10 @@
-"""Logging through loguru: one line per event, secrets redacted wherever they appear."""
+"""Logging through loguru: one line per event, secrets redacted wherever they appear.
+
+Redaction happens twice: a patcher scrubs each record (message, extra values,
+exception text) before any sink sees it, so a sink someone adds later is safe
+too; and the sinks added here scrub the finished line, which also covers what
+the patcher cannot reach (an exception whose __str__ builds its text itself).
+"""
 
 from __future__ import annotations
 
@@ -6,41 +12,74 @@ import sys
 
 from loguru import logger
 
-_secrets: list[str] = []
+from wilson.redact import redact, redact_data, register
 
+__all__ = ["redact", "add_secrets", "setup_logging"]
 
-def redact(text: str) -> str:
-    for secret in _secrets:
-        if secret and secret in text:
-            text = text.replace(secret, "***")
-    return text
+FORMAT = "{time:YYYY-MM-DD HH:mm:ss} {level:<7} {name}: {message}"
 
 
 def add_secrets(values) -> None:
-    for value in values:
-        if value and value not in _secrets:
-            _secrets.append(value)
+    register(values)
+
+
+def _scrubbed(exc: BaseException, depth: int = 0) -> BaseException:
+    """A copy of `exc` (and of its cause chain) with secret text masked; the live exception is left alone."""
+    try:
+        args = tuple(redact(a) if isinstance(a, str) else a for a in exc.args)
+        # __new__ without __init__: exceptions whose constructor wants other arguments copy too
+        clean = type(exc).__new__(type(exc), *args)
+        clean.args = args
+        if getattr(exc, "__dict__", None):
+            clean.__dict__.update({k: redact(v) if isinstance(v, str) else v for k, v in vars(exc).items()})
+        clean.__traceback__ = exc.__traceback__
+        clean.__suppress_context__ = exc.__suppress_context__
+        if depth < 5:
+            clean.__cause__ = _scrubbed(exc.__cause__, depth + 1) if exc.__cause__ is not None else None
+            clean.__context__ = _scrubbed(exc.__context__, depth + 1) if exc.__context__ is not None else None
+        return clean
+    except Exception:  # an exception type that cannot be copied: show its type only, never its text
+        return RuntimeError(f"{type(exc).__name__} (text withheld: it could not be redacted)")
 
 
 def _patch(record) -> None:
     record["message"] = redact(record["message"])
-    if record["exception"] is not None:
-        # exception text is formatted later; scrub the value so tokens in URLs don't leak
-        exc = record["exception"]
-        if exc.value is not None:
-            try:
-                exc.value.args = tuple(redact(str(a)) for a in exc.value.args)
-            except Exception:
-                pass
+    if record["extra"]:
+        record["extra"].update(redact_data(dict(record["extra"])))
+    exc = record["exception"]
+    if exc is not None and exc.value is not None:
+        record["exception"] = exc._replace(value=_scrubbed(exc.value))
+
+
+def _redacting(sink):
+    """Wrap a stream or a callable so the finished line is redacted as well."""
+    if hasattr(sink, "write"):
+        def write(message):
+            sink.write(redact(str(message)))
+            if hasattr(sink, "flush"):
+                sink.flush()
+        return write
+
+    def call(message):
+        clean = _Line(redact(str(message)))
+        clean.record = getattr(message, "record", None)
+        sink(clean)
+    return call
+
+
+class _Line(str):
+    """A redacted log line that still carries loguru's record, as loguru's own message does."""
+
+    record = None
 
 
 def setup_logging(secrets=(), sink=None, level: str = "INFO") -> None:
-    """Route every log line through the redactor; `sink` defaults to stderr."""
-    add_secrets(secrets)
+    """Route every log line through the redactor; `sink` (a stream or a callable) defaults to stderr."""
+    register(secrets)
     logger.remove()
     logger.configure(patcher=_patch)
-    logger.add(sink or sys.stderr, level=level, format="{time:YYYY-MM-DD HH:mm:ss} {level:<7} {name}: {message}",
-               backtrace=False, diagnose=False)
+    logger.add(_redacting(sink or sys.stderr), level=level, format=FORMAT,
+               backtrace=False, diagnose=False, colorize=False)
 
 
 logger.configure(patcher=_patch)

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from loguru import logger
+
+from wilson import bounds
 from wilson import clock as clockmod
 from wilson import config as configmod
+from wilson.redact import redact
 
 HELP = """Commands (one per line, # starts a comment):
   say TEXT                                   a message from you on the realtime channel
@@ -32,8 +37,18 @@ HELP = """Commands (one per line, # starts a comment):
   quit"""
 
 
+MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 class CommandError(ValueError):
     pass
+
+
+def clean_line(line: str) -> str:
+    """One typed line made safe to parse: control characters become spaces, broken UTF-16 halves become '?'."""
+    line = line.encode("utf-8", "replace").decode("utf-8")
+    return _CONTROL.sub(" ", line)
 
 
 @dataclass(frozen=True)
@@ -43,27 +58,32 @@ class Command:
 
 
 def _items(text: str) -> tuple[int, ...]:
-    if not text.strip():
-        return ()
     try:
-        return tuple(int(p) for p in text.replace(" ", ",").split(",") if p)
+        return bounds.parse_items(text)
     except ValueError as exc:
-        raise CommandError(f"item numbers look like 1,3 — got {text!r}") from exc
+        raise CommandError(str(exc)) from None
 
 
 def _when(text: str):
     text = text.strip()
     try:
-        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        moment = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"not an ISO date or datetime: {bounds.shown(text)} (e.g. 2027-03-01 or "
+                           "2027-03-01T09:30)") from None
+    try:
+        return bounds.check_year(moment)
     except ValueError as exc:
-        raise CommandError(f"not an ISO date or datetime: {text!r}") from exc
+        raise CommandError(str(exc)) from None
 
 
 def parse(line: str) -> Command | None:
     """One REPL line → a Command, None for blanks and comments; CommandError with a one-line reason."""
-    line = line.strip()
+    line = clean_line(line).strip()
     if not line or line.startswith("#"):
         return None
+    if len(line) > MAX_LINE:
+        raise CommandError(f"that line is too long ({len(line):,} characters; at most {MAX_LINE:,})")
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word == "say":
@@ -95,24 +115,31 @@ def parse(line: str) -> Command | None:
         return Command("web", (rest,))
     if word == "advance":
         try:
-            return Command("advance", (clockmod.parse_duration(rest),))
+            return Command("advance", (bounds.parse_advance(rest),))
         except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+            raise CommandError(str(exc)) from None
     if word in ("approve", "reject", "modify"):
         head, _, tail = rest.partition(" ")
-        if not head.isdigit():
+        if not head:
             raise CommandError(f"{word} ID — the proposal's number, e.g. {word} 3")
+        try:
+            ident = bounds.parse_id(head)
+        except ValueError as exc:
+            raise CommandError(f"{exc} (e.g. {word} 3)") from None
         if word == "modify":
-            return Command("modify", (int(head), tail.strip()))
-        return Command(word, (int(head), _items(tail)))
+            return Command("modify", (ident, tail.strip()))
+        return Command(word, (ident, _items(tail)))
     if word == "trace":
         if not rest:
-            raise CommandError("trace ID")
-        return Command("trace", (rest,))
+            raise CommandError("trace ID — e.g. trace 3f2a9c1b7d4e")
+        try:
+            return Command("trace", (bounds.parse_trace_id(rest),))
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     if word in ("tasks", "topics", "approvals", "memories", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
                 "sync", "now"):
         return Command("quit" if word == "exit" else word)
-    raise CommandError(f"unknown command {word!r} (type help)")
+    raise CommandError(f"unknown command {bounds.shown(word, 24)} (type help)")
 
 
 class Repl:
@@ -154,6 +181,11 @@ class Repl:
             self.execute(command)
         except CommandError as exc:
             self.error(str(exc))
+        except Exception as exc:  # a REPL that dies on one odd line loses the whole session
+            logger.opt(exception=exc).debug("REPL command {} failed", command.name)
+            logger.warning("REPL command {} failed: {}: {}", command.name, type(exc).__name__, exc)
+            self.error(f"{command.name} did not work ({type(exc).__name__}: "
+                       f"{bounds.shown(redact(str(exc)), 80)[1:-1]})")
         return True
 
     def error(self, text: str) -> None:
@@ -172,7 +204,10 @@ class Repl:
         elif name == "calendar_add":
             from channels.calendar import add_event
 
-            add_event(app.calendar_file(), args[0], args[1], args[2], args[3], tz=app.config.timezone)
+            try:
+                add_event(app.calendar_file(), args[0], args[1], args[2], args[3], tz=app.config.timezone)
+            except (ValueError, OverflowError) as exc:
+                raise CommandError(f"calendar add: {exc}") from None
             self.note(f"calendar: {args[0]} on {args[1]}")
         elif name == "calendar_cancel":
             from channels.calendar import cancel_event
@@ -254,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         clock = clockmod.make_clock(opts.clock, opts.start, config.timezone)
     except ValueError as exc:
         parser.error(str(exc))
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte that is not UTF-8 is one odd line, not the end
     repl = Repl(None, as_json=opts.json)
     app = Wilson(config, clock, llm=opts.llm, printer=repl.print_delivery, log_level=opts.log_level)
     repl.app = app

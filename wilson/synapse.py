@@ -30,6 +30,7 @@ from storage.models import TokenUsage
 from wilson import clock as clockmod
 from wilson import liveness
 from wilson.config import Config
+from wilson.redact import redact, register
 
 ROLES = ("reflex", "fast", "deep")
 ORIGINS = ("user", "background")
@@ -182,14 +183,15 @@ class HttpTransport:
         except httpx.TimeoutException:
             raise Retryable(f"no answer within {endpoint.timeout:g}s") from None
         except httpx.TransportError as exc:
-            raise Retryable(f"cannot connect to {endpoint.base_url} ({type(exc).__name__})") from None
+            raise Retryable(f"cannot connect to {redact(endpoint.base_url)} ({type(exc).__name__})") from None
         status = response.status_code
         if status == 429:
             raise Retryable("rate limited (429)", _retry_after(response))
         if status >= 500:
             raise Retryable(f"server error {status}", _retry_after(response))
         if status >= 400:
-            raise Rejected(f"HTTP {status}: {response.text[:200]}")
+            # a proxy may echo the key it refused: redact the whole excerpt before cutting it short
+            raise Rejected(f"HTTP {status}: {redact(response.text[:4000])[:200]}")
         if status >= 300:
             raise Rejected(f"redirected (HTTP {status}); check llm.base_url")
         try:
@@ -302,6 +304,7 @@ class Synapse:
                  max_backoff: float = 30.0):
         self.config = config
         self.clock = clock
+        register(config.secrets())  # every error this module raises is redacted with these
         self.backoff_base = backoff_base
         self.max_backoff = max_backoff
         self._random = random.Random()
@@ -527,7 +530,7 @@ class Synapse:
             more = position + 1 < len(endpoint.models)
             logger.warning("{} model {} unavailable ({}){}", endpoint.role, model, last,
                            "; falling back to " + endpoint.models[position + 1] if more else "")
-        raise ModelUnavailable(f"{endpoint.role}: no model answered ({'; '.join(failures)})")
+        raise ModelUnavailable(redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"))
 
     def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
         user = prompt + completion if origin == "user" else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from actors.tools import task_view, topic_view
 from storage import trace
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Outbox, Task, Topic, Trace
+from wilson.redact import redact
 
 
 def tasks(tz, status: str | None = None) -> list[dict]:
@@ -65,7 +66,8 @@ def memories(tz) -> list[dict]:
 
 
 def trace_steps(trace_id: str) -> list[dict]:
-    return [{"at": r.at.isoformat(), "stage": r.stage, "actor": r.actor, "reason": r.reason}
+    # rows written before redaction existed may still hold a secret
+    return [{"at": r.at.isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
             for r in trace.path(trace_id)]
 
 
