@@ -149,7 +149,8 @@ def test_context_has_time_zone_topics_tasks_and_recent_turns(scripted):
     background(app, "Newsletter: nothing important")
     third = cortex_requests(server)[2]
     assert context_of(third)["stimulus"]["origin"] == "background"
-    assert [m["content"] for m in third["messages"][2:]] == ["Newsletter: nothing important"]
+    (last,) = [m["content"] for m in third["messages"][2:]]
+    assert "Newsletter: nothing important" in last and last.startswith("<<<UNTRUSTED DATA from your email")
     assert [t["title"] for t in context_of(third)["tasks"]] == ["Book flights"]
 
 
@@ -171,9 +172,13 @@ def test_same_text_from_two_sources_gets_the_same_decisions(scripted):
     def neutral(body):
         body = copy.deepcopy(body)
         ctx = context_of(body)
-        assert ctx["stimulus"]["source"] in ("email", "calendar")
+        source = ctx["stimulus"]["source"]
+        assert source in ("email", "calendar")
         ctx["stimulus"]["source"] = ctx["stimulus"]["id"] = None
+        ctx["stimulus"]["untrusted"] = ctx["stimulus"]["untrusted"].replace(source, "SOURCE")
         body["messages"][1]["content"] = "CONTEXT " + json.dumps(ctx, sort_keys=True)
+        # the untrusted block names where the text came from, and nothing else differs
+        body["messages"][-1]["content"] = body["messages"][-1]["content"].replace(f"your {source}.", "SOURCE.")
         return body
 
     assert context_of(email_body)["stimulus"]["source"] == "email"
@@ -185,7 +190,8 @@ def test_same_text_from_two_sources_gets_the_same_decisions(scripted):
     assert decided[0] == decided[1] == [("create_task", {"title": "Find insurance card", "due": "2027-02-02"})]
     surfaced = [o.text for o in Outbox.select().where(Outbox.channel == "repl").order_by(Outbox.id)
                 if o.payload.get("why")]
-    assert surfaced == ["Dentist on 3 Feb: I'd get the insurance card ready."] * 2
+    assert surfaced == [f"From your {source}: Dentist on 3 Feb: I'd get the insurance card ready."
+                        for source in ("email", "calendar")]
     assert Task.select().count() == 0
 
 
@@ -274,7 +280,7 @@ def test_a_background_run_that_only_decides_ends_without_another_model_call(scri
     app, server = scripted(decide)
     background(app, "Library: your book is due on Friday")
     assert cortex_calls(server) == 1  # surfacing left the model nothing to read
-    assert user_texts(app) == ["The library book is due on Friday."]
+    assert user_texts(app) == ["From your email: The library book is due on Friday."]
 
     background(app, "Gym: new opening hours")
     assert cortex_calls(server) == 3  # a lookup's answer goes back to the model
@@ -293,7 +299,8 @@ def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
     urgent = background(app, "URGENT: flight LH123 cancelled")
 
     # the urgent one goes out at once, at night
-    assert user_texts(app) == ["Your flight tomorrow is cancelled."]
+    flight, library = "From your email: Your flight tomorrow is cancelled.", "From your email: The library book is due on Friday."
+    assert user_texts(app) == [flight]
     held = Outbox.get(Outbox.trace_id == calm.trace_id)
     assert held.status == "held"
     assert held.deliver_after.astimezone(app.config.timezone) == datetime.fromisoformat("2027-01-06T07:00:00+01:00")
@@ -301,9 +308,9 @@ def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
     assert Outbox.get(Outbox.trace_id == urgent.trace_id).deliver_after is None
 
     app.advance(timedelta(hours=7))  # to 06:10: still night
-    assert user_texts(app) == ["Your flight tomorrow is cancelled."]
+    assert user_texts(app) == [flight]
     app.advance(timedelta(hours=2))
-    assert user_texts(app) == ["Your flight tomorrow is cancelled.", "The library book is due on Friday."]
+    assert user_texts(app) == [flight, library]
     delivered = app.user_deliveries()[1]
     assert datetime.fromisoformat(delivered["at"]) == datetime.fromisoformat("2027-01-06T07:00:00+01:00")
     assert Outbox.get_by_id(held.id).status == "delivered"
@@ -329,20 +336,18 @@ def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(s
 
 
 def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
-    from actors import tools
+    from actors import cortex
 
-    describe = tools.describe_item
+    build = cortex.build_context
 
-    def describe_or_break(name, args, tz):
-        if args.get("title") == "poison":
+    def build_or_break(row, *args, **kwargs):
+        if row.text == "first":
             raise RuntimeError("a bug met in one run")
-        return describe(name, args, tz)
+        return build(row, *args, **kwargs)
 
-    monkeypatch.setattr(tools, "describe_item", describe_or_break)
+    monkeypatch.setattr(cortex, "build_context", build_or_break)
 
     def decide(ctx, body):
-        if ctx["stimulus"]["text"] == "first":
-            return {"tool_calls": [call("create_task", title="poison")]}
         return {"text": "Still here."}
 
     app, server = scripted(decide)
