@@ -388,7 +388,7 @@ class Directory:
     def __init__(self):
         self.handled_by: list[str] = []
 
-    def handled(self, name):
+    def handled(self, name, *_):
         self.handled_by.append(name)
 
     def crashed(self, name, error):

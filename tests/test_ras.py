@@ -134,7 +134,7 @@ class Directory:
         self.told.append((name, message))
         return True
 
-    def handled(self, name):
+    def handled(self, name, *_):
         pass
 
 

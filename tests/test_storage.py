@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from datetime import datetime, timezone
+
+import pytest
 
 from storage import buffers, inbox, outbox
 from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
 from storage.models import Inbox
 from wilson import clock as clockmod
+from wilson import liveness
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 
@@ -69,18 +73,39 @@ def test_inbox_dedup_by_natural_key(any_db):
     assert Inbox.select().count() == 1
 
 
-def test_claimed_rows_are_released_on_restart(any_db):
+def test_a_dead_processes_claims_are_released_on_start_and_a_live_ones_kept(any_db):
+    dead = inbox.add(source="x", text="was being worked when its process died", priority=1, at=NOW)
+    live = inbox.add(source="x", text="is being worked right now", priority=1, at=NOW)
+    inbox.claim_next(NOW, lane="cortex", owner=f"{socket.gethostname()}:{2**22 + 7}:0badc0/cortex#1")
+    inbox.claim_next(NOW, lane="cortex", owner=f"{liveness.PROCESS}/cortex#2")
+    assert inbox.recover() == 1
+    assert Inbox.get_by_id(dead.id).status == "pending" and Inbox.get_by_id(dead.id).attempts == 0
+    assert Inbox.get_by_id(live.id).status == "claimed"
+
+
+def test_an_expired_lease_is_taken_over_and_the_old_owner_cannot_finish(any_db):
     row = inbox.add(source="x", text="work", priority=1, at=NOW)
-    inbox.claim_next(NOW, lane="cortex")
-    assert inbox.release_claimed("cortex") == 1
-    assert Inbox.get_by_id(row.id).status == "pending"
+    assert inbox.claim_next(NOW, lane="cortex", owner="slow", lease_seconds=-1).id == row.id
+    assert inbox.claim_next(NOW, lane="cortex", owner="fresh").id == row.id
+    with pytest.raises(inbox.LostClaim):
+        inbox.finish(row.id, NOW, owner="slow")
+    assert inbox.fail_or_retry(row.id, NOW, "late error", owner="slow") == "lost"
+    inbox.finish(row.id, NOW, owner="fresh")
+    assert Inbox.get_by_id(row.id).status == "done"
 
 
-def test_a_row_that_killed_its_worker_every_time_is_given_up(any_db):
+def test_a_live_lease_is_not_taken(any_db):
+    inbox.add(source="x", text="work", priority=1, at=NOW)
+    assert inbox.claim_next(NOW, lane="cortex", owner="a") is not None
+    assert inbox.claim_next(NOW, lane="cortex", owner="b") is None
+    assert inbox.renew(["a"], lease_seconds=60) == 1
+
+
+def test_a_row_that_hung_its_worker_every_time_is_given_up(any_db):
     row = inbox.add(source="x", text="poison", priority=1, at=NOW)
-    for _ in range(inbox.MAX_ATTEMPTS):
-        assert inbox.claim_next(NOW, lane="cortex").id == row.id
-        inbox.release_claimed("cortex")
+    for attempt in range(inbox.MAX_ATTEMPTS):
+        assert inbox.claim_next(NOW, lane="cortex", owner=f"cortex#{attempt}").id == row.id
+        inbox.release_owner(f"cortex#{attempt}")
     assert Inbox.get_by_id(row.id).status == "failed"
     assert inbox.claim_next(NOW, lane="cortex") is None
     assert [r.id for r in inbox.given_up("cortex")] == [row.id]  # for the cortex to tell the user

@@ -9,15 +9,22 @@ from actors.cortex import CortexActor
 from storage import inbox
 from storage.models import Inbox
 from wilson import clock as clockmod
+from wilson import config as configmod
+from wilson import liveness
 from wilson.actor import Context, WilsonActor
-from wilson.messages import InboxReady
-from wilson.supervisor import ActorSpec, Supervisor
+from wilson.messages import InboxReady, Ping
+from wilson.supervisor import ActorSpec, Claims, Supervisor
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 EVENTS: list[str] = []
 
 
 class Recorder(WilsonActor):
+    budget = 0.2  # seconds a handler may go without progress
+
+    def handler_budget(self, message) -> float:
+        return self.budget
+
     def on_start(self):
         EVENTS.append(f"start {self.name}")
 
@@ -29,6 +36,11 @@ class Recorder(WilsonActor):
             raise RuntimeError("boom")
         if isinstance(message, threading.Event):
             message.wait()  # hangs until the test sets it
+        if isinstance(message, tuple) and message[0] == "work":
+            _, steps, done = message
+            for _ in range(steps):  # long, but saying so at each step, as a model call does
+                liveness.beat(self.budget)
+                done.wait(0.05)
 
 
 def wait_for(predicate, timeout=5.0):
@@ -40,8 +52,8 @@ def wait_for(predicate, timeout=5.0):
     return False
 
 
-def make(specs, **kw):
-    ctx = Context(config=None, clock=clockmod.SimClock(NOW), synapse=None, directory=None)
+def make(specs, config=None, **kw):
+    ctx = Context(config=config, clock=clockmod.SimClock(NOW), synapse=None, directory=None)
     sup = Supervisor(ctx, specs, watchdog_seconds=0, **kw)
     ctx.directory = sup
     return sup
@@ -77,17 +89,66 @@ def test_restart_intensity_limit_gives_up():
     sup.stop()
 
 
-def test_hung_actor_is_detected_and_replaced():
-    sup = make([ActorSpec("a", Recorder)], ping_timeout=0.2)
+def test_hung_actor_is_detected_by_its_handler_age_and_replaced():
+    sup = make([ActorSpec("a", Recorder)])
     sup.start()
     release = threading.Event()
     hung = sup.ref("a")
     sup.tell("a", release)
+    assert wait_for(lambda: sup.busy().get("a") == "Event")
+    handler = next(i.handler for i in sup._incarnations.values() if i.name == "a")
+    assert wait_for(lambda: handler.overdue(clockmod.monotonic()) > 0)
     states = sup.check()
     assert states["a"] == "hung-replaced"
+    assert handler.fenced
     assert sup.ref("a") is not hung
-    assert sup.ask("a", __import__("wilson.messages", fromlist=["Ping"]).Ping(), timeout=1) == "pong"
+    assert sup.ask("a", Ping(), timeout=1) == "pong"
     release.set()
+    sup.stop()
+
+
+def test_a_long_handler_that_makes_progress_is_not_hung():
+    """Five budgets long, with a sign of progress at each step: the watchdog leaves it alone."""
+    sup = make([ActorSpec("a", Recorder)])
+    sup.start()
+    first = sup.ref("a")
+    done = threading.Event()
+    steps = int(Recorder.budget / 0.05) * 5
+    sup.tell("a", ("work", steps, done))
+    checks = []
+    assert wait_for(lambda: sup.busy().get("a") == "tuple")
+    while sup.busy().get("a"):
+        checks.append(sup.check()["a"])
+    assert len(checks) > 1 and set(checks) == {"running"}
+    assert sup.ref("a") is first and sup.health["a"].restarts == 0
+    sup.stop()
+
+
+def test_in_flight_counts_every_message_and_never_goes_below_zero():
+    sup = make([ActorSpec("a", Recorder)])
+    sup.start()
+    release = threading.Event()
+    sup.tell("a", release)
+    sup.ref("a").tell("direct")  # a self-tell or a direct tell is counted like one by name
+    assert sup.in_flight() == 2
+    release.set()
+    assert wait_for(lambda: sup.in_flight() == 0)
+    sup.ask("a", Ping(), timeout=1)
+    assert sup.in_flight() == 0
+    sup.stop()
+
+
+def test_messages_left_in_a_crashed_actors_mailbox_are_not_counted_forever():
+    sup = make([ActorSpec("a", Recorder)], base_backoff=0.01)
+    sup.start()
+    first = sup.ref("a")
+    release = threading.Event()
+    sup.tell("a", release)
+    sup.tell("a", "boom")
+    sup.tell("a", "after the crash")  # never handled: the actor dies on "boom" first
+    release.set()
+    assert wait_for(lambda: sup.ref("a") is not first and sup.ref("a").is_alive())
+    assert wait_for(lambda: sup.in_flight() == 0)
     sup.stop()
 
 
@@ -101,20 +162,21 @@ class CrashOnceCortex(CortexActor):
         if CrashOnceCortex.crashes == 0:
             CrashOnceCortex.crashes += 1
             raise RuntimeError("bug while working on the row")
-        inbox.finish(row.id, self.now())
+        inbox.finish(row.id, self.now(), owner=self.owner)
 
     def contain(self, row, exc):
         raise exc
 
 
-def test_row_in_hand_when_an_actor_crashes_is_not_lost(db):
+def test_row_in_hand_when_an_actor_crashes_is_not_lost(db, tmp_path):
     row = inbox.add(source="calendar", text="work", priority=2, at=NOW, origin="background")
-    sup = make([ActorSpec("cortex", CrashOnceCortex)], base_backoff=0.01)
+    sup = make([ActorSpec("cortex", CrashOnceCortex)], config=configmod.load(tmp_path, environ={}),
+               base_backoff=0.01, claims=Claims(release=inbox.release_owner))
     sup.start()
     assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done")
     assert CrashOnceCortex.crashes == 1
     assert sup.health["cortex"].restarts == 1
-    assert Inbox.get_by_id(row.id).attempts == 2
+    assert Inbox.get_by_id(row.id).attempts == 1  # the run raised: that counts against the row
     sup.stop()
 
 

@@ -4,10 +4,15 @@ An actor gets a `Context` (configuration, clock, Synapse and the directory of
 its peers) and implements `receive(message)`. Peers are addressed by name
 through the directory, never by a stored reference, because a crashed actor is
 replaced by a fresh one under the same name.
+
+Two things are kept for the supervisor, whatever path a message took to get here:
+its mailbox counts every message put in (`CountedInbox`), and `on_receive` records
+when the current handler started and how long it may take (`wilson.liveness`).
 """
 
 from __future__ import annotations
 
+import queue
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,7 +20,10 @@ import pykka
 from loguru import logger
 
 from storage.db import writes_first
+from wilson import liveness
 from wilson.messages import Ping
+
+DEFAULT_HANDLER_BUDGET = 120.0  # seconds without progress before a handler counts as hung
 
 
 @dataclass
@@ -26,16 +34,40 @@ class Context:
     directory: object  # wilson.supervisor.Supervisor
 
 
+def counted(message) -> bool:
+    """Work the supervisor waits for: not pings, not Pykka's own stop and proxy messages."""
+    return not isinstance(message, Ping) and not type(message).__module__.startswith("pykka")
+
+
+class CountedInbox(queue.Queue):
+    """A mailbox that reports each message put in, so idle accounting sees self-tells, asks and tells alike."""
+
+    on_put = None
+
+    def put(self, item, block=True, timeout=None):
+        if self.on_put is not None and counted(item.message):
+            self.on_put()
+        super().put(item, block, timeout)
+
+
 class WilsonActor(pykka.ThreadingActor):
     use_daemon_thread = True  # a hung actor must not keep the process alive on shutdown
     name = "actor"
     realtime = False  # the user waits on this actor: its database writes go first
+
+    @staticmethod
+    def _create_actor_inbox():
+        return CountedInbox()
 
     def __init__(self, ctx: Context, name: str | None = None):
         super().__init__()
         self.ctx = ctx
         if name:
             self.name = name
+        self.handler = liveness.Handler(owner=f"{liveness.PROCESS}/{self.name}#{self.actor_urn[-8:]}")
+        enlist = getattr(ctx.directory, "enlist", None)
+        if enlist is not None:
+            enlist(self)
 
     # Pykka entry point: pings answer at once, everything else goes to receive().
     def on_receive(self, message):
@@ -43,10 +75,19 @@ class WilsonActor(pykka.ThreadingActor):
             return "pong"
         if self.realtime:
             writes_first()
+        liveness.begin(self.handler, type(message).__name__, self.handler_budget(message))
         try:
             return self.receive(message)
         finally:
-            self.ctx.directory.handled(self.name)
+            liveness.end(self.handler)
+            self.ctx.directory.handled(self.name, self.actor_urn)
+
+    def handler_budget(self, message) -> float:
+        """How long a handler may go without progress; model calls renew it themselves (liveness.beat)."""
+        config = self.ctx.config
+        if config is None:
+            return DEFAULT_HANDLER_BUDGET
+        return float(config.get("supervisor", "handler_budget") or DEFAULT_HANDLER_BUDGET)
 
     def receive(self, message):
         raise NotImplementedError(f"{type(self).__name__} cannot handle {message!r}")
@@ -61,6 +102,11 @@ class WilsonActor(pykka.ThreadingActor):
 
     def now(self) -> datetime:
         return self.ctx.clock.now()
+
+    @property
+    def owner(self) -> str:
+        """Who holds this incarnation's claims: the process and this actor's own life."""
+        return self.handler.owner
 
     @property
     def config(self):

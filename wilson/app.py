@@ -25,7 +25,7 @@ from wilson.actor import Context
 from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
 from wilson.messages import Decision, InboxReady, StimulusCommitted, SyncRequest, TickNow
-from wilson.supervisor import ActorSpec, Supervisor
+from wilson.supervisor import ActorSpec, Claims, Supervisor
 
 
 EMPTY_CALENDAR = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Wilson//calendar//EN\r\nEND:VCALENDAR\r\n"
@@ -93,10 +93,11 @@ class Wilson:
         self.supervisor: Supervisor | None = None
         self.ctx: Context | None = None
         sup = config.section("supervisor")
+        lease = float(sup["lease_seconds"])
         self._supervisor_options = dict(
             max_restarts=int(sup["max_restarts"]), restart_window=float(sup["restart_window"]),
-            watchdog_seconds=float(sup["watchdog_seconds"]) if watchdog else 0,
-            ping_timeout=float(sup["ping_timeout"]))
+            watchdog_seconds=float(sup["watchdog_seconds"]) if watchdog else 0, lease_seconds=lease,
+            claims=Claims(renew=lambda owners: inbox.renew(owners, lease), release=inbox.release_owner))
 
     # Lifecycle -------------------------------------------------------------
     def start(self) -> "Wilson":

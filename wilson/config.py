@@ -56,7 +56,7 @@ DEFAULTS: dict[str, dict] = {
     "ras": {"interval_minutes": 15},
     "tick": {"interval_seconds": 1.0, "windows": "14d,7d,3d,1d,due,overdue"},
     "hippocampus": {"schedule": "0 3 * * *"},
-    "approval": {"expiry_hours": 72},
+    "approval": {"expiry_hours": 72, "owner_decides_all": True},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
 }

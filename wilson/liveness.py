@@ -10,6 +10,9 @@ reads the records from its own thread.
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 import threading
 from dataclasses import dataclass
 
@@ -27,6 +30,7 @@ class Handler:
     since: float = 0.0  # monotonic time of the last sign of progress
     budget: float = 0.0  # seconds allowed from `since` before the handler counts as hung
     what: str = ""
+    fenced: bool = False  # replaced as hung: its claims are no longer its own
 
     def overdue(self, now: float) -> float:
         """Seconds past the budget (0 when on time or idle)."""
@@ -54,3 +58,34 @@ def beat(budget: float, what: str | None = None) -> None:
     handler.since, handler.budget = monotonic(), budget
     if what:
         handler.what = what
+
+
+def _process_identity() -> str:
+    # host and pid find a dead process on this host; the token tells a reused pid from ours
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+PROCESS = _process_identity()
+
+
+def owner_alive(owner: str, host: str | None = None) -> bool | None:
+    """Whether the process named in a claim's owner still runs: True, False, or None when it is on
+    another host (only its lease can tell)."""
+    process = owner.split("/", 1)[0]
+    parts = process.split(":")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return False
+    their_host, pid, token = parts[0], int(parts[1]), parts[2]
+    if their_host != (host or socket.gethostname()):
+        return None
+    if process == PROCESS:
+        return True
+    if pid == os.getpid():
+        return False  # our pid, another token: an earlier life of this process' pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
