@@ -430,3 +430,35 @@ def test_repl_lists_approvals_tasks_and_topics(tmp_path):
     assert topic["status"] == "active" and "Japan" in topic["title"] and topic["starts"] == "2027-04-10"
     assert sorted(t["id"] for t in topic["tasks"]) == sorted(t["id"] for t in tasks)
     assert all(t["topic"] == topic["title"] for t in tasks)
+
+
+# A tool that cannot act yet is neither offered nor reported done ----------------------------------
+def test_send_email_is_not_offered_and_a_model_that_calls_it_anyway_gets_a_refusal(scripted):
+    def decide(ctx, body):
+        return {"tool_calls": [call("send_email", to="ann@example.com", subject="Hi", body="See you Friday")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "I can't send mail yet."})
+    row = say(app, "email Ann that I'll see her Friday")
+
+    first = next(r["body"] for r in server.requests if is_cortex(r["body"]))
+    assert "send_email" not in {t["function"]["name"] for t in first["tools"]}
+    answers = [json.loads(m["content"]) for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"]
+    assert answers[0] == {"error": "email sending is not available yet"}
+    assert not Approval.select().where(Approval.inbox_id == row.id).exists()
+    assert user_texts(app) == ["I can't send mail yet."]
+
+
+def test_an_old_send_email_proposal_fails_honestly_when_approved(scripted):
+    app, server = scripted(planner)
+    now = app.clock.now()
+    approval = Approval.create(trace_id="old-mail", approver="owner", channel="repl", nonce="n0nce", created_at=now,
+                               expires_at=now + timedelta(days=1))
+    ApprovalItem.create(approval=approval, position=1, tool="send_email",
+                        args={"to": "ann@example.com", "subject": "Hi", "body": "See you Friday"},
+                        description="Send email to ann@example.com: Hi")
+
+    answer = decide(app, approval.id, "approve")
+    assert "Done" not in answer and "✓" not in answer
+    assert answer.startswith("Could not do:") and "email sending is not available yet" in answer
+    item = ApprovalItem.get(ApprovalItem.approval == approval.id)
+    assert item.status == "failed" and item.result == {"error": "email sending is not available yet"}

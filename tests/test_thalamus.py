@@ -24,6 +24,7 @@ from channels.calendar import add_event
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
 from wilson import clock as clockmod
+from tests.brain import context_of
 from wilson.scripted import ScriptedServer, tool_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,8 +74,9 @@ def deep_reply(body: dict) -> dict:
     last = body["messages"][-1]
     if last["role"] == "tool":
         return {"text": ""}
-    if last["content"].startswith("Morning briefing"):
-        return call("surface", text="Your morning: " + last["content"][:200], why="the briefing")
+    text = context_of(body)["stimulus"]["text"]
+    if text.startswith("Morning briefing"):
+        return call("surface", text="Your morning: " + text[:200], why="the briefing")
     return {"text": "OK."}
 
 
@@ -442,7 +444,7 @@ def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app
     assert len(briefings) == 1 and all(f"parcel {n} " in briefings[0].text for n in range(12))
     assert Inbox.select().count() == 1
     said = app.user_deliveries()
-    assert len(said) == 1 and said[0]["text"].startswith("Your morning")
+    assert len(said) == 1 and said[0]["text"].startswith("From your email: Your morning")
     assert_each_once(ids)
 
 

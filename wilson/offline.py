@@ -623,6 +623,8 @@ class Cortex:
         channels = sorted({str(b.get("channel")) for b in self.payload.get("buffers") or []
                            if isinstance(b, dict) and b.get("channel")})
         where = f" from your {' and '.join(channels)}" if channels else ""
+        if self.stimulus.get("untrusted"):
+            where = ""  # the cortex names the source of others' text itself
         return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})]
 
     def on_topic_end(self) -> tuple[str, list]:
