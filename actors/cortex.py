@@ -237,15 +237,18 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz) -> ob
         text = args.get("text")
         if not isinstance(text, str) or not text.strip():
             return {"error": "surface needs text"}
+        if not tools.storable(text):
+            return {"error": "surface text is not valid text (a NUL or an unpaired surrogate)"}
         if len(text) > tools.SURFACE_LIMIT:
             return {"error": f"surface text is too long ({len(text)} characters; at most {tools.SURFACE_LIMIT})"}
         why = args.get("why")
-        why = why[:500] if isinstance(why, str) and why.strip() else "no reason given"
+        why = why[:500] if isinstance(why, str) and why.strip() and tools.storable(why) else "no reason given"
         outcome.surfaced.append((text.strip(), why, args.get("urgent") is True or args.get("urgent") == "true"))
         return {"status": "will be shown"}
     if name == "request_sync":
         reason = args.get("reason")
-        outcome.sync_requested = reason[:300] if isinstance(reason, str) and reason.strip() else "cortex asked"
+        outcome.sync_requested = (reason[:300] if isinstance(reason, str) and reason.strip() and tools.storable(reason)
+                                  else "cortex asked")
         return {"status": "sync requested"}
     outcome.rejected_calls.append((name[:100], "unknown tool"))
     return {"error": f"unknown tool {name[:100]}"}

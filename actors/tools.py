@@ -436,8 +436,8 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
         if isinstance(value, str):
             if len(value) > LIMITS.get(key, 300):
                 return f"{key} is too long ({len(value)} characters; at most {LIMITS.get(key, 300)})"
-            if "\x00" in value:
-                return f"{key} contains a NUL character"
+            if not storable(value):
+                return f"{key} is not valid text (a NUL or an unpaired surrogate)"
     for key in ("due", "starts", "ends"):
         if args.get(key):
             try:
@@ -481,6 +481,17 @@ def valid_windows(text: str) -> bool:
         if not timedelta(0) < span <= timedelta(days=366):
             return False
     return bool(windows)
+
+
+def storable(text: str) -> bool:
+    """Text every database and channel can keep: JSON lets a model send NULs and lone surrogates."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _short(value) -> str:
