@@ -39,6 +39,7 @@ HELP = """Commands (one per line, # starts a comment):
 
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # terminal colour and cursor codes, as pasted text carries them
 
 
 class CommandError(ValueError):
@@ -48,7 +49,7 @@ class CommandError(ValueError):
 def clean_line(line: str) -> str:
     """One typed line made safe to parse: control characters become spaces, broken UTF-16 halves become '?'."""
     line = line.encode("utf-8", "replace").decode("utf-8")
-    return _CONTROL.sub(" ", line)
+    return _CONTROL.sub(" ", _ESCAPE.sub("", line))
 
 
 @dataclass(frozen=True)
