@@ -4,7 +4,9 @@ Receiving: a channel commits the stimulus first (an inbox row for a realtime
 channel, a receptor_buffers row for a buffered one, as the thalamus' routing
 rules say), then tells the thalamus. Delivering: the channel is told
 `Deliver(outbox_id)`, sends, and marks the row delivered in one transaction with
-the result; on start it delivers whatever was left pending.
+the result; on start it delivers whatever was left pending. A channel that can be
+unreachable (Telegram) retries instead of failing: `record_retry` keeps the row owed
+(storage/outbox.py), and only `record_failure` gives a row up, for what no retry can fix.
 """
 
 from __future__ import annotations
@@ -95,12 +97,26 @@ class Channel(WilsonActor):
                 trace.record(row.trace_id, "delivered", self.name, f"outbox {row.id}", at)
         return delivered
 
-    def record_failure(self, row: Outbox, reason: str, at) -> None:
-        """Count the attempt, mark the row failed with `reason` and trace it, in one transaction."""
+    def record_failure(self, row: Outbox, reason: str, at, *, counted: bool = False) -> None:
+        """Mark the row failed for good with `reason` and trace it, in one transaction; the attempt is
+        counted here unless it was `counted` when it started."""
         with database.atomic():
-            Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == row.id).execute()
+            if not counted:
+                Outbox.update(attempts=Outbox.attempts + 1).where(Outbox.id == row.id).execute()
             outbox.mark_failed(row.id, at, reason)
             trace.record(row.trace_id, "failed", self.name, f"delivery failed: {reason}", at)
+
+    def record_retry(self, row: Outbox, reason: str, at, next_at, *, attempts: int, also=None) -> None:
+        """The row stays owed and is tried again from `next_at`; traced at the 1st, 2nd, 4th, 8th...
+        failed attempt, so a day-long outage leaves a handful of lines, not thousands."""
+        with database.atomic():
+            if also is not None:
+                also()
+            outbox.mark_retry(row.id, next_at, reason)
+            if attempts & (attempts - 1) == 0:
+                trace.record(row.trace_id, "retrying", self.name,
+                             f"delivery attempt {attempts} failed ({reason}); trying again", at,
+                             {"outbox_id": row.id, "attempts": attempts, "next_attempt_at": next_at.isoformat()})
 
     def send(self, row: Outbox) -> dict:
         raise NotImplementedError

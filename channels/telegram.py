@@ -7,35 +7,53 @@ crosses into Pykka only with `directory.tell`; the actor crosses into the loop
 with `run_coroutine_threadsafe`.
 
 Inbound. Wilson runs its own getUpdates loop instead of PTB's Updater, which
-acknowledges updates before they are handled. Each update is handled and its
-offset (Cursor "telegram:offset") advanced in ONE database transaction: a text
-becomes an inbox row keyed by `telegram:<update_id>` (a repeated update is a
-duplicate and ignored), a command's answer an outbox row, a button press a
-`Decision` for the approval gate, a reaction a Feedback row. Telegram may hand an
-update over more than once; it reaches the inbox exactly once. Only the
-allow-listed users (telegram.allowed_users) and users paired with `wilson pair`
-are heard; anyone else gets one polite refusal and is logged, and their words
-go nowhere.
+acknowledges updates before they are handled. getUpdates is fetched as raw JSON
+and each entry is read on its own (`telegram_text.parse_update`): an entry that
+cannot be read, or whose fields are not of the types Wilson reads, is traced and
+skipped, with the offset moved past it in the same transaction, so one odd update
+never blocks the next. Each update is handled and its offset (Cursor
+"telegram:offset") advanced in ONE database transaction: a text becomes an inbox
+row keyed by `telegram:<update_id>` (a repeated update is a duplicate and
+ignored), a command's answer an outbox row, a button press or the words after
+Modify a decision row (storage/decisions.py) that the gate is then told about
+(`DecisionRecorded`), a reaction a Feedback row. Telegram may hand an update over
+more than once; it reaches the inbox exactly once. Only the allow-listed users
+(telegram.allowed_users) and users paired with `wilson pair` are heard; anyone
+else gets one polite refusal and is logged, and their words go nowhere.
 
-Outbound. `Deliver(outbox_id)` starts a delivery on the loop and returns at
-once, so the actor keeps answering the supervisor's pings while Telegram makes
-it wait; the row is marked delivered (with the message ids) or failed (with the
-reason) from the loop as soon as the outcome is known. Deliveries go out one at
-a time in the order they were asked for. Texts longer than Telegram's 4096
-characters are split at paragraphs, then lines. Everything is sent as plain text
-(no parse_mode), so nothing the model writes can break the formatting.
+Outbound. One sender on the loop (`_pump`) owes the user every pending row of
+this channel and sends them one at a time, oldest first; `Deliver(outbox_id)`
+only wakes it, so the actor keeps answering the supervisor's pings while
+Telegram makes it wait. Texts longer than Telegram's 4096 characters are split at
+paragraphs, then lines. Everything is sent as plain text (no parse_mode), so
+nothing the model writes can break the formatting.
 
-Rate limits and retries: sends go through an ExtBot (the Bot subclass that
-accepts a rate limiter) with PTB's AIORateLimiter, which throttles to Telegram's
-published flood limits and, on a 429, holds *all* sends for the `retry_after`
-Telegram names (that is what Telegram asks for) and retries twice. getUpdates
-runs on a client of its own, outside the limiter, so a flood wait never stalls
-listening and a stalled poll can be replaced on its own. Around the limiter the channel
-retries network errors and timeouts (and a 429 that is still there) with
-exponential backoff until `send_deadline`; a BadRequest is never retried and
-fails the row with Telegram's reason. A timed-out send may have reached
-Telegram, so a retry can show a message twice: at-least-once is the trade for
-never losing one.
+Never given up. Each send is recorded (`sending_at`, attempts+1) in a commit
+before the API call, and its result (delivered, with the message ids) in the
+commit after it. A send that fails for a reason that passes (network, timeout,
+5xx, a 429 still there after the limiter's own retries) leaves the row owed
+(status `retry`) and is tried again after a capped exponential backoff
+(`retry_base` .. telegram.retry_max_seconds), for as long as it takes, across
+restarts; the rows behind it wait, so they still arrive in order. After an outage
+of a minute or more, the first message each chat gets starts with one line saying
+it was delayed and from when to when. Only what no retry can fix fails a row, with
+a trace: a BadRequest (chat not found, topic closed), Forbidden (the user blocked
+the bot), or nobody to send to. A long text's parts are recorded as they are
+shown, so a retry goes on from the part that failed.
+
+The duplicate window. sendMessage has no idempotency key, so exactly-once cannot
+be promised for it: a send whose request reached Telegram but whose answer was
+lost (a timeout), or a process killed after Telegram accepted a message and
+before the row was marked delivered, leaves a row that is sent again: that
+message may be shown twice. The window is one request wide, per message part;
+outside it every row is delivered exactly once.
+
+Rate limits: sends go through an ExtBot (the Bot subclass that accepts a rate
+limiter) with PTB's AIORateLimiter, which throttles to Telegram's published flood
+limits and, on a 429, holds *all* sends for the `retry_after` Telegram names and
+retries twice (a 429 means nothing was sent, so these retries show nothing twice).
+getUpdates runs on a client of its own, outside the limiter, so a flood wait never
+stalls listening and a stalled poll can be replaced on its own.
 
 The bot token is part of every request URL. httpx and PTB log URLs, so their
 loggers are held at WARNING, and whatever this module logs or stores about an
@@ -45,6 +63,7 @@ error goes through `wilson.logs.redact` first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from dataclasses import dataclass
@@ -53,7 +72,8 @@ from datetime import datetime, timedelta
 import peewee
 from loguru import logger
 from telegram import BotCommand, Message, ReplyParameters, Update
-from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter, TelegramError
+from telegram.error import (BadRequest, ChatMigrated, Forbidden, InvalidToken, NetworkError, RetryAfter,
+                            TelegramError)
 from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
@@ -62,14 +82,16 @@ from actors.approval import check
 from channels.base import Channel
 from channels.telegram_access import (delete_setting, first_refusal, get_setting, is_allowed, owner_id, pair,
                                       pairing_code_matches, parse_ids, put_setting, wrong_pairing_try)
-from channels.telegram_text import (describe, keyboard, media_kind, parse_callback, parse_command,
-                                    reaction_value, retry_seconds, settled_text, split_text)
-from storage import outbox, trace
+from channels.telegram_text import (MAX_TEXT, clean_text, delay_note, describe, keyboard, media_kind,
+                                    parse_callback, parse_command, parse_update, reaction_value, retry_seconds,
+                                    settled_text, split_text, usable_update_id)
+from storage import decisions, outbox, trace
 from storage.db import database, writes_first
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import clock as clockmod
+from wilson import faults
 from wilson.logs import redact
-from wilson.messages import ApprovalSettled, Decision, Deliver, StimulusCommitted, SyncRequest
+from wilson.messages import ApprovalSettled, Decision, DecisionRecorded, Deliver, StimulusCommitted, SyncRequest
 
 __all__ = ["TelegramChannel", "NoRecipient", "owner_id"]
 
@@ -77,6 +99,8 @@ CALLBACK_ANSWER_MAX = 190
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
 
 OFFSET_CURSOR = "telegram:offset"
+OUTAGE_CURSOR = "telegram:outage"  # {"since": first failed send, "told": chats already told of the delay}
+NOTE_ROOM = 120  # units kept free in a message's first part for the delay line
 HEALTH_CURSOR = "health:telegram"
 AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
 MODIFY_WAIT = timedelta(hours=1)
@@ -94,6 +118,16 @@ HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I cha
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
 REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
            "on the computer I run on, then send me /start followed by the code it prints.")
+
+
+def cannot_be_fixed_by_retrying(exc: BaseException) -> bool:
+    """Telegram refused this message for good (or it has nowhere to go); anything else is an outage
+    or a hiccup and passes. An error of Wilson's own (not Telegram's, not the network's, not the
+    database's) is not retried either: the same row would fail the same way and hold back the rest."""
+    if isinstance(exc, (BadRequest, Forbidden, ChatMigrated, NoRecipient)):
+        return True
+    return not isinstance(exc, (TelegramError, OSError, TimeoutError, peewee.OperationalError,
+                                peewee.InterfaceError))
 
 
 def put_cursor(name: str, value, at: datetime) -> None:
@@ -138,9 +172,11 @@ class TelegramChannel(Channel):
     realtime = True
     can_deliver = True
 
-    backoff_base = 0.25  # first wait after a network error, seconds; doubles each time
+    backoff_base = 0.25  # first wait after a failed poll, seconds; doubles each time
     backoff_max = 30.0
-    send_deadline = 300.0  # a delivery still failing after this long is marked failed
+    retry_base = 0.25  # first wait after a failed send, seconds; doubles each time up to retry_max
+    call_deadline = 300.0  # editing a settled proposal's message, forum topics: cosmetic, given up after this
+    delay_note_after = timedelta(minutes=1)  # a shorter outage is not worth a line
     stop_grace = 3.0  # on stop, deliveries in flight get this long to finish
     health_every = 60.0  # seconds between health writes while the state stays the same
 
@@ -154,8 +190,11 @@ class TelegramChannel(Channel):
         self._jobs: set[asyncio.Task] = set()
         self._poll_task: asyncio.Task | None = None
         self._watch_task: asyncio.Task | None = None
-        self._inflight: set[int] = set()
-        self._inflight_lock = threading.Lock()
+        self._pump_task: asyncio.Task | None = None
+        self._wake: asyncio.Event | None = None
+        self._stopping = False
+        self._send_failures = 0  # in a row; the backoff grows with it
+        self._retry_at = 0.0  # monotonic: the oldest owed row is not tried again before this
         self._last_ok = 0.0
         self._restarts = 0
         self._health_state = ""
@@ -180,6 +219,10 @@ class TelegramChannel(Channel):
     def liveness(self) -> float:
         # A long poll legitimately stays silent for poll_timeout seconds; never call that a stall.
         return max(float(self.config.get("telegram", "liveness_seconds") or 120), self.poll_timeout + 2.0)
+
+    @property
+    def retry_max(self) -> float:
+        return max(0.01, float(self.config.get("telegram", "retry_max_seconds") or 30.0))
 
     def allowed(self, user_id: str) -> bool:
         return is_allowed(self.config, user_id)
@@ -236,15 +279,10 @@ class TelegramChannel(Channel):
             super().receive_other(message)
 
     def deliver_row(self, outbox_id: int) -> None:
-        """Start the delivery on the loop and return: Telegram may keep us waiting for minutes."""
-        row = Outbox.get_or_none(Outbox.id == outbox_id)
-        if row is None or row.status != "pending" or self.loop is None:
-            return
-        with self._inflight_lock:
-            if outbox_id in self._inflight:
-                return
-            self._inflight.add(outbox_id)
-        self.spawn(self._deliver(row))
+        """Wake the sender and return: the row is in the database, and Telegram may keep us waiting."""
+        loop = self.loop
+        if loop is not None and self._wake is not None:
+            loop.call_soon_threadsafe(self._wake.set)
 
     def spawn(self, coro) -> None:
         """Run `coro` on the loop as a tracked job, from either thread."""
@@ -283,10 +321,19 @@ class TelegramChannel(Channel):
                           rate_limiter=AIORateLimiter(max_retries=2))
         self.poller = self._make_poller()
         self._last_ok = clockmod.monotonic()
-        self._poll_task = asyncio.get_running_loop().create_task(self._poll())
-        self._watch_task = asyncio.get_running_loop().create_task(self._watch())
+        self._wake = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        self._poll_task = loop.create_task(self._poll())
+        self._watch_task = loop.create_task(self._watch())
+        self._pump_task = loop.create_task(self._pump())
 
     async def _teardown(self) -> None:
+        self._stopping = True
+        if self._pump_task is not None:  # a send in flight may finish: its row is then marked delivered
+            self._wake.set()
+            await asyncio.wait([self._pump_task], timeout=self.stop_grace)
+            self._pump_task.cancel()
+            await asyncio.gather(self._pump_task, return_exceptions=True)
         for task in (self._watch_task, self._poll_task):
             if task is not None:
                 task.cancel()
@@ -321,16 +368,18 @@ class TelegramChannel(Channel):
                     await self.poller.delete_webhook(drop_pending_updates=False)
                     await self._register_commands()
                     ready = True
-                updates = await self.poller.get_updates(offset=offset, timeout=self.poll_timeout,
-                                                        allowed_updates=ALLOWED_UPDATES)
+                batch = await self._fetch(offset)
                 self._last_ok = clockmod.monotonic()
-                for update in updates:
-                    offset = self._receive(update)
+                for raw in batch:
+                    offset = self._take(raw, offset)
+                if batch and all(usable_update_id(raw) is None for raw in batch):
+                    # entries without an id cannot be acknowledged and may come back: do not spin on them
+                    raise TelegramError("getUpdates answered only with entries that have no usable update_id")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Telegram down, token revoked, database busy: keep trying, loudly
                 failures += 1
-                wait = min(self.backoff_base * 2 ** (failures - 1), self.backoff_max)
+                wait = min(self.backoff_base * 2 ** min(failures - 1, 20), self.backoff_max)
                 if failures == 1 or isinstance(exc, InvalidToken):
                     logger.warning("Telegram getUpdates failed ({}); retrying in {:.1f}s", describe(exc), wait)
                 self._health("retrying", error=describe(exc))
@@ -370,6 +419,15 @@ class TelegramChannel(Channel):
             self._last_ok = clockmod.monotonic()
             self._poll_task = asyncio.get_running_loop().create_task(self._poll())
 
+    async def _fetch(self, offset: int | None) -> list:
+        """One getUpdates call, as raw JSON: PTB's get_updates reads the whole batch at once, and one
+        update it cannot read would fail every call at the same offset."""
+        data = {"offset": offset, "timeout": self.poll_timeout, "allowed_updates": ALLOWED_UPDATES}
+        batch = await self.poller._post("getUpdates", data, read_timeout=10.0 + self.poll_timeout)
+        if not isinstance(batch, list):
+            raise TelegramError(f"getUpdates answered with {type(batch).__name__}, not a list of updates")
+        return batch
+
     def _stored_offset(self) -> int | None:
         row = Cursor.get_or_none(Cursor.name == OFFSET_CURSOR)
         return int(row.value) if row is not None and row.value is not None else None
@@ -389,11 +447,40 @@ class TelegramChannel(Channel):
         self._health_state, self._health_written = state, now
 
     # Loop side: one update ------------------------------------------------------
-    def _receive(self, update: Update) -> int:
+    def _take(self, raw, offset: int | None) -> int | None:
+        """Read and handle one raw getUpdates entry; returns the offset to ask for next."""
+        parsed = parse_update(raw)
+        if parsed.update is None:
+            return self._skip(parsed.update_id, f"could not be read: {parsed.error}", offset, raw)
+        return self._receive(parsed.update, offset, raw)
+
+    def _skip(self, update_id: int | None, why: str, offset: int | None, raw=None) -> int | None:
+        """Trace an update Wilson cannot use and move the offset past it, in one transaction."""
+        now = self.now()
+        offset = max(offset or 0, update_id + 1) if update_id is not None else offset
+        kinds = sorted(str(k)[:40] for k in raw if k != "update_id")[:5] if isinstance(raw, dict) else []
+        why = clean_text(why, 300)
+        logger.error("Telegram update {} {}; skipped", update_id if update_id is not None else "(no id)", why)
+        data = {"update_id": update_id, "kinds": kinds}
+        try:
+            with database.atomic():
+                trace.record(trace.new_trace_id(), "skipped", self.name, f"Telegram update {update_id} {why}",
+                             now, data)
+                if update_id is not None:
+                    put_cursor(OFFSET_CURSOR, offset, now)
+        except (peewee.OperationalError, peewee.InterfaceError):
+            raise  # the database is busy or gone: the poller asks for this update again
+        except Exception as exc:  # the trace itself would not store: the offset still moves on
+            logger.error("could not trace skipped update {}: {}", update_id, describe(exc))
+            if update_id is not None:
+                put_cursor(OFFSET_CURSOR, offset, now)
+        return offset
+
+    def _receive(self, update: Update, offset: int | None = None, raw=None) -> int:
         """Handle one update and advance the offset in the same transaction; returns the next offset."""
         now = self.now()
         after: list = []  # what to tell whom once the transaction is committed
-        offset = update.update_id + 1
+        offset = max(offset or 0, update.update_id + 1)
         try:
             with database.atomic():
                 self._interpret(update, now, after)
@@ -401,10 +488,12 @@ class TelegramChannel(Channel):
         except (peewee.OperationalError, peewee.InterfaceError):
             raise  # the database is busy or gone: the poller retries this update, it is not skipped
         except Exception as exc:  # a poison update must not block every later one
-            logger.error("update {} could not be handled and is skipped: {}", update.update_id,
-                         describe(exc))
-            put_cursor(OFFSET_CURSOR, offset, now)
+            offset = self._skip(update.update_id, f"could not be handled: {describe(exc)}", offset, raw)
+            query = update.callback_query
+            if query is not None:  # a press is always answered, or its button spins on the user's screen
+                self.spawn(self._answer(query.id, "Sorry, that did not work, and nothing changed."))
             return offset
+        faults.point("telegram:after-offset-commit")
         for action in after:
             action()
         return offset
@@ -430,8 +519,8 @@ class TelegramChannel(Channel):
         incoming = Incoming(uid=str(user.id), where=where,
                             reply={"chat_id": message.chat.id, "message_id": message.message_id},
                             key=f"telegram:{update_id}", now=now, after=after)
-        text = message.text or message.caption or ""
-        command, argument = parse_command(message.text or "")
+        text = clean_text(message.text or message.caption or "")
+        command, argument = parse_command(clean_text(message.text or ""))
         if command == "start" and argument:
             self._pair(incoming, argument)
         elif not self.allowed(incoming.uid):
@@ -451,9 +540,9 @@ class TelegramChannel(Channel):
         if not modify_still_wanted(awaiting, incoming.now):
             return False
         put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
-        decision = Decision(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
-                            channel=self.name, text=text, nonce=awaiting.get("nonce"))
-        incoming.after.append(lambda: self.tell("approval", decision))
+        row = decisions.record(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
+                               channel=self.name, at=incoming.now, text=text, nonce=awaiting.get("nonce"))
+        incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         return True
 
     def _words(self, incoming: Incoming, message: Message, text: str, edited: bool) -> None:
@@ -503,7 +592,7 @@ class TelegramChannel(Channel):
     def _replied_context(self, chat_id: int, replied: Message) -> dict:
         row = self._delivered_row(chat_id, replied.message_id)
         if row is None:
-            return {"text": (replied.text or replied.caption or "")[:1000], "from_wilson": False}
+            return {"text": clean_text(replied.text or replied.caption or "", 1000), "from_wilson": False}
         context = {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
                    "from_wilson": True}
         topic = Topic.get_or_none(Topic.id == context["topic_id"]) if context["topic_id"] else None
@@ -617,7 +706,10 @@ class TelegramChannel(Channel):
             answer("Tell me what to change.")
             return
         delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
-        after.append(lambda: self.tell("approval", decision))
+        # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
+        row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
+                               nonce=nonce)
+        after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…",
                                                                "reject": "Rejecting…"}.get(action, "OK"))
 
@@ -653,54 +745,141 @@ class TelegramChannel(Channel):
                 recorded.add(value)
 
     # Loop side: delivering ---------------------------------------------------------
-    async def _deliver(self, row: Outbox) -> None:
+    async def _pump(self) -> None:
+        """The one sender of this channel's outbox rows, oldest first. A row that failed for a reason
+        that passes holds the newer ones back until it goes through, so after an outage everything
+        arrives, in the order it was written."""
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                row = outbox.next_due(self.name)
+                if row is None:
+                    self._outage_over()
+                    await self._wake.wait()
+                    continue
+                wait = self._retry_at - clockmod.monotonic()
+                if wait > 0:
+                    # the rows behind it are waiting too, not being sent: `wait_idle` must not count them
+                    outbox.wait_behind(self.name, row.next_attempt_at)
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                    continue
+                async with self._send_lock:  # one at a time; a proposal's edit waits for its delivery
+                    await self._attempt(row)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database is busy or gone: look again in a moment
+                logger.warning("Telegram deliveries paused: {}", describe(exc))
+                await asyncio.sleep(min(self.backoff_max, 1.0))
+
+    async def _attempt(self, row: Outbox) -> None:
+        """Send one row once: the attempt is committed before the API call, the result after it."""
+        now = self.now()
+        cut_short = row.sending_at is not None  # a retry clears it: only a stop mid-send leaves it set
+        if not outbox.start_attempt(row.id, now):
+            return
+        attempts = row.attempts + 1
+        if cut_short:
+            trace.record(row.trace_id, "resending", self.name,
+                         f"outbox {row.id}: the last send was cut short by a stop; sending again, "
+                         "so Telegram may show it twice", now, {"outbox_id": row.id})
+        faults.point("telegram:before-send")
+        note = None
         try:
-            result = await self._send_row(row)
-        except Exception as exc:  # recorded on the row, never lost silently
-            reason = describe(exc)
+            done = outbox.partial(row)
+            chat_id, thread_id = (int(done["chat_id"]), done.get("thread_id")) if done else self._route(row)
+            note = None if done else self._delay_note(chat_id, now)
+            result = await self._send_row(row, chat_id, thread_id, note, done)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._failed(row, exc, attempts)
+            return
+        self._send_failures, self._retry_at = 0, 0.0
+        approval = (row.payload or {}).get("approval")
+        if note:
+            result["delay_note"] = note
+
+        def remember() -> None:  # its ids, for replies and reactions; a proposal's, to edit it
+            SentMessage.insert_many([{"channel": self.name, "chat_id": str(result["chat_id"]),
+                                      "message_id": str(message_id), "outbox_id": row.id}
+                                     for message_id in result["message_ids"]]).on_conflict_ignore().execute()
+            if approval:
+                Approval.update(message_ref={"chat_id": result["chat_id"],
+                                             "message_id": result["message_ids"][-1]}).where(
+                    Approval.id == approval["id"]).execute()
+            if note:
+                self._told_of_delay(result["chat_id"])
+
+        self.record_delivery(row, result, self.now(), also=remember)
+        replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval else None
+        if replaced:  # the original's message now names the proposal that replaced it
+            self.spawn(self._settle(replaced))
+
+    def _failed(self, row: Outbox, exc: BaseException, attempts: int) -> None:
+        reason = describe(exc)
+        now = self.now()
+        if cannot_be_fixed_by_retrying(exc):
             logger.warning("outbox {} not delivered on Telegram: {}", row.id, reason)
-            self.record_failure(row, reason, self.now())
-        else:
-            approval = (row.payload or {}).get("approval")
+            self.record_failure(row, reason, now, counted=True)
+            return
+        self._send_failures += 1
+        wait = min(self.retry_base * 2 ** min(self._send_failures - 1, 20), self.retry_max)
+        if isinstance(exc, RetryAfter):
+            wait = max(wait, retry_seconds(exc) + 0.1)
+        self._retry_at = clockmod.monotonic() + wait
+        logger.warning("Telegram sendMessage failed ({}); outbox {} tried again in {:.2f}s", reason, row.id, wait)
+        self.record_retry(row, reason, now, now + timedelta(seconds=wait), attempts=attempts,
+                          also=lambda: self._outage_begins(now))
 
-            def remember_message() -> None:  # its ids, for replies and reactions; a proposal's, to edit it
-                SentMessage.insert_many([{"channel": self.name, "chat_id": str(result["chat_id"]),
-                                          "message_id": str(message_id), "outbox_id": row.id}
-                                         for message_id in result["message_ids"]]).on_conflict_ignore().execute()
-                if approval:
-                    Approval.update(message_ref={"chat_id": result["chat_id"],
-                                                 "message_id": result["message_ids"][-1]}).where(
-                        Approval.id == approval["id"]).execute()
+    # The outage: when sends began to fail, and which chats were told their messages were late.
+    def _outage_begins(self, at: datetime) -> None:
+        if Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is None:
+            put_cursor(OUTAGE_CURSOR, {"since": at.isoformat(), "told": []}, at)
 
-            self.record_delivery(row, result, self.now(), also=remember_message)
-            replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval else None
-            if replaced:  # the original's message now names the proposal that replaced it
-                self.spawn(self._settle(replaced))
-        finally:
-            with self._inflight_lock:
-                self._inflight.discard(row.id)
+    def _delay_note(self, chat_id: int, now: datetime) -> str | None:
+        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
+        outage = row.value if row is not None and isinstance(row.value, dict) else None
+        if not outage or str(chat_id) in outage.get("told", []):
+            return None
+        since = datetime.fromisoformat(outage["since"])
+        if now - since < self.delay_note_after:
+            return None
+        return delay_note(since, now, self.config.timezone)
 
-    async def _send_row(self, row: Outbox) -> dict:
+    def _told_of_delay(self, chat_id: int) -> None:
+        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
+        if row is not None and isinstance(row.value, dict):
+            value = dict(row.value, told=sorted(set(row.value.get("told", [])) | {str(chat_id)}))
+            put_cursor(OUTAGE_CURSOR, value, self.now())
+
+    def _outage_over(self) -> None:
+        """Nothing is owed any more: a later outage starts its own story."""
+        if self._send_failures == 0 and Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is not None:
+            Cursor.delete().where(Cursor.name == OUTAGE_CURSOR).execute()
+
+    async def _send_row(self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None,
+                        done: dict) -> dict:
+        """Send the parts of a row not shown yet; each further part's send is recorded before it starts."""
         payload = row.payload or {}
         markup = keyboard(payload["approval"]) if payload.get("approval") else None
-        async with self._send_lock:  # one at a time, in the order asked
-            chat_id, thread_id = self._route(row)
-            reply = payload.get("reply_to")
-            reply_to = None
-            if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
-                reply_to = ReplyParameters(message_id=int(reply["message_id"]), allow_sending_without_reply=True)
-            pieces = split_text(row.text or "") if (row.text or "").strip() else ["…"]
-            ids = []
-            for index, piece in enumerate(pieces):
-                last = index == len(pieces) - 1
-
-                def send(piece=piece, first=index == 0, last=last):
-                    return self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
-                                                 reply_parameters=reply_to if first else None,
-                                                 reply_markup=markup if last else None)
-
-                sent = await self._call("sendMessage", send)
-                ids.append(sent.message_id)
+        reply = payload.get("reply_to")
+        reply_to = None
+        if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
+            reply_to = ReplyParameters(message_id=int(reply["message_id"]), allow_sending_without_reply=True)
+        text = row.text or ""
+        pieces = split_text(text, MAX_TEXT - NOTE_ROOM) if text.strip() else ["…"]
+        ids = list(done.get("message_ids") or [])
+        for index in range(len(ids), len(pieces)):
+            if index > len(done.get("message_ids") or []):
+                outbox.record_progress(row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids},
+                                       self.now())
+            piece = f"{note}\n\n{pieces[index]}" if note and index == 0 else pieces[index]
+            sent = await self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
+                                               reply_parameters=reply_to if index == 0 else None,
+                                               reply_markup=markup if index == len(pieces) - 1 else None)
+            faults.point("telegram:after-send")
+            ids.append(sent.message_id)
         return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}
 
     def _route(self, row: Outbox) -> tuple[int, int | None]:
@@ -757,7 +936,7 @@ class TelegramChannel(Channel):
 
     async def _call(self, what: str, make, deadline: float | None = None):
         """One Bot API call with retries: network errors back off, 429s wait, a BadRequest fails at once."""
-        give_up = clockmod.monotonic() + (deadline or self.send_deadline)
+        give_up = clockmod.monotonic() + (deadline or self.call_deadline)
         attempt = 0
         while True:
             try:
@@ -768,7 +947,7 @@ class TelegramChannel(Channel):
                 wait, last = retry_seconds(exc) + 0.1, describe(exc)
                 logger.warning("Telegram {} rate-limited; waiting {:.1f}s as Telegram asks", what, wait)
             except NetworkError as exc:  # includes TimedOut and 5xx answers
-                wait, last = min(self.backoff_base * 2 ** attempt, self.backoff_max), describe(exc)
+                wait, last = min(self.backoff_base * 2 ** min(attempt, 20), self.backoff_max), describe(exc)
                 logger.warning("Telegram {} failed ({}); retrying in {:.2f}s", what, last, wait)
             attempt += 1
             if clockmod.monotonic() + wait > give_up:

@@ -2,15 +2,19 @@
 
 Nothing here touches the network, and only `settled_text` reads a model it is handed:
 splitting long texts (Telegram counts UTF-16 units), the approval buttons and their
-callback data, commands, attachments, reactions, and error descriptions safe to log.
+callback data, commands, attachments, reactions, error descriptions safe to log, the
+line that says a message was delayed, and reading one update's JSON (`parse_update`),
+which never raises: an update is either usable, with every field Wilson reads of the
+type it expects, or refused with the reason.
 """
 
 from __future__ import annotations
 
 import warnings
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import RetryAfter
 
 from actors.approval import outcome_line
@@ -18,6 +22,9 @@ from storage.models import Approval
 from wilson.logs import redact
 
 MAX_TEXT = 4096
+MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact integers)
+MAX_INBOUND_TEXT = 16_384  # Telegram's own cap is 4096 characters; longer is not from Telegram
+MAX_CALLBACK_DATA = 64  # bytes, Telegram's limit for a button's data
 ACTIONS = ("approve", "modify", "reject")
 BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
 
@@ -65,11 +72,25 @@ def callback_data(approval_id: int, action: str, nonce: str) -> str:
     return f"ap:{approval_id}:{action}:{nonce}"
 
 
-def parse_callback(data: str | None) -> tuple[int, str, str] | None:
-    parts = (data or "").split(":")
-    if len(parts) != 4 or parts[0] != "ap" or not parts[1].isdigit() or parts[2] not in ACTIONS:
+def bounded_id(text: str) -> int | None:
+    """A decimal id as typed or forged: ASCII digits only (int() also takes '²' and '١'), below MAX_ID."""
+    if not text or len(text) > 16 or not text.isascii() or not text.isdigit():
         return None
-    return int(parts[1]), parts[2], parts[3]
+    value = int(text)
+    return value if value < MAX_ID else None
+
+
+def parse_callback(data: str | None) -> tuple[int, str, str] | None:
+    """(approval id, action, nonce) from a button's data; None for anything Wilson did not make."""
+    if not isinstance(data, str) or len(data.encode("utf-8", "replace")) > MAX_CALLBACK_DATA:
+        return None
+    parts = data.split(":")
+    if len(parts) != 4 or parts[0] != "ap" or parts[2] not in ACTIONS or not parts[3].isascii():
+        return None
+    approval_id = bounded_id(parts[1])
+    if approval_id is None:
+        return None
+    return approval_id, parts[2], parts[3]
 
 
 def keyboard(approval: dict) -> InlineKeyboardMarkup:
@@ -103,10 +124,116 @@ def media_kind(message: Message) -> tuple[str, str] | None:
 
 def reaction_value(reaction) -> str:
     if getattr(reaction, "emoji", None):
-        return reaction.emoji
-    if getattr(reaction, "custom_emoji_id", None):
-        return f"custom:{reaction.custom_emoji_id}"
-    return str(getattr(reaction, "type", "reaction"))
+        value = reaction.emoji
+    elif getattr(reaction, "custom_emoji_id", None):
+        value = f"custom:{reaction.custom_emoji_id}"
+    else:
+        value = getattr(reaction, "type", "reaction")
+    return clean_text(str(value))[:64]
+
+
+def clean_text(text: str, limit: int = MAX_INBOUND_TEXT) -> str:
+    """Text as it may be stored: no NUL (PostgreSQL refuses it), no lone surrogate (not UTF-8),
+    and at most `limit` characters, the cut marked."""
+    text = text.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    return text if len(text) <= limit else text[:limit] + " […cut]"
+
+
+def delay_note(since: datetime, until: datetime, tz) -> str:
+    """The one line that goes before what an outage held back."""
+    start, end = since.astimezone(tz), until.astimezone(tz)
+    if start.date() == end.date():
+        return f"(Delayed: I couldn't reach Telegram from {start:%H:%M} to {end:%H:%M}.)"
+    return f"(Delayed: I couldn't reach Telegram from {start:%a %d %b %H:%M} to {end:%a %d %b %H:%M}.)"
+
+
+# Reading one update --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Parsed:
+    """One entry of a getUpdates answer: `update` when usable, else `error` says why not.
+    `update_id` is None when the entry has no usable id (the offset cannot move past it)."""
+
+    update_id: int | None
+    update: Update | None = None
+    error: str | None = None
+
+
+class Unusable(ValueError):
+    """A field Wilson reads is missing or of the wrong type."""
+
+
+def _id(value, what: str, *, signed: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            -MAX_ID < value < MAX_ID if signed else 0 <= value < MAX_ID):
+        raise Unusable(f"{what} is not an id")
+
+
+def _text(value, what: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise Unusable(f"{what} is not text")
+
+
+def _check_message(message, what: str, nested: bool = False) -> None:
+    _id(getattr(message, "message_id", None), f"{what}.message_id")
+    _id(getattr(getattr(message, "chat", None), "id", None), f"{what}.chat.id", signed=True)
+    if not isinstance(message, Message):  # an inaccessible message: its chat and id are all there is
+        return
+    if message.from_user is not None:
+        _id(message.from_user.id, f"{what}.from.id")
+        if not isinstance(message.from_user.is_bot, bool):
+            raise Unusable(f"{what}.from.is_bot is not true or false")
+    _text(message.text, f"{what}.text")
+    _text(message.caption, f"{what}.caption")
+    if message.message_thread_id is not None:
+        _id(message.message_thread_id, f"{what}.message_thread_id")
+    if message.reply_to_message is not None and not nested:
+        _check_message(message.reply_to_message, f"{what}.reply_to_message", nested=True)
+
+
+def check_update(update: Update) -> None:
+    """Raise Unusable unless every field Wilson reads of this update has the type it expects."""
+    if update.callback_query is not None:
+        query = update.callback_query
+        if not isinstance(query.id, str):
+            raise Unusable("callback_query.id is not text")
+        _id(getattr(query.from_user, "id", None), "callback_query.from.id")
+        _text(query.data, "callback_query.data")
+        if query.message is not None:
+            _check_message(query.message, "callback_query.message", nested=True)
+    elif update.message_reaction is not None:
+        reaction = update.message_reaction
+        _id(getattr(reaction.chat, "id", None), "message_reaction.chat.id", signed=True)
+        _id(reaction.message_id, "message_reaction.message_id")
+        if reaction.user is not None:
+            _id(reaction.user.id, "message_reaction.user.id")
+        for kind in (reaction.old_reaction, reaction.new_reaction):
+            if kind is not None and not isinstance(kind, (tuple, list)):
+                raise Unusable("message_reaction lists no reactions")
+    elif update.message is not None or update.edited_message is not None:
+        _check_message(update.message or update.edited_message,
+                       "message" if update.message is not None else "edited_message")
+
+
+def usable_update_id(raw) -> int | None:
+    value = raw.get("update_id") if isinstance(raw, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_ID:
+        return None
+    return value
+
+
+def parse_update(raw) -> Parsed:
+    """One raw getUpdates entry, read on its own: never raises, whatever the JSON holds."""
+    value = usable_update_id(raw)
+    if value is None:
+        return Parsed(None, error="no usable update_id")
+    try:
+        update = Update.de_json(raw, None)
+        if update.update_id != value:
+            raise Unusable("update_id changed while reading")
+        check_update(update)
+    except Exception as exc:  # anything PTB or the checks make of odd JSON, RecursionError included
+        return Parsed(value, error=describe(exc))
+    return Parsed(value, update)
 
 
 def retry_seconds(exc: RetryAfter) -> float:

@@ -1,4 +1,16 @@
-"""The outbox: what Wilson says, delivered exactly once by the channel it names."""
+"""The outbox: what Wilson says, delivered by the channel it names, never given up.
+
+Statuses: `pending` (to be sent now, or being sent), `retry` (a send failed for a reason
+that passes, such as an outage; the channel tries again from `next_attempt_at`, and rows
+queued behind it wait there too), `held` (quiet hours, until `deliver_after`),
+`delivered`, and `failed` (only for what no retry can fix: Telegram says the chat does
+not exist, the user blocked the bot, nobody to send to).
+
+An attempt is committed before the API call (`start_attempt`: `sending_at`, attempts+1)
+and its result after it (`mark_delivered`, `mark_retry`), so a row whose `sending_at` is
+set while it is not delivered is one whose attempt was cut short by the process dying:
+Telegram may or may not have shown it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +20,8 @@ import peewee
 
 from storage.db import database
 from storage.models import Outbox
+
+DUE = ("pending", "retry")
 
 
 def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, payload: dict | None = None,
@@ -33,8 +47,51 @@ def mark_delivered(outbox_id: int, at: datetime, result: dict | None = None) -> 
 
 
 def mark_failed(outbox_id: int, at: datetime, error: str) -> None:
-    Outbox.update(status="failed", result={"error": error[:2000]}, delivered_at=at).where(
+    Outbox.update(status="failed", result={"error": error[:2000]}, delivered_at=at, sending_at=None).where(
         Outbox.id == outbox_id).execute()
+
+
+def start_attempt(outbox_id: int, at: datetime) -> bool:
+    """Commit that a send is about to start (before the API call); False when the row is no longer due."""
+    with database.atomic():
+        changed = Outbox.update(status="pending", sending_at=at, attempts=Outbox.attempts + 1).where(
+            (Outbox.id == outbox_id) & Outbox.status.in_(DUE)).execute()
+    return bool(changed)
+
+
+def record_progress(outbox_id: int, partial: dict, at: datetime) -> None:
+    """Part of a long text was shown (`partial`: where, and the message ids so far); the next part's
+    send starts now. A retry goes on from there instead of showing the first part again."""
+    with database.atomic():
+        Outbox.update(result={"partial": partial}, sending_at=at).where(Outbox.id == outbox_id).execute()
+
+
+def partial(row: Outbox) -> dict:
+    return dict((row.result or {}).get("partial") or {})
+
+
+def mark_retry(outbox_id: int, next_at: datetime, error: str) -> None:
+    """The attempt failed for a reason that passes: try again from `next_at`, keeping what was shown."""
+    row = Outbox.get_or_none(Outbox.id == outbox_id)
+    if row is None:
+        return
+    result = {"error": error[:2000]}
+    if partial(row):
+        result["partial"] = partial(row)
+    Outbox.update(status="retry", next_attempt_at=next_at, sending_at=None, result=result).where(
+        (Outbox.id == outbox_id) & Outbox.status.in_(DUE)).execute()
+
+
+def next_due(channel: str) -> Outbox | None:
+    """The oldest row the channel still owes the user (pending or waiting for a retry)."""
+    return (Outbox.select().where((Outbox.channel == channel) & Outbox.status.in_(DUE))
+            .order_by(Outbox.id).first())
+
+
+def wait_behind(channel: str, next_at: datetime | None) -> int:
+    """While the oldest row waits for its retry, the newer ones wait with it (they are not being sent)."""
+    return Outbox.update(status="retry", next_attempt_at=next_at).where(
+        (Outbox.channel == channel) & (Outbox.status == "pending")).execute()
 
 
 def pending_for(channel: str) -> list[Outbox]:
