@@ -16,12 +16,13 @@ from datetime import datetime
 from loguru import logger
 
 from actors import tools
-from storage import inbox, outbox, trace
+from storage import decisions, inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task
-from wilson import quiet
+from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Task
+from wilson import faults, quiet
 from wilson.actor import WilsonActor
-from wilson.messages import ApprovalSettled, Decision, Deliver, InboxReady, ProposalCreated
+from wilson.bounds import MAX_ID, MAX_ITEM
+from wilson.messages import ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated
 
 OPEN = ("pending", "partial")
 
@@ -57,11 +58,17 @@ def settle_status(approval_id: int) -> str:
     return "approved" if {"executed", "failed"} & set(statuses) else "rejected"
 
 
-def check(decision: Decision, approval: Approval | None, now: datetime, tz=None) -> str | None:
-    """Why this decision cannot be taken, or None when it can (`tz`: the user's, for the times it names)."""
+def may_decide(user_id, approval: Approval, owner: str | None = None) -> bool:
+    """The person a proposal is for decides it; so does the owner, when `owner` is given (they decide for all)."""
+    return str(user_id) in {str(approval.approver), str(owner) if owner is not None else str(approval.approver)}
+
+
+def check(decision: Decision, approval: Approval | None, now: datetime, tz=None, owner: str | None = None) -> str | None:
+    """Why this decision cannot be taken, or None when it can (`tz`: the user's, for the times it names;
+    `owner`: someone who may decide for everyone)."""
     if approval is None:
         return f"I don't know proposal {decision.approval_id}."
-    if str(decision.user_id) != str(approval.approver):
+    if not may_decide(decision.user_id, approval, owner):
         return "Sorry, only the person this proposal is for can decide on it."
     if decision.nonce is not None and decision.nonce != approval.nonce:
         return "That button is out of date."
@@ -81,7 +88,8 @@ def check(decision: Decision, approval: Approval | None, now: datetime, tz=None)
 def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalItem]:
     query = approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)
     if positions:
-        query = query.where(ApprovalItem.position.in_(list(positions)))
+        # a number no proposal has selects nothing (and must not overflow the query)
+        query = query.where(ApprovalItem.position.in_([p for p in positions if 0 < p <= MAX_ITEM] or [0]))
     return list(query)
 
 
@@ -167,70 +175,123 @@ def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionRes
     return DecisionResult("", stage="modify", inbox_id=row.id if row else None)
 
 
+def decision_of(row: DecisionRow) -> Decision:
+    return Decision(approval_id=row.approval_id, action=row.action, user_id=row.user_id, channel=row.channel,
+                    text=row.text, items=tuple(row.items or ()), nonce=row.nonce)
+
+
+def find(approval_id: int) -> Approval | None:
+    """The proposal, or None, for any number a person could type or a button could carry."""
+    if not 0 < approval_id <= MAX_ID:
+        return None
+    return Approval.get_or_none(Approval.id == approval_id)
+
+
 class ApprovalActor(WilsonActor):
+    """Presents proposals and applies decisions, both from rows: a message only says where to look.
+
+    On start it presents every open proposal not yet shown and applies every decision not yet
+    applied, so a proposal committed or a button pressed while this actor was down (or the
+    process dead) is shown, or applied, once."""
+
     realtime = True  # a button press is answered while the user looks at it
     name = "approval"
+
+    def on_start(self):
+        for approval in Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()):
+            self.present(approval.id)
+        for row in decisions.pending():
+            self.apply(row.id)
 
     def receive(self, message):
         match message:
             case ProposalCreated(approval_id=approval_id, again_for=again_for):
                 self.present(approval_id, again_for)
-            case Decision():
-                self.decide(message)
+            case DecisionRecorded(decision_id=decision_id):
+                self.apply(decision_id)
+            case Decision():  # from a caller that did not write it down first: written down now
+                self.apply(self.record(message).id)
+
+    def record(self, decision: Decision) -> DecisionRow:
+        approval_id = decision.approval_id if 0 <= decision.approval_id <= MAX_ID else 0
+        return decisions.record(approval_id=approval_id, action=decision.action, user_id=decision.user_id,
+                                channel=decision.channel, text=decision.text, items=decision.items,
+                                nonce=decision.nonce, at=self.now())
 
     def present(self, approval_id: int, again_for: int | None = None) -> None:
-        approval = Approval.get_or_none(Approval.id == approval_id)
-        if approval is None or approval.status not in OPEN:
-            return
         now = self.now()
-        payload = {"approval": {"id": approval.id, "nonce": approval.nonce,
-                                "actions": ["approve", "modify", "reject"],
-                                "items": [{"position": i.position, "description": i.description}
-                                          for i in approval.items.order_by(ApprovalItem.position)]},
-                   "topic_id": approval.topic_id}
-        # A proposal the user did not ask for waits out the night like any other non-urgent message.
-        source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
-        held = None
-        if source is not None and source.origin != "user" and source.priority > 1:
-            held = quiet.hold_until(self.config, now)
-        box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
-                         trace_id=approval.trace_id, at=now, payload=payload,
-                         key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
-                         deliver_after=held)
-        trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}"
-                     + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
+        with database.atomic():
+            approval = find(approval_id)
+            if approval is None or approval.status not in OPEN:
+                return
+            if again_for is None and approval.presented_at is not None:
+                return  # shown already: a second nudge (after a restart) must not show it twice
+            payload = {"approval": {"id": approval.id, "nonce": approval.nonce,
+                                    "actions": ["approve", "modify", "reject"],
+                                    "items": [{"position": i.position, "description": i.description}
+                                              for i in approval.items.order_by(ApprovalItem.position)]},
+                       "topic_id": approval.topic_id}
+            # A proposal the user did not ask for waits out the night like any other non-urgent message.
+            source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
+            held = None
+            if source is not None and source.origin != "user" and source.priority > 1:
+                held = quiet.hold_until(self.config, now)
+            box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
+                             trace_id=approval.trace_id, at=now, payload=payload,
+                             key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
+                             deliver_after=held)
+            if again_for is None:
+                Approval.update(presented_at=now).where(Approval.id == approval.id).execute()
+            trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}"
+                         + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
+        faults.point("approval:after-present-commit")
         if held is None:
             self.tell(approval.channel, Deliver(box.id))
 
-    def decide(self, decision: Decision) -> None:
+    def apply(self, decision_id: int) -> None:
+        """Apply one decision row exactly once: taking the row, deciding and the answer commit together."""
         now = self.now()
-        approval = Approval.get_or_none(Approval.id == decision.approval_id)
-        problem = check(decision, approval, now, self.config.timezone)
-        if problem:
-            # check() may have just marked it expired: the row knows, the object read before does not
-            expired = approval is not None and Approval.get_by_id(approval.id).status == "expired"
-            result = DecisionResult(problem, settled=expired)
-            logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
-        else:
-            try:
-                result = self.take(decision, approval, now)
-            except NoLongerOpen:
-                fresh = Approval.get_by_id(approval.id)
-                result = DecisionResult(check(decision, fresh, now, self.config.timezone)
-                                        or f"Proposal {approval.id} changed just now, so I did nothing; have a look at it again.")
-        trace_id = approval.trace_id if approval else trace.new_trace_id()
-        trace.record(trace_id, result.stage, self.name,
-                     f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
-                     f"{result.text.splitlines()[0] if result.text else 'handed to the cortex'}", now)
+        with database.atomic():
+            row = DecisionRow.get_or_none(DecisionRow.id == decision_id)
+            if row is None or not decisions.claim(row.id, now):
+                return
+            decision = decision_of(row)
+            approval, result = self.decide(decision, now)
+            trace_id = approval.trace_id if approval else trace.new_trace_id()
+            trace.record(trace_id, result.stage, self.name,
+                         f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
+                         f"{result.text.splitlines()[0] if result.text else 'handed to the cortex'}", now)
+            box = None
+            if result.text:
+                box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
+                                 key=f"decision:{row.id}",
+                                 payload={"decision": {"approval_id": decision.approval_id,
+                                                       "action": decision.action}})
+        faults.point("approval:after-decision-commit")
         if result.inbox_id:
             self.tell("cortex-realtime", InboxReady())
-        if result.text:
-            key = f"decision:{decision.approval_id}:{decision.action}:{trace.new_trace_id()}"
-            box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, key=key, at=now,
-                             payload={"decision": {"approval_id": decision.approval_id, "action": decision.action}})
+        if box is not None:
             self.tell(decision.channel, Deliver(box.id))
         if approval is not None and (result.settled or result.stage == "modify"):
             self.tell(approval.channel, ApprovalSettled(approval.id))
+
+    def decide(self, decision: Decision, now: datetime) -> tuple[Approval | None, DecisionResult]:
+        tz = self.config.timezone
+        owner = self.config.get("core", "owner") if self.config.get("approval", "owner_decides_all") else None
+        approval = find(decision.approval_id)
+        problem = check(decision, approval, now, tz, owner)
+        if problem:
+            # check() may have just marked it expired: the row knows, the object read before does not
+            expired = approval is not None and Approval.get_by_id(approval.id).status == "expired"
+            logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
+            return approval, DecisionResult(problem, settled=expired)
+        try:
+            return approval, self.take(decision, approval, now)
+        except NoLongerOpen:
+            fresh = Approval.get_by_id(approval.id)
+            return approval, DecisionResult(check(decision, fresh, now, tz, owner)
+                                            or f"Proposal {approval.id} changed just now, so I did nothing; "
+                                               "have a look at it again.")
 
     def take(self, decision: Decision, approval: Approval, now: datetime) -> DecisionResult:
         if decision.action == "approve":

@@ -16,7 +16,7 @@ from pathlib import Path
 from loguru import logger
 
 from actors import thalamus
-from storage import inbox
+from storage import decisions, inbox
 from storage.db import open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Outbox
@@ -24,7 +24,7 @@ from wilson import clock as clockmod
 from wilson.actor import Context
 from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
-from wilson.messages import Decision, InboxReady, StimulusCommitted, SyncRequest, TickNow
+from wilson.messages import DecisionRecorded, InboxReady, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Claims, Supervisor
 
 
@@ -155,9 +155,12 @@ class Wilson:
 
     def decide(self, approval_id: int, action: str, *, items: tuple[int, ...] = (), text: str = "",
                user_id: str | None = None, channel: str = "repl") -> None:
-        self.supervisor.tell("approval", Decision(approval_id=approval_id, action=action,
-                                                  user_id=user_id or self.config.get("core", "owner"),
-                                                  channel=channel, text=text, items=tuple(items)))
+        """The user decides on a proposal: the decision is a row before the gate is told."""
+        writes_first()
+        row = decisions.record(approval_id=approval_id, action=action, items=tuple(items), text=text,
+                               user_id=user_id or self.config.get("core", "owner"), channel=channel,
+                               at=self.clock.now())
+        self.supervisor.tell("approval", DecisionRecorded(row.id))
 
     # Time --------------------------------------------------------------------
     def wait_idle(self, timeout: float = 60.0) -> bool:
