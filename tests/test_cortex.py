@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from actors.cortex import BROKEN_RUN
+from actors.cortex import BROKEN_RUN, COULD_NOT_FINISH, MAX_ROUNDS, NO_ANSWER
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
 from wilson import clock as clockmod
@@ -362,3 +362,30 @@ def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
     first = Inbox.get(Inbox.text == "first")
     assert (first.status, first.attempts) == ("failed", 3)
     assert user_texts(app).count(BROKEN_RUN) == 1
+
+
+# A model that never finishes, or says nothing --------------------------------------------------
+def test_a_model_that_never_stops_calling_tools_gets_the_user_an_honest_answer(scripted):
+    def again(*_):
+        return {"tool_calls": [call("list_tasks")]}
+
+    app, server = scripted(again, after=again)
+    row = say(app, "what's on my plate?")
+
+    assert cortex_calls(server) == MAX_ROUNDS
+    assert user_texts(app) == [COULD_NOT_FINISH]
+    assert "Noted." not in user_texts(app)
+    unfinished = [reason for stage, reason in stages(row.trace_id) if stage == "unfinished"]
+    assert unfinished == [f"the model was still calling tools after {MAX_ROUNDS} rounds, so the run stopped"]
+
+    quiet = background(app, "Gym: new opening hours")
+    silent = Outbox.get(Outbox.trace_id == quiet.trace_id)
+    assert silent.channel == "silent" and "still calling tools" in silent.payload["why"]
+    assert user_texts(app) == [COULD_NOT_FINISH]
+
+
+def test_an_empty_model_answer_is_never_a_bare_noted(scripted):
+    app, server = scripted(lambda ctx, body: {"text": "   "})
+    row = say(app, "hm")
+    assert user_texts(app) == [NO_ANSWER]
+    assert ("replied", "reply on repl (the model gave no answer of its own)") in stages(row.trace_id)
