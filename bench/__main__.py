@@ -1,9 +1,11 @@
-"""The benchmark suite: `python -m bench [--quick]` (what `make bench` and `make bench-quick` run).
+"""The benchmark suite: `python -m bench [--quick]` (what `make bench` and `make bench-quick` run),
+and `python -m bench --smoke`, the short run with the watchdog on that `make test` includes.
 
 Each benchmark runs in its own Python process (no benchmark inherits another's
 threads, heap or database) and prints its figures beside a baseline measured in
 the same run, with the ratio. A missed goal is reported, not an error; the exit
-status is non-zero only when a benchmark could not run.
+status is non-zero only when a benchmark could not run (for the smoke run: also when
+it stalled, lost or repeated something, or did not finish within SMOKE_TIMEOUT).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ BENCHMARKS = {
     "growth": "growth (tick scan, engram recall, inbox claim at 1k/10k/100k)",
     "footprint": "footprint (time to ready, RSS)",
 }
+SMOKE = "smoke (the whole organism through a short story, watchdog on; meant to take under 30 s)"
+SMOKE_TIMEOUT = 90  # a stall, not a slow machine: the run itself gives up on a stalled step after 20 s
 
 
 def run_one(name: str, quick: bool, timeout: float) -> dict:
@@ -60,24 +64,32 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description="Wilson's benchmarks; each figure is "
                                      "printed with a baseline from the same run and the ratio.")
     parser.add_argument("--quick", action="store_true", help="fewer samples and a shorter simulated week (< 2 min)")
+    parser.add_argument("--smoke", action="store_true", help="only the smoke run (under 30 s, watchdog on); "
+                        "exits non-zero when it stalls or loses or repeats anything")
     parser.add_argument("--only", help="comma-separated subset: " + ", ".join(BENCHMARKS))
     parser.add_argument("--json", metavar="FILE", help="also write every result (with details) to FILE")
     parser.add_argument("--markdown", action="store_true", help="end with a Markdown table of the figures")
     args = parser.parse_args(argv)
     names = list(BENCHMARKS)
-    if args.only:
+    titles = dict(BENCHMARKS)
+    if args.smoke:
+        if args.only:
+            parser.error("--smoke runs the smoke run alone; leave out --only")
+        names, titles = ["smoke"], {"smoke": SMOKE}
+    elif args.only:
         names = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in names if n not in BENCHMARKS]
         if unknown:
             parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
     info = machine()
-    print(f"Wilson benchmarks{' (quick)' if args.quick else ''}: {info['nproc']} CPUs, {info['memory_gib']} GiB, "
+    kind = " (smoke)" if args.smoke else " (quick)" if args.quick else ""
+    print(f"Wilson benchmarks{kind}: {info['nproc']} CPUs, {info['memory_gib']} GiB, "
           f"Python {info['python']}, {info['cpu']}", flush=True)
     started = monotonic()
     results, failed = [], 0
     for name in names:
-        print(f"-- {BENCHMARKS[name]} ...", flush=True)
-        res = run_one(name, args.quick, timeout=240 if args.quick else 480)
+        print(f"-- {titles[name]} ...", flush=True)
+        res = run_one(name, args.quick, timeout=SMOKE_TIMEOUT if args.smoke else 240 if args.quick else 480)
         results.append(res)
         if res.get("error"):
             failed += 1

@@ -160,8 +160,10 @@ def bench_config(home: Path, **env):
     return configmod.load(home, environ=environ)
 
 
-def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | None = None):
+def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | None = None, watchdog: bool = True):
     """A Wilson whose actor list can be changed by name: replace={"triage": (Class, kwargs)}.
+
+    The watchdog runs as it does in `wilson run`, unless a benchmark says otherwise.
 
     The application has no parameter for its actor list, so the benchmark swaps
     `wilson.app.build_specs` for the length of `start()` only.
@@ -192,7 +194,7 @@ def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | N
             finally:
                 appmod.build_specs = original
 
-    return BenchWilson(config, clock, llm=llm, printer=printer, log_level="WARNING", watchdog=False)
+    return BenchWilson(config, clock, llm=llm, printer=printer, log_level="WARNING", watchdog=watchdog)
 
 
 # Recording the SQL Wilson issues -------------------------------------------------
