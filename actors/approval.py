@@ -22,7 +22,8 @@ from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox,
 from wilson import faults, quiet
 from wilson.actor import WilsonActor
 from wilson.bounds import MAX_ID, MAX_ITEM
-from wilson.messages import ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated
+from wilson.messages import (ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated,
+                             Recover)
 
 OPEN = ("pending", "partial")
 
@@ -198,6 +199,9 @@ class ApprovalActor(WilsonActor):
     name = "approval"
 
     def on_start(self):
+        self.recover()
+
+    def recover(self) -> None:
         for approval in Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()):
             self.present(approval.id)
         for row in decisions.pending():
@@ -209,6 +213,8 @@ class ApprovalActor(WilsonActor):
                 self.present(approval_id, again_for)
             case DecisionRecorded(decision_id=decision_id):
                 self.apply(decision_id)
+            case Recover():
+                self.recover()
             case Decision():  # from a caller that did not write it down first: written down now
                 self.apply(self.record(message).id)
 
@@ -224,8 +230,9 @@ class ApprovalActor(WilsonActor):
             approval = find(approval_id)
             if approval is None or approval.status not in OPEN:
                 return
-            if again_for is None and approval.presented_at is not None:
-                return  # shown already: a second nudge (after a restart) must not show it twice
+            if again_for is None and not Approval.update(presented_at=now).where(
+                    (Approval.id == approval.id) & Approval.presented_at.is_null()).execute():
+                return  # shown already (a second nudge, or another process' gate): never twice
             payload = {"approval": {"id": approval.id, "nonce": approval.nonce,
                                     "actions": ["approve", "modify", "reject"],
                                     "items": [{"position": i.position, "description": i.description}
@@ -240,8 +247,6 @@ class ApprovalActor(WilsonActor):
                              trace_id=approval.trace_id, at=now, payload=payload,
                              key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
                              deliver_after=held)
-            if again_for is None:
-                Approval.update(presented_at=now).where(Approval.id == approval.id).execute()
             trace.record(approval.trace_id, "presented", self.name, f"proposal {approval.id} on {approval.channel}"
                          + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
         faults.point("approval:after-present-commit")

@@ -26,7 +26,7 @@ from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
 from wilson import liveness, quiet
-from wilson.messages import Deliver, InboxReady, ProposalCreated, SyncRequest
+from wilson.messages import Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
 
 MAX_ROUNDS = 6
 RECENT_TURNS = 12
@@ -428,7 +428,7 @@ class CortexActor(WilsonActor):
         self.actor_ref.tell(InboxReady())
 
     def receive(self, message):
-        if isinstance(message, InboxReady):
+        if isinstance(message, (InboxReady, Recover)):
             self.drain()
 
     def drain(self) -> None:

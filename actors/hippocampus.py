@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from loguru import logger
 
 from storage import engram, trace
-from storage.db import claim_transaction
+from storage.db import claim_transaction, serialise
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Outbox, Setting, Task, Turn
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
@@ -611,6 +611,10 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
     stored_episodes = engram.prepare_batch("episode", [(ep["text"], ep["provenance"]) for ep in episodes])
 
     with claim_transaction():
+        serialise("consolidate")  # two processes' runs: the second finds the window done and stops
+        if last_run() != since:
+            return {"episodes": 0, "candidates": 0, "stored": 0, "beliefs": 0, "principles": 0,
+                    "invalidated": 0, "pruned": 0, "by": "another process"}
         # Rows committed while the model was thinking are in the window too; they get
         # the rules' reading tonight rather than being skipped by the cursor for good.
         arrived = collect_episodes(since, until, skip=frozenset(e["id"] for e in episodes))

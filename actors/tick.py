@@ -40,7 +40,7 @@ from loguru import logger
 
 from actors.ras import alarm_unanswered
 from storage import buffers, inbox, outbox, trace
-from storage.db import claim_transaction, database
+from storage.db import claim_transaction, database, skip_locked
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc, parse_duration
@@ -464,8 +464,10 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
     now = as_utc(now)
     result: list[tuple[Schedule, str]] = []
     ras_idle: bool | None = None
-    rows = list(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))  # noqa: E712
-                .order_by(Schedule.next_fire_at, Schedule.id))
+    # SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others
+    # skip it now and, after its commit, find it no longer due
+    rows = list(skip_locked(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))  # noqa: E712
+                            .order_by(Schedule.next_fire_at, Schedule.id)))
     for sched in rows:
         tz = _zone(sched.timezone)
         scheduled = as_utc(sched.next_fire_at)

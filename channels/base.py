@@ -18,7 +18,7 @@ from storage import outbox, trace
 from storage.db import database
 from storage.models import Outbox
 from wilson.actor import WilsonActor
-from wilson.messages import ChannelSync, ChannelSynced, Deliver, StimulusCommitted
+from wilson.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted
 
 
 class Channel(WilsonActor):
@@ -26,6 +26,10 @@ class Channel(WilsonActor):
     can_deliver = False
 
     def on_start(self):
+        self.deliver_owed()
+
+    def deliver_owed(self) -> None:
+        """Deliver what was left pending (on start, or when another process wrote it)."""
         if self.can_deliver:
             for row in outbox.pending_for(self.name):
                 self.deliver_row(row.id)
@@ -34,6 +38,8 @@ class Channel(WilsonActor):
         match message:
             case Deliver(outbox_id=outbox_id):
                 self.deliver_row(outbox_id)
+            case Recover():
+                self.deliver_owed()
             case ChannelSync(reason=reason):
                 self.sync_and_report(reason)
             case _:

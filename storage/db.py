@@ -179,3 +179,10 @@ def skip_locked(query):
     if is_postgres():
         return query.for_update("FOR UPDATE SKIP LOCKED")
     return query
+
+
+def serialise(name: str) -> None:
+    """Inside a transaction: wait until no other process' transaction holds `name`, then hold it to
+    commit. SQLite's IMMEDIATE transactions are serial already; PostgreSQL needs an advisory lock."""
+    if is_postgres():
+        database.execute_sql("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"wilson:{name}",))

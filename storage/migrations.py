@@ -7,6 +7,7 @@ Version 1 creates the tables; later versions use playhouse.migrate operations
 
 from __future__ import annotations
 
+import peewee
 from loguru import logger
 from playhouse.migrate import SchemaMigrator
 
@@ -63,11 +64,37 @@ def _v4_leases_and_decisions(db, migrator):
     models.Approval.update(presented_at=models.Approval.created_at).execute()
 
 
+NOTIFY_SQL = [
+    """CREATE OR REPLACE FUNCTION wilson_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN PERFORM pg_notify('wilson', TG_TABLE_NAME); RETURN NULL; END $$""",
+    # a row becomes workable when it is written pending, or moves back to pending (a retry, a release)
+    """CREATE TRIGGER inbox_new AFTER INSERT ON inbox FOR EACH ROW WHEN (NEW.status = 'pending')
+       EXECUTE FUNCTION wilson_notify()""",
+    """CREATE TRIGGER inbox_again AFTER UPDATE OF status ON inbox FOR EACH ROW
+       WHEN (NEW.status = 'pending' AND OLD.status <> 'pending') EXECUTE FUNCTION wilson_notify()""",
+    """CREATE TRIGGER outbox_new AFTER INSERT ON outbox FOR EACH ROW WHEN (NEW.status = 'pending')
+       EXECUTE FUNCTION wilson_notify()""",
+    """CREATE TRIGGER outbox_again AFTER UPDATE OF status ON outbox FOR EACH ROW
+       WHEN (NEW.status = 'pending' AND OLD.status <> 'pending') EXECUTE FUNCTION wilson_notify()""",
+    "CREATE TRIGGER decision_new AFTER INSERT ON decision FOR EACH ROW EXECUTE FUNCTION wilson_notify()",
+    "CREATE TRIGGER approval_new AFTER INSERT ON approval FOR EACH ROW EXECUTE FUNCTION wilson_notify()",
+]
+
+
+def _v9_notify_between_processes(db, migrator):
+    """On PostgreSQL, committed work wakes the other processes (wilson/waker.py LISTENs)."""
+    if not isinstance(db, peewee.PostgresqlDatabase):
+        return
+    for statement in NOTIFY_SQL:
+        db.execute_sql(statement)
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
     (3, "delivered message ids", _v3_sent_messages),
     (4, "claim leases, decision rows, delivery attempts", _v4_leases_and_decisions),
+    (9, "wake-ups between processes", _v9_notify_between_processes),
 ]
 
 

@@ -17,7 +17,7 @@ from loguru import logger
 
 from actors import thalamus
 from storage import decisions, inbox
-from storage.db import open_database, writes_first
+from storage.db import is_postgres, open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Outbox
 from wilson import clock as clockmod
@@ -26,13 +26,22 @@ from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
 from wilson.messages import DecisionRecorded, InboxReady, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Claims, Supervisor
+from wilson.waker import Waker
 
 
 EMPTY_CALENDAR = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Wilson//calendar//EN\r\nEND:VCALENDAR\r\n"
 
 
-def build_specs(config: Config, printer=None) -> list[ActorSpec]:
-    """Actors in start order. Senses that deliver come first; the tick, which drives time, comes last."""
+ROLES = ("all", "worker", "ingress")
+WORKER_ACTORS = {"silent", "approval", "cortex", "cortex-realtime"}
+
+
+def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSpec]:
+    """Actors in start order. Senses that deliver come first; the tick, which drives time, comes last.
+
+    `role` splits Wilson over processes sharing one PostgreSQL database: `worker` runs the
+    cortex and the gate (start as many as you like), `ingress` everything else (exactly
+    one: it polls Telegram and fires the schedules), `all` both in one process."""
     from actors.approval import ApprovalActor
     from actors.cortex import CortexActor
     from actors.hippocampus import HippocampusActor
@@ -43,6 +52,8 @@ def build_specs(config: Config, printer=None) -> list[ActorSpec]:
     from channels.repl import ReplChannel
     from channels.silent import SilentChannel
 
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
     specs = [ActorSpec("silent", SilentChannel), ActorSpec("repl", ReplChannel, {"printer": printer})]
     specs += [
         ActorSpec("approval", ApprovalActor),
@@ -59,13 +70,19 @@ def build_specs(config: Config, printer=None) -> list[ActorSpec]:
         specs.append(ActorSpec("telegram", TelegramChannel))
     specs.append(ActorSpec("calendar", CalendarChannel))
     specs.append(ActorSpec("tick", TickActor))
+    if role == "worker":
+        return [s for s in specs if s.name in WORKER_ACTORS]
+    if role == "ingress":
+        return [s for s in specs if s.name not in WORKER_ACTORS - {"silent", "approval"}]
     return specs
 
 
 class Wilson:
     def __init__(self, config: Config, clock: clockmod.Clock, *, llm: str | None = None, printer=None,
-                 log_sink=None, log_level: str = "INFO", watchdog: bool = True):
+                 log_sink=None, log_level: str = "INFO", watchdog: bool = True, role: str = "all"):
         self.config = config
+        self.role = role
+        self.waker: Waker | None = None
         self.clock = clock
         self.deliveries: list[dict] = []
         self._deliveries_lock = threading.Lock()
@@ -102,15 +119,23 @@ class Wilson:
     # Lifecycle -------------------------------------------------------------
     def start(self) -> "Wilson":
         self.ctx = Context(config=self.config, clock=self.clock, synapse=self.synapse, directory=None)
-        self.supervisor = Supervisor(self.ctx, build_specs(self.config, self._record_delivery),
-                                     **self._supervisor_options)
+        specs = build_specs(self.config, self._record_delivery, self.role)
+        self.supervisor = Supervisor(self.ctx, specs, **self._supervisor_options)
         self.ctx.directory = self.supervisor
         self.supervisor.start()
+        if is_postgres() or self.role != "all":
+            # other processes write work for this one: they wake it through the database
+            channels = [s.name for s in specs if s.name not in WORKER_ACTORS - {"silent"}] + ["silent"]
+            self.waker = Waker(self.supervisor, [s.name for s in specs], channels,
+                               dsn=self.config.get("database", "url") if is_postgres() else None,
+                               poll_seconds=float(self.config.get("core", "poll_seconds") or 30)).start()
         logger.info("Wilson is up ({} clock, {} model)", "simulated" if self.clock.simulated else "real",
                     "offline" if self.synapse.offline else "language")
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
+        if self.waker is not None:
+            self.waker.stop()
         if self.supervisor is not None:
             self.supervisor.stop(timeout=timeout)
         self.synapse.close()

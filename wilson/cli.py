@@ -22,7 +22,7 @@ and run `make run` again."""
 def cmd_run(opts, config) -> int:
     from wilson.app import Wilson
 
-    if not config.get("telegram", "token"):
+    if not config.get("telegram", "token") and opts.role == "all":
         from wilson.repl import main as repl_main
 
         print(TELEGRAM_HINT, flush=True)
@@ -32,11 +32,12 @@ def cmd_run(opts, config) -> int:
         if opts.llm:
             args += ["--llm", opts.llm]
         return repl_main(args)
-    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level).start()
+    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level, role=opts.role).start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    print("Wilson is running on Telegram. Ctrl-C stops it.", flush=True)
+    where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
+    print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
     stop.wait()
     app.stop()
     return 0
@@ -111,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
     run.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
+    run.add_argument("--role", choices=("all", "worker", "ingress"), default="all",
+                     help="several processes on one PostgreSQL database: workers think, one ingress "
+                          "listens and keeps time (default: all in one)")
     sub.add_parser("status", help="what is waiting, what the models cost today")
     trace = sub.add_parser("trace", help="the path of one stimulus")
     trace.add_argument("id", nargs="?")

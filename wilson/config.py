@@ -21,6 +21,7 @@ DEFAULTS: dict[str, dict] = {
         "user_name": "you",
         "quiet_hours": "22:00-07:00",
         "owner": "owner",  # the user id approvals are bound to on the REPL channel
+        "poll_seconds": 30.0,  # several processes: how often each looks for work it was not woken for
     },
     "database": {"url": ""},
     "llm": {

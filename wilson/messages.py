@@ -95,6 +95,12 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Recover:
+    """Look in the database for work a lost nudge would have announced (another process wrote it,
+    or a tell was cut short by a kill): rows to claim, proposals to show, decisions to apply."""
+
+
+@dataclass(frozen=True)
 class DecisionRecorded:
     """A channel committed a decision row (storage/decisions.py) for the gate to apply."""
 
