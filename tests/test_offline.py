@@ -365,3 +365,18 @@ def test_find_dates_ignores_non_dates():
 
 def test_words_ignore_stop_words_dates_and_plurals():
     assert words("Book the flights by Feb 1!") == {"book", "flight"}
+
+
+# -- through the real cortex: others' text in its untrusted block ----------------------------
+
+
+def test_offline_mail_heads_up_names_its_source_once_and_defangs_links(make_app):
+    from datetime import timedelta
+
+    app = make_app(llm="offline")
+    app.inject_buffered("email", "Final notice: pay today at http://pay.evil.example or lose your account",
+                        {"subject": "Final notice", "from": "billing@evil.example"})
+    app.advance(timedelta(days=1))
+    said = [d["text"] for d in app.user_deliveries()]
+    assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: Final notice "
+                    "(from billing@evil[.]example)"]
