@@ -109,6 +109,17 @@ def current_version() -> int:
 def migrate() -> int:
     """Bring the schema up to date; returns the version now in force."""
     db = database.obj
+    if isinstance(db, peewee.PostgresqlDatabase):
+        # several processes may start at once: one migrates, the others wait and find it done
+        db.execute_sql("SELECT pg_advisory_lock(hashtext('wilson:migrate'))")
+        try:
+            return _migrate(db)
+        finally:
+            db.execute_sql("SELECT pg_advisory_unlock(hashtext('wilson:migrate'))")
+    return _migrate(db)
+
+
+def _migrate(db) -> int:
     migrator = SchemaMigrator.from_database(db)
     version = current_version()
     for number, title, step in MIGRATIONS:
