@@ -9,6 +9,11 @@ record of silence. The cortex never branches on the channel a stimulus came from
 
 Two lanes share the same code: the realtime lane only claims priority 0 (the
 user's messages) so that a long background run never makes the user wait.
+
+Text others wrote (calendars, mail, web pages, feeds) reaches the model only in a
+labelled untrusted block, and reaches the user only with its source named and the
+links a stranger planted defanged. Each person's run sees their own conversation
+(and a topic thread's, which is shared) and its proposals are theirs to decide.
 """
 
 from __future__ import annotations

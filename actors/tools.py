@@ -276,14 +276,19 @@ def hosts_in(text: str) -> set[str]:
     return {_host(m.group(0).rstrip(_TRAILING)) for m in _LINK.finditer(text or "")}
 
 
+OWN_TURNS, OWN_ITEMS = 2000, 2000
+
+
 def own_hosts() -> set[str]:
     """Hosts that appear in the user's own words, tasks and topics: links there are the user's, not a stranger's."""
     found: set[str] = set()
-    for (text,) in Turn.select(Turn.text).where(Turn.role == "user").tuples():
+    # Bounded, for this runs on every surfacing from others' text: recent words, current tasks and topics.
+    said = Turn.select(Turn.text).where(Turn.role == "user").order_by(Turn.id.desc()).limit(OWN_TURNS)
+    for (text,) in said.tuples():
         found |= hosts_in(text)
-    for title, notes in Task.select(Task.title, Task.notes).tuples():
+    for title, notes in Task.select(Task.title, Task.notes).order_by(Task.id.desc()).limit(OWN_ITEMS).tuples():
         found |= hosts_in(title) | hosts_in(notes or "")
-    for title, notes in Topic.select(Topic.title, Topic.notes).tuples():
+    for title, notes in Topic.select(Topic.title, Topic.notes).order_by(Topic.id.desc()).limit(OWN_ITEMS).tuples():
         found |= hosts_in(title) | hosts_in(notes or "")
     return found
 
