@@ -18,7 +18,7 @@ from storage.migrations import migrate
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
 from wilson import quiet
 from wilson.actor import Context, WilsonActor
-from wilson.clock import UTC, RealClock, SimClock, wall_now
+from wilson.clock import UTC, RealClock, SimClock, monotonic, pause, wall_now
 from wilson.config import load
 from wilson.messages import Deliver, InboxReady, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Supervisor
@@ -446,17 +446,19 @@ def test_tick_actor_applies_missed_jobs_on_start_and_fires_on_tick(db, config):
 
 def test_tick_actor_with_a_real_clock_runs_its_own_timer(db, config):
     config.set("tick", "interval_seconds", 0.02)
+    before = set(threading.enumerate())
     supervisor, sink = start_organism(config, RealClock())
+    supervisor.ping_all()  # answered once on_start, which starts the timer, has run
+    timers = [t for t in set(threading.enumerate()) - before if t.name == "tick-timer"]
     try:
+        assert len(timers) == 1, "the tick actor runs one timer of its own"
         row = outbox.add(channel="telegram", text="good morning", trace_id="t1", key="k1", at=wall_now(),
                          deliver_after=wall_now() - timedelta(seconds=1))
-        waited = 0.0
-        from wilson.clock import pause
-        while ("telegram", Deliver(row.id)) not in sink and waited < 5:
+        deadline = monotonic() + 5
+        while ("telegram", Deliver(row.id)) not in sink and monotonic() < deadline:
             pause(0.01)
-            waited += 0.01
         assert ("telegram", Deliver(row.id)) in sink
     finally:
         supervisor.stop()
-    pause(0.1)
-    assert not any(t.name == "tick-timer" and t.is_alive() for t in threading.enumerate())
+    timers[0].join(timeout=5)
+    assert not timers[0].is_alive(), "the timer outlived its actor"
