@@ -14,7 +14,10 @@ Telegram does when it never saw the acknowledgement.
 
 Faults are injected per method: an HTTP status (429 carries `retry_after`, 502 is a
 gateway error, 400 a bad request) and/or a delay before the answer, each for a
-number of calls.
+number of calls (after some calls that go through, with `after`); `go_down` makes a
+method fail until `come_up`, for outages of any length. Odd input: `queue_update`
+queues any update body under a fresh update_id, `serve_once` hands any JSON value to
+the next getUpdates as one more entry.
 """
 
 from __future__ import annotations
@@ -140,6 +143,7 @@ class FakeTelegram(LoopbackServer):
         self._again: list[dict] = []
         self._reactions: dict[tuple[int, int], dict[int, list[str]]] = {}  # message -> user -> emoji
         self._faults: dict[str, list[dict]] = {}
+        self._down: dict[str, int] = {}  # method -> the status it answers until come_up
         self._update_ids = itertools.count(700_001)
         self._message_ids = itertools.count(10)
         self._thread_ids = itertools.count(50)
@@ -152,12 +156,22 @@ class FakeTelegram(LoopbackServer):
 
     # Faults ------------------------------------------------------------------
     def fail(self, method: str, status: int, *, times: int = 1, retry_after: int | None = None,
-             description: str | None = None, delay: float = 0.0) -> None:
-        """The next `times` calls of `method` answer with `status` (after `delay` seconds)."""
+             description: str | None = None, delay: float = 0.0, after: int = 0) -> None:
+        """The next `times` calls of `method` answer with `status` (after `delay` seconds), once `after`
+        calls have gone through normally."""
         with self._lock:
             self._faults.setdefault(method, []).append(
                 {"status": status, "times": times, "retry_after": retry_after, "delay": delay,
-                 "description": description})
+                 "description": description, "after": after})
+
+    def go_down(self, method: str, status: int = 502) -> None:
+        """Every call of `method` answers `status` until `come_up`."""
+        with self._lock:
+            self._down[method] = status
+
+    def come_up(self, method: str) -> None:
+        with self._lock:
+            self._down.pop(method, None)
 
     def delay(self, method: str, seconds: float, *, times: int = 1) -> None:
         """The next `times` calls of `method` are held for `seconds` before they are answered normally."""
@@ -167,10 +181,16 @@ class FakeTelegram(LoopbackServer):
 
     def _take_fault(self, method: str) -> dict | None:
         with self._lock:
+            if method in self._down:
+                return {"status": self._down[method], "times": 1, "retry_after": None, "delay": 0.0,
+                        "description": None}
             queue = self._faults.get(method) or []
             if not queue:
                 return None
             fault = queue[0]
+            if fault.get("after", 0) > 0:
+                fault["after"] -= 1
+                return None
             fault["times"] -= 1
             if fault["times"] <= 0:
                 queue.pop(0)
@@ -272,6 +292,21 @@ class FakeTelegram(LoopbackServer):
                 "old_reaction": [{"type": "emoji", "emoji": e} for e in before],
                 "new_reaction": [{"type": "emoji", "emoji": e} for e in after]}
         return self._queue("message_reaction", body)
+
+    def queue_update(self, body: dict) -> dict:
+        """Any update body (its kind's key and whatever it holds, odd or not) under a fresh update_id."""
+        with self._lock:
+            update = {"update_id": next(self._update_ids), **body}
+            self._updates.append(update)
+            self._all_updates[update["update_id"]] = update
+            self._lock.notify_all()
+        return update
+
+    def serve_once(self, entry) -> None:
+        """The next getUpdates answer carries `entry` (any JSON value), whatever the offset."""
+        with self._lock:
+            self._again.append(entry)
+            self._lock.notify_all()
 
     def deliver_again(self, update_id: int) -> None:
         """Telegram never saw the acknowledgement: the update comes once more, whatever the offset."""
@@ -469,7 +504,9 @@ _DESCRIPTIONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden: bot w
 
 
 def _wanted(update: dict, allowed) -> bool:
-    kind = next(k for k in update if k != "update_id")
+    kind = next((k for k in update if k != "update_id"), None)
+    if kind is None:
+        return True  # an odd update with no kind at all: handed over as it is
     if allowed:
         return kind in allowed
     return kind not in OPT_IN_UPDATES

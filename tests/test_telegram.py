@@ -16,8 +16,8 @@ from channels import telegram as tg
 from channels import telegram_access as access
 from channels import telegram_text as tg_text
 from storage import outbox
-from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, Setting, Task, Topic,
-                            Turn)
+from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Outbox, Setting, Task,
+                            Topic, Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from wilson.app import Wilson
 from wilson.clock import RealClock
@@ -498,6 +498,42 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
     replacement = [m for m in fake.sent_to(OWNER) if m["text"].startswith(f"Proposal {new.id}:")][0]
     assert set(buttons(replacement)) == {"approve", "modify", "reject"}
     assert Approval.get_by_id(new.id).message_ref["message_id"] == replacement["message_id"]
+
+
+def test_a_press_and_modify_words_while_the_gate_is_down_are_kept_and_applied_once(wilson, fake):
+    first = wilson(supervisor_watchdog_seconds=0)  # nobody restarts the gate: as if the process died now
+    proposal = propose_japan(fake)
+    assert first.wait_idle(10)
+    first.supervisor.ref("approval").stop()
+    press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    handled(fake, press)  # acknowledged to Telegram: from here on, the press lives only in the database
+    [row] = DecisionRow.select()
+    assert (row.approval_id, row.action, row.user_id, row.status) == (Approval.get().id, "approve", str(OWNER),
+                                                                       "pending")
+    assert Topic.select().count() == 0
+    first.stop()
+
+    second = wilson(supervisor_watchdog_seconds=0)
+    wait_text(fake, OWNER, "Done:")
+    assert second.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 1
+    assert DecisionRow.get().status == "applied"
+    assert sum("Done:" in t for t in texts(fake, OWNER)) == 1
+
+    # The words after Modify are a decision row too, committed with their update.
+    fake.send_text(OWNER, "I'm flying to Japan on 2027-04-10")
+    second_proposal = fake.wait_for(lambda: [m for m in fake.sent_to(OWNER) if m["text"].startswith(
+        "Proposal ") and "reply_markup" in m and m["message_id"] != proposal["message_id"]], 10,
+        "a second proposal")[0]
+    fake.press(OWNER, second_proposal, buttons(second_proposal)["modify"])
+    wait_text(fake, OWNER, "What should I change")
+    assert second.wait_idle(10)
+    second.supervisor.ref("approval").stop()
+    words = fake.send_text(OWNER, "Make it April 12 instead")
+    handled(fake, words)
+    modify = DecisionRow.get(DecisionRow.action == "modify")
+    assert (modify.text, modify.status) == ("Make it April 12 instead", "pending")
+    assert not Inbox.select().where(Inbox.text == "Make it April 12 instead").exists()
 
 
 # Delivery under trouble -------------------------------------------------------------
