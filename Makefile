@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test demo bench bench-quick clean
+.PHONY: run test demo bench bench-quick chaos clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,13 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m bench --quick
+
+# The crash harness at length: WILSON_CHAOS_KILLS kills (the test suite runs 30), any seed.
+CHAOS_KILLS ?= 200
+CHAOS_SEED ?= 12
+chaos: $(STAMP)
+	WILSON_CHAOS_KILLS=$(CHAOS_KILLS) WILSON_CHAOS_SEED=$(CHAOS_SEED) WILSON_CHAOS_SUMMARY=$(CURDIR)/build/chaos-summary.txt \
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_crash_harness.py -k kill_9
 
 clean:
 	rm -rf $(VENV) build *.egg-info

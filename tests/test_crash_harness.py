@@ -28,8 +28,10 @@ def write_summary(figures, tmp_path: Path) -> str:
     if os.environ.get("WILSON_CHAOS_SUMMARY"):
         targets.append(Path(os.environ["WILSON_CHAOS_SUMMARY"]))
     for target in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text + "\n")
         target.with_suffix(".json").write_text(json.dumps(asdict(figures), indent=1) + "\n")
+    print(f"summary written to {targets[-1]} (and .json)")
     return text
 
 
