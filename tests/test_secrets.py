@@ -235,3 +235,14 @@ def test_a_logged_exception_is_redacted_but_left_intact(restore_logging):
     # the program's own exception keeps its text and its errno: only what is written is masked
     assert error.args == ("refused http://me:Potoroo-1187@proxy.example/",)
     assert error.__cause__.errno == 13 and "Potoroo-1187" in error.__cause__.strerror
+
+
+def test_library_log_records_reach_the_sink_redacted(restore_logging):
+    lines: list[str] = []
+    setup_logging(["Quoll-6610"], sink=lines.append, level="DEBUG")
+    logging.getLogger("telegram.ext").warning("request to %s failed", "https://x.example/bot123456789:"
+                                              "AAH-abcdefghijklmnopqrstuvwxyz0123/getMe, key Quoll-6610")
+    logging.getLogger("httpx").info("HTTP Request: below WARNING, left to the library's own level")
+    text = "".join(lines)
+    assert "telegram.ext: request to https://x.example/bot***/getMe, key ***" in text
+    assert "below WARNING" not in text

@@ -1,5 +1,9 @@
 """Logging through loguru: one line per event, secrets redacted wherever they appear.
 
+Libraries that log through the standard `logging` module (python-telegram-bot,
+httpx, caldav) reach the same sinks from WARNING up, so their lines are redacted
+too instead of going to stderr as they are.
+
 Redaction happens twice: a patcher scrubs each record (message, extra values,
 exception text) before any sink sees it, so a sink someone adds later is safe
 too; and the sinks added here scrub the finished line, which also covers what
@@ -8,6 +12,7 @@ the patcher cannot reach (an exception whose __str__ builds its text itself).
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from loguru import logger
@@ -73,6 +78,20 @@ class _Line(str):
     record = None
 
 
+class _FromStdlib(logging.Handler):
+    """Hands standard-library log records to loguru, where they are redacted like Wilson's own."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            level = logger.level(record.levelname).name
+        except ValueError:
+            level = record.levelno
+        try:
+            logger.opt(exception=record.exc_info or None).log(level, "{}: {}", record.name, record.getMessage())
+        except Exception:
+            self.handleError(record)
+
+
 def setup_logging(secrets=(), sink=None, level: str = "INFO") -> None:
     """Route every log line through the redactor; `sink` (a stream or a callable) defaults to stderr."""
     register(secrets)
@@ -80,6 +99,9 @@ def setup_logging(secrets=(), sink=None, level: str = "INFO") -> None:
     logger.configure(patcher=_patch)
     logger.add(_redacting(sink or sys.stderr), level=level, format=FORMAT,
                backtrace=False, diagnose=False, colorize=False)
+    root = logging.getLogger()
+    if not any(isinstance(h, _FromStdlib) for h in root.handlers):
+        root.addHandler(_FromStdlib(logging.WARNING))
 
 
 logger.configure(patcher=_patch)
