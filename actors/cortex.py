@@ -367,7 +367,14 @@ def approver_for(row: Inbox, original: Approval | None, config) -> str:
 
 
 def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval | None:
-    """Persist a proposal; None when it was to replace one the user decided while this run was thinking."""
+    """Persist a proposal; None when it was to replace one the user decided while this run was thinking.
+
+    One run makes at most one proposal: its key is the inbox row, so a run that is somehow
+    recorded twice finds its proposal already there instead of making a second one."""
+    key = f"proposal:inbox:{row.id}"
+    made = Approval.get_or_none(Approval.idempotency_key == key)
+    if made is not None:
+        return made
     supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
     if supersedes:
         # taking the original out of the open states first is what makes a late press on it lose the race
@@ -386,7 +393,7 @@ def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config
     approval = Approval.create(
         trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        topic_id=topic_id, created_at=now, expires_at=now + expiry)
+        topic_id=topic_id, created_at=now, expires_at=now + expiry, idempotency_key=key)
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:

@@ -58,7 +58,10 @@ def _v4_leases_and_decisions(db, migrator):
     """Claims get an owner and a lease; decisions become rows; outbox rows remember their attempts;
     turns and proposals know whose they are and whether they were shown."""
     add_missing_columns(db, migrator, [models.Inbox.owner, models.Inbox.lease_until, models.Outbox.next_attempt_at,
-                                       models.Outbox.sending_at, models.Turn.user_id, models.Approval.presented_at])
+                                       models.Outbox.sending_at, models.Turn.user_id, models.Approval.presented_at,
+                                       models.Approval.idempotency_key])
+    if "approval_idempotency_key" not in {i.name for i in db.get_indexes("approval")}:
+        db.execute_sql('CREATE UNIQUE INDEX "approval_idempotency_key" ON "approval" ("idempotency_key")')
     db.create_tables([models.DecisionRow])
     # proposals older than this schema were presented when they were made
     models.Approval.update(presented_at=models.Approval.created_at).execute()

@@ -191,6 +191,7 @@ class Approval(BaseModel):
     topic_id = peewee.IntegerField(null=True)
     message_ref = JSONField(null=True)  # where the rendered proposal lives (to edit it in place)
     presented_at = UTCDateTimeField(null=True)  # the gate wrote its outbox row
+    idempotency_key = peewee.CharField(null=True, unique=True)  # the run that proposed it: never twice
     created_at = UTCDateTimeField()
     expires_at = UTCDateTimeField(index=True)
     decided_at = UTCDateTimeField(null=True)

@@ -106,7 +106,9 @@ def really_hung(app) -> None:
 def test_a_proposal_committed_while_the_gate_is_down_is_shown_once_it_is_back(scripted):
     app, server = scripted(planner)
     stop_actor(app, "approval")
-    row = say(app, "I'm flying to Japan on 2027-04-10")
+    row = app.say("I'm flying to Japan on 2027-04-10")
+    assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done", timeout=30)
+    assert not app.wait_idle(timeout=0.5)  # a proposal nobody has shown is work still to do
     approval = Approval.get(Approval.inbox_id == row.id)
     assert proposals_shown(app) == [] and approval.presented_at is None
 

@@ -19,12 +19,12 @@ from actors import thalamus
 from storage import decisions, inbox
 from storage.db import is_postgres, open_database, writes_first
 from storage.migrations import migrate
-from storage.models import Outbox
+from storage.models import Approval, Outbox
 from wilson import clock as clockmod
 from wilson.actor import Context
 from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
-from wilson.messages import DecisionRecorded, InboxReady, StimulusCommitted, SyncRequest, TickNow
+from wilson.messages import DecisionRecorded, Recover, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Claims, Supervisor
 from wilson.waker import Waker
 
@@ -189,20 +189,24 @@ class Wilson:
 
     # Time --------------------------------------------------------------------
     def wait_idle(self, timeout: float = 60.0) -> bool:
-        """Block until no message is in flight and no inbox or outbox row waits. False on timeout."""
+        """Block until no message is in flight and nothing waits in the database for these actors:
+        no inbox row to claim or being worked, no outbox row to deliver, no decision to apply, no
+        proposal to show. False on timeout."""
         deadline = clockmod.monotonic() + timeout
         delivering = set(self.supervisor.names())
         quiet_rounds = 0
         while clockmod.monotonic() < deadline:
             self.supervisor.ping_all()
             waiting = inbox.pending_count() > 0
-            busy = (self.supervisor.in_flight() > 0 or waiting
+            undecided = bool(decisions.pending()) or Approval.select().where(
+                Approval.status.in_(("pending", "partial")) & Approval.presented_at.is_null()).exists()
+            busy = (self.supervisor.in_flight() > 0 or waiting or undecided
                     or Outbox.select().where((Outbox.status == "pending")
                                              & Outbox.channel.in_(list(delivering))).exists())
-            if waiting and self.supervisor.in_flight() == 0:
-                # rows committed without a nudge (e.g. by another process) still get worked on
-                self.supervisor.tell("cortex-realtime", InboxReady())
-                self.supervisor.tell("cortex", InboxReady())
+            if (waiting or undecided) and self.supervisor.in_flight() == 0:
+                # rows committed without a nudge (a kill between commit and tell, another process)
+                for name in ("cortex-realtime", "cortex", "approval"):
+                    self.supervisor.tell(name, Recover())
             if not busy:
                 quiet_rounds += 1
                 if quiet_rounds >= 2:
