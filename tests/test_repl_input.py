@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from storage.models import Inbox, ReceptorBuffer
-from wilson import bounds
+from wilson import bounds, cli
 from wilson.repl import MAX_LINE, CommandError, Repl, parse
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -157,3 +157,13 @@ def test_random_lines_leave_the_app_alive_and_its_stimuli_clean(make_app):
     before = len(app.user_deliveries())
     run(repl, "say hello, still there?")
     assert len(app.user_deliveries()) > before  # and it still answers
+
+
+def test_wilson_trace_refuses_an_id_that_is_not_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("WILSON_HOME", raising=False)
+    home = str(tmp_path / "home")
+    assert cli.main(["--home", home, "trace", "x" * 5000 + "\x1b[2J"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a trace id looks like" in err and len(err) < 200
+    assert cli.main(["--home", home, "trace", "3f2a9c1b7d4e"]) == 0
+    assert capsys.readouterr().out == "no trace 3f2a9c1b7d4e\n"

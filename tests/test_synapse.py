@@ -422,6 +422,45 @@ def test_api_key_reaches_the_server_but_never_the_logs(serve, tmp_path, clock, s
     assert traces and all(key not in f"{t.reason} {json.dumps(t.data)}" for t in traces)
 
 
+class RefusingServer(ScriptedServer):
+    """A proxy in front of the model that refuses every request with a 401 echoing the key it was sent."""
+
+    def answer(self, body, raw, headers):
+        sent = {k.lower(): v for k, v in headers.items()}.get("authorization", "").removeprefix("Bearer ")
+        return 401, json.dumps({"error": {"message": f"Incorrect API key provided: {sent}"}}).encode(), {}
+
+
+def test_a_401_that_echoes_the_key_leaves_it_out_of_the_error(tmp_path, clock, store):
+    key = "Kestrel-0ne-Secret"  # not key-shaped: it is masked because it is configured
+    server = RefusingServer()
+    server.start()
+    try:
+        config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
+                                                   "WILSON_LLM_API_KEY": key, "WILSON_LLM_RETRIES": "0"})
+        synapse = Synapse(config, clock, backoff_base=0.01)
+        with pytest.raises(ModelUnavailable) as caught:
+            synapse.chat("deep", ASK)
+        synapse.close()
+    finally:
+        server.stop()
+    assert "HTTP 401" in str(caught.value) and "Incorrect API key provided: ***" in str(caught.value)
+    assert key not in str(caught.value)
+
+
+def test_credentials_in_the_base_url_stay_out_of_the_error(tmp_path, clock, store):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": f"http://ann:Brolga-2218@127.0.0.1:{port}/v1",
+                                               "WILSON_LLM_RETRIES": "0"})
+    synapse = Synapse(config, clock, backoff_base=0.01)
+    with pytest.raises(ModelUnavailable) as caught:
+        synapse.chat("deep", ASK)
+    synapse.close()
+    assert f"cannot connect to http://***@127.0.0.1:{port}/v1" in str(caught.value)
+    assert "Brolga-2218" not in str(caught.value)
+
+
 def test_role_keys_override_shared_keys(serve, tmp_path, clock, store):
     main, other = serve([{"reply": {"text": "main"}}]), serve([{"reply": {"text": "other"}}])
     environ = {"WILSON_LLM_BASE_URL": main.base_url, "WILSON_LLM_MODEL": "small", "WILSON_LLM_API_KEY": "shared-key",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from wilson import clock as clockmod
 from wilson import config as configmod
+from wilson.bounds import parse_trace_id
 from wilson.redact import redact, register
 
 TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the terminal.
@@ -81,7 +82,12 @@ def cmd_trace(opts, config) -> int:
     if not opts.id:
         _out("recent traces: " + ", ".join(views.latest_traces()))
         return 0
-    _out(views.trace_text(opts.id))
+    try:
+        trace_id = parse_trace_id(opts.id)
+    except ValueError as exc:
+        print(f"wilson trace: {exc}", file=sys.stderr)
+        return 2
+    _out(views.trace_text(trace_id))
     return 0
 
 

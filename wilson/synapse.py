@@ -217,7 +217,7 @@ class OfflineTransport:
             return self.provider.complete(payload, role=endpoint.role)
         except Exception as exc:  # a bug in a rule must read as a failed model, not a crashed actor
             logger.exception("offline provider failed for {}", endpoint.role)
-            raise Rejected(f"offline provider failed: {exc}") from None
+            raise Rejected(redact(f"offline provider failed: {exc}")) from None
 
     def close(self) -> None:
         pass
