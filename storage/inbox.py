@@ -19,6 +19,7 @@ from storage.db import claim_transaction, database, skip_locked
 from storage.models import Inbox
 from wilson import liveness
 from wilson.clock import wall_now
+from wilson.redact import redact
 
 MAX_ATTEMPTS = 3
 LEASE_SECONDS = 120.0
@@ -102,7 +103,7 @@ def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = Non
         if owner is not None and (row.owner != owner or row.status != "claimed"):
             return "lost"
         status = "failed" if row.attempts + 1 >= MAX_ATTEMPTS else "pending"
-        Inbox.update(status=status, error=error[:2000], attempts=Inbox.attempts + 1, lease_until=None,
+        Inbox.update(status=status, error=redact(error)[:2000], attempts=Inbox.attempts + 1, lease_until=None,
                      done_at=at if status == "failed" else None).where(Inbox.id == row_id).execute()
     return status
 
@@ -150,7 +151,7 @@ def pending_count() -> int:
 
 def defer(row_id: int, error: str, owner: str | None = None) -> None:
     """Park a background row whose model call failed; the next daily sync retries it."""
-    Inbox.update(status="deferred", error=error[:2000], lease_until=None).where(owned(row_id, owner)).execute()
+    Inbox.update(status="deferred", error=redact(error)[:2000], lease_until=None).where(owned(row_id, owner)).execute()
 
 
 def retry_deferred() -> int:

@@ -28,6 +28,7 @@ from loguru import logger
 from wilson import clock as clockmod
 from wilson import liveness
 from wilson.messages import Ping
+from wilson.redact import redact
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,7 @@ class Supervisor:
         health = self.health[name]
         now = clockmod.monotonic()
         health.recent_crashes.append(now)
-        health.last_error = f"{type(error).__name__}: {error}"
+        health.last_error = redact(f"{type(error).__name__}: {error}")  # `wilson status` may show it
         recent = [t for t in health.recent_crashes if now - t <= self.restart_window]
         if len(recent) > self.max_restarts:
             health.state = "gave-up"
