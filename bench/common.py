@@ -177,8 +177,8 @@ def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | N
 
             original = appmod.build_specs
 
-            def rewritten(config, printer=None):
-                specs = original(config, printer)
+            def rewritten(config, printer=None, role="all"):
+                specs = original(config, printer, role)
                 out = []
                 for spec in specs:
                     if spec.name in (replace or {}):
