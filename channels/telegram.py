@@ -451,7 +451,12 @@ class TelegramChannel(Channel):
         """Read and handle one raw getUpdates entry; returns the offset to ask for next."""
         parsed = parse_update(raw)
         if parsed.update is None:
-            return self._skip(parsed.update_id, f"could not be read: {parsed.error}", offset, raw)
+            offset = self._skip(parsed.update_id, f"could not be read: {parsed.error}", offset, raw)
+            query = raw.get("callback_query") if isinstance(raw, dict) else None
+            query_id = query.get("id") if isinstance(query, dict) else None
+            if isinstance(query_id, str) and 0 < len(query_id) <= 64:  # an unreadable press is still answered
+                self.spawn(self._answer(query_id, "Sorry, that did not work, and nothing changed."))
+            return offset
         return self._receive(parsed.update, offset, raw)
 
     def _skip(self, update_id: int | None, why: str, offset: int | None, raw=None) -> int | None:

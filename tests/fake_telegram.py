@@ -469,7 +469,8 @@ class FakeTelegram(LoopbackServer):
     def api_answerCallbackQuery(self, params):
         query_id = str(params.get("callback_query_id"))
         with self._lock:
-            known = any(u.get("callback_query", {}).get("id") == query_id for u in self._all_updates.values())
+            known = any(isinstance(u.get("callback_query"), dict) and u["callback_query"].get("id") == query_id
+                        for u in self._all_updates.values())
             if not known or query_id in self.callback_answers:
                 raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
             self.callback_answers[query_id] = {"text": params.get("text"), "at": time.monotonic()}

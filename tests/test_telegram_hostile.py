@@ -70,6 +70,9 @@ def test_odd_updates_between_two_good_messages_are_traced_and_skipped(wilson, fa
     assert Cursor.get(Cursor.name == "telegram:offset").value == last["update_id"] + 1
     assert [m["text"] for m in fake.sent_to(OWNER)] == ["echo: before the odd ones", "echo: after the odd ones"]
     assert Inbox.select().count() == 2  # nothing odd reached the inbox
+    press = queued["a press from nobody"]["callback_query"]["id"]  # unreadable, and still answered
+    fake.wait_for(lambda: press in fake.callback_answers, 5, "the unreadable press answered")
+    assert fake.callback_answers[press]["text"] == "Sorry, that did not work, and nothing changed."
     assert app.supervisor.health["telegram"].restarts == 0
 
 
