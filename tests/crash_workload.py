@@ -9,9 +9,12 @@ harness kills the child at named hand-off moments (`WILSON_FAULT_POINTS`: every
 starts it again. At the end it lets the child finish its work, stops it cleanly and
 checks what the user saw (the fake Bot API's record) and what the database holds.
 
-Everything random comes from one seeded `random.Random`, so a seed replays the same
-workload and the same kill schedule; only the instants of the random kills depend on
-how fast the machine runs the child.
+Every choice (what the user does next, which point is armed and at which hit, how long
+a random kill waits) comes from one seeded `random.Random` (WILSON_CHAOS_SEED). A seed
+replays the same sequence of choices; what they meet depends on how fast the machine
+runs the child (which proposals are on screen when a press is chosen, what the child
+is doing when a random kill comes), so a failure is reproduced by the seed and the
+printed kill points, not instant for instant.
 """
 
 from __future__ import annotations
@@ -86,11 +89,12 @@ class RecordingTelegram(FakeTelegram):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.shown: list[dict] = []
+        self.life = 0  # which start of the child is sending (the harness sets it)
 
     def api_sendMessage(self, params):
         message = super().api_sendMessage(params)
         with self._lock:
-            self.shown.append(copy.deepcopy(message))
+            self.shown.append(dict(copy.deepcopy(message), _life=self.life))
         return message
 
     def shown_copy(self) -> list[dict]:
@@ -139,6 +143,7 @@ class Figures:
     seconds: float = 0.0
     losses: list = field(default_factory=list)
     duplicates: list = field(default_factory=list)
+    resent_in_window: list = field(default_factory=list)
     integrity: str = ""
 
     def text(self) -> str:
@@ -153,17 +158,20 @@ class Figures:
             f"{self.sent} messages sent by Wilson",
             f"  losses: {len(self.losses)}, duplicates: {len(self.duplicates)}, integrity_check: {self.integrity}, "
             f"settled before the deadline: {'yes' if self.settled else 'NO'}",
+            f"  re-sent after a kill inside the send window (sendMessage has no idempotency key): "
+            f"{len(self.resent_in_window)}",
         ]
         lines += [f"  LOST: {what}" for what in self.losses]
         lines += [f"  DUPLICATE: {what}" for what in self.duplicates]
         lines += [f"  EXITED BY ITSELF: {what}" for what in self.exits_on_their_own]
+        lines += [f"  re-sent in the window: {what}" for what in self.resent_in_window]
         return "\n".join(lines)
 
 
 # The harness -------------------------------------------------------------------------------
 class CrashHarness:
     start_timeout = 30.0  # for the child to poll Telegram after it was started
-    point_timeout = 6.0  # for an armed kill point to be reached before the harness kills anyway
+    point_timeout = 3.0  # for an armed kill point to be reached before the harness kills anyway
     settle_timeout = 60.0  # for the last child to finish everything it was given
 
     def __init__(self, home: Path, fake: RecordingTelegram, model: ScriptedServer, *, seed: int, kills: int):
@@ -182,6 +190,7 @@ class CrashHarness:
         self.pressed: set[int] = set()
         self.serial = 0
         self.heard = False
+        self.killed: set[int] = set()  # the starts that ended by SIGKILL
         self.calendar = home / "calendar.ics"
 
     # The child -----------------------------------------------------------------------------
@@ -211,6 +220,7 @@ class CrashHarness:
     def start(self, faults: str | None = None) -> int:
         """Start the child; returns the getUpdates count before it, to tell when it listens."""
         self.starts += 1
+        self.fake.life = self.starts
         polls = self.fake.polls()
         log = open(self.home / f"child-{self.starts:03d}.log", "wb")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run"],
@@ -240,6 +250,7 @@ class CrashHarness:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
             f.kills += 1
+            self.killed.add(self.starts)
             if mode == "start" and not self.heard:
                 f.kills_during_start += 1
             else:
@@ -247,6 +258,7 @@ class CrashHarness:
                 f.points_not_reached += mode == "point"
         elif self.proc.returncode == -signal.SIGKILL and mode == "point":
             f.kills += 1
+            self.killed.add(self.starts)
             f.kills_at_points[point] = f.kills_at_points.get(point, 0) + 1
         else:  # not by our hand: a crash, or a clean exit nobody asked for
             f.exits_on_their_own.append(f"start {self.starts} exited with {self.proc.returncode} ({mode} life; "
@@ -430,10 +442,36 @@ class CrashHarness:
                 and not decided & still_open)
 
     # The invariants ------------------------------------------------------------------------
+    @staticmethod
+    def looks(m: dict) -> tuple:
+        """What the user sees of a message: where, what it says, what it answers."""
+        return (m["chat"]["id"], m.get("message_thread_id"), m["text"],
+                (m.get("reply_to_message") or {}).get("message_id"))
+
+    def window_resends(self, shown: list[dict]) -> tuple[list[dict], list[dict]]:
+        """Split off the re-sends the design allows: sendMessage has no idempotency key, so a kill
+        after Telegram accepted a message and before its row was marked delivered sends it again
+        after the restart (channels/telegram.py, "The duplicate window"). Such a re-send repeats
+        the last message a killed life sent, in a later life; any other repeat stays in the list."""
+        last_of_life = {m["_life"]: m["message_id"] for m in shown}
+        latest: dict[tuple, dict] = {}
+        kept, resent = [], []
+        for m in shown:
+            earlier = latest.get(self.looks(m))
+            latest[self.looks(m)] = m
+            if (earlier is not None and earlier["_life"] < m["_life"] and earlier["_life"] in self.killed
+                    and last_of_life[earlier["_life"]] == earlier["message_id"]):
+                resent.append(m)  # and it may be the last send of a killed life in turn
+            else:
+                kept.append(m)
+        return kept, resent
+
     def check(self) -> None:
         f = self.figures
-        shown = self.fake.shown_copy()
-        f.sent = len(shown)
+        everything = self.fake.shown_copy()
+        f.sent = len(everything)
+        shown, resent = self.window_resends(everything)
+        f.resent_in_window = [f"{m['text'][:80]!r} (start {m['_life']})" for m in resent]
         f.integrity = ", ".join(r[0] for r in self.query("PRAGMA integrity_check"))
         approvals = {row[0]: {"status": row[1], "supersedes": row[2]}
                      for row in self.query("SELECT id, status, supersedes FROM approval")}
@@ -443,30 +481,10 @@ class CrashHarness:
             items.setdefault(approval_id, []).append((description, status))
         f.proposals = len(approvals)
 
-        # Every message of the user's (and every command) answered exactly once.
-        by_reply: dict[int, list] = {}
-        for m in shown:
-            if m.get("reply_to_message"):
-                by_reply.setdefault(m["reply_to_message"]["message_id"], []).append(m)
-        outbox_ids = dict(self.query("SELECT idempotency_key, result FROM outbox WHERE channel = 'telegram'"))
-        for said in self.said + self.commands:
-            answers = {m["message_id"] for m in by_reply.get(said.message_id, [])}
-            inbox = self.query("SELECT id FROM inbox WHERE dedup_key = ?", f"telegram:{said.update_id}")
-            if inbox:  # an apology for a message Wilson gave up on does not quote it; its row names it
-                result = json.loads(outbox_ids.get(f"reply:{inbox[0][0]}") or "null") or {}
-                answers |= {i for i in result.get("message_ids", []) if any(m["message_id"] == i for m in shown)}
-            if not answers:
-                f.losses.append(f"message {said.text!r} (update {said.update_id}) never answered")
-            elif len(answers) > 1:
-                texts = [m["text"] for m in shown if m["message_id"] in answers]
-                f.duplicates.append(f"message {said.text!r} answered {len(answers)} times: {texts}")
-
         # No user-visible message delivered twice.
         seen: dict[tuple, int] = {}
         for m in shown:
-            key = (m["chat"]["id"], m.get("message_thread_id"), m["text"],
-                   (m.get("reply_to_message") or {}).get("message_id"))
-            seen[key] = seen.get(key, 0) + 1
+            seen[self.looks(m)] = seen.get(self.looks(m), 0) + 1
         for (chat, thread, text, reply_to), count in seen.items():
             allowed = 1
             if reply_to is None and not TAG.search(text) and not text.startswith("Proposal "):
@@ -476,13 +494,32 @@ class CrashHarness:
             if count > allowed:
                 f.duplicates.append(f"delivered {count} times: {text[:120]!r}")
 
+        # Every message of the user's (and every command) answered exactly once: one answer, however
+        # often it was delivered (a repeat of the same answer is counted above).
+        by_reply: dict[int, list] = {}
+        for m in shown:
+            if m.get("reply_to_message"):
+                by_reply.setdefault(m["reply_to_message"]["message_id"], []).append(m)
+        results = dict(self.query("SELECT idempotency_key, result FROM outbox WHERE channel = 'telegram'"))
+        for said in self.said + self.commands:
+            answers = list(by_reply.get(said.message_id, []))
+            inbox = self.query("SELECT id FROM inbox WHERE dedup_key = ?", f"telegram:{said.update_id}")
+            if inbox:  # an apology for a message Wilson gave up on does not quote it; its row names it
+                ids = (json.loads(results.get(f"reply:{inbox[0][0]}") or "null") or {}).get("message_ids", [])
+                answers += [m for m in shown if m["message_id"] in ids and m not in answers]
+            texts = sorted({m["text"] for m in answers})
+            if not texts:
+                f.losses.append(f"message {said.text!r} (update {said.update_id}) never answered")
+            elif len(texts) > 1:
+                f.duplicates.append(f"message {said.text!r} answered {len(texts)} ways: {texts}")
+
         # No proposal shown twice, none left unshown, none made twice for one request.
         for approval_id, approval in approvals.items():
-            times = sum(1 for m in shown if m["text"].startswith(f"Proposal {approval_id}:"))
-            if times == 0 and approval["status"] != "expired":
+            texts = {m["text"] for m in shown if m["text"].startswith(f"Proposal {approval_id}:")}
+            if not texts and approval["status"] != "expired":
                 f.losses.append(f"proposal {approval_id} ({approval['status']}) never shown")
-            elif times > 1:
-                f.duplicates.append(f"proposal {approval_id} shown {times} times")
+            elif len(texts) > 1:  # the same text twice is a repeated delivery, counted above
+                f.duplicates.append(f"proposal {approval_id} shown {len(texts)} ways: {sorted(texts)}")
         about: dict[str, list] = {}
         for approval_id, rows in items.items():
             for description, _ in rows:
@@ -510,24 +547,23 @@ class CrashHarness:
                 replaced = [i for i, a in approvals.items() if a["supersedes"] == approval_id]
                 if not replaced:
                     f.losses.append(f"modify {tag} of proposal {approval_id} lost (status {approval['status']})")
-                said = [m for m in shown if m["text"] == f"Changed as asked {tag}"]
-                if not said and replaced:
+                if replaced and not any(m["text"] == f"Changed as asked {tag}" for m in shown):
                     f.losses.append(f"modify {tag} of proposal {approval_id}: no answer")
-                elif len(said) > 1:
-                    f.duplicates.append(f"modify {tag} answered {len(said)} times")
                 continue
             wanted = {"approve": "approved", "reject": "rejected"}[action]
             if approval["status"] != wanted:
                 f.losses.append(f"{action} of proposal {approval_id} lost (status {approval['status']})")
             descriptions = [d for d, _ in items.get(approval_id, [])]
-            answers = [m for m in shown if m["text"].startswith(GATE_ANSWERS) and (
-                re.search(rf"\bproposal {approval_id}\b", m["text"]) or any(d in m["text"] for d in descriptions))]
+            # distinct texts: a press gets one answer, a double tap a second, different one ("Already
+            # done"); the same text twice is a repeated delivery, counted above
+            answers = sorted({m["text"] for m in shown if m["text"].startswith(GATE_ANSWERS) and (
+                re.search(rf"\bproposal {approval_id}\b", m["text"]) or any(d in m["text"] for d in descriptions))})
             if len(answers) < len(presses):
                 f.losses.append(f"{action} of proposal {approval_id}: {len(presses)} press(es), "
                                 f"{len(answers)} answer(s)")
             elif len(answers) > len(presses):
                 f.duplicates.append(f"{action} of proposal {approval_id}: {len(presses)} press(es), "
-                                    f"{len(answers)} answers: {[m['text'][:60] for m in answers]}")
+                                    f"{len(answers)} answers: {[text[:60] for text in answers]}")
 
         # Calendar edits reach the user as proposals.
         for title, event in self.events.items():

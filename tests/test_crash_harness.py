@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from tests.crash_workload import fault_points, model_reply, run_harness
+from tests.crash_workload import CrashHarness, fault_points, model_reply, run_harness
 from tests.brain import call
 
 SEED = int(os.environ.get("WILSON_CHAOS_SEED") or 12)
@@ -71,3 +71,23 @@ def test_the_scripted_user_gets_tagged_answers():
     event = {"kind": "event", "origin": "background", "text": "x",
              "payload": {"buffers": [{"change": "new", "title": "Event [e5]"}]}}
     assert model_reply(body(event)) == {"tool_calls": [call("create_task", title="Prepare Event [e5]")]}
+
+
+def test_only_the_last_send_of_a_killed_life_may_come_again():
+    harness = CrashHarness.__new__(CrashHarness)
+    harness.killed = {1, 3, 5, 6}
+
+    def sent(message_id, life, text, reply_to=None):
+        m = {"message_id": message_id, "_life": life, "chat": {"id": 7}, "text": text}
+        return m | ({"reply_to_message": {"message_id": reply_to}} if reply_to else {})
+
+    shown = [sent(1, 1, "a"), sent(2, 1, "b", reply_to=5),  # life 1 killed right after sending b
+             sent(3, 2, "b", reply_to=5),  # b again after the restart: the send window
+             sent(4, 2, "a"),  # a again: it was not in flight when life 1 died
+             sent(5, 2, "c"), sent(6, 2, "c"),  # twice in one life
+             sent(7, 3, "d"), sent(8, 4, "d"),  # life 3 killed after d: d again once...
+             sent(9, 4, "d"),  # ...but not twice
+             sent(10, 5, "e"), sent(11, 6, "e"), sent(12, 7, "e")]  # killed in the window twice running
+    kept, resent = harness.window_resends(shown)
+    assert [m["message_id"] for m in resent] == [3, 8, 11, 12]
+    assert [m["message_id"] for m in kept] == [1, 2, 4, 5, 6, 7, 9, 10]
