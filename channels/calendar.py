@@ -36,20 +36,49 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 import recurring_ical_events
+from dateutil import rrule as dateutil_rrule
+from icalendar.parser.content_line import Contentline
+from icalendar.parser.ical.calendar import CalendarIcalParser
 from loguru import logger
 
 from actors import thalamus
 from channels.base import Channel
+from storage import trace
 from storage.db import database
 from storage.models import Cursor
+from wilson import clock as clockmod
+from wilson import faults
 from wilson.messages import StimulusCommitted
 
 UTC = timezone.utc
 CANCELLED = "CANCELLED"
-DESCRIPTION_CHARS = 200
+DESCRIPTION_CHARS = 200  # notes shown in a sentence
 MAX_ATTENDEES_SHOWN = 8
-# A pathological rule (FREQ=MINUTELY for a year) must not stall a sync.
+CUT = "…[cut]"  # marks every field that was cut short
+# Hostile or broken calendars must not stall a sync, eat memory or flood the models: every read is
+# bounded before it runs. Occurrences per series and per document:
 MAX_OCCURRENCES = 5000
+MAX_SERIES_OCCURRENCES = 1000  # a daily event for a year is 365
+MAX_RULE_WORK = 200_000  # steps a rule may take from DTSTART to the horizon (every minute for a year is 525 600)
+PARSE_BUDGET_S = 15.0  # seconds one document may take; checked between small steps
+MAX_DOCUMENT_BYTES = 32 * 2**20
+MAX_NESTING = 10  # VCALENDAR > VEVENT > VALARM is 3
+MAX_REPEATS = 1000  # lines of one property in one component
+TEXT_LINE_CHARS = 8192  # a text property line is cut here before it is parsed
+MAX_LINE_CHARS = 65536  # any other line longer than this is left out
+TITLE_CHARS = 200
+LOCATION_CHARS = 200
+NOTES_CHARS = 2000
+ATTENDEES_KEPT = 50
+ATTENDEE_CHARS = 100
+UID_CHARS = 255
+TEXT_PROPS = frozenset({"SUMMARY", "LOCATION", "DESCRIPTION", "COMMENT", "CONTACT", "X-ALT-DESC", "CATEGORIES",
+                        "RESOURCES"})
+RECURRENCE_PROPS = frozenset({"RRULE", "RDATE", "EXDATE", "EXRULE"})
+TIME_PROPS = frozenset({"DTSTART", "DTEND", "DURATION", "RECURRENCE-ID", "UID"})
+# Set by the parser, never read from the data (lines named X-WILSON-* are dropped).
+MORE_ATTENDEES = "X-WILSON-MORE-ATTENDEES"
+REJECTED = "X-WILSON-REJECTED"
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
@@ -58,6 +87,10 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 class CalendarError(Exception):
     """A calendar that cannot be read; the message is one line naming the file and the problem."""
+
+
+class OverBudget(CalendarError):
+    """Reading a document took longer than its time budget."""
 
 
 class SourceError(Exception):
@@ -85,6 +118,7 @@ class Event:
     attendees: tuple[str, ...]
     status: str | None
     doc: str = field(default="", compare=False)  # the document (file, CalDAV object) it came from
+    more_attendees: int = 0  # attendees beyond those kept in `attendees`
 
     @property
     def key(self) -> str:
@@ -101,6 +135,35 @@ class _TolerantQuery(recurring_ical_events.CalendarQuery):
                          KeyError, ValueError, TypeError, AttributeError, OverflowError]
 
 
+_SERIES_ERRORS = tuple(_TolerantQuery.suppressed_errors)
+
+
+@dataclass
+class ParseReport:
+    """What reading one document cost and what it left out, filled in by `parse_calendar`."""
+
+    notes: list[str] = field(default_factory=list)  # one line per series rejected or cut short
+    skipped_uids: set[str] = field(default_factory=set)  # series left out: unreadable, not deleted
+    occurrences: int = 0  # occurrences the expansion produced, before the window filter: the work done
+    cut_at: datetime | None = None  # set when cut short: nothing starting after it was looked at
+    series_cut: dict[str, datetime] = field(default_factory=dict)  # uid -> the same, for one series
+
+    def cut(self, moment: datetime) -> None:
+        self.cut_at = moment if self.cut_at is None else min(self.cut_at, moment)
+
+
+class _Budget:
+    """A per-document time budget, checked between small steps so that the actor's own thread stops."""
+
+    def __init__(self, name: str, seconds: float):
+        self.name, self.seconds = name, seconds
+        self.deadline = clockmod.monotonic() + seconds
+
+    def check(self) -> None:
+        if clockmod.monotonic() > self.deadline:
+            raise OverBudget(f"{self.name}: reading took longer than {self.seconds:g} s; left as it was")
+
+
 def _decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -111,9 +174,97 @@ def _decode(data: bytes) -> str:
         return data.decode("cp1252", errors="replace")
 
 
-def _calendars(text: str, name: str) -> list[icalendar.Calendar]:
+def _capped(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit].rstrip() + CUT
+
+
+class _GuardedParser(CalendarIcalParser):
+    """icalendar's own parser, with the budget checked as it goes and hostile shapes refused or cut.
+
+    Nesting deeper than any real calendar is refused; a property repeated past reason
+    (50 000 attendees) is counted instead of parsed, since icalendar's cost grows with the
+    square of the repeats; an overlong text line is cut and marked.
+    """
+
+    def __init__(self, text: str, budget: _Budget):
+        super().__init__(text, icalendar.Calendar._get_component_factory(), icalendar.Calendar.types_factory)
+        self._budget = budget
+
+    def initialize_parsing(self):
+        super().initialize_parsing()
+        self._repeats: dict[tuple[int, str], int] = {}
+        self._extra_attendees: dict[int, int] = {}
+
+    def handle_begin_component(self, vals: str) -> None:
+        if len(self._stack) >= MAX_NESTING:
+            raise ValueError(f"components nested more than {MAX_NESTING} deep")
+        super().handle_begin_component(vals)
+
+    def handle_end_component(self, vals: str) -> None:
+        component = self.component
+        extra = self._extra_attendees.pop(id(component), 0) if component is not None else 0
+        if extra:
+            component.add(MORE_ATTENDEES, extra)
+        super().handle_end_component(vals)
+
+    def _admit(self, line) -> object | None:
+        """The line to parse (cut when overlong), or None to leave it out."""
+        name = re.split(r"[;:]", line[:80], maxsplit=1)[0].upper()
+        if name.startswith("X-WILSON-"):
+            return None  # our own bookkeeping properties are never taken from the data
+        component = self.component
+        if component is not None and name not in ("BEGIN", "END"):
+            key = (id(component), name)
+            seen = self._repeats[key] = self._repeats.get(key, 0) + 1
+            if name == "ATTENDEE" and seen > ATTENDEES_KEPT:
+                self._extra_attendees[id(component)] = self._extra_attendees.get(id(component), 0) + 1
+                return None
+            if seen > MAX_REPEATS:
+                if name in RECURRENCE_PROPS:
+                    component.add(REJECTED, f"more than {MAX_REPEATS} {name} lines")
+                return None
+        if len(line) <= TEXT_LINE_CHARS:
+            return line
+        if name in TEXT_PROPS:
+            return Contentline(line[:TEXT_LINE_CHARS].rstrip("\\") + CUT)
+        if len(line) <= MAX_LINE_CHARS:
+            return line
+        if component is not None and name in RECURRENCE_PROPS | TIME_PROPS:
+            component.add(REJECTED, f"a {name} line of {len(line)} characters")
+        return None
+
+    def parse_content_lines(self) -> None:
+        for index, line in enumerate(self._content_lines_iterator):
+            if index % 256 == 0:
+                self._budget.check()
+            if not line:
+                continue
+            line = self._admit(line)
+            if line is None:
+                continue
+            try:
+                name, params, vals = line.parts()
+            except ValueError as e:
+                self.handle_line_parse_error(e)
+                continue
+            uname = name.upper()
+            if uname == "BEGIN":
+                self.handle_begin_component(vals)
+            elif uname == "END":
+                self.handle_end_component(vals)
+            else:
+                self.handle_property(uname, params, vals, line)
+
+
+def _calendars(text: str, name: str, budget: _Budget) -> list[icalendar.Calendar]:
     try:
-        components = icalendar.Calendar.from_ical(text, multiple=True)
+        components = _GuardedParser(text, budget).parse()
+    except CalendarError:
+        raise
+    except RecursionError:
+        raise CalendarError(f"{name}: not a valid iCalendar file: components nested too deeply") from None
     except Exception as exc:  # icalendar raises ValueError, but fuzzed input finds others
         raise CalendarError(f"{name}: not a valid iCalendar file: {one_line(exc)}") from None
     calendars = [c for c in components if isinstance(c, icalendar.Calendar)]
@@ -153,21 +304,28 @@ def _text(component, prop: str) -> str | None:
     return text or None
 
 
-def _attendees(component) -> tuple[str, ...]:
+def _attendees(component) -> tuple[tuple[str, ...], int]:
+    """The first attendees by name, and how many more there are."""
     raw = component.get("ATTENDEE")
+    try:
+        more = max(int(str(component.get(MORE_ATTENDEES, 0))), 0)
+    except ValueError:
+        more = 0
     if raw is None:
-        return ()
+        return (), more
     if not isinstance(raw, list):
         raw = [raw]
-    found = []
-    for attendee in raw:
+    more += max(len(raw) - ATTENDEES_KEPT, 0)
+    found: list[str] = []
+    for attendee in raw[:ATTENDEES_KEPT]:
         params = getattr(attendee, "params", {}) or {}
         label = str(params.get("CN") or "").strip().strip('"')
         if not label:
             label = re.sub(r"^mailto:", "", str(attendee), flags=re.IGNORECASE).strip()
+        label = _capped(" ".join(label.split()), ATTENDEE_CHARS)
         if label and label not in found:
             found.append(label)
-    return tuple(found)
+    return tuple(found), more
 
 
 def _sequence(component) -> int:
@@ -177,11 +335,22 @@ def _sequence(component) -> int:
         return 0
 
 
+def _raw_uid(component) -> str:
+    return str(component.get("UID") or "").strip()
+
+
+def _uid_of(raw: str) -> str:
+    # The UID becomes a snapshot key and part of every dedup key: a huge one is replaced by its hash.
+    if len(raw) <= UID_CHARS:
+        return raw
+    return "uid-" + hashlib.sha1(raw.encode("utf-8", "replace")).hexdigest()
+
+
 def _recurring_uids(calendar) -> set[str]:
     uids = set()
     for component in calendar.walk("VEVENT"):
         if any(p in component for p in ("RRULE", "RDATE", "RECURRENCE-ID")):
-            uids.add(str(component.get("UID", "")))
+            uids.add(_raw_uid(component))
     return uids
 
 
@@ -209,9 +378,10 @@ def _event_from(component, *, recurring: set[str], cancelled_by_method: bool, tz
         end, _ = _instant(component["DTEND"].dt, tz)
     if end is not None and end <= start:
         end = None
-    uid = str(component.get("UID") or "").strip() or _synthetic_uid(component)
+    raw_uid = _raw_uid(component)
+    uid = _uid_of(raw_uid) if raw_uid else _synthetic_uid(component)
     recurrence_id = None
-    if uid in recurring:
+    if (raw_uid or uid) in recurring:
         # Occurrences of a series are told apart by their original start (RECURRENCE-ID).
         rid = component.get("RECURRENCE-ID")
         rid_value = rid.dt if rid is not None else component["DTSTART"].dt
@@ -220,55 +390,249 @@ def _event_from(component, *, recurring: set[str], cancelled_by_method: bool, tz
         else:
             recurrence_id = rid_value.isoformat()
     status = _text(component, "STATUS")
-    status = status.upper() if status else None
+    status = status.upper()[:20] if status else None
     if cancelled_by_method:
         status = CANCELLED
-    title = " ".join((_text(component, "SUMMARY") or "(untitled)").split())
+    title = _capped(" ".join((_text(component, "SUMMARY") or "(untitled)").split()), TITLE_CHARS)
+    attendees, more_attendees = _attendees(component)
     return Event(uid=uid, recurrence_id=recurrence_id, sequence=_sequence(component), title=title,
-                 start=start, end=end, all_day=all_day, location=_text(component, "LOCATION"),
-                 description=_text(component, "DESCRIPTION"), attendees=_attendees(component),
-                 status=status, doc=doc)
+                 start=start, end=end, all_day=all_day, location=_capped(_text(component, "LOCATION"), LOCATION_CHARS),
+                 description=_capped(_text(component, "DESCRIPTION"), NOTES_CHARS), attendees=attendees,
+                 status=status, doc=doc, more_attendees=more_attendees)
+
+
+# Bounding the expansion ----------------------------------------------------
+
+# The shortest length of one step of each frequency, so that steps counted from it are an upper bound.
+STEP_SECONDS = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600, "DAILY": 86400, "WEEKLY": 7 * 86400,
+                "MONTHLY": 28 * 86400, "YEARLY": 365 * 86400}
+_BY_PARTS = ("BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH")
+
+
+def _naive_utc(value) -> datetime:
+    """A date or date-time as naive UTC, for estimates only (floating times are taken as UTC)."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+    return datetime.combine(value, time(0))
+
+
+def _rule_work(rule, start: datetime, until: datetime) -> int:
+    """An upper bound of the candidates a rule iterator looks at between `start` and `until`."""
+    freq = str((rule.get("FREQ") or [""])[0]).upper()
+    if freq not in STEP_SECONDS:
+        return 0  # not a rule the expansion can read (an empty RRULE is common): it is judged there
+    interval = (rule.get("INTERVAL") or [1])[0]
+    if not isinstance(interval, int) or interval < 1:
+        raise ValueError(f"INTERVAL={interval} never moves on")
+    span = max((until - start).total_seconds(), 0)
+    steps = int(span // (STEP_SECONDS[freq] * interval)) + 1
+    by = [part for part in _BY_PARTS if rule.get(part)]
+    count = (rule.get("COUNT") or [None])[0]
+    if isinstance(count, int) and count > 0 and not by:
+        steps = min(steps, count)  # every step is an occurrence, so COUNT stops it
+    per_step = 1
+    for part in by:
+        per_step *= max(len(rule[part]), 1)
+    if "BYDAY" in by and freq in ("MONTHLY", "YEARLY"):
+        per_step *= 53 if freq == "YEARLY" and "BYMONTH" not in by and "BYWEEKNO" not in by else 5
+    return steps * per_step
+
+
+class _RuleExhausted(Exception):
+    """A rule iterator went past the year it was given: the horizon is behind it."""
+
+
+class _BoundedIterInfo(dateutil_rrule._iterinfo):
+    # dateutil checks UNTIL only when a date matches, so a rule that never matches
+    # (30 February) searches until the year 9999. Its iterator rebuilds this record at every
+    # new month; a rule that carries a stop year ends there. Rules without one are unchanged.
+    # (No __slots__ of its own: the base initialises the slots it finds in self.__slots__.)
+
+    def rebuild(self, year, month):
+        stop = getattr(self.rrule, "_wilson_stop_year", None)
+        if stop is not None and year > stop:
+            raise _RuleExhausted(year)
+        super().rebuild(year, month)
+
+
+dateutil_rrule._iterinfo = _BoundedIterInfo
+
+
+class _StoppingRule:
+    """A rule whose `between` iterates lazily, checks the budget, and ends at the stop year."""
+
+    def __init__(self, rule, stop_year: int, budget: _Budget):
+        self.rule = rule
+        self.until = getattr(rule, "until", None)
+        self.budget = budget
+        rule._wilson_stop_year = stop_year
+
+    def between(self, after, before, inc=False):
+        # The uncached iterator: dateutil's cache fills ten at a time under a lock that an
+        # exception inside the rule would leave held.
+        try:
+            for index, moment in enumerate(self.rule._iter()):
+                if index % 1024 == 1023:
+                    self.budget.check()
+                if moment > before or (not inc and moment == before):
+                    return
+                if moment > after or (inc and moment == after):
+                    yield moment
+        except _RuleExhausted:
+            return
+
+
+def _bound_series(series, stop_year: int, budget: _Budget) -> None:
+    recurrence = series.recurrence
+    if getattr(recurrence, "has_core", False):
+        recurrence.rrules = [_StoppingRule(rule, stop_year, budget) if isinstance(rule, dateutil_rrule.rrule)
+                             else rule for rule in recurrence.rrules]
+
+
+def _guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, budget: _Budget) -> None:
+    """Leave out the series whose expansion would be absurd.
+
+    A rule is judged before it runs, by the steps it would take from DTSTART to the end of the
+    window: every second for a year, every minute since the year 1, INTERVAL=0. Series are left
+    out whole (with their moved occurrences), named in the report, so that their known events
+    are kept as they were rather than read as deleted.
+    """
+    cap = query_end.astimezone(UTC)
+    bad: dict[str, str] = {}
+    for index, component in enumerate(calendar.walk("VEVENT")):
+        if index % 256 == 0:
+            budget.check()
+        uid = _raw_uid(component)
+        problem = component.get(REJECTED)
+        if problem is None:
+            try:
+                problem = _rule_problem(component, cap)
+            except Exception:  # a broken property: the expansion skips the series as unreadable
+                problem = None
+        if problem is not None:
+            bad.setdefault(uid, one_line(problem[0] if isinstance(problem, list) else problem, 120))
+    if not bad:
+        return
+    for sub in [calendar, *calendar.walk()]:
+        sub.subcomponents = [c for c in sub.subcomponents if not (c.name == "VEVENT" and _raw_uid(c) in bad)]
+    for uid, problem in bad.items():
+        report.skipped_uids.add(_uid_of(uid))
+        report.notes.append(f"{name}: left out the event {one_line(uid, 60)!r}: {problem}")
+
+
+def _rule_problem(component, cap: datetime) -> str | None:
+    rules = component.get("RRULE")
+    rdates = component.get("RDATE")
+    if rdates is not None:
+        total = sum(len(getattr(r, "dts", []) or []) for r in (rdates if isinstance(rdates, list) else [rdates]))
+        if total > MAX_RULE_WORK:
+            return f"{total} RDATE values"
+    if rules is None or component.get("DTSTART") is None:
+        return None
+    dtstart = component["DTSTART"].dt
+    if not isinstance(dtstart, date):
+        return None  # the expansion skips it as unreadable
+    start = _naive_utc(dtstart)
+    for rule in rules if isinstance(rules, list) else [rules]:
+        try:
+            until = (rule.get("UNTIL") or [None])[0]
+            end = min(_naive_utc(until), cap.replace(tzinfo=None)) if until is not None else cap.replace(tzinfo=None)
+            work = _rule_work(rule, start, end)
+        except (ValueError, TypeError, OverflowError) as exc:
+            return f"RRULE {one_line(exc, 80)}"
+        if work > MAX_RULE_WORK:
+            freq = str((rule.get("FREQ") or [""])[0]).lower()
+            return f"a {freq} rule from {dtstart:%Y-%m-%d} needs {work:,} steps to reach the horizon"
+    return None
 
 
 def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end: datetime,
-                   tz: ZoneInfo | None = None) -> list[Event]:
+                   tz: ZoneInfo | None = None, report: ParseReport | None = None,
+                   budget: float = PARSE_BUDGET_S) -> list[Event]:
     """Events (occurrences of recurring ones expanded) overlapping [window_start, window_end).
 
     `tz` is the user's timezone, used for floating times and all-day dates (UTC when not given).
-    Raises CalendarError (one line, naming `name`) when the data is not a calendar.
+    Raises CalendarError (one line, naming `name`) when the data is not a calendar or reading it
+    takes longer than `budget` seconds. The work is bounded before it runs: absurd rules are
+    left out, each series and the whole document give at most MAX_OCCURRENCES occurrences
+    (`report.cut_at` says where it stopped), and every text field is capped with the cut marked.
     """
+    report = report if report is not None else ParseReport()
+    timer = _Budget(name, budget)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise CalendarError(f"{name}: {len(data) / 2**20:.0f} MB is too large for a calendar "
+                            f"(limit {MAX_DOCUMENT_BYTES // 2**20} MB)")
     tz = tz or ZoneInfo("UTC")
     window_start, window_end = window_start.astimezone(UTC), window_end.astimezone(UTC)
     text = _decode(data) if isinstance(data, bytes) else str(data)
     # Widen the query by a day: floating and all-day times are compared in an unknown zone; filter exactly below.
     query_start, query_end = window_start - timedelta(days=1), window_end + timedelta(days=1)
     found: dict[str, Event] = {}
-    for calendar in _calendars(text, name):
+
+    def keep(event: Event) -> None:
+        if report.cut_at is not None and event.start > report.cut_at:
+            return
+        known = found.get(event.key)
+        if known is None or event.sequence >= known.sequence:
+            found[event.key] = event
+        if len(found) > 2 * MAX_OCCURRENCES:
+            _prune(found, report, name)
+
+    for calendar in _calendars(text, name, timer):
+        timer.check()
         cancelled_by_method = str(calendar.get("METHOD", "")).strip().upper() == "CANCEL"
         calendar = _standardise_x_wr_timezone(calendar)
+        _guard_rules(calendar, name, query_end, report, timer)
         recurring = _recurring_uids(calendar)
         try:
             query = recurring_ical_events.of(calendar, skip_bad_series=True, calendar_query=_TolerantQuery)
-            occurrences = query.between(query_start, query_end)
         except Exception as exc:
             raise CalendarError(f"{name}: cannot expand events: {one_line(exc)}") from None
-        for component in occurrences:
+        for series in query.series:
+            timer.check()
+            _bound_series(series, query_end.year + 1, timer)
+            produced = 0
             try:
-                event = _event_from(component, recurring=recurring, cancelled_by_method=cancelled_by_method,
-                                    tz=tz, doc=name)
-            except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
-                logger.debug("{}: skipped an unreadable event: {}", name, one_line(exc))
-                continue
-            if event.start >= window_end or (event.end or event.start + timedelta(seconds=1)) <= window_start:
-                continue
-            known = found.get(event.key)
-            if known is None or event.sequence >= known.sequence:
-                found[event.key] = event
+                # Consumed lazily: a series stops at MAX_SERIES_OCCURRENCES, whatever its rule would still give.
+                for occurrence in series.between(query_start, query_end):
+                    report.occurrences += 1
+                    produced += 1
+                    if report.occurrences % 64 == 0:
+                        timer.check()
+                    try:
+                        event = _event_from(occurrence.as_component(False), recurring=recurring,
+                                            cancelled_by_method=cancelled_by_method, tz=tz, doc=name)
+                    except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
+                        logger.debug("{}: skipped an unreadable event: {}", name, one_line(exc))
+                        continue
+                    if event.start < window_end and (event.end or event.start + timedelta(seconds=1)) > window_start:
+                        keep(event)
+                    if produced >= MAX_SERIES_OCCURRENCES:
+                        report.series_cut[event.uid] = event.start
+                        report.notes.append(f"{name}: the event {one_line(event.title, 60)!r} repeats more than "
+                                            f"{MAX_SERIES_OCCURRENCES} times in the horizon; read until "
+                                            f"{event.start:%Y-%m-%d %H:%M} UTC")
+                        break
+            except _SERIES_ERRORS as exc:
+                logger.debug("{}: skipped an unreadable series: {}", name, one_line(exc))
+    if len(found) > MAX_OCCURRENCES:
+        _prune(found, report, name)
     events = sorted(found.values(), key=lambda e: (e.start, e.uid, e.recurrence_id or ""))
-    if len(events) > MAX_OCCURRENCES:
-        logger.warning("{}: {} occurrences in the horizon; keeping the first {}", name, len(events), MAX_OCCURRENCES)
-        events = events[:MAX_OCCURRENCES]
+    if report.cut_at is not None or report.series_cut:
+        events = [e for e in events if e.start <= min(report.cut_at or e.start, report.series_cut.get(e.uid, e.start))]
     return events
+
+
+def _prune(found: dict[str, Event], report: ParseReport, name: str) -> None:
+    """Keep the first MAX_OCCURRENCES by start; the horizon ends at the last one kept."""
+    ordered = sorted(found.values(), key=lambda e: (e.start, e.uid, e.recurrence_id or ""))
+    kept = ordered[:MAX_OCCURRENCES]
+    if len(ordered) > MAX_OCCURRENCES:
+        report.cut(kept[-1].start)
+        report.notes.append(f"{name}: more than {MAX_OCCURRENCES} occurrences in the horizon; "
+                            f"read until {kept[-1].start:%Y-%m-%d}")
+    found.clear()
+    found.update((e.key, e) for e in kept)
 
 
 # Change detection ---------------------------------------------------------
@@ -280,6 +644,10 @@ class Change:
     previous: dict | None = field(default=None, compare=False)  # the snapshot entry before
     what: tuple[str, ...] = ()  # for "changed": some of time, place, title
     occurrences: int = 1  # >1 when one change stands for many occurrences of a series
+    # How many changes the event had before this one (0 for its first appearance): an event
+    # cancelled and restored twice says the same things twice, and must be told both times.
+    version: int = field(default=0, compare=False)
+    keys: tuple[str, ...] = field(default=(), compare=False)  # the snapshot keys this change covers
 
 
 def snapshot_entry(event: Event) -> dict:
@@ -292,6 +660,49 @@ def snapshot_entry(event: Event) -> dict:
 
 def snapshot(events: list[Event]) -> dict:
     return {e.key: snapshot_entry(e) for e in events}
+
+
+def _version(entry: dict | None) -> int:
+    try:
+        return int((entry or {}).get("version") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _next_version(old: dict | None) -> int:
+    return _version(old) + 1 if old is not None else 0
+
+
+def _same_entry(old: dict, new: dict) -> bool:
+    return {k: v for k, v in old.items() if k != "version"} == {k: v for k, v in new.items() if k != "version"}
+
+
+def next_snapshot(previous: dict, events: list[Event], changes: list[Change], now: datetime) -> dict:
+    """The snapshot after this sync: each entry with its version, and tombstones for cancellations.
+
+    A version counts the entry's changes, so a later change never repeats an earlier dedup key.
+    An event that vanished from the calendar stays as a cancelled tombstone (with its version)
+    until it is over, so that if it comes back it is told as reinstated, under a new key.
+    """
+    entries = {}
+    for key, entry in snapshot(events).items():
+        old = previous.get(key)
+        if old is None:
+            entry["version"] = 0
+        elif _same_entry(old, entry):
+            entry["version"] = _version(old)
+        else:
+            entry["version"] = _version(old) + 1
+        entries[key] = entry
+    cancelled = {key for change in changes if change.kind == "cancelled" for key in change.keys}
+    for key, old in previous.items():
+        if key in entries or _over(event_from_entry(old), now):
+            continue
+        if key in cancelled and old.get("status") != CANCELLED:
+            entries[key] = {**old, "status": CANCELLED, "version": _version(old) + 1}
+        elif old.get("status") == CANCELLED:
+            entries[key] = old
+    return entries
 
 
 def _parse_iso(text: str | None) -> datetime | None:
@@ -349,13 +760,14 @@ def diff(previous: dict, events: list[Event], *, now: datetime | None = None,
             appeared.append(event)
         elif event.status == CANCELLED:
             if old.get("status") != CANCELLED:
-                changes.append(Change("cancelled", event, previous=old))
+                changes.append(Change("cancelled", event, previous=old, version=_next_version(old), keys=(key,)))
         elif old.get("status") == CANCELLED:
-            changes.append(Change("new", event, previous=old))  # reinstated
+            changes.append(Change("new", event, previous=old, version=_next_version(old), keys=(key,)))  # reinstated
         else:
             what = _what_changed(old, event)
             if what:
-                changes.append(Change("changed", event, previous=old, what=what))
+                changes.append(Change("changed", event, previous=old, what=what, version=_next_version(old),
+                                      keys=(key,)))
     vanished: list[dict] = []
     for key, old in previous.items():
         if key in current or old.get("status") == CANCELLED:
@@ -388,13 +800,15 @@ def _pair_shifted_series(appeared: list[Event], vanished: list[dict]) -> list[Ch
         for old, event in zip(olds[:paired], news[:paired]):
             what = _what_changed(old, event)
             if what:
-                changes.append(Change("changed", event, previous=old, what=what))
+                changes.append(Change("changed", event, previous=old, what=what, version=_next_version(old),
+                                      keys=(event.key,)))
         for old in olds[paired:]:
-            changes.append(Change("cancelled", event_from_entry(old), previous=old))
+            gone = event_from_entry(old)
+            changes.append(Change("cancelled", gone, previous=old, version=_next_version(old), keys=(gone.key,)))
         for event in news[paired:]:
-            changes.append(Change("new", event))
+            changes.append(Change("new", event, keys=(event.key,)))
     for events in by_uid_new.values():
-        changes.extend(Change("new", event) for event in events)
+        changes.extend(Change("new", event, keys=(event.key,)) for event in events)
     return changes
 
 
@@ -416,7 +830,8 @@ def _collapse_series(changes: list[Change]) -> list[Change]:
         first = members[0]
         if len(members) > 1:
             first = Change(first.kind, first.event, previous=first.previous, what=first.what,
-                           occurrences=len(members))
+                           occurrences=len(members), version=max(m.version for m in members),
+                           keys=tuple(k for m in members for k in m.keys))
         collapsed.append(first)
     collapsed.sort(key=lambda c: (c.event.start, c.event.uid))
     return collapsed
@@ -432,7 +847,8 @@ def fingerprint(change: Change) -> str:
 
 
 def dedup_key(change: Change) -> str:
-    return f"calendar:{change.event.uid}:{change.event.recurrence_id}:{change.kind}:{fingerprint(change)}"
+    event = change.event
+    return f"calendar:{event.uid}:{event.recurrence_id}:{change.kind}:v{change.version}:{fingerprint(change)}"
 
 
 def payload(change: Change) -> dict:
@@ -541,7 +957,7 @@ def describe(change: Change, tz: ZoneInfo, now: datetime) -> str:
         text += f" This applies to {change.occurrences} occurrences of a recurring event."
     if event.attendees:
         shown = list(event.attendees[:MAX_ATTENDEES_SHOWN])
-        more = len(event.attendees) - len(shown)
+        more = len(event.attendees) - len(shown) + event.more_attendees
         text += " With " + ", ".join(shown) + (f" and {more} more" if more > 0 else "") + "."
     if event.description and change.kind != "cancelled":
         text += f" Notes: {_trimmed(event.description)}"
@@ -873,43 +1289,90 @@ class CalendarChannel(Channel):
         cursor_name = f"calendar:{source.id}"
         cursor = Cursor.get_or_none(Cursor.name == cursor_name)
         state = dict(cursor.value or {}) if cursor is not None else {}
-        documents, fetch_state = source.fetch(dict(state.get("fetch") or {}))
-        if documents is None:
-            return 0
+        old_fetch = dict(state.get("fetch") or {})
+        documents, fetch_state = source.fetch(dict(old_fetch))
         now = self.now()
+        if documents is None:
+            if state.get("suspect"):
+                # Back to what it was before the suspect read: that read was a passing state, now forgotten.
+                state.pop("suspect")
+                Cursor.update(value=state, updated_at=now).where(Cursor.name == cursor_name).execute()
+            return 0
         tz = self.config.timezone
         window_end = now + self.horizon()
         previous = dict(state.get("events") or {})
         events: list[Event] = []
         failed: set[str] = set()
-        horizon_end = window_end
+        notes: list[str] = []
+        skipped: set[tuple[str, str]] = set()  # (doc, uid) of series left out
+        cuts: dict[tuple[str, str | None], datetime] = {}  # (doc, uid or None for all) -> read until
+        slow_before, slow = set(state.get("slow") or ()), set()
         for name, data in documents:
+            digest = hashlib.sha256(data).hexdigest()
+            if digest in slow_before:
+                # Ran out of time before, byte for byte the same: not worth another 15 s each sync.
+                failed.add(name)
+                slow.add(digest)
+                continue
+            report = ParseReport()
             try:
-                found = parse_calendar(data, name=name, window_start=now, window_end=window_end, tz=tz)
+                found = parse_calendar(data, name=name, window_start=now, window_end=window_end, tz=tz, report=report)
             except CalendarError as exc:
                 logger.warning("calendar source {}: {}", source.label, one_line(exc))
                 failed.add(name)
+                if isinstance(exc, OverBudget):
+                    slow.add(digest)
+                    notes.append(str(exc))
                 continue
-            if len(found) >= MAX_OCCURRENCES:
-                # Cut short: nothing after its last occurrence was looked at.
-                horizon_end = min(horizon_end, found[-1].start)
+            for note in report.notes:
+                logger.warning("calendar source {}: {}", source.label, one_line(note))
+            notes.extend(report.notes)
+            skipped.update((name, uid) for uid in report.skipped_uids)
+            if report.cut_at is not None:
+                cuts[(name, None)] = report.cut_at
+            cuts.update({(name, uid): moment for uid, moment in report.series_cut.items()})
             events.extend(found)
-        # What a broken document held is kept as it was: unreadable is not the same as deleted.
-        carried = {k: v for k, v in previous.items() if v.get("doc") in failed}
+        current_keys = {e.key for e in events}
+
+        def unread(entry: dict) -> bool:
+            """Whether this sync did not really look at the entry: unreadable is not deleted."""
+            doc, uid = entry.get("doc"), entry.get("uid")
+            if doc in failed or (doc, uid) in skipped:
+                return True
+            start = _parse_iso(entry.get("start"))
+            return any(key in cuts and start >= cuts[key] for key in ((doc, None), (doc, uid)))
+
+        carried = {k: v for k, v in previous.items() if k not in current_keys and unread(v)}
         comparable = {k: v for k, v in previous.items() if k not in carried}
+        suspect_docs = self._suspect_docs(documents, events, comparable, now, window_end)
+        read = _digest(documents)
+        suspect = None
+        if suspect_docs and (state.get("suspect") or {}).get("digest") != read:
+            # An empty read of a calendar that had events is most likely a writer part-way through
+            # saving, or a server hiccup: nothing is cancelled until a second read says the same.
+            suspect = {"digest": read, "since": now.isoformat(), "docs": sorted(suspect_docs)[:20]}
+            held = {k: v for k, v in comparable.items() if v.get("doc") in suspect_docs}
+            carried.update(held)
+            comparable = {k: v for k, v in comparable.items() if k not in held}
+            notes.append(f"{source.label}: read {len(held)} known event(s) as gone; "
+                         "waiting for a second read before telling anyone")
+            logger.warning("calendar source {}: an empty read would cancel {} event(s); waiting for a second read",
+                           source.label, len(held))
         known_until = _parse_iso(state.get("known_until"))
-        changes = diff(comparable, events, now=now, known_until=known_until, horizon_end=horizon_end)
-        current = {k: v for k, v in snapshot(events).items() if k not in carried}
-        # Entries beyond a cut-short horizon stay as they were, like those of broken documents.
-        current.update({k: v for k, v in comparable.items()
-                        if k not in current and _parse_iso(v.get("start")) >= horizon_end})
+        horizon_end = min([window_end, *cuts.values()])
+        changes = diff(comparable, events, now=now, known_until=known_until, horizon_end=window_end)
+        current = next_snapshot(comparable, events, changes, now)
         current.update(carried)
         new_state = {
             "events": current,
             "known_until": horizon_end.isoformat(),
-            # Keep the old validators while a document is broken, so the next sync reads it again.
-            "fetch": fetch_state if not failed else dict(state.get("fetch") or {}),
+            # Keep the old validators while a document is broken or suspect, so the next sync reads it again.
+            "fetch": fetch_state if not failed and suspect is None else old_fetch,
         }
+        if suspect is not None:
+            new_state["suspect"] = suspect
+        if slow:
+            new_state["slow"] = sorted(slow)
         rows = []
         with database.atomic():
             for change in changes:
@@ -917,14 +1380,34 @@ class CalendarChannel(Channel):
                                                dedup_key=dedup_key(change), payload=payload(change), at=now)
                 if row is not None:
                     rows.append(row)
+            for note in notes:
+                trace.record(trace.new_trace_id(), "skipped", self.name, one_line(note), now)
             if cursor is None:
                 Cursor.create(name=cursor_name, value=new_state, updated_at=now)
             else:
                 Cursor.update(value=new_state, updated_at=now).where(Cursor.name == cursor_name).execute()
+        faults.point("calendar:after-commit")
         # Told only after the commit, so the thalamus never looks for a row that is not there yet.
         for row in rows:
             self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
         return len(rows)
+
+    @staticmethod
+    def _suspect_docs(documents, events: list[Event], comparable: dict, now: datetime,
+                      window_end: datetime) -> set[str]:
+        """Documents whose read would cancel every upcoming event they had: empty, or gone with the rest."""
+        live: dict[str, int] = {}
+        for entry in comparable.values():
+            if entry.get("status") == CANCELLED:
+                continue
+            gone = event_from_entry(entry)
+            if not _over(gone, now) and gone.start < window_end:
+                live[gone.doc] = live.get(gone.doc, 0) + 1
+        if not live:
+            return set()
+        if not events:
+            return set(live)  # the whole source reads as empty (or its listing came back empty)
+        return {name for name, data in documents if name in live and not data.strip()}
 
 
 # REPL helpers for the synthetic calendar file -----------------------------
