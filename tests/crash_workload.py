@@ -321,14 +321,14 @@ class CrashHarness:
         approval_id = int(message["text"].split()[1].rstrip(":"))
         self.pressed.add(approval_id)
         roll = self.rng.random()
-        if roll < 0.15:  # Modify, then the change in the next message, as a user does
+        if roll < 0.25:  # Modify, then the change in the next message, as a user does
             tag = self.next_tag("x")
             self.fake.press(OWNER, message, buttons["modify"])
             self.fake.send_text(OWNER, f"make it a different one {tag}")
             self.presses.append(Press(approval_id, "modify", tag))
             self.figures.modifies += 1
         else:
-            action = "approve" if roll < 0.75 else "reject"
+            action = "approve" if roll < 0.8 else "reject"
             times = 2 if self.rng.random() < 0.1 else 1  # a double tap
             for _ in range(times):
                 self.fake.press(OWNER, message, buttons[action])
