@@ -144,6 +144,8 @@ class Figures:
     losses: list = field(default_factory=list)
     duplicates: list = field(default_factory=list)
     resent_in_window: list = field(default_factory=list)
+    errors_logged: int = 0
+    error_kinds: list = field(default_factory=list)  # distinct ERROR lines of the children, for a look
     integrity: str = ""
 
     def text(self) -> str:
@@ -165,6 +167,10 @@ class Figures:
         lines += [f"  DUPLICATE: {what}" for what in self.duplicates]
         lines += [f"  EXITED BY ITSELF: {what}" for what in self.exits_on_their_own]
         lines += [f"  re-sent in the window: {what}" for what in self.resent_in_window]
+        if self.errors_logged:
+            lines.append(f"  errors logged by the child (not judged here): {self.errors_logged}, "
+                         f"{len(self.error_kinds)} kind(s)")
+            lines += [f"    {kind}" for kind in self.error_kinds[:8]]
         return "\n".join(lines)
 
 
@@ -212,6 +218,7 @@ class CrashHarness:
             "WILSON_CORE_QUIET_HOURS": "off",
             "WILSON_TICK_INTERVAL_SECONDS": "0.2",
             "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1",
+            "WILSON_SUPERVISOR_LEASE_SECONDS": "10",
         })
         if faults:
             env["WILSON_FAULT_POINTS"] = faults
@@ -409,6 +416,18 @@ class CrashHarness:
             self.figures.exits_on_their_own.append(f"the final run exited with {self.proc.returncode} before it "
                                                    f"was stopped (log: child-{self.starts:03d}.log)")
         self.check()
+        self.read_logs()
+
+    def read_logs(self) -> None:
+        kinds: dict[str, int] = {}
+        for log in sorted(self.home.glob("child-*.log")):
+            for line in log.read_text(errors="replace").splitlines():
+                if " ERROR " in line or line.startswith("Traceback"):
+                    self.figures.errors_logged += 1
+                    kind = re.sub(r"\d+", "N", line.split(" ERROR ", 1)[-1])[:160]
+                    kinds[kind] = kinds.get(kind, 0) + 1
+        ranked = sorted(kinds.items(), key=lambda kind: -kind[1])
+        self.figures.error_kinds = [f"{count}× {kind}" for kind, count in ranked]
 
     def query(self, sql: str, *params) -> list[tuple]:
         conn = sqlite3.connect(str(self.home / "wilson.sqlite3"), timeout=10)
