@@ -186,3 +186,27 @@ def serialise(name: str) -> None:
     commit. SQLite's IMMEDIATE transactions are serial already; PostgreSQL needs an advisory lock."""
     if is_postgres():
         database.execute_sql("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"wilson:{name}",))
+
+
+_process_locks: dict = {}
+
+
+def hold_for_process(url: str, name: str) -> bool:
+    """Take `name` for as long as this process lives (PostgreSQL): True for the one process that has it.
+
+    The lock lives on a connection of its own, so it ends with the process however it ends,
+    and a standby process can take it then."""
+    if name in _process_locks:
+        return True
+    import psycopg2
+
+    connection = psycopg2.connect(url)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (f"wilson:{name}",))
+        held = cursor.fetchone()[0]
+    if held:
+        _process_locks[name] = connection
+    else:
+        connection.close()
+    return held

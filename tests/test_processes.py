@@ -84,7 +84,7 @@ class Cluster:
                 proc.wait()
 
     def log(self, name: str) -> str:
-        return (self.tmp_path / f"{name}.log").read_text(errors="replace")[-3000:]
+        return (self.tmp_path / f"{name}.log").read_text(errors="replace")
 
 
 @pytest.fixture
@@ -134,7 +134,7 @@ def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worke
             still = Inbox.get_by_id(held.id)
             assert (still.status, still.owner) == ("claimed", held.owner), "the model answered faster than a kill"
     wait_until(lambda: len(answers(cluster.fake)) == len(tags), 120,
-               f"every message answered (ingress log: {cluster.log('ingress')})")
+               f"every message answered (ingress log: {cluster.log('ingress')[-3000:]})")
     counts = answers(cluster.fake)
     assert set(counts) == set(tags)
     assert [tag for tag, n in counts.items() if n != 1] == []
@@ -144,6 +144,7 @@ def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worke
     assert len(owners) >= 2  # the work was really shared
     taken = Inbox.get_by_id(held.id)
     assert taken.status == "done" and taken.owner != held.owner
+    assert not [n for n in cluster.procs if "Traceback" in cluster.log(n)]
     assert Trace.select().where((Trace.trace_id == taken.trace_id) & Trace.reason.contains("taken over")).exists()
 
 
@@ -153,9 +154,16 @@ def test_a_schedule_due_now_fires_once_across_all_processes(cluster):
     for name, due in (("water the plants", first), ("call mum", later)):
         Schedule.create(name=name, cron="0 9 * * *", kind="reminder", text=name.capitalize(),
                         timezone="Europe/Berlin", next_fire_at=due, staleness_seconds=3600)
-    for n in range(3):  # three processes that keep time (without Telegram: only one may poll it)
-        cluster.start(f"ingress-{n}", "ingress", telegram=False)
+    for n in range(3):  # three processes that keep time; two are given Telegram, only one may run it
+        cluster.start(f"ingress-{n}", "ingress", telegram=n < 2)
     wait_until(lambda: Inbox.select().where(Inbox.kind == "reminder").count() >= 2, 60, "both reminders")
     fired = Counter(row.payload["schedule"] for row in Inbox.select().where(Inbox.kind == "reminder"))
     assert fired == {"water the plants": 1, "call mum": 1}
     assert all(p.poll() is None for p in cluster.procs.values())
+    assert not [n for n in cluster.procs if "Traceback" in cluster.log(n)]
+    standby = [n for n in ("ingress-0", "ingress-1") if "leaves it to that one" in cluster.log(n)]
+    assert len(standby) == 1
+    cluster.start("worker", "worker")
+    cluster.fake.send_text(OWNER, "chat [m1] still there?")  # and the one that runs Telegram answers
+    wait_until(lambda: answers(cluster.fake)["[m1]"] >= 1, 30, "the answer")
+    assert answers(cluster.fake) == {"[m1]": 1}

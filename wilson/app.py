@@ -17,7 +17,7 @@ from loguru import logger
 
 from actors import thalamus
 from storage import decisions, inbox
-from storage.db import is_postgres, open_database, writes_first
+from storage.db import hold_for_process, is_postgres, open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Approval, Outbox
 from wilson import clock as clockmod
@@ -120,12 +120,17 @@ class Wilson:
     def start(self) -> "Wilson":
         self.ctx = Context(config=self.config, clock=self.clock, synapse=self.synapse, directory=None)
         specs = build_specs(self.config, self._record_delivery, self.role)
+        if any(s.name == "telegram" for s in specs) and is_postgres() \
+                and not hold_for_process(self.config.get("database", "url"), "telegram"):
+            # two pollers would take each other's updates, two senders send twice
+            logger.warning("another Wilson process runs Telegram for this database; this one leaves it to that one")
+            specs = [s for s in specs if s.name != "telegram"]
         self.supervisor = Supervisor(self.ctx, specs, **self._supervisor_options)
         self.ctx.directory = self.supervisor
         self.supervisor.start()
         if is_postgres() or self.role != "all":
             # other processes write work for this one: they wake it through the database
-            channels = [s.name for s in specs if s.name not in WORKER_ACTORS - {"silent"}] + ["silent"]
+            channels = [s.name for s in specs if getattr(s.actor_class, "can_deliver", False)]
             self.waker = Waker(self.supervisor, [s.name for s in specs], channels,
                                dsn=self.config.get("database", "url") if is_postgres() else None,
                                poll_seconds=float(self.config.get("core", "poll_seconds") or 30)).start()

@@ -65,6 +65,7 @@ def cmd_status(opts, config) -> int:
     _out(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
           f"{Inbox.select().where(Inbox.status == 'failed').count()} failed")
     _out(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
+          f"{Outbox.select().where(Outbox.status == 'retry').count()} waiting to be retried, "
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
     _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
           f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")

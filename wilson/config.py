@@ -44,6 +44,7 @@ DEFAULTS: dict[str, dict] = {
         "forum_chat_id": "",
         "poll_timeout": 30,
         "liveness_seconds": 120,
+        "retry_max_seconds": 30.0,  # the longest wait between two tries of an undelivered message
     },
     "calendar": {
         "path": "",
