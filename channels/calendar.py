@@ -76,6 +76,9 @@ TEXT_PROPS = frozenset({"SUMMARY", "LOCATION", "DESCRIPTION", "COMMENT", "CONTAC
                         "RESOURCES"})
 RECURRENCE_PROPS = frozenset({"RRULE", "RDATE", "EXDATE", "EXRULE"})
 TIME_PROPS = frozenset({"DTSTART", "DTEND", "DURATION", "RECURRENCE-ID", "UID"})
+# RFC 5545 allows these once per component; a repeat becomes a list that the expansion cannot use.
+SINGULAR_PROPS = TIME_PROPS | {"SUMMARY", "LOCATION", "DESCRIPTION", "STATUS", "SEQUENCE", "DTSTAMP", "CLASS",
+                               "TRANSP", "PRIORITY", "CREATED", "LAST-MODIFIED", "ORGANIZER", "URL", "GEO"}
 # Set by the parser, never read from the data (lines named X-WILSON-* are dropped).
 MORE_ATTENDEES = "X-WILSON-MORE-ATTENDEES"
 REJECTED = "X-WILSON-REJECTED"
@@ -218,6 +221,8 @@ class _GuardedParser(CalendarIcalParser):
         if component is not None and name not in ("BEGIN", "END"):
             key = (id(component), name)
             seen = self._repeats[key] = self._repeats.get(key, 0) + 1
+            if seen > 1 and name in SINGULAR_PROPS:
+                return None  # the first one counts
             if name == "ATTENDEE" and seen > ATTENDEES_KEPT:
                 self._extra_attendees[id(component)] = self._extra_attendees.get(id(component), 0) + 1
                 return None
@@ -407,6 +412,22 @@ def _event_from(component, *, recurring: set[str], cancelled_by_method: bool, tz
 STEP_SECONDS = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600, "DAILY": 86400, "WEEKLY": 7 * 86400,
                 "MONTHLY": 28 * 86400, "YEARLY": 365 * 86400}
 _BY_PARTS = ("BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH")
+# The values RFC 5545 allows (0 excluded where it is): anything else is a broken rule, not a sparse one.
+_BY_RANGES = {"BYSECOND": (0, 60), "BYMINUTE": (0, 59), "BYHOUR": (0, 23), "BYMONTHDAY": (-31, 31),
+              "BYYEARDAY": (-366, 366), "BYWEEKNO": (-53, 53), "BYMONTH": (1, 12), "BYSETPOS": (-366, 366)}
+_NONZERO = {"BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"}
+_WEEKDAY = re.compile(r"^([+-]?)(\d{0,2})(MO|TU|WE|TH|FR|SA|SU)$", re.IGNORECASE)
+
+
+def _check_by_values(rule) -> None:
+    for part, (low, high) in _BY_RANGES.items():
+        for value in rule.get(part) or []:
+            if not isinstance(value, int) or not low <= value <= high or (value == 0 and part in _NONZERO):
+                raise ValueError(f"{part}={value} is out of range")
+    for value in rule.get("BYDAY") or []:
+        match = _WEEKDAY.match(str(value).strip())
+        if match is None or (match.group(2) and not 1 <= int(match.group(2)) <= 53):
+            raise ValueError(f"BYDAY={value} is not a weekday")
 
 
 def _naive_utc(value) -> datetime:
@@ -424,6 +445,7 @@ def _rule_work(rule, start: datetime, until: datetime) -> int:
     interval = (rule.get("INTERVAL") or [1])[0]
     if not isinstance(interval, int) or interval < 1:
         raise ValueError(f"INTERVAL={interval} never moves on")
+    _check_by_values(rule)
     span = max((until - start).total_seconds(), 0)
     steps = int(span // (STEP_SECONDS[freq] * interval)) + 1
     by = [part for part in _BY_PARTS if rule.get(part)]
@@ -498,11 +520,11 @@ def _guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, 
     are kept as they were rather than read as deleted.
     """
     cap = query_end.astimezone(UTC)
-    bad: dict[str, str] = {}
+    bad: dict[str, str] = {}  # uid -> problem
+    bad_ids: set[int] = set()  # components without a UID are left out alone
     for index, component in enumerate(calendar.walk("VEVENT")):
         if index % 256 == 0:
             budget.check()
-        uid = _raw_uid(component)
         problem = component.get(REJECTED)
         if problem is None:
             try:
@@ -510,11 +532,18 @@ def _guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, 
             except Exception:  # a broken property: the expansion skips the series as unreadable
                 problem = None
         if problem is not None:
-            bad.setdefault(uid, one_line(problem[0] if isinstance(problem, list) else problem, 120))
-    if not bad:
+            problem = one_line(problem[0] if isinstance(problem, list) else problem, 120)
+            uid = _raw_uid(component)
+            if uid:
+                bad.setdefault(uid, problem)
+            else:
+                bad_ids.add(id(component))
+                report.notes.append(f"{name}: left out an event without a UID: {problem}")
+    if not bad and not bad_ids:
         return
     for sub in [calendar, *calendar.walk()]:
-        sub.subcomponents = [c for c in sub.subcomponents if not (c.name == "VEVENT" and _raw_uid(c) in bad)]
+        sub.subcomponents = [c for c in sub.subcomponents
+                             if not (c.name == "VEVENT" and (id(c) in bad_ids or _raw_uid(c) in bad))]
     for uid, problem in bad.items():
         report.skipped_uids.add(_uid_of(uid))
         report.notes.append(f"{name}: left out the event {one_line(uid, 60)!r}: {problem}")

@@ -418,7 +418,7 @@ class Directory:
         self.told.append((name, message, database.in_transaction()))
         return True
 
-    def handled(self, name):
+    def handled(self, name, *_):
         pass
 
     def crashed(self, name, error):

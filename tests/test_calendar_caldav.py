@@ -8,21 +8,19 @@ import sys
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+import caldav
 import pytest
+import radicale  # noqa: F401  (a test dependency: a broken install must fail here, not skip)
+from loguru import logger
 
-pytest.importorskip("radicale", reason="radicale is not installed")
-caldav = pytest.importorskip("caldav", reason="caldav is not installed")
-
-from loguru import logger  # noqa: E402
-
-from channels.calendar import CalDavSource, CalendarChannel, SourceError, parse_calendar  # noqa: E402
-from storage.db import open_database  # noqa: E402
-from storage.migrations import migrate  # noqa: E402
-from storage.models import ReceptorBuffer  # noqa: E402
-from wilson import clock as clockmod  # noqa: E402
-from wilson import config as configmod  # noqa: E402
-from wilson.actor import Context  # noqa: E402
-from wilson.clock import SimClock  # noqa: E402
+from channels.calendar import CalDavSource, CalendarChannel, SourceError, parse_calendar
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import ReceptorBuffer
+from wilson import clock as clockmod
+from wilson import config as configmod
+from wilson.actor import Context
+from wilson.clock import SimClock
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -87,7 +85,7 @@ def channel_for(tmp_path, no_proxy):
             self.told.append((name, message))
             return True
 
-        def handled(self, name):
+        def handled(self, name, *_):
             pass
 
         def crashed(self, name, error):
