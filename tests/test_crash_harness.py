@@ -14,6 +14,8 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
+import pytest
+
 from tests.crash_workload import CrashHarness, fault_points, model_reply, run_harness
 from tests.brain import call
 
@@ -35,6 +37,9 @@ def write_summary(figures, tmp_path: Path) -> str:
     return text
 
 
+# A life takes about 2 s and the final settling up to a minute; the suite's 120 s limit is for
+# tests of a fixed size, this one grows with WILSON_CHAOS_KILLS.
+@pytest.mark.timeout(120 + 6 * KILLS)
 def test_kill_9_at_hand_offs_and_random_moments_loses_and_repeats_nothing(tmp_path):
     figures = run_harness(tmp_path / "home", seed=SEED, kills=KILLS)
     summary = write_summary(figures, tmp_path)
