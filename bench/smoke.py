@@ -143,7 +143,8 @@ def run(quick: bool = True) -> dict:
     figures = [
         Figure("reply with a 1.5 s model call", round(slow_s, 3), "s", "reply with a fast model",
                round(fast_s, 3), ratio(slow_s, fast_s)),
-        Figure("messages counted in flight when idle", sum(v for k, v in details.items() if k.startswith("in_flight")),
+        Figure("messages counted in flight when idle",
+               sum(abs(v) for k, v in details.items() if k.startswith("in_flight")),
                "", goal="0", ok=all(v == 0 for k, v in details.items() if k.startswith("in_flight"))),
         Figure("actor restarts", sum(restarts.values()), "", goal="0", ok=not restarts),
         Figure("a simulated week (1 proposal, approved)", round(week_s, 2), "s"),
