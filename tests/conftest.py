@@ -69,7 +69,7 @@ def make_app(tmp_path):
         home = home or tmp_path / "home"
         config = make_config(home, **(env or {}))
         clock = SimClock(datetime.fromisoformat(start))
-        kw.setdefault("watchdog", False)
+        kw.setdefault("watchdog", True)  # as in `wilson run`: a test that needs it off says so
         app = Wilson(config, clock, llm=llm, log_level="WARNING", **kw)
         app.start()
         apps.append(app)
