@@ -16,7 +16,18 @@ user's timezone gives the calendar dates again.
 Snapshots. A cursor named ``calendar:<source-id>`` holds
 ``{"events": {key: entry}, "known_until": ISO, "fetch": {...}}`` where key is
 ``uid|recurrence-id`` and an entry keeps only what is worth telling the user
-about: title, start, end, all-day, location, status, sequence.
+about: title, start, end, all-day, location, status, sequence, and a version
+that counts its changes (it is part of each change's dedup key, so an event
+cancelled and restored is told again). A cancelled event stays as a tombstone
+until it is over. Optional keys: ``suspect`` (an empty read waiting for a second
+read before anything is cancelled) and ``slow`` (digests of documents that ran
+out of time, not parsed again until they change).
+
+Hostile input. Reading is bounded before it runs: absurd rules are left out
+(and named in a trace line), each series and each document give a bounded
+number of occurrences, every text field is capped with the cut marked, and
+each document has a time budget checked between small steps. What could not
+be read is kept as it was: unreadable is not the same as deleted.
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ from storage import trace
 from storage.db import database
 from storage.models import Cursor
 from wilson import clock as clockmod
-from wilson import faults
+from wilson import faults, liveness
 from wilson.messages import StimulusCommitted
 
 UTC = timezone.utc
@@ -564,8 +575,11 @@ def _rule_problem(component, cap: datetime) -> str | None:
     start = _naive_utc(dtstart)
     for rule in rules if isinstance(rules, list) else [rules]:
         try:
+            end = cap.replace(tzinfo=None)
             until = (rule.get("UNTIL") or [None])[0]
-            end = min(_naive_utc(until), cap.replace(tzinfo=None)) if until is not None else cap.replace(tzinfo=None)
+            if until is not None and not any(rule.get(part) for part in _BY_PARTS):
+                # dateutil honours UNTIL only on a match: with no filter every step is one
+                end = min(_naive_utc(until), end)
             work = _rule_work(rule, start, end)
         except (ValueError, TypeError, OverflowError) as exc:
             return f"RRULE {one_line(exc, 80)}"
@@ -1319,6 +1333,9 @@ class CalendarChannel(Channel):
         cursor = Cursor.get_or_none(Cursor.name == cursor_name)
         state = dict(cursor.value or {}) if cursor is not None else {}
         old_fetch = dict(state.get("fetch") or {})
+        # Each step renews the handler's budget with its own bound, so that a long sync of many
+        # documents is progress, while one stuck step still counts as hung.
+        liveness.beat(float(getattr(source, "timeout", 60) or 60) + 30, f"calendar: fetching {source.label}")
         documents, fetch_state = source.fetch(dict(old_fetch))
         now = self.now()
         if documents is None:
@@ -1344,6 +1361,7 @@ class CalendarChannel(Channel):
                 slow.add(digest)
                 continue
             report = ParseReport()
+            liveness.beat(PARSE_BUDGET_S + 30, f"calendar: reading {one_line(name, 80)}")
             try:
                 found = parse_calendar(data, name=name, window_start=now, window_end=window_end, tz=tz, report=report)
             except CalendarError as exc:

@@ -58,13 +58,13 @@ def huge_summary(chars: int = 1_000_000) -> bytes:
 
 
 def huge_location(chars: int = 200_000) -> bytes:
-    return calendar(f"UID:far\r\nDTSTART:20261205T090000Z\r\nSUMMARY:Offsite\r\n{fold('LOCATION:' + 'L ' * (chars // 2))}",
-                    GOOD)
+    place = fold("LOCATION:" + "L " * (chars // 2))
+    return calendar(f"UID:far\r\nDTSTART:20261205T090000Z\r\nSUMMARY:Offsite\r\n{place}", GOOD)
 
 
 def huge_description(chars: int = 500_000) -> bytes:
-    return calendar(f"UID:notes\r\nDTSTART:20261205T090000Z\r\nSUMMARY:Notes\r\n{fold('DESCRIPTION:' + 'word ' * (chars // 5))}",
-                    GOOD)
+    notes = fold("DESCRIPTION:" + "word " * (chars // 5))
+    return calendar(f"UID:notes\r\nDTSTART:20261205T090000Z\r\nSUMMARY:Notes\r\n{notes}", GOOD)
 
 
 def deeply_nested(depth: int = 5000) -> bytes:
