@@ -22,8 +22,6 @@ from channels.calendar import (
     CalendarChannel, CalendarError, CalendarSource, IcsFileSource, OverBudget, ParseReport, add_event,
     describe, diff, parse_calendar,
 )
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer, Trace
 from wilson import config as configmod
 from wilson.actor import Context
@@ -188,14 +186,6 @@ class Directory:
 
     def crashed(self, name, error):
         self.crashes.append((name, error))
-
-
-@pytest.fixture
-def db(tmp_path):
-    handle = open_database(None, tmp_path)
-    migrate()
-    yield handle
-    handle.close()
 
 
 @pytest.fixture
