@@ -28,11 +28,12 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m bench --quick
 
 # The crash harness at length: WILSON_CHAOS_KILLS kills (the test suite runs 30), any seed.
+# The child's home (database, calendar, one log per start) stays in build/chaos for a look.
 CHAOS_KILLS ?= 200
 CHAOS_SEED ?= 12
 chaos: $(STAMP)
 	WILSON_CHAOS_KILLS=$(CHAOS_KILLS) WILSON_CHAOS_SEED=$(CHAOS_SEED) WILSON_CHAOS_SUMMARY=$(CURDIR)/build/chaos-summary.txt \
-		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/test_crash_harness.py -k kill_9
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider --basetemp=build/chaos tests/test_crash_harness.py -k kill_9
 
 clean:
 	rm -rf $(VENV) build *.egg-info
