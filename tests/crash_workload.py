@@ -178,7 +178,7 @@ class Figures:
 class CrashHarness:
     start_timeout = 30.0  # for the child to poll Telegram after it was started
     point_timeout = 3.0  # for an armed kill point to be reached before the harness kills anyway
-    settle_timeout = 60.0  # for the last child to finish everything it was given
+    settle_timeout = 30.0  # for the last child to show progress on what it was given, or be done
 
     def __init__(self, home: Path, fake: RecordingTelegram, model: ScriptedServer, *, seed: int, kills: int):
         self.home = home
@@ -213,6 +213,10 @@ class CrashHarness:
             "WILSON_LLM_MODEL": "scripted",
             "WILSON_LLM_TIMEOUT": "10",
             "WILSON_LLM_RETRIES": "2",
+            # hundreds of proposals make every context long: a day's budget that runs out would park
+            # background work until tomorrow (as it should), which is not what this run is about
+            "WILSON_LLM_DAILY_BUDGET": "1000000000",
+            "WILSON_LLM_USER_RESERVE": "1000000000",
             "WILSON_CALENDAR_PATH": str(self.calendar),
             "WILSON_CORE_TIMEZONE": "Europe/Berlin",
             "WILSON_CORE_QUIET_HOURS": "off",
@@ -398,11 +402,16 @@ class CrashHarness:
         polls = self.start()
         self.listening(polls)
         self.look()
-        deadline = clockmod.monotonic() + self.settle_timeout
+        # A long run leaves a backlog: wait as long as the child gets on with it, and give up only
+        # once it has stopped showing progress (messages sent, work rows done) for settle_timeout.
+        deadline, progress = clockmod.monotonic() + self.settle_timeout, None
         while clockmod.monotonic() < deadline and self.alive():
             if self.settled():
                 self.figures.settled = True
                 break
+            now = self.progress()
+            if now != progress:
+                deadline, progress = clockmod.monotonic() + self.settle_timeout, now
             clockmod.pause(0.1)
         if self.alive():
             self.proc.send_signal(signal.SIGTERM)
@@ -435,6 +444,14 @@ class CrashHarness:
             return conn.execute(sql, params).fetchall()
         finally:
             conn.close()
+
+    def progress(self) -> tuple:
+        try:
+            done = self.query("SELECT (SELECT count(*) FROM inbox WHERE status NOT IN ('pending', 'claimed')),"
+                              " (SELECT count(*) FROM receptor_buffer WHERE processed_at IS NOT NULL)")[0]
+        except sqlite3.Error:
+            done = None
+        return len(self.fake.shown_copy()), self.fake.pending_updates(), done
 
     def settled(self) -> bool:
         """Nothing left to do: Telegram has no update waiting, the database no work, and what the user
