@@ -30,7 +30,7 @@ from storage import inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
-from wilson import liveness, quiet
+from wilson import faults, liveness, quiet
 from wilson.messages import Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
 
 MAX_ROUNDS = 6
@@ -450,6 +450,7 @@ class CortexActor(WilsonActor):
                                    max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
             if row is None:
                 return
+            faults.point("cortex:after-claim")
             liveness.beat(self.handler_budget(row), f"inbox {row.id}")
             try:
                 self.run(row)
@@ -508,6 +509,7 @@ class CortexActor(WilsonActor):
             # deadlines keep firing without a model: the follow-up goes out as plain words
             outcome = RunOutcome(surfaced=[(fallback, f"deadline follow-up without a model ({outcome.error})", False)])
         notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
+        faults.point("cortex:after-outcome-commit")  # the proposal and replies are rows; nobody told yet
         if notify["approval"]:
             self.tell("approval", ProposalCreated(notify["approval"]))
         if notify["again"]:

@@ -16,6 +16,7 @@ from loguru import logger
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, ReceptorBuffer
+from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import monotonic
 from wilson.messages import ChannelSync, ChannelSynced, InboxReady, StimulusCommitted, SyncRequest
@@ -334,6 +335,7 @@ class TriageActor(WilsonActor):
                 continue
             decisions = normalise_decisions(raw, batch)
             made = apply_triage(decisions, batch, now, daily, briefing)
+            faults.point("triage:after-commit")
             if made:
                 # Nudged per committed chunk: a crash in a later chunk must not strand these rows.
                 self.tell("cortex", InboxReady())
