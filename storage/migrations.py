@@ -92,12 +92,22 @@ def _v9_notify_between_processes(db, migrator):
         db.execute_sql(statement)
 
 
+def _v11_proposal_life(db, migrator):
+    """Proposals say why they were made and what a modification changed; they remind once before
+    expiring and tell the user when they did."""
+    add_missing_columns(db, migrator, [models.Approval.reason, models.Approval.changes, models.Approval.remind_at,
+                                       models.Approval.reminded_at, models.Approval.expired_notice_at])
+    # proposals older than this schema expired (or were decided) without a word: no late notices for them
+    models.Approval.update(expired_notice_at=wall_now()).where(models.Approval.status == "expired").execute()
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
     (3, "delivered message ids", _v3_sent_messages),
     (4, "claim leases, decision rows, delivery attempts", _v4_leases_and_decisions),
     (9, "wake-ups between processes", _v9_notify_between_processes),
+    (11, "proposal reasons, reminders and expiry notices", _v11_proposal_life),
 ]
 
 

@@ -195,6 +195,11 @@ class Approval(BaseModel):
     created_at = UTCDateTimeField()
     expires_at = UTCDateTimeField(index=True)
     decided_at = UTCDateTimeField(null=True)
+    reason = peewee.TextField(default="")  # one line: the event, message or memory that led to it
+    changes = peewee.TextField(default="")  # against the proposal it supersedes: added, removed, changed
+    remind_at = UTCDateTimeField(null=True, index=True)  # one nudge before expiry, from then on
+    reminded_at = UTCDateTimeField(null=True)
+    expired_notice_at = UTCDateTimeField(null=True)  # the user was told it expired (or it was asked again)
 
 
 class ApprovalItem(BaseModel):
