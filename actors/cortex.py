@@ -25,13 +25,14 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
+from actors import approval as approval_gate
 from actors import tools
-from storage import inbox, outbox, trace
+from storage import decisions, inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
-from wilson import faults, liveness, quiet
-from wilson.messages import Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
+from wilson import attention, faults, liveness, quiet
+from wilson.messages import Deliver, DecisionRecorded, InboxReady, ProposalCreated, Recover, SyncRequest
 
 MAX_ROUNDS = 6
 RECENT_TURNS = 12
@@ -44,6 +45,8 @@ You see one stimulus at a time with its context (CONTEXT message). Rules:
   default: surface only what needs the user now. Otherwise end without calling it.
 - Replies are short, friendly and specific. Dates in the user's timezone.
 - Deadlines are ISO dates (YYYY-MM-DD).
+- When the user answers one of their pending_proposals in words ("yes", "go ahead", "skip the X one",
+  "move X to March"), call `decide` for it; only on their own words in this conversation, never guessed.
 - """ + tools.UNTRUSTED_RULE
 
 
@@ -57,6 +60,7 @@ class RunOutcome:
     error: str | None = None
     unfinished: str | None = None  # why the loop stopped before the model was done
     read_untrusted: bool = False  # a tool result carried text others wrote
+    decisions: list = field(default_factory=list)  # (approval_id, action, items, text): the user's spoken answers
 
 
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
@@ -124,7 +128,33 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
         "tasks": [_task_line(t, tz) for t in tasks],
         "memories": memories,
         "proposal": proposal,
+        **({"pending_proposals": pending_proposals(row.user_id or owner, now)} if row.origin == "user" else {}),
     }
+
+
+PENDING_SHOWN = 10
+ITEM_LINE = 140
+
+
+def pending_proposals(user_id: str | None, now: datetime) -> list[dict]:
+    """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on."""
+    if user_id is None:
+        return []
+    query = (Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now)
+                                     & (Approval.approver == str(user_id)))
+             .order_by(Approval.id.desc()).limit(PENDING_SHOWN))
+    shown = []
+    for approval in query:
+        items = [{"position": i.position, "description": _one_line(i.description)}
+                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
+        if items:
+            shown.append({"id": approval.id, "items": items})
+    return shown
+
+
+def _one_line(text: str) -> str:
+    line = (text or "").splitlines()[0] if text else ""
+    return line if len(line) <= ITEM_LINE else line[:ITEM_LINE - 1] + "…"
 
 
 def _payload_view(row: Inbox) -> dict:
@@ -172,13 +202,14 @@ def recent_turns(user_id: str | None = None, topic_id: int | None = None, owner:
 
 
 # The reasoning loop (model calls through Synapse only) -------------------------
-def reason(synapse, messages: list[dict], origin: str, now: datetime, tz) -> RunOutcome:
+def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None) -> RunOutcome:
+    """`user_id`: whose words a user-started run answers (its `decide` calls speak for them)."""
     outcome = RunOutcome()
     from wilson.synapse import SynapseError
 
     for _ in range(MAX_ROUNDS):
         try:
-            result = synapse.chat("deep", messages, tools=tools.schemas(), origin=origin)
+            result = synapse.chat("deep", messages, tools=tools.schemas(user_run=origin == "user"), origin=origin)
         except SynapseError as exc:
             outcome.error = f"{type(exc).__name__}: {exc}"
             return outcome
@@ -188,7 +219,8 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz) -> Run
         messages.append({"role": "assistant", "content": result.text or None, "tool_calls": [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
             for c in result.tool_calls]})
-        answers = [handle_call(call.name, call.arguments, outcome, now, tz) for call in result.tool_calls]
+        answers = [handle_call(call.name, call.arguments, outcome, now, tz, origin=origin, user_id=user_id)
+                   for call in result.tool_calls]
         for call, answer in zip(result.tool_calls, answers):
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": json.dumps(answer, ensure_ascii=False, default=str)})
@@ -205,13 +237,17 @@ def settled_round(calls, answers) -> bool:
                for call, answer in zip(calls, answers))
 
 
-def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz) -> object:
+def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin: str = "background",
+                user_id: str | None = None) -> object:
     """The answer to one tool call. Whatever the model sends, this returns: a clear {"error": ...} for
-    anything it cannot use, never an exception that would end the run."""
+    anything it cannot use, never an exception that would end the run. `origin` and `user_id` say whose
+    run it is: only a run the user started may decide their proposals."""
     if not isinstance(args, dict):
         outcome.rejected_calls.append((str(name), "arguments are not a JSON object"))
         return {"error": "arguments must be a JSON object"}
     try:
+        if name == "decide":
+            return decide_call(args, outcome, now, origin, user_id)
         return _handle(str(name), args, outcome, now, tz)
     except Exception as exc:  # a bug met on odd arguments: the model hears of it, the run goes on
         problem = f"{type(exc).__name__}: {str(exc)[:200]}"
@@ -236,8 +272,17 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz) -> ob
             outcome.rejected_calls.append((name, problem))
             return {"error": problem}
         args = tools.known_args(name, args)
+        if name == "remind" and tools.reminder_at(args["at"], tz) <= now:
+            outcome.rejected_calls.append((name, "the time has passed"))
+            return {"error": f"{args['at']} has already passed; a reminder needs a time still to come"}
         outcome.proposals.append((name, args, tools.describe_item(name, args, tz)))
-        return {"status": "proposed", "note": "Nothing changes until the user approves."}
+        answer = {"status": "proposed", "note": "Nothing changes until the user approves."}
+        repeat = tools.repeated(name, args)
+        if repeat is not None:
+            answer["repeats"] = {("task_id" if isinstance(repeat, Task) else "topic_id"): repeat.id,
+                                 "title": repeat.title,
+                                 "note": "the user already has this; the proposal says so"}
+        return answer
     if name == "surface":
         text = args.get("text")
         if not isinstance(text, str) or not text.strip():
@@ -257,6 +302,62 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz) -> ob
         return {"status": "sync requested"}
     outcome.rejected_calls.append((name[:100], "unknown tool"))
     return {"error": f"unknown tool {name[:100]}"}
+
+
+DECIDE_ACTIONS = ("approve", "reject", "modify")
+NOT_THE_USER = "decide speaks for the user, so only a run the user started may call it"
+
+
+def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, user_id: str | None) -> dict:
+    """The user's spoken answer to a proposal, checked and kept for `record_outcome` to write as a decision
+    row; the approval gate applies it as it would a button press (and checks it again)."""
+    if origin != "user" or user_id is None:
+        outcome.rejected_calls.append(("decide", NOT_THE_USER + f" (this run's origin: {origin})"))
+        return {"error": NOT_THE_USER + "; nothing was decided"}
+    if not tools._is_int(args.get("proposal")):
+        return {"error": f"proposal must be a proposal id, got {tools._short(args.get('proposal'))}"}
+    approval = Approval.get_or_none(Approval.id == int(args["proposal"])) if 0 < int(args["proposal"]) < 2**62 else None
+    if approval is None or str(approval.approver) != str(user_id):
+        return {"error": f"the user has no proposal {tools._short(args.get('proposal'))}; see pending_proposals"}
+    if approval.status not in ("pending", "partial") or approval.expires_at <= now:
+        state = approval.status if approval.status not in ("pending", "partial") else "expired"
+        return {"error": f"proposal {approval.id} is {state}; it can no longer be decided"}
+    action = args.get("action").strip().lower() if isinstance(args.get("action"), str) else None
+    if action not in DECIDE_ACTIONS:
+        return {"error": f"action must be one of {', '.join(DECIDE_ACTIONS)}, got {tools._short(args.get('action'))}"}
+    open_items = [i.position for i in approval.items.where(ApprovalItem.status == "pending")]
+    items = args.get("items")
+    if items in (None, "", []):
+        items = []
+    elif not isinstance(items, list) or not all(tools._is_int(p) for p in items) or len(items) > 100:
+        return {"error": "items must be a list of item positions"}
+    items = sorted({int(p) for p in items})
+    unknown = [p for p in items if p not in open_items]
+    if unknown:
+        return {"error": f"proposal {approval.id} has no undecided item {unknown[0]}; undecided: {open_items}"}
+    changes = args.get("changes")
+    text = ""
+    if action == "modify":
+        if not isinstance(changes, str) or not changes.strip():
+            return {"error": "modify needs `changes`: the change the user asked for, in their words"}
+        if len(changes) > tools.LIMITS["changes"] or not tools.storable(changes):
+            return {"error": f"changes must be text of at most {tools.LIMITS['changes']} characters"}
+        text = changes.strip()
+    elif changes not in (None, ""):
+        return {"error": "changes go with action modify"}
+    chosen = set(items or open_items)
+    for earlier_id, earlier_action, earlier_items, _ in outcome.decisions:
+        if earlier_id != approval.id:
+            continue
+        overlap = chosen & set(earlier_items or open_items)
+        if earlier_action == action and overlap == chosen:
+            return {"status": "already decided in this run", "proposal": approval.id}
+        if overlap:
+            return {"error": f"item(s) {sorted(overlap)} of proposal {approval.id} already have a decision "
+                             f"({earlier_action}) in this run"}
+    outcome.decisions.append((approval.id, action, tuple(items), text))
+    return {"status": "decision recorded", "proposal": approval.id, "action": action, "items": items or "all",
+            "note": "The approval gate applies it and tells the user the result; do not repeat it."}
 
 
 def present(text: str, label: str | None, allowed: set[str] | None) -> str:
@@ -313,16 +414,10 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                 said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
                 trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
                 notify["deliver"].append((channel, box.id))
-        for index, (text, why, urgent) in enumerate(outcome.surfaced):
-            text = present(text, label, allowed)
-            held_until = None if (urgent or row.priority <= 1 or user_run) else quiet_until(now)
-            box = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"surface:{row.id}:{index}",
-                             at=now, payload={"topic_id": topic_id, "why": why, "source": label},
-                             deliver_after=held_until)
-            stage_reason = why + (f" (held for quiet hours until {held_until:%H:%M} UTC)" if held_until else "")
-            trace.record(row.trace_id, "surfaced", "cortex", stage_reason, now)
-            if held_until is None:
-                notify["deliver"].append((channel, box.id))
+        # quiet hours, the daily cap, bundling and the briefing decide when each one may interrupt
+        notify["deliver"] += attention.surface(
+            row, [(present(text, label, allowed), why, urgent) for text, why, urgent in outcome.surfaced], now,
+            config, quiet_until, channel=channel, base_payload={"topic_id": topic_id, "source": label})
         if not user_run and not outcome.surfaced and not outcome.proposals:
             reason = outcome.error or outcome.unfinished or "background run ended without surface"
             if outcome.reply:
@@ -333,16 +428,34 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             notify["deliver"].append(("silent", box.id))
         for name, problem in outcome.rejected_calls:
             trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
+        notify["decisions"] = record_decisions(row, outcome, channel, now, config)
         inbox.finish(row.id, now, owner=row.owner)
     return notify
+
+
+def record_decisions(row: Inbox, outcome: RunOutcome, channel: str, now: datetime, config) -> list[int]:
+    """Inside the run's transaction: the user's spoken answers become decision rows, bound to that user,
+    exactly as a button press does; the gate is told after the commit (and finds them on start)."""
+    if row.origin != "user" or not outcome.decisions:
+        return []
+    user_id = str(row.user_id or config.get("core", "owner"))
+    made = []
+    for approval_id, action, items, text in outcome.decisions:
+        decision = decisions.record(approval_id=approval_id, action=action, user_id=user_id, channel=channel,
+                                    text=text, items=items, at=now)
+        trace.record(row.trace_id, "decided", "cortex",
+                     f"proposal {approval_id} {action}" + (f" items {list(items)}" if items else "")
+                     + " in the user's words", now)
+        made.append(decision.id)
+    return made
 
 
 def empty_run_reply(outcome: RunOutcome) -> str:
     """The user's answer when the model had no words for them: an honest line, never a bare "Noted."."""
     if outcome.unfinished:
         return COULD_NOT_FINISH_PARTLY if outcome.proposals else COULD_NOT_FINISH
-    if outcome.proposals or outcome.surfaced:
-        return ""  # the proposal or the surfaced message is the answer
+    if outcome.proposals or outcome.surfaced or outcome.decisions:
+        return ""  # the proposal, the surfaced message or the gate's answer to a decision is the answer
     if outcome.error:
         return MODEL_DOWN
     if outcome.sync_requested:
@@ -390,10 +503,20 @@ def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config
     original = Approval.get_by_id(supersedes) if supersedes else None
     if topic_id is None and original is not None:
         topic_id = original.topic_id  # a replacement stays where the original was
+    # a replacement keeps the reason the plan was made for; the user's change shows in `changes`
+    reason = (original.reason if original is not None and original.reason
+              else approval_gate.reason_for(row, now, config.timezone))[:approval_gate.MAX_REASON]
+    changes = ""
+    if original is not None:
+        replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
+        changes = approval_gate.changes_between([(i.tool, i.args, i.description) for i in replaced], items,
+                                                config.timezone) or "nothing: the same items as before"
+    expires = now + expiry
     approval = Approval.create(
         trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        topic_id=topic_id, created_at=now, expires_at=now + expiry, idempotency_key=key)
+        topic_id=topic_id, created_at=now, expires_at=expires, idempotency_key=key, reason=reason,
+        changes=changes, remind_at=approval_gate.remind_moment(now, expires, approval_gate.remind_before(config)))
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
@@ -497,7 +620,8 @@ class CortexActor(WilsonActor):
         turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
         context = build_context(row, now, tz, memories, turns, owner)
         messages = build_messages(context, row, turns)
-        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz)
+        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz,
+                         user_id=str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None)
         if outcome.error and row.origin != "user":
             self.notice_budget(outcome.error, now)
             fallback = fallback_followup(row, tz)
@@ -518,3 +642,5 @@ class CortexActor(WilsonActor):
             self.tell(channel, Deliver(outbox_id))
         if notify["sync"]:
             self.tell("thalamus", SyncRequest("request"))
+        for decision_id in notify.get("decisions") or ():
+            self.tell("approval", DecisionRecorded(decision_id))

@@ -4,12 +4,19 @@ It looks only at rows that arrived since its last scan, and only at short
 snippets, with the cheap `reflex` role. No new rows means no model call. When
 something is urgent it asks the thalamus for an early sync; repeated arousal
 about rows it already raised the alarm for is debounced.
+
+Receptors keep their buffers fresh on their own cadence (channels/base.py polls),
+so a calendar change made during the day is here by the next interval. Without a
+model for the `reflex` role, calendar changes are judged by one rule on top of the
+offline provider's keyword rules: a change to an event that starts (or started,
+before a move) later today in the user's timezone is urgent.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from loguru import logger
 
@@ -46,8 +53,43 @@ RETRY_CURSOR = "ras:alarm-retry"
 def scan_request(rows: list, now: datetime, tz) -> list[dict]:
     items = [{"buffer_id": r.id, "channel": r.channel, "untrusted": f"from your {r.channel}", "snippet": r.snippet}
              for r in rows]
-    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "notice": UNTRUSTED_ITEMS, "items": items}
+    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": getattr(tz, "key", str(tz)),
+            "notice": UNTRUSTED_ITEMS, "items": items}
     return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]
+
+
+def _moment(text) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def same_day(rows: list, now: datetime, tz: ZoneInfo) -> dict[int, str]:
+    """Calendar changes that touch the rest of today, by rule: {buffer id: reason}.
+
+    A new, moved or cancelled event starting later today (in `tz`) counts, and so does one moved
+    away from a time later today: the user may be on the way to it. Events already over do not.
+    """
+    today = now.astimezone(tz).date()
+    found = {}
+    for row in rows:
+        payload = row.payload if isinstance(row.payload, dict) else {}
+        change = payload.get("change")
+        if row.channel != "calendar" or change not in ("new", "changed", "cancelled"):
+            continue
+        start, end = _moment(payload.get("start")), _moment(payload.get("end"))
+        previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
+        before = _moment(previous.get("start"))
+        for moment, finish, was in ((start, end, False), (before, _moment(previous.get("end")), True)):
+            if moment is None or moment.astimezone(tz).date() != today or (finish or moment) < now:
+                continue
+            title = str(payload.get("title") or "an event")[:80]
+            verb = {"new": "new", "changed": "moved" if was else "changed", "cancelled": "cancelled"}[change]
+            found[row.id] = f"{title}: {verb}, {'was' if was else 'starts'} today at {moment.astimezone(tz):%H:%M}"
+            break
+    return found
 
 
 def already_aroused() -> set[int]:
@@ -87,10 +129,18 @@ class RasActor(WilsonActor):
             logger.warning("RAS scan of {} row(s) postponed: {}", len(rows), exc)
             return self.retry_alarm()
         call = next((c for c in result.tool_calls if c.name == "arousal"), None)
-        args = call.arguments if call else {}
+        args = dict(call.arguments) if call else {}
         known = {r.id for r in rows}
         urgent_ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
         urgent = bool(args.get("urgent")) and (urgent_ids or not args.get("buffer_ids"))
+        if self.reflex_offline():
+            ruled = same_day(rows, now, self.config.timezone)
+            if ruled and not (urgent and not urgent_ids):  # an alarm about every row covers these already
+                if not urgent:
+                    urgent_ids, args["reason"] = set(), ""
+                urgent = True
+                urgent_ids |= set(ruled)
+                args["reason"] = "; ".join(filter(None, [str(args.get("reason") or ""), *ruled.values()]))
         with database.atomic():
             ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(known))).execute()
             fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()
@@ -103,6 +153,13 @@ class RasActor(WilsonActor):
             self.tell("thalamus", SyncRequest("arousal"))
             return True
         return self.retry_alarm()
+
+    def reflex_offline(self) -> bool:
+        synapse = self.ctx.synapse
+        try:
+            return bool(synapse.is_offline("reflex"))
+        except (AttributeError, KeyError):
+            return False
 
     def retry_alarm(self) -> bool:
         """An alarm whose early sync failed is raised again (no model call here) until a sync gets

@@ -432,6 +432,91 @@ def add_reminder(name: str, cron: str, text: str, tz_name: str, now: datetime,
         return row
 
 
+def add_once(name: str, at: datetime, text: str, tz_name: str) -> Schedule:
+    """Create or move a one-off reminder (kind "once"): it fires once at `at`, then switches itself off.
+    Its cron names the same local moment, so anything that reads it as a cron still sees the right time."""
+    at = as_utc(at)
+    local = at.astimezone(_zone(tz_name))
+    cron = f"{local.minute} {local.hour} {local.day} {local.month} *"
+    with claim_transaction():
+        row = Schedule.get_or_none(Schedule.name == name)
+        if row is None:
+            return Schedule.create(name=name, cron=cron, kind="once", text=text, timezone=tz_name, next_fire_at=at,
+                                   enabled=True)
+        row.cron, row.kind, row.text, row.timezone, row.next_fire_at, row.enabled = cron, "once", text, tz_name, at, True
+        row.save()
+        return row
+
+
+def _snoozed_task(sched: Schedule) -> Task | None:
+    """The task a snooze comeback ("snooze:<task id>:<until>") brings back, if the name says so."""
+    parts = sched.name.split(":")
+    if parts[0] != "snooze" or len(parts) < 3 or not parts[1].isdigit():
+        return None
+    return Task.get_or_none(Task.id == int(parts[1]))
+
+
+def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
+    """One-off reminders whose moment has come: each writes one inbox row and is switched off in the same
+    transaction (late after downtime rather than never). A snooze comeback stays quiet when its task is
+    closed, or when waking it already fired a follow-up."""
+    now = as_utc(now)
+    written: list[int] = []
+    with claim_transaction():
+        due = list(skip_locked(Schedule.select().where((Schedule.kind == "once") & (Schedule.enabled == True)  # noqa: E712
+                                                       & (Schedule.next_fire_at <= now))
+                               .order_by(Schedule.next_fire_at, Schedule.id).limit(SCAN_BATCH)))
+        for sched in due:
+            if not Schedule.update(enabled=False, last_fired_at=now).where(
+                    (Schedule.id == sched.id) & (Schedule.enabled == True)).execute():  # noqa: E712
+                continue  # another process fired it
+            planned = as_utc(sched.next_fire_at)
+            trace_id = trace.new_trace_id()
+            text, payload = sched.text or sched.name, {"schedule": sched.name, "once": True,
+                                                       "planned": planned.isoformat()}
+            if sched.name.startswith("snooze:"):
+                task = _snoozed_task(sched)
+                why = _comeback_quiet(task, planned)
+                if why:
+                    trace.record(trace_id, "skipped", ACTOR, f"schedule {sched.name}: {why}", now)
+                    continue
+                if task.status == "snoozed":  # a task without a due date has no window to wake it
+                    task.status, task.snoozed_until = "open", None
+                    task.save()
+                text = f"“{task.title}” is back, as you asked{_due_words(task, tz)}"
+                payload["task_id"] = task.id
+            payload["text"] = text
+            row = inbox.add(source=ACTOR, text=text, priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id,
+                            kind="reminder", origin="background", payload=payload, dedup_key=f"once:{sched.id}")
+            if row is None:
+                continue
+            trace.record(trace_id, "fired", ACTOR, f"one-off {sched.name} for {planned:%Y-%m-%d %H:%M} UTC", now,
+                         {"schedule": sched.name, "occurrence": planned.isoformat()})
+            written.append(row.id)
+    if written:
+        from wilson import faults
+
+        faults.point("tick:after-once-commit")  # the reminder rows exist; the cortex is not told yet
+    return written
+
+
+def _due_words(task: Task, tz: ZoneInfo) -> str:
+    if task.due is None:
+        return ""
+    if task.due_is_date:
+        day = due_date(task.due, tz)
+        return f" (due {day:%a} {day.day} {day:%b})"
+    local = as_utc(task.due).astimezone(tz)
+    return f" (due {local:%a} {local.day} {local:%b %H:%M})"
+
+
+def _comeback_quiet(task: Task | None, planned: datetime) -> str | None:
+    if task is None or task.status not in OPEN_STATUSES:
+        return "its task is closed"
+    woke = TaskFiring.select().where((TaskFiring.task == task.id) & (TaskFiring.fired_at >= planned)).exists()
+    return "waking the task already sent its follow-up" if woke else None
+
+
 def arm_schedules(now: datetime) -> int:
     """Give enabled schedules written without a next_fire_at (e.g. a reminder row made elsewhere) their first time."""
     armed = 0
@@ -574,6 +659,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell) -> S
         tell(row.channel, Deliver(row.id))
     result.deadlines = scan_deadlines(now, tz, default_windows)
     result.topic_ends = scan_topic_ends(now)
+    once = fire_once(now, tz)  # after the deadlines: a task's wake-up there silences its snooze comeback
     nudges: list[tuple[str, object]] = []
     arm_schedules(now)
     with claim_transaction():
@@ -604,7 +690,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell) -> S
             trace.record(trace_id, "fired", ACTOR, f"schedule {sched.name} ({sched.cron}) for {at:%Y-%m-%d %H:%M} UTC",
                          now, {"schedule": sched.name, "occurrence": at.isoformat()})
             result.fired.append(sched.name)
-    if result.deadlines or result.topic_ends:
+    if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
     sent = set()
     for name, message in nudges:
@@ -670,4 +756,9 @@ class TickActor(WilsonActor):
 
     def scan(self) -> ScanResult:
         self._prepare()
-        return run_scan(self.now(), self.config.timezone, parse_windows(self.config.get("tick", "windows")), self.tell)
+        result = run_scan(self.now(), self.config.timezone, parse_windows(self.config.get("tick", "windows")), self.tell)
+        # Buffered receptors poll on their own cadence, on this beat (channels/base.py): one timer
+        # for the real clock, and every step of a simulated one, without adding steps of its own.
+        for channel in self.config.get("core", "buffered_channels") or ():
+            self.tell(channel, TickNow())
+        return result

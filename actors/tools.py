@@ -3,7 +3,8 @@
 Read tools run at once. Mutate tools never run when the model calls them: the
 cortex turns them into a proposal, and only the approval gate executes them,
 through `execute_mutation`, after the user approved. Decision tools (`surface`,
-`request_sync`) are interpreted by the cortex itself.
+`request_sync`, `decide`) are interpreted by the cortex itself; `decide` is offered
+only to runs the user started, for it speaks for the user on a proposal.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from cron_descriptor import ExpressionDescriptor, Options
+
 from storage import engram_access
-from storage.models import ReceptorBuffer, Task, Topic, Turn
+from storage.models import ReceptorBuffer, Schedule, Task, Topic, Turn
 from wilson.clock import UTC, as_utc
 
 READ, MUTATE, DECISION = "read", "mutate", "decision"
@@ -47,6 +50,8 @@ def _obj(required=(), **props) -> dict:
 S = {"type": "string"}
 I = {"type": "integer"}
 WHEN = {"type": "string", "description": "YYYY-MM-DD or ISO datetime"}
+POSITIONS = {"type": "array", "items": {"type": "integer"},
+             "description": "item positions; leave out for the whole proposal"}
 
 TOOLS = [
     Tool("list_tasks", READ, "List tasks, optionally by topic title or status (open, done).",
@@ -61,10 +66,16 @@ TOOLS = [
          _obj(["title"], title=S, due=WHEN, topic=S, notes=S)),
     Tool("update_task", MUTATE, "Propose a change to a task; escalation lists when to follow up, "
          "e.g. \"7d,1d,due,overdue\".", _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S, escalation=S)),
-    Tool("snooze_task", MUTATE, "Propose pausing a task's follow-ups until a date.",
-         _obj(["task_id", "until"], task_id=I, until=WHEN)),
+    Tool("snooze_task", MUTATE, "Propose pausing a task (or the follow-up just sent about it) until a date or "
+         "time; it comes back then with one follow-up.", _obj(["task_id", "until"], task_id=I, until=WHEN)),
+    Tool("cancel_task", MUTATE, "Propose dropping a task the user no longer needs (no more follow-ups).",
+         _obj(["task_id"], task_id=I)),
     Tool("create_reminder", MUTATE, "Propose a recurring reminder, as a cron expression in the user's timezone "
          "(e.g. \"0 9 1-7 * 1\" for every first Monday at 09:00).", _obj(["text", "cron"], text=S, cron=S)),
+    Tool("remind", MUTATE, "Propose a one-off reminder at a time (a date alone means 09:00 that day).",
+         _obj(["text", "at"], text=S, at=WHEN)),
+    Tool("rename_topic", MUTATE, "Propose a new name for a topic.", _obj(["topic_id", "title"], topic_id=I, title=S)),
+    Tool("list_reminders", READ, "The user's reminders, recurring and one-off, in words.", _obj()),
     Tool("update_topic", MUTATE, "Propose a change to a topic (e.g. new dates when the event moved).",
          _obj(["topic_id"], topic_id=I, title=S, starts=WHEN, ends=WHEN, notes=S)),
     Tool("complete_task", MUTATE, "Propose marking a task done.", _obj(["task_id"], task_id=I)),
@@ -75,12 +86,19 @@ TOOLS = [
          "the user; give the reason.", _obj(["text", "why"], text=S, why=S, urgent={"type": "boolean"})),
     Tool("request_sync", DECISION, "Ask for an off-schedule sync of calendar, email and other buffered input.",
          _obj(["reason"], reason=S)),
+    Tool("decide", DECISION, "Record the user's answer to one of their pending proposals, only when their own "
+         "words in this conversation give it: approve or reject (all, or the items listed), or modify with "
+         "the change they asked for in `changes`. For \"skip the X one\", reject X and approve the rest. "
+         "The approval gate applies it and tells the user.",
+         _obj(["proposal", "action"], proposal=I, action={"type": "string", "enum": ["approve", "reject", "modify"]},
+              items=POSITIONS, changes=S)),
 ]
 BY_NAME = {t.name: t for t in TOOLS}
+USER_ONLY = {"decide"}  # speaks for the user: never offered to a run the user did not start
 
 
-def schemas() -> list[dict]:
-    return [t.schema() for t in TOOLS if not t.unavailable]
+def schemas(user_run: bool = False) -> list[dict]:
+    return [t.schema() for t in TOOLS if not t.unavailable and (user_run or t.name not in USER_ONLY)]
 
 
 class NotAvailable(Exception):
@@ -90,8 +108,8 @@ class NotAvailable(Exception):
 # The longest text each argument may carry; anything longer is refused, not cut, so that what the
 # user approves is exactly what would be done.
 LIMITS = {"title": 300, "notes": 4000, "body": 20000, "text": 1000, "subject": 300, "to": 320, "topic": 300,
-          "cron": 100, "escalation": 100, "query": 500, "status": 20, "why": 500,
-          "due": 40, "starts": 40, "ends": 40, "until": 40, "start": 40, "end": 40}
+          "cron": 100, "escalation": 100, "query": 500, "status": 20, "why": 500, "changes": 1000,
+          "due": 40, "starts": 40, "ends": 40, "until": 40, "start": 40, "end": 40, "at": 40}
 SURFACE_LIMIT = 4000
 EARLIEST_YEAR, LATEST_YEAR = 1900, 2200  # a date outside these is a model's slip, not a plan
 
@@ -219,7 +237,46 @@ def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo) -> object:
         start, _ = parse_when(args.get("start"), tz)
         end, _ = parse_when(args.get("end"), tz)
         return calendar_events(start, end)
+    if name == "list_reminders":
+        return reminder_views(tz)
     raise ValueError(f"unknown read tool {name}")
+
+
+# Reminders in words ------------------------------------------------------------
+_ORDINAL_DAYS = {"1-7": 1, "8-14": 2, "15-21": 3, "22-28": 4}  # how the tick spells "the first Monday"
+
+
+def describe_cron(cron: str) -> str:
+    """A cron in words ("at 09:00, only on Sunday"); the cron itself when it cannot be read."""
+    fields = str(cron).split()
+    both = len(fields) == 5 and fields[2] != "*" and fields[4] != "*"
+    if both and fields[2] in _ORDINAL_DAYS and fields[3] == "*" and fields[4].isdigit():
+        # the tick requires both day fields (first Monday = days 1-7 AND Monday); the library reads
+        # them as "or", but understands the "#" form of the same thing
+        fields = [fields[0], fields[1], "*", "*", f"{fields[4]}#{_ORDINAL_DAYS[fields[2]]}"]
+        both = False
+    options = Options()
+    options.use_24hour_time_format = True
+    options.verbose = False
+    try:
+        text = ExpressionDescriptor(" ".join(fields), options).get_description()
+    except Exception:  # the library raises its own types for what it cannot read
+        return str(cron)
+    if both:
+        text = text.replace(", or on ", ", and only on ")
+    return text[:1].lower() + text[1:] if text else str(cron)
+
+
+def reminder_views(tz: ZoneInfo) -> list[dict]:
+    """The user's active reminders, soonest first, with their schedule in words."""
+    rows = (Schedule.select().where(Schedule.kind.in_(("reminder", "once")) & (Schedule.enabled == True))  # noqa: E712
+            .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
+    views = []
+    for row in rows:
+        upcoming = show_when(row.next_fire_at, False, tz) if row.next_fire_at else "not planned"
+        when = f"once, {upcoming}" if row.kind == "once" else describe_cron(row.cron)
+        views.append({"text": row.text, "when": when, "next": upcoming, "kind": row.kind})
+    return views
 
 
 def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
@@ -368,11 +425,11 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
     notes = _said(args, "notes", "Notes")
     if name == "create_topic":
         span = f" ({show_span(args.get('starts'), args.get('ends'), tz)})" if args.get("starts") else ""
-        return f"New topic: {args.get('title')}{span}{notes}"
+        return f"New topic: {args.get('title')}{span}{already(name, args, tz)}{notes}"
     if name == "create_task":
         due = f" — due {when('due')}" if args.get("due") else ""
         topic = f" (in {args['topic']})" if args.get("topic") else ""
-        return f"New task: {args.get('title')}{due}{topic}{notes}"
+        return f"New task: {args.get('title')}{due}{topic}{already(name, args, tz)}{notes}"
     if name == "update_task":
         task = Task.get_or_none(Task.id == args.get("task_id"))
         label = task.title if task else f"task {args.get('task_id')}"
@@ -390,7 +447,22 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
         task = Task.get_or_none(Task.id == args.get("task_id"))
         return f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {when('until')}"
     if name == "create_reminder":
-        return f"New reminder: {args.get('text')} ({args.get('cron')})"
+        return f"New reminder: {args.get('text')} ({describe_cron(args.get('cron'))})"
+    if name == "remind":
+        try:
+            at = reminder_at(args.get("at"), tz)
+        except ValueError:
+            return f"Remind you once: {args.get('text')} ({args.get('at')})"
+        return f"Remind you once, {show_when(at, False, tz)}: {args.get('text')}"
+    if name == "cancel_task":
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        if task is None:
+            return f"Drop task: task {args.get('task_id')}"
+        due = f" (due {show_when(task.due, task.due_is_date, tz)})" if task.due else ""
+        return f"Drop task: {task.title}{due} — no more follow-ups"
+    if name == "rename_topic":
+        topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
+        return f"Rename topic: {topic.title if topic else 'topic ' + str(args.get('topic_id'))} → “{args.get('title')}”"
     if name == "update_topic":
         topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
         label = topic.title if topic else f"topic {args.get('topic_id')}"
@@ -443,7 +515,7 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
                 return f"{key} is too long ({len(value)} characters; at most {LIMITS.get(key, 300)})"
             if not storable(value):
                 return f"{key} is not valid text (a NUL or an unpaired surrogate)"
-    for key in ("due", "starts", "ends"):
+    for key in ("due", "starts", "ends", "at"):
         if args.get(key):
             try:
                 parse_when(args[key], tz)
@@ -463,9 +535,12 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
                 return "until is required"
         except (ValueError, TypeError):
             return f"until is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args.get('until'))}"
-    if name in ("update_task", "complete_task", "snooze_task") and not Task.get_or_none(Task.id == args.get("task_id")):
+    if name in ("update_task", "complete_task", "snooze_task", "cancel_task") and not Task.get_or_none(
+            Task.id == args.get("task_id")):
         return f"no task {args.get('task_id')}"
-    if name in ("close_topic", "update_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
+    if name == "cancel_task" and Task.get_by_id(args["task_id"]).status not in ("open", "snoozed"):
+        return f"task {args['task_id']} is already {Task.get_by_id(args['task_id']).status}"
+    if name in ("close_topic", "update_topic", "rename_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
         return f"no topic {args.get('topic_id')}"
     return None
 
@@ -549,10 +624,37 @@ def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created
         task.save()
         return {"task_id": task.id}
     if name == "snooze_task":
+        from actors.tick import add_once
+
         task = Task.get_by_id(args["task_id"])
-        task.status, (task.snoozed_until, _) = "snoozed", parse_when(args["until"], tz)
+        task.status, task.snoozed_until = "snoozed", reminder_at(args["until"], tz)
         task.save()
+        # the follow-up comes back at that time even when no deadline window passed meanwhile
+        Schedule.update(enabled=False).where((Schedule.kind == "once")
+                                             & Schedule.name.startswith(f"snooze:{task.id}:")).execute()
+        add_once(f"snooze:{task.id}:{task.snoozed_until.isoformat()}", task.snoozed_until,
+                 f"“{task.title}” is back, as you asked", str(tz))
         return {"task_id": task.id}
+    if name == "cancel_task":
+        task = Task.get_by_id(args["task_id"])
+        task.status, task.next_fire_at, task.next_window = "cancelled", None, None
+        task.save()
+        Schedule.update(enabled=False).where((Schedule.kind == "once")
+                                             & Schedule.name.startswith(f"snooze:{task.id}:")).execute()
+        return {"task_id": task.id, "cancelled": True}
+    if name == "remind":
+        from actors.tick import add_once
+
+        at = reminder_at(args["at"], tz)
+        slug = "".join(c if c.isalnum() else "-" for c in str(args["text"]).lower())[:40].strip("-")
+        schedule = add_once(f"once:{slug}:{at.isoformat()}", at, str(args["text"]), str(tz))
+        return {"schedule": schedule.name, "at": at.isoformat()}
+    if name == "rename_topic":
+        topic = Topic.get_by_id(args["topic_id"])
+        before, topic.title = topic.title, args["title"]
+        topic.save()
+        # a channel that shows topics as threads (Telegram forum topics) renames its thread from this
+        return {"topic_id": topic.id, "renamed": {"from": before, "to": topic.title, "thread_ref": topic.thread_ref}}
     if name == "create_reminder":
         from actors.tick import add_reminder
 
@@ -588,6 +690,70 @@ def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created
     if BY_NAME.get(name) is not None and BY_NAME[name].unavailable:
         raise NotAvailable(BY_NAME[name].unavailable)
     raise ValueError(f"cannot execute {name}")
+
+
+def reminder_at(value, tz: ZoneInfo) -> datetime:
+    """When a one-off reminder or a snooze ends: a date alone means the morning of that day, local time."""
+    from actors.tick import DATE_ONLY_HOUR
+
+    moment, is_date = parse_when(value, tz)
+    if moment is None:
+        raise ValueError("a time is required")
+    if is_date:
+        moment = datetime.combine(moment.astimezone(tz).date(), DATE_ONLY_HOUR, tzinfo=tz).astimezone(UTC)
+    return moment
+
+
+# Repeats of what the user already has ----------------------------------------------
+_COMMON = {"a", "an", "the", "to", "for", "of", "and", "my", "our", "on", "in", "at", "with", "by", "up", "do"}
+
+
+def _title_words(text: str) -> set[str]:
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", str(text or "").lower()):
+        if word in _COMMON:
+            continue
+        found.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return found
+
+
+def similar_titles(a: str, b: str) -> bool:
+    """Two titles for the same thing: most of their words shared ("File taxes", "file my taxes")."""
+    x, y = _title_words(a), _title_words(b)
+    if not x or not y:
+        return str(a).strip().lower() == str(b).strip().lower()
+    return len(x & y) / len(x | y) >= 0.5
+
+
+def repeated(name: str, args: dict) -> Task | Topic | None:
+    """The open task (same topic, similar title) or open topic that a new one would repeat."""
+    title = args.get("title")
+    if not isinstance(title, str) or not title.strip():
+        return None
+    if name == "create_topic":
+        return next((t for t in Topic.select().where(Topic.status != "closed").order_by(Topic.id).limit(500)
+                     if similar_titles(t.title, title)), None)
+    if name != "create_task":
+        return None
+    topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
+    for task in Task.select().where(Task.status.in_(("open", "snoozed"))).order_by(Task.id).limit(500):
+        same_topic = topic is None or task.topic_id is None or task.topic.title.strip().lower() == topic.strip().lower()
+        if same_topic and similar_titles(task.title, title):
+            return task
+    return None
+
+
+def already(name: str, args: dict, tz: ZoneInfo) -> str:
+    """" — you already have …" for a proposal that repeats an open task or topic; empty otherwise."""
+    found = repeated(name, args)
+    if isinstance(found, Task):
+        due = f" due {show_when(found.due, found.due_is_date, tz)}" if found.due else ""
+        return f" — you already have “{found.title}”{due}"
+    if isinstance(found, Topic):
+        view = topic_view(found, tz)
+        span = f" ({show_span(view['starts'], view['ends'], tz)})" if view["starts"] else ""
+        return f" — you already have the topic “{found.title}”{span}"
+    return ""
 
 
 def _find_topic(title: str | None, created_topics: dict) -> Topic | None:

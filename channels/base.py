@@ -7,9 +7,16 @@ rules say), then tells the thalamus. Delivering: the channel is told
 the result; on start it delivers whatever was left pending. A channel that can be
 unreachable (Telegram) retries instead of failing: `record_retry` keeps the row owed
 (storage/outbox.py), and only `record_failure` gives a row up, for what no retry can fix.
+
+Polling: a buffered channel with a `[<channel>] poll` duration checks its source on that
+cadence, with no model involved. The tick forwards every `TickNow` to the buffered
+channels; a channel polls when its cadence has passed since its last poll or sync
+(see channels/calendar.py for why the tick drives it).
 """
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 from loguru import logger
 
@@ -18,12 +25,14 @@ from storage import outbox, trace
 from storage.db import database
 from storage.models import Outbox
 from wilson.actor import WilsonActor
-from wilson.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted
+from wilson.clock import parse_duration
+from wilson.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted, TickNow
 
 
 class Channel(WilsonActor):
     realtime = False  # realtime: straight to the inbox at priority 0; else buffered
     can_deliver = False
+    polled_at: datetime | None = None  # the last poll or sync of this incarnation (a restart polls at once)
 
     def on_start(self):
         self.deliver_owed()
@@ -42,6 +51,8 @@ class Channel(WilsonActor):
                 self.deliver_owed()
             case ChannelSync(reason=reason):
                 self.sync_and_report(reason)
+            case TickNow():
+                self.poll_if_due()
             case _:
                 return self.receive_other(message)
 
@@ -70,11 +81,42 @@ class Channel(WilsonActor):
     def sync_and_report(self, reason: str) -> None:
         """Sync, then tell the thalamus' triage this channel is done (even when the sync failed)."""
         count = 0
+        self.polled_at = self.now()
         try:
             count = self.sync(reason) or 0
         except Exception as exc:  # a broken source must not stall the whole sync
             logger.error("{} sync failed: {}", self.name, exc)
         self.tell("triage", ChannelSynced(self.name, count))
+
+    def poll_interval(self) -> timedelta | None:
+        """The `[<channel>] poll` cadence; None when unset, "off" or unreadable (logged once)."""
+        raw = str(self.config.get(self.name, "poll", "") or "").strip().lower()
+        if raw in ("", "off", "0", "none", "false"):
+            return None
+        try:
+            every = parse_duration(raw)
+        except ValueError as exc:
+            if not getattr(self, "_poll_warned", False):
+                self._poll_warned = True
+                logger.error("{}: poll = {!r} is not a duration ({}); not polling", self.name, raw, exc)
+            return None
+        return every if every > timedelta(0) else None
+
+    def poll_if_due(self) -> int:
+        """Poll the source when the cadence has passed: buffer what changed, with no triage after it
+        (the RAS looks at new rows at its next interval; the thalamus triages them at its sync)."""
+        every = self.poll_interval()
+        if self.realtime or every is None:
+            return 0
+        now = self.now()
+        if self.polled_at is not None and now < self.polled_at + every:
+            return 0
+        self.polled_at = now
+        try:
+            return self.sync("poll") or 0
+        except Exception as exc:  # a broken source waits for the next poll; the actor carries on
+            logger.error("{} poll failed: {}", self.name, exc)
+            return 0
 
     def sync(self, reason: str) -> int:
         """Poll the source and buffer what changed; returns how many rows were buffered."""

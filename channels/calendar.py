@@ -1051,6 +1051,17 @@ class IcsFileSource(CalendarSource):
 
     def fetch(self, state):
         try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            raise SourceError(f"{self.path}: no such file") from None
+        except OSError as exc:
+            raise SourceError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
+        # Inode and change time as well as mtime and size: an editor that replaces the file
+        # within one mtime tick, keeping its size, still gives a new inode or ctime.
+        seen = [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+        if state.get("sha256") and state.get("stat") == seen:
+            return None, state  # unchanged on disk: not even read
+        try:
             data = self.path.read_bytes()
         except FileNotFoundError:
             raise SourceError(f"{self.path}: no such file") from None
@@ -1059,8 +1070,8 @@ class IcsFileSource(CalendarSource):
         documents = [(str(self.path), data)]
         digest = _digest(documents)
         if digest == state.get("sha256"):
-            return None, state
-        return documents, {"sha256": digest}
+            return None, {"sha256": digest, "stat": seen}  # touched, not changed
+        return documents, {"sha256": digest, "stat": seen}
 
 
 class IcsUrlSource(CalendarSource):
@@ -1134,14 +1145,55 @@ class CalDavSource(CalendarSource):
             name = None
         return str(name or str(calendar.url).rstrip("/").rsplit("/", 1)[-1])
 
-    def fetch(self, state):
+    @staticmethod
+    def _version(calendar) -> str | None:
+        """The calendar's change marker (CalendarServer ctag and/or RFC 6578 sync-token), None when
+        the server offers neither: any change to the collection changes it."""
+        from caldav.elements import dav
+        from caldav.elements.base import BaseElement
+
+        class GetCTag(BaseElement):
+            tag = "{http://calendarserver.org/ns/}getctag"
+
+        try:
+            found = calendar.get_properties([GetCTag(), dav.SyncToken()])
+        except Exception as exc:  # a server that refuses the PROPFIND: read the objects instead
+            logger.debug("calendar {}: no change marker ({})", calendar.url, one_line(exc))
+            return None
+        values = [str(found.get(tag) or "") for tag in (GetCTag.tag, dav.SyncToken.tag)]
+        return "|".join(values) if any(values) else None
+
+    def _client(self):
         import caldav
 
-        documents = []
+        return caldav.DAVClient(url=self.url, username=self.username, password=self.password, timeout=self.timeout)
+
+    def _error(self, exc: Exception) -> SourceError:
+        message = one_line(exc, 200)
+        if self.password:
+            message = message.replace(self.password, "***")
+        return SourceError(f"{self.label}: {type(exc).__name__}: {message}")
+
+    def unchanged(self, state: dict) -> bool:
+        """The cheap check between full reads: one PROPFIND per known calendar, no discovery and no
+        event data. True only when every calendar read last time still has the same marker."""
+        versions = state.get("versions") or {}
+        if not versions or not all(versions.values()):
+            return False
         try:
-            with caldav.DAVClient(url=self.url, username=self.username, password=self.password,
-                                  timeout=self.timeout) as client:
+            with self._client() as client:
+                return all(self._version(client.calendar(url=url)) == version for url, version in versions.items())
+        except Exception as exc:
+            raise self._error(exc) from None
+
+    def fetch(self, state):
+        documents = []
+        versions: dict[str, str | None] = {}
+        try:
+            with self._client() as client:
                 for calendar in self._calendars(client):
+                    # Read before the objects: a change made while they are listed shows at the next check.
+                    versions[str(calendar.url)] = self._version(calendar)
                     calendar_name = self._calendar_name(calendar)
                     objects = calendar.get_events() if hasattr(calendar, "get_events") else calendar.events()
                     for obj in objects:
@@ -1151,15 +1203,12 @@ class CalDavSource(CalendarSource):
                         href = str(obj.url).rstrip("/").rsplit("/", 1)[-1]
                         documents.append((f"{calendar_name}/{href}", data))
         except Exception as exc:
-            message = one_line(exc, 200)
-            if self.password:
-                message = message.replace(self.password, "***")
-            raise SourceError(f"{self.label}: {type(exc).__name__}: {message}") from None
+            raise self._error(exc) from None
         documents.sort()
         digest = _digest(documents)
         if digest == state.get("sha256"):
-            return None, state
-        return documents, {"sha256": digest}
+            return None, {"sha256": digest, "versions": versions}
+        return documents, {"sha256": digest, "versions": versions}
 
 
 APPLE_SCRIPT = r'''
@@ -1319,7 +1368,7 @@ class CalendarChannel(Channel):
         buffered = 0
         for source in self.sources:
             try:
-                buffered += self.sync_source(source)
+                buffered += self.sync_source(source, cheap=reason == "poll")
             except (SourceError, CalendarError) as exc:
                 logger.warning("calendar source {} skipped: {}", source.label, one_line(exc))
             except Exception as exc:  # one bad source must not stop the others, nor the actor
@@ -1328,7 +1377,9 @@ class CalendarChannel(Channel):
             logger.info("calendar sync ({}): {} change(s) buffered", reason, buffered)
         return buffered
 
-    def sync_source(self, source: CalendarSource) -> int:
+    def sync_source(self, source: CalendarSource, *, cheap: bool = False) -> int:
+        """Fetch one source and buffer what changed. `cheap` (a poll): a source with its own change
+        check (CalDAV's ctag) is only read in full when that check says it changed."""
         cursor_name = f"calendar:{source.id}"
         cursor = Cursor.get_or_none(Cursor.name == cursor_name)
         state = dict(cursor.value or {}) if cursor is not None else {}
@@ -1336,12 +1387,17 @@ class CalendarChannel(Channel):
         # Each step renews the handler's budget with its own bound, so that a long sync of many
         # documents is progress, while one stuck step still counts as hung.
         liveness.beat(float(getattr(source, "timeout", 60) or 60) + 30, f"calendar: fetching {source.label}")
+        check = getattr(source, "unchanged", None)
+        if cheap and check is not None and not state.get("suspect") and check(dict(old_fetch)):
+            return 0
         documents, fetch_state = source.fetch(dict(old_fetch))
         now = self.now()
         if documents is None:
-            if state.get("suspect"):
-                # Back to what it was before the suspect read: that read was a passing state, now forgotten.
-                state.pop("suspect")
+            revalidated = fetch_state != old_fetch  # the same data under new validators (a touched file)
+            if cursor is not None and (state.get("suspect") or revalidated):
+                # Back to what it was before a suspect read: that read was a passing state, now forgotten.
+                state.pop("suspect", None)
+                state["fetch"] = fetch_state
                 Cursor.update(value=state, updated_at=now).where(Cursor.name == cursor_name).execute()
             return 0
         tz = self.config.timezone

@@ -53,6 +53,7 @@ DEFAULTS: dict[str, dict] = {
         "caldav_username": "",
         "caldav_password": "",
         "horizon_days": 365,
+        "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
     },
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     "ras": {"interval_minutes": 15},
