@@ -57,8 +57,13 @@ DEFAULTS: dict[str, dict] = {
     },
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     "ras": {"interval_minutes": 15},
-    "tick": {"interval_seconds": 1.0, "windows": "14d,7d,3d,1d,due,overdue"},
+    # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
+    # and once when it is overdue.
+    "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue"},
     "hippocampus": {"schedule": "0 3 * * *"},
+    # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
+    # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
+    "attention": {"max_per_day": 3, "briefing": "when_useful"},
     "approval": {"expiry_hours": 72, "owner_decides_all": True},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
