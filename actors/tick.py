@@ -1,8 +1,10 @@
 """The tick: Wilson's own sense of time.
 
 It watches four kinds of moment and turns each into a row or a nudge:
-- deadline windows of open tasks ("14d,7d,3d,1d,due,overdue"): one inbox row per
-  (task, window), for the cortex to decide whether and how to surface;
+- deadline windows of open tasks ("7d,1d,due,overdue" unless the task has its own): one
+  inbox row per (task, window), for the cortex to decide whether and how to surface; the
+  windows falling due within the same local hour fire together, as one bundle that
+  reaches the user as one message (wilson/attention.py);
 - cron schedules (croniter) in the user's timezone: the morning briefing, the RAS
   interval, the nightly hippocampus run and the user's recurring reminders;
 - quiet-hour holds that have ended: held outbox rows become deliverable;
@@ -42,6 +44,7 @@ from actors.ras import alarm_unanswered
 from storage import buffers, inbox, outbox, trace
 from storage.db import claim_transaction, database, skip_locked
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
+from wilson import attention, quiet
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc, parse_duration
 from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, SyncRequest, TickNow
@@ -188,6 +191,12 @@ def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: list[str]) -> l
     # Only next_fire_at in the WHERE: SQLite without statistics would otherwise walk the status index.
     found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= now)
                  .order_by(Task.next_fire_at).limit(SCAN_BATCH))
+    horizon = now
+    if any(t.status in OPEN_STATUSES for t in found):
+        # Follow-ups falling due later in this local hour come along now: one bundle, one message.
+        horizon = max(now, hour_end(now, tz) - timedelta(microseconds=1))
+        found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= horizon)
+                     .order_by(Task.next_fire_at).limit(SCAN_BATCH))
     stale = [t.id for t in found if t.status not in OPEN_STATUSES]
     if stale:  # closed by a writer that did not re-plan: nothing can fire for them
         Task.update(next_fire_at=None, next_window=None).where(Task.id.in_(stale)).execute()
@@ -195,15 +204,23 @@ def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: list[str]) -> l
         # IMMEDIATE: this transaction reads, then writes; a deferred one could not upgrade after another writer.
         with claim_transaction():
             task = Task.get_or_none(Task.id == task_id)
-            if task is None or task.next_fire_at is None or task.next_fire_at > now:
+            if task is None or task.next_fire_at is None or task.next_fire_at > horizon:
                 continue  # changed since the query
-            inbox_id = _fire_task(task, now, tz, default_windows)
+            inbox_id = _fire_task(task, now, tz, default_windows, horizon)
             if inbox_id is not None:
                 written.append(inbox_id)
     return written
 
 
-def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[str]) -> int | None:
+def hour_end(now: datetime, tz: ZoneInfo) -> datetime:
+    """The end of the local hour `now` is in (aware UTC)."""
+    local = as_utc(now).astimezone(tz)
+    return local.replace(minute=0, second=0, microsecond=0).astimezone(UTC) + timedelta(hours=1)
+
+
+def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[str],
+               horizon: datetime | None = None) -> int | None:
+    horizon = now if horizon is None else horizon
     if task.status == "snoozed":
         return _wake(task, now, tz, default_windows)
     if task.due is None:
@@ -213,7 +230,7 @@ def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[st
     planned_at = as_utc(task.next_fire_at)
     passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
                                                               _task_windows(task, default_windows), tz)
-              if name not in fired and moment <= now and (moment >= planned_at or name == task.next_window)]
+              if name not in fired and moment <= horizon and (moment >= planned_at or name == task.next_window)]
     if not passed and task.next_window == "overdue" and "overdue" not in fired:
         passed = [("overdue", planned_at)]  # planned for "now" because it was already overdue
     inbox_id = None
@@ -256,6 +273,7 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
                     trace_id=trace_id, kind="deadline", origin="background",
                     payload={"task_id": task.id, "title": task.title, "window": window, "due": due.isoformat(),
                              "due_is_date": bool(task.due_is_date), "topic": topic,
+                             "bundle": as_utc(now).isoformat(),  # the follow-ups of one scan go out as one message
                              **({"topic_id": task.topic_id} if task.topic_id else {})},
                     dedup_key=f"deadline:{task.id}:{window}:{due.isoformat()}")
     if row is None:
@@ -649,16 +667,27 @@ def _record_skips(sched: Schedule, now: datetime) -> None:
                      {"schedule": sched.name, "more": True})
 
 
-def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell) -> ScanResult:
-    """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit."""
+def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell, config=None) -> ScanResult:
+    """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit.
+
+    With `config`, bundles of follow-ups whose runs have all ended but were not sent (a run that died
+    after its commit) are sent here."""
     now = as_utc(now)
     result = ScanResult()
+    with claim_transaction():
+        attention.drop_acknowledged_held(now)
     for row in outbox.release_held(now):
         trace.record(row.trace_id, "released", ACTOR, "quiet hours are over", now, {"outbox_id": row.id})
         result.released.append(row.id)
         tell(row.channel, Deliver(row.id))
     result.deadlines = scan_deadlines(now, tz, default_windows)
     result.topic_ends = scan_topic_ends(now)
+    if config is not None:
+        for bundle in attention.pending_bundles():
+            with claim_transaction():
+                flushed = attention.flush_bundle(bundle, now, config, lambda at: quiet.hold_until(config, at))
+            for channel, outbox_id in flushed:
+                tell(channel, Deliver(outbox_id))
     once = fire_once(now, tz)  # after the deadlines: a task's wake-up there silences its snooze comeback
     nudges: list[tuple[str, object]] = []
     arm_schedules(now)
@@ -756,7 +785,8 @@ class TickActor(WilsonActor):
 
     def scan(self) -> ScanResult:
         self._prepare()
-        result = run_scan(self.now(), self.config.timezone, parse_windows(self.config.get("tick", "windows")), self.tell)
+        result = run_scan(self.now(), self.config.timezone, parse_windows(self.config.get("tick", "windows")), self.tell,
+                          config=self.config)
         # Buffered receptors poll on their own cadence, on this beat (channels/base.py): one timer
         # for the real clock, and every step of a simulated one, without adding steps of its own.
         for channel in self.config.get("core", "buffered_channels") or ():
