@@ -6,19 +6,27 @@ executes each item exactly once: the item's status moves from pending to
 executed in the same transaction that applies it, so a second press finds
 nothing left to do. Proposals are bound to their approver, expire, and are
 superseded by a modified proposal.
+
+Every proposal says why it was made (`reason`, one line naming the event, message
+or deadline behind it) and, when it replaces another, what changed. None vanishes
+in silence: one reminder before it expires, one notice when it does (the sweep,
+run on the tick's nudge and on every `Recover`), and an expired proposal can be
+brought back (`revive`) as a new one. A proposal to close a topic whose end has
+passed is asked once more when it expires, so the topic is not left open for good.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from loguru import logger
 
 from actors import tools
 from storage import decisions, inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Task
+from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Task, Topic
 from wilson import faults, quiet
 from wilson.actor import WilsonActor
 from wilson.bounds import MAX_ID, MAX_ITEM
@@ -26,6 +34,9 @@ from wilson.messages import (ApprovalSettled, Decision, DecisionRecorded, Delive
                              Recover)
 
 OPEN = ("pending", "partial")
+REVIVE = "revive"
+MAX_REASON = 200  # characters: one line, however long the words it quotes
+REMIND_BEFORE_HOURS = 24
 
 
 @dataclass
@@ -35,14 +46,244 @@ class DecisionResult:
     stage: str = "refused"
     inbox_id: int | None = None
     task_ids: list = field(default_factory=list)
+    revived: int | None = None  # the new proposal an expired one came back as
 
 
 def render(approval: Approval, tz) -> str:
     items = list(approval.items.order_by(ApprovalItem.position))
     lines = [f"Proposal {approval.id}: I'd like to do this — approve, modify or reject?"]
+    if approval.reason:
+        lines.append(approval.reason[:1].upper() + approval.reason[1:] + ".")
+    if (approval.idempotency_key or "").startswith("revive:") and approval.supersedes:
+        lines.append(f"(Back again: proposal {approval.supersedes} had expired.)")
     for item in items:
         lines.append(f"{item.position}. {item.description}")
+    if approval.changes and approval.supersedes:
+        lines.append(f"What changed from proposal {approval.supersedes}:")
+        lines += [f"  {line}" for line in approval.changes.splitlines()]
     return "\n".join(lines)
+
+
+# Why a proposal was made, and what a modification changed ---------------------------------------
+def _one_line(text, limit: int = 80) -> str:
+    """Words as they may stand inside a quoted line: one line, no curly quotes, links defanged, cut short."""
+    return tools._quoted(text if isinstance(text, str) else str(text), limit)
+
+
+def _day(moment: datetime, tz, now: datetime | None, with_time: bool) -> str:
+    local = moment.astimezone(tz)
+    text = f"{local:%a} {local.day} {local:%b}"
+    if now is None or local.year != now.astimezone(tz).year:
+        text += f" {local.year}"
+    return text + (f" {local:%H:%M}" if with_time and (local.hour, local.minute) != (0, 0) else "")
+
+
+def _moment(value) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else None
+
+
+def _calendar_reason(buffer: dict, tz, now: datetime) -> str:
+    title = _one_line(buffer.get("title") or "an event", 60)
+    start = _moment(buffer.get("start"))
+    when = f" on {_day(start, tz, now, not buffer.get('all_day'))}" if start else ""
+    change = buffer.get("change")
+    if change == "cancelled":
+        return f"because “{title}”{when} was cancelled in your calendar"
+    if change == "changed":
+        return f"because “{title}” changed in your calendar, now{when}" if when else \
+            f"because “{title}” changed in your calendar"
+    return f"because “{title}” is in your calendar{when}"
+
+
+def reason_for(row: Inbox | None, now: datetime, tz) -> str:
+    """One line saying what led to a proposal: the event, message, deadline or reminder of the run
+    that made it. Words others wrote are quoted short, with their source named."""
+    if row is None:
+        return ""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    if row.origin == "user":
+        return f"because you asked: “{_one_line(row.text)}”"
+    if row.kind == "deadline" and payload.get("title"):
+        due = _moment(payload.get("due"))
+        when = f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}" \
+            if due else " has a deadline"
+        return f"because “{_one_line(payload['title'], 60)}”{when}"
+    if row.kind == "topic_end" and payload.get("title"):
+        ends = _moment(payload.get("ends"))
+        return f"because “{_one_line(payload['title'], 60)}” ended" + (f" on {_day(ends, tz, now, False)}" if ends else "")
+    if row.kind == "reminder":
+        return f"because of your reminder “{_one_line(payload.get('text') or row.text, 60)}”"
+    buffers = [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
+    if buffers:
+        first = buffers[0]
+        line = (_calendar_reason(first, tz, now) if first.get("channel") == "calendar"
+                else f"because of {tools.source_label(row)}")
+        return line if len(buffers) == 1 or first.get("channel") != "calendar" else \
+            f"{line} (and {len(buffers) - 1} more change{'s' if len(buffers) > 2 else ''})"
+    if row.kind == "briefing":
+        summaries = [i.get("summary") for i in payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
+        what = f": “{_one_line(summaries[0], 60)}”" if summaries else ""
+        return f"because of what I found in {tools.source_label(row)}{what}"
+    return f"because of {tools.source_label(row) or 'your ' + _one_line(row.source, 30)}: “{_one_line(row.text, 60)}”"
+
+
+def _identity(tool: str, args: dict) -> tuple:
+    """What makes two items the same item in two versions of a proposal (its subject, not its details)."""
+    for key in ("task_id", "topic_id"):
+        if args.get(key) is not None:
+            return tool, key, str(args[key])
+    subject = args.get("title") or args.get("text") or args.get("to") or ""
+    return tool, " ".join(str(subject).lower().split())
+
+
+def _when(value, tz) -> str:
+    try:
+        moment, is_date = tools.parse_when(value, tz)
+    except ValueError:
+        return str(value)
+    return tools.show_when(moment, is_date, tz)
+
+
+def _detail_change(tool: str, old: dict, new: dict, old_text: str, new_text: str, tz) -> str:
+    subject = new.get("title") or new.get("text") or old.get("title") or new_text
+    parts = []
+    for key in ("due", "starts", "ends", "until"):
+        if old.get(key) != new.get(key):
+            word = {"due": "due", "starts": "starts", "ends": "ends", "until": "until"}[key]
+            now_ = _when(new[key], tz) if new.get(key) else "no date"
+            was = _when(old[key], tz) if old.get(key) else "no date"
+            parts.append(f"{word} {now_} (was {was})")
+    if old.get("topic") != new.get("topic"):
+        parts.append(f"in {new.get('topic') or 'no topic'} (was {old.get('topic') or 'no topic'})")
+    if old.get("cron") != new.get("cron"):
+        parts.append(f"schedule {new.get('cron')} (was {old.get('cron')})")
+    for key in ("notes", "subject", "body", "escalation"):
+        if old.get(key) != new.get(key):
+            parts.append(f"new {key}")
+    if not parts:  # something else differs: show both versions whole
+        return f"changed: {new_text} (was: {old_text})"
+    return f"changed: {_one_line(subject, 60)} {', '.join(parts)}"
+
+
+def changes_between(old: list[tuple[str, dict, str]], new: list[tuple[str, dict, str]], tz) -> str:
+    """What a replacement changes against the proposal it supersedes, one line per item added, removed or
+    changed (items as (tool, args, description)); '' when they are the same."""
+    remaining = list(old)
+    lines, added = [], []
+    for tool, args, description in new:
+        match = next((o for o in remaining if _identity(o[0], o[1]) == _identity(tool, args)), None)
+        if match is None:
+            added.append(description)
+            continue
+        remaining.remove(match)
+        if match[1] != args:
+            lines.append(_detail_change(tool, match[1], args, match[2], description, tz))
+    lines += [f"added: {d}" for d in added]
+    lines += [f"removed: {d}" for d in (o[2] for o in remaining)]
+    return "\n".join(line.splitlines()[0] for line in lines)
+
+
+def label(approval: Approval) -> str:
+    """A proposal in a few words: 'the “Trip to Japan” plan', or its first item."""
+    items = list(approval.items.order_by(ApprovalItem.position))
+    topic = next((i for i in items if i.tool == "create_topic" and (i.args or {}).get("title")), None)
+    if topic is not None:
+        return f"the “{_one_line(topic.args['title'], 50)}” plan"
+    if not items:
+        return "an empty proposal"
+    first = f"“{_one_line(items[0].description.splitlines()[0], 50)}”"
+    return first if len(items) == 1 else f"{first} and {len(items) - 1} more"
+
+
+# Never vanishing: one reminder, one notice, a way back ------------------------------------------
+def remind_before(config) -> timedelta:
+    try:
+        hours = float(config.get("approval", "remind_before_hours", REMIND_BEFORE_HOURS))
+    except (TypeError, ValueError):
+        hours = REMIND_BEFORE_HOURS
+    return timedelta(hours=max(hours, 0.0))
+
+
+def remind_moment(created_at: datetime, expires_at: datetime, before: timedelta) -> datetime:
+    """When to nudge: `before` ahead of expiry, but never in the first half of a proposal's life."""
+    return max(created_at + (expires_at - created_at) / 2, expires_at - before)
+
+
+def _lasted(approval: Approval) -> str:
+    hours = round((approval.expires_at - approval.created_at).total_seconds() / 3600)
+    if hours >= 48:
+        return f"{round(hours / 24)} days"
+    return f"{hours} hour{'s' if hours != 1 else ''}"
+
+
+def reminder_text(approval: Approval, tz, now: datetime) -> str:
+    return (f"Still waiting for your answer on proposal {approval.id}, {label(approval)}. "
+            f"I'll drop it on {_day(approval.expires_at, tz, now, True)} if I don't hear from you.")
+
+
+def expiry_text(approval: Approval) -> str:
+    return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
+            f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
+
+
+def due_moment() -> datetime | None:
+    """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
+    owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
+    candidates = []
+    remind = (Approval.select(Approval.remind_at)
+              .where(Approval.status.in_(OPEN) & Approval.reminded_at.is_null() & Approval.remind_at.is_null(False)
+                     & Approval.presented_at.is_null(False))
+              .order_by(Approval.remind_at).first())
+    if remind is not None:
+        candidates.append(remind.remind_at)
+    expire = Approval.select(Approval.expires_at).where(Approval.status.in_(OPEN)).order_by(Approval.expires_at).first()
+    if expire is not None:
+        candidates.append(expire.expires_at)
+    owed = (Approval.select(Approval.expires_at).where((Approval.status == "expired")
+                                                       & Approval.expired_notice_at.is_null())
+            .order_by(Approval.expires_at).first())
+    if owed is not None:
+        candidates.append(owed.expires_at)
+    return min(candidates, default=None)
+
+
+def sweep_due(now: datetime) -> bool:
+    moment = due_moment()
+    return moment is not None and moment <= now
+
+
+def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, config, *, key: str,
+                  reason: str) -> Approval:
+    """A new proposal with some of an old one's items, in the caller's transaction; it supersedes the old one."""
+    expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+    expires = now + expiry
+    again = Approval.create(
+        trace_id=original.trace_id, approver=original.approver, channel=original.channel, summary=original.summary,
+        nonce=secrets.token_hex(4), inbox_id=original.inbox_id, supersedes=original.id, topic_id=original.topic_id,
+        created_at=now, expires_at=expires, idempotency_key=key, reason=reason,
+        remind_at=remind_moment(now, expires, remind_before(config)))
+    for position, item in enumerate(items, start=1):
+        ApprovalItem.create(approval=again, position=position, tool=item.tool, args=item.args,
+                            description=item.description)
+    Approval.update(superseded_by=again.id).where(Approval.id == original.id).execute()
+    return again
+
+
+def ended_topics_to_close(approval: Approval, now: datetime) -> list[ApprovalItem]:
+    """Items of an expiring proposal that would close a topic whose end has passed and which is still open.
+    Asked once more only: a proposal that is itself the second asking is not asked a third time."""
+    if (approval.idempotency_key or "").startswith("reclose:"):
+        return []
+    found = []
+    for item in approval.items.where((ApprovalItem.status == "pending") & (ApprovalItem.tool == "close_topic")):
+        topic = Topic.get_or_none(Topic.id == (item.args or {}).get("topic_id"))
+        if topic is not None and topic.status == "active" and topic.ends is not None and topic.ends <= now:
+            found.append(item)
+    return found
 
 
 def outcome_line(approval: Approval) -> str:
@@ -77,12 +318,14 @@ def check(decision: Decision, approval: Approval | None, now: datetime, tz=None,
         return f"Proposal {approval.id} was replaced by proposal {approval.superseded_by}; please use that one."
     if approval.status in ("approved", "rejected"):
         return f"Already done: proposal {approval.id} was {approval.status}."
+    if approval.status == "expired" and approval.superseded_by:
+        return f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; please use that one."
     if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
         Approval.update(status="expired", decided_at=now).where(
             (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
         expired = approval.expires_at.astimezone(tz) if tz else approval.expires_at
         return (f"Proposal {approval.id} expired on {expired:%d %b %H:%M}{'' if tz else ' UTC'}, so I changed "
-                "nothing. Ask me again if you still want it.")
+                f"nothing. Ask me again if you still want it, or say “revive {approval.id}” to bring it back.")
     return None
 
 
@@ -109,9 +352,11 @@ def hold_open(approval: Approval, now: datetime) -> None:
         raise NoLongerOpen()
 
 
-def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task) -> DecisionResult:
-    """Execute the chosen items exactly once, in one transaction."""
-    executed, failed, task_ids = [], [], []
+def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task,
+            rest: str | None = None) -> DecisionResult:
+    """Execute the chosen items exactly once, in one transaction; `rest="reject"` rejects the items not
+    chosen in the same transaction (a confirm after per-item toggles: these, and not the others)."""
+    executed, failed, task_ids, left_out = [], [], [], []
     created_topics: dict = {}
     with database.atomic():
         hold_open(approval, now)
@@ -134,14 +379,23 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
                 task_ids.append(result["task_id"])
         for task_id in task_ids:
             plan_task(Task.get_by_id(task_id), now)
+        if rest == "reject" and (executed or failed):
+            left_out = selected(approval, ())
+            ApprovalItem.update(status="rejected").where(
+                ApprovalItem.id.in_([i.id for i in left_out]) & (ApprovalItem.status == "pending")).execute()
         status = settle_status(approval.id)
         Approval.update(status=status, decided_at=now).where(Approval.id == approval.id).execute()
         Feedback.create(approval_id=approval.id, kind="approved", value=str(len(executed)), at=now)
+        if left_out:
+            Feedback.create(approval_id=approval.id, kind="rejected",
+                            value=",".join(str(i.position) for i in left_out), at=now)
     if not executed and not failed:
         return DecisionResult(f"Already done: nothing left to approve in proposal {approval.id}.")
     text = "Done:\n" + "\n".join(f"✓ {d}" for d in executed) if executed else ""
     if failed:
         text += ("\n" if text else "") + "Could not do:\n" + "\n".join(f"! {d}" for d in failed)
+    if left_out:
+        text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {i.description}" for i in left_out)
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
     return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids)
@@ -176,6 +430,11 @@ def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionRes
     return DecisionResult("", stage="modify", inbox_id=row.id if row else None)
 
 
+def describe_quiet(result: DecisionResult) -> str:
+    """A decision the gate answers without words of its own, as the trace tells it."""
+    return f"brought back as proposal {result.revived}" if result.revived else "handed to the cortex"
+
+
 def decision_of(row: DecisionRow) -> Decision:
     return Decision(approval_id=row.approval_id, action=row.action, user_id=row.user_id, channel=row.channel,
                     text=row.text, items=tuple(row.items or ()), nonce=row.nonce)
@@ -206,6 +465,81 @@ class ApprovalActor(WilsonActor):
             self.present(approval.id)
         for row in decisions.pending():
             self.apply(row.id)
+        self.sweep()
+
+    def sweep(self) -> None:
+        """Expire what ran out of time (telling the user), and remind once of what soon will."""
+        now = self.now()
+        if not sweep_due(now):
+            return
+        for (approval_id,) in Approval.select(Approval.id).where(
+                Approval.status.in_(OPEN) & (Approval.expires_at <= now)).tuples():
+            self.expire(approval_id)
+        for (approval_id,) in Approval.select(Approval.id).where(
+                (Approval.status == "expired") & Approval.expired_notice_at.is_null()).tuples():
+            self.expire(approval_id)
+        for (approval_id,) in Approval.select(Approval.id).where(
+                Approval.status.in_(OPEN) & Approval.reminded_at.is_null() & (Approval.remind_at <= now)
+                & Approval.presented_at.is_null(False)).tuples():
+            self.remind(approval_id)
+
+    def expire(self, approval_id: int) -> None:
+        """Mark one proposal expired and tell its person once; a close of a topic that has ended is asked again."""
+        now = self.now()
+        box = again = held = None
+        with database.atomic():
+            Approval.update(status="expired", decided_at=now).where(
+                (Approval.id == approval_id) & Approval.status.in_(OPEN) & (Approval.expires_at <= now)).execute()
+            if not Approval.update(expired_notice_at=now).where(
+                    (Approval.id == approval_id) & (Approval.status == "expired")
+                    & Approval.expired_notice_at.is_null()).execute():
+                return  # told already (another gate, or a second nudge)
+            approval = Approval.get_by_id(approval_id)
+            closing = [] if approval.superseded_by else ended_topics_to_close(approval, now)
+            if closing:
+                titles = ", ".join(f"“{_one_line(Topic.get_by_id(i.args['topic_id']).title, 50)}”" for i in closing)
+                again = copy_proposal(approval, closing, now, self.config, key=f"reclose:{approval.id}",
+                                      reason=f"because {titles} has ended and is still open "
+                                             f"(proposal {approval.id} to close it expired)")
+                trace.record(approval.trace_id, "asked again", self.name,
+                             f"proposal {approval.id} expired; closing asked again as proposal {again.id}", now)
+            rest = approval.items.where(ApprovalItem.status == "pending").count() - len(closing)
+            if rest > 0:
+                held = quiet.hold_until(self.config, now)
+                box = outbox.add(channel=approval.channel, text=expiry_text(approval), trace_id=approval.trace_id,
+                                 at=now, key=f"expired:{approval.id}", deliver_after=held,
+                                 payload={"revive": {"id": approval.id, "nonce": approval.nonce},
+                                          "reply_to": approval.message_ref, "topic_id": approval.topic_id})
+            trace.record(approval.trace_id, "expired", self.name,
+                         f"proposal {approval.id} unanswered until {approval.expires_at:%Y-%m-%d %H:%M} UTC"
+                         + (", user told" if box else ""), now)
+        faults.point("approval:after-expiry-commit")
+        self.tell(approval.channel, ApprovalSettled(approval.id))
+        if box is not None and held is None:
+            self.tell(approval.channel, Deliver(box.id))
+        if again is not None:
+            self.present(again.id)
+
+    def remind(self, approval_id: int) -> None:
+        """The one nudge before a proposal expires, in reply to the proposal where the channel can."""
+        now = self.now()
+        with database.atomic():
+            if not Approval.update(reminded_at=now).where(
+                    (Approval.id == approval_id) & Approval.status.in_(OPEN) & Approval.reminded_at.is_null()
+                    & (Approval.expires_at > now)).execute():
+                return
+            approval = Approval.get_by_id(approval_id)
+            held = quiet.hold_until(self.config, now)
+            if held is not None and held >= approval.expires_at:
+                held = None  # a nudge after the proposal has gone would be no nudge
+            box = outbox.add(channel=approval.channel, text=reminder_text(approval, self.config.timezone, now),
+                             trace_id=approval.trace_id, at=now, key=f"remind:{approval.id}", deliver_after=held,
+                             payload={"reminder_for": approval.id, "reply_to": approval.message_ref,
+                                      "topic_id": approval.topic_id})
+            trace.record(approval.trace_id, "reminded", self.name, f"proposal {approval.id} still unanswered", now)
+        faults.point("approval:after-remind-commit")
+        if held is None:
+            self.tell(approval.channel, Deliver(box.id))
 
     def receive(self, message):
         match message:
@@ -265,7 +599,7 @@ class ApprovalActor(WilsonActor):
             trace_id = approval.trace_id if approval else trace.new_trace_id()
             trace.record(trace_id, result.stage, self.name,
                          f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
-                         f"{result.text.splitlines()[0] if result.text else 'handed to the cortex'}", now)
+                         f"{result.text.splitlines()[0] if result.text else describe_quiet(result)}", now)
             box = None
             if result.text:
                 box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
@@ -273,6 +607,8 @@ class ApprovalActor(WilsonActor):
                                  payload={"decision": {"approval_id": decision.approval_id,
                                                        "action": decision.action}})
         faults.point("approval:after-decision-commit")
+        if result.revived:
+            self.present(result.revived)
         if result.inbox_id:
             self.tell("cortex-realtime", InboxReady())
         if box is not None:
@@ -284,10 +620,16 @@ class ApprovalActor(WilsonActor):
         tz = self.config.timezone
         owner = self.config.get("core", "owner") if self.config.get("approval", "owner_decides_all") else None
         approval = find(decision.approval_id)
+        if decision.action == REVIVE:
+            return approval, self.revive(decision, approval, now, owner)
         problem = check(decision, approval, now, tz, owner)
         if problem:
             # check() may have just marked it expired: the row knows, the object read before does not
-            expired = approval is not None and Approval.get_by_id(approval.id).status == "expired"
+            expired = False
+            if approval is not None and Approval.get_by_id(approval.id).status == "expired":
+                # this answer is the notice (the sweep does not tell them twice), unless they were told already
+                expired = bool(Approval.update(expired_notice_at=now).where(
+                    (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute())
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
             return approval, DecisionResult(problem, settled=expired)
         try:
@@ -298,7 +640,37 @@ class ApprovalActor(WilsonActor):
                                             or f"Proposal {approval.id} changed just now, so I did nothing; "
                                                "have a look at it again.")
 
+    def revive(self, decision: Decision, approval: Approval | None, now: datetime, owner) -> DecisionResult:
+        """Bring an expired proposal back as a new one (its pending items, a fresh expiry), once."""
+        if approval is None:
+            return DecisionResult(f"I don't know proposal {decision.approval_id}.")
+        if not may_decide(decision.user_id, approval, owner):
+            return DecisionResult("Sorry, only the person this proposal is for can bring it back.")
+        if decision.nonce is not None and decision.nonce != approval.nonce:
+            return DecisionResult("That button is out of date.")
+        Approval.update(status="expired", decided_at=now).where(
+            (Approval.id == approval.id) & Approval.status.in_(OPEN) & (Approval.expires_at <= now)).execute()
+        approval = Approval.get_by_id(approval.id)
+        if approval.status in OPEN:
+            return DecisionResult(f"Proposal {approval.id} is still waiting for you; approve, modify or reject it.")
+        if approval.status != "expired":
+            return DecisionResult(f"Proposal {approval.id} was {approval.status}; there is nothing to bring back.")
+        if approval.superseded_by:
+            return DecisionResult(f"Proposal {approval.id} is already back, as proposal {approval.superseded_by}.")
+        items = list(approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position))
+        if not items:
+            return DecisionResult(f"Nothing of proposal {approval.id} is left to bring back.")
+        again = copy_proposal(approval, items, now, self.config, key=f"revive:{approval.id}", reason=approval.reason)
+        Approval.update(expired_notice_at=now).where(
+            (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute()
+        Feedback.create(approval_id=approval.id, kind="revived", value=str(again.id), at=now)
+        return DecisionResult("", stage="revived", revived=again.id)
+
     def take(self, decision: Decision, approval: Approval, now: datetime) -> DecisionResult:
+        if decision.action == "confirm":  # per-item toggles: the chosen items, and not the others
+            if not decision.items:
+                return DecisionResult("Choose at least one item, or reject the proposal.")
+            return approve(approval, decision.items, now, self.config.timezone, self.plan_task, rest="reject")
         if decision.action == "approve":
             return approve(approval, decision.items, now, self.config.timezone, self.plan_task)
         if decision.action == "reject":

@@ -47,7 +47,7 @@ from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
 from wilson import attention, quiet
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc, parse_duration
-from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, SyncRequest, TickNow
+from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
 
 ACTOR = "tick"
 DEADLINE_PRIORITY = 4
@@ -641,6 +641,11 @@ def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | Non
                 .order_by(Topic.ends).limit(1).first())
     if upcoming is not None:
         candidates.append(upcoming.ends)
+    from actors.approval import due_moment  # an unanswered proposal's reminder or expiry
+
+    proposal = due_moment()
+    if proposal is not None:
+        candidates.append(proposal)
     return min((as_utc(c) for c in candidates), default=None)
 
 
@@ -721,6 +726,10 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell, conf
             result.fired.append(sched.name)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
+    from actors.approval import sweep_due
+
+    if sweep_due(now):  # a proposal to remind of or to expire: the gate does it from the rows
+        nudges.append(("approval", Recover()))
     sent = set()
     for name, message in nudges:
         if (name, message) not in sent:  # one InboxReady is enough for any number of rows
