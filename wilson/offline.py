@@ -73,6 +73,38 @@ REMINDER_RE = re.compile(
     r"(?: at (?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?)?\s*[:,-]?\s*(?:to )?(?P<what>.+)$", re.I)
 
 
+# Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started)
+# Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
+_YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
+_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
+_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
+YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$")
+EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
+                       r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
+SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
+                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*(?:the rest|everything else|the others))?$")
+REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
+MOVE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
+PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
+# Managing tasks in words
+CANCEL_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget)\s+(?:the\s+)?(?:task\s+)?"
+                       r"(?P<what>.+?)(?:\s+task)?\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
+                       r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
+SNOOZE_RE = re.compile(r"^\s*(?:snooze|postpone|pause)\s+(?:the\s+)?(?P<what>.+?)\s+(?:until|till|to|for)\s+(?P<when>.+)$"
+                       r"|^\s*remind me (?:about|of) (?:the\s+)?(?P<what2>.+?) (?:again )?(?P<when2>(?:on|at|tomorrow|"
+                       r"tonight|today|next)\b.*)$", re.I)
+REMIND_ONCE_RE = re.compile(r"^\s*remind me (?P<when>(?:on|at|tomorrow|tonight|today)\b.*?) to (?P<what>.+)$"
+                            r"|^\s*remind me to (?P<what2>.+?) (?P<when2>(?:on|at|tomorrow|tonight|today)\b.*)$", re.I)
+RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
+CLOCK_RE = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b(?!\s*(?:st|nd|rd|th|jan|feb|mar|apr|may|"
+                      r"jun|jul|aug|sep|oct|nov|dec|\.|-|/))", re.I)
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w'#\s-]", " ", text.lower().replace("’", "'")).split())
+
+
 def reminder_cron(text: str) -> tuple[str, str] | None:
     """'remind me every first Monday: pay rent' → ('0 9 1-7 * 1', 'pay rent'); None when it isn't one."""
     found = REMINDER_RE.match(text.strip())
@@ -364,6 +396,8 @@ class OfflineProvider:
             if message.get("role") == "assistant" and message.get("tool_calls"):
                 called = [(c.get("function") or {}).get("name") for c in message["tool_calls"]]
                 break
+        if called and all(name == "decide" for name in called):
+            return ""  # the approval gate answers with what it did
         if any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
             answer = "I've put that together for your approval."
         else:
@@ -686,6 +720,10 @@ class Cortex:
         first = bool(self.context.get("first_contact"))
         open_tasks = [t for t in self.context.get("tasks") or [] if t.get("status", "open") == "open"]
 
+        answer = self._spoken_decision(text)
+        if answer is not None:
+            return answer
+
         for pattern in DONE_RES:
             found = pattern.match(text)
             if found:
@@ -697,6 +735,10 @@ class Cortex:
         reminder = reminder_cron(text)
         if reminder is not None:
             return "", [("create_reminder", {"text": reminder[1], "cron": reminder[0]})]
+
+        managed = self._manage_tasks(text, open_tasks, first)
+        if managed is not None:
+            return managed
 
         matched = match_playbook(self.playbook, text)
         if matched:
@@ -711,6 +753,129 @@ class Cortex:
         if LIST_RE.search(text):
             return self._say(self._task_list(open_tasks), first), []
         return (INTRO if first else OFFLINE_HELP), []
+
+    # -- answers to pending proposals -------------------------------------------------
+
+    def _spoken_decision(self, text: str) -> tuple[str, list] | None:
+        """"yes", "skip the X one", "all but X", "move the X one to …" on a pending proposal → decide calls;
+        None when the words are not an answer to one."""
+        proposals = [p for p in self.context.get("pending_proposals") or [] if isinstance(p, dict) and p.get("items")]
+        if "decide" not in self.offered or not proposals:
+            return None
+        said = _normal(text)
+        ref = PROPOSAL_REF_RE.search(said)
+        if ref:
+            wanted = int(ref.group(1) or ref.group(2))
+            proposals = [p for p in proposals if p.get("id") == wanted]
+            if not proposals:
+                return f"I don't see an open proposal {wanted} of yours.", []
+            said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
+            said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
+        newest = proposals[0]
+        if YES_RE.match(said):
+            return "", [("decide", {"proposal": newest["id"], "action": "approve"})]
+        if NO_RE.match(said):
+            return "", [("decide", {"proposal": newest["id"], "action": "reject"})]
+        for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
+            found = pattern.match(said)
+            if not found:
+                continue
+            picked = self._items_named(proposals, found.group("what"))
+            if picked is None:
+                return None if pattern is SKIP_RE else (self._which(newest), [])
+            proposal, positions = picked
+            calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
+            rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
+            if keep_rest and rest:
+                calls.append(("decide", {"proposal": proposal["id"], "action": "approve", "items": rest}))
+            return "", calls
+        found = MOVE_RE.match(said)
+        if found and self._items_named(proposals, found.group("what")) is not None:
+            proposal, _ = self._items_named(proposals, found.group("what"))
+            return "", [("decide", {"proposal": proposal["id"], "action": "modify", "changes": text.strip()})]
+        return None
+
+    def _items_named(self, proposals: list[dict], what: str) -> tuple[dict, list[int]] | None:
+        """The first proposal (newest first) whose items the words name, with their positions."""
+        parts = [p.strip() for p in re.split(r",|\band\b|\bor\b", what) if p.strip()]
+        for proposal in proposals:
+            items = [i for i in proposal["items"] if isinstance(i, dict)]
+            positions = []
+            for part in parts:
+                part = re.sub(r"\b(?:the|ones?|items?|number|no\.?)\b", " ", part).strip()
+                if part.isdigit() and any(i.get("position") == int(part) for i in items):
+                    positions.append(int(part))
+                    continue
+                best = _best(items, words(part), set())
+                if best is None:
+                    positions = []
+                    break
+                positions.append(best["position"])
+            if positions:
+                return proposal, sorted(set(positions))
+        return None
+
+    def _which(self, proposal: dict) -> str:
+        lines = "\n".join(f"{i.get('position')}. {i.get('description')}" for i in proposal["items"])
+        return f"I couldn't tell which item you mean in proposal {proposal['id']}:\n{lines}"
+
+    # -- managing tasks ---------------------------------------------------------------
+
+    def _manage_tasks(self, text: str, open_tasks: list[dict], first: bool) -> tuple[str, list] | None:
+        once = REMIND_ONCE_RE.match(text)
+        if once:
+            what = (once.group("what") or once.group("what2")).strip().rstrip(".!")
+            at = self._moment(once.group("when") or once.group("when2"))
+            if at is None:
+                return self._say("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”.",
+                                 first), []
+            return "", [("remind", {"text": what, "at": at.isoformat()})]
+        snooze = SNOOZE_RE.match(text)
+        if snooze:
+            task = _best_task(open_tasks, words(snooze.group("what") or snooze.group("what2")))
+            at = self._moment(snooze.group("when") or snooze.group("when2"))
+            if task is not None and at is not None:
+                return "", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})]
+        cancel = CANCEL_RE.match(text)
+        if cancel:
+            task = _best_task(open_tasks, words(cancel.group("what") or cancel.group("what2")))
+            if task is not None:
+                return "", [("cancel_task", {"task_id": task.get("id")})]
+            return self._say(f"I couldn't tell which task you mean. {self._task_list(open_tasks)}", first), []
+        rename = RENAME_RE.match(text)
+        if rename:
+            topics = [t for t in self.context.get("topics") or [] if t.get("status") != "closed"]
+            topic = _best_task(topics, words(rename.group("old")))
+            if topic is not None:
+                return "", [("rename_topic", {"topic_id": topic.get("id"), "title": rename.group("new").strip()})]
+        return None
+
+    def _moment(self, when: str) -> datetime | None:
+        """"tomorrow at 18:00", "on 12 Jan", "at 7pm": a local moment still to come (a day alone: 09:00)."""
+        if not when:
+            return None
+        days = [d for d in find_dates(when, self.today, self.tz) if local_date(d, self.tz) >= self.today]
+        if days and isinstance(days[0], datetime):
+            return days[0]
+        clock = None
+        for found in CLOCK_RE.finditer(re.sub(r"\b\d{4}-\d{1,2}-\d{1,2}\b", " ", when)):
+            hour, minute, half = int(found.group(1)), int(found.group(2) or 0), (found.group(3) or "").lower()
+            if half == "pm" and hour < 12:
+                hour += 12
+            if half == "am" and hour == 12:
+                hour = 0
+            if (found.group(2) or half or "at" in found.group(0)) and hour < 24 and minute < 60:
+                clock = time(hour, minute)
+                break
+        if re.search(r"\btonight\b", when, re.I) and clock is None:
+            clock = time(20, 0)
+        if not days and clock is None:
+            return None
+        day = local_date(days[0], self.tz) if days else self.today
+        moment = datetime.combine(day, clock or time(9, 0), tzinfo=self.tz)
+        if moment <= self.now and not days:
+            moment += timedelta(days=1)  # a time alone that has passed today means tomorrow
+        return moment if moment > self.now else None
 
     def _say(self, text: str, first: bool) -> str:
         return f"{INTRO}\n\n{text}" if first else text
