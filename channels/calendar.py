@@ -23,6 +23,27 @@ until it is over. Optional keys: ``suspect`` (an empty read waiting for a second
 read before anything is cancelled) and ``slow`` (digests of documents that ran
 out of time, not parsed again until they change).
 
+Freshness. Each source is polled every ``[calendar] poll`` (default 5m, env
+WILSON_CALENDAR_POLL, "off" to stop) as cheaply as it allows: a file by its stat
+(inode, size, mtime, ctime; not even read when they match), a URL by a conditional
+GET (ETag / Last-Modified, so an unchanged calendar is one 304), CalDAV by each
+calendar's ctag / sync-token (one PROPFIND per calendar; events are listed only
+when one changed). A poll buffers what changed at once, through the same diff and
+dedup keys as a sync, and tells nobody but the database: the RAS finds unscanned
+rows at its next interval (the tick fires the RAS schedule only when there are
+some) and the thalamus triages them at its next sync. No model is called for an
+unchanged calendar. `sync()` keeps its meaning: the thalamus' pull (CalDAV read in
+full), reported to the triage.
+
+Time. There is no timer here: the tick forwards each TickNow to the buffered
+channels, which poll when ``poll`` has passed since their last poll or sync
+(channels/base.py). With the real clock the tick beats every second, so the
+cadence holds to a second. With the simulated clock `Wilson.advance` jumps from
+one due moment to the next and the polls ride on those steps, adding none of
+their own: `advance 60d` does not crawl through 17 280 polls, and a change made
+in simulated time is seen at the first step at least ``poll`` after the last poll
+(advance in poll-sized steps to watch a day tick by).
+
 Hostile input. Reading is bounded before it runs: absurd rules are left out
 (and named in a trace line), each series and each document give a bounded
 number of occurrences, every text field is capped with the cut marked, and

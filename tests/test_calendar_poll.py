@@ -1,0 +1,283 @@
+"""Receptors that keep their buffers fresh without any model (issue 14, item 1).
+
+The calendar channel polls its source on its own cadence, cheaply, and buffers
+changes as it sees them; the RAS raises the alarm for a same-day change and the
+user hears of it within one RAS interval. Real actors on SQLite with a simulated
+clock; the scripted model server answers over HTTP where a model judges, the
+offline provider where the behaviour is rule-based.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler
+from types import SimpleNamespace
+from zoneinfo import ZoneInfo
+
+from actors.ras import same_day
+from channels.calendar import CalDavSource, add_event, cancel_event, move_event
+from storage import buffers, trace
+from storage.models import Inbox, ReceptorBuffer
+from tests.brain import context_of
+from tests.test_calendar_caldav import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
+from tests.test_thalamus import START, advance_to, at, call, requests_of, scripted, triage_reply  # noqa: F401
+from wilson.loopback import LoopbackServer
+from wilson.scripted import tool_names
+
+BERLIN = ZoneInfo("Europe/Berlin")
+POLL = timedelta(minutes=5)
+RAS_INTERVAL = timedelta(minutes=15)
+QUIET = {"WILSON_LLM_RETRIES": "0", "WILSON_HIPPOCAMPUS_SCHEDULE": "off"}
+
+
+# A scripted model that judges the way a sensible one would ----------------------------------
+def arousal_today(body: dict) -> dict:
+    """Urgent: a calendar snippet that names today's date (a new, moved or cancelled event today)."""
+    data = json.loads(body["messages"][-1]["content"])
+    now = datetime.fromisoformat(data["now"])
+    today = f"{now:%a} {now.day} {now:%B %Y}"
+    urgent = [i["buffer_id"] for i in data["items"] if today in i["snippet"]]
+    return call("arousal", urgent=bool(urgent), reason="a change to today" if urgent else "nothing today",
+                buffer_ids=urgent)
+
+
+def cortex_tells(body: dict) -> dict:
+    """The cortex passes every calendar change on to the user."""
+    if body["messages"][-1]["role"] == "tool":
+        return {"text": ""}
+    stimulus = context_of(body).get("stimulus") or {}
+    if stimulus.get("kind") == "event":
+        return call("surface", text="Heads-up: " + stimulus["text"][:300], why="a calendar change")
+    return {"text": ""}
+
+
+def offers(name):
+    return lambda body, headers: name in tool_names(body)
+
+
+BRAIN = [{"match": offers("arousal"), "reply": arousal_today},
+         {"match": offers("triage"), "reply": triage_reply},
+         {"match": lambda body, headers: headers.get("x-wilson-role") == "deep", "reply": cortex_tells}]
+
+
+def told(app, words: str) -> list[dict]:
+    return [d for d in app.user_deliveries() if words in d["text"]]
+
+
+def when_told(app, words: str) -> datetime:
+    found = told(app, words)
+    assert len(found) == 1, (words, app.user_deliveries())
+    return datetime.fromisoformat(found[0]["at"])
+
+
+def an_app(make_app, server, start=START):
+    return make_app(start=start, llm=server.base_url, env=QUIET)
+
+
+def known_since_yesterday(make_app, server, title: str, start: tuple[int, int], end: tuple[int, int]):
+    """An app started the evening before, whose calendar has had `title` today at `start` since then."""
+    app = an_app(make_app, server, start="2027-01-04T20:00:00+01:00")
+    add_event(app.calendar_file(), title, at(app, 5, *start), at(app, 5, *end), tz=BERLIN)
+    app.advance(POLL)  # seen the same evening: not urgent then, told at the 07:00 sync
+    assert buffers.unprocessed()
+    advance_to(app, at(app, 5, 8, 0))
+    assert told(app, title), "the event was known before the change"
+    return app
+
+
+# Same-day changes reach the user between syncs ------------------------------------------------
+def test_an_event_added_at_eight_for_four_reaches_the_user_before_four(make_app, scripted):
+    server = scripted(BRAIN)
+    app = an_app(make_app, server)
+    added = app.clock.now()
+    add_event(app.calendar_file(), "Parents' evening", at(app, 5, 16), at(app, 5, 17), tz=BERLIN)
+    assert not buffers.unprocessed(), "nothing is read before the next poll"
+
+    app.advance(POLL)  # the calendar's own cadence, with no sync in sight
+    assert [r.text for r in buffers.unscanned()] == [
+        "New event: Parents' evening, Tue 5 January 2027 16:00–17:00 (today)."]
+    assert requests_of(server, "reflex") == [], "buffering costs nothing; the RAS looks at its interval"
+
+    advance_to(app, at(app, 5, 15, 59))
+    seen = when_told(app, "Parents' evening")
+    assert seen <= added + POLL + RAS_INTERVAL < at(app, 5, 16)
+    assert len(requests_of(server, "reflex")) == 1 and len(requests_of(server, "fast")) == 1
+
+
+def test_a_cancellation_of_todays_appointment_reaches_the_user_before_it(make_app, scripted):
+    server = scripted(BRAIN)
+    app = known_since_yesterday(make_app, server, "Dentist", (16, 0), (17, 0))
+    cancelled = app.clock.now()
+    assert cancel_event(app.calendar_file(), "Dentist")
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 15, 59))
+    assert when_told(app, "Cancelled: Dentist") <= cancelled + POLL + RAS_INTERVAL
+
+
+def test_a_meeting_moved_into_the_next_two_hours_reaches_the_user_before_it(make_app, scripted):
+    server = scripted(BRAIN)
+    app = known_since_yesterday(make_app, server, "Budget review", (15, 0), (16, 0))
+    advance_to(app, at(app, 5, 8, 30))
+    moved = app.clock.now()
+    move_event(app.calendar_file(), "Budget review", at(app, 5, 10, 0), at(app, 5, 11, 0), tz=BERLIN)
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 9, 59))
+    assert when_told(app, "Moved: Budget review") <= moved + POLL + RAS_INTERVAL
+
+
+def test_a_change_for_another_day_waits_for_the_morning(make_app, scripted):
+    server = scripted(BRAIN)
+    app = an_app(make_app, server)
+    add_event(app.calendar_file(), "Conference", at(app, 20, 9), at(app, 20, 17), tz=BERLIN)
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 22, 0))
+    assert len(requests_of(server, "reflex")) == 1, "judged once, at the next RAS interval"
+    assert requests_of(server, "fast") == [] and not told(app, "Conference")
+    advance_to(app, at(app, 6, 7, 30))
+    assert told(app, "Conference"), "the morning sync brings it"
+
+
+# Idle calendars cost nothing -------------------------------------------------------------------
+def test_an_unchanged_calendar_costs_no_model_call_over_three_days(make_app, scripted):
+    server = scripted(BRAIN)
+    app = an_app(make_app, server)
+    add_event(app.calendar_file(), "Yoga", at(app, 9, 18), at(app, 9, 19), tz=BERLIN)
+    add_event(app.calendar_file(), "Dentist", at(app, 12, 9), at(app, 12, 10), tz=BERLIN)
+    advance_to(app, at(app, 6, 8, 0))  # seen, judged and triaged once
+    assert told(app, "Yoga") and told(app, "Dentist")
+    spent = len(server.requests)
+    stored = ReceptorBuffer.select().count()
+
+    for _ in range(3 * 24):  # three days, in hourly steps: a poll at every one
+        app.advance(timedelta(hours=1))
+    assert len(server.requests) == spent, [r["headers"].get("x-wilson-role") for r in server.requests[spent:]]
+    assert ReceptorBuffer.select().count() == stored
+
+    # and it was watching all along: a change now is buffered at the next poll
+    add_event(app.calendar_file(), "Yoga", at(app, 9, 19), at(app, 9, 20), tz=BERLIN)
+    app.advance(POLL)
+    assert [r.text for r in buffers.unscanned()] == [
+        "Moved: Yoga now Sat 9 January 2027 19:00–20:00 (was Sat 9 January 2027 18:00–19:00)."]
+
+
+# Offline: the same-day rule ---------------------------------------------------------------------
+def row(id_, change, start, end=None, previous=None, channel="calendar"):
+    payload = {"change": change, "title": f"event {id_}", "start": start.isoformat(),
+               "end": end.isoformat() if end else None,
+               "previous": {"start": previous.isoformat()} if previous else None}
+    return SimpleNamespace(id=id_, channel=channel, payload=payload, snippet="", trace_id=f"t{id_}")
+
+
+def test_the_same_day_rule_reads_today_in_the_users_timezone():
+    now = datetime(2027, 1, 5, 8, 0, tzinfo=BERLIN)
+    late = datetime(2027, 1, 5, 23, 30, tzinfo=BERLIN)  # 22:30 UTC: still today in Berlin
+    tomorrow = datetime(2027, 1, 6, 0, 30, tzinfo=BERLIN)  # 23:30 UTC on the 5th: not today in Berlin
+    rows = [row(1, "new", late), row(2, "new", tomorrow), row(3, "cancelled", now + timedelta(hours=8)),
+            row(4, "changed", now + timedelta(hours=1), previous=now + timedelta(days=3)),
+            row(5, "changed", now + timedelta(days=3), previous=now + timedelta(hours=6)),
+            row(6, "new", now - timedelta(hours=2), end=now - timedelta(hours=1)),
+            row(7, "new", now + timedelta(hours=2), channel="email")]
+    found = same_day(rows, now, BERLIN)
+    assert sorted(found) == [1, 3, 4, 5]
+    assert found[1] == "event 1: new, starts today at 23:30"
+    assert found[5] == "event 5: moved, was today at 14:00"
+    assert same_day(rows, now, ZoneInfo("UTC")).keys() == {1, 2, 3, 4, 5}, "00:30 in Berlin is 23:30 UTC, today"
+
+
+def test_offline_a_same_day_event_raises_the_alarm_by_rule(make_app):
+    app = make_app(start=START, llm="offline")
+    add_event(app.calendar_file(), "Parents' evening", at(app, 5, 16), at(app, 5, 17), tz=BERLIN)
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 9, 0))
+    (buffered,) = ReceptorBuffer.select()
+    aroused = [t for t in trace.path(buffered.trace_id) if t.stage == "aroused"]
+    assert len(aroused) == 1 and "starts today at 16:00" in aroused[0].reason
+    assert aroused[0].at <= at(app, 5, 8, 5) + RAS_INTERVAL
+    made = [r for r in Inbox.select() if buffered.id in [b["buffer_id"] for b in (r.payload or {}).get("buffers", [])]]
+    assert len(made) == 1 and made[0].priority == 1 and made[0].created_at < at(app, 5, 16)
+
+
+# Cheap checks at the source ---------------------------------------------------------------------
+class IcsServer(LoopbackServer):
+    """An .ics URL with an ETag and Last-Modified, answering conditional GETs with 304."""
+
+    thread_name = "ics-server"
+
+    def __init__(self, body: bytes):
+        super().__init__()
+        self.body, self.version = body, 1
+        self.seen: list[tuple[int, dict]] = []  # (status, request headers)
+        self.lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                owner = self.server.owner
+                with owner.lock:
+                    etag, body = f'"v{owner.version}"', owner.body
+                    status = 304 if self.headers.get("If-None-Match") == etag else 200
+                    owner.seen.append((status, dict(self.headers)))
+                self.send_response(status)
+                self.send_header("ETag", etag)
+                self.send_header("Last-Modified", "Mon, 04 Jan 2027 10:00:00 GMT")
+                if status == 200:
+                    self.send_header("Content-Type", "text/calendar")
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if status == 200:
+                    self.wfile.write(body)
+
+        self.handler = Handler
+
+    def publish(self, body: bytes) -> None:
+        with self.lock:
+            self.body, self.version = body, self.version + 1
+
+
+LUNCH = ("UID:lunch\nDTSTAMP:20270101T000000Z\nDTSTART:20270108T113000Z\nDTEND:20270108T123000Z\n"
+         "SUMMARY:Lunch with Sam")
+
+
+def test_an_ics_url_is_polled_with_conditional_requests(make_app, no_proxy):
+    with IcsServer(vcal(LUNCH).encode()) as server:
+        app = make_app(start=START, llm="offline", env={"WILSON_CALENDAR_URL": server.base_url + "/cal.ics"})
+        app.wait_idle()
+        assert [status for status, _ in server.seen] == [200], "read in full at start"
+        for _ in range(3):
+            app.advance(POLL)
+        assert [status for status, _ in server.seen] == [200, 304, 304, 304]
+        assert all(headers.get("If-None-Match") == '"v1"' and headers.get("If-Modified-Since")
+                   for _, headers in server.seen[1:])
+        assert [r.text for r in ReceptorBuffer.select()] == [
+            "New event: Lunch with Sam, Fri 8 January 2027 12:30–13:30 (in 3 days)."]
+
+        server.publish(vcal(LUNCH.replace("SUMMARY:Lunch with Sam", "SUMMARY:Lunch with Sam\nLOCATION:Café Rix")
+                            + "\nSEQUENCE:1").encode())
+        app.advance(POLL)
+        assert [status for status, _ in server.seen][-1] == 200
+        assert ReceptorBuffer.select().count() == 2 and "Café Rix" in list(ReceptorBuffer.select())[-1].text
+
+
+def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_change(radicale, channel_for):
+    client, principal = account(radicale, "dora")
+    work = principal.make_calendar(name="Work")
+    work.save_event(vcal(LUNCH))
+    source = CalDavSource(radicale, "dora", "secret-pw")
+    channel = channel_for(source)
+    assert channel.sync("test") == 1
+    from storage.models import Cursor
+
+    state = Cursor.get(Cursor.name == f"calendar:{source.id}").value["fetch"]
+    assert state["versions"] and all(state["versions"].values()), "Radicale offers a ctag / sync-token"
+    assert source.unchanged(state) is True
+    assert channel.sync("poll") == 0
+
+    work.save_event(vcal(LUNCH.replace("DTSTART:20270108T113000Z", "DTSTART:20270108T120000Z")
+                         + "\nSEQUENCE:1"))
+    assert source.unchanged(state) is False
+    assert channel.sync("poll") == 1
+    assert list(ReceptorBuffer.select())[-1].text.startswith("Moved: Lunch with Sam")
