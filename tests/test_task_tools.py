@@ -1,0 +1,220 @@
+"""Talking about tasks: drop, snooze, a one-off reminder, rename, repeats flagged, schedules in words.
+
+Every change is a proposal the user approves; the tick then keeps the time. Offline where
+the rules understand the request, the scripted model over HTTP where a model proposes.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from actors import tools
+from actors.cortex import RunOutcome, handle_call
+from actors.tick import plan_task
+from storage.models import Approval, ApprovalItem, Schedule, Task, TaskFiring, Topic
+from tests.brain import call, context_of, is_cortex, organ_reply
+from wilson.scripted import ScriptedServer
+
+START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime.fromisoformat(START)
+
+
+def approve_latest(app):
+    app.say("yes")
+    assert app.wait_idle()
+    assert Approval.select().order_by(Approval.id.desc()).get().status == "approved"
+
+
+def said_after(app, count: int, needle: str) -> list[tuple[datetime, str]]:
+    """(local time, text) of what reached the user after the first `count` deliveries and mentions `needle`."""
+    return [(datetime.fromisoformat(d["at"]).astimezone(BERLIN), d["text"]) for d in app.user_deliveries()[count:]
+            if needle in d["text"]]
+
+
+def taxes(app, due="2027-01-12") -> Task:
+    now = app.clock.now()
+    task = Task.create(title="File taxes", due=datetime.fromisoformat(due).replace(tzinfo=BERLIN), due_is_date=True,
+                       created_at=now)
+    plan_task(task, now, ["7d", "1d", "due", "overdue"], BERLIN)
+    return task
+
+
+# A one-off reminder ---------------------------------------------------------------------------
+def test_a_one_off_reminder_fires_once_at_its_time(make_app):
+    app = make_app(start=START)
+    app.say("remind me tomorrow at 18:00 to call Mum")
+    assert app.wait_idle()
+    item = ApprovalItem.get()
+    assert (item.tool, item.args) == ("remind", {"text": "call Mum", "at": "2027-01-06T18:00:00+01:00"})
+    assert item.description == "Remind you once, Wed 6 Jan 2027 18:00: call Mum"
+    assert not Schedule.select().where(Schedule.kind == "once").exists(), "nothing before approval"
+    approve_latest(app)
+    count = len(app.user_deliveries())
+
+    app.advance(timedelta(days=4))
+
+    said = said_after(app, count, "call Mum")
+    assert [(at.strftime("%Y-%m-%d %H:%M"), text) for at, text in said] == [("2027-01-06 18:00", "Reminder: call Mum")]
+    (schedule,) = Schedule.select().where(Schedule.kind == "once")
+    assert not schedule.enabled, "fired once, then off"
+
+
+def test_a_reminder_for_a_time_already_past_is_refused(db):
+    outcome = RunOutcome()
+    answer = handle_call("remind", {"text": "call Mum", "at": "2027-01-05T07:00"}, outcome, NOW, BERLIN)
+    assert "already passed" in answer["error"] and outcome.proposals == []
+
+
+# Snooze -----------------------------------------------------------------------------------------
+def test_a_snoozed_follow_up_comes_back_at_the_new_time(make_app):
+    app = make_app(start=START)
+    task = taxes(app)
+    app.advance(timedelta(hours=2))  # the 7-day follow-up, Tue 5 Jan 09:00
+    assert [f.window for f in TaskFiring.select()] == ["7d"]
+
+    app.say("snooze taxes until 2027-01-08 18:00")
+    assert app.wait_idle()
+    assert ApprovalItem.select().order_by(ApprovalItem.id.desc()).get().args == {
+        "task_id": task.id, "until": "2027-01-08T18:00:00+01:00"}
+    approve_latest(app)
+    count = len(app.user_deliveries())
+    app.advance(timedelta(days=3, hours=7, minutes=59))  # Fri 8 Jan 17:59: still asleep
+    assert said_after(app, count, "File taxes") == []
+    assert Task.get_by_id(task.id).status == "snoozed"
+
+    app.advance(timedelta(minutes=2))
+    back = said_after(app, count, "File taxes")
+    assert [(at.strftime("%a %H:%M"), text) for at, text in back] == [
+        ("Fri 18:00", "Reminder: “File taxes” is back, as you asked (due Tue 12 Jan)")]
+    assert Task.get_by_id(task.id).status == "open"
+
+    app.advance(timedelta(days=3))  # the rest of the plan goes on as before: the day-before follow-up
+    assert [f.window for f in TaskFiring.select().order_by(TaskFiring.id)] == ["7d", "1d"]
+    assert len(said_after(app, count, "File taxes")) == 2
+
+
+def test_a_snooze_past_a_window_comes_back_once_not_twice(make_app):
+    app = make_app(start=START)
+    task = taxes(app, due="2027-01-08")  # 1d window: Thu 7 Jan 09:00
+    app.say("snooze taxes until 2027-01-07 12:00")
+    assert app.wait_idle()
+    approve_latest(app)
+    count = len(app.user_deliveries())
+    app.advance(timedelta(days=2, hours=6))  # to Thu 7 Jan 14:00
+
+    woke = said_after(app, count, "File taxes")
+    assert len(woke) == 1 and woke[0][0].strftime("%a %H:%M") == "Thu 12:00"
+    assert [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)] == ["1d"]
+
+
+# Drop and rename --------------------------------------------------------------------------------
+def test_dropping_a_task_stops_its_follow_ups(make_app):
+    app = make_app(start=START)
+    task = taxes(app, due="2027-01-20")
+    app.say("drop the taxes task")
+    assert app.wait_idle()
+    item = ApprovalItem.get()
+    assert (item.tool, item.description) == ("cancel_task", "Drop task: File taxes (due Wed 20 Jan 2027) — no more follow-ups")
+    assert Task.get_by_id(task.id).status == "open", "nothing before approval"
+    approve_latest(app)
+    count = len(app.user_deliveries())
+    app.advance(timedelta(days=20))
+    assert Task.get_by_id(task.id).status == "cancelled"
+    assert said_after(app, count, "File taxes") == [] and not TaskFiring.select().exists()
+
+
+def test_renaming_a_topic(make_app):
+    app = make_app(start=START)
+    topic = Topic.create(title="Trip", status="active", created_at=app.clock.now(), thread_ref="77")
+    app.say("rename trip to Trip to Japan")
+    assert app.wait_idle()
+    assert ApprovalItem.get().description == "Rename topic: Trip → “Trip to Japan”"
+    approve_latest(app)
+    assert Topic.get_by_id(topic.id).title == "Trip to Japan"
+    assert ApprovalItem.get().result["renamed"] == {"from": "Trip", "to": "Trip to Japan", "thread_ref": "77"}
+
+
+# Repeats ------------------------------------------------------------------------------------------
+@pytest.fixture
+def scripted(make_app):
+    servers = []
+
+    def start(calls):
+        def reply(body):
+            other = organ_reply(body)
+            if other is not None:
+                return other
+            if body["messages"][-1]["role"] == "tool" or not is_cortex(body):
+                return {"text": ""}
+            return {"tool_calls": calls}
+
+        server = ScriptedServer([{"match": lambda body, headers: True, "reply": reply}])
+        server.start()
+        servers.append(server)
+        return make_app(start=START, llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def test_a_proposal_that_repeats_an_open_task_or_topic_says_so(scripted):
+    app, server = scripted([call("create_task", title="File my taxes", due="2027-01-25"),
+                            call("create_topic", title="Japan trip"),
+                            call("create_task", title="Book flights", topic="Trip to Japan")])
+    now = app.clock.now()
+    Task.create(title="File taxes", due=datetime(2027, 1, 25, tzinfo=BERLIN), due_is_date=True, created_at=now)
+    Topic.create(title="Trip to Japan", status="active", created_at=now, starts=datetime(2027, 4, 10, tzinfo=BERLIN))
+    rome = Topic.create(title="Trip to Rome", status="active", created_at=now)
+    Task.create(title="Book flights", topic=rome, created_at=now)  # another trip's: not a repeat
+
+    app.say("sort out my taxes and the Japan trip")
+    assert app.wait_idle()
+
+    assert [i.description for i in ApprovalItem.select().order_by(ApprovalItem.position)] == [
+        "New task: File my taxes — due Mon 25 Jan 2027 — you already have “File taxes” due Mon 25 Jan 2027",
+        "New topic: Japan trip — you already have the topic “Trip to Japan” (Sat 10 Apr 2027)",
+        "New task: Book flights (in Trip to Japan)"]
+    answers = [json.loads(m["content"]) for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert [a.get("repeats", {}).get("title") for a in answers] == ["File taxes", "Trip to Japan", None]
+
+
+@pytest.mark.parametrize("a, b, same", [("File taxes", "file my taxes", True), ("Book flights", "Book accommodation", False),
+                                        ("Buy travel insurance", "Buy insurance", True), ("Pack", "Pack bags", True),
+                                        ("Check passport validity", "Check visa and entry requirements", False)])
+def test_similar_titles(a, b, same):
+    assert tools.similar_titles(a, b) is same
+
+
+# Schedules in words --------------------------------------------------------------------------------
+@pytest.mark.parametrize("cron, words", [
+    ("0 9 * * 0", "at 09:00, only on Sunday"),
+    ("0 9 1-7 * 1", "at 09:00, on the first Monday of the month"),  # how the tick spells it: days 1-7 AND Monday
+    ("30 18 * * *", "at 18:30"),
+    ("0 9 15 * 5", "at 09:00, on day 15 of the month, and only on Friday"),
+    ("not a cron", "not a cron"),
+])
+def test_cron_in_words(cron, words):
+    assert tools.describe_cron(cron) == words
+
+
+def test_reminders_are_shown_in_words(make_app):
+    app = make_app(start=START)
+    app.say("remind me every first Monday: pay rent")
+    assert app.wait_idle()
+    assert ApprovalItem.get().description == "New reminder: pay rent (at 09:00, on the first Monday of the month)"
+    approve_latest(app)
+    app.say("remind me tomorrow at 18:00 to call Mum")
+    assert app.wait_idle()
+    approve_latest(app)
+
+    outcome = RunOutcome()
+    assert handle_call("list_reminders", {}, outcome, app.clock.now(), BERLIN) == [
+        {"text": "call Mum", "when": "once, Wed 6 Jan 2027 18:00", "next": "Wed 6 Jan 2027 18:00", "kind": "once"},
+        {"text": "pay rent", "when": "at 09:00, on the first Monday of the month", "next": "Mon 1 Feb 2027 09:00",
+         "kind": "reminder"}]
