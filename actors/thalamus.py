@@ -379,7 +379,7 @@ def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
 
 def render_day(day: Day, extra: str = "") -> str:
     """The briefing's text; empty when there is nothing to say."""
-    sections = [("Today", day.events), ("Due today", day.due), ("Overdue", day.overdue),
+    sections = [("Today in your calendar", day.events), ("Due today", day.due), ("Overdue", day.overdue),
                 ("Waiting for your answer", day.proposals), ("Kept for this morning", day.waiting)]
     body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
     if extra:
