@@ -107,7 +107,8 @@ def test_task_due_in_20_days_fires_each_window_once_at_its_time(db, config):
     row = Inbox.get(Inbox.kind == "deadline")
     assert (row.priority, row.origin, row.source) == (4, "background", "tick")
     assert row.payload == {"task_id": task.id, "title": "Renew passport", "window": "14d", "due_is_date": True,
-                           "due": date_due(date(2027, 1, 25)).isoformat(), "topic": None}
+                           "due": date_due(date(2027, 1, 25)).isoformat(), "topic": None,
+                           "bundle": local(2027, 1, 11, 9, 0).isoformat()}
     assert TaskFiring.select().count() == 6
     assert Task.get_by_id(task.id).next_fire_at is None
     # every deadline nudged the cortex at the moment it was written
@@ -462,3 +463,19 @@ def test_tick_actor_with_a_real_clock_runs_its_own_timer(db, config):
         supervisor.stop()
     timers[0].join(timeout=5)
     assert not timers[0].is_alive(), "the timer outlived its actor"
+
+
+def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
+    clock = SimClock(local(2027, 1, 5, 10, 0))
+    tell = Recorder(clock)
+    early = Task.create(title="Call the bank", due=local(2027, 1, 6, 16, 10), created_at=clock.now())
+    late = Task.create(title="Pay the plumber", due=local(2027, 1, 6, 16, 50), created_at=clock.now())
+    later = Task.create(title="Water plants", due=local(2027, 1, 6, 17, 5), created_at=clock.now())
+    for task in (early, late, later):
+        plan_task(task, clock.now(), ["due"], BERLIN)  # two hours ahead: 14:10, 14:50 and 15:05
+    live_until(clock, local(2027, 1, 6, 16, 0), tell, windows=["due"])
+    fired = {f.task_id: f.fired_at for f in TaskFiring.select()}
+    assert fired[early.id] == fired[late.id] == local(2027, 1, 6, 14, 10), "one hour, one bundle"
+    assert fired[later.id] == local(2027, 1, 6, 15, 5), "the next hour is the next bundle"
+    bundles = {r.payload["bundle"] for r in Inbox.select().where(Inbox.kind == "deadline")}
+    assert len(bundles) == 2
