@@ -32,6 +32,7 @@ HELP = """Commands (one per line, # starts a comment):
   sync                                       force a thalamus sync now
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
   modify ID TEXT                             ask for a changed proposal
+  show expired | revive ID                   proposals that ran out of time; bring one back
   tasks | topics | approvals | memories | inbox | outbox | budget | trace ID | now | help
   wait                                       block until nothing is left to process
   quit"""
@@ -130,6 +131,15 @@ def parse(line: str) -> Command | None:
         if word == "modify":
             return Command("modify", (ident, tail.strip()))
         return Command(word, (ident, _items(tail)))
+    if word == "show":
+        if rest.lower() != "expired":
+            raise CommandError("show expired — the proposals that ran out of time")
+        return Command("expired")
+    if word == "revive":
+        try:
+            return Command("revive", (bounds.parse_id(rest),))
+        except ValueError as exc:
+            raise CommandError(f"{exc} (e.g. revive 3)") from None
     if word == "trace":
         if not rest:
             raise CommandError("trace ID — e.g. trace 3f2a9c1b7d4e")
@@ -234,6 +244,8 @@ class Repl:
             app.decide(args[0], name, items=args[1])
         elif name == "modify":
             app.decide(args[0], "modify", text=args[1])
+        elif name == "revive":
+            app.decide(args[0], "revive")
         elif name == "wait":
             pass
         elif name == "help":
@@ -250,7 +262,7 @@ class Repl:
             self.emit({"type": "trace", "steps": views.trace_steps(args[0])} if self.as_json
                       else views.trace_text(args[0]))
             return
-        elif name in ("tasks", "topics", "approvals", "memories", "inbox", "outbox"):
+        elif name in ("tasks", "topics", "approvals", "memories", "inbox", "outbox", "expired"):
             rows = getattr(views, name)(app.config.timezone)
             self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
             return

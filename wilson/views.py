@@ -34,16 +34,24 @@ def topics(tz) -> list[dict]:
     return views
 
 
+def _approval_row(approval: Approval, tz) -> dict:
+    return {"id": approval.id, "status": approval.status,
+            "expires": approval.expires_at.astimezone(tz).isoformat(timespec="minutes"),
+            "supersedes": approval.supersedes, "superseded_by": approval.superseded_by,
+            "reason": approval.reason, "changes": approval.changes,
+            "items": [{"position": i.position, "tool": i.tool, "status": i.status, "description": i.description}
+                      for i in approval.items.order_by(ApprovalItem.position)]}
+
+
 def approvals(tz) -> list[dict]:
-    rows = []
-    for approval in Approval.select().order_by(Approval.id):
-        rows.append({"id": approval.id, "status": approval.status,
-                     "expires": approval.expires_at.astimezone(tz).isoformat(timespec="minutes"),
-                     "supersedes": approval.supersedes, "superseded_by": approval.superseded_by,
-                     "items": [{"position": i.position, "tool": i.tool, "status": i.status,
-                                "description": i.description}
-                               for i in approval.items.order_by(ApprovalItem.position)]})
-    return rows
+    return [_approval_row(a, tz) for a in Approval.select().order_by(Approval.id)]
+
+
+def expired(tz) -> list[dict]:
+    """Proposals that ran out of time and were not brought back, newest first: what `revive N` can bring back."""
+    query = (Approval.select().where((Approval.status == "expired") & Approval.superseded_by.is_null())
+             .order_by(Approval.id.desc()).limit(20))
+    return [_approval_row(a, tz) for a in query]
 
 
 def inbox(tz) -> list[dict]:
@@ -77,7 +85,7 @@ def trace_text(trace_id: str) -> str:
 
 def table(name: str, rows: list[dict]) -> str:
     if not rows:
-        return f"(no {name})"
+        return "(no expired proposals)" if name == "expired" else f"(no {name})"
     lines = []
     for row in rows:
         if name == "tasks":
@@ -88,9 +96,18 @@ def table(name: str, rows: list[dict]) -> str:
             ident = f"#{row['id']}" if row["id"] else f"(proposal {row['proposal']})"
             lines.append(f"{ident:<6} {row['status']:<8} {row['title']}  {span}")
             lines += [f"       · {t['status']:<6} {t['due'] or '—':<12} {t['title']}" for t in row["tasks"]]
-        elif name == "approvals":
-            lines.append(f"#{row['id']:<4} {row['status']:<10} expires {row['expires']}")
+        elif name in ("approvals", "expired"):
+            if row["status"] == "expired":
+                back = f", back as #{row['superseded_by']}" if row.get("superseded_by") else f"  (revive {row['id']})"
+                lines.append(f"#{row['id']:<4} {'expired':<10} on {row['expires']}{back}")
+            else:
+                lines.append(f"#{row['id']:<4} {row['status']:<10} expires {row['expires']}")
+            if row.get("reason"):
+                lines.append(f"       {row['reason'][:1].upper()}{row['reason'][1:]}.")
             lines += [f"       {i['position']}. [{i['status']}] {i['description']}" for i in row["items"]]
+            if row.get("changes") and row.get("supersedes"):
+                lines.append(f"       What changed from #{row['supersedes']}:")
+                lines += [f"         {c}" for c in row["changes"].splitlines()]
         elif name == "memories":
             lines.append(f"{row['kind']:<14} {row['strength']:>4.1f}  {row['text']}")
         else:

@@ -1,0 +1,227 @@
+"""A proposal's life: it says why it was made and what a modification changed, it reminds once before it
+expires, tells the user when it does, is listed as expired, and can be brought back.
+
+The whole app runs on a simulated clock with the scripted model server over HTTP (tests/test_cortex.py);
+decisions go in as the REPL sends them (`Wilson.decide`, or REPL lines through `Repl`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from actors.approval import changes_between, reason_for, remind_moment
+from channels.calendar import add_event
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
+from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
+from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)
+from wilson import views
+from wilson.repl import Repl
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def said(app, needle: str) -> list[dict]:
+    return [d for d in app.user_deliveries() if needle in d["text"]]
+
+
+def repl(app, line: str) -> list[dict]:
+    """One REPL line, as `wilson-repl --json` runs it; the JSON objects it printed."""
+    out = io.StringIO()
+    Repl(app, out=out, as_json=True).run_line(line)
+    return [json.loads(text) for text in out.getvalue().splitlines()]
+
+
+def local(moment: str) -> str:
+    return datetime.fromisoformat(moment).astimezone(BERLIN).strftime("%a %H:%M")
+
+
+# Never vanishing ------------------------------------------------------------------------------------
+def test_an_unanswered_proposal_is_nudged_once_told_once_when_it_expires_and_listed_as_expired(scripted):
+    app, server = scripted(planner, WILSON_APPROVAL_EXPIRY_HOURS="6")  # Tue 08:00 → Tue 14:00
+    approval = propose(app)
+    assert approval.remind_at == approval.created_at + timedelta(hours=3)  # half its life: 24 h is longer
+
+    app.advance(timedelta(days=2))
+    nudges, notices = said(app, "Still waiting for your answer"), said(app, "I dropped proposal")
+    assert [local(d["at"]) for d in nudges] == ["Tue 11:00"]  # no briefing before 14:00: a nudge of its own
+    assert f"proposal {approval.id}, the “{TRIP}” plan" in nudges[0]["text"] and "Tue 5 Jan 14:00" in nudges[0]["text"]
+    assert [local(d["at"]) for d in notices] == ["Tue 14:00"]
+    assert notices[0]["text"] == (f"I dropped proposal {approval.id}, the “{TRIP}” plan: no answer in 6 hours, so "
+                                  f"nothing changed. Say “show expired” to see it again, or “revive {approval.id}” "
+                                  "to bring it back.")
+    assert created() == ([], [])
+
+    row = Approval.get_by_id(approval.id)
+    assert row.status == "expired" and row.reminded_at is not None and row.expired_notice_at is not None
+    assert [(a["id"], a["status"]) for a in views.approvals(app.config.timezone)] == [(approval.id, "expired")]
+    (listing,) = repl(app, "approvals")
+    assert [(a["id"], a["status"]) for a in listing["items"]] == [(approval.id, "expired")]
+    table = views.table("approvals", views.approvals(app.config.timezone))
+    assert f"#{approval.id}    expired    on 2027-01-05T14:00+01:00  (revive {approval.id})" in table
+    (shown,) = repl(app, "show expired")
+    assert shown["type"] == "expired" and [a["id"] for a in shown["items"]] == [approval.id]
+    assert [i["description"] for i in shown["items"][0]["items"]][0].startswith(f"New topic: {TRIP}")
+
+    app.advance(timedelta(days=5))  # nothing more about it, however long it stays expired
+    assert len(said(app, "Still waiting for your answer")) == 1 and len(said(app, "I dropped proposal")) == 1
+    keys = [o.idempotency_key for o in Outbox.select().where(Outbox.trace_id == approval.trace_id)]
+    assert keys.count(f"remind:{approval.id}") == 1 and keys.count(f"expired:{approval.id}") == 1
+
+
+def test_the_morning_briefing_that_lists_it_is_the_reminder(scripted):
+    app, server = scripted(planner)  # 72 h: Tue 08:00 → Fri 08:00; the Fri 07:00 briefing comes in time
+    approval = propose(app)
+    app.advance(timedelta(days=4))
+
+    assert said(app, "Still waiting for your answer") == []  # the briefing said it: no nudge as well
+    briefings = [d for d in said(app, "Good morning") if f"Proposal {approval.id}:" in d["text"]]
+    assert local(briefings[-1]["at"]) == "Fri 07:00"
+    assert Approval.get_by_id(approval.id).reminded_at is not None
+    reminded = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
+                                                       & (Trace.stage == "reminded"))]
+    assert reminded == [f"proposal {approval.id} listed as waiting in the morning briefing"]
+    assert [local(d["at"]) for d in said(app, "I dropped proposal")] == ["Fri 08:00"]
+
+
+def test_an_expired_proposal_comes_back_once_and_executes_once(scripted):
+    app, server = scripted(planner, WILSON_APPROVAL_EXPIRY_HOURS="6")
+    original = propose(app)
+    app.advance(timedelta(hours=7))
+    assert Approval.get_by_id(original.id).status == "expired"
+
+    repl(app, f"revive {original.id}")
+    again = Approval.get(Approval.supersedes == original.id)
+    assert (again.status, again.idempotency_key) == ("pending", f"revive:{original.id}")
+    assert again.expires_at == app.clock.now() + timedelta(hours=6) and again.nonce != original.nonce
+    assert [(i.tool, i.args) for i in again.items.order_by(ApprovalItem.position)] == \
+        [(c["name"], c["arguments"]) for c in PLAN]
+    (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == again.id]
+    assert f"(Back again: proposal {original.id} had expired.)" in shown["text"]
+    assert "Because you asked: “I'm flying to Japan on 2027-04-10”." in shown["text"]
+    assert Approval.get_by_id(original.id).superseded_by == again.id
+    (listing,) = repl(app, "show expired")
+    assert listing["items"] == []  # back already: nothing left to bring back
+
+    assert decide(app, original.id, "revive") == f"Proposal {original.id} is already back, as proposal {again.id}."
+    assert "came back as proposal" in decide(app, original.id, "approve")
+    assert decide(app, again.id, "approve").startswith("Done:")
+    assert decide(app, again.id, "approve").startswith("Already done")
+    assert created() == ([TRIP], ["Check passport", "Book flights", "Pack"])
+    assert Approval.select().count() == 2
+
+
+def test_only_an_expired_proposal_is_brought_back_and_only_by_its_person(scripted):
+    app, server = scripted(planner)
+    approval = propose(app)
+    assert "still waiting for you" in decide(app, approval.id, "revive")
+    app.advance(timedelta(days=4))
+    assert "only the person" in decide(app, approval.id, "revive", user_id="someone-else")
+    assert Approval.select().count() == 1
+    assert decide(app, 999, "revive") == "I don't know proposal 999."
+
+
+def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
+    def closer(ctx, body):
+        stimulus = ctx["stimulus"]
+        if stimulus["kind"] == "topic_end":
+            return {"tool_calls": [call("close_topic", topic_id=stimulus["payload"]["topic_id"])]}
+        return {"text": ""}
+
+    app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6")
+    now = app.clock.now()
+    topic = Topic.create(title="Trip to Lisbon", status="active", starts=now - timedelta(days=7),
+                         ends=now + timedelta(hours=1), created_at=now - timedelta(days=30))
+    app.advance(timedelta(hours=2))  # the topic ends at 09:00: the tick asks the cortex, which proposes to close
+    first = Approval.get()
+    assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith("because “Trip to Lisbon” ended")
+
+    app.advance(timedelta(hours=6))  # unanswered: not left open for good, asked once more
+    second = Approval.get(Approval.supersedes == first.id)
+    assert second.idempotency_key == f"reclose:{first.id}"
+    assert second.reason == f"because “Trip to Lisbon” has ended and is still open (proposal {first.id} to close it expired)"
+    assert said(app, "I dropped proposal") == []  # the new proposal is the word about it
+    asked = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == second.id]
+    assert len(asked) == 1 and "has ended and is still open" in asked[0]["text"]
+
+    app.advance(timedelta(hours=7))  # asked twice, unanswered twice: told, not asked a third time
+    assert Approval.select().count() == 2
+    assert [d["text"].split(":")[0] for d in said(app, "I dropped proposal")] == [f"I dropped proposal {second.id}, “Close topic"]
+    assert Topic.get_by_id(topic.id).status == "active"
+
+    repl(app, f"revive {second.id}")
+    third = Approval.get(Approval.supersedes == second.id)
+    assert decide(app, third.id, "approve").startswith("Done:")
+    assert Topic.get_by_id(topic.id).status == "closed"
+
+
+# Explaining themselves ------------------------------------------------------------------------------
+def test_every_proposal_says_why_on_the_repl(scripted):
+    app, server = scripted(planner)
+    add_event(app.calendar_file(), TRIP, date(2027, 4, 10), date(2027, 4, 24), "Tokyo", tz=app.config.timezone)
+    app.advance(timedelta(days=1))  # the morning sync routes the new event to the cortex
+    from_calendar = Approval.get()
+    assert Inbox.get_by_id(from_calendar.inbox_id).kind == "event"
+    assert from_calendar.reason == f"because “{TRIP}” is in your calendar on Sat 10 Apr"
+    asked = propose(app)
+    assert asked.reason == "because you asked: “I'm flying to Japan on 2027-04-10”"
+
+    for approval, line in ((from_calendar, f"Because “{TRIP}” is in your calendar on Sat 10 Apr."),
+                           (asked, "Because you asked: “I'm flying to Japan on 2027-04-10”.")):
+        (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == approval.id]
+        assert shown["text"].splitlines()[1] == line
+    listing = {a["id"]: a for a in repl(app, "approvals")[0]["items"]}
+    assert listing[from_calendar.id]["reason"] == from_calendar.reason and listing[asked.id]["reason"] == asked.reason
+    table = views.table("approvals", views.approvals(app.config.timezone))
+    assert f"Because “{TRIP}” is in your calendar on Sat 10 Apr." in table
+
+
+def test_a_modified_proposal_shows_what_changed_and_keeps_its_reason(scripted):
+    app, server = scripted(planner)
+    original = propose(app)
+    decide(app, original.id, "modify", text="book flights by Feb 1")
+    replacement = Approval.get(Approval.supersedes == original.id)
+    assert replacement.reason == original.reason
+    assert replacement.changes == "changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)"
+    (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == replacement.id]
+    assert shown["text"].splitlines()[-2:] == [
+        f"What changed from proposal {original.id}:", "  changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)"]
+    table = views.table("approvals", views.approvals(app.config.timezone))
+    assert "changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)" in table
+
+
+def test_changes_name_what_was_added_removed_and_changed():
+    tz = BERLIN
+    old = [("create_task", {"title": "Book flights", "due": "2027-02-15"}, "New task: Book flights"),
+           ("create_task", {"title": "Pack", "due": "2027-04-08"}, "New task: Pack"),
+           ("close_topic", {"topic_id": 3}, "Close topic: Lisbon")]
+    new = [("create_task", {"title": "book  Flights", "due": "2027-02-15", "topic": "Japan"}, "New task: book Flights"),
+           ("close_topic", {"topic_id": 3}, "Close topic: Lisbon"),
+           ("create_task", {"title": "Insurance"}, "New task: Insurance")]
+    assert changes_between(old, new, tz).splitlines() == [
+        "changed: book Flights in Japan (was no topic)", "added: New task: Insurance", "removed: New task: Pack"]
+    assert changes_between(old, old, tz) == ""
+
+
+def test_reasons_name_the_stimulus_and_quote_others_words_short_and_tame():
+    now = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
+    row = Inbox(kind="event", origin="background", source="calendar", text="x", payload={"buffers": [
+        {"channel": "calendar", "change": "new", "title": "Dentist\nsee http://evil.example/x " + "y" * 200,
+         "start": "2027-01-12T09:30:00+01:00", "all_day": False}]})
+    line = reason_for(row, now, BERLIN)
+    assert line.startswith("because “Dentist see evil[.]example/x yyy") and line.endswith("” is in your calendar on Tue 12 Jan 09:30")
+    assert "\n" not in line and len(line) < 120
+    deadline = Inbox(kind="deadline", origin="background", source="tick", text="x",
+                     payload={"title": "File taxes", "due": "2027-01-04T23:00:00+00:00", "due_is_date": True})
+    assert reason_for(deadline, now, BERLIN) == "because “File taxes” was due Tue 5 Jan"
+    mail = Inbox(kind="buffered", origin="background", source="email", text="x",
+                 payload={"buffers": [{"channel": "email", "subject": "Invoice 42", "from": "shop@example.com"}]})
+    assert reason_for(mail, now, BERLIN) == "because of the email “Invoice 42” from shop@example[.]com"  # defanged
+
+
+def test_the_reminder_comes_late_in_a_proposals_life():
+    start = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
+    assert remind_moment(start, start + timedelta(hours=72), timedelta(hours=24)) == start + timedelta(hours=48)
+    assert remind_moment(start, start + timedelta(hours=2), timedelta(hours=24)) == start + timedelta(hours=1)
