@@ -281,3 +281,22 @@ def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_chan
     assert source.unchanged(state) is False
     assert channel.sync("poll") == 1
     assert list(ReceptorBuffer.select())[-1].text.startswith("Moved: Lunch with Sam")
+
+
+def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
+    from tests.conftest import make_config
+    from tests.test_thalamus import eventually
+    from wilson.app import Wilson
+    from wilson.clock import RealClock, wall_now
+
+    config = make_config(tmp_path / "home", WILSON_CALENDAR_POLL="1s", WILSON_TICK_INTERVAL_SECONDS="0.05")
+    app = Wilson(config, RealClock(), llm="offline", log_level="WARNING").start()
+    try:
+        assert app.wait_idle(), "started, and the calendar read once"
+        assert ReceptorBuffer.select().count() == 0
+        soon = wall_now().astimezone(BERLIN).replace(microsecond=0) + timedelta(days=3)
+        add_event(app.calendar_file(), "Standup", soon, soon + timedelta(minutes=15), tz=BERLIN)
+        assert eventually(lambda: ReceptorBuffer.select().count() == 1, timeout=30), "seen by a later poll"
+        assert list(ReceptorBuffer.select())[0].text.startswith("New event: Standup")
+    finally:
+        app.stop()
