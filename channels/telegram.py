@@ -65,6 +65,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -78,13 +79,13 @@ from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
 from actors import thalamus
-from actors.approval import check
+from actors.approval import OPEN, REVIVE, check, may_decide
 from channels.base import Channel
 from channels.telegram_access import (delete_setting, first_refusal, get_setting, is_allowed, owner_id, pair,
                                       pairing_code_matches, parse_ids, put_setting, wrong_pairing_try)
 from channels.telegram_text import (MAX_TEXT, clean_text, delay_note, describe, keyboard, media_kind,
-                                    parse_callback, parse_command, parse_update, reaction_value, retry_seconds,
-                                    settled_text, split_text, usable_update_id)
+                                    parse_callback, parse_command, parse_toggle, parse_update, reaction_value,
+                                    retry_seconds, revive_keyboard, settled_text, split_text, usable_update_id)
 from storage import decisions, outbox, trace
 from storage.db import database, writes_first
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, SentMessage, Topic
@@ -105,6 +106,9 @@ HEALTH_CURSOR = "health:telegram"
 AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
 MODIFY_WAIT = timedelta(hours=1)
 DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
+LEFT_OUT = "telegram:left_out:"  # + approval id -> item positions toggled off (the rest are approved)
+SHOW_EXPIRED = re.compile(r"(?i)^\s*show\s+expired(\s+proposals)?\s*[.!]?\s*$")
+REVIVE_WORDS = re.compile(r"(?i)^\s*revive\s+#?(\d{1,16})\s*[.!]?\s*$")
 
 COMMANDS = [
     ("tasks", "your open tasks"),
@@ -112,6 +116,7 @@ COMMANDS = [
     ("today", "look at what's new, now"),
     ("quiet", "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)"),
     ("budget", "what the language model cost today"),
+    ("expired", "proposals that ran out of time, to bring back"),
     ("help", "what I understand"),
 ]
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
@@ -533,8 +538,42 @@ class TelegramChannel(Channel):
         elif command:
             if not edited:  # an edited command was answered when it was first sent
                 self._command(incoming, command, argument)
-        elif not (text and not edited and self._modification(incoming, text)):
+        elif not (text and not edited and (self._modification(incoming, text) or self._lifecycle(incoming, text))):
             self._words(incoming, message, text, edited)
+
+    def _lifecycle(self, incoming: Incoming, text: str) -> bool:
+        """"show expired" and "revive N", as the expiry notice tells the user to say: handled by code, like a
+        press; True when these words were one of them."""
+        if SHOW_EXPIRED.match(text):
+            self._show_expired(incoming)
+            return True
+        match = REVIVE_WORDS.match(text)
+        if not match:
+            return False
+        approval_id = int(match.group(1))
+        put_setting(DECISION_CHAT + str(approval_id), incoming.where)
+        row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=incoming.uid, channel=self.name,
+                               at=incoming.now)
+        incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+        return True
+
+    def _show_expired(self, incoming: Incoming) -> None:
+        from wilson import views
+
+        rows = views.expired(self.config.timezone)
+        mine = [r for r in rows if may_decide(incoming.uid, Approval.get_by_id(r["id"]), self._owner_decides())]
+        text = views.table("expired", mine)
+        if mine:
+            text += "\n\nPress a button (or say “revive N”) to bring one back."
+        where = incoming.where
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply,
+                   "revive": [{"id": r["id"], "nonce": Approval.get_by_id(r["id"]).nonce} for r in mine]}
+        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{incoming.key}:expired",
+                         at=incoming.now, payload=payload)
+        incoming.after.append(lambda: self.tell(self.name, Deliver(box.id)))
+
+    def _owner_decides(self) -> str | None:
+        return self.config.get("core", "owner") if self.config.get("approval", "owner_decides_all") else None
 
     def _modification(self, incoming: Incoming, text: str) -> bool:
         """After Modify, the user's next words are the change; True when these words were it."""
@@ -651,6 +690,9 @@ class TelegramChannel(Channel):
             text = self._quiet(argument, incoming.now)
         elif name == "budget":
             text = self.ctx.synapse.budget_report()
+        elif name == "expired":
+            self._show_expired(incoming)
+            return
         else:
             text = f"I don't know /{name}. /help lists what I understand."
         self._reply(text, incoming, "reply")
@@ -689,6 +731,10 @@ class TelegramChannel(Channel):
             logger.warning("refused a button press from Telegram user {} (not allowed)", uid)
             answer("Sorry, these buttons are not for you.")
             return
+        toggle = parse_toggle(query.data)
+        if toggle is not None:
+            self._toggle(uid, query, toggle, now, answer, after)
+            return
         parsed = parse_callback(query.data)
         if parsed is None:
             logger.warning("a button press with unknown data from user {}", uid)
@@ -700,6 +746,12 @@ class TelegramChannel(Channel):
         if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
         put_setting(DECISION_CHAT + str(approval_id), where)
+        if action == REVIVE:  # the gate says whether it can come back; its new proposal is the answer
+            row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=uid, channel=self.name, at=now,
+                                   nonce=nonce)
+            after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+            answer("Bringing it back…")
+            return
         decision = Decision(approval_id=approval_id, action=action, user_id=uid, channel=self.name, nonce=nonce)
         # The gate decides; this early look only picks the words of the quick answer.
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
@@ -711,12 +763,64 @@ class TelegramChannel(Channel):
             answer("Tell me what to change.")
             return
         delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
+        items: tuple[int, ...] = ()
+        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
+        if left_out:  # toggled: these items, and not the others
+            pending = [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
+                (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
+            items = tuple(sorted(p for p in pending if p not in left_out))
+            if not items:
+                answer("Nothing is chosen: tick at least one item, or press Reject.")
+                return
+            action = "confirm"
+            delete_setting(LEFT_OUT + str(approval_id))
         # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
         row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
-                               nonce=nonce)
+                               items=items, nonce=nonce)
         after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
-        answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…",
+        answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…", "confirm": "Approving…",
                                                                "reject": "Rejecting…"}.get(action, "OK"))
+
+    def _toggle(self, uid: str, query, toggle: tuple[int, int, str], now: datetime, answer, after: list) -> None:
+        """An item's toggle: which items Approve will approve. Kept as a row in the offset's transaction, so the
+        choice survives a restart; the buttons are redrawn after the commit."""
+        approval_id, position, nonce = toggle
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        decision = Decision(approval_id=approval_id, action="approve", user_id=uid, channel=self.name, nonce=nonce)
+        problem = check(decision, approval, now, self.config.timezone, self._owner_decides())
+        item = None if problem else ApprovalItem.get_or_none(
+            (ApprovalItem.approval == approval_id) & (ApprovalItem.position == position)
+            & (ApprovalItem.status == "pending"))
+        if problem or item is None:
+            answer((problem or "That item is already decided.")[:CALLBACK_ANSWER_MAX])
+            return
+        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ())
+        left_out ^= {position}
+        put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
+        title = " ".join(item.description.split())[:80]
+        answer((f"Left out: {title}" if position in left_out else f"Back in: {title}")[:CALLBACK_ANSWER_MAX])
+        message = query.message
+        if isinstance(message, Message):
+            chat_id, message_id = message.chat.id, message.message_id
+            after.append(lambda: self.spawn(self._redraw(approval_id, chat_id, message_id)))
+
+    def _markup(self, approval: Approval):
+        """A proposal's buttons as they stand: its pending items, with the ones toggled off shown so."""
+        items = [{"position": i.position, "description": i.description}
+                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
+        return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": ["approve", "modify", "reject"],
+                         "items": items}, get_setting(LEFT_OUT + str(approval.id)) or ())
+
+    async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:
+        async with self._send_lock:  # never after the settled edit has taken the buttons away
+            approval = Approval.get_or_none(Approval.id == approval_id)
+            if approval is None or approval.status not in OPEN:
+                return
+            try:
+                await self._call("editMessageReplyMarkup", lambda: self.bot.edit_message_reply_markup(
+                    chat_id=chat_id, message_id=message_id, reply_markup=self._markup(approval)))
+            except (TelegramError, TimeoutError) as exc:  # not modified, or deleted: the choice is kept anyway
+                logger.info("proposal {} buttons not redrawn: {}", approval_id, describe(exc))
 
     async def _answer(self, query_id: str, text: str) -> None:
         try:
@@ -867,7 +971,14 @@ class TelegramChannel(Channel):
                         done: dict) -> dict:
         """Send the parts of a row not shown yet; each further part's send is recorded before it starts."""
         payload = row.payload or {}
-        markup = keyboard(payload["approval"]) if payload.get("approval") else None
+        markup = None
+        if payload.get("approval"):
+            markup = keyboard(payload["approval"], get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
+        elif payload.get("revive"):
+            revive = payload["revive"]
+            markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None
+            if markup is not None and not markup.inline_keyboard:
+                markup = None
         reply = payload.get("reply_to")
         reply_to = None
         if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:

@@ -26,7 +26,11 @@ MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact 
 MAX_INBOUND_TEXT = 16_384  # Telegram's own cap is 4096 characters; longer is not from Telegram
 MAX_CALLBACK_DATA = 64  # bytes, Telegram's limit for a button's data
 ACTIONS = ("approve", "modify", "reject")
+PRESSABLE = ACTIONS + ("revive",)  # revive: the button under an expiry notice
 BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
+MAX_TOGGLES = 10  # items with a button each; a longer proposal is decided whole or item by item in words
+TOGGLE_LABEL = 40  # characters of an item's description on its button
+MAX_REVIVE_BUTTONS = 5
 
 # Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
 MEDIA = (("voice", "voice messages"), ("video_note", "video messages"), ("audio", "audio files"),
@@ -85,7 +89,7 @@ def parse_callback(data: str | None) -> tuple[int, str, str] | None:
     if not isinstance(data, str) or len(data.encode("utf-8", "replace")) > MAX_CALLBACK_DATA:
         return None
     parts = data.split(":")
-    if len(parts) != 4 or parts[0] != "ap" or parts[2] not in ACTIONS or not parts[3].isascii():
+    if len(parts) != 4 or parts[0] != "ap" or parts[2] not in PRESSABLE or not parts[3].isascii():
         return None
     approval_id = bounded_id(parts[1])
     if approval_id is None:
@@ -93,14 +97,62 @@ def parse_callback(data: str | None) -> tuple[int, str, str] | None:
     return approval_id, parts[2], parts[3]
 
 
-def keyboard(approval: dict) -> InlineKeyboardMarkup:
+def toggle_data(approval_id: int, position: int, nonce: str) -> str:
+    return f"it:{approval_id}:{position}:{nonce}"
+
+
+def parse_toggle(data: str | None) -> tuple[int, int, str] | None:
+    """(approval id, item position, nonce) from an item's toggle button; None for anything else."""
+    if not isinstance(data, str) or len(data.encode("utf-8", "replace")) > MAX_CALLBACK_DATA:
+        return None
+    parts = data.split(":")
+    if len(parts) != 4 or parts[0] != "it" or not parts[3].isascii():
+        return None
+    approval_id, position = bounded_id(parts[1]), bounded_id(parts[2])
+    if approval_id is None or position is None or not 0 < position <= MAX_TOGGLES:
+        return None
+    return approval_id, position, parts[3]
+
+
+def _toggle_label(item: dict, chosen: bool) -> str:
+    text = " ".join(str(item.get("description") or "").split())
+    text = text if len(text) <= TOGGLE_LABEL else text[:TOGGLE_LABEL - 1] + "…"
+    return f"{'☑' if chosen else '☐'} {item['position']}. {text}"
+
+
+def keyboard(approval: dict, left_out=()) -> InlineKeyboardMarkup:
+    """The decision buttons, first row; a proposal of several items also gets a toggle per item below them,
+    all chosen at first, and Approve then approves the chosen ones (and leaves out the rest)."""
     actions = [a for a in approval.get("actions") or ACTIONS if a in ACTIONS]
-    return InlineKeyboardMarkup([[InlineKeyboardButton(BUTTON_LABELS[a], callback_data=callback_data(
-        approval["id"], a, approval["nonce"])) for a in actions]])
+    items = [i for i in approval.get("items") or [] if isinstance(i, dict) and isinstance(i.get("position"), int)]
+    toggles = 2 <= len(items) <= MAX_TOGGLES and all(i["position"] <= MAX_TOGGLES for i in items)
+    left_out = {p for p in left_out if p in {i["position"] for i in items}} if toggles else set()
+    labels = dict(BUTTON_LABELS)
+    if left_out:
+        labels["approve"] = f"Approve {len(items) - len(left_out)} of {len(items)} ✓"
+    rows = [[InlineKeyboardButton(labels[a], callback_data=callback_data(approval["id"], a, approval["nonce"]))
+             for a in actions]]
+    if toggles:
+        rows += [[InlineKeyboardButton(_toggle_label(i, i["position"] not in left_out),
+                                       callback_data=toggle_data(approval["id"], i["position"], approval["nonce"]))]
+                 for i in items]
+    return InlineKeyboardMarkup(rows)
+
+
+def revive_keyboard(entries: list[dict]) -> InlineKeyboardMarkup:
+    """'Bring it back' under an expiry notice, or one button per proposal under the list of expired ones."""
+    entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_REVIVE_BUTTONS]
+    one = len(entries) == 1
+    return InlineKeyboardMarkup([[InlineKeyboardButton(
+        "Bring it back ↺" if one else f"Bring back {e['id']} ↺", callback_data=callback_data(e["id"], "revive",
+                                                                                              e["nonce"]))]
+        for e in entries])
 
 
 def settled_text(approval: Approval) -> str:
-    labels = {"approved": "approved", "rejected": "rejected", "expired": "expired, nothing changed",
+    expired = ("expired, nothing changed" if not approval.superseded_by
+               else f"expired, brought back as proposal {approval.superseded_by}")
+    labels = {"approved": "approved", "rejected": "rejected", "expired": expired,
               "superseded": f"modified, replaced by proposal {approval.superseded_by}",
               "pending": "modified, a new proposal follows", "partial": "partly decided"}
     text = f"Proposal {approval.id}: {labels.get(approval.status, approval.status)}\n{outcome_line(approval)}"

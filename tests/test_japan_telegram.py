@@ -64,8 +64,9 @@ def sent_count(fake) -> int:
 
 
 def buttons(message: dict) -> dict[str, dict]:
-    """action -> button, for the inline keyboard under a message."""
-    [row] = message["reply_markup"]["inline_keyboard"]
+    """action -> button, for the decision row of the inline keyboard under a message (the first row;
+    a proposal of several items has a toggle per item below it)."""
+    row = message["reply_markup"]["inline_keyboard"][0]
     return {b["callback_data"].split(":")[2]: b for b in row}
 
 
@@ -118,6 +119,8 @@ def test_trip_to_japan_on_telegram(app, fake):
     assert shown["text"].startswith(f"Proposal {proposal.id}:") and "Book flights" in shown["text"]
     labels = {action: button["text"] for action, button in buttons(shown).items()}
     assert labels == {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
+    toggles = [row[0]["text"] for row in shown["reply_markup"]["inline_keyboard"][1:]]
+    assert len(toggles) == 7 and all(t.startswith("☑") for t in toggles)  # every item chosen until untoggled
     assert local_day(app) == date(2027, 1, 6)
     assert fake.sent_to(FORUM) == [] and Topic.select().count() == 0
 

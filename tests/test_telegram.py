@@ -477,6 +477,88 @@ def test_a_press_on_an_expired_proposal_changes_nothing_and_says_so_in_place(wil
     assert Topic.select().count() == 0 and Approval.get().status == "expired"
 
 
+def shown_now(fake, message: dict) -> dict:
+    return fake.messages[(message["chat"]["id"], message["message_id"])]
+
+
+def keyboard_rows(message: dict) -> list[list[dict]]:
+    return message.get("reply_markup", {}).get("inline_keyboard", [])
+
+
+def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    assert proposal["text"].splitlines()[1] == "Because you asked: “I'm flying to Japan on 2027-04-10”."
+    decision_row, *toggle_rows = keyboard_rows(proposal)
+    assert [b["text"] for b in decision_row] == ["Approve ✓", "Modify ✎", "Reject ✗"]
+    toggles = [row[0] for row in toggle_rows]
+    assert [t["text"][:14] for t in toggles] == ["☑ 1. New topic", "☑ 2. New task:"]
+    assert all(len(t["callback_data"].encode()) <= 64 for t in toggles)
+
+    refused = fake.press(FRIEND, proposal, toggles[1]["callback_data"])  # not hers to choose
+    fake.wait_for(lambda: refused["callback_query"]["id"] in fake.callback_answers, 5, "the friend's toggle answered")
+    assert "only the person" in fake.callback_answers[refused["callback_query"]["id"]]["text"]
+    left_out = fake.press(OWNER, proposal, toggles[1]["callback_data"])  # leave the flights out
+    redrawn = fake.wait_for(lambda: (m := shown_now(fake, proposal)) and keyboard_rows(m)[0][0]["text"]
+                            == "Approve 1 of 2 ✓" and m, 5, "the buttons redrawn")
+    assert fake.callback_answers[left_out["callback_query"]["id"]]["text"].startswith("Left out: New task: Book flights")
+    assert [row[0]["text"][0] for row in keyboard_rows(redrawn)[1:]] == ["☑", "☐"]
+    assert Topic.select().count() == 0 and Task.select().count() == 0  # choosing decides nothing
+
+    first = fake.press(OWNER, redrawn, buttons(redrawn)["approve"])
+    second = fake.press(OWNER, redrawn, buttons(redrawn)["approve"])
+    done = wait_text(fake, OWNER, "Done:")
+    assert "Left out, as you chose:\n✗ New task: Book flights" in done["text"]
+    wait_text(fake, OWNER, "Already done")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 0
+    assert [i.status for i in ApprovalItem.select().order_by(ApprovalItem.position)] == ["executed", "rejected"]
+    assert Approval.get().status == "approved"
+    # one decision row per press, in the offset's transaction: the chosen items, then a plain approve
+    assert [(d.action, d.items) for d in DecisionRow.select().order_by(DecisionRow.id)] == [("confirm", [1]),
+                                                                                          ("approve", [])]
+    assert fake.callback_answers[first["callback_query"]["id"]]["text"] == "Approving…"
+    assert second["callback_query"]["id"] in fake.callback_answers
+    settled = fake.wait_for(lambda: "approved" in (m := shown_now(fake, proposal))["text"] and m, 5, "settled in place")
+    assert "✓ New topic: Japan trip" in settled["text"] and "✗ New task: Book flights" in settled["text"]
+    assert "reply_markup" not in settled
+
+
+def test_an_expired_proposal_is_told_and_its_button_brings_it_back_once(wilson, fake, model):
+    app = wilson()
+    proposal = propose_japan(fake)
+    assert app.wait_idle(10)
+    original = Approval.get()
+    Approval.update(expires_at=app.clock.now() - timedelta(seconds=1)).execute()
+
+    notice = wait_text(fake, OWNER, "I dropped proposal")  # the tick's sweep, on its own timer
+    assert notice["text"].startswith(f"I dropped proposal {original.id}, the “Japan trip” plan")
+    assert notice["reply_to_message"]["message_id"] == proposal["message_id"]
+    [[bring_back]] = keyboard_rows(notice)
+    assert bring_back["text"] == "Bring it back ↺"
+    fake.wait_for(lambda: "expired, nothing changed" in shown_now(fake, proposal)["text"], 5, "expiry shown in place")
+
+    fake.send_text(OWNER, "show expired")
+    listing = wait_text(fake, OWNER, f"(revive {original.id})")
+    assert [[b["text"] for b in row] for row in keyboard_rows(listing)] == [["Bring it back ↺"]]
+    assert model_saw(model, "show expired") == []  # words the notice taught are handled by code
+
+    pressed = [fake.press(OWNER, notice, bring_back["callback_data"]) for _ in range(2)]
+    back = wait_text(fake, OWNER, f"(Back again: proposal {original.id} had expired.)")
+    wait_text(fake, OWNER, "is already back")
+    assert all(p["callback_query"]["id"] in fake.callback_answers for p in pressed)
+    assert app.wait_idle(10)
+    assert Approval.select().count() == 2
+    fake.wait_for(lambda: "brought back as proposal" in shown_now(fake, proposal)["text"], 5, "the old one points on")
+
+    fake.press(OWNER, back, buttons(back)["approve"])
+    wait_text(fake, OWNER, "Done:")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 1
+    fake.send_text(OWNER, "/expired")
+    wait_text(fake, OWNER, "(no expired proposals)")
+
+
 def test_modify_asks_for_the_change_in_conversation(wilson, fake):
     app = wilson()
     proposal = propose_japan(fake)
