@@ -23,6 +23,7 @@ from loguru import logger
 from storage import buffers, trace
 from storage.db import database
 from storage.models import Cursor, ReceptorBuffer
+from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import as_utc
 from wilson.messages import RasScan, SyncRequest
@@ -146,6 +147,7 @@ class RasActor(WilsonActor):
             fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()
             if urgent and fresh:
                 remember_arousal(fresh, now)
+        faults.point("ras:after-commit")  # scan marks and alarm are kept; a lost nudge is raised again by retry_alarm
         if urgent and fresh:
             for row in rows:
                 if row.id in fresh:
