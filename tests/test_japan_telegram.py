@@ -51,7 +51,8 @@ def app(fake, make_app):  # make_app last: its apps stop before the servers they
         yield make_app(start=START, llm=model.base_url, env={
             "WILSON_LLM_MODEL": "scripted", "WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN,
             "WILSON_TELEGRAM_BASE_URL": fake.base_url, "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
-            "WILSON_TELEGRAM_FORUM_CHAT_ID": str(FORUM), "WILSON_TELEGRAM_POLL_TIMEOUT": "1"})
+            "WILSON_TELEGRAM_FORUM_CHAT_ID": str(FORUM), "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+            "WILSON_TICK_WINDOWS": "14d,7d,3d,1d,due,overdue"})  # two follow-ups before the 14th, in the thread
 
 
 # Helpers -------------------------------------------------------------------------------------

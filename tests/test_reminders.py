@@ -30,7 +30,8 @@ def test_every_first_monday_reminder_is_proposed_then_fires_on_first_mondays(mak
 def test_snoozed_task_is_quiet_until_the_snooze_ends_then_follows_up_once(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00")
     now = app.clock.now()
-    task = Task.create(title="File taxes", due=now + timedelta(days=10), created_at=now)
+    task = Task.create(title="File taxes", due=now + timedelta(days=10), created_at=now,
+                       escalation=["7d", "3d", "1d", "due"])
     plan_task(task, now, ["7d", "3d", "1d", "due"], app.config.timezone)
     from actors.cortex import create_proposal
     from storage import inbox
