@@ -17,6 +17,7 @@ passed is asked once more when it expires, so the topic is not left open for goo
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,7 +27,7 @@ from loguru import logger
 from actors import tools
 from storage import decisions, inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Task, Topic
+from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Outbox, Schedule, Task, Topic
 from wilson import faults, quiet
 from wilson.actor import WilsonActor
 from wilson.bounds import MAX_ID, MAX_ITEM
@@ -249,6 +250,33 @@ def due_moment() -> datetime | None:
     if owed is not None:
         candidates.append(owed.expires_at)
     return min(candidates, default=None)
+
+
+BRIEFING_MARGIN = timedelta(minutes=30)  # a briefing this close to expiry is too late to count as the reminder
+BRIEFING_SETTLE = timedelta(minutes=10)  # a briefing that fired is written within this
+
+
+def briefed(approval: Approval, since: datetime, now: datetime) -> bool:
+    """Whether a morning briefing since `since` listed this proposal as waiting (the briefing then is its
+    reminder). The briefing names each waiting proposal as "Proposal N:" (actors/thalamus.py)."""
+    mention = re.compile(rf"\bProposal {approval.id}:")
+    rows = (Outbox.select(Outbox.text, Outbox.payload)
+            .where((Outbox.created_at >= since) & (Outbox.created_at <= now) & Outbox.idempotency_key.startswith("briefing:"))
+            .order_by(Outbox.id.desc()).limit(10))
+    return any(mention.search(row.text or "") for row in rows)
+
+
+def briefing_ahead(since: datetime, now: datetime, expires_at: datetime) -> datetime | None:
+    """When to look again because a morning briefing will list the proposal before it expires (or one fired
+    just now and is being written); None when no briefing comes in time and the gate nudges itself."""
+    sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin"))
+    if sched is None or not sched.enabled:
+        return None
+    if sched.last_fired_at is not None and since <= sched.last_fired_at and now < sched.last_fired_at + BRIEFING_SETTLE:
+        return sched.last_fired_at + BRIEFING_SETTLE
+    if sched.next_fire_at is not None and now < sched.next_fire_at <= expires_at - BRIEFING_MARGIN:
+        return sched.next_fire_at + BRIEFING_SETTLE
+    return None
 
 
 def sweep_due(now: datetime) -> bool:
@@ -521,14 +549,28 @@ class ApprovalActor(WilsonActor):
             self.present(again.id)
 
     def remind(self, approval_id: int) -> None:
-        """The one nudge before a proposal expires, in reply to the proposal where the channel can."""
+        """The one reminder before a proposal expires: the morning briefing that lists it, when one comes in
+        time; else a short nudge, in reply to the proposal where the channel can."""
         now = self.now()
         with database.atomic():
+            approval = Approval.get_or_none(Approval.id == approval_id)
+            if approval is None or approval.status not in OPEN or approval.reminded_at is not None:
+                return
+            since = max(approval.presented_at or approval.created_at, approval.expires_at - remind_before(self.config))
+            if not briefed(approval, since, now):
+                later = briefing_ahead(since, now, approval.expires_at)
+                if later is not None:
+                    Approval.update(remind_at=later).where(
+                        (Approval.id == approval_id) & Approval.reminded_at.is_null()).execute()
+                    return
             if not Approval.update(reminded_at=now).where(
                     (Approval.id == approval_id) & Approval.status.in_(OPEN) & Approval.reminded_at.is_null()
                     & (Approval.expires_at > now)).execute():
                 return
-            approval = Approval.get_by_id(approval_id)
+            if briefed(approval, since, now):
+                trace.record(approval.trace_id, "reminded", self.name,
+                             f"proposal {approval.id} listed as waiting in the morning briefing", now)
+                return
             held = quiet.hold_until(self.config, now)
             if held is not None and held >= approval.expires_at:
                 held = None  # a nudge after the proposal has gone would be no nudge
