@@ -115,6 +115,8 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
         return f"because “{_one_line(payload['title'], 60)}”{when}"
     if row.kind == "topic_end" and payload.get("title"):
         ends = _moment(payload.get("ends"))
+        if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
+            ends -= timedelta(days=1)  # an all-day end is the midnight after its last day
         return f"because “{_one_line(payload['title'], 60)}” ended" + (f" on {_day(ends, tz, now, False)}" if ends else "")
     if row.kind == "reminder":
         return f"because of your reminder “{_one_line(payload.get('text') or row.text, 60)}”"

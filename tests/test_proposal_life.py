@@ -225,3 +225,10 @@ def test_the_reminder_comes_late_in_a_proposals_life():
     start = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
     assert remind_moment(start, start + timedelta(hours=72), timedelta(hours=24)) == start + timedelta(hours=48)
     assert remind_moment(start, start + timedelta(hours=2), timedelta(hours=24)) == start + timedelta(hours=1)
+
+
+def test_a_topic_that_ended_with_its_last_day_is_said_to_end_on_that_day():
+    now = datetime(2027, 5, 23, 5, tzinfo=timezone.utc)
+    row = Inbox(kind="topic_end", origin="background", source="tick", text="x",
+                payload={"title": "Trip to Japan", "ends": "2027-05-22T22:00:00+00:00"})  # midnight after 22 May
+    assert reason_for(row, now, BERLIN) == "because “Trip to Japan” ended on Sat 22 May"
