@@ -44,15 +44,17 @@ def synapse(tmp_path):
 
 
 def cortex(synapse, kind, text="", payload=None, origin="background", tasks=(), topics=(), proposal=None,
-           first_contact=False, now=NOW, extra=()):
+           first_contact=False, now=NOW, extra=(), pending=None, offered=CORTEX_TOOLS):
     context = {"now": now, "timezone": "Europe/Berlin", "first_contact": first_contact,
                "stimulus": {"id": 1, "kind": kind, "origin": origin, "source": "repl", "text": text,
                             "payload": payload or {}},
                "topics": list(topics), "tasks": list(tasks), "memories": [], "proposal": proposal}
+    if pending is not None:
+        context["pending_proposals"] = pending
     messages = [{"role": "system", "content": "You are Wilson."},
                 {"role": "user", "content": "CONTEXT " + json.dumps(context, ensure_ascii=False)},
                 {"role": "user", "content": text}, *extra]
-    return synapse.chat("deep", messages, CORTEX_TOOLS, origin=origin)
+    return synapse.chat("deep", messages, offered, origin=origin)
 
 
 def calls(result) -> list[tuple[str, dict]]:
@@ -380,3 +382,56 @@ def test_offline_mail_heads_up_names_its_source_once_and_defangs_links(make_app)
     said = [d["text"] for d in app.user_deliveries()]
     assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: Final notice "
                     "(from billing@evil[.]example)"]
+
+
+# -- cortex: answers to a pending proposal, and tasks managed in words ----------------------------------
+
+USER_TOOLS = CORTEX_TOOLS + [tool(n) for n in ("decide", "cancel_task", "snooze_task", "remind", "rename_topic")]
+PENDING = [{"id": 7, "items": [{"position": 1, "description": "New task: Book flights — due Tue 9 Feb 2027"},
+                               {"position": 2, "description": "New task: Buy travel insurance — due Thu 11 Mar 2027"},
+                               {"position": 3, "description": "New task: Pack — due Thu 8 Apr 2027"}]},
+           {"id": 4, "items": [{"position": 1, "description": "New task: Prepare documents and questions"}]}]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("yes", [("decide", {"proposal": 7, "action": "approve"})]),
+    ("Go ahead, thanks!", [("decide", {"proposal": 7, "action": "approve"})]),
+    ("no thanks", [("decide", {"proposal": 7, "action": "reject"})]),
+    ("approve 4", [("decide", {"proposal": 4, "action": "approve"})]),
+    ("skip the insurance one", [("decide", {"proposal": 7, "action": "reject", "items": [2]}),
+                                ("decide", {"proposal": 7, "action": "approve", "items": [1, 3]})]),
+    ("approve all but insurance and packing", [("decide", {"proposal": 7, "action": "reject", "items": [2, 3]}),
+                                               ("decide", {"proposal": 7, "action": "approve", "items": [1]})]),
+    ("skip the documents one", [("decide", {"proposal": 4, "action": "reject", "items": [1]})]),
+    ("reject the flights", [("decide", {"proposal": 7, "action": "reject", "items": [1]})]),
+    ("move the flights one to 1 March", [("decide", {"proposal": 7, "action": "modify",
+                                                     "changes": "move the flights one to 1 March"})]),
+])
+def test_answers_to_a_pending_proposal(synapse, text, expected):
+    result = cortex(synapse, "message", text, origin="user", pending=PENDING, offered=USER_TOOLS)
+    assert calls(result) == expected
+
+
+def test_a_yes_decides_nothing_when_decide_is_not_offered_or_nothing_is_pending(synapse):
+    assert calls(cortex(synapse, "message", "yes", origin="user", pending=PENDING)) == []
+    assert calls(cortex(synapse, "message", "yes", origin="user", pending=[], offered=USER_TOOLS)) == []
+
+
+TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
+         {"id": 5, "title": "File taxes", "due": "2027-01-25", "topic": None}]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("remind me at 7pm to take the bins out", ("remind", {"text": "take the bins out", "at": "2027-01-05T19:00:00+01:00"})),
+    ("remind me tomorrow to call the bank", ("remind", {"text": "call the bank", "at": "2027-01-06T09:00:00+01:00"})),
+    ("remind me to water the plants on 12 Jan at 18:30",
+     ("remind", {"text": "water the plants", "at": "2027-01-12T18:30:00+01:00"})),
+    ("snooze taxes until 20 Jan", ("snooze_task", {"task_id": 5, "until": "2027-01-20T09:00:00+01:00"})),
+    ("I don't need to book a hotel anymore", ("cancel_task", {"task_id": 3})),
+    ("drop the taxes task", ("cancel_task", {"task_id": 5})),
+    ("rename japan to Trip to Japan and Korea", ("rename_topic", {"topic_id": 2, "title": "Trip to Japan and Korea"})),
+])
+def test_tasks_managed_in_words(synapse, text, expected):
+    result = cortex(synapse, "message", text, origin="user", tasks=TASKS, offered=USER_TOOLS,
+                    topics=[{"id": 2, "title": "Japan", "status": "active"}])
+    assert calls(result) == [expected]
