@@ -117,7 +117,8 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
         ends = _moment(payload.get("ends"))
         if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
             ends -= timedelta(days=1)  # an all-day end is the midnight after its last day
-        return f"because “{_one_line(payload['title'], 60)}” ended" + (f" on {_day(ends, tz, now, False)}" if ends else "")
+        on = f" on {_day(ends, tz, now, False)}" if ends else ""
+        return f"because “{_one_line(payload['title'], 60)}” ended{on}"
     if row.kind == "reminder":
         return f"because of your reminder “{_one_line(payload.get('text') or row.text, 60)}”"
     buffers = [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
@@ -131,7 +132,8 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
         summaries = [i.get("summary") for i in payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
         what = f": “{_one_line(summaries[0], 60)}”" if summaries else ""
         return f"because of what I found in {tools.source_label(row)}{what}"
-    return f"because of {tools.source_label(row) or 'your ' + _one_line(row.source, 30)}: “{_one_line(row.text, 60)}”"
+    source = tools.source_label(row) or "your " + _one_line(row.source, 30)
+    return f"because of {source}: “{_one_line(row.text, 60)}”"
 
 
 def _identity(tool: str, args: dict) -> tuple:
@@ -263,7 +265,8 @@ def briefed(approval: Approval, since: datetime, now: datetime) -> bool:
     reminder). The briefing names each waiting proposal as "Proposal N:" (actors/thalamus.py)."""
     mention = re.compile(rf"\bProposal {approval.id}:")
     rows = (Outbox.select(Outbox.text, Outbox.payload)
-            .where((Outbox.created_at >= since) & (Outbox.created_at <= now) & Outbox.idempotency_key.startswith("briefing:"))
+            .where((Outbox.created_at >= since) & (Outbox.created_at <= now)
+                   & Outbox.idempotency_key.startswith("briefing:"))
             .order_by(Outbox.id.desc()).limit(10))
     return any(mention.search(row.text or "") for row in rows)
 
@@ -349,7 +352,8 @@ def check(decision: Decision, approval: Approval | None, now: datetime, tz=None,
     if approval.status in ("approved", "rejected"):
         return f"Already done: proposal {approval.id} was {approval.status}."
     if approval.status == "expired" and approval.superseded_by:
-        return f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; please use that one."
+        return (f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; "
+                "please use that one.")
     if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
         Approval.update(status="expired", decided_at=now).where(
             (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
