@@ -33,7 +33,7 @@ HELP = """Commands (one per line, # starts a comment):
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
-  tasks | topics | approvals | memories | inbox | outbox | budget | trace ID | now | help
+  tasks | topics | approvals | reminders | memories | inbox | outbox | budget | trace ID | now | help
   wait                                       block until nothing is left to process
   quit"""
 
@@ -147,7 +147,7 @@ def parse(line: str) -> Command | None:
             return Command("trace", (bounds.parse_trace_id(rest),))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-    if word in ("tasks", "topics", "approvals", "memories", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
+    if word in ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
                 "sync", "now"):
         return Command("quit" if word == "exit" else word)
     raise CommandError(f"unknown command {bounds.shown(word, 24)} (type help)")
@@ -262,7 +262,7 @@ class Repl:
             self.emit({"type": "trace", "steps": views.trace_steps(args[0])} if self.as_json
                       else views.trace_text(args[0]))
             return
-        elif name in ("tasks", "topics", "approvals", "memories", "inbox", "outbox", "expired"):
+        elif name in ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "expired"):
             rows = getattr(views, name)(app.config.timezone)
             self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
             return

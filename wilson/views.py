@@ -54,6 +54,13 @@ def expired(tz) -> list[dict]:
     return [_approval_row(a, tz) for a in query]
 
 
+def reminders(tz) -> list[dict]:
+    """Recurring and one-off reminders, their schedules in words."""
+    from actors.tools import reminder_views
+
+    return reminder_views(tz)
+
+
 def inbox(tz) -> list[dict]:
     return [{"id": r.id, "priority": r.priority, "kind": r.kind, "origin": r.origin, "status": r.status,
              "trace": r.trace_id, "text": r.text[:80]}
@@ -110,6 +117,8 @@ def table(name: str, rows: list[dict]) -> str:
                 lines += [f"         {c}" for c in row["changes"].splitlines()]
         elif name == "memories":
             lines.append(f"{row['kind']:<14} {row['strength']:>4.1f}  {row['text']}")
+        elif name == "reminders":
+            lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
         else:
             lines.append("  ".join(str(v) for v in row.values()))
     return "\n".join(lines)
