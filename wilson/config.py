@@ -64,7 +64,7 @@ DEFAULTS: dict[str, dict] = {
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful"},
-    "approval": {"expiry_hours": 72, "owner_decides_all": True},
+    "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
 }
