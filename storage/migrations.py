@@ -7,9 +7,12 @@ Version 1 creates the tables; later versions use playhouse.migrate operations
 
 from __future__ import annotations
 
+import copy
+
 import peewee
 from loguru import logger
 from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as apply
 
 from storage import models
 from storage.db import database
@@ -45,13 +48,19 @@ def _v3_sent_messages(db, migrator):
 
 
 def add_missing_columns(db, migrator, fields) -> None:
-    """Add each field's column unless it is there: v1 creates the tables as the models are today."""
-    from playhouse.migrate import migrate as apply
+    """Add each field's column unless it is there: v1 creates the tables as the models are today.
 
+    A column is always added nullable (a NOT NULL one filled with its default): making it NOT NULL
+    afterwards would have SQLite rebuild the table, and dropping the old table cascades through
+    foreign keys (a proposal's items would go with it). The models never write NULL there."""
     for field in fields:
         table = field.model._meta.table_name
         if field.column_name not in {c.name for c in db.get_columns(table)}:
-            apply(migrator.add_column(table, field.column_name, field))
+            addable = copy.copy(field)
+            addable.null = True
+            apply(migrator.add_column(table, field.column_name, addable))
+            if not field.null and field.default is not None:
+                apply(migrator.apply_default(table, field.column_name, field))
 
 
 def _v4_leases_and_decisions(db, migrator):

@@ -11,7 +11,7 @@ import pytest
 from storage import buffers, inbox, outbox
 from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
-from storage.models import Inbox
+from storage.models import Approval, Inbox, SchemaVersion
 from wilson import clock as clockmod
 from wilson import liveness
 
@@ -171,3 +171,30 @@ def test_a_waiter_that_gives_up_leaves_the_line_and_the_next_one_goes():
     lock.release()
     patient.join()
     assert got == {"impatient": False, "patient": True} and len(lock._queue) == 0
+
+
+def test_upgrading_a_home_from_schema_v3_keeps_every_proposal_and_its_items(db):
+    """Columns added to a table with children must not rebuild it: SQLite's rebuild drops the old
+    table, and the drop cascades through the foreign key into the proposal's items."""
+    added_since_v3 = {"approval": ["presented_at", "idempotency_key", "reason", "changes", "remind_at",
+                                   "reminded_at", "expired_notice_at"],
+                      "inbox": ["owner", "lease_until"], "outbox": ["next_attempt_at", "sending_at"],
+                      "turn": ["user_id"]}
+    for index in db.get_indexes("approval"):
+        if any(column in added_since_v3["approval"] for column in index.columns):
+            db.execute_sql(f'DROP INDEX "{index.name}"')
+    for table, columns in added_since_v3.items():
+        for column in columns:
+            db.execute_sql(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
+    db.execute_sql('DROP TABLE "decision"')
+    SchemaVersion.delete().where(SchemaVersion.version > 3).execute()
+    naive = NOW.replace(tzinfo=None)
+    db.execute_sql("INSERT INTO approval (trace_id, status, approver, channel, summary, nonce, created_at, "
+                   "expires_at) VALUES ('t', 'pending', 'owner', 'repl', 'trip', 'n', ?, ?)", (naive, naive))
+    db.execute_sql("INSERT INTO approval_item (approval_id, position, tool, args, description, status) "
+                   "VALUES (1, 1, 'create_task', '{}', 'New task: Book flights', 'pending')")
+
+    assert migrate() == MIGRATIONS[-1][0]
+    approval = Approval.get_by_id(1)
+    assert [i.description for i in approval.items] == ["New task: Book flights"]
+    assert approval.reason == "" and approval.presented_at == NOW  # shown when it was made
