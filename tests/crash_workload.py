@@ -28,6 +28,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -82,20 +83,70 @@ def model_reply(body: dict) -> dict:
     return {"text": ""}
 
 
+DELAY_NOTE = re.compile(r"\A\(Delayed: I couldn't reach Telegram from [^\n]+\)\n\n")
+
+
 class RecordingTelegram(FakeTelegram):
     """The fake Bot API, also keeping each sent message as it looked when it was sent
-    (`messages` follows later edits, which would hide what the user saw first)."""
+    (`messages` follows later edits, which would hide what the user saw first).
+
+    A request belongs to the life of the child that made it, taken when it arrives: a send held
+    by a slow answer may be recorded after its sender was killed and the next one started.
+    The "(Delayed: …)" line an outage puts before a message is kept apart (`_delayed`), so the
+    message still reads as the same answer, proposal or command reply."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.shown: list[dict] = []
         self.life = 0  # which start of the child is sending (the harness sets it)
+        self.handed: dict[int, int] = {}  # update_id -> the life that getUpdates handed it to last
+        self.sends_in_flight = 0
+        self._arrival = threading.local()
+
+    def handle(self, path, params):
+        sending = path.endswith("/sendMessage")
+        with self._lock:
+            self._arrival.life = self.life
+            self.sends_in_flight += sending
+        try:
+            return super().handle(path, params)
+        finally:
+            with self._lock:
+                self.sends_in_flight -= sending
+                self._lock.notify_all()
 
     def api_sendMessage(self, params):
         message = super().api_sendMessage(params)
+        shown = dict(copy.deepcopy(message), _life=self._arrival.life)
+        note = DELAY_NOTE.match(shown["text"])
+        if note:
+            shown["text"], shown["_delayed"] = shown["text"][note.end():], note.group(0).strip()
         with self._lock:
-            self.shown.append(dict(copy.deepcopy(message), _life=self.life))
+            self.shown.append(shown)
         return message
+
+    def api_getUpdates(self, params):
+        batch = super().api_getUpdates(params)
+        with self._lock:
+            for update in batch:
+                if isinstance(update, dict) and isinstance(update.get("update_id"), int):
+                    self.handed[update["update_id"]] = self._arrival.life
+        return batch
+
+    def sends_landed(self, timeout: float) -> bool:
+        """Wait until no sendMessage is being answered (a killed child's slow send lands in its own life)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self.sends_in_flight == 0, timeout)
+
+    def heal(self) -> None:
+        """Every outage over and every queued fault dropped."""
+        with self._lock:
+            self._down.clear()
+            self._faults.clear()
+
+    def refused_calls(self) -> int:
+        with self._lock:
+            return sum(1 for c in self.calls if (c.get("fault") or {}).get("status"))
 
     def shown_copy(self) -> list[dict]:
         with self._lock:
@@ -104,6 +155,56 @@ class RecordingTelegram(FakeTelegram):
     def polls(self) -> int:
         with self._lock:
             return sum(1 for c in self.calls if c["method"] == "getUpdates")
+
+
+# Poison: odd updates among the user's ---------------------------------------------------------
+REFUSED_PRESS = "That button does not work any more."
+UNREADABLE_PRESS = "Sorry, that did not work, and nothing changed."
+# kind -> what must become of it: "skipped" (unreadable: traced and skipped) or "refused" (a readable press
+# with forged data: refused, nothing changed), and the answer a press must get
+POISON = {
+    "no message_id": ("skipped", None),
+    "no date": ("skipped", None),
+    "a reply without its chat": ("skipped", None),
+    "a reply that is text": ("skipped", None),
+    "a list where the chat belongs": ("skipped", None),
+    "a list where the message belongs": ("skipped", None),
+    "an odd poll": ("skipped", None),
+    "a date beyond any calendar": ("skipped", None),
+    "a press from nobody": ("skipped", UNREADABLE_PRESS),
+    "a press whose data is a list": ("skipped", UNREADABLE_PRESS),
+    "a press on an id beyond any database": ("refused", REFUSED_PRESS),
+    "a press with huge data": ("refused", REFUSED_PRESS),
+    "a press with an unknown action": ("refused", REFUSED_PRESS),
+    "a press with digits that are not ASCII": ("refused", REFUSED_PRESS),
+}
+
+
+def poison_update(kind: str, serial: int, now: int, under: dict | None = None) -> dict:
+    """The body of an odd update of `kind` from the owner (`under`: the message a press is under)."""
+    good = {"message_id": 900_000 + serial, "date": now, "chat": {"id": OWNER, "type": "private"},
+            "from": {"id": OWNER, "is_bot": False, "first_name": "Ann"}, "text": f"odd {serial}"}
+    press = {"id": f"odd-{serial}", "from": dict(good["from"]), "chat_instance": "ci-1",
+             "message": under or good}
+    if kind == "a press from nobody":
+        return {"callback_query": {k: v for k, v in press.items() if k != "from"} | {"data": "ap:1:approve:x"}}
+    forged = {"a press whose data is a list": ["ap", 1, "approve"],
+              "a press on an id beyond any database": "ap:99999999999999999999999:approve:x",
+              "a press with huge data": "ap:1:approve:" + "x" * 5000,
+              "a press with an unknown action": "ap:1:launch:x",
+              "a press with digits that are not ASCII": "ap:²:approve:x"}
+    if kind in forged:
+        return {"callback_query": press | {"data": forged[kind]}}
+    if kind == "a list where the message belongs":
+        return {"message": [good["message_id"], good["text"]]}
+    changes = {"no message_id": {"message_id": ...}, "no date": {"date": ...},
+               "a reply without its chat": {"reply_to_message": {"message_id": 3, "date": now}},
+               "a reply that is text": {"reply_to_message": "oops"},
+               "a list where the chat belongs": {"chat": [OWNER, "private"]},
+               "an odd poll": {"poll": {"id": "p1", "question": "lunch?", "options": "pizza"}},
+               "a date beyond any calendar": {"date": 10 ** 30}}[kind]
+    message = {k: v for k, v in (good | changes).items() if v is not ...}
+    return {"message": message}
 
 
 # What the user did -------------------------------------------------------------------------
@@ -123,6 +224,15 @@ class Press:
 
 
 @dataclass
+class Poison:
+    kind: str
+    update_id: int
+    expect: str  # "skipped" or "refused"
+    answer: str | None  # what a press must be answered
+    query_id: str | None
+
+
+@dataclass
 class Figures:
     seed: int
     kills: int = 0
@@ -137,6 +247,20 @@ class Figures:
     presses: int = 0
     modifies: int = 0
     calendar_edits: int = 0
+    outages: int = 0  # sendMessage refused until it came back
+    outages_with_polling_down: int = 0  # getUpdates refused too
+    outage_seconds: float = 0.0
+    longest_outage: float = 0.0
+    glitches: int = 0  # short faults: a few errors, a flood wait, a slow answer
+    calls_refused: int = 0  # Bot API calls answered with an injected error
+    delay_lines: int = 0  # messages that came with the "(Delayed: …)" line
+    poison: int = 0  # odd updates queued among the user's
+    poison_kinds: dict = field(default_factory=dict)
+    poison_skipped: int = 0  # unreadable, traced and skipped
+    poison_refused: int = 0  # readable presses with forged data, refused
+    poison_unanswered_in_killed_life: int = 0  # presses whose life died before their answer went out
+    poison_problems: list = field(default_factory=list)
+    disorder: list = field(default_factory=list)  # rows shown before an older row of the same chat
     proposals: int = 0
     sent: int = 0
     settled: bool = False
@@ -158,6 +282,14 @@ class Figures:
             f"  workload: {self.messages} messages, {self.commands} commands, {self.calendar_edits} calendar edits, "
             f"{self.presses} button presses ({self.modifies} modify), {self.proposals} proposals, "
             f"{self.sent} messages sent by Wilson",
+            f"  Telegram faults: {self.outages} outages of sendMessage ({self.outages_with_polling_down} with getUpdates "
+            f"down too; {self.outage_seconds:.0f} s down in all, longest {self.longest_outage:.0f} s), "
+            f"{self.glitches} short faults, {self.calls_refused} API calls refused; "
+            f"{self.delay_lines} messages carried the delay line",
+            f"  poison: {self.poison} odd updates among the user's ({len(self.poison_kinds)} kinds), "
+            f"{self.poison_skipped} skipped with a trace, {self.poison_refused} forged presses refused "
+            f"({self.poison_unanswered_in_killed_life} presses left unanswered by a killed life); "
+            f"problems: {len(self.poison_problems)}, out of order: {len(self.disorder)}",
             f"  losses: {len(self.losses)}, duplicates: {len(self.duplicates)}, integrity_check: {self.integrity}, "
             f"settled before the deadline: {'yes' if self.settled else 'NO'}",
             f"  re-sent after a kill inside the send window (sendMessage has no idempotency key): "
@@ -165,6 +297,8 @@ class Figures:
         ]
         lines += [f"  LOST: {what}" for what in self.losses]
         lines += [f"  DUPLICATE: {what}" for what in self.duplicates]
+        lines += [f"  OUT OF ORDER: {what}" for what in self.disorder]
+        lines += [f"  POISON: {what}" for what in self.poison_problems]
         lines += [f"  EXITED BY ITSELF: {what}" for what in self.exits_on_their_own]
         lines += [f"  re-sent in the window: {what}" for what in self.resent_in_window]
         if self.errors_logged:
@@ -198,6 +332,10 @@ class CrashHarness:
         self.heard = False
         self.killed: set[int] = set()  # the starts that ended by SIGKILL
         self.calendar = home / "calendar.ics"
+        self.poisoned: list[Poison] = []
+        self.outage: dict | None = None  # {"methods", "began", "least"} while Telegram refuses
+        # a long run has one outage long enough for the "(Delayed: …)" line (a minute or more)
+        self.long_outage = 65.0 if kills >= 100 else 0.0
 
     # The child -----------------------------------------------------------------------------
     def env(self, faults: str | None) -> dict:
@@ -209,6 +347,8 @@ class CrashHarness:
             "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
             "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
             "WILSON_TELEGRAM_LIVENESS_SECONDS": "10",
+            # an outage here lasts seconds: a retry that waits up to 30 s would only make the run longer
+            "WILSON_TELEGRAM_RETRY_MAX_SECONDS": "2",
             "WILSON_LLM_BASE_URL": self.model.base_url,
             "WILSON_LLM_MODEL": "scripted",
             "WILSON_LLM_TIMEOUT": "10",
@@ -274,6 +414,9 @@ class CrashHarness:
         else:  # not by our hand: a crash, or a clean exit nobody asked for
             f.exits_on_their_own.append(f"start {self.starts} exited with {self.proc.returncode} ({mode} life; "
                                         f"log: child-{self.starts:03d}.log)")
+        # a send the fake was holding (a slow answer) is Telegram's to finish: it lands before the next life
+        if not self.fake.sends_landed(10):
+            f.exits_on_their_own.append(f"a send of start {self.starts} was still held 10 s after it ended")
 
     # The user ------------------------------------------------------------------------------
     def next_tag(self, letter: str) -> str:
@@ -335,6 +478,8 @@ class CrashHarness:
         if roll < 0.25:  # Modify, then the change in the next message, as a user does
             tag = self.next_tag("x")
             self.fake.press(OWNER, message, buttons["modify"])
+            if self.rng.random() < 0.3:  # odd input between the press and the change must not stand in for it
+                self.poison(1)
             self.fake.send_text(OWNER, f"make it a different one {tag}")
             self.presses.append(Press(approval_id, "modify", tag))
             self.figures.modifies += 1
@@ -347,7 +492,25 @@ class CrashHarness:
         self.figures.presses += 1
         return True
 
+    def poison(self, count: int) -> None:
+        """Odd updates from the owner's side, queued among the real ones."""
+        for _ in range(count):
+            kind = self.rng.choice(sorted(POISON))
+            self.serial += 1
+            proposals = [m for m in self.fake.shown_copy() if m.get("reply_markup")]
+            body = poison_update(kind, self.serial, int(clockmod.wall_now().timestamp()),
+                                 proposals[-1] if proposals else None)
+            update = self.fake.queue_update(body)
+            expect, answer = POISON[kind]
+            query = body.get("callback_query")
+            self.poisoned.append(Poison(kind, update["update_id"], expect, answer,
+                                        query["id"] if isinstance(query, dict) else None))
+            self.figures.poison += 1
+            self.figures.poison_kinds[kind] = self.figures.poison_kinds.get(kind, 0) + 1
+
     def act(self) -> None:
+        if self.rng.random() < 0.15:
+            self.poison(self.rng.randint(1, 3))
         roll = self.rng.random()
         if roll < 0.45 or (roll < 0.7 and not self.press()):
             self.message()
@@ -358,14 +521,66 @@ class CrashHarness:
         for _ in range(count):
             self.act()
 
+    # Telegram's weather --------------------------------------------------------------------
+    def weather(self) -> None:
+        """One turn of Telegram's weather: an outage begins or ends, or a short fault comes. The choices
+        come from the seed; only an outage that must last a while waits for the clock to end."""
+        roll = self.rng.random()
+        if self.outage is None:
+            if roll < 0.22:
+                self.begin_outage()
+            elif roll < 0.4:
+                self.glitch()
+        elif roll < 0.45 and clockmod.monotonic() - self.outage["began"] >= self.outage["least"]:
+            self.end_outage()
+
+    def begin_outage(self) -> None:
+        status = self.rng.choice((500, 502, 503, 504))
+        polling = self.rng.random() < 0.3
+        least = 0.0
+        if self.long_outage and self.figures.kills >= self.target_kills // 3:
+            least, polling, self.long_outage = self.long_outage, False, 0.0  # the user still gets through
+        methods = ("sendMessage", "getUpdates") if polling else ("sendMessage",)
+        for method in methods:
+            self.fake.go_down(method, status)
+        self.outage = {"methods": methods, "began": clockmod.monotonic(), "least": least}
+        self.figures.outages += 1
+        self.figures.outages_with_polling_down += polling
+
+    def end_outage(self) -> None:
+        for method in self.outage["methods"]:
+            self.fake.come_up(method)
+        lasted = clockmod.monotonic() - self.outage["began"]
+        self.figures.outage_seconds += lasted
+        self.figures.longest_outage = max(self.figures.longest_outage, lasted)
+        self.outage = None
+
+    def glitch(self) -> None:
+        kind = self.rng.randrange(5)
+        if kind == 0:
+            self.fake.fail("sendMessage", self.rng.choice((500, 502)), times=self.rng.randint(1, 3))
+        elif kind == 1:
+            self.fake.fail("sendMessage", 429, retry_after=1)
+        elif kind == 2:  # well inside the client's read timeout: the answer comes, late
+            self.fake.delay("sendMessage", self.rng.uniform(0.3, 2.0), times=self.rng.randint(1, 2))
+        elif kind == 3:
+            self.fake.delay("getUpdates", self.rng.uniform(0.5, 2.0))
+        else:
+            self.fake.fail("getUpdates", 502, times=self.rng.randint(1, 3))
+        self.figures.glitches += 1
+
     # One life of the child -----------------------------------------------------------------
     def life(self) -> None:
         """Start the child, let the user work, and end it: at an armed point, at a random moment, or while
-        it starts. Only the moment of a random kill depends on timing; what happens comes from the seed."""
+        it starts. Telegram's weather turns once a life, before the start or while the child works.
+        Only the moment of a random kill depends on timing; what happens comes from the seed."""
         points = self.figures.points_available
         roll = self.rng.random()
         mode = "start" if roll < 0.1 else "point" if points and roll < 0.55 else "random"
         point = self.rng.choice(points) if mode == "point" else None
+        turn_while_up = self.rng.random() < 0.5
+        if not turn_while_up:
+            self.weather()
         polls = self.start(f"{point}@{self.rng.randint(1, 3)}" if point else None)
         self.heard = False
         if mode == "start":
@@ -374,10 +589,19 @@ class CrashHarness:
         else:
             self.heard = self.listening(polls)
             if self.heard:
-                self.acts(self.rng.randint(2, 8) if mode == "point" else self.rng.randint(1, 6))
+                count = self.rng.randint(2, 8) if mode == "point" else self.rng.randint(1, 6)
+                before = self.rng.randint(0, count)
+                self.acts(before)
+                if turn_while_up:  # the child meets the weather as it was, then as it turns
+                    self._wait_exit(self.rng.uniform(0.2, 0.8))
+                    self.weather()
+                    turn_while_up = False
+                self.acts(count - before)
             # an armed point gets a while to be reached; a random kill comes while the child works on
             # what it was just given, up to a second later
             self._wait_exit(self.point_timeout if mode == "point" else self.rng.uniform(0.0, 1.0))
+        if turn_while_up:
+            self.weather()
         self.end_life(mode, point)
 
     def _wait_exit(self, seconds: float) -> None:
@@ -399,6 +623,9 @@ class CrashHarness:
     # The end -------------------------------------------------------------------------------
     def finish(self) -> None:
         """A last life without faults: one more look at the calendar, everything finished, a clean stop."""
+        if self.outage is not None:
+            self.end_outage()
+        self.fake.heal()
         polls = self.start()
         self.listening(polls)
         self.look()
@@ -461,7 +688,7 @@ class CrashHarness:
         try:
             busy = self.query(
                 "SELECT (SELECT count(*) FROM inbox WHERE status IN ('pending', 'claimed'))"
-                " + (SELECT count(*) FROM outbox WHERE status = 'pending')"
+                " + (SELECT count(*) FROM outbox WHERE status IN ('pending', 'retry'))"
                 " + (SELECT count(*) FROM receptor_buffer WHERE processed_at IS NULL)"
                 " + (SELECT count(*) FROM decision WHERE status = 'pending')")[0][0]
         except sqlite3.Error:
@@ -475,7 +702,15 @@ class CrashHarness:
         return (all(s.message_id in replied for s in self.said + self.commands)
                 and all(self.proposal_about(f"Prepare {t}") for t in self.events)
                 and all(self.proposal_about(p.tag) for p in self.presses if p.action == "modify")
-                and not decided & still_open)
+                and not decided & still_open
+                and all(self.press_settled(p) for p in self.poisoned if p.answer))
+
+    def press_settled(self, poison: Poison) -> bool:
+        """An odd press is answered, unless the life that took it was killed before the answer went out
+        (the answer follows the commit that moved the offset past it; Telegram does not hand it again)."""
+        with self.fake._lock:
+            answered = poison.query_id in self.fake.callback_answers
+        return answered or self.fake.handed.get(poison.update_id) in self.killed
 
     # The invariants ------------------------------------------------------------------------
     @staticmethod
@@ -601,11 +836,81 @@ class CrashHarness:
                 f.duplicates.append(f"{action} of proposal {approval_id}: {len(presses)} press(es), "
                                     f"{len(answers)} answers: {[text[:60] for text in answers]}")
 
+        self.check_order(everything)
+        self.check_poison()
+        f.delay_lines = sum(1 for m in everything if m.get("_delayed"))
+        f.calls_refused = self.fake.refused_calls()
+
         # Calendar edits reach the user as proposals.
         for title, event in self.events.items():
             for verb in ("Prepare",) + (("Re-plan",) if event["moved"] else ()):
                 if not self.proposal_about(f"{verb} {title}"):
                     f.losses.append(f"calendar edit of {title!r} never proposed ({verb})")
+
+
+    def check_order(self, everything: list[dict]) -> None:
+        """Every row owed is delivered, and each chat gets its rows oldest first: a row's message comes after
+        the messages of every row written before it (a resend in the window is the row's own message)."""
+        f = self.figures
+        position = {(m["chat"]["id"], m["message_id"]): i for i, m in enumerate(everything)}
+        newest: dict[int, tuple[int, int]] = {}  # chat -> (place of the latest message so far, its row)
+        for row_id, status, text, result, payload in self.query(
+                "SELECT id, status, text, result, payload FROM outbox WHERE channel = 'telegram' ORDER BY id"):
+            if status in ("pending", "retry", "failed", "held"):
+                f.losses.append(f"outbox {row_id} ({status}) never delivered: {text[:80]!r}")
+                continue
+            if status != "delivered" or "briefing" in (json.loads(payload or "null") or {}):
+                continue  # kept back for a briefing; a briefing row is written before it is due
+            done = json.loads(result or "null") or {}
+            places = [position.get((int(done.get("chat_id") or 0), int(i))) for i in done.get("message_ids") or []]
+            if not places or None in places:
+                f.losses.append(f"outbox {row_id} marked delivered as {done}, which the user never saw")
+                continue
+            chat = int(done["chat_id"])
+            if chat in newest and min(places) < newest[chat][0]:
+                f.disorder.append(f"outbox {row_id} ({text[:60]!r}) shown before outbox {newest[chat][1]}, "
+                                  f"written earlier")
+            newest[chat] = max(newest.get(chat, (-1, 0)), (max(places), row_id))
+
+    def check_poison(self) -> None:
+        """Each odd update: an unreadable one traced as skipped exactly once, a forged press refused; none in
+        the inbox, none a decision; a press answered as it should be (unless its life was killed first)."""
+        f = self.figures
+        traced: dict[int, int] = {}
+        for (data,) in self.query("SELECT data FROM trace WHERE stage = 'skipped'"):
+            update_id = (json.loads(data or "null") or {}).get("update_id")
+            traced[update_id] = traced.get(update_id, 0) + 1
+        for said in self.said + self.commands:
+            if said.update_id in traced:
+                f.losses.append(f"the user's {said.text!r} (update {said.update_id}) was skipped as unreadable")
+        stray = self.query("SELECT id, approval_id, action FROM decision WHERE approval_id NOT IN "
+                           "(SELECT id FROM approval) OR action NOT IN ('approve', 'reject', 'modify', 'confirm', "
+                           "'revive')")
+        f.poison_problems += [f"decision {row} from a press Wilson did not make" for row in stray]
+        with self.fake._lock:
+            answers = dict(self.fake.callback_answers)
+        for poison in self.poisoned:
+            what = f"{poison.kind} (update {poison.update_id})"
+            problems = []
+            if self.query("SELECT id FROM inbox WHERE dedup_key = ?", f"telegram:{poison.update_id}"):
+                problems.append(f"{what} reached the inbox")
+            times = traced.get(poison.update_id, 0)
+            if poison.expect == "skipped" and times != 1:
+                problems.append(f"{what} traced as skipped {times} times, not once")
+            if poison.expect == "refused" and times:
+                problems.append(f"{what} traced as unreadable; its data should have been refused")
+            if poison.answer:
+                answer = answers.get(poison.query_id)
+                if answer is None and self.fake.handed.get(poison.update_id) in self.killed:
+                    f.poison_unanswered_in_killed_life += 1
+                elif answer is None:
+                    problems.append(f"{what}: the press was never answered")
+                elif answer["text"] != poison.answer:
+                    problems.append(f"{what}: answered {answer['text']!r}, not {poison.answer!r}")
+            if not problems:
+                f.poison_skipped += poison.expect == "skipped"
+                f.poison_refused += poison.expect == "refused"
+            f.poison_problems += problems
 
 
 def run_harness(home: Path, *, seed: int, kills: int) -> Figures:

@@ -2,9 +2,12 @@
 
 `wilson run` runs as a child process against the fake Bot API and the scripted model
 server; the harness kills it at named hand-off points and at random moments while the
-user writes, edits the calendar and presses buttons, and restarts it. The default run
-kills it at least 30 times; `make chaos` runs more (WILSON_CHAOS_KILLS) and
-WILSON_CHAOS_SEED replays a run's workload and kill schedule.
+user writes, edits the calendar and presses buttons, and restarts it. Meanwhile Telegram
+has outages (sendMessage, and sometimes getUpdates, refused for a while) and short
+faults, and odd updates (unreadable ones, presses with forged data) come among the
+user's. The default run kills it at least 30 times; `make chaos` runs more
+(WILSON_CHAOS_KILLS; from 100 kills on, one outage lasts over a minute, long enough for
+the "(Delayed: …)" line) and WILSON_CHAOS_SEED replays a run's workload and kill schedule.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.crash_workload import CrashHarness, fault_points, model_reply, run_harness
+from channels.telegram_text import parse_callback, parse_update
+from tests.crash_workload import POISON, CrashHarness, fault_points, model_reply, poison_update, run_harness
 from tests.brain import call
 
 SEED = int(os.environ.get("WILSON_CHAOS_SEED") or 12)
@@ -45,10 +49,14 @@ def test_kill_9_at_hand_offs_and_random_moments_loses_and_repeats_nothing(tmp_pa
     summary = write_summary(figures, tmp_path)
     assert figures.kills >= KILLS, summary
     assert figures.messages and figures.presses and figures.calendar_edits, summary
+    assert figures.outages and figures.calls_refused and figures.poison, summary
     assert figures.exits_on_their_own == [], summary
     assert figures.integrity == "ok", summary
     assert figures.losses == [], summary
     assert figures.duplicates == [], summary
+    assert figures.disorder == [], summary
+    assert figures.poison_problems == [], summary
+    assert figures.poison_skipped + figures.poison_refused == figures.poison, summary
     assert figures.settled, summary
 
 
@@ -96,3 +104,28 @@ def test_only_the_last_send_of_a_killed_life_may_come_again():
     kept, resent = harness.window_resends(shown)
     assert [m["message_id"] for m in resent] == [3, 8, 11, 12]
     assert [m["message_id"] for m in kept] == [1, 2, 4, 5, 6, 7, 9, 10]
+
+
+def test_the_odd_updates_are_what_their_kind_says():
+    under = {"message_id": 12, "date": 1_700_000_000, "chat": {"id": 1001, "type": "private"}, "text": "Proposal 3"}
+    for serial, (kind, (expect, answer)) in enumerate(sorted(POISON.items())):
+        parsed = parse_update({"update_id": 700_001 + serial, **poison_update(kind, serial, 1_700_000_000, under)})
+        if expect == "skipped":  # the reader refuses it, with a reason
+            assert parsed.update is None and parsed.error, kind
+        else:  # read, and its button data is not one Wilson made
+            assert parsed.update is not None and parse_callback(parsed.update.callback_query.data) is None, kind
+        assert (answer is not None) == kind.startswith("a press"), kind
+
+
+def test_the_order_check_names_a_row_shown_before_an_older_one():
+    harness = CrashHarness.__new__(CrashHarness)
+    harness.figures = type("F", (), {"losses": [], "disorder": []})()
+    rows = [(1, "delivered", "a", json.dumps({"chat_id": 7, "message_ids": [11]}), "{}"),
+            (2, "delivered", "b", json.dumps({"chat_id": 7, "message_ids": [13]}), "{}"),  # a window resend of 12
+            (3, "delivered", "c", json.dumps({"chat_id": 7, "message_ids": [10]}), "{}"),  # before row 1
+            (4, "retry", "d", None, "{}")]
+    harness.query = lambda sql, *params: rows
+    shown = [{"chat": {"id": 7}, "message_id": i} for i in (10, 11, 12, 13)]
+    harness.check_order(shown)
+    assert harness.figures.disorder == ["outbox 3 ('c') shown before outbox 2, written earlier"]
+    assert harness.figures.losses == ["outbox 4 (retry) never delivered: 'd'"]
