@@ -249,6 +249,7 @@ class Figures:
     calendar_edits: int = 0
     outages: int = 0  # sendMessage refused until it came back
     outages_with_polling_down: int = 0  # getUpdates refused too
+    kills_during_outage: int = 0
     outage_seconds: float = 0.0
     longest_outage: float = 0.0
     glitches: int = 0  # short faults: a few errors, a flood wait, a slow answer
@@ -283,7 +284,8 @@ class Figures:
             f"{self.presses} button presses ({self.modifies} modify), {self.proposals} proposals, "
             f"{self.sent} messages sent by Wilson",
             f"  Telegram faults: {self.outages} outages of sendMessage ({self.outages_with_polling_down} with getUpdates "
-            f"down too; {self.outage_seconds:.0f} s down in all, longest {self.longest_outage:.0f} s), "
+            f"down too; {self.outage_seconds:.0f} s down in all, longest {self.longest_outage:.0f} s; "
+            f"{self.kills_during_outage} kills while down), "
             f"{self.glitches} short faults, {self.calls_refused} API calls refused; "
             f"{self.delay_lines} messages carried the delay line",
             f"  poison: {self.poison} odd updates among the user's ({len(self.poison_kinds)} kinds), "
@@ -401,6 +403,7 @@ class CrashHarness:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
             f.kills += 1
+            f.kills_during_outage += self.outage is not None
             self.killed.add(self.starts)
             if mode == "start" and not self.heard:
                 f.kills_during_start += 1
@@ -409,6 +412,7 @@ class CrashHarness:
                 f.points_not_reached += mode == "point"
         elif self.proc.returncode == -signal.SIGKILL and mode == "point":
             f.kills += 1
+            f.kills_during_outage += self.outage is not None
             self.killed.add(self.starts)
             f.kills_at_points[point] = f.kills_at_points.get(point, 0) + 1
         else:  # not by our hand: a crash, or a clean exit nobody asked for
@@ -527,16 +531,16 @@ class CrashHarness:
         come from the seed; only an outage that must last a while waits for the clock to end."""
         roll = self.rng.random()
         if self.outage is None:
-            if roll < 0.22:
+            if roll < 0.25:
                 self.begin_outage()
-            elif roll < 0.4:
+            elif roll < 0.55:
                 self.glitch()
         elif roll < 0.45 and clockmod.monotonic() - self.outage["began"] >= self.outage["least"]:
             self.end_outage()
 
     def begin_outage(self) -> None:
         status = self.rng.choice((500, 502, 503, 504))
-        polling = self.rng.random() < 0.3
+        polling = self.rng.random() < 0.4
         least = 0.0
         if self.long_outage and self.figures.kills >= self.target_kills // 3:
             least, polling, self.long_outage = self.long_outage, False, 0.0  # the user still gets through
