@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from channels.telegram_text import parse_callback, parse_update
-from tests.crash_workload import POISON, CrashHarness, fault_points, model_reply, poison_update, run_harness
+from tests.crash_workload import (POISON, CrashHarness, RecordingTelegram, fault_points, model_reply, poison_update,
+                                  run_harness)
 from tests.brain import call
 
 SEED = int(os.environ.get("WILSON_CHAOS_SEED") or 12)
@@ -129,3 +131,22 @@ def test_the_order_check_names_a_row_shown_before_an_older_one():
     harness.check_order(shown)
     assert harness.figures.disorder == ["outbox 3 ('c') shown before outbox 2, written earlier"]
     assert harness.figures.losses == ["outbox 4 (retry) never delivered: 'd'"]
+
+
+def test_a_send_keeps_its_senders_life_and_the_delay_line_apart():
+    fake = RecordingTelegram()  # not started: its handler is called as the HTTP server would
+    send = f"/bot{fake.token}/sendMessage"
+    fake.life = 3
+    fake.handle(send, {"chat_id": 7, "text": "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)\n\nAnswer [m1]"})
+    fake.delay("sendMessage", 1.0)  # held by a slow answer while its sender dies and the next one starts
+    held = threading.Thread(target=fake.handle, args=(send, {"chat_id": 7, "text": "Answer [m2]"}))
+    held.start()
+    with fake._lock:
+        assert fake._lock.wait_for(lambda: fake.sends_in_flight == 1, 10)
+    fake.life = 4
+    assert fake.sends_landed(10)
+    held.join(10)
+    first, second = fake.shown_copy()
+    assert (first["text"], first["_life"], first["_delayed"]) == (
+        "Answer [m1]", 3, "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)")
+    assert (second["text"], second["_life"], "_delayed" in second) == ("Answer [m2]", 3, False)
