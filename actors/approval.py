@@ -387,9 +387,10 @@ def hold_open(approval: Approval, now: datetime) -> None:
 
 
 def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task,
-            rest: str | None = None) -> DecisionResult:
+            rest: str | None = None, owner: str | None = None) -> DecisionResult:
     """Execute the chosen items exactly once, in one transaction; `rest="reject"` rejects the items not
-    chosen in the same transaction (a confirm after per-item toggles: these, and not the others)."""
+    chosen in the same transaction (a confirm after per-item toggles: these, and not the others).
+    What the items create belongs to the approver; `owner` (the configured one) sees every topic."""
     executed, failed, task_ids, left_out = [], [], [], []
     created_topics: dict = {}
     with database.atomic():
@@ -401,7 +402,8 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
                 continue
             try:
                 with database.atomic():
-                    result = tools.execute_mutation(item.tool, item.args, now, tz, created_topics)
+                    result = tools.execute_mutation(item.tool, item.args, now, tz, created_topics,
+                                                    approver=approval.approver, owner=owner)
             except Exception as exc:  # one broken item must not undo the others
                 ApprovalItem.update(status="failed", result={"error": str(exc)}).where(ApprovalItem.id == item.id).execute()
                 failed.append(f"{item.description} ({exc})")
@@ -718,9 +720,11 @@ class ApprovalActor(WilsonActor):
         if decision.action == "confirm":  # per-item toggles: the chosen items, and not the others
             if not decision.items:
                 return DecisionResult("Choose at least one item, or reject the proposal.")
-            return approve(approval, decision.items, now, self.config.timezone, self.plan_task, rest="reject")
+            return approve(approval, decision.items, now, self.config.timezone, self.plan_task, rest="reject",
+                           owner=self.config.get("core", "owner"))
         if decision.action == "approve":
-            return approve(approval, decision.items, now, self.config.timezone, self.plan_task)
+            return approve(approval, decision.items, now, self.config.timezone, self.plan_task,
+                           owner=self.config.get("core", "owner"))
         if decision.action == "reject":
             return reject(approval, decision.items, now)
         if decision.action == "modify":
@@ -728,7 +732,6 @@ class ApprovalActor(WilsonActor):
         return DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
 
     def plan_task(self, task: Task, now: datetime) -> None:
-        from actors.tick import plan_task
+        from actors.tick import plan_task, windows_config
 
-        windows = [w.strip() for w in str(self.config.get("tick", "windows")).split(",") if w.strip()]
-        plan_task(task, now, windows, self.config.timezone)
+        plan_task(task, now, windows_config(self.config), self.config.timezone)

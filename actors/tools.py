@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+import peewee
 from cron_descriptor import ExpressionDescriptor, Options
 
 from storage import engram_access
@@ -210,14 +211,28 @@ def _text_arg(args: dict, key: str) -> str | None:
     return value
 
 
-def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo) -> object:
+def visible_to(model: type[Task] | type[Topic], user_id: str | None, owner: str | None) -> peewee.Expression:
+    """Which tasks (or topics) one person may see: their own, and those in a shared topic (one with a
+    forum thread). The owner sees all, and so does `user_id` None (a run nobody started works for the
+    owner); rows from before rows had an owner are the owner's."""
+    if user_id is None or (owner is not None and str(user_id) == str(owner)):
+        return peewee.SQL("TRUE")
+    shared = Topic.select(Topic.id).where(Topic.thread_ref.is_null(False))
+    if model is Topic:
+        return (Topic.owner_id == str(user_id)) | Topic.id.in_(shared)
+    return (Task.owner_id == str(user_id)) | Task.topic.in_(shared)
+
+
+def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None,
+             owner: str | None = None) -> object:
+    """`user_id`, `owner`: whose run reads, for `visible_to`; None reads everything."""
     if not isinstance(args, dict):
         raise ValueError("arguments must be a JSON object")
     if name == "now":
         local = now.astimezone(tz)
         return {"now": local.isoformat(), "weekday": f"{local:%A}", "timezone": str(tz)}
     if name == "list_tasks":
-        query = Task.select().order_by(Task.due.is_null(), Task.due, Task.id)
+        query = Task.select().where(visible_to(Task, user_id, owner)).order_by(Task.due.is_null(), Task.due, Task.id)
         status = _text_arg(args, "status") or "open"
         if status != "all":
             query = query.where(Task.status == status)
@@ -226,7 +241,7 @@ def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo) -> object:
             query = query.join(Topic).where(Topic.title ** f"%{topic}%")
         return [task_view(t, tz) for t in query.limit(100)]
     if name == "list_topics":
-        query = Topic.select().order_by(Topic.id)
+        query = Topic.select().where(visible_to(Topic, user_id, owner)).order_by(Topic.id)
         status = _text_arg(args, "status")
         if status:
             query = query.where(Topic.status == status)
@@ -413,8 +428,9 @@ def _said(args: dict, key: str, label: str) -> str:
     return f"\n   {label}: {value}" if value not in (None, "") else ""
 
 
-def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
-    """What the user is approving, with every free-text argument in full."""
+def describe_item(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None) -> str:
+    """What the user is approving, with every free-text argument in full; `user_id`, `owner`: whose
+    proposal it is, so "you already have" names only what they can see (`visible_to`)."""
     def when(key):
         try:
             moment, is_date = parse_when(args.get(key), tz)
@@ -425,11 +441,11 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
     notes = _said(args, "notes", "Notes")
     if name == "create_topic":
         span = f" ({show_span(args.get('starts'), args.get('ends'), tz)})" if args.get("starts") else ""
-        return f"New topic: {args.get('title')}{span}{already(name, args, tz)}{notes}"
+        return f"New topic: {args.get('title')}{span}{already(name, args, tz, user_id, owner)}{notes}"
     if name == "create_task":
         due = f" — due {when('due')}" if args.get("due") else ""
         topic = f" (in {args['topic']})" if args.get("topic") else ""
-        return f"New task: {args.get('title')}{due}{topic}{already(name, args, tz)}{notes}"
+        return f"New task: {args.get('title')}{due}{topic}{already(name, args, tz, user_id, owner)}{notes}"
     if name == "update_task":
         task = Task.get_or_none(Task.id == args.get("task_id"))
         label = task.title if task else f"task {args.get('task_id')}"
@@ -487,7 +503,10 @@ def describe_item(name: str, args: dict, tz: ZoneInfo) -> str:
     return f"{name} {args}"
 
 
-def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
+def validate_mutation(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None,
+                      owner: str | None = None) -> str | None:
+    """Why the model's call cannot become a proposal, or None. A task or topic the asking person may
+    not see is answered as missing: its title must not reach them through a proposal."""
     """A reason the call cannot become a proposal, or None when it is well formed."""
     tool = BY_NAME.get(name)
     if tool is None or tool.kind != MUTATE:
@@ -536,11 +555,12 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo) -> str | None:
         except (ValueError, TypeError):
             return f"until is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args.get('until'))}"
     if name in ("update_task", "complete_task", "snooze_task", "cancel_task") and not Task.get_or_none(
-            Task.id == args.get("task_id")):
+            (Task.id == args.get("task_id")) & visible_to(Task, user_id, owner)):
         return f"no task {args.get('task_id')}"
     if name == "cancel_task" and Task.get_by_id(args["task_id"]).status not in ("open", "snoozed"):
         return f"task {args['task_id']} is already {Task.get_by_id(args['task_id']).status}"
-    if name in ("close_topic", "update_topic", "rename_topic") and not Topic.get_or_none(Topic.id == args.get("topic_id")):
+    if name in ("close_topic", "update_topic", "rename_topic") and not Topic.get_or_none(
+            (Topic.id == args.get("topic_id")) & visible_to(Topic, user_id, owner)):
         return f"no topic {args.get('topic_id')}"
     return None
 
@@ -592,22 +612,24 @@ def _is_int(value) -> bool:
 
 
 # Executing approved mutations (only the approval gate calls this) ------------------
-def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created_topics: dict) -> dict:
-    """Apply one approved mutation. `created_topics` maps titles created earlier in the same proposal."""
+def execute_mutation(name: str, args: dict, now: datetime, tz: ZoneInfo, created_topics: dict,
+                     approver: str | None = None, owner: str | None = None) -> dict:
+    """Apply one approved mutation. `created_topics` maps titles created earlier in the same proposal;
+    `approver` owns what it creates, and a task joins only a topic they can see (`visible_to`)."""
     if name == "create_topic":
         starts, _ = parse_when(args.get("starts"), tz)
         ends, ends_is_date = parse_when(args.get("ends"), tz)
         if ends is not None and ends_is_date:
             ends = ends + timedelta(days=1)  # an all-day end date lasts through that day
         topic = Topic.create(title=args["title"], status="active", starts=starts, ends=ends,
-                             notes=args.get("notes") or "", created_at=now)
+                             notes=args.get("notes") or "", created_at=now, owner_id=approver)
         created_topics[topic.title.lower()] = topic
         return {"topic_id": topic.id}
     if name == "create_task":
         due, is_date = parse_when(args.get("due"), tz)
-        topic = _find_topic(args.get("topic"), created_topics)
+        topic = _find_topic(args.get("topic"), visible_to(Topic, approver, owner), created_topics)
         task = Task.create(title=args["title"], due=due, due_is_date=is_date, topic=topic,
-                           notes=args.get("notes") or "", created_at=now)
+                           notes=args.get("notes") or "", created_at=now, owner_id=approver)
         return {"task_id": task.id}
     if name == "update_task":
         task = Task.get_by_id(args["task_id"])
@@ -725,27 +747,30 @@ def similar_titles(a: str, b: str) -> bool:
     return len(x & y) / len(x | y) >= 0.5
 
 
-def repeated(name: str, args: dict) -> Task | Topic | None:
-    """The open task (same topic, similar title) or open topic that a new one would repeat."""
+def repeated(name: str, args: dict, user_id: str | None = None, owner: str | None = None) -> Task | Topic | None:
+    """The open task (same topic, similar title) or open topic, among those `user_id` sees, that a new one
+    would repeat."""
     title = args.get("title")
     if not isinstance(title, str) or not title.strip():
         return None
     if name == "create_topic":
-        return next((t for t in Topic.select().where(Topic.status != "closed").order_by(Topic.id).limit(500)
+        return next((t for t in Topic.select().where((Topic.status != "closed") & visible_to(Topic, user_id, owner))
+                     .order_by(Topic.id).limit(500)
                      if similar_titles(t.title, title)), None)
     if name != "create_task":
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
-    for task in Task.select().where(Task.status.in_(("open", "snoozed"))).order_by(Task.id).limit(500):
+    for task in (Task.select().where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
+                 .order_by(Task.id).limit(500)):
         same_topic = topic is None or task.topic_id is None or task.topic.title.strip().lower() == topic.strip().lower()
         if same_topic and similar_titles(task.title, title):
             return task
     return None
 
 
-def already(name: str, args: dict, tz: ZoneInfo) -> str:
+def already(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None) -> str:
     """" — you already have …" for a proposal that repeats an open task or topic; empty otherwise."""
-    found = repeated(name, args)
+    found = repeated(name, args, user_id, owner)
     if isinstance(found, Task):
         due = f" due {show_when(found.due, found.due_is_date, tz)}" if found.due else ""
         return f" — you already have “{found.title}”{due}"
@@ -756,10 +781,12 @@ def already(name: str, args: dict, tz: ZoneInfo) -> str:
     return ""
 
 
-def _find_topic(title: str | None, created_topics: dict) -> Topic | None:
+def _find_topic(title: str | None, mine: peewee.Expression, created_topics: dict) -> Topic | None:
+    """`mine`: the topics the approver sees; a task never joins another person's private topic."""
     if not title:
         return None
     if title.lower() in created_topics:
         return created_topics[title.lower()]
-    return (Topic.select().where((Topic.title ** title) & (Topic.status != "closed")).order_by(Topic.id.desc()).first()
-            or Topic.select().where(Topic.title ** f"%{title}%").order_by(Topic.id.desc()).first())
+    return (Topic.select().where((Topic.title ** title) & (Topic.status != "closed") & mine)
+            .order_by(Topic.id.desc()).first()
+            or Topic.select().where((Topic.title ** f"%{title}%") & mine).order_by(Topic.id.desc()).first())

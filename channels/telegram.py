@@ -79,11 +79,12 @@ from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
 from actors import thalamus
-from actors.approval import OPEN, REVIVE, check, may_decide
+from actors.approval import OPEN, REVIVE, check, may_decide, render
 from channels.base import Channel
 from channels.telegram_access import (delete_setting, first_refusal, get_setting, is_allowed, owner_id, pair,
                                       pairing_code_matches, parse_ids, put_setting, wrong_pairing_try)
-from channels.telegram_text import (MAX_TEXT, clean_text, delay_note, describe, keyboard, media_kind,
+from channels.telegram_text import (MAX_TEXT, SHOW, briefing_keyboard, clean_text, delay_note, describe, keyboard,
+                                    media_kind,
                                     parse_callback, parse_command, parse_toggle, parse_update, reaction_value,
                                     retry_seconds, revive_keyboard, settled_text, split_text, usable_update_id)
 from storage import decisions, outbox, trace
@@ -106,6 +107,7 @@ HEALTH_CURSOR = "health:telegram"
 AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
 MODIFY_WAIT = timedelta(hours=1)
 DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
+RENAMED = "telegram:renamed:"  # + approval item id -> the name its forum thread was given
 LEFT_OUT = "telegram:left_out:"  # + approval id -> item positions toggled off (the rest are approved)
 SHOW_EXPIRED = re.compile(r"(?i)^\s*show\s+expired(\s+proposals)?\s*[.!]?\s*$")
 REVIVE_WORDS = re.compile(r"(?i)^\s*revive\s+#?(\d{1,16})\s*[.!]?\s*$")
@@ -331,6 +333,8 @@ class TelegramChannel(Channel):
         self._poll_task = loop.create_task(self._poll())
         self._watch_task = loop.create_task(self._watch())
         self._pump_task = loop.create_task(self._pump())
+        if self.forum_chat is not None:
+            self._track(self._renames_owed())
 
     async def _teardown(self) -> None:
         self._stopping = True
@@ -680,9 +684,9 @@ class TelegramChannel(Channel):
         if name in ("start", "help"):
             text = HELP
         elif name == "tasks":
-            text = views.table("tasks", views.tasks(tz, "open"))
+            text = views.table("tasks", views.tasks(tz, "open", incoming.uid, self.config.get("core", "owner")))
         elif name == "topics":
-            text = views.table("topics", views.topics(tz))
+            text = views.table("topics", views.topics(tz, incoming.uid, self.config.get("core", "owner")))
         elif name == "today":
             incoming.after.append(lambda: self.tell("thalamus", SyncRequest("manual")))
             text = "Looking…"
@@ -752,6 +756,9 @@ class TelegramChannel(Channel):
             after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
             answer("Bringing it back…")
             return
+        if action == SHOW:
+            self._show_again(update_id, uid, where, approval_id, nonce, now, answer, after)
+            return
         decision = Decision(approval_id=approval_id, action=action, user_id=uid, channel=self.name, nonce=nonce)
         # The gate decides; this early look only picks the words of the quick answer.
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
@@ -780,6 +787,34 @@ class TelegramChannel(Channel):
         after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…", "confirm": "Approving…",
                                                                "reject": "Rejecting…"}.get(action, "OK"))
+
+    def _show_again(self, update_id: int, uid: str, where: dict, approval_id: int, nonce: str, now: datetime,
+                    answer, after: list) -> None:
+        """"Show" under the briefing: the proposal again, with its buttons, where the press was made. The row is
+        written in the offset's transaction, so the press is shown once, even across a kill."""
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        decision = Decision(approval_id=approval_id, action="approve", user_id=uid, channel=self.name, nonce=nonce)
+        problem = check(decision, approval, now, self.config.timezone, self._owner_decides())
+        if problem:
+            answer(problem[:CALLBACK_ANSWER_MAX])
+            return
+        items = [{"position": i.position, "description": i.description}
+                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "shown_again": True,
+                   "approval": {"id": approval.id, "nonce": approval.nonce,
+                                "actions": ["approve", "modify", "reject"], "items": items}}
+        box = outbox.add(channel=self.name, text=render(approval, self.config.timezone), trace_id=approval.trace_id,
+                         key=f"telegram:{update_id}:show", at=now, payload=payload)
+        after.append(lambda: self.tell(self.name, Deliver(box.id)))
+        answer(f"Here is proposal {approval.id}.")
+
+    def _waiting(self, ids) -> list[dict]:
+        """The proposals among `ids` still waiting for an answer now, in the order given."""
+        wanted = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)] if isinstance(ids, list) else []
+        now = self.now()
+        found = {a.id: a for a in Approval.select().where(Approval.id.in_(wanted) & Approval.status.in_(OPEN)
+                                                          & (Approval.expires_at > now))} if wanted else {}
+        return [{"id": found[i].id, "nonce": found[i].nonce} for i in wanted if i in found]
 
     def _toggle(self, uid: str, query, toggle: tuple[int, int, str], now: datetime, answer, after: list) -> None:
         """An item's toggle: which items Approve will approve. Kept as a row in the offset's transaction, so the
@@ -921,7 +956,8 @@ class TelegramChannel(Channel):
                 self._told_of_delay(result["chat_id"])
 
         self.record_delivery(row, result, self.now(), also=remember)
-        replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval else None
+        again = (row.payload or {}).get("shown_again")  # the original's message was settled when it was replaced
+        replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval and not again else None
         if replaced:  # the original's message now names the proposal that replaced it
             self.spawn(self._settle(replaced))
 
@@ -979,6 +1015,8 @@ class TelegramChannel(Channel):
             markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None
             if markup is not None and not markup.inline_keyboard:
                 markup = None
+        elif payload.get("proposals"):  # the morning briefing: those still waiting get their buttons
+            markup = briefing_keyboard(self._waiting(payload["proposals"]))
         reply = payload.get("reply_to")
         reply_to = None
         if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
@@ -1079,6 +1117,7 @@ class TelegramChannel(Channel):
                 return
             if self.forum_chat is not None:
                 await self._mirror_topics(approval)
+            await self._redraw_briefing(approval_id)
             ref = approval.message_ref
             if not ref:
                 logger.info("proposal {} settled but its message is unknown; nothing to edit",
@@ -1090,6 +1129,21 @@ class TelegramChannel(Channel):
                     reply_markup=None))
             except BadRequest as exc:  # not modified (settled twice) or deleted by the user
                 logger.info("proposal {} message not edited: {}", approval_id, describe(exc))
+
+    async def _redraw_briefing(self, approval_id: int) -> None:
+        """The latest briefings that offered this proposal keep buttons only for what is still waiting."""
+        rows = (Outbox.select().where((Outbox.channel == self.name) & Outbox.idempotency_key.startswith("briefing:")
+                                      & (Outbox.status == "delivered")).order_by(Outbox.id.desc()).limit(3))
+        for row in rows:
+            ids, result = (row.payload or {}).get("proposals") or [], row.result or {}
+            if approval_id not in ids or not result.get("message_ids") or not result.get("chat_id"):
+                continue
+            try:
+                await self._call("editMessageReplyMarkup", lambda: self.bot.edit_message_reply_markup(
+                    chat_id=result["chat_id"], message_id=result["message_ids"][-1],
+                    reply_markup=briefing_keyboard(self._waiting(ids))))
+            except (TelegramError, TimeoutError) as exc:  # not modified, or deleted: its buttons answer anyway
+                logger.info("briefing {} buttons not redrawn: {}", row.id, describe(exc))
 
     async def _mirror_topics(self, approval: Approval) -> None:
         items = approval.items.where(ApprovalItem.status == "executed").order_by(ApprovalItem.position)
@@ -1105,8 +1159,42 @@ class TelegramChannel(Channel):
                     Topic.update(thread_ref=str(forum_topic.message_thread_id)).where(Topic.id == topic.id).execute()
                     logger.info("topic {} mirrored to forum thread {}", topic.id,
                                 forum_topic.message_thread_id)
+                elif item.tool == "rename_topic" and topic.thread_ref:
+                    await self._rename_thread(item, topic)
                 elif item.tool == "close_topic" and topic.thread_ref:
                     await self._call("closeForumTopic", lambda: self.bot.close_forum_topic(
                         chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
             except (TelegramError, TimeoutError) as exc:
                 logger.warning("forum topic for topic {} not updated: {}", topic.id, describe(exc))
+
+    async def _renames_owed(self) -> None:
+        """Renames approved while the process was down, or killed before Telegram heard of them."""
+        async with self._send_lock:
+            items = ApprovalItem.select().where((ApprovalItem.tool == "rename_topic")
+                                                & (ApprovalItem.status == "executed")).order_by(ApprovalItem.id)
+            for item in items:
+                topic_id = (item.result or {}).get("topic_id")
+                topic = Topic.get_or_none(Topic.id == topic_id) if topic_id else None
+                if topic is None or not topic.thread_ref or get_setting(RENAMED + str(item.id)):
+                    continue
+                try:
+                    await self._rename_thread(item, topic)
+                except (TelegramError, TimeoutError) as exc:
+                    logger.warning("forum topic for topic {} not renamed: {}", topic.id, describe(exc))
+
+    async def _rename_thread(self, item: ApprovalItem, topic: Topic) -> None:
+        """The forum thread takes the topic's new name, once per approved rename (a proposal settled again,
+        say when its replacement is shown, does not rename it again)."""
+        done = RENAMED + str(item.id)
+        if get_setting(done):
+            return
+        name = topic.title[:128]
+        faults.point("telegram:before-rename-thread")
+        try:
+            await self._call("editForumTopic", lambda: self.bot.edit_forum_topic(
+                chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref), name=name))
+        except BadRequest as exc:
+            if "not_modified" not in str(exc).lower().replace(" ", "_"):
+                raise
+        put_setting(done, name)
+        logger.info("forum thread {} of topic {} renamed", topic.thread_ref, topic.id)

@@ -110,6 +110,11 @@ def _v11_proposal_life(db, migrator):
     models.Approval.update(expired_notice_at=wall_now()).where(models.Approval.status == "expired").execute()
 
 
+def _v13_task_owners(db, migrator):
+    """Tasks and topics know whose they are, so one person's private ones stay out of another's prompt."""
+    add_missing_columns(db, migrator, [models.Task.owner_id, models.Topic.owner_id])
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -117,6 +122,7 @@ MIGRATIONS = [
     (4, "claim leases, decision rows, delivery attempts", _v4_leases_and_decisions),
     (9, "wake-ups between processes", _v9_notify_between_processes),
     (11, "proposal reasons, reminders and expiry notices", _v11_proposal_life),
+    (13, "task and topic owners", _v13_task_owners),
 ]
 
 

@@ -146,6 +146,7 @@ class Topic(BaseModel):
     thread_ref = peewee.CharField(null=True)  # e.g. a Telegram forum thread id
     created_at = UTCDateTimeField()
     closed_at = UTCDateTimeField(null=True)
+    owner_id = peewee.CharField(null=True)  # whose approval made it; NULL (older rows) is the owner's
 
 
 class Task(BaseModel):
@@ -161,6 +162,7 @@ class Task(BaseModel):
     snoozed_until = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField()
     completed_at = UTCDateTimeField(null=True)
+    owner_id = peewee.CharField(null=True)  # whose approval made it; NULL (older rows) is the owner's
 
 
 class TaskFiring(BaseModel):

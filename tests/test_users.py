@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 from actors import thalamus
-from storage.models import Approval, Inbox, Topic, Turn
-from tests.test_cortex import (background, call, cortex_requests, scripted,  # noqa: F401 (a fixture)
+from storage.models import Approval, Inbox, Task, Topic, Turn
+from tests.test_cortex import (background, call, cortex_requests, is_cortex, scripted,  # noqa: F401 (a fixture)
                                user_texts)
 from wilson.messages import StimulusCommitted
 
@@ -87,3 +87,67 @@ def test_a_proposal_nobody_asked_for_goes_to_the_owner(scripted):
     app, server = scripted(lambda ctx, body: {"tool_calls": [call("create_task", title="Pay the gas bill")]})
     row = background(app, "Gas bill due on the 20th")
     assert Approval.get(Approval.inbox_id == row.id).approver == app.config.get("core", "owner")
+
+
+# Tasks and topics: a person's own, and those of a shared topic (one with a forum thread) ----------
+PRIVATE = "Collect the XYZZY biopsy results"
+
+
+def planner(ctx, body):
+    """"task: TITLE | TOPIC" and "topic: TITLE" propose them; "list …" reads tasks and topics."""
+    text = ctx["stimulus"]["text"]
+    if text.startswith("task: "):
+        title, _, topic = text[len("task: "):].partition(" | ")
+        return {"tool_calls": [call("create_task", title=title, **({"topic": topic} if topic else {}))]}
+    if text.startswith("topic: "):
+        return {"tool_calls": [call("create_topic", title=text[len("topic: "):])]}
+    if text.startswith("list"):
+        return {"tool_calls": [call("list_tasks", status="all"), call("list_topics")]}
+    return {"text": "Noted."}
+
+
+def run_requests(server, text: str) -> str:
+    """Every cortex request of the run that answered `text` (tool rounds too), as one string."""
+    bodies = [r["body"] for r in server.requests if is_cortex(r["body"])
+              and any(m["role"] == "user" and m.get("content") == text for m in r["body"]["messages"])]
+    assert bodies, f"no cortex request for {text!r}"
+    return json.dumps(bodies, ensure_ascii=False)
+
+
+def approved(app, row: Inbox, user_id: str) -> None:
+    app.decide(Approval.get(Approval.inbox_id == row.id).id, "approve", user_id=user_id)
+    assert app.wait_idle()
+    assert user_texts(app)[-1].startswith("Done:"), user_texts(app)[-1]
+
+
+def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(scripted):
+    app, server = scripted(planner, after=lambda body: {"text": "Here they are."})
+    owner = app.config.get("core", "owner")
+    Topic.create(title="Trip to Japan", status="active", thread_ref="77", owner_id="alice", created_at=app.clock.now())
+    approved(app, say_as(app, "alice", f"task: {PRIVATE}"), "alice")
+    approved(app, say_as(app, "alice", "topic: XYZZY clinic visits"), "alice")
+    approved(app, say_as(app, "alice", "task: Book the ryokan | Trip to Japan"), "alice")
+    approved(app, say_as(app, "bob", "task: Bring flowers | clinic visits"), "bob")
+
+    assert {t.title: (t.owner_id, t.topic.title if t.topic else None) for t in Task.select()} == {
+        PRIVATE: ("alice", None), "Book the ryokan": ("alice", "Trip to Japan"),
+        "Bring flowers": ("bob", None)}, "what a proposal makes is the approver's; no task joins another's private topic"
+
+    say_as(app, "bob", "list mine, bob")
+    for_bob = run_requests(server, "list mine, bob")
+    assert "XYZZY" not in for_bob, "neither alice's private task nor her private topic reaches bob's model"
+    assert "Book the ryokan" in for_bob and "Trip to Japan" in for_bob and "Bring flowers" in for_bob
+
+    say_as(app, "alice", "list mine, alice")
+    say_as(app, owner, "list everything")
+    background(app, "A letter from the clinic")
+    for_alice, for_owner = run_requests(server, "list mine, alice"), run_requests(server, "list everything")
+    assert PRIVATE in for_alice and "XYZZY clinic visits" in for_alice and "Bring flowers" not in for_alice
+    assert PRIVATE in for_owner and "Bring flowers" in for_owner, "the owner sees everyone's"
+    assert PRIVATE in json.dumps(cortex_requests(server)[-1]), "a run nobody started works for the owner"
+
+    from wilson import views
+    tz = app.config.timezone
+    assert {t["title"] for t in views.tasks(tz, "open", "bob", owner)} == {"Book the ryokan", "Bring flowers"}
+    assert {t["title"] for t in views.topics(tz, "bob", owner)} == {"Trip to Japan"}
+    assert PRIVATE in {t["title"] for t in views.tasks(tz, "open", owner, owner)}

@@ -2,31 +2,37 @@
 
 from __future__ import annotations
 
-from actors.tools import task_view, topic_view
+from actors.tools import task_view, topic_view, visible_to
 from storage import trace
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Outbox, Task, Topic, Trace
 from wilson.redact import redact
 
 
-def tasks(tz, status: str | None = None) -> list[dict]:
-    query = Task.select().order_by(Task.status != "open", Task.due.is_null(), Task.due, Task.id)
+def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """`user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
+    query = (Task.select().where(visible_to(Task, user_id, owner))
+             .order_by(Task.status != "open", Task.due.is_null(), Task.due, Task.id))
     if status:
         query = query.where(Task.status == status)
     return [task_view(t, tz) for t in query]
 
 
-def topics(tz) -> list[dict]:
-    """Each topic with its tasks, dates and history; topics still waiting in a proposal show as proposed."""
+def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """Each topic with its tasks, dates and history; topics still waiting in a proposal show as proposed.
+    `user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
     views = []
-    for topic in Topic.select().order_by(Topic.id):
+    for topic in Topic.select().where(visible_to(Topic, user_id, owner)).order_by(Topic.id):
         view = topic_view(topic, tz)
-        view["tasks"] = [task_view(t, tz) for t in topic.tasks.order_by(Task.due.is_null(), Task.due, Task.id)]
+        view["tasks"] = [task_view(t, tz) for t in topic.tasks.where(visible_to(Task, user_id, owner))
+                         .order_by(Task.due.is_null(), Task.due, Task.id)]
         view["history"] = [f"{topic.created_at.astimezone(tz):%Y-%m-%d} created"] + (
             [f"{topic.closed_at.astimezone(tz):%Y-%m-%d} closed"] if topic.closed_at else [])
         views.append(view)
     pending = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
                .where((ApprovalItem.tool == "create_topic") & (ApprovalItem.status == "pending")
                       & Approval.status.in_(("pending", "partial"))))
+    if user_id is not None and str(user_id) != str(owner):
+        pending = pending.where(Approval.approver == str(user_id))
     for item in pending:
         views.append({"id": None, "title": item.args.get("title"), "status": "proposed",
                       "starts": item.args.get("starts"), "ends": item.args.get("ends"),
