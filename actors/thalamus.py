@@ -260,6 +260,7 @@ class Day:
     due: list[str] = field(default_factory=list)
     overdue: list[str] = field(default_factory=list)
     proposals: list[str] = field(default_factory=list)
+    proposal_ids: list[int] = field(default_factory=list)  # the same proposals, for a channel's buttons
     waiting: list[str] = field(default_factory=list)
     told: list[tuple[int, str]] = field(default_factory=list)  # (task id, window) the briefing says instead
     new_overdue: bool = False  # a task went overdue since the last briefing
@@ -356,6 +357,7 @@ def gather_day(now: datetime, tz, config) -> Day:
         if items:
             more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
             day.proposals.append(f"Proposal {approval.id}: {items[0].description}{more}")
+            day.proposal_ids.append(approval.id)
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])
@@ -423,7 +425,8 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
             return None
         trace_id = trace.new_trace_id()
         box = outbox.add(channel=primary_channel(config), text=text, trace_id=trace_id, key=key, at=now,
-                         payload={"why": "morning briefing", "briefing": today.isoformat()})
+                         payload={"why": "morning briefing", "briefing": today.isoformat(),
+                                  "proposals": day.proposal_ids})
         if compose:
             Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()
             box.status = attention.COMPOSE

@@ -26,11 +26,13 @@ MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact 
 MAX_INBOUND_TEXT = 16_384  # Telegram's own cap is 4096 characters; longer is not from Telegram
 MAX_CALLBACK_DATA = 64  # bytes, Telegram's limit for a button's data
 ACTIONS = ("approve", "modify", "reject")
-PRESSABLE = ACTIONS + ("revive",)  # revive: the button under an expiry notice
+SHOW = "show"  # under the morning briefing: the proposal is shown again, with all its buttons
+PRESSABLE = ACTIONS + ("revive", SHOW)  # revive: the button under an expiry notice
 BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
 MAX_TOGGLES = 10  # items with a button each; a longer proposal is decided whole or item by item in words
 TOGGLE_LABEL = 40  # characters of an item's description on its button
 MAX_REVIVE_BUTTONS = 5
+MAX_BRIEFING_BUTTONS = 8  # waiting proposals with buttons under the briefing; the rest are listed in its text
 
 # Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
 MEDIA = (("voice", "voice messages"), ("video_note", "video messages"), ("audio", "audio files"),
@@ -146,6 +148,18 @@ def revive_keyboard(entries: list[dict]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([[InlineKeyboardButton(
         "Bring it back ↺" if one else f"Bring back {e['id']} ↺", callback_data=callback_data(e["id"], "revive",
                                                                                               e["nonce"]))]
+        for e in entries])
+
+
+def briefing_keyboard(entries: list[dict]) -> InlineKeyboardMarkup | None:
+    """Under the morning briefing, a row per waiting proposal: approve it as it stands, or see it again
+    (with its Modify, Reject and item toggles). None when no proposal is waiting any more."""
+    entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_BRIEFING_BUTTONS]
+    if not entries:
+        return None
+    return InlineKeyboardMarkup([[
+        InlineKeyboardButton(f"Approve {e['id']} ✓", callback_data=callback_data(e["id"], "approve", e["nonce"])),
+        InlineKeyboardButton(f"Show {e['id']}", callback_data=callback_data(e["id"], SHOW, e["nonce"]))]
         for e in entries])
 
 

@@ -498,6 +498,20 @@ class FakeTelegram(LoopbackServer):
             topic["closed"] = True
         return True
 
+    def api_editForumTopic(self, params):
+        thread = int(params["message_thread_id"])
+        name = params.get("name")
+        with self._lock:
+            topic = self.topics.get(thread)
+            if int(params["chat_id"]) != self.forum_chat_id or topic is None:
+                raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
+            if name is not None and not 1 <= len(name) <= 128:
+                raise ApiError(400, "Bad Request: TOPIC_NAME_INVALID")
+            if name is None or name == topic["name"]:
+                raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
+            topic["name"] = name
+        return True
+
 
 _DESCRIPTIONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden: bot was blocked by the user",
                  409: "Conflict: terminated by other getUpdates request", 429: "Too Many Requests",

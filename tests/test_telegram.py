@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import pytest
 
+from actors import thalamus
 from channels import telegram as tg
 from channels import telegram_access as access
 from channels import telegram_text as tg_text
@@ -22,7 +23,7 @@ from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from wilson.app import Wilson
 from wilson.clock import RealClock
 from wilson.config import load
-from wilson.messages import Deliver
+from wilson.messages import ApprovalSettled, Deliver
 from wilson.scripted import ScriptedServer
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
@@ -55,6 +56,8 @@ MODEL_RULES = [
         ("create_topic", {"title": "Japan trip", "starts": "2027-04-12"}))},
     {"match": _said("long answer"), "reply": {"text": LONG_REPLY}},
     {"match": _said("trip is over"), "reply": _proposal(("close_topic", {"topic_id": 1}))},
+    {"match": _said("rename the trip"), "reply": _proposal(("rename_topic", {"topic_id": 1,
+                                                                             "title": "Japan and Korea"}))},
     {"match": lambda body, headers: _last_user_text(body) is not None,
      "reply": lambda body: {"text": "echo: " + _last_user_text(body)}},
 ]
@@ -522,6 +525,84 @@ def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
     settled = fake.wait_for(lambda: "approved" in (m := shown_now(fake, proposal))["text"] and m, 5, "settled in place")
     assert "✓ New topic: Japan trip" in settled["text"] and "✗ New task: Book flights" in settled["text"]
     assert "reply_markup" not in settled
+
+
+def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_approve_counts_once(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    assert app.wait_idle(10)
+    approval = Approval.get()
+    box = thalamus.write_day_briefing(app.clock.now(), app.config, compose=False)
+    assert box.payload["proposals"] == [approval.id]
+    app.supervisor.tell("telegram", Deliver(box.id))
+    briefing = wait_text(fake, OWNER, "Good morning!")
+    assert f"• Proposal {approval.id}: New topic: Japan trip" in briefing["text"]
+    [row] = keyboard_rows(briefing)
+    assert [b["text"] for b in row] == [f"Approve {approval.id} ✓", f"Show {approval.id}"]
+    assert all(len(b["callback_data"].encode()) <= 64 for b in row)
+
+    forged = fake.press(OWNER, briefing, row[1]["callback_data"].rsplit(":", 1)[0] + ":forged")
+    fake.wait_for(lambda: forged["callback_query"]["id"] in fake.callback_answers, 5, "the forged press answered")
+    assert "out of date" in fake.callback_answers[forged["callback_query"]["id"]]["text"]
+    show = fake.press(OWNER, briefing, row[1]["callback_data"])
+    shown = fake.wait_for(lambda: next((m for m in fake.sent_to(OWNER) if m["text"].startswith(f"Proposal {approval.id}:")
+                                        and m["message_id"] != proposal["message_id"]), None), 5, "shown again")
+    assert fake.callback_answers[show["callback_query"]["id"]]["text"] == f"Here is proposal {approval.id}."
+    assert set(buttons(shown)) == {"approve", "modify", "reject"} and len(keyboard_rows(shown)) == 3  # with toggles
+    fake.wait_for(lambda: Approval.get_by_id(approval.id).message_ref == {"chat_id": OWNER,
+                                                                          "message_id": shown["message_id"]},
+                  5, "the shown-again message is the one settled in place")
+
+    first = fake.press(OWNER, briefing, row[0]["callback_data"])
+    second = fake.press(OWNER, briefing, row[0]["callback_data"])
+    wait_text(fake, OWNER, "Done:")
+    wait_text(fake, OWNER, "Already done")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 1 and Task.select().count() == 1
+    assert [i.status for i in ApprovalItem.select()] == ["executed", "executed"]
+    assert Approval.get_by_id(approval.id).status == "approved"
+    assert sum(t.startswith("Done:") for t in texts(fake, OWNER)) == 1
+    assert fake.callback_answers[first["callback_query"]["id"]]["text"] == "Approving…"
+    assert second["callback_query"]["id"] in fake.callback_answers
+    # shown once: the original and the one Show asked for, and the briefing is still one message
+    assert sum(t.startswith(f"Proposal {approval.id}:") for t in texts(fake, OWNER)) == 2
+    assert sum(t.startswith("Good morning!") for t in texts(fake, OWNER)) == 1
+    fake.wait_for(lambda: not keyboard_rows(shown_now(fake, briefing)), 5, "the briefing's buttons taken away")
+    fake.wait_for(lambda: "approved" in shown_now(fake, shown)["text"], 5, "the shown-again proposal settled")
+
+
+def test_renaming_a_topic_renames_its_forum_thread_once(wilson, fake):
+    app = wilson(telegram_forum_chat_id=FORUM)
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
+    thread = int(topic.thread_ref)
+    fake.send_text(OWNER, "Please rename the trip")
+    renaming = wait_text(fake, OWNER, "Rename topic: Japan trip")
+    data = buttons(renaming)["approve"]
+    fake.press(OWNER, renaming, data)
+    fake.press(OWNER, renaming, data)
+    wait_text(fake, OWNER, "Already done")
+    fake.wait_for(lambda: fake.topics[thread]["name"] == "Japan and Korea", 5, "the forum thread renamed")
+    assert app.wait_idle(10)
+    assert Topic.get_by_id(topic.id).title == "Japan and Korea"
+    approval = Approval.select().order_by(Approval.id.desc()).get()  # the renaming one
+    edits = lambda: [c for c in fake.calls_of("editMessageText")  # noqa: E731
+                     if int(c["params"]["message_id"]) == renaming["message_id"]]
+    fake.wait_for(lambda: len(edits()) == 1, 5, "the renaming proposal settled in place")
+    app.supervisor.tell("telegram", ApprovalSettled(approval.id))  # settled again, as when a replacement is shown
+    fake.wait_for(lambda: len(edits()) == 2, 5, "settled a second time")
+    [renamed] = fake.calls_of("editForumTopic")
+    assert (int(renamed["params"]["chat_id"]), int(renamed["params"]["message_thread_id"])) == (FORUM, thread)
+    assert fake.topics[thread] == {"name": "Japan and Korea", "closed": False}
+
+    # A rename Telegram never heard of (the process was killed before the call) is made at the next start.
+    app.stop()
+    Setting.delete().where(Setting.key.startswith(tg.RENAMED)).execute()
+    fake.topics[thread]["name"] = "Japan trip"
+    wilson(telegram_forum_chat_id=FORUM)
+    fake.wait_for(lambda: fake.topics[thread]["name"] == "Japan and Korea", 5, "the owed rename made")
+    assert len(fake.calls_of("editForumTopic")) == 2
 
 
 def test_an_expired_proposal_is_told_and_its_button_brings_it_back_once(wilson, fake, model):
