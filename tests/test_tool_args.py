@@ -135,7 +135,7 @@ def test_a_well_formed_call_becomes_a_proposal_that_shows_every_free_text_argume
 
 
 def test_a_bug_met_on_odd_arguments_is_the_models_error_not_a_crash(world, monkeypatch):
-    def broken(name, args, tz):
+    def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(tools, "describe_item", broken)
