@@ -325,9 +325,9 @@ def _task_line(task: Task, tz, *, overdue: bool) -> str:
 
 
 def _windows(task: Task, config) -> list[str]:
-    from actors.tick import _task_windows, parse_windows
+    from actors.tick import _task_windows, windows_config
 
-    return _task_windows(task, parse_windows(config.get("tick", "windows")))
+    return _task_windows(task, windows_config(config))
 
 
 def gather_day(now: datetime, tz, config) -> Day:
@@ -399,7 +399,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
     written before). `compose`: the model's words on what triage kept are still to come, so the row waits
     for them (status compose) instead of going out now."""
     from actors.cortex import primary_channel
-    from actors.tick import plan_task, parse_windows
+    from actors.tick import plan_task, windows_config
 
     tz = config.timezone
     mode = attention.briefing_mode(config)
@@ -421,7 +421,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
                 task = Task.get_by_id(task_id)
                 if window == "due":
                     TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
-                    plan_task(task, now, parse_windows(config.get("tick", "windows")), tz)
+                    plan_task(task, now, windows_config(config), tz)
             return None
         trace_id = trace.new_trace_id()
         box = outbox.add(channel=primary_channel(config), text=text, trace_id=trace_id, key=key, at=now,
@@ -433,7 +433,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
         for task_id, window in day.told:
             task = Task.get_by_id(task_id)
             TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
-            plan_task(task, now, parse_windows(config.get("tick", "windows")), tz)
+            plan_task(task, now, windows_config(config), tz)
         Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
         trace.record(trace_id, "surfaced", "thalamus",
                      f"morning briefing: {len(day.events)} event(s), {len(day.due)} due, {len(day.overdue)} overdue, "

@@ -1,7 +1,8 @@
 """The tick: Wilson's own sense of time.
 
 It watches four kinds of moment and turns each into a row or a nudge:
-- deadline windows of open tasks ("7d,1d,due,overdue" unless the task has its own): one
+- deadline windows of open tasks ("7d,1d,due,overdue" unless the task's kind or the task has
+  its own, see `task_kind`): one
   inbox row per (task, window), for the cortex to decide whether and how to surface; the
   windows falling due within the same local hour fire together, as one bundle that
   reaches the user as one message (wilson/attention.py);
@@ -31,6 +32,7 @@ Window times (documented choice):
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -59,6 +61,9 @@ SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due say
 MIN_GRACE = timedelta(seconds=60)  # an on-time job a few seconds late is never "stale"
 SKIP_DETAIL = 20  # skipped occurrences recorded one by one; beyond that one summary row
 DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
+
+# a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
+Windows = list[str] | dict[str, list[str]]
 
 BUILTIN_TARGETS = {"briefing": "thalamus", "ras": "ras", "consolidate": "hippocampus"}
 
@@ -126,10 +131,53 @@ def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneI
     return result
 
 
-def _task_windows(task: Task, default_windows: list[str]) -> list[str]:
+# A task's kind picks its windows from `[tick] windows_<kind>` (else `[tick] windows`). The kind is read
+# from the title, then from the topic's title; the first rule that matches wins, so "Pay the visa fee"
+# is a travel document and "Book a table for Anna's birthday" a booking. Anything else is "generic".
+KIND_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
+    ("document", r"\b(passports?|visas?|id cards?|esta|permits?|driving licen[cs]e)\b"),
+    ("booking", r"\b(book|booking|reserve|reservations?|tickets?|flights?|hotels?|accommodation)\b"),
+    ("packing", r"\b(pack|packing|luggage|suitcases?)\b"),
+    ("bill", r"\b(pay|payments?|bills?|invoices?|rent|tax|taxes|fees?)\b"),
+    ("appointment", r"\b(appointments?|dentist|doctor|check-?up|interview|exam)\b"),
+    ("birthday", r"\b(birthdays?|anniversary|gifts?|presents?)\b"),
+))
+KINDS = tuple(kind for kind, _ in KIND_RULES) + ("generic",)
+
+
+def task_kind(title: str | None, topic: str | None = None) -> str:
+    """The kind of a task, from its words alone (no model): one of KINDS."""
+    for text in (title, topic):
+        for kind, pattern in KIND_RULES:
+            if text and pattern.search(text):
+                return kind
+    return "generic"
+
+
+def windows_config(config) -> dict[str, list[str]]:
+    """The configured windows: "" for `[tick] windows`, each kind with a `windows_<kind>` key of its own."""
+    chosen = {"": parse_windows(config.get("tick", "windows"))}
+    for kind in KINDS:
+        own = parse_windows(config.get("tick", f"windows_{kind}"))
+        if own:
+            chosen[kind] = own
+    return chosen
+
+
+def _task_windows(task: Task, default_windows: Windows) -> list[str]:
+    """The task's own windows (Task.escalation), else its kind's, else the default.
+
+    `default_windows` is a plain list (every kind alike) or `windows_config(config)`."""
     own = task.escalation
     if isinstance(own, list) and own:
         return parse_windows(own)
+    if isinstance(default_windows, dict):
+        if len(default_windows) > 1:
+            topic = task.topic.title if task.topic_id and task_kind(task.title) == "generic" else None
+            kind = task_kind(task.title, topic)
+            if kind in default_windows:
+                return list(default_windows[kind])
+        return list(default_windows.get("", []))
     return parse_windows(default_windows)
 
 
@@ -146,7 +194,7 @@ def _fired_windows(task: Task) -> set[str]:
         (TaskFiring.task == task.id) & (TaskFiring.due == as_utc(task.due)))}
 
 
-def _next_window(task: Task, now: datetime, default_windows: list[str], tz: ZoneInfo) -> tuple[datetime | None, str | None]:
+def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> tuple[datetime | None, str | None]:
     if task.due is None or task.status in ("done", "cancelled"):
         return None, None
     if task.status == "snoozed":
@@ -164,7 +212,7 @@ def _next_window(task: Task, now: datetime, default_windows: list[str], tz: Zone
     return None, None
 
 
-def plan_task(task: Task, now: datetime, default_windows: list[str], tz: ZoneInfo) -> None:
+def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> None:
     """Set the task's next follow-up: the first unfired window after `now` (None when there is none).
 
     Windows already past when this is called are skipped, except that an overdue task
@@ -184,7 +232,7 @@ def _deadline_text(task: Task, window: str, tz: ZoneInfo) -> str:
     return f"Follow-up: '{task.title}' is due in {window} ({when})."
 
 
-def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: list[str]) -> list[int]:
+def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: Windows) -> list[int]:
     """Fire the deadline windows that are due; returns the inbox ids written."""
     now = as_utc(now)
     written: list[int] = []
@@ -218,7 +266,7 @@ def hour_end(now: datetime, tz: ZoneInfo) -> datetime:
     return local.replace(minute=0, second=0, microsecond=0).astimezone(UTC) + timedelta(hours=1)
 
 
-def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[str],
+def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows,
                horizon: datetime | None = None) -> int | None:
     horizon = now if horizon is None else horizon
     if task.status == "snoozed":
@@ -241,7 +289,7 @@ def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[st
     return inbox_id
 
 
-def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: list[str]) -> int | None:
+def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows) -> int | None:
     """A snooze has ended: back to open, and the latest window passed while asleep fires once."""
     task.status, task.snoozed_until = "open", None
     fired = _fired_windows(task)
@@ -672,7 +720,7 @@ def _record_skips(sched: Schedule, now: datetime) -> None:
                      {"schedule": sched.name, "more": True})
 
 
-def run_scan(now: datetime, tz: ZoneInfo, default_windows: list[str], tell, config=None) -> ScanResult:
+def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config=None) -> ScanResult:
     """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit.
 
     With `config`, bundles of follow-ups whose runs have all ended but were not sent (a run that died
@@ -794,7 +842,7 @@ class TickActor(WilsonActor):
 
     def scan(self) -> ScanResult:
         self._prepare()
-        result = run_scan(self.now(), self.config.timezone, parse_windows(self.config.get("tick", "windows")), self.tell,
+        result = run_scan(self.now(), self.config.timezone, windows_config(self.config), self.tell,
                           config=self.config)
         # Buffered receptors poll on their own cadence, on this beat (channels/base.py): one timer
         # for the real clock, and every step of a simulated one, without adding steps of its own.

@@ -124,3 +124,82 @@ def test_the_cap_is_counted_per_local_day_from_the_outbox(db):
     outbox.add(channel="silent", text="", trace_id="t5", key="silent:5", at=NOW, surfaced=False)
     assert attention.interruptions_on(date(2027, 1, 5), tz) == 2
     assert attention.interruptions_on(date(2027, 1, 6), tz) == 1, "a held message counts on the day it arrives"
+
+
+# "On it" ---------------------------------------------------------------------------
+
+def test_on_it_is_recognised_as_the_whole_message_only():
+    for said in ("on it", "On it!", "I'm on it", "I’m on it 👍", "ok, working on it", "will do, thanks"):
+        assert attention.is_on_it(said), said
+    for said in ("what is on it?", "I am working on the report", "on it tomorrow maybe", "done", ""):
+        assert not attention.is_on_it(said), said
+
+
+def _followup(task_id: int, key: str, at: datetime, **kw) -> Outbox:
+    from storage import outbox
+
+    return outbox.add(channel="repl", text=f"Follow-up {key}", trace_id=key, key=key, at=at,
+                      payload={"tasks": [task_id]}, **kw)
+
+
+def _user_says(text: str, at: datetime, **payload) -> Inbox:
+    from storage import inbox
+
+    return inbox.add(source="repl", text=text, priority=0, at=at, origin="user", payload=payload or None)
+
+
+def test_on_it_after_a_follow_up_drops_the_rest_of_that_window_but_not_the_next(db):
+    from storage.models import Feedback
+
+    task = Task.create(title="Call the plumber", created_at=NOW)
+    told = _followup(task.id, "followups:1d", NOW)
+    Outbox.update(status="delivered", delivered_at=NOW).where(Outbox.id == told.id).execute()
+    # the same window's second message (the run surfaced two), held for the morning
+    same = _followup(task.id, "surface:7:1", NOW, deliver_after=MORNING)
+    assert attention.record_ack(_user_says("I'm on it", NOW + timedelta(minutes=5)),
+                                NOW + timedelta(minutes=5)) == told.id
+    # the next window fires after the acknowledgement, also held for the morning
+    following = _followup(task.id, "followups:due", NOW + timedelta(hours=3), deliver_after=MORNING)
+    assert attention.drop_acknowledged_held(MORNING) == [same.id]
+    assert Outbox.get_by_id(following.id).status == "held", "the next window is still told"
+    assert Feedback.get(Feedback.kind == "ack").outbox_id == told.id
+
+
+def test_on_it_counts_only_as_an_answer_to_a_follow_up(db):
+    from storage.models import Feedback
+
+    task = Task.create(title="Call the plumber", created_at=NOW)
+    old = _followup(task.id, "followups:7d", NOW - timedelta(days=2))
+    Outbox.update(status="delivered", delivered_at=NOW - timedelta(days=2)).where(Outbox.id == old.id).execute()
+    assert attention.record_ack(_user_says("on it", NOW), NOW) is None, "two days later it answers nothing"
+    replied = _user_says("on it", NOW, reply_to={"outbox_id": old.id, "from_wilson": True})
+    assert attention.record_ack(replied, NOW) == old.id, "a reply names the follow-up however old"
+    assert attention.record_ack(replied, NOW) == old.id and Feedback.select().count() == 1, "once per message"
+    assert attention.acknowledged([task.id], NOW - timedelta(days=2)) == {task.id}
+    assert attention.record_ack(_user_says("what's on the list?", NOW), NOW) is None
+    heads_up = Outbox.create(channel="repl", text="Heads-up", trace_id="h", idempotency_key="surface:9:0",
+                             status="delivered", created_at=NOW, delivered_at=NOW, payload={})
+    assert heads_up.id and attention.record_ack(_user_says("on it", NOW), NOW) is None, \
+        "the latest message Wilson sent unasked was no follow-up"
+
+
+def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_comes(make_app):
+    from actors.tick import plan_task
+    from storage.models import Feedback
+
+    app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
+    tz = app.config.timezone
+    now = app.clock.now()
+    task = Task.create(title="Call the plumber", due=datetime(2027, 1, 7, 21, 0, tzinfo=tz), created_at=now,
+                       escalation=["1d", "due"])
+    plan_task(task, now, ["1d", "due"], tz)
+    app.advance(timedelta(days=1, hours=13, minutes=5))  # to 21:05 on the 6th: the 1d follow-up is out
+    told = [r for r in proactive_messages() if task.id in (r.payload or {}).get("tasks", [])]
+    assert len(told) == 1
+    app.say("on it")
+    app.wait_idle()
+    assert [f.outbox_id for f in Feedback.select().where(Feedback.kind == "ack")] == [told[0].id]
+    assert "won't chase you" in app.user_deliveries()[-1]["text"]
+    app.advance(timedelta(days=1))
+    later = [r for r in proactive_messages() if task.id in (r.payload or {}).get("tasks", [])]
+    assert len(later) == 2 and "due today" in later[1].text, "the next window is told"

@@ -479,3 +479,44 @@ def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
     assert fired[later.id] == local(2027, 1, 6, 15, 5), "the next hour is the next bundle"
     bundles = {r.payload["bundle"] for r in Inbox.select().where(Inbox.kind == "deadline")}
     assert len(bundles) == 2
+
+
+# Windows per kind of task ---------------------------------------------------------
+
+def test_a_task_kind_is_read_from_its_title_then_its_topic():
+    from actors.tick import task_kind
+
+    assert task_kind("Renew passport") == "document"
+    assert task_kind("Book flights to Tokyo") == "booking"
+    assert task_kind("Pack the suitcase") == "packing"
+    assert task_kind("Pay the electricity bill") == "bill"
+    assert task_kind("Dentist appointment") == "appointment"
+    assert task_kind("Buy a gift for Anna") == "birthday"
+    assert task_kind("Write a card", topic="Anna's birthday") == "birthday", "the topic says what the title doesn't"
+    assert task_kind("Book a table", topic="Anna's birthday") == "booking", "the title comes first"
+    assert task_kind("Water plants", topic="Trip to Japan") == "generic"
+
+
+def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrides_them(db, config):
+    from actors.tick import windows_config
+
+    config.set("tick", "windows_birthday", "3d,due")
+    config.set("tick", "windows_bill", "3d,due,overdue")
+    windows = windows_config(config)
+    clock = SimClock(local(2027, 2, 1, 10, 0))
+    tell = Recorder(clock)
+    birthday = Task.create(title="Card for Anna's birthday", due=date_due(date(2027, 2, 20)), due_is_date=True,
+                           created_at=clock.now())
+    other = Task.create(title="Clean the garage", due=date_due(date(2027, 2, 20)), due_is_date=True,
+                        created_at=clock.now())
+    own = Task.create(title="Gift for Ben's birthday", due=date_due(date(2027, 2, 20)), due_is_date=True,
+                      escalation=["1d"], created_at=clock.now())
+    for task in (birthday, other, own):
+        plan_task(task, clock.now(), windows, BERLIN)
+    live_until(clock, local(2027, 2, 23, 12, 0), tell, windows=windows)
+    fired = {}
+    for row in Inbox.select().where(Inbox.kind == "deadline").order_by(Inbox.id):
+        fired.setdefault(row.payload["task_id"], []).append((row.payload["window"], row.created_at))
+    assert fired[birthday.id] == [("3d", local(2027, 2, 17, 9, 0)), ("due", local(2027, 2, 20, 9, 0))]
+    assert [w for w, _ in fired[other.id]] == ["7d", "1d", "due", "overdue"], "other kinds keep [tick] windows"
+    assert fired[own.id] == [("1d", local(2027, 2, 19, 9, 0))], "Task.escalation overrides the kind's windows"

@@ -13,8 +13,10 @@ urgent (priority 1: the RAS or the triage judged them so).
 Follow-ups fired by the tick in one scan (one local hour) are one bundle: each run's
 surfaced text waits (status `bundling`) until every run of its bundle has ended, and the
 bundle then goes out as one message. A follow-up about a task the user meanwhile
-acknowledged (done, snoozed, cancelled, or a ✅ reaction to an earlier follow-up of it) is
-dropped while it waits, so it is never told again in the same window.
+acknowledged (done, snoozed, cancelled, a ✅ reaction to an earlier follow-up of it, or an
+"on it" said in reply to one or right after it) is dropped while it waits, so it is never
+told again in the same window; a follow-up fired after the acknowledgement (the next window)
+is told.
 
 The count lives in the database: surfaced rows keyed `surface:`/`followups:` that went,
 or will go, to the user, by the local day of `deliver_after` (else `created_at`).
@@ -22,6 +24,7 @@ or will go, to the user, by the local day of `deliver_after` (else `created_at`)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -39,6 +42,10 @@ COUNTED = ("pending", "retry", "held", "delivered", "failed")
 PROACTIVE_KEYS = ("surface:", "followups:")
 ACK_REACTIONS = {"✅", "👍", "👌", "✔", "✔️", "☑️", "🆗"}
 BRIEFING_MODES = ("when_useful", "always")
+# "on it", "I'm on it", "working on it", "will do": the whole message, give or take an "ok", a thanks or an emoji
+ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
+                      r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")
+ACK_AFTER = timedelta(hours=6)  # an "on it" that does not reply to anything answers the follow-up this recent
 
 
 def max_per_day(config) -> int:
@@ -119,23 +126,64 @@ def quiet_end_of_next_night(now: datetime, config) -> datetime:
 # Acknowledgement ----------------------------------------------------------------
 
 def acknowledged(task_ids, since: datetime | None) -> set[int]:
-    """Of these tasks, those the user acknowledged: closed or snoozed now, or a ✅ on a follow-up of them
-    since `since`."""
+    """Of these tasks, those the user acknowledged: closed or snoozed now, or a ✅ or an "on it" on a
+    follow-up of them since `since`."""
     task_ids = {int(t) for t in task_ids if t is not None}
     if not task_ids:
         return set()
     done = {t.id for t in Task.select(Task.id, Task.status).where(Task.id.in_(sorted(task_ids)))
             if t.status in ("done", "cancelled", "snoozed")}
     done |= task_ids - {t.id for t in Task.select(Task.id).where(Task.id.in_(sorted(task_ids)))}
-    query = Feedback.select(Feedback.outbox_id, Feedback.value).where(
-        (Feedback.kind == "reaction") & Feedback.outbox_id.is_null(False))
+    query = Feedback.select(Feedback.outbox_id, Feedback.kind, Feedback.value).where(
+        Feedback.kind.in_(("reaction", "ack")) & Feedback.outbox_id.is_null(False))
     if since is not None:
         query = query.where(Feedback.at >= since)
-    reacted = [f.outbox_id for f in query if f.value in ACK_REACTIONS]
+    reacted = [f.outbox_id for f in query if f.kind == "ack" or f.value in ACK_REACTIONS]
     if reacted:
         for row in Outbox.select(Outbox.payload).where(Outbox.id.in_(reacted)):
             done |= {int(t) for t in (row.payload or {}).get("tasks") or []} & task_ids
     return done
+
+
+def is_on_it(text: str | None) -> bool:
+    """The user's whole message says they are dealing with it ("on it", "working on it", "will do")."""
+    if not text or len(text) > 60:
+        return False
+    words = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    return ON_IT_RE.match(words) is not None
+
+
+def acknowledged_followup(row: Inbox, now: datetime) -> Outbox | None:
+    """The follow-up an "on it" answers: the one it replies to (Telegram's reply_to), else the latest one
+    delivered within ACK_AFTER before it. None when the message is not an "on it" or answers no follow-up."""
+    if row.origin != "user" or not is_on_it(row.text):
+        return None
+    replied = ((row.payload or {}).get("reply_to") or {}).get("outbox_id")
+    if replied is not None:
+        box = Outbox.get_or_none(Outbox.id == int(replied))
+        return box if box is not None and (box.payload or {}).get("tasks") else None
+    for box in (Outbox.select().where((Outbox.status == "delivered") & (Outbox.delivered_at <= now)
+                                      & (Outbox.delivered_at >= as_utc(now) - ACK_AFTER))
+                .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).limit(20)):
+        if box.idempotency_key.startswith(PROACTIVE_KEYS):
+            # only right after a follow-up: a later message Wilson sent unasked is what "on it" answers
+            return box if (box.payload or {}).get("tasks") else None
+    return None
+
+
+def record_ack(row: Inbox, now: datetime) -> int | None:
+    """Record a user's "on it" as an acknowledgement (a Feedback row, kind "ack") of the follow-up it
+    answers, in the caller's transaction; it then counts like a ✅ on that follow-up. The outbox id, or None."""
+    box = acknowledged_followup(row, now)
+    if box is None:
+        return None
+    value = f"inbox:{row.id}"  # one acknowledgement per message, however often its run is redone
+    if not Feedback.select().where((Feedback.outbox_id == box.id) & (Feedback.kind == "ack")
+                                   & (Feedback.value == value)).exists():
+        Feedback.create(outbox_id=box.id, kind="ack", value=value, at=now)
+        trace.record(row.trace_id, "acknowledged", "attention",
+                     f"follow-up {box.id} (tasks {(box.payload or {}).get('tasks')}): {row.text.strip()[:40]!r}", now)
+    return box.id
 
 
 def _tasks_of(row: Inbox) -> list[int]:

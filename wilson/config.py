@@ -58,8 +58,12 @@ DEFAULTS: dict[str, dict] = {
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     "ras": {"interval_minutes": 15},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
-    # and once when it is overdue.
-    "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue"},
+    # and once when it is overdue. A kind of task (actors/tick.py task_kind: document, booking, packing,
+    # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
+    # an empty one means the default.
+    "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
+             "windows_packing": "", "windows_bill": "", "windows_appointment": "", "windows_birthday": "",
+             "windows_generic": ""},
     "hippocampus": {"schedule": "0 3 * * *"},
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.

@@ -724,6 +724,11 @@ class Cortex:
         if answer is not None:
             return answer
 
+        from wilson.attention import is_on_it
+
+        if is_on_it(text):  # the acknowledgement itself is recorded by code (wilson/attention.py record_ack)
+            return self._say("Great — I won't chase you about it again until the next reminder.", first), []
+
         for pattern in DONE_RES:
             found = pattern.match(text)
             if found:
