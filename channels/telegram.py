@@ -702,19 +702,9 @@ class TelegramChannel(Channel):
         self._reply(text, incoming, "reply")
 
     def _quiet(self, argument: str, now: datetime) -> str:
-        from wilson import quiet
+        from wilson import views
 
-        if argument.strip().lower() in ("off", "stop", "end", "0"):
-            quiet.mute(None)
-            return "Quiet is over: I'll tell you things as they come."
-        try:
-            until = now + clockmod.parse_duration(argument)
-        except ValueError:
-            return "For how long? For example /quiet 3h or /quiet 45m (/quiet off ends it)."
-        quiet.mute(until)
-        local = until.astimezone(self.config.timezone)
-        return (f"Quiet until {local:%a %d %b %H:%M} ({self.config.timezone}). "
-                "Urgent things still come through. /quiet off ends it early.")
+        return views.quiet(argument, now, self.config.timezone, "/quiet")
 
     def _reply(self, text: str, incoming: Incoming, what: str) -> None:
         """Queue an answer to the chat a message came from (delivered like every other outbox row);

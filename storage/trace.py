@@ -28,8 +28,10 @@ def path(trace_id: str) -> list[Trace]:
     return list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
 
 
-def format_path(trace_id: str) -> str:
+def format_path(trace_id: str, tz=None) -> str:
+    """One line per step, times in `tz` (the user's zone; None: this machine's), as every other time is shown."""
     rows = path(trace_id)
     if not rows:
         return f"no trace {trace_id}"
-    return "\n".join(f"{r.at:%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {redact(r.reason)}" for r in rows)
+    return "\n".join(f"{r.at.astimezone(tz):%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {redact(r.reason)}"
+                     for r in rows)

@@ -134,7 +134,7 @@ def test_repl_calendar_add_parses_dates_and_location():
     assert (title, str(start), str(end), location) == ("Trip to Japan", "2027-04-10", "2027-04-24", "Tokyo")
 
 
-@pytest.mark.parametrize("line", ["frobnicate", "approve x", "advance soon", "calendar add nothing", "email a | b"])
+@pytest.mark.parametrize("line", ["calender", "approve x", "advance soon", "calendar add nothing", "email a | b"])
 def test_repl_rejects_malformed_commands_with_a_reason(line):
     with pytest.raises(CommandError) as info:
         parse(line)
@@ -142,10 +142,10 @@ def test_repl_rejects_malformed_commands_with_a_reason(line):
 
 
 def test_repl_session_goes_on_after_a_bad_command(tmp_path):
-    result = run_repl(tmp_path, "frobnicate\nsay hello\nquit\n", "--llm", "offline", "--clock", "sim",
+    result = run_repl(tmp_path, "calender\nsay hello\nquit\n", "--llm", "offline", "--clock", "sim",
                       "--start", "2027-01-05T08:00:00+01:00")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert lines[0]["type"] == "error" and "frobnicate" in lines[0]["error"]
+    assert lines[0]["type"] == "error" and "did you mean calendar" in lines[0]["error"]
     assert any(d["type"] == "delivery" for d in lines[1:])
 
 

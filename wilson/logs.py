@@ -19,7 +19,7 @@ from loguru import logger
 
 from wilson.redact import redact, redact_data, register
 
-__all__ = ["redact", "add_secrets", "setup_logging"]
+__all__ = ["redact", "add_secrets", "setup_logging", "file_sink"]
 
 FORMAT = "{time:YYYY-MM-DD HH:mm:ss} {level:<7} {name}: {message}"
 
@@ -76,6 +76,36 @@ class _Line(str):
     """A redacted log line that still carries loguru's record, as loguru's own message does."""
 
     record = None
+
+
+MAX_LOG_BYTES = 10_000_000  # one older file is kept beside it: the log of a long-lived home stays bounded
+
+
+class _FileSink:
+    """Log lines into a file in the home (and onto `echo` too, for --verbose), not into the conversation."""
+
+    def __init__(self, path, echo=None):
+        from pathlib import Path
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+            path.replace(path.with_name(path.name + ".1"))
+        self.path = path
+        self.file = open(path, "a", encoding="utf-8", buffering=1)
+        self.echo = echo
+
+    def __call__(self, message) -> None:
+        line = str(message)
+        self.file.write(line)
+        if self.echo is not None:
+            self.echo.write(line)
+            self.echo.flush()
+
+
+def file_sink(path, echo=None) -> _FileSink:
+    """A sink for `setup_logging` (or Wilson's `log_sink`): lines appended to `path`, and to `echo` as well."""
+    return _FileSink(path, echo)
 
 
 class _FromStdlib(logging.Handler):

@@ -8,6 +8,7 @@ after each line is printed before the next line runs.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 import sys
@@ -33,9 +34,20 @@ HELP = """Commands (one per line, # starts a comment):
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
+  today                                      look at what's new, now (as Telegram's /today)
+  quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
   tasks | topics | approvals | reminders | memories | inbox | outbox | budget | trace ID | now | help
   wait                                       block until nothing is left to process
-  quit"""
+  quit
+Any other sentence is said to Wilson, as with say."""
+
+# Commands that are the whole line; followed by more words, the line is a sentence for Wilson
+# ("now what?", "wait, I forgot…").
+ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
+         "quit", "exit", "sync", "now", "today")
+WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive",
+                  "trace", "quiet")
+COMMANDS = ALONE + WITH_ARGUMENTS
 
 
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
@@ -88,6 +100,32 @@ def parse(line: str) -> Command | None:
         raise CommandError(f"that line is too long ({len(line):,} characters; at most {MAX_LINE:,})")
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
+    if word in ALONE and not rest:
+        return Command("quit" if word == "exit" else word)
+    if word in WITH_ARGUMENTS:
+        return _command(word, rest)
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+    if close and _fits(close[0], rest):
+        raise CommandError(f"{bounds.shown(word, 24)} is not a command: did you mean {close[0]}? (type help)")
+    # not a command, nor nearly one: a sentence for Wilson, as if it began with `say`
+    return Command("say", (line,))
+
+
+def _fits(word: str, rest: str) -> bool:
+    """Whether `word` would take the rest of the line: a one-word line always fits (`calender` alone is a
+    typo); "quite a day" does not fit `quiet`, so it is a sentence."""
+    if not rest:
+        return True
+    if word in ALONE or word in ("say", "web"):  # these take any text: "webb telescope" is a sentence
+        return False
+    try:
+        _command(word, rest)
+    except CommandError:
+        return False
+    return True
+
+
+def _command(word: str, rest: str) -> Command:
     if word == "say":
         if not rest:
             raise CommandError("say what? e.g. say hello")
@@ -147,9 +185,10 @@ def parse(line: str) -> Command | None:
             return Command("trace", (bounds.parse_trace_id(rest),))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-    if word in ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait", "quit", "exit",
-                "sync", "now"):
-        return Command("quit" if word == "exit" else word)
+    if word == "quiet":
+        if not rest:
+            raise CommandError("quiet for how long? e.g. quiet 3h (quiet off ends it)")
+        return Command("quiet", (rest,))
     raise CommandError(f"unknown command {bounds.shown(word, 24)} (type help)")
 
 
@@ -238,8 +277,13 @@ class Repl:
             app.advance(args[0])
             self.note(f"now {app.clock.now().astimezone(app.config.timezone):%a %d %b %Y %H:%M}")
             return
-        elif name == "sync":
-            app.sync()
+        elif name in ("sync", "today"):
+            if name == "today":
+                self.note("looking at what's new…")
+            app.sync()  # Telegram's /today asks the thalamus the same way
+        elif name == "quiet":
+            self.note(views.quiet(args[0], app.clock.now(), app.config.timezone, "quiet"))
+            return
         elif name in ("approve", "reject"):
             app.decide(args[0], name, items=args[1])
         elif name == "modify":
@@ -259,8 +303,8 @@ class Repl:
                       else app.synapse.budget_report())
             return
         elif name == "trace":
-            self.emit({"type": "trace", "steps": views.trace_steps(args[0])} if self.as_json
-                      else views.trace_text(args[0]))
+            self.emit({"type": "trace", "steps": views.trace_steps(args[0], app.config.timezone)} if self.as_json
+                      else views.trace_text(args[0], app.config.timezone))
             return
         elif name in ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "expired"):
             rows = getattr(views, name)(app.config.timezone)
@@ -274,47 +318,115 @@ class Repl:
         else:
             print(f"· {text}", file=self.out, flush=True)
 
-    def loop(self, stream) -> None:
+    def loop(self, stream, echo: bool | None = None) -> None:
+        """`echo`: print each line before its output (default: when the lines are piped in and not JSON),
+        so a transcript of a script can be followed."""
         interactive = stream.isatty()
+        if echo is None:
+            echo = not interactive and not self.as_json
         while True:
             if interactive:
                 print("wilson> ", end="", file=self.out, flush=True)
             line = stream.readline()
             if not line:
                 break
+            if echo and clean_line(line).strip():
+                print(f"wilson> {clean_line(line).strip()}", file=self.out, flush=True)
             if not self.run_line(line):
                 break
+            self.keep_clock()
+
+    def keep_clock(self) -> None:
+        if self.app is not None and self.app.clock.simulated:
+            save_sim_time(self.app.config.home, self.app.clock.now())
 
 
-def main(argv: list[str] | None = None) -> int:
+SIM_TIME_FILE = "simulated-time"
+
+
+def stored_sim_time(home: Path) -> datetime | None:
+    """Where this home's simulated time stood when it was last used, or None."""
+    try:
+        return clockmod.as_utc(datetime.fromisoformat((Path(home) / SIM_TIME_FILE).read_text().strip()))
+    except (OSError, ValueError):
+        return None
+
+
+def save_sim_time(home: Path, moment: datetime) -> None:
+    path = Path(home) / SIM_TIME_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(moment.isoformat())
+    tmp.replace(path)  # a crash mid-write leaves the old time, never half a time
+
+
+def sim_clock(start: str | None, home: Path, tz) -> clockmod.Clock:
+    """The simulated clock for this home: it never runs backwards across restarts. Without --start it
+    continues from the stored time; a --start before it is refused (ValueError, one line)."""
+    stored = stored_sim_time(home)
+    if start is None and stored is not None:
+        return clockmod.SimClock(stored)
+    clock = clockmod.make_clock("sim", start, tz)
+    if stored is not None and clock.now() < stored:
+        raise ValueError(f"this home's simulated time is already {stored.astimezone(tz):%a %d %b %Y %H:%M} "
+                         f"({tz}); --start {start} would run it backwards. Leave --start out to continue "
+                         "from there, or use a new --home.")
+    return clock
+
+
+def main(argv: list[str] | None = None, announce: bool = True) -> int:
+    """`announce`: tell about the first run and config warnings (`wilson run` has told already)."""
     parser = argparse.ArgumentParser(prog="wilson-repl", description="Talk to Wilson and inject synthetic stimuli.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--clock", choices=("sim", "real"), default="real")
     parser.add_argument("--start", help="ISO 8601 start of simulated time")
     parser.add_argument("--json", action="store_true", help="print deliveries and listings as JSON lines")
     parser.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
-    parser.add_argument("--log-level", default="WARNING")
+    parser.add_argument("--log-level", default="INFO", help="of the lines in WILSON_HOME/wilson.log (default INFO)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show the log lines on stderr too")
+    parser.add_argument("--echo", action=argparse.BooleanOptionalAction, default=None,
+                        help="print each command before its output (default: when input is piped, without --json)")
     opts = parser.parse_args(argv)
-    config = configmod.load(Path(opts.home) if opts.home else None)
+    home = Path(opts.home) if opts.home else None
+    notice = configmod.first_run(home)
+    if notice and announce:
+        print(notice, file=sys.stderr, flush=True)  # stderr: --json output stays JSON
+    try:
+        config = configmod.load(home)
+    except ValueError as exc:
+        for line in str(exc).splitlines():
+            print(f"wilson-repl: {redact(line)}", file=sys.stderr)
+        return 2
+    for warning in config.warnings if announce else ():
+        print(f"wilson-repl: {redact(warning)}", file=sys.stderr)
     from wilson.app import Wilson
+    from wilson.logs import file_sink
 
     try:
-        clock = clockmod.make_clock(opts.clock, opts.start, config.timezone)
+        if opts.clock == "sim":
+            clock = sim_clock(opts.start, config.home, config.timezone)
+        else:
+            clock = clockmod.make_clock(opts.clock, opts.start, config.timezone)
     except ValueError as exc:
-        parser.error(str(exc))
+        print(f"wilson-repl: {exc}", file=sys.stderr, flush=True)
+        return 2
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray byte that is not UTF-8 is one odd line, not the end
     repl = Repl(None, as_json=opts.json)
-    app = Wilson(config, clock, llm=opts.llm, printer=repl.print_delivery, log_level=opts.log_level)
+    # log lines belong in the log file: mixed into the conversation they bury what Wilson says
+    sink = file_sink(config.home / "wilson.log", echo=sys.stderr if opts.verbose else None)
+    app = Wilson(config, clock, llm=opts.llm, printer=repl.print_delivery, log_sink=sink,
+                 log_level=opts.log_level.upper())
     repl.app = app
     app.start()
     try:
         if sys.stdin.isatty() and not opts.json:
-            print("Wilson is listening. Type `help` for commands, `say hello` to start.", flush=True)
-        repl.loop(sys.stdin)
+            print("Wilson is listening. Type `help` for commands, or just say something.", flush=True)
+        repl.loop(sys.stdin, echo=opts.echo)
         app.wait_idle()
     except KeyboardInterrupt:
         pass
     finally:
+        repl.keep_clock()
         app.stop()
     return 0

@@ -86,14 +86,35 @@ def memories(tz) -> list[dict]:
     return sorted(items, key=lambda m: order.get(m["kind"], 9))[:40]
 
 
-def trace_steps(trace_id: str) -> list[dict]:
+def trace_steps(trace_id: str, tz=None) -> list[dict]:
+    """`tz`: the user's zone (None: this machine's)."""
     # rows written before redaction existed may still hold a secret
-    return [{"at": r.at.isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
+    return [{"at": r.at.astimezone(tz).isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
             for r in trace.path(trace_id)]
 
 
-def trace_text(trace_id: str) -> str:
-    return trace.format_path(trace_id)
+def trace_text(trace_id: str, tz=None) -> str:
+    """`tz`: the user's zone (None: this machine's)."""
+    return trace.format_path(trace_id, tz)
+
+
+def quiet(argument: str, now, tz, command: str = "/quiet") -> str:
+    """Start or end a mute ("3h", "45m", "off"), as Telegram's /quiet and the REPL's `quiet` do; the answer to show.
+    `command`: how the user types it on their channel, for the hints."""
+    from wilson import clock as clockmod
+    from wilson import quiet as quietmod
+
+    if argument.strip().lower() in ("off", "stop", "end", "0"):
+        quietmod.mute(None)
+        return "Quiet is over: I'll tell you things as they come."
+    try:
+        until = now + clockmod.parse_duration(argument)
+    except ValueError:
+        return f"For how long? For example {command} 3h or {command} 45m ({command} off ends it)."
+    quietmod.mute(until)
+    local = until.astimezone(tz)
+    return (f"Quiet until {local:%a %d %b %H:%M} ({tz}). "
+            f"Urgent things still come through. {command} off ends it early.")
 
 
 def table(name: str, rows: list[dict]) -> str:

@@ -1,0 +1,108 @@
+"""The terminal channel as a newcomer meets it: sentences are said, typos get a suggestion, log lines stay
+in the log file, times are local, a piped script echoes its commands, simulated time never runs backwards."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from storage import trace
+from storage.models import Inbox, Memory
+from wilson import quiet, views
+from wilson.repl import CommandError, Repl, parse
+
+ROOT = Path(__file__).resolve().parent.parent
+REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
+START = "2027-01-05T08:00:00+01:00"
+
+
+def run(repl: Repl, line: str) -> str:
+    repl.out = io.StringIO()
+    assert repl.run_line(line)
+    return repl.out.getvalue()
+
+
+def repl_process(home: Path, script: str, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
+    env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
+    return subprocess.run(REPL + ["--home", str(home), "--llm", "offline", "--clock", "sim", *args],
+                          input=script, text=True, capture_output=True, timeout=60, env=env, cwd=ROOT)
+
+
+def test_a_bare_sentence_is_said_to_wilson(make_app):
+    app = make_app()
+    out = run(Repl(app), "I have a trip to Rome next month")
+    assert "error" not in out
+    assert [r.text for r in Inbox.select()] == ["I have a trip to Rome next month"]
+    assert parse("Today I have the dentist").name == "say"  # a command word that starts a sentence
+    assert parse("quite a day").name == "say"  # near `quiet`, but not its arguments
+    assert parse("Webb telescope pictures are out").name == "say"  # near `web`, which takes any text
+
+
+@pytest.mark.parametrize("line, meant", [("calender add Bar @ 2027-03-05", "calendar"), ("calender", "calendar"),
+                                          ("taks", "tasks"), ("approv 3", "approve"), ("memorys", "memories")])
+def test_a_typo_gets_did_you_mean_and_is_not_sent_to_the_model(line, meant):
+    with pytest.raises(CommandError, match=f"did you mean {meant}\\?"):
+        parse(line)
+
+
+def test_a_typo_in_the_repl_is_one_line_and_nothing_reaches_the_inbox(make_app):
+    app = make_app()
+    out = run(Repl(app), "calender add Bar @ 2027-03-05")
+    assert out == "error: 'calender' is not a command: did you mean calendar? (type help)\n"
+    assert not Inbox.select().exists()
+
+
+def test_today_quiet_and_memories_answer(make_app):
+    app = make_app()
+    repl = Repl(app)
+    assert "looking at what's new" in run(repl, "today")
+    out = run(repl, "quiet 3h")
+    assert "Quiet until Tue 05 Jan 11:00 (Europe/Berlin)" in out and "quiet off ends it early" in out
+    assert quiet.muted_until() == datetime(2027, 1, 5, 10, 0, tzinfo=timezone.utc)
+    assert "Quiet is over" in run(repl, "quiet off") and quiet.muted_until() is None
+    assert "For how long? For example quiet 3h" in run(repl, "quiet soon")
+    assert run(repl, "memories") == "(no memories)\n"
+    Memory.create(kind="belief", text="Prefers window seats", created_at=app.clock.now())
+    assert "Prefers window seats" in run(repl, "memories")
+
+
+def test_trace_times_are_local(make_app):
+    app = make_app()
+    trace.record("3f2a9c1b7d4e", "received", "repl", "a test step", at=datetime(2027, 1, 5, 7, 0, tzinfo=timezone.utc))
+    out = run(Repl(app), "trace 3f2a9c1b7d4e")
+    assert out.startswith("2027-01-05 08:00:00 received")  # 07:00 UTC is 08:00 in Berlin
+    assert views.trace_steps("3f2a9c1b7d4e", ZoneInfo("America/Los_Angeles"))[0]["at"] == "2027-01-04T23:00:00-08:00"
+
+
+def test_piped_script_echoes_commands_and_keeps_log_lines_in_the_log_file(tmp_path):
+    home = tmp_path / "home"
+    done = repl_process(home, "say hello\nnow\n", "--start", START)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "wilson> say hello"
+    assert lines.index("wilson> now") < lines.index("· now Tue 05 Jan 2027 08:00")
+    assert not [line for line in done.stdout.splitlines() + done.stderr.splitlines() if " INFO " in line]
+    assert " INFO " in (home / "wilson.log").read_text()
+
+    verbose = repl_process(home, "now\n", "--verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    assert " INFO " in verbose.stderr and " INFO " not in verbose.stdout
+
+
+def test_a_start_earlier_than_the_homes_simulated_time_is_refused(tmp_path):
+    home = tmp_path / "home"
+    assert repl_process(home, "advance 2d\n", "--start", START).returncode == 0
+    refused = repl_process(home, "now\n", "--start", "2027-01-06T08:00:00+01:00")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and "already Thu 07 Jan 2027 08:00 (Europe/Berlin)" in refused.stderr
+    resumed = repl_process(home, "now\n")  # without --start it continues where it was
+    assert resumed.returncode == 0, resumed.stderr
+    assert "· now Thu 07 Jan 2027 08:00" in resumed.stdout
