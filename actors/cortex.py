@@ -629,9 +629,12 @@ class CortexActor(WilsonActor):
         turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
         context = build_context(row, now, tz, memories, turns, owner)
         messages = build_messages(context, row, turns)
-        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz,
-                         user_id=str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None,
-                         owner=owner)
+        from wilson.synapse import trace_scope
+
+        with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
+            outcome = reason(self.ctx.synapse, messages, row.origin, now, tz,
+                             user_id=str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner)
+                             else None, owner=owner)
         if outcome.error and row.origin != "user":
             self.notice_budget(outcome.error, now)
             fallback = fallback_followup(row, tz)

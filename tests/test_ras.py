@@ -77,7 +77,7 @@ def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, script
 
 
 def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_morning(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "fault": "500", "times": 1}))
+    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     urgent = app.inject_buffered("email", URGENT, {})
@@ -100,7 +100,7 @@ def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_mornin
 
 
 def test_retries_of_an_unanswered_alarm_back_off(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "fault": "500", "times": 1000}))
+    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1000}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     urgent = app.inject_buffered("email", URGENT, {})

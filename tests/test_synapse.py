@@ -181,7 +181,7 @@ def test_server_errors_beyond_retries_raise_model_unavailable(serve, connect):
     server = serve([{"fault": "500"}])
     synapse = connect(base_url=server.base_url, retries=2)
     with pytest.raises(ModelUnavailable) as raised:
-        synapse.chat("fast", ASK)
+        synapse.chat("fast", ASK, origin="user")
     assert isinstance(raised.value, SynapseError)
     assert "server error 500" in str(raised.value)
     assert len(server.requests) == 3
@@ -200,7 +200,7 @@ def test_timeout_every_time_fails_quickly(serve, connect):
     synapse = connect(base_url=server.base_url, timeout=0.25, retries=1)
     began = clockmod.monotonic()
     with pytest.raises(ModelUnavailable, match="no answer within"):
-        synapse.chat("deep", ASK)
+        synapse.chat("deep", ASK, origin="user")
     assert clockmod.monotonic() - began < 2.5
     assert len(server.requests) == 2
 
@@ -208,7 +208,7 @@ def test_timeout_every_time_fails_quickly(serve, connect):
 def test_unreachable_endpoint_raises_model_unavailable(connect):
     synapse = connect(base_url=closed_port_url(), retries=1)
     with pytest.raises(ModelUnavailable, match="cannot connect"):
-        synapse.chat("reflex", ASK)
+        synapse.chat("reflex", ASK, origin="user")
 
 
 def test_fallback_to_the_next_model(serve, connect):
@@ -222,7 +222,7 @@ def test_fallback_to_the_next_model(serve, connect):
     assert [r["body"]["model"] for r in server.requests] == ["primary", "primary", "backup"]
     # the chain is per role: fast has no fallback configured
     with pytest.raises(ModelUnavailable):
-        synapse.chat("fast", ASK)
+        synapse.chat("fast", ASK, origin="user")
 
 
 def test_malformed_arguments_get_one_repair_round(serve, connect):
@@ -410,7 +410,7 @@ def test_api_key_reaches_the_server_but_never_the_logs(serve, tmp_path, clock, s
     synapse = Synapse(config, clock, backoff_base=0.01)
     synapse.chat("deep", ASK, trace_id="trace-1")
     with pytest.raises(ModelUnavailable):
-        synapse.chat("fast", ASK, trace_id="trace-2")
+        synapse.chat("fast", ASK, trace_id="trace-2", origin="user")
     logger.info("an accidental mention of {} is redacted too", key)
     synapse.close()
 
@@ -455,7 +455,7 @@ def test_credentials_in_the_base_url_stay_out_of_the_error(tmp_path, clock, stor
                                                "WILSON_LLM_RETRIES": "0"})
     synapse = Synapse(config, clock, backoff_base=0.01)
     with pytest.raises(ModelUnavailable) as caught:
-        synapse.chat("deep", ASK)
+        synapse.chat("deep", ASK, origin="user")
     synapse.close()
     assert f"cannot connect to http://***@127.0.0.1:{port}/v1" in str(caught.value)
     assert "Brolga-2218" not in str(caught.value)

@@ -326,7 +326,7 @@ def test_an_idle_day_costs_no_model_call(make_app, scripted):
 def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, scripted):
     server = scripted(brain(
         {"match": offers("triage"), "reply": triage_reply, "times": 1},
-        {"match": offers("triage"), "fault": "500", "times": 1},
+        {"match": offers("triage"), "fault": "malformed_json", "times": 1},
     ))
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "4000"})
     ids = emails(app, 30, lambda n: f"Email from colleague {n}: notes about project {n}")

@@ -11,6 +11,14 @@ next model of the fallback chain) -> parse (one repair round trip for broken
 tool arguments or broken JSON) -> token accounting in `TokenUsage`. Every error
 that leaves this module is a `SynapseError`, so an actor can catch one type and
 carry on when a model fails.
+
+A model that does not answer (connection refused, timeouts, 5xx after every
+retry) opens a breaker for its role: until the next probe, a few minutes later,
+no background request goes out and background calls are answered by the offline
+rules (traced as "offline fallback (model unreachable)"); a user's call still
+gets one attempt, and the honest error when it fails. The user is told once when background work switches to
+the offline rules and once when the model answers again; that state is a Setting
+row, so a restart does not tell them twice.
 """
 
 from __future__ import annotations
@@ -20,13 +28,15 @@ import json
 import random
 import re
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 import httpx
 import peewee
 from loguru import logger
 
-from storage.models import TokenUsage
+from storage.models import Setting, TokenUsage
 from wilson import clock as clockmod
 from wilson import liveness
 from wilson.config import Config
@@ -37,6 +47,25 @@ ORIGINS = ("user", "background")
 JSON_FORMATS = ("json_object", "json_schema")
 DEFAULT_MODEL = "default"
 STEP_SLACK = 10.0  # seconds beyond a model call's own timeout before its actor counts as hung
+DOWN_PROBE_SECONDS = 300.0  # a model that is down is asked again at most this often
+FALLBACK_REASON = "offline fallback (model unreachable)"
+DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
+DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
+               "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
+BACK_NOTICE = "My language model is answering again, so I'm back to full thinking for background work."
+
+_scope = threading.local()
+
+
+@contextmanager
+def trace_scope(trace_id: str | None):
+    """Model calls made inside (on this thread) belong to `trace_id`: an offline fallback is traced there."""
+    previous = getattr(_scope, "trace_id", None)
+    _scope.trace_id = trace_id
+    try:
+        yield
+    finally:
+        _scope.trace_id = previous
 
 
 @dataclass(frozen=True)
@@ -65,7 +94,14 @@ class BudgetExhausted(SynapseError):
 
 
 class ModelUnavailable(SynapseError):
-    """No model of the role's chain answered (after retries and fallbacks)."""
+    """No model of the role's chain answered (after retries and fallbacks).
+
+    `unreachable`: every attempt went unanswered (no connection, timeout, 5xx), as opposed to a request
+    the endpoint refused (4xx), a rate limit or a broken body, which the offline rules must not paper over."""
+
+    def __init__(self, message: str, unreachable: bool = False):
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 class ModelOutputError(SynapseError):
@@ -75,9 +111,11 @@ class ModelOutputError(SynapseError):
 class Retryable(Exception):
     """A transport failure worth another attempt (timeout, connection, 5xx, 429)."""
 
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, answered: bool = False):
         super().__init__(reason)
         self.retry_after = retry_after
+        # answered: the model's server is there (a rate limit, a broken body); only silence counts as "down"
+        self.answered = answered
 
 
 class Rejected(Exception):
@@ -186,7 +224,7 @@ class HttpTransport:
             raise Retryable(f"cannot connect to {redact(endpoint.base_url)} ({type(exc).__name__})") from None
         status = response.status_code
         if status == 429:
-            raise Retryable("rate limited (429)", _retry_after(response))
+            raise Retryable("rate limited (429)", _retry_after(response), answered=True)
         if status >= 500:
             raise Retryable(f"server error {status}", _retry_after(response))
         if status >= 400:
@@ -197,9 +235,9 @@ class HttpTransport:
         try:
             body = response.json()
         except ValueError:
-            raise Retryable("the response body is not JSON") from None
+            raise Retryable("the response body is not JSON", answered=True) from None
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
-            raise Retryable("the response has no choices")
+            raise Retryable("the response has no choices", answered=True)
         return body
 
     def close(self) -> None:
@@ -301,7 +339,7 @@ def _usage(body: dict, payload: dict) -> tuple[int, int]:
 
 class Synapse:
     def __init__(self, config, clock, *, provider_override: str | None = None, backoff_base: float = 0.25,
-                 max_backoff: float = 30.0):
+                 max_backoff: float = 30.0, probe_seconds: float = DOWN_PROBE_SECONDS):
         self.config = config
         self.clock = clock
         register(config.secrets())  # every error this module raises is redacted with these
@@ -310,6 +348,13 @@ class Synapse:
         self._random = random.Random()
         self._lock = threading.Lock()
         self._pause_logged: set[tuple[str, str]] = set()
+        self.probe_seconds = probe_seconds
+        # role -> (next probe on the domain clock, next probe on the monotonic clock): either one passing
+        # lets a probe through, so a simulated clock that stands still does not keep a role down forever
+        self._down: dict[str, tuple[datetime, float]] = {}
+        self._up_checked: set[str] = set()  # roles whose stored "down" state was cleared after an answer
+        self._down_noticed = False  # the stored "down" state was read or written by this process
+        self._down_roles_stored: set[str] = set()
         self._closers: list = []
         self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
         self._transports = {}
@@ -357,7 +402,12 @@ class Synapse:
         return all(t.kind == "offline" for t in self._transports.values())
 
     def is_offline(self, role: str) -> bool:
-        return self._transports[role].kind == "offline"
+        """True when the offline rules answer the role's background calls (configured so, or its model is down)."""
+        return self._transports[role].kind == "offline" or role in self._down
+
+    def is_down(self, role: str) -> bool:
+        """True while the role's configured model counts as unreachable (its breaker is open)."""
+        return role in self._down
 
     def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
              response_format: dict | None = None, tool_choice=None, trace_id: str | None = None) -> ChatResult:
@@ -378,11 +428,12 @@ class Synapse:
 
         prompt_total = completion_total = 0
         for repair_round in (False, True):
-            body, model, payload = self._request(endpoint, base)
+            body, model, payload, fell_back = self._answer(endpoint, base, origin)
             prompt, completion = _usage(body, payload)
             prompt_total += prompt
             completion_total += completion
-            self._account(role, origin, prompt, completion)
+            if not fell_back:  # the rules cost no tokens: the budget counts what a model spent
+                self._account(role, origin, prompt, completion)
             try:
                 text, calls = parse_reply(body, json_wanted)
             except _BadOutput as exc:
@@ -397,7 +448,7 @@ class Synapse:
                 raise ModelOutputError(f"{role} model {model}: the response is not a chat completion") from None
             result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
                                 completion_tokens=completion_total, model=model,
-                                offline=self._transports[role].kind == "offline")
+                                offline=fell_back or self._transports[role].kind == "offline")
             logger.debug("{} {} answered ({} origin): {} tool calls, {}+{} tokens", role, model, origin,
                          len(calls), prompt_total, completion_total)
             if trace_id:
@@ -429,7 +480,8 @@ class Synapse:
         for role in ROLES:
             u, ep = usage[role], self.endpoints[role]
             spent = u["prompt_tokens"] + u["completion_tokens"]
-            where = "offline" if self.is_offline(role) else ep.models[0]
+            where = ("offline" if self._transports[role].kind == "offline"
+                     else f"{ep.models[0]}, not answering: offline rules" if self.is_down(role) else ep.models[0])
             calls = f"{u['calls']} call" + ("" if u["calls"] == 1 else "s")
             line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}"
             if spent >= ep.daily_budget:
@@ -497,20 +549,24 @@ class Synapse:
         wait = self.backoff_base * (2 ** attempt)
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
-    def _request(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict]:
+    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False) -> tuple[dict, str, dict]:
+        """`probe`: the role is known to be down; one attempt per model and a quiet log are enough."""
         transport = self._transports[endpoint.role]
         failures = []
+        unreachable = True
+        retries = 0 if probe else endpoint.retries
         for position, model in enumerate(endpoint.models):
             payload = {"model": model, **base}
             last = None
-            for attempt in range(endpoint.retries + 1):
+            for attempt in range(retries + 1):
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
                 liveness.beat(endpoint.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
                     body = transport.send(endpoint, model, payload)
                 except Retryable as exc:
                     last = exc
-                    if attempt < endpoint.retries:
+                    unreachable = unreachable and not exc.answered
+                    if attempt < retries:
                         wait = self._backoff(attempt, exc.retry_after)
                         logger.info("{} model {}: {}; retry {} of {} in {:.2f}s", endpoint.role, model, exc,
                                     attempt + 1, endpoint.retries, wait)
@@ -519,6 +575,7 @@ class Synapse:
                     continue
                 except Rejected as exc:
                     last = exc
+                    unreachable = False
                     break
                 if self.recorder is not None and transport is self._http:
                     try:
@@ -528,9 +585,141 @@ class Synapse:
                 return body, model, payload
             failures.append(f"{model}: {last}")
             more = position + 1 < len(endpoint.models)
-            logger.warning("{} model {} unavailable ({}){}", endpoint.role, model, last,
-                           "; falling back to " + endpoint.models[position + 1] if more else "")
-        raise ModelUnavailable(redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"))
+            # a transport failure is reported once, at the switch to the offline rules (see _answer)
+            silent = isinstance(last, Retryable) and not last.answered
+            level = "DEBUG" if probe else "INFO" if silent else "WARNING"
+            logger.log(level, "{} model {} unavailable ({}){}", endpoint.role, model,
+                       last, "; falling back to " + endpoint.models[position + 1] if more else "")
+        raise ModelUnavailable(redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"),
+                               unreachable=unreachable and transport.kind != "offline")
+
+    # -- a model that is down ------------------------------------------------
+
+    def _answer(self, endpoint: Endpoint, base: dict, origin: str) -> tuple[dict, str, dict, bool]:
+        """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
+
+        A user's call to a model that is down gets one attempt (no retries) and the honest error."""
+        role = endpoint.role
+        if self._transports[role].kind == "offline":
+            return (*self._request(endpoint, base), False)
+        down = self._down.get(role)
+        # someone waiting for an answer is worth one attempt; background work is not worth a timeout each
+        if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
+            return self._fallback(endpoint, base)
+        try:
+            body, model, payload = self._request(endpoint, base, probe=down is not None)
+        except ModelUnavailable as exc:
+            if not exc.unreachable:
+                raise
+            self._open_breaker(role, exc)
+            if origin == "user":
+                raise
+            return self._fallback(endpoint, base)
+        if down is not None or role not in self._up_checked:
+            self._model_back(role)
+        return body, model, payload, False
+
+    def _open_breaker(self, role: str, exc: ModelUnavailable) -> None:
+        with self._lock:
+            first = role not in self._down
+            self._down[role] = (self.clock.now() + timedelta(seconds=self.probe_seconds),
+                                clockmod.monotonic() + self.probe_seconds)
+        if first:
+            logger.warning("{} model not answering ({}); background work uses the offline rules, asked again "
+                           "every {:g} min", role, exc, self.probe_seconds / 60)
+
+    def _fallback(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict, bool]:
+        offline = _single_shot(endpoint, models=("offline",))
+        transport = self._offline_transport()
+        payload = {"model": "offline", **base}
+        try:
+            body = transport.send(offline, "offline", payload)
+        except Rejected as exc:
+            raise ModelUnavailable(f"{endpoint.role}: the model is not answering and {exc}") from None
+        trace_id = getattr(_scope, "trace_id", None)
+        if trace_id and trace_id not in getattr(_scope, "fallback_traced", ()):
+            _scope.fallback_traced = {trace_id}  # one row per run, not one per round
+            from storage import trace
+            try:
+                trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {FALLBACK_REASON}",
+                             at=self.clock.now(), data={"role": endpoint.role, "model": endpoint.models[0]})
+            except peewee.PeeweeException as exc:
+                logger.error("could not trace an offline fallback: {}", exc)
+        self._tell_down(endpoint.role)
+        return body, "offline", payload, True
+
+    def _tell_down(self, role: str) -> None:
+        """The first fallback after the model stopped answering tells the user, once (across restarts too)."""
+        if self._down_noticed:
+            with self._lock:
+                if role in self._down_roles_stored:
+                    return
+        now = self.clock.now()
+        try:
+            with _atomic():
+                row = Setting.get_or_none(Setting.key == DOWN_KEY)
+                value = dict(row.value or {}) if row is not None else {}
+                roles = set(value.get("roles") or [])
+                if role in roles and row is not None:
+                    stored = roles
+                else:
+                    value = {"since": value.get("since") or now.isoformat(), "roles": sorted(roles | {role})}
+                    if row is None:
+                        Setting.create(key=DOWN_KEY, value=value)
+                        self._notice(DOWN_NOTICE, f"model_down:{value['since']}", now, "model down")
+                    else:
+                        Setting.update(value=value).where(Setting.key == DOWN_KEY).execute()
+                    stored = set(value["roles"])
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the model is down: {}", exc)
+            return
+        with self._lock:
+            self._down_noticed = True
+            self._down_roles_stored = stored
+
+    def _model_back(self, role: str) -> None:
+        """The role's model answered: close its breaker; when no role is left down, tell the user once."""
+        with self._lock:
+            was_down = self._down.pop(role, None) is not None
+            self._up_checked.add(role)
+        now = self.clock.now()
+        try:
+            with _atomic():
+                row = Setting.get_or_none(Setting.key == DOWN_KEY)
+                if row is None:
+                    stored = set()
+                else:
+                    value = dict(row.value or {})
+                    stored = set(value.get("roles") or []) - {role}
+                    if stored:
+                        Setting.update(value={**value, "roles": sorted(stored)}).where(
+                            Setting.key == DOWN_KEY).execute()
+                    else:
+                        Setting.delete().where(Setting.key == DOWN_KEY).execute()
+                        self._notice(BACK_NOTICE, f"model_back:{value.get('since') or now.isoformat()}", now,
+                                     "model back")
+                        logger.info("{} model answers again; background work is back on the model", role)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the model is back: {}", exc)
+            return
+        with self._lock:
+            self._down_roles_stored = stored
+            self._down_noticed = bool(stored)
+        if was_down and stored:
+            logger.info("{} model answers again", role)
+
+    def _notice(self, text: str, key: str, now: datetime, why: str) -> None:
+        """A row the tick hands to the primary channel (it releases held rows), after quiet hours if any."""
+        from storage import outbox, trace
+        from wilson import quiet
+
+        channel = self.config.get("core", "primary_channel") or "repl"
+        try:
+            hold = quiet.hold_until(self.config, now)
+        except ValueError:
+            hold = None
+        outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
+                   payload={"why": why}, deliver_after=hold or now)
 
     def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
         user = prompt + completion if origin == "user" else 0
@@ -548,6 +737,11 @@ class Synapse:
         except peewee.PeeweeException as exc:
             # losing one line of accounting is better than losing the answer the tokens paid for
             logger.error("token accounting failed for {}: {}", role, exc)
+
+
+def _atomic():
+    from storage.db import database
+    return database.atomic()
 
 
 def _single_shot(endpoint: Endpoint, models: tuple[str, ...] | None = None) -> Endpoint:
