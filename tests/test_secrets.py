@@ -143,7 +143,7 @@ def test_no_secret_in_logs_traces_tables_files_or_cli_output(tmp_path, monkeypat
         monkeypatch.setenv(name, value)
     model.refuse = {"reflex": 1, "fast": 1, "deep": 1}
     capsys.readouterr()
-    assert cli.main(["--home", str(home), "doctor"]) == 0
+    assert cli.main(["--home", str(home), "doctor"]) == 1  # the models refuse the key: things to fix
     doctor = capsys.readouterr().out
     assert cli.main(["--home", str(home), "status"]) == 0
     assert cli.main(["--home", str(home), "trace"]) == 0

@@ -1,4 +1,4 @@
-"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`."""
+"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def cmd_run(opts, config) -> int:
             args += ["--home", opts.home]
         if opts.llm:
             args += ["--llm", opts.llm]
-        return repl_main(args)
+        return repl_main(args, announce=False)
     app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level, role=opts.role).start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -95,7 +95,18 @@ def cmd_trace(opts, config) -> int:
 def cmd_doctor(opts, config) -> int:
     from wilson.doctor import run_doctor
 
-    for line in run_doctor(config):
+    lines = [f"config: FIX: {warning}" for warning in config.warnings]
+    try:
+        lines += run_doctor(config)
+    except ValueError as exc:  # a setting the checks cannot use; one line, not a traceback
+        lines.append(f"FIX: {exc}")
+    for line in lines:
+        _out(line)
+    return 1 if any("FIX:" in line for line in lines) else 0
+
+
+def cmd_config(opts, config) -> int:
+    for line in configmod.describe(config):
         _out(line)
     return 0
 
@@ -127,12 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     trace.add_argument("id", nargs="?")
     sub.add_parser("doctor", help="check the configured model endpoints")
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
+    sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
     opts = parser.parse_args(argv)
+    home = Path(opts.home) if opts.home else None
+    if opts.command == "run":
+        notice = configmod.first_run(home)
+        if notice:
+            print(notice, file=sys.stderr, flush=True)
     try:
-        config = configmod.load(Path(opts.home) if opts.home else None)
+        config = configmod.load(home)
     except ValueError as exc:
-        print(f"configuration error: {redact(exc)}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"wilson: {redact(line)}", file=sys.stderr)
         return 2
     register(config.secrets())  # once, before anything can print or log
-    handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair}
+    if opts.command != "doctor":  # doctor lists them as things to fix
+        for warning in config.warnings:
+            print(f"wilson: {redact(warning)}", file=sys.stderr)
+    handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
+                "config": cmd_config}
     return handlers[opts.command](opts, config)

@@ -1,7 +1,9 @@
 """Configuration: embedded defaults < $WILSON_HOME/wilson.toml < WILSON_<SECTION>_<KEY>.
 
 Every key can be overridden from the environment, e.g. WILSON_LLM_BASE_URL sets
-[llm] base_url. Secrets (keys named token, api_key, password) are meant to come
+[llm] base_url. Every value is checked when it is loaded (`SCHEMA`): a wrong one stops
+the start with one line naming the key, the value and what is expected; an unknown key
+is a warning with a "did you mean". `first_run()` writes a commented wilson.toml. Secrets (keys named token, api_key, password) are meant to come
 from the environment; `Config.secrets()` lists their values (and credentials
 written into URLs) so that `wilson.redact` masks them wherever they appear.
 """
@@ -9,11 +11,13 @@ written into URLs) so that `wilson.redact` masks them wherever they appear.
 from __future__ import annotations
 
 import copy
+import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
 DEFAULTS: dict[str, dict] = {
     "core": {
@@ -74,6 +78,236 @@ DEFAULTS: dict[str, dict] = {
 }
 
 SECRET_KEYS = ("token", "api_key", "password", "secret")
+ROLES = ("reflex", "fast", "deep")  # as wilson.synapse.ROLES; kept here so loading needs no HTTP client
+
+# What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by _check().
+SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
+    "core": {
+        "timezone": ("timezone", "IANA name, e.g. Europe/Berlin; detected from the system at the first run"),
+        "user_name": ("text", "how Wilson calls you"),
+        "quiet_hours": ("quiet_hours", "HH:MM-HH:MM when Wilson holds non-urgent messages, or off"),
+        "owner": ("text", "the user id approvals are bound to on the terminal channel"),
+        "poll_seconds": ("positive", "several processes: how often each looks for work it was not woken for"),
+        "primary_channel": ("text", ""),
+        "buffered_channels": ("list", ""),
+    },
+    "database": {"url": ("database_url", "empty: SQLite in WILSON_HOME; or postgresql://user@host/db")},
+    "llm": {
+        "base_url": ("url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1; empty: offline rules"),
+        "model": ("text", "model name; a role overrides any llm key with e.g. deep_model, fast_base_url"),
+        "api_key": ("text", "set WILSON_LLM_API_KEY in the environment rather than here"),
+        "fallback_models": ("text", "comma-separated models tried when the first fails"),
+        "timeout": ("positive", "seconds per model call"),
+        "max_tokens": ("count", "longest answer, in tokens"),
+        "retries": ("count", "tries after a failed call"),
+        "daily_budget": ("count", "tokens per role per day for background work"),
+        "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
+        "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
+        "playbook": ("text", ""),
+    },
+    "telegram": {
+        "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),
+        "base_url": ("url", "the Bot API"),
+        "allowed_users": ("text", "comma-separated numeric Telegram user ids (or use `wilson pair`)"),
+        "forum_chat_id": ("chat_id", "a forum supergroup for one thread per topic (optional)"),
+        "poll_timeout": ("count", "seconds one long poll waits"),
+        "liveness_seconds": ("positive", "a poll silent for longer is restarted"),
+        "retry_max_seconds": ("positive", "the longest wait between two tries of an undelivered message"),
+    },
+    "calendar": {
+        "path": ("text", "an .ics file"),
+        "url": ("url", "an .ics subscription (https:// or webcal://)"),
+        "caldav_url": ("url", "a CalDAV server"),
+        "caldav_username": ("text", ""),
+        "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
+        "horizon_days": ("count", "how far ahead events are read"),
+        "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
+        "apple": ("bool", ""),
+    },
+    "thalamus": {
+        "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
+        "chunk_chars": ("count", "characters per batch of buffered messages"),
+    },
+    "ras": {"interval_minutes": ("count", "how often buffered channels are looked at")},
+    "tick": {
+        "interval_seconds": ("positive", "the heartbeat"),
+        "windows": ("windows", "follow-up windows of a task: durations before the due, due, overdue"),
+        **{f"windows_{kind}": ("windows", f"windows for a {kind} task; empty: the default")
+           for kind in ("document", "booking", "packing", "bill", "appointment", "birthday", "generic")},
+    },
+    "hippocampus": {
+        "schedule": ("cron_or_off", "when memories are consolidated (cron, local time); off disables"),
+        "prune_days": ("positive", ""),
+        "prune_below": ("number", ""),
+    },
+    "attention": {
+        "max_per_day": ("count", "proactive interruptions per local day"),
+        "briefing": ("briefing_mode", "when_useful: only when the day has something in it; always: daily"),
+    },
+    "approval": {
+        "expiry_hours": ("positive", "how long a proposal waits for your answer"),
+        "owner_decides_all": ("bool", "only the owner approves, in any chat"),
+        "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
+    },
+    "supervisor": {
+        "watchdog_seconds": ("positive", ""),
+        "handler_budget": ("positive", "seconds one handler may take before it counts as stuck"),
+        "lease_seconds": ("positive", "how long a claimed message is held before another may take it"),
+        "max_restarts": ("count", "restarts of one actor within restart_window before Wilson gives up"),
+        "restart_window": ("positive", "seconds"),
+    },
+}
+_ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
+              "daily_budget", "user_reserve")
+for _role in ROLES:
+    for _key in _ROLE_KEYS:
+        SCHEMA["llm"][f"{_role}_{_key}"] = (SCHEMA["llm"][_key][0], "")
+
+EXPECTED = {
+    "timezone": "an IANA timezone name such as Europe/Berlin or America/New_York",
+    "quiet_hours": "HH:MM-HH:MM (e.g. 22:00-07:00) or off",
+    "positive": "a number above 0",
+    "number": "a number",
+    "count": "a whole number, 0 or more",
+    "bool": "true or false",
+    "url": "an http:// or https:// URL, or empty",
+    "database_url": "empty (SQLite) or a URL such as postgresql://user@host/db",
+    "duration_or_off": "a duration such as 90s, 5m, 1h or off",
+    "cron_or_off": 'a cron expression such as "0 7 * * *" or off',
+    "windows": "comma-separated durations before the due (7d, 12h), due, overdue",
+    "briefing_mode": "when_useful or always",
+    "chat_id": "a numeric chat id such as -1001234567890, or empty",
+    "text": "text",
+    "list": "a list",
+}
+_OFF = ("", "off", "0", "none", "false")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+class ConfigError(ValueError):
+    """A configuration Wilson cannot start with; str() is the line(s) to show, one per problem."""
+
+
+def _duration(text: str):
+    from wilson.clock import parse_duration  # imported late: clock pulls in nothing heavy, but config stays leaf
+
+    return parse_duration(text)
+
+
+def _check(kind: str, value):
+    """The value as Wilson uses it; ValueError when it is not of `kind`."""
+    if kind == "text":
+        if isinstance(value, dict):
+            raise ValueError
+        return value if isinstance(value, (str, list)) else str(value)  # a list: e.g. allowed_users = [1, 2]
+    if kind == "list":
+        return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else list(value)
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise ValueError
+    if kind in ("positive", "number", "count"):
+        if isinstance(value, bool):
+            raise ValueError
+        if kind == "count":
+            number = value if isinstance(value, int) else int(str(value).strip())
+            if number < 0:
+                raise ValueError
+            return number
+        number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+        if number != number or number in (float("inf"), float("-inf")) or (kind == "positive" and number <= 0):
+            raise ValueError
+        return number
+    text = str(value).strip() if not isinstance(value, (dict, list)) else None
+    if text is None:
+        raise ValueError
+    if kind == "timezone":
+        if not text or text.startswith(("/", ".")) or ".." in text:
+            raise ValueError
+        try:
+            ZoneInfo(text)
+        except Exception:
+            raise ValueError from None
+        return text
+    if kind == "quiet_hours":
+        if text.lower() in _OFF:
+            return text
+        from datetime import time
+
+        start, sep, end = text.partition("-")
+        if not sep:
+            raise ValueError
+        time.fromisoformat(start.strip()), time.fromisoformat(end.strip())
+        return text
+    if kind == "url":
+        if text and not re.match(r"(?i)^(https?|webcal)://[^\s/]+", text):
+            raise ValueError
+        return text
+    if kind == "database_url":
+        if text and not re.match(r"(?i)^[a-z][a-z0-9+.-]*://", text):
+            raise ValueError
+        return text
+    if kind == "duration_or_off":
+        if text.lower() not in _OFF:
+            _duration(text)
+        return text
+    if kind == "cron_or_off":
+        if text.lower() not in _OFF:
+            from croniter import croniter
+
+            if not croniter.is_valid(text):
+                raise ValueError
+        return text
+    if kind == "windows":
+        for name in (w.strip().lower() for w in text.split(",")):
+            if name and name not in ("due", "overdue"):
+                _duration(name)
+        return text
+    if kind == "briefing_mode":
+        if text.lower() not in ("when_useful", "always"):
+            raise ValueError
+        return text
+    if kind == "chat_id":
+        if text and not re.fullmatch(r"-?\d+", text):
+            raise ValueError
+        return value
+    raise AssertionError(kind)
+
+
+def _shown(value) -> str:
+    from wilson.redact import url_credentials
+
+    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    for secret in url_credentials(str(value)):
+        text = text.replace(secret, "***")
+    return text if len(text) <= 80 else text[:77] + '..."'
+
+
+def _tz_hint(name: str) -> str:
+    """ "Berlin" → " (did you mean Europe/Berlin?)": zones by their city as well as by their full name."""
+    zones = available_timezones()
+    by_city = {z.rsplit("/", 1)[-1].lower(): z for z in zones}
+    found = by_city.get(name.strip().lower().replace(" ", "_"))
+    if not found:
+        close = difflib.get_close_matches(name.strip(), sorted(zones), n=1, cutoff=0.6)
+        close = close or [by_city[c] for c in difflib.get_close_matches(name.strip().lower(), list(by_city), n=1)]
+        found = close[0] if close else None
+    return f" (did you mean {found}?)" if found else ""
+
+
+def is_secret_key(key: str) -> bool:
+    """token, deep_api_key, caldav_password; not max_tokens."""
+    return any(key == s or key.endswith("_" + s) for s in SECRET_KEYS)
+
+
+def did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 
 
 def default_home() -> Path:
@@ -84,6 +318,12 @@ def default_home() -> Path:
 class Config:
     home: Path
     data: dict[str, dict] = field(default_factory=dict)
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)  # (section, key) → default | file | env NAME
+    warnings: list[str] = field(default_factory=list)  # one line each, for the user to see at start
+
+    @property
+    def path(self) -> Path:
+        return self.home / "wilson.toml"
 
     def get(self, section: str, key: str, default=None):
         return self.data.get(section, {}).get(key, default)
@@ -115,40 +355,146 @@ class Config:
         return found
 
 
-def _coerce(value: str, like):
-    if isinstance(like, bool):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(like, int):
-        return int(value)
-    if isinstance(like, float):
-        return float(value)
-    return value
+def _place(data, sources, problems, warnings, section: str, key: str, value, origin: str) -> None:
+    """One value from the file or the environment, checked against the schema."""
+    where = "in wilson.toml" if origin == "file" else f"from {origin[4:]}"
+    known = SCHEMA.get(section, {})
+    if key not in known:
+        warnings.append(f"unknown key {section}.{key} {where} is ignored"
+                        f"{did_you_mean(key, known).replace('; did you mean ', f'; did you mean {section}.')}")
+        return
+    kind = known[key][0]
+    try:
+        checked = _check(kind, value)
+    except ValueError:
+        hint = _tz_hint(str(value)) if kind == "timezone" and isinstance(value, str) else ""
+        problems.append(f"{section}.{key} = {_shown(value)} {where}: expected {EXPECTED[kind]}{hint}")
+        return
+    # the type Wilson's readers expect: a number key read from a string stays a number
+    data.setdefault(section, {})[key] = checked if kind not in ("timezone", "quiet_hours") else str(value).strip()
+    sources[(section, key)] = origin
 
 
 def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
-    """Build the configuration for one Wilson home directory."""
+    """Build the configuration for one Wilson home directory; ConfigError names every wrong value."""
     environ = os.environ if environ is None else environ
     home = Path(home) if home else Path(environ.get("WILSON_HOME") or default_home())
     data = copy.deepcopy(DEFAULTS)
+    sources = {(section, key): "default" for section, values in DEFAULTS.items() for key in values}
+    problems: list[str] = []
+    warnings: list[str] = []
     toml_path = home / "wilson.toml"
     if toml_path.exists():
         try:
-            loaded = tomllib.loads(toml_path.read_text())
+            loaded = tomllib.loads(toml_path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{toml_path}: {exc}") from exc
+            raise ConfigError(f"{toml_path} is not valid TOML: {exc}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {toml_path}: {exc}") from None
         for section, values in loaded.items():
-            if isinstance(values, dict):
-                data.setdefault(section, {}).update(values)
-    for name, value in environ.items():
+            if section not in SCHEMA:
+                warnings.append(f"unknown section [{section}] in wilson.toml is ignored"
+                                f"{did_you_mean(section, SCHEMA)}")
+                continue
+            if not isinstance(values, dict):
+                problems.append(f"{section} = {_shown(values)} in wilson.toml: expected a [{section}] table")
+                continue
+            for key, value in values.items():
+                _place(data, sources, problems, warnings, section, key, value, "file")
+    for name, value in sorted(environ.items()):
         if not name.startswith("WILSON_") or name == "WILSON_HOME":
             continue
         rest = name[len("WILSON_"):].lower()
         section, _, key = rest.partition("_")
-        if not key or section not in data:
-            continue
-        like = data[section].get(key, "")
+        if not key or section not in SCHEMA:
+            continue  # WILSON_FAULT_POINTS and the like belong to tools, not to the configuration
+        _place(data, sources, problems, warnings, section, key, value, f"env {name}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return Config(home=home, data=data, sources=sources, warnings=warnings)
+
+
+def detect_timezone(environ: dict | None = None) -> str:
+    """The system's IANA timezone: TZ when it names one, else tzlocal's reading of the system, else UTC."""
+    environ = os.environ if environ is None else environ
+    tz = str(environ.get("TZ") or "").strip().lstrip(":")
+    if tz:
         try:
-            data[section][key] = _coerce(value, like)
-        except ValueError as exc:
-            raise ValueError(f"{name}: {exc}") from exc
-    return Config(home=home, data=data)
+            return _check("timezone", tz)
+        except ValueError:
+            pass  # a POSIX rule such as EST5EDT: tzlocal may still read the system's zone
+    try:
+        import tzlocal
+
+        name = tzlocal.get_localzone_name()
+        return _check("timezone", name) if name else "UTC"
+    except Exception:  # no tzlocal, or a system without a readable zone: UTC, and the file says so
+        return "UTC"
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def template(timezone: str) -> str:
+    """A wilson.toml with every key and its default, commented out, and the detected timezone set."""
+    lines = ["# Wilson's settings. Every key is listed with its default; remove the # to change one.",
+             "# Any key can also come from the environment: WILSON_<SECTION>_<KEY>, e.g. WILSON_LLM_MODEL.",
+             "# Keep secrets (tokens, API keys, passwords) in the environment, not in this file.",
+             "# `wilson config` shows what is in effect and where each value came from."]
+    for section, values in DEFAULTS.items():
+        lines += ["", f"[{section}]"]
+        for key, default in values.items():
+            doc = SCHEMA[section][key][1]
+            if doc:
+                lines.append(f"# {doc}")
+            if (section, key) == ("core", "timezone"):
+                lines.append(f"timezone = {_toml_value(timezone)}")
+            else:
+                lines.append(f"# {key} = {_toml_value(default)}")
+    return "\n".join(lines) + "\n"
+
+
+def first_run(home: Path | str | None = None, environ: dict | None = None) -> str | None:
+    """Write a commented wilson.toml when the home has none; the one line to tell the user, else None."""
+    environ = os.environ if environ is None else environ
+    home = Path(home) if home else Path(environ.get("WILSON_HOME") or default_home())
+    path = home / "wilson.toml"
+    if path.exists():
+        return None
+    timezone = detect_timezone(environ)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(".wilson.toml.new")
+        partial.write_text(template(timezone), encoding="utf-8")
+        partial.replace(path)  # a file that is there is whole
+    except OSError as exc:
+        return f"Could not write {path} ({exc.strerror or exc}); using the defaults with timezone {timezone}."
+    return f"First run: wrote your settings to {path} (timezone {timezone}, from the system)."
+
+
+def describe(config: Config) -> list[str]:
+    """`wilson config`: the effective configuration, TOML-like, with each value's source; secrets masked."""
+    from wilson.redact import MASK, redact, register
+
+    register(config.secrets())
+    lines = [f"# home {config.home}; file {config.path}" + ("" if config.path.exists() else " (not there)")]
+    for section, values in config.data.items():
+        keys = [k for k in values if (section, k) in config.sources]
+        if not keys:
+            continue
+        lines += ["", f"[{section}]"]
+        for key in keys:
+            value = values[key]
+            if is_secret_key(key) and value not in ("", None):
+                shown = f'"{MASK}"'
+            else:
+                shown = redact(_toml_value(value if not isinstance(value, list) else ",".join(value)))
+            source = config.sources[(section, key)]
+            source = "environment " + source[4:] if source.startswith("env ") else source
+            lines.append(f"{key} = {shown}".ljust(48) + f"  # {source}")
+    return lines
