@@ -35,6 +35,8 @@ from wilson.messages import (ApprovalSettled, Decision, DecisionRecorded, Delive
                              Recover)
 
 OPEN = ("pending", "partial")
+DECISION_BROKE = ("Sorry, something went wrong on my side with your answer to proposal {}, so nothing changed. "
+                  "Could you try again?")
 REVIVE = "revive"
 MAX_REASON = 200  # characters: one line, however long the words it quotes
 REMIND_BEFORE_HOURS = 24
@@ -498,10 +500,41 @@ class ApprovalActor(WilsonActor):
 
     def recover(self) -> None:
         for approval in Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()):
-            self.present(approval.id)
+            self.present_contained(approval.id)
         for row in decisions.pending():
-            self.apply(row.id)
-        self.sweep()
+            self.apply_contained(row.id)
+        try:
+            self.sweep()
+        except Exception as exc:  # the next recover (a tick, a restart) sweeps again
+            logger.opt(exception=exc).error("could not sweep proposals for expiry")
+
+    # One broken proposal or decision must not take the gate (and everyone's decisions) down:
+    # on start it would meet the same row again, and again.
+    def present_contained(self, approval_id: int, again_for: int | None = None) -> None:
+        try:
+            self.present(approval_id, again_for)
+        except Exception as exc:
+            logger.opt(exception=exc).error("could not present proposal {}", approval_id)
+
+    def apply_contained(self, decision_id: int) -> None:
+        try:
+            self.apply(decision_id)
+        except Exception as exc:  # its transaction rolled back: nothing changed; the person is told so once
+            logger.opt(exception=exc).error("could not apply decision {}", decision_id)
+            self.give_up_decision(decision_id, f"{type(exc).__name__}: {exc}")
+
+    def give_up_decision(self, decision_id: int, error: str) -> None:
+        now = self.now()
+        with database.atomic():
+            row = DecisionRow.get_or_none(DecisionRow.id == decision_id)
+            if row is None or not decisions.claim(row.id, now):
+                return
+            box = outbox.add(channel=row.channel, text=DECISION_BROKE.format(row.approval_id),
+                             trace_id=trace.new_trace_id(), at=now, key=f"decision:{row.id}",
+                             payload={"decision": {"approval_id": row.approval_id, "action": row.action}})
+            trace.record(box.trace_id, "error", self.name, f"decision {row.id} on proposal {row.approval_id}: {error}",
+                         now)
+        self.tell(row.channel, Deliver(box.id))
 
     def sweep(self) -> None:
         """Expire what ran out of time (telling the user), and remind once of what soon will."""
@@ -594,13 +627,13 @@ class ApprovalActor(WilsonActor):
     def receive(self, message):
         match message:
             case ProposalCreated(approval_id=approval_id, again_for=again_for):
-                self.present(approval_id, again_for)
+                self.present_contained(approval_id, again_for)
             case DecisionRecorded(decision_id=decision_id):
-                self.apply(decision_id)
+                self.apply_contained(decision_id)
             case Recover():
                 self.recover()
             case Decision():  # from a caller that did not write it down first: written down now
-                self.apply(self.record(message).id)
+                self.apply_contained(self.record(message).id)
 
     def record(self, decision: Decision) -> DecisionRow:
         approval_id = decision.approval_id if 0 <= decision.approval_id <= MAX_ID else 0

@@ -103,9 +103,12 @@ def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = Non
         if owner is not None and (row.owner != owner or row.status != "claimed"):
             return "lost"
         status = "failed" if row.attempts + 1 >= MAX_ATTEMPTS else "pending"
-        Inbox.update(status=status, error=redact(error)[:2000], attempts=Inbox.attempts + 1, lease_until=None,
-                     done_at=at if status == "failed" else None).where(Inbox.id == row_id).execute()
-    return status
+        # the owner is checked again by the write itself: on PostgreSQL the row may have been
+        # released and claimed by another worker since it was read
+        changed = Inbox.update(status=status, error=redact(error)[:2000], attempts=Inbox.attempts + 1,
+                               lease_until=None, done_at=at if status == "failed" else None).where(
+            owned(row_id, owner)).execute()
+    return status if changed else "lost"
 
 
 def release_owner(owner: str) -> int:

@@ -154,6 +154,9 @@ def _migrate(db) -> int:
         if number <= version:
             continue
         with db.atomic():
+            if current_version() >= number:  # another process (the CLI beside `wilson run`) got here first
+                version = current_version()
+                continue
             step(db, migrator)
             models.SchemaVersion.create(version=number, applied_at=wall_now())
         logger.info("schema migrated to v{} ({})", number, title)

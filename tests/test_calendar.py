@@ -421,7 +421,7 @@ class Directory:
     def handled(self, name, *_):
         pass
 
-    def crashed(self, name, error):
+    def crashed(self, name, error, *_):
         self.crashes.append((name, error))
 
 

@@ -88,7 +88,7 @@ def channel_for(tmp_path, no_proxy):
         def handled(self, name, *_):
             pass
 
-        def crashed(self, name, error):
+        def crashed(self, name, error, *_):
             pass
 
     def make(*sources):

@@ -89,7 +89,7 @@ def test_corpus_through_the_running_actor(tmp_path):
             def handled(self, name, *_):
                 pass
 
-            def crashed(self, name, error):
+            def crashed(self, name, error, *_):
                 crashes.append((name, error))
 
         ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=Directory())

@@ -391,7 +391,7 @@ class Directory:
     def handled(self, name, *_):
         self.handled_by.append(name)
 
-    def crashed(self, name, error):
+    def crashed(self, name, error, *_):
         raise AssertionError(f"{name} crashed: {error}")
 
     def tell(self, name, message):

@@ -174,3 +174,23 @@ def test_nothing_is_in_flight_when_idle_after_start_advance_and_a_cortex_restart
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle()
     assert app.supervisor.in_flight() == 0
+
+
+def test_a_decision_that_breaks_the_gate_is_answered_and_the_gate_lives(scripted):
+    app, server = scripted(planner)
+    approval = propose(app)
+    gate = app.supervisor.ref("approval")
+    # a stored decision the gate cannot apply (item numbers that are no numbers, say from an older version)
+    broken = decisions.record(approval_id=approval.id, action="approve", user_id="owner", channel="repl",
+                              at=app.clock.now())
+    DecisionRow.update(items={"flights": 1}).where(DecisionRow.id == broken.id).execute()
+    app.supervisor.tell("approval", DecisionRecorded(broken.id))
+    assert app.wait_idle()
+    assert app.supervisor.ref("approval") is gate and gate.is_alive()
+    assert DecisionRow.get_by_id(broken.id).status == "applied"
+    assert app.user_deliveries()[-1]["text"].startswith("Sorry, something went wrong on my side with your answer")
+    assert Approval.get_by_id(approval.id).status == "pending"  # nothing changed
+
+    app.decide(approval.id, "approve")  # and the next decision is applied as usual
+    assert app.wait_idle()
+    assert app.user_deliveries()[-1]["text"].startswith("Done:")

@@ -205,3 +205,40 @@ def test_actor_whose_start_failed_is_found_dead_and_restarted():
     sup.check()
     assert wait_for(lambda: sup.ref("a").is_alive() and FailsToStart.attempts == 2)
     sup.stop()
+
+
+class FailsLate(Recorder):
+    """Hangs past its budget, then raises: the watchdog has replaced it by the time it fails."""
+
+    reported = threading.Event()
+
+    def receive(self, message):
+        if isinstance(message, threading.Event):
+            message.wait()
+            raise RuntimeError("woke up broken")
+        return super().receive(message)
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        super().on_failure(exception_type, exception_value, traceback)
+        FailsLate.reported.set()
+
+
+def test_a_replaced_incarnation_failing_late_leaves_its_replacement_alone():
+    released = []
+    sup = make([ActorSpec("a", FailsLate)], base_backoff=0.01, claims=Claims(release=released.append))
+    sup.start()
+    release = threading.Event()
+    hung = sup.ref("a")
+    sup.tell("a", release)
+    handler = next(i.handler for i in sup._incarnations.values() if i.name == "a")
+    assert wait_for(lambda: handler.overdue(clockmod.monotonic()) > 0)
+    assert sup.check()["a"] == "hung-replaced"
+    replacement = sup.ref("a")
+    release.set()  # the old one fails now and reports its crash
+    assert FailsLate.reported.wait(5)
+    for thread in [t for t in threading.enumerate() if t.name == "restart-a"]:
+        thread.join(5)  # a restart it set off (there must be none) has run its course
+    assert sup.ref("a") is replacement and replacement.is_alive()
+    assert released == [handler.owner]  # only the hung one's claims were released
+    assert sup.health["a"].restarts == 1
+    sup.stop()

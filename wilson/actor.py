@@ -94,7 +94,7 @@ class WilsonActor(pykka.ThreadingActor):
 
     def on_failure(self, exception_type, exception_value, traceback):
         logger.error("{} crashed: {}: {}", self.name, exception_type.__name__, exception_value)
-        self.ctx.directory.crashed(self.name, exception_value)
+        self.ctx.directory.crashed(self.name, exception_value, self.actor_urn)
 
     # Conveniences
     def tell(self, name: str, message) -> None:

@@ -218,7 +218,7 @@ class Wilson:
                     return True
             else:
                 quiet_rounds = 0
-                clockmod.pause(0.002)
+            clockmod.pause(0.002)  # two quiet looks a moment apart, not back to back
         logger.warning("still busy after {}s", timeout)
         return False
 

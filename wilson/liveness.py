@@ -40,7 +40,10 @@ class Handler:
 
 
 def begin(handler: Handler, what: str, budget: float) -> None:
-    handler.what, handler.budget, handler.since = what, budget, monotonic()
+    # `since` first: the watchdog reads these from its own thread, and an old `since` with a new,
+    # shorter budget would look like a hang
+    handler.since = monotonic()
+    handler.budget, handler.what = budget, what
     handler.busy = True
     _current.handler = handler
 
@@ -55,7 +58,8 @@ def beat(budget: float, what: str | None = None) -> None:
     handler = getattr(_current, "handler", None)
     if handler is None:
         return
-    handler.since, handler.budget = monotonic(), budget
+    handler.since = monotonic()
+    handler.budget = budget
     if what:
         handler.what = what
 

@@ -81,6 +81,7 @@ class Supervisor:
         self.health: dict[str, Health] = {s.name: Health() for s in self.specs}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._restarting: set[str] = set()  # incarnations whose restart is under way
         self._watchdog: threading.Thread | None = None
 
     # Lifecycle -----------------------------------------------------------
@@ -104,6 +105,8 @@ class Supervisor:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop in reverse order; an actor that does not stop in time is abandoned (daemon thread)."""
         self._stopping.set()
+        if self._watchdog is not None and self._watchdog is not threading.current_thread():
+            self._watchdog.join(timeout=timeout)  # it must not start a replacement while we stop
         for spec in reversed(self.specs):
             ref = self._refs.get(spec.name)
             if ref is None:
@@ -178,13 +181,30 @@ class Supervisor:
             return {i.name: i.handler.what for i in self._incarnations.values() if i.handler.busy}
 
     # Failures ------------------------------------------------------------
-    def crashed(self, name: str, error: BaseException) -> None:
+    def crashed(self, name: str, error: BaseException, urn: str | None = None) -> None:
+        """`urn`: the incarnation that died. A replaced one failing late, or a death reported twice
+        (by Pykka and by the watchdog), must not restart the actor that now has the name."""
         if self._stopping.is_set():
             return
+        with self._lock:
+            current = self._refs.get(name)
+            if urn is not None and (current is None or current.actor_urn != urn):
+                return
+            key = urn or (current.actor_urn if current is not None else name)
+            if key in self._restarting:
+                return
+            self._restarting.add(key)
         self.health[name].state = "restarting"
-        threading.Thread(target=self._restart, args=(name, error), name=f"restart-{name}", daemon=True).start()
+        threading.Thread(target=self._restart, args=(name, error, key), name=f"restart-{name}", daemon=True).start()
 
-    def _restart(self, name: str, error: BaseException) -> None:
+    def _restart(self, name: str, error: BaseException, key: str) -> None:
+        try:
+            self._restart_once(name, error)
+        finally:
+            with self._lock:
+                self._restarting.discard(key)
+
+    def _restart_once(self, name: str, error: BaseException) -> None:
         health = self.health[name]
         now = clockmod.monotonic()
         health.recent_crashes.append(now)
@@ -222,7 +242,7 @@ class Supervisor:
                 continue
             if not ref.is_alive():
                 # Pykka stops an actor whose on_start raised without telling anyone: the watchdog finds it.
-                self.crashed(spec.name, RuntimeError("found dead by the watchdog"))
+                self.crashed(spec.name, RuntimeError("found dead by the watchdog"), ref.actor_urn)
                 continue
             with self._lock:
                 incarnation = self._incarnations.get(ref.actor_urn)
@@ -255,6 +275,8 @@ class Supervisor:
                 logger.error("could not release the claims of {}: {}", incarnation.handler.owner, exc)
 
     def _replace_hung(self, spec: ActorSpec, old: pykka.ActorRef, handler: liveness.Handler) -> None:
+        if self._stopping.is_set():
+            return
         self._fence(old)
         old.stop(block=False)  # runs whenever the stuck handler returns, if ever
         self._start_one(spec)

@@ -16,6 +16,8 @@ import threading
 
 from loguru import logger
 
+from wilson.clock import monotonic
+
 # what a notification for each table means to the actors of this process
 NUDGES = {
     "inbox": ("cortex", "cortex-realtime"),
@@ -78,10 +80,14 @@ class Waker:
             connection.set_isolation_level(psycopg2.extensions.ISOLATION_LEVEL_AUTOCOMMIT)
             connection.cursor().execute("LISTEN wilson")
             self.sweep()  # what was written before we listened
+            swept = monotonic()
             while not self._stop.is_set():
                 readable, _, _ = select.select([connection], [], [], self.poll_seconds)
-                if not readable:
+                if monotonic() - swept >= self.poll_seconds:
+                    # also under steady notifications: expired leases announce themselves to nobody
                     self.sweep()
+                    swept = monotonic()
+                if not readable:
                     continue
                 connection.poll()
                 tables = {n.payload for n in connection.notifies}
