@@ -88,7 +88,7 @@ def cmd_trace(opts, config) -> int:
     except ValueError as exc:
         print(f"wilson trace: {exc}", file=sys.stderr)
         return 2
-    _out(views.trace_text(trace_id))
+    _out(views.trace_text(trace_id, config.timezone))
     return 0
 
 
