@@ -630,3 +630,75 @@ def test_doctor_offline_explains_how_to_connect(tmp_path):
     lines = run_doctor(configmod.load(tmp_path, environ={}))
     assert len(lines) == 1
     assert "offline" in lines[0] and "WILSON_LLM_BASE_URL" in lines[0] and "--llm" in lines[0]
+
+
+# -- a model that is down -----------------------------------------------------------
+
+ARROW = {"type": "function", "function": {"name": "arousal", "parameters": {"type": "object", "properties": {}}}}
+SCAN = [{"role": "system", "content": "scan"},
+        {"role": "user", "content": json.dumps({"now": "2027-01-05T09:00+01:00", "timezone": "Europe/Berlin",
+                                                "items": [{"buffer_id": 1, "channel": "email",
+                                                           "snippet": "lunch next month?"}]})}]
+
+
+def test_background_calls_to_a_dead_endpoint_are_answered_by_the_rules_behind_a_breaker(serve, connect, clock):
+    down = {"now": True}
+    server = serve([{"match": lambda body, headers: down["now"], "fault": "500"},
+                    {"reply": {"tool_calls": [{"name": "arousal", "arguments": {"urgent": False}}]}}])
+    synapse = connect(base_url=server.base_url, retries=2)
+    first = synapse.chat("reflex", SCAN, [ARROW])
+    assert first.offline and first.model == "offline" and first.tool_calls[0].name == "arousal"
+    assert len(server.requests) == 3 and synapse.is_down("reflex") and synapse.is_offline("reflex")
+    for _ in range(5):  # within the probe interval: no request, no timeout to wait for
+        assert synapse.chat("reflex", SCAN, [ARROW]).offline
+    assert len(server.requests) == 3
+    assert usage_row("reflex") is None, "the rules cost no tokens"
+
+    clock.advance(timedelta(minutes=5))
+    assert synapse.chat("reflex", SCAN, [ARROW]).offline
+    assert len(server.requests) == 4, "one probe, without retries"
+    down["now"] = False
+    assert synapse.chat("reflex", SCAN, [ARROW]).offline, "the breaker stays open until the next probe"
+    clock.advance(timedelta(minutes=5))
+    back = synapse.chat("reflex", SCAN, [ARROW])
+    assert not back.offline and back.model == "default" and not synapse.is_down("reflex")
+    assert len(server.requests) == 5
+
+
+@pytest.mark.parametrize("fault", ["429", "malformed_json"])
+def test_a_server_that_answers_badly_is_not_down(serve, connect, fault):
+    server = serve([{"fault": fault, "retry_after": 0}])
+    synapse = connect(base_url=server.base_url, retries=1)
+    with pytest.raises(ModelUnavailable) as raised:
+        synapse.chat("fast", ASK)
+    assert not raised.value.unreachable and not synapse.is_down("fast")
+
+
+def test_a_refused_request_is_not_papered_over_by_the_rules(tmp_path, clock, store):
+    server = RefusingServer()
+    server.start()
+    try:
+        config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_RETRIES": "0"})
+        synapse = Synapse(config, clock, backoff_base=0.01)
+        with pytest.raises(ModelUnavailable, match="HTTP 401"):
+            synapse.chat("deep", ASK)
+        assert not synapse.is_down("deep")
+        synapse.close()
+    finally:
+        server.stop()
+
+
+def test_a_spent_budget_stops_background_calls_even_when_the_model_is_down(connect):
+    synapse = connect(base_url=closed_port_url(), retries=0, daily_budget=10)
+    assert synapse.chat("fast", ASK).offline  # down: the rules answer, and cost nothing
+    TokenUsage.create(day="2027-01-05", role="fast", calls=1, prompt_tokens=20, completion_tokens=0, user_tokens=0)
+    with pytest.raises(BudgetExhausted):
+        synapse.chat("fast", ASK)
+
+
+def test_a_users_call_to_a_dead_endpoint_gets_the_honest_error(connect):
+    synapse = connect(base_url=closed_port_url(), retries=0)
+    synapse.chat("deep", ASK)  # a background call opens the breaker
+    with pytest.raises(ModelUnavailable, match="cannot connect") as raised:
+        synapse.chat("deep", ASK, origin="user")
+    assert raised.value.unreachable

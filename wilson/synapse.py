@@ -621,11 +621,12 @@ class Synapse:
 
     def _open_breaker(self, role: str, exc: ModelUnavailable) -> None:
         with self._lock:
-            first = role not in self._down
+            first, alone = role not in self._down, not self._down
             self._down[role] = (self.clock.now() + timedelta(seconds=self.probe_seconds),
                                 clockmod.monotonic() + self.probe_seconds)
         if first:
-            logger.warning("{} model not answering ({}); background work uses the offline rules, asked again "
+            # the roles usually share one endpoint: one warning for the outage, not one per role
+            logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the offline rules, asked again "
                            "every {:g} min", role, exc, self.probe_seconds / 60)
 
     def _fallback(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict, bool]:
@@ -678,10 +679,13 @@ class Synapse:
             self._down_roles_stored = stored
 
     def _model_back(self, role: str) -> None:
-        """The role's model answered: close its breaker; when no role is left down, tell the user once."""
+        """The role's model answered: close its breaker; when no role is left down, tell the user once.
+
+        Roles on the same endpoint are back with it: the answering server is theirs too."""
+        same = {r for r in ROLES if self.endpoints[r].base_url == self.endpoints[role].base_url}
         with self._lock:
-            was_down = self._down.pop(role, None) is not None
-            self._up_checked.add(role)
+            was_down = any([self._down.pop(r, None) is not None for r in same])
+            self._up_checked.update(same)
         now = self.clock.now()
         try:
             with _atomic():
@@ -690,7 +694,7 @@ class Synapse:
                     stored = set()
                 else:
                     value = dict(row.value or {})
-                    stored = set(value.get("roles") or []) - {role}
+                    stored = set(value.get("roles") or []) - same
                     if stored:
                         Setting.update(value={**value, "roles": sorted(stored)}).where(
                             Setting.key == DOWN_KEY).execute()
