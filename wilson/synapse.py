@@ -60,12 +60,12 @@ _scope = threading.local()
 @contextmanager
 def trace_scope(trace_id: str | None):
     """Model calls made inside (on this thread) belong to `trace_id`: an offline fallback is traced there."""
-    previous = getattr(_scope, "trace_id", None)
-    _scope.trace_id = trace_id
+    previous = getattr(_scope, "trace_id", None), getattr(_scope, "fallback_traced", False)
+    _scope.trace_id, _scope.fallback_traced = trace_id, False
     try:
         yield
     finally:
-        _scope.trace_id = previous
+        _scope.trace_id, _scope.fallback_traced = previous
 
 
 @dataclass(frozen=True)
@@ -626,8 +626,8 @@ class Synapse:
                                 clockmod.monotonic() + self.probe_seconds)
         if first:
             # the roles usually share one endpoint: one warning for the outage, not one per role
-            logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the offline rules, asked again "
-                           "every {:g} min", role, exc, self.probe_seconds / 60)
+            logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the "
+                       "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
 
     def _fallback(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict, bool]:
         offline = _single_shot(endpoint, models=("offline",))
@@ -638,8 +638,8 @@ class Synapse:
         except Rejected as exc:
             raise ModelUnavailable(f"{endpoint.role}: the model is not answering and {exc}") from None
         trace_id = getattr(_scope, "trace_id", None)
-        if trace_id and trace_id not in getattr(_scope, "fallback_traced", ()):
-            _scope.fallback_traced = {trace_id}  # one row per run, not one per round
+        if trace_id and not getattr(_scope, "fallback_traced", False):
+            _scope.fallback_traced = True  # one row per run, not one per round
             from storage import trace
             try:
                 trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {FALLBACK_REASON}",
