@@ -85,7 +85,8 @@ def test_one_notice_over_a_day_down_and_one_when_the_model_is_back(make_app, scr
     log_records = listen()
     scans = 0
     for hour in range(24):  # a day of RAS scans, each with something new to look at
-        app.inject_buffered("email", f"Email {hour}: notes from the team, have a look", {"from": f"c{hour}@example.com"})
+        app.inject_buffered("email", f"Email {hour}: notes from the team, have a look",
+                            {"from": f"c{hour}@example.com"})
         app.advance(timedelta(hours=1))
         scans += 1
     reflex_calls = len(requests_of(server, "reflex"))
