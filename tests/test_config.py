@@ -144,3 +144,10 @@ def test_bin_wilson_runs_from_a_python_without_the_packages(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert bare.returncode == 2
     assert bare.stderr.strip().count("\n") == 0 and "make run" in bare.stderr and ".venv" in bare.stderr
+
+
+def test_the_watchdog_can_be_switched_off_but_not_made_negative(tmp_path):
+    assert configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "0"}).get(
+        "supervisor", "watchdog_seconds") == 0
+    with pytest.raises(configmod.ConfigError, match="supervisor.watchdog_seconds"):
+        configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "-1"})

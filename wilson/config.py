@@ -150,7 +150,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
     },
     "supervisor": {
-        "watchdog_seconds": ("positive", ""),
+        "watchdog_seconds": ("seconds_or_off", "how often the watchdog looks for stuck actors; 0 turns it off"),
         "handler_budget": ("positive", "seconds one handler may take before it counts as stuck"),
         "lease_seconds": ("positive", "how long a claimed message is held before another may take it"),
         "max_restarts": ("count", "restarts of one actor within restart_window before Wilson gives up"),
@@ -167,6 +167,7 @@ EXPECTED = {
     "timezone": "an IANA timezone name such as Europe/Berlin or America/New_York",
     "quiet_hours": "HH:MM-HH:MM (e.g. 22:00-07:00) or off",
     "positive": "a number above 0",
+    "seconds_or_off": "a number of seconds, or 0 for off",
     "number": "a number",
     "count": "a whole number, 0 or more",
     "bool": "true or false",
@@ -209,7 +210,7 @@ def _check(kind: str, value):
         if text in _TRUE or text in _FALSE:
             return text in _TRUE
         raise ValueError
-    if kind in ("positive", "number", "count"):
+    if kind in ("positive", "number", "count", "seconds_or_off"):
         if isinstance(value, bool):
             raise ValueError
         if kind == "count":
@@ -218,7 +219,8 @@ def _check(kind: str, value):
                 raise ValueError
             return number
         number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
-        if number != number or number in (float("inf"), float("-inf")) or (kind == "positive" and number <= 0):
+        if number != number or number in (float("inf"), float("-inf")) or (kind == "positive" and number <= 0) \
+                or (kind == "seconds_or_off" and number < 0):
             raise ValueError
         return number
     text = str(value).strip() if not isinstance(value, (dict, list)) else None
