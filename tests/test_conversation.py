@@ -9,13 +9,13 @@ Scripted model over real HTTP where a model decides; offline where the rules do.
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
 from tests.brain import call, context_of, is_cortex, organ_reply, tool_names
+from tests.test_cortex import tool_results
 from wilson.messages import InboxReady
 from wilson.scripted import ScriptedServer
 
@@ -52,16 +52,6 @@ def scripted(make_app):
 
 def first_rounds(server) -> list[dict]:
     return [r["body"] for r in server.requests if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
-
-
-def tool_answers(server) -> list[dict]:
-    seen, out = set(), []
-    for r in server.requests:
-        for message in r["body"]["messages"]:
-            if message["role"] == "tool" and message["tool_call_id"] not in seen:
-                seen.add(message["tool_call_id"])
-                out.append(json.loads(message["content"]))
-    return out
 
 
 def say(app, text: str) -> Inbox:
@@ -109,7 +99,7 @@ def test_yes_after_a_proposal_approves_it_exactly_once(scripted):
         {"position": 3, "description": "New task: Book flights — due Tue 9 Feb 2027"},
         {"position": 4, "description": "New task: Buy travel insurance — due Thu 11 Mar 2027"}]}]
     assert "decide" in tool_names(first_rounds(server)[1])
-    assert [a["status"] for a in tool_answers(server)[-2:]] == ["decision recorded", "already decided in this run"]
+    assert [a["status"] for a in tool_results(server)[-2:]] == ["decision recorded", "already decided in this run"]
     (decision,) = DecisionRow.select()
     assert (decision.approval_id, decision.action, decision.user_id, decision.status) == (
         approval.id, "approve", str(app.config.get("core", "owner")), "applied")
@@ -161,7 +151,7 @@ def test_a_decision_on_an_item_twice_in_one_run_is_refused(scripted):
     app, server = scripted(planner(answer))
     say(app, "plan my dentist visit")
     say(app, "no documents, yes to everything")
-    assert "already have a decision (reject)" in tool_answers(server)[-1]["error"]
+    assert "already have a decision (reject)" in tool_results(server)[-1]["error"]
     assert [(d.action, d.items) for d in DecisionRow.select()] == [("reject", [2])]
 
 
@@ -212,7 +202,7 @@ def test_a_model_that_calls_decide_in_a_background_run_is_refused_and_traced(scr
     background = first_rounds(server)[-1]
     assert "decide" not in tool_names(background)
     assert "pending_proposals" not in context_of(background)
-    assert "only a run the user started" in tool_answers(server)[-1]["error"]
+    assert "only a run the user started" in tool_results(server)[-1]["error"]
     refused = [t.reason for t in Trace.select().where((Trace.trace_id == row.trace_id) & (Trace.stage == "refused"))]
     assert len(refused) == 1 and refused[0].startswith("decide: decide speaks for the user")
     assert not DecisionRow.select().exists()
@@ -231,7 +221,7 @@ def test_a_run_sees_and_decides_only_its_own_persons_proposals(scripted):
     assert app.wait_idle()
 
     assert context_of(first_rounds(server)[-1])["pending_proposals"] == []
-    assert "has no proposal" in tool_answers(server)[-1]["error"]
+    assert "has no proposal" in tool_results(server)[-1]["error"]
     assert not DecisionRow.select().exists() and Approval.get().status == "pending"
     assert Inbox.get_by_id(row.id).status == "done"
 
