@@ -25,9 +25,8 @@ def proposals_shown(app) -> list[int]:
 
 def stop_actor(app, name: str):
     """Stop one actor the way a crash would leave it: gone, with nothing restarting it yet."""
-    app.supervisor.health[name].state = "stopped"  # the watchdog leaves it down until the test restarts it
     ref = app.supervisor.ref(name)
-    ref.stop()
+    app.supervisor.take_down(name)
     assert not ref.is_alive()
     return ref
 

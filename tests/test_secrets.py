@@ -177,7 +177,7 @@ def test_no_secret_in_logs_traces_tables_files_or_cli_output(tmp_path, monkeypat
     ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
     ("authorization: Basic dTpwYXNzd29yZA==", "dTpwYXNzd29yZA=="),
     ("cannot connect to http://bob:hunter2@127.0.0.1:8080/v1", "hunter2"),
-    ("GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+    ("GET http://127.0.0.1:8081/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
      "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
     ('{"error": "Incorrect API key provided: sk-proj-abcdefghijklmnop1234"}', "abcdefghijklmnop1234"),
     ("url?api_key=s3cr3tvalue&page=2", "s3cr3tvalue"),

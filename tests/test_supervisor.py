@@ -54,7 +54,7 @@ def wait_for(predicate, timeout=5.0):
 
 def make(specs, config=None, **kw):
     ctx = Context(config=config, clock=clockmod.SimClock(NOW), synapse=None, directory=None)
-    sup = Supervisor(ctx, specs, watchdog_seconds=0, **kw)
+    sup = Supervisor(ctx, specs, **kw)  # the watchdog runs as in `wilson run`; tests also call check() themselves
     ctx.directory = sup
     return sup
 

@@ -664,10 +664,10 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
 
 
 def test_a_press_and_modify_words_while_the_gate_is_down_are_kept_and_applied_once(wilson, fake):
-    first = wilson(supervisor_watchdog_seconds=0)  # nobody restarts the gate: as if the process died now
+    first = wilson()
     proposal = propose_japan(fake)
     assert first.wait_idle(10)
-    first.supervisor.ref("approval").stop()
+    first.supervisor.take_down("approval")  # nobody restarts the gate: as if the process died now
     press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
     handled(fake, press)  # acknowledged to Telegram: from here on, the press lives only in the database
     [row] = DecisionRow.select()
@@ -676,7 +676,7 @@ def test_a_press_and_modify_words_while_the_gate_is_down_are_kept_and_applied_on
     assert Topic.select().count() == 0
     first.stop()
 
-    second = wilson(supervisor_watchdog_seconds=0)
+    second = wilson()
     wait_text(fake, OWNER, "Done:")
     assert second.wait_idle(10)
     assert Topic.select().count() == 1 and Task.select().count() == 1
@@ -691,7 +691,7 @@ def test_a_press_and_modify_words_while_the_gate_is_down_are_kept_and_applied_on
     fake.press(OWNER, second_proposal, buttons(second_proposal)["modify"])
     wait_text(fake, OWNER, "What should I change")
     assert second.wait_idle(10)
-    second.supervisor.ref("approval").stop()
+    second.supervisor.take_down("approval")
     words = fake.send_text(OWNER, "Make it April 12 instead")
     handled(fake, words)
     modify = DecisionRow.get(DecisionRow.action == "modify")

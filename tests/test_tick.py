@@ -417,7 +417,7 @@ def start_organism(config, clock, names=("thalamus", "cortex", "telegram")):
     sink: list = []
     ctx = Context(config=config, clock=clock, synapse=None, directory=None)
     specs = [ActorSpec(n, Sink, {"sink": sink}) for n in names] + [ActorSpec("tick", TickActor)]
-    supervisor = Supervisor(ctx, specs, watchdog_seconds=0)
+    supervisor = Supervisor(ctx, specs)
     ctx.directory = supervisor
     supervisor.start()
     return supervisor, sink

@@ -121,6 +121,14 @@ class Supervisor:
                 self._incarnations.pop(ref.actor_urn, None)
             self.health[spec.name].state = "stopped"
 
+    def take_down(self, name: str) -> None:
+        """Stop one actor and leave it stopped (the watchdog does not revive it) until `crashed()` or a
+        restart of the process: what a process that died would leave behind, for tests and maintenance."""
+        self.health[name].state = "stopped"
+        ref = self.ref(name)
+        if ref is not None:
+            ref.stop()
+
     # Directory -----------------------------------------------------------
     def enlist(self, actor) -> None:
         """Called by each actor as it is built: its mailbox reports to us, its handler record is ours to read."""
