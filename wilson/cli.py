@@ -123,6 +123,23 @@ def cmd_pair(opts, config) -> int:
     return 0
 
 
+def open_config(prog: str, home: Path | None, *, first_run: bool = True, warn: bool = True):
+    """What both command lines do first: write the first run's settings file (said on stderr, so --json
+    output stays JSON), then load the configuration. None, after one line per problem, when it is unusable."""
+    notice = configmod.first_run(home) if first_run else None
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
+    try:
+        config = configmod.load(home)
+    except ValueError as exc:
+        for line in str(exc).splitlines():
+            print(f"{prog}: {redact(line)}", file=sys.stderr)
+        return None
+    for warning in config.warnings if warn else ():
+        print(f"{prog}: {redact(warning)}", file=sys.stderr)
+    return config
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
@@ -140,21 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
     sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
     opts = parser.parse_args(argv)
-    home = Path(opts.home) if opts.home else None
-    if opts.command == "run":
-        notice = configmod.first_run(home)
-        if notice:
-            print(notice, file=sys.stderr, flush=True)
-    try:
-        config = configmod.load(home)
-    except ValueError as exc:
-        for line in str(exc).splitlines():
-            print(f"wilson: {redact(line)}", file=sys.stderr)
+    # doctor lists the warnings itself, as things to fix
+    config = open_config("wilson", Path(opts.home) if opts.home else None, first_run=opts.command == "run",
+                         warn=opts.command != "doctor")
+    if config is None:
         return 2
     register(config.secrets())  # once, before anything can print or log
-    if opts.command != "doctor":  # doctor lists them as things to fix
-        for warning in config.warnings:
-            print(f"wilson: {redact(warning)}", file=sys.stderr)
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
                 "config": cmd_config}
     return handlers[opts.command](opts, config)

@@ -20,7 +20,6 @@ from loguru import logger
 
 from wilson import bounds
 from wilson import clock as clockmod
-from wilson import config as configmod
 from wilson.redact import redact
 
 HELP = """Commands (one per line, # starts a comment):
@@ -387,18 +386,11 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     parser.add_argument("--echo", action=argparse.BooleanOptionalAction, default=None,
                         help="print each command before its output (default: when input is piped, without --json)")
     opts = parser.parse_args(argv)
-    home = Path(opts.home) if opts.home else None
-    notice = configmod.first_run(home)
-    if notice and announce:
-        print(notice, file=sys.stderr, flush=True)  # stderr: --json output stays JSON
-    try:
-        config = configmod.load(home)
-    except ValueError as exc:
-        for line in str(exc).splitlines():
-            print(f"wilson-repl: {redact(line)}", file=sys.stderr)
+    from wilson.cli import open_config
+
+    config = open_config("wilson-repl", Path(opts.home) if opts.home else None, first_run=True, warn=announce)
+    if config is None:
         return 2
-    for warning in config.warnings if announce else ():
-        print(f"wilson-repl: {redact(warning)}", file=sys.stderr)
     from wilson.app import Wilson
     from wilson.logs import file_sink
 
