@@ -14,40 +14,15 @@ import pytest
 
 from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
-from tests.brain import call, context_of, is_cortex, organ_reply, tool_names
-from tests.test_cortex import tool_results
+from tests.brain import call, context_of, is_cortex, tool_names
+from tests.test_cortex import scripted, tool_results  # noqa: F401 (scripted is a fixture)
 from wilson.messages import InboxReady
-from wilson.scripted import ScriptedServer
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 PLAN = [call("create_topic", title="Dentist", starts="2027-01-20"),
         call("create_task", title="Prepare documents and questions", due="2027-01-17", topic="Dentist"),
         call("create_task", title="Book flights", due="2027-02-09"),
         call("create_task", title="Buy travel insurance", due="2027-03-11")]
-
-
-@pytest.fixture
-def scripted(make_app):
-    """start(decide) -> (app, server): `decide(context, body)` answers each first-round cortex request."""
-    servers = []
-
-    def start(decide, after=lambda body: {"text": ""}):
-        def reply(body):
-            other = organ_reply(body)
-            if other is not None:
-                return other
-            if body["messages"][-1]["role"] == "tool":
-                return after(body)
-            return decide(context_of(body), body)
-
-        server = ScriptedServer([{"match": lambda body, headers: True, "reply": reply}])
-        server.start()
-        servers.append(server)
-        return make_app(start=START, llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def first_rounds(server) -> list[dict]:

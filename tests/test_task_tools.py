@@ -16,8 +16,8 @@ from actors import tools
 from actors.cortex import RunOutcome, handle_call
 from actors.tick import plan_task
 from storage.models import Approval, ApprovalItem, Schedule, Task, TaskFiring, Topic
-from tests.brain import call, context_of, is_cortex, organ_reply
-from wilson.scripted import ScriptedServer
+from tests.brain import call
+from tests.test_cortex import scripted  # noqa: F401 (a fixture)
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -140,33 +140,10 @@ def test_renaming_a_topic(make_app):
 
 
 # Repeats ------------------------------------------------------------------------------------------
-@pytest.fixture
-def scripted(make_app):
-    servers = []
-
-    def start(calls):
-        def reply(body):
-            other = organ_reply(body)
-            if other is not None:
-                return other
-            if body["messages"][-1]["role"] == "tool" or not is_cortex(body):
-                return {"text": ""}
-            return {"tool_calls": calls}
-
-        server = ScriptedServer([{"match": lambda body, headers: True, "reply": reply}])
-        server.start()
-        servers.append(server)
-        return make_app(start=START, llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
-
-    yield start
-    for server in servers:
-        server.stop()
-
-
 def test_a_proposal_that_repeats_an_open_task_or_topic_says_so(scripted):
-    app, server = scripted([call("create_task", title="File my taxes", due="2027-01-25"),
-                            call("create_topic", title="Japan trip"),
-                            call("create_task", title="Book flights", topic="Trip to Japan")])
+    calls = [call("create_task", title="File my taxes", due="2027-01-25"), call("create_topic", title="Japan trip"),
+             call("create_task", title="Book flights", topic="Trip to Japan")]
+    app, server = scripted(lambda context, body: {"tool_calls": calls})
     now = app.clock.now()
     Task.create(title="File taxes", due=datetime(2027, 1, 25, tzinfo=BERLIN), due_is_date=True, created_at=now)
     Topic.create(title="Trip to Japan", status="active", created_at=now, starts=datetime(2027, 4, 10, tzinfo=BERLIN))
