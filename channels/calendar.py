@@ -53,6 +53,7 @@ be read is kept as it was: unreadable is not the same as deleted.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -1070,24 +1071,26 @@ class IcsFileSource(CalendarSource):
         self.id = f"file:{absolute}" if len(absolute) < 200 else f"file:{self.path.name}:{_short_hash(absolute)}"
         self.label = str(self.path)
 
-    def fetch(self, state):
+    @contextlib.contextmanager
+    def _reading(self):
+        """A file that is gone or unreadable is a SourceError, in one line."""
         try:
-            stat = self.path.stat()
+            yield
         except FileNotFoundError:
             raise SourceError(f"{self.path}: no such file") from None
         except OSError as exc:
             raise SourceError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
+
+    def fetch(self, state):
+        with self._reading():
+            stat = self.path.stat()
         # Inode and change time as well as mtime and size: an editor that replaces the file
         # within one mtime tick, keeping its size, still gives a new inode or ctime.
         seen = [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
         if state.get("sha256") and state.get("stat") == seen:
             return None, state  # unchanged on disk: not even read
-        try:
+        with self._reading():
             data = self.path.read_bytes()
-        except FileNotFoundError:
-            raise SourceError(f"{self.path}: no such file") from None
-        except OSError as exc:
-            raise SourceError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
         documents = [(str(self.path), data)]
         digest = _digest(documents)
         if digest == state.get("sha256"):
