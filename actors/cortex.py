@@ -563,7 +563,7 @@ class CortexActor(WilsonActor):
         return quiet.hold_until(self.config, at)
 
     def on_start(self):
-        released = inbox.recover()
+        released = inbox.recover(self.now())
         if released:
             logger.warning("{} picked up {} unfinished row(s) again", self.name, released)
         for row in inbox.given_up(self.name):

@@ -121,16 +121,24 @@ def release_owner(owner: str) -> int:
                             attempts=Inbox.attempts + 1).where(mine).execute()
 
 
-def recover() -> int:
+def recover(at: datetime) -> int:
     """On start: rows claimed by a process that is gone, or whose lease ran out, go back to pending.
 
     A live owner's rows stay where they are, in this process or another one; a kill is not
-    counted against the row."""
+    counted against the row. Each row taken back is traced, so a run's trace says why it ran twice."""
     owners = [r.owner for r in Inbox.select(Inbox.owner).where(Inbox.status == "claimed").distinct()]
     dead = [o for o in owners if o is None or liveness.owner_alive(o) is False]
     stale = (Inbox.status == "claimed") & ((Inbox.lease_until < wall_now()) | Inbox.lease_until.is_null()
                                            | Inbox.owner.in_(dead or [""]))
-    return Inbox.update(status="pending", claimed_at=None, lease_until=None).where(stale).execute()
+    released = 0
+    with database.atomic():
+        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.owner).where(stale):
+            why = "which is gone" if row.owner in dead else "whose lease ran out"
+            released += Inbox.update(status="pending", claimed_at=None, lease_until=None).where(
+                (Inbox.id == row.id) & stale).execute()
+            trace.record(row.trace_id, "released", "inbox", f"inbox {row.id} taken over from {row.owner}, {why}",
+                         at or wall_now())
+    return released
 
 
 def renew(owners: list[str], lease_seconds: float = LEASE_SECONDS) -> int:

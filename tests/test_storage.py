@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from storage import buffers, inbox, outbox
+from storage import buffers, inbox, outbox, trace
 from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
 from storage.models import Approval, Inbox, SchemaVersion
@@ -78,8 +78,10 @@ def test_a_dead_processes_claims_are_released_on_start_and_a_live_ones_kept(any_
     live = inbox.add(source="x", text="is being worked right now", priority=1, at=NOW)
     inbox.claim_next(NOW, lane="cortex", owner=f"{socket.gethostname()}:{2**22 + 7}:0badc0/cortex#1")
     inbox.claim_next(NOW, lane="cortex", owner=f"{liveness.PROCESS}/cortex#2")
-    assert inbox.recover() == 1
+    assert inbox.recover(NOW) == 1
     assert Inbox.get_by_id(dead.id).status == "pending" and Inbox.get_by_id(dead.id).attempts == 0
+    assert [t.reason for t in trace.path(dead.trace_id) if "taken over" in t.reason] == [
+        f"inbox {dead.id} taken over from {socket.gethostname()}:{2**22 + 7}:0badc0/cortex#1, which is gone"]
     assert Inbox.get_by_id(live.id).status == "claimed"
 
 
