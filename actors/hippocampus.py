@@ -280,11 +280,16 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
 
 # -- interpreting ----------------------------------------------------------------
 
+def _forms_of(word: str) -> set[str]:
+    # Plural and -ing forms of a hint; matching whole words keeps "taxi" out of taxes.
+    return {word, word + "s", word + "es", word + "ing", word + "ed"}
+
+
 def subject_of(title: str) -> tuple[str, str, str]:
     """(subject name, habit phrase, noun phrase) for a task title."""
-    words = set(engram.terms(title))
+    words = set(engram.normalise(title).split())
     for name, hints, habit, noun in SUBJECTS:
-        if words & {t for h in hints for t in engram.terms(h)}:
+        if any(words & _forms_of(h) for h in hints):
             return name, habit, noun
     quoted = f"tasks like '{title.strip()}'"
     return f"title:{engram.normalise(title)}", f"does {quoted}", quoted

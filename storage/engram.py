@@ -5,16 +5,23 @@ principle, calibration) with its provenance and a strength. Storing the same
 thought again (same kind, same normalised text) strengthens the existing row
 instead of adding a second one, so repetition across nights is countable.
 
-Recall must stay cheap as memory grows, so every memory's terms go into an
-inverted index (`MemoryTerm`) when it is stored; a recall is an indexed lookup
-of the query's terms, ranked by matched terms x strength. Plain peewee queries
-only, so SQLite and PostgreSQL behave alike.
+Recall runs on the database's own full-text engine: an FTS5 table kept in step
+with `memory` by triggers on SQLite (bm25 ranking, porter stemming), a generated
+`tsvector` column with a GIN index on PostgreSQL (`ts_rank_cd`, English stemming
+and stop words). Both give the text relevance of a bounded set of candidates;
+that relevance is then blended with importance (kind and strength) and recency
+by weights (`Weights`, config section [memory]), so one API answers on both.
+A hook (`EMBEDDER`) may add a semantic score; it is off unless set.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import math
+import operator
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import peewee
@@ -22,15 +29,15 @@ from loguru import logger
 
 from storage import trace
 from storage.db import claim_transaction, database
-from storage.models import BaseModel, Memory
+from storage.models import Memory
 
 # The key column is a VARCHAR(255); longer texts keep a readable prefix plus a digest
 # so that two different long texts never collide.
 KEY_LIMIT = 255
-TERM_LIMIT = 64
 
-# Words that match nearly every memory add cost to a lookup and nothing to ranking.
-# "user" is here because almost every memory is about the user.
+# Words that match nearly every memory add cost to a lookup and nothing to ranking
+# (SQLite's FTS5 has no stop list of its own). "user" is here because almost every
+# memory is about the user.
 STOPWORDS = frozenset("""
 a an and are as at be been but by can could did do does for from had has have he her
 his i if in into is it its me my no not of on or our she so than that the their them
@@ -42,19 +49,59 @@ _APOSTROPHES = re.compile(r"['\u2019\u02bc]")
 _PUNCT = re.compile(r"[^\w\s]|_")
 _SPACE = re.compile(r"\s+")
 
+FTS_TABLE = "memory_fts"
+SQLITE_FTS = [
+    # External content: the text lives once, in `memory`; the index holds only postings.
+    f"""CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(
+        text, content='memory', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    f"""CREATE TRIGGER IF NOT EXISTS memory_fts_insert AFTER INSERT ON memory BEGIN
+        INSERT INTO {FTS_TABLE}(rowid, text) VALUES (new.id, new.text); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS memory_fts_delete AFTER DELETE ON memory BEGIN
+        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, text) VALUES ('delete', old.id, old.text); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS memory_fts_update AFTER UPDATE OF text ON memory BEGIN
+        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO {FTS_TABLE}(rowid, text) VALUES (new.id, new.text); END""",
+]
+POSTGRES_FTS = [
+    """ALTER TABLE memory ADD COLUMN IF NOT EXISTS search tsvector
+       GENERATED ALWAYS AS (to_tsvector('english', coalesce(text, ''))) STORED""",
+    "CREATE INDEX IF NOT EXISTS memory_search ON memory USING GIN (search)",
+]
+CANDIDATES = 50  # text matches re-ranked by importance and recency; at least limit x 5
 
-class MemoryTerm(BaseModel):
-    """One row per (term, memory): the inverted index behind `recall`."""
+KIND_WEIGHT = {"principle": 1.0, "belief": 0.8, "calibration": 0.6, "interpretation": 0.5, "episode": 0.3}
+LEARNED = ("principle", "belief")
 
-    term = peewee.CharField(max_length=TERM_LIMIT)
-    memory = peewee.ForeignKeyField(Memory, backref="terms", on_delete="CASCADE", index=True)
-
-    class Meta:
-        # Led by term, this one index answers recall's lookups and keeps postings unique.
-        indexes = ((("term", "memory"), True),)
+# Optional semantic scoring: a callable(query, [texts]) -> [similarity 0..1], or None (off).
+EMBEDDER = None
 
 
-ENGRAM_MODELS = [MemoryTerm]
+@dataclass(frozen=True)
+class Weights:
+    """How recall blends text relevance (0..1, best candidate = 1), importance and recency."""
+
+    text: float = 1.0
+    importance: float = 0.3
+    recency: float = 0.15
+    half_life_days: float = 60.0
+    semantic: float = 0.0  # used only when EMBEDDER is set
+
+    @classmethod
+    def from_config(cls, config) -> "Weights":
+        """Section [memory]: weight_text, weight_importance, weight_recency, half_life_days, weight_semantic."""
+        if config is None:
+            return cls()
+        values = {}
+        for name, key in (("text", "weight_text"), ("importance", "weight_importance"),
+                          ("recency", "weight_recency"), ("half_life_days", "half_life_days"),
+                          ("semantic", "weight_semantic")):
+            try:
+                value = config.get("memory", key)
+            except Exception:  # a config without the section answers like an empty one
+                value = None
+            if value is not None:
+                values[name] = float(value)
+        return cls(**values)
 
 
 # -- text ---------------------------------------------------------------------
@@ -74,28 +121,13 @@ def make_key(text: str) -> str:
     return f"{norm[:KEY_LIMIT - len(digest) - 1]}#{digest}"
 
 
-def _stem(word: str) -> str:
-    # A deliberately small suffix stripper: "books", "booked", "booking" and "book"
-    # must meet in one posting list; anything cleverer is not worth a dependency.
-    if len(word) <= 4 or word.isdigit():
-        return word
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            if suffix == "es" and not word.endswith(("ches", "shes", "sses", "xes", "zes")):
-                continue
-            return word[: -len(suffix)]
-    return word
-
-
 def terms(text: str) -> list[str]:
-    """The index terms of a text, in first-seen order, without repeats."""
+    """The searchable words of a text, in first-seen order, without repeats (stemming is the engine's)."""
     seen: dict[str, None] = {}
     for word in normalise(text).split():
         if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
-        seen.setdefault(_stem(word)[:TERM_LIMIT], None)
+        seen.setdefault(word[:64], None)
     return list(seen)
 
 
@@ -105,6 +137,30 @@ def _merge(old: list, new: list) -> list:
         if item not in merged:
             merged.append(item)
     return merged
+
+
+def _postgres() -> bool:
+    return isinstance(database.obj, peewee.PostgresqlDatabase)
+
+
+# -- the index ------------------------------------------------------------------
+
+def install_index(db) -> None:
+    """Create the full-text index for this database (migration 17) and fill it from the memories."""
+    if isinstance(db, peewee.PostgresqlDatabase):
+        for statement in POSTGRES_FTS:  # a generated column fills itself for existing rows
+            db.execute_sql(statement)
+        return
+    for statement in SQLITE_FTS:
+        db.execute_sql(statement)
+    db.execute_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+
+
+def reindex() -> int:
+    """Rebuild the full-text index from the memories; returns how many memories it covers."""
+    if not _postgres():
+        database.execute_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+    return Memory.select().count()
 
 
 # -- writing ------------------------------------------------------------------
@@ -135,12 +191,7 @@ def store(kind: str, text: str, provenance: list[str] | None, at: datetime, *, w
             existing.provenance = _merge(existing.provenance, provenance)
             existing.save(only=[Memory.strength, Memory.provenance])
             return existing
-        memory = Memory.create(kind=kind, text=text, key=key, provenance=provenance, strength=weight,
-                               created_at=at)
-        rows = [{"term": term, "memory": memory.id} for term in terms(text)]
-        for start in range(0, len(rows), 300):  # stays under SQLite's bound-parameter limit
-            MemoryTerm.insert_many(rows[start:start + 300]).execute()
-        return memory
+        return Memory.create(kind=kind, text=text, key=key, provenance=provenance, strength=weight, created_at=at)
 
 
 def find_live(kinds: tuple[str, ...], texts: list[str]) -> dict[tuple[str, str], Memory]:
@@ -165,12 +216,12 @@ def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *,
 
     The result is what storing them one by one gives: a text already live (or seen earlier
     in `entries`) is strengthened by `weight` per mention and gains the provenance; new texts
-    become memories with their index terms. Returns how many memories were created."""
+    become memories. Returns how many memories were created."""
     return write_batch(prepare_batch(kind, entries, weight=weight), at)
 
 
 def prepare_batch(kind: str, entries: list[tuple[str, list[str]]], *, weight: float = 1.0) -> dict:
-    """The pure half of `store_many` (keys, merged provenance, index terms), done before any lock is taken."""
+    """The pure half of `store_many` (keys, merged provenance), done before any lock is taken."""
     merged: dict[str, dict] = {}  # key -> text, provenance, mentions, in first-seen order
     for text, provenance in entries:
         text = (text or "").strip()
@@ -179,8 +230,6 @@ def prepare_batch(kind: str, entries: list[tuple[str, list[str]]], *, weight: fl
         entry = merged.setdefault(make_key(text), {"text": text, "provenance": [], "mentions": 0})
         entry["provenance"] = _merge(entry["provenance"], [str(p) for p in (provenance or [])])
         entry["mentions"] += 1
-    for entry in merged.values():
-        entry["terms"] = terms(entry["text"])
     return {"kind": kind, "weight": weight, "entries": merged}
 
 
@@ -201,35 +250,9 @@ def write_batch(batch: dict, at: datetime) -> int:
             memory.strength += weight * entry["mentions"]
             memory.provenance = _merge(memory.provenance, entry["provenance"])
             memory.save(only=[Memory.strength, Memory.provenance])
-        for start in range(0, len(new), 100):  # RETURNING (SQLite 3.35+, PostgreSQL) names the new ids
-            created = Memory.insert_many(new[start:start + 100]).returning(Memory.id, Memory.key).tuples()
-            postings = [{"term": term, "memory": memory_id}
-                        for memory_id, key in created.execute() for term in merged[key]["terms"]]
-            for first in range(0, len(postings), 300):  # stays under SQLite's bound-parameter limit
-                MemoryTerm.insert_many(postings[first:first + 300]).execute()
+        for start in range(0, len(new), 100):  # the index follows by trigger (SQLite) or generated column
+            Memory.insert_many(new[start:start + 100]).execute()
     return len(new)
-
-
-def reindex() -> int:
-    """Rebuild the term index from the memories; returns how many terms were written."""
-    written = 0
-    with database.atomic():
-        MemoryTerm.delete().execute()
-        batch: list[dict] = []
-        for memory in Memory.select(Memory.id, Memory.text).iterator():
-            batch.extend({"term": term, "memory": memory.id} for term in terms(memory.text))
-            if len(batch) >= 300:
-                written += _flush(batch)
-        written += _flush(batch)
-    return written
-
-
-def _flush(batch: list[dict]) -> int:
-    count = len(batch)
-    if batch:
-        MemoryTerm.insert_many(batch).execute()
-        batch.clear()
-    return count
 
 
 def invalidate(memory_id: int, at: datetime, reason: str) -> bool:
@@ -241,6 +264,26 @@ def invalidate(memory_id: int, at: datetime, reason: str) -> bool:
         # The reason lives in the trace so that `wilson trace memory:<id>` explains it.
         trace.record(f"memory:{memory_id}", "invalidated", "engram", reason, at, data={"memory": memory_id})
     return bool(updated)
+
+
+def derived_from(memory_ids: list[int]) -> list[Memory]:
+    """Live memories whose provenance cites one of `memory_ids` (one step down the ladder)."""
+    wanted = {f"memory:{i}" for i in memory_ids}
+    if not wanted:
+        return []
+    # provenance is a JSON list in a text column: a LIKE narrows, the exact check is in Python
+    like = functools.reduce(operator.or_, [Memory.provenance.contains(f'"{w}"') for w in wanted])
+    query = Memory.select().where(Memory.invalidated_at.is_null() & like)
+    return [m for m in query if wanted & set(m.provenance or [])]
+
+
+def was_retired(kind: str, text: str, provenance: list[str]) -> bool:
+    """True when a memory of this kind and text was invalidated while resting on all of `provenance`:
+    the same evidence must not bring it back."""
+    evidence = {str(p) for p in provenance or []}
+    gone = Memory.select(Memory.provenance).where(Memory.kind == kind, Memory.key == make_key(text),
+                                                  Memory.invalidated_at.is_null(False))
+    return bool(evidence) and any(evidence <= set(m.provenance or []) for m in gone)
 
 
 def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tuple[str, ...] | None = None) -> int:
@@ -257,9 +300,7 @@ def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tu
         removed = 0
         # Chunked so that a large prune stays under SQLite's bound-parameter limit.
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            MemoryTerm.delete().where(MemoryTerm.memory.in_(chunk)).execute()
-            removed += Memory.delete().where(Memory.id.in_(chunk)).execute()
+            removed += Memory.delete().where(Memory.id.in_(ids[start:start + 500])).execute()
     if removed:
         logger.info("pruned {} memories (strength < {}, older than {})", removed, min_strength, cutoff)
     return removed
@@ -280,29 +321,95 @@ def _alive(at: datetime | None):
     return (Memory.created_at <= at) & (Memory.invalidated_at.is_null() | (Memory.invalidated_at > at))
 
 
-def recall_query(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None):
-    """The peewee query behind `recall` (None when the text has no searchable terms)."""
-    wanted = terms(query)
-    if not wanted or limit <= 0:
+COLUMNS = "m.id, m.kind, m.text, m.key, m.provenance, m.strength, m.created_at, m.invalidated_at"
+
+
+def recall_query(query: str, limit: int = 5, at: datetime | None = None, *,
+                 kinds: tuple[str, ...] | None = None) -> tuple[str, list] | None:
+    """(SQL, params) for the text-relevance candidates of `query`, best first; None without searchable words.
+
+    Words are OR-ed: a memory sharing any word with the query is a candidate, and the engine's
+    ranking (bm25 / ts_rank_cd) prefers those sharing more, and rarer, words."""
+    words = terms(query)
+    if not words or limit <= 0:
         return None
-    matched = peewee.fn.COUNT(MemoryTerm.id)
-    score = matched * Memory.strength
-    q = (Memory.select(Memory, matched.alias("matched"), score.alias("score"))
-         .join(MemoryTerm, on=(MemoryTerm.memory == Memory.id))
-         .where(MemoryTerm.term.in_(wanted), _alive(at))
-         .group_by(Memory.id)
-         .order_by(score.desc(), Memory.strength.desc(), Memory.id.desc())
-         .limit(limit))
+    p = database.obj.param
+    where, params = [], []
+    if at is None:
+        where.append("m.invalidated_at IS NULL")
+    else:
+        moment = Memory.created_at.db_value(at)
+        where.append(f"m.created_at <= {p} AND (m.invalidated_at IS NULL OR m.invalidated_at > {p})")
+        params += [moment, moment]
     if kinds:
-        q = q.where(Memory.kind.in_(list(kinds)))
-    return q
+        where.append(f"m.kind IN ({', '.join([p] * len(kinds))})")
+        params += list(kinds)
+    filters = "".join(f" AND {w}" for w in where)
+    if _postgres():
+        # only word characters reach the tsquery, so the text cannot speak its syntax
+        sql = (f"SELECT {COLUMNS}, ts_rank_cd(m.search, q) AS relevance "
+               f"FROM memory m, to_tsquery('english', {p}) q WHERE m.search @@ q{filters} "
+               f"ORDER BY relevance DESC, m.id DESC LIMIT {p}")
+        return sql, [" | ".join(words)] + params + [limit]
+    match = " OR ".join(f'"{w}"' for w in words)
+    sql = (f"SELECT {COLUMNS}, -bm25({FTS_TABLE}) AS relevance FROM {FTS_TABLE} "
+           f"JOIN memory m ON m.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH {p}{filters} "
+           f"ORDER BY bm25({FTS_TABLE}), m.id DESC LIMIT {p}")
+    return sql, [match] + params + [limit]
 
 
-def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None) -> list[Memory]:
-    """Memories sharing terms with `query`, best first (matched terms x strength).
+def text_matches(query: str, limit: int = 5, at: datetime | None = None, *,
+                 kinds: tuple[str, ...] | None = None) -> list[Memory]:
+    """Plain text-relevance recall (bm25 / ts_rank_cd only), best first; each memory carries `.relevance`."""
+    built = recall_query(query, limit, at, kinds=kinds)
+    if built is None:
+        return []
+    sql, params = built
+    return list(Memory.raw(sql, *params))
+
+
+def _importance(memory: Memory) -> float:
+    # Strength counts nights of evidence; past eight more of it adds little.
+    strength = min(1.0, math.log1p(max(memory.strength or 0.0, 0.0)) / math.log1p(8))
+    return 0.5 * KIND_WEIGHT.get(memory.kind, 0.3) + 0.5 * strength
+
+
+def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: str = "") -> list[Memory]:
+    """Order text candidates by the weighted blend; each gains `.score`."""
+    if not memories:
+        return []
+    best = max((m.relevance or 0.0) for m in memories) or 1.0
+    newest = now or max(m.created_at for m in memories)
+    semantic = [0.0] * len(memories)
+    if EMBEDDER is not None and weights.semantic and query:
+        try:
+            semantic = list(EMBEDDER(query, [m.text for m in memories]))
+        except Exception as exc:  # a broken embedder costs ranking quality, never recall itself
+            logger.warning("memory embedder failed: {}", exc)
+    for memory, similarity in zip(memories, semantic):
+        age = max((newest - memory.created_at).total_seconds() / 86400, 0.0)
+        recency = 0.5 ** (age / weights.half_life_days) if weights.half_life_days > 0 else 0.0
+        memory.score = round(weights.text * (memory.relevance or 0.0) / best + weights.importance * _importance(memory)
+                             + weights.recency * recency + weights.semantic * similarity, 6)
+    return sorted(memories, key=lambda m: (-m.score, -m.id))
+
+
+def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None,
+           weights: Weights | None = None) -> list[Memory]:
+    """Memories that speak to `query`, best first: the engine's text relevance blended with importance
+    (kind, strength) and recency by `weights`.
 
     With `at`, recall as things stood then: memories formed by `at` and not yet
-    invalidated at that moment. Each returned memory carries `.matched` and `.score`.
+    invalidated at that moment. Each returned memory carries `.relevance` and `.score`.
     """
-    q = recall_query(query, limit, at, kinds=kinds)
-    return [] if q is None else list(q)
+    if limit <= 0:
+        return []
+    candidates = text_matches(query, max(CANDIDATES, limit * 5), at, kinds=kinds)
+    return rank(candidates, at, weights or Weights(), query)[:limit]
+
+
+def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:
+    """The core profile: the strongest live principles and beliefs, always in context whatever is asked."""
+    query = (Memory.select().where(Memory.kind.in_(list(LEARNED)), _alive(at))
+             .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
+    return list(query)

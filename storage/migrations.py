@@ -24,10 +24,7 @@ def _v1_create_tables(db, migrator):
 
 
 def _v2_engram_index(db, migrator):
-    from storage.engram import ENGRAM_MODELS, reindex
-
-    db.create_tables(ENGRAM_MODELS)
-    reindex()  # memories written before the index existed become recallable
+    """Once a hand-made term index; the database's own full-text search replaced it (v17)."""
 
 
 def _v3_sent_messages(db, migrator):
@@ -115,6 +112,15 @@ def _v13_task_owners(db, migrator):
     add_missing_columns(db, migrator, [models.Task.owner_id, models.Topic.owner_id])
 
 
+def _v17_memory_full_text(db, migrator):
+    """Recall runs on the database's full-text engine (FTS5 / tsvector); the hand-made term index goes."""
+    from storage.engram import install_index
+
+    db.execute_sql('DROP TABLE IF EXISTS "memoryterm"')
+    db.execute_sql('DROP TABLE IF EXISTS "memory_term"')
+    install_index(db)
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -123,6 +129,7 @@ MIGRATIONS = [
     (9, "wake-ups between processes", _v9_notify_between_processes),
     (11, "proposal reasons, reminders and expiry notices", _v11_proposal_life),
     (13, "task and topic owners", _v13_task_owners),
+    (17, "memory recall on the database's full-text search", _v17_memory_full_text),
 ]
 
 
