@@ -129,18 +129,33 @@ def _item_title(item: ApprovalItem) -> str:
 
 
 def _successor_item(item: ApprovalItem, title: str, successors: list[ApprovalItem]) -> ApprovalItem | None:
-    """The item of the modified proposal that replaces `item`: same tool and title, else same place."""
+    """The item of the modified proposal that carries `item` on: the same tool and title, nothing looser.
+
+    An item the user removed has no successor; pairing it with whatever sat in its place once
+    recorded a due move for a task that never existed."""
     key = engram.normalise(title)
     for other in successors:
         if other.tool == item.tool and engram.normalise(_item_title(other)) == key:
             return other
-    same_tool = [o for o in successors if o.tool == item.tool]
-    if len(same_tool) == 1:
-        return same_tool[0]
-    for other in same_tool:
-        if other.position == item.position:
-            return other
     return None
+
+
+def _first_due(approval: Approval, item: ApprovalItem, title: str) -> tuple[datetime | None, list[str]]:
+    """The due `item` had when first proposed, following the modifications back; with the proposals passed."""
+    due, chain, seen = _parse_due((item.args or {}).get("due")), [], {approval.id}
+    current = approval
+    while current.supersedes and current.supersedes not in seen:
+        earlier = Approval.get_or_none(Approval.id == current.supersedes)
+        if earlier is None:
+            break
+        seen.add(earlier.id)
+        match = _successor_item(item, title, list(earlier.items.order_by(ApprovalItem.position)))
+        if match is None:
+            break  # the item was added in a modification: it has no earlier due
+        chain.insert(0, f"approval:{earlier.id}")
+        due = _parse_due((match.args or {}).get("due")) or due
+        current = earlier
+    return due, chain
 
 
 def _approval_episode(approval: Approval, since: datetime, until: datetime) -> dict | None:
@@ -157,6 +172,9 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
     provenance = [f"approval:{approval.id}"] + ([f"approval:{successor_id}"] if successor_id else [])
     facts, lines = [], []
     for item in items:
+        if approval.status == "superseded" and item.status in ("superseded", "pending") and not _successor_item(
+                item, _item_title(item), successors):
+            continue  # removed in the modification: nothing happened to it worth remembering
         if approval.status == "superseded" and item.status in ("superseded", "pending"):
             outcome = "modified"  # only the items still open when the user asked for a change were modified
         elif approval.status == "superseded":
@@ -173,12 +191,21 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
         due = _parse_due((item.args or {}).get("due"))
         fact = {"position": item.position, "tool": item.tool, "title": title, "due": _day(due), "outcome": outcome}
         line = f"“{item.description}” {outcome}"
+        if outcome == "approved" and approval.supersedes:
+            # what the user changed counts once they approved it: a modification they then dropped taught nothing
+            first, chain = _first_due(approval, item, title)
+            if first is not None and due is not None and first.date() != due.date():
+                days = (due.date() - first.date()).days
+                fact.update(first_due=_day(first), moved_days=days)
+                line += (f" after the user moved its due from {_day(first)} to {_day(due)} "
+                         f"({abs(days)} days {'later' if days > 0 else 'earlier'})")
+            provenance = list(dict.fromkeys(chain + provenance))
         if outcome == "modified":
             other = _successor_item(item, title, successors)
             new_due = _parse_due((other.args or {}).get("due")) if other is not None else None
             if other is not None and due is not None and new_due is not None and new_due.date() != due.date():
                 days = (new_due.date() - due.date()).days
-                fact.update(new_due=_day(new_due), moved_days=days)
+                fact.update(new_due=_day(new_due), asked_days=days)
                 line += (f": due moved from {_day(due)} to {_day(new_due)} "
                          f"({abs(days)} days {'later' if days > 0 else 'earlier'}) in proposal {successor_id}")
             elif other is not None:
@@ -340,8 +367,8 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
                 if not title:
                     continue
                 outcome = fact["outcome"]
-                moved = fact.get("moved_days")
-                if outcome == "modified" and moved:
+                moved = fact.get("moved_days")  # set only on an approved item whose due the user moved
+                if outcome == "approved" and moved:
                     pair = (_late(title), _early(title)) if moved > 0 else (_early(title), _late(title))
                     seen.append((pair[0], ep["provenance"], pair[1]))
                 elif outcome == "rejected":
