@@ -103,7 +103,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "daily_budget": ("count", "tokens per role per day for background work"),
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
         "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
-        "playbook": ("text", ""),
+        "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/playbook.toml"),
     },
     "telegram": {
         "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),
@@ -118,11 +118,11 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "path": ("text", "an .ics file"),
         "url": ("url", "an .ics subscription (https:// or webcal://)"),
         "caldav_url": ("url", "a CalDAV server"),
-        "caldav_username": ("text", ""),
+        "caldav_username": ("text", "the CalDAV account"),
         "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
-        "apple": ("bool", ""),
+        "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
@@ -137,8 +137,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     },
     "hippocampus": {
         "schedule": ("cron_or_off", "when memories are consolidated (cron, local time); off disables"),
-        "prune_days": ("positive", ""),
-        "prune_below": ("number", ""),
+        "prune_days": ("positive", "days after which an episode nobody recalled fades (interpretations: 4 times as long)"),
+        "prune_below": ("number", "memories weaker than this are the ones that fade"),
     },
     "attention": {
         "max_per_day": ("count", "proactive interruptions per local day"),
@@ -500,3 +500,53 @@ def describe(config: Config) -> list[str]:
             source = "environment " + source[4:] if source.startswith("env ") else source
             lines.append(f"{key} = {shown}".ljust(48) + f"  # {source}")
     return lines
+
+# Keys Wilson sets for itself at start; a value given for them is overwritten, so they are not documented.
+_INTERNAL = {("core", "primary_channel"), ("core", "buffered_channels")}
+# Defaults of keys read with a fallback in code rather than listed in DEFAULTS.
+_CODE_DEFAULTS = {("llm", "playbook"): "", ("calendar", "apple"): False, ("hippocampus", "prune_days"): 90,
+                  ("hippocampus", "prune_below"): 2}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def docs_markdown() -> str:
+    """docs/configuration.md, made from SCHEMA, DEFAULTS and EXPECTED (`make docs`, `wilson config --docs`);
+    tests/test_config_docs.py fails when the committed file differs, so the page cannot fall behind."""
+    role_keys = {f"{role}_{key}" for role in ROLES for key in _ROLE_KEYS}
+    lines = [
+        "# Configuration",
+        "",
+        "<!-- Generated from wilson/config.py by `make docs` (or `bin/wilson config --docs`); do not edit. -->",
+        "",
+        "Wilson reads its settings from three places, each overriding the one before:",
+        "",
+        "1. the defaults below;",
+        "2. `$WILSON_HOME/wilson.toml` (`WILSON_HOME` defaults to `~/.wilson`); the first `wilson run` writes it",
+        "   with every key commented out and your system's timezone filled in;",
+        "3. the environment: `WILSON_<SECTION>_<KEY>`, e.g. `WILSON_LLM_MODEL` sets `model` in `[llm]`.",
+        "",
+        "Every value is checked at start: a wrong one stops Wilson with one line naming the key, the value and",
+        "what is expected; an unknown key is a warning with a \"did you mean\". `bin/wilson config` shows the",
+        "settings in effect and where each came from, with secrets masked. Keep secrets (keys ending in",
+        f"{', '.join('`' + k + '`' for k in SECRET_KEYS)}) in the environment, not in the file.",
+    ]
+    for section, keys in SCHEMA.items():
+        lines += ["", f"## [{section}]", "", "| Key | Default | What it is | Accepts |", "|---|---|---|---|"]
+        for key, (kind, doc) in keys.items():
+            if (section, key) in _INTERNAL or (section == "llm" and key in role_keys):
+                continue
+            if key in DEFAULTS.get(section, {}):
+                default = DEFAULTS[section][key]
+            else:
+                default = _CODE_DEFAULTS.get((section, key), "")
+            shown = "*(empty)*" if default == "" else f"`{_toml_value(default)}`"
+            env = f"WILSON_{section.upper()}_{key.upper()}"
+            lines.append(f"| `{key}`<br>`{env}` | {_cell(shown)} | {_cell(doc or '')} | {_cell(EXPECTED[kind])} |")
+        if section == "llm":
+            lines += ["", "Each model role (" + ", ".join(f"`{r}`" for r in ROLES) + ") may override "
+                      + ", ".join(f"`{k}`" for k in _ROLE_KEYS) + " with its own key, e.g. `deep_model`",
+                      "(`WILSON_LLM_DEEP_MODEL`) or `fast_base_url`; empty means the shared value above."]
+    return "\n".join(lines) + "\n"

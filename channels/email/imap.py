@@ -1,0 +1,152 @@
+"""A thin wrapper over the standard library's imaplib: connect with the configured security, read
+a folder's UIDVALIDITY and new UIDs, fetch one message (or only its beginning, when it is large)
+without marking it read, append a message to a folder.
+
+Every failure becomes `ImapError` with one line that never carries the password.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import re
+import socket
+import ssl
+
+SECURITIES = ("ssl", "starttls", "none")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class ImapError(Exception):
+    """The server could not be reached or said no; str() is one line for the log and the trace."""
+
+
+def check_security(security: str, host: str) -> str:
+    security = (security or "ssl").strip().lower()
+    if security not in SECURITIES:
+        raise ImapError(f"security {security!r} is not one of {', '.join(SECURITIES)}")
+    if security == "none" and host not in LOOPBACK:
+        raise ImapError(f"security = none is only allowed for a loopback host, not {host}")
+    return security
+
+
+def _quote(folder: str) -> str:
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class ImapClient:
+    def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
+                 timeout: float = 30.0, ssl_context: ssl.SSLContext | None = None):
+        self.security = check_security(security, host)
+        self.host = host
+        self.port = int(port) if port else (993 if self.security == "ssl" else 143)
+        self.username, self._password = username, password
+        self.timeout = timeout
+        self.ssl_context = ssl_context or ssl.create_default_context()
+        self.conn: imaplib.IMAP4 | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.username}@{self.host}:{self.port}"
+
+    def __enter__(self) -> "ImapClient":
+        self.connect()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def connect(self) -> None:
+        try:
+            if self.security == "ssl":
+                conn = imaplib.IMAP4_SSL(self.host, self.port, ssl_context=self.ssl_context, timeout=self.timeout)
+            else:
+                conn = imaplib.IMAP4(self.host, self.port, timeout=self.timeout)
+                if self.security == "starttls":
+                    conn.starttls(ssl_context=self.ssl_context)
+        except (OSError, imaplib.IMAP4.error, ssl.SSLError) as exc:
+            raise ImapError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}: {exc})") from None
+        try:
+            conn.login(self.username, self._password)
+        except imaplib.IMAP4.error as exc:
+            self._shut(conn)
+            raise ImapError(f"{self.host} refused the login for {self.username} ({_said(exc)})") from None
+        except OSError as exc:
+            self._shut(conn)
+            raise ImapError(f"{self.host} dropped the connection at login ({type(exc).__name__})") from None
+        self.conn = conn
+
+    @staticmethod
+    def _shut(conn) -> None:
+        try:
+            conn.shutdown()
+        except Exception:
+            pass
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.logout()
+            except Exception:
+                self._shut(self.conn)
+            self.conn = None
+
+    def _call(self, what: str, fn, *args):
+        if self.conn is None:
+            raise ImapError("not connected")
+        try:
+            typ, data = fn(*args)
+        except (OSError, imaplib.IMAP4.abort, ssl.SSLError, socket.timeout) as exc:
+            self._shut(self.conn)
+            self.conn = None
+            raise ImapError(f"the connection to {self.host} dropped during {what} ({type(exc).__name__})") from None
+        except imaplib.IMAP4.error as exc:
+            raise ImapError(f"{what} failed: {_said(exc)}") from None
+        if typ != "OK":
+            raise ImapError(f"{what} failed: {_said(data)}")
+        return data
+
+    def select(self, folder: str) -> tuple[int, int]:
+        """Open a folder read-only: (UIDVALIDITY, UIDNEXT or 0 when the server does not say)."""
+        self._call(f"SELECT {folder}", self.conn.select, _quote(folder), True)
+        validity = self.conn.untagged_responses.get("UIDVALIDITY", [b"0"])[-1]
+        uidnext = self.conn.untagged_responses.get("UIDNEXT", [b"0"])[-1]
+        return int(validity), int(uidnext)
+
+    def uids_after(self, last_uid: int) -> list[int]:
+        """UIDs above `last_uid`, ascending (a UID range N:* always returns the highest UID: filtered)."""
+        data = self._call("UID SEARCH", self.conn.uid, "SEARCH", None, f"UID {last_uid + 1}:*")
+        uids = [int(u) for u in (data[0] or b"").split() if u.isdigit()]
+        return sorted(u for u in uids if u > last_uid)
+
+    def size(self, uid: int) -> int | None:
+        data = self._call("UID FETCH size", self.conn.uid, "FETCH", str(uid), "(RFC822.SIZE)")
+        for item in data:
+            blob = item[0] if isinstance(item, tuple) else item
+            found = re.search(rb"RFC822\.SIZE (\d+)", blob or b"")
+            if found:
+                return int(found.group(1))
+        return None
+
+    def fetch(self, uid: int, max_bytes: int) -> tuple[bytes | None, int | None]:
+        """(bytes, full size) of one message, without setting \\Seen; only its first `max_bytes` when it is
+        larger. (None, None) when the message is gone (expunged meanwhile)."""
+        size = self.size(uid)
+        if size is None:
+            return None, None
+        part = "BODY.PEEK[]" if size <= max_bytes else f"BODY.PEEK[]<0.{max_bytes}>"
+        data = self._call("UID FETCH", self.conn.uid, "FETCH", str(uid), f"({part})")
+        for item in data:
+            if isinstance(item, tuple) and len(item) >= 2 and isinstance(item[1], (bytes, bytearray)):
+                return bytes(item[1]), size
+        return None, size
+
+    def append(self, folder: str, raw: bytes, flags: str = r"(\Seen)") -> None:
+        self._call(f"APPEND {folder}", self.conn.append, _quote(folder), flags, None, raw)
+
+
+def _said(value) -> str:
+    if isinstance(value, list):
+        value = b" ".join(v if isinstance(v, bytes) else str(v).encode() for v in value if v is not None)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return " ".join(str(value).split())[:200]

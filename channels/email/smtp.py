@@ -1,0 +1,142 @@
+"""Sending mail over SMTP, and the queue row that makes one approved mail go out exactly once.
+
+An approved `send_email` does not talk to the SMTP server itself: the approval gate runs its
+items inside one database transaction, and a send inside it could not be taken back if the
+transaction rolled back. Instead `queue_send` writes an outbox row for the channel "email"
+in that transaction, keyed by the proposal item, with the Message-ID chosen there and then.
+The email channel sends the row: it commits the attempt (`sending_at`) before the SMTP
+transaction and the delivery after it, so a row found with `sending_at` set and not
+delivered is one whose send was cut short. Such a row is never sent again blindly: the
+Sent folder is searched for its Message-ID, and when it is not there the user is told to
+check instead (no duplicate, at the price of asking in that rare case).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import smtplib
+import ssl
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from channels.email.imap import LOOPBACK, check_security, ImapError
+
+
+class SendError(Exception):
+    """The server refused or could not be reached before it took the mail: it was not sent."""
+
+    def __init__(self, reason: str, *, lasting: bool = False):
+        super().__init__(reason)
+        self.lasting = lasting  # retrying cannot help (a refused recipient, a refused login)
+
+
+class SendUnknown(Exception):
+    """The connection broke while the server was taking the mail: it may or may not have gone out."""
+
+
+def message_id_for(key: str, from_address: str) -> str:
+    domain = from_address.rsplit("@", 1)[-1] if "@" in from_address else "wilson.invalid"
+    return make_msgid(idstring="w" + hashlib.sha256(key.encode()).hexdigest()[:20], domain=domain)
+
+
+def build(payload: dict, at: datetime) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = payload["from"]
+    msg["To"] = payload["to"]
+    msg["Subject"] = payload.get("subject") or ""
+    msg["Date"] = format_datetime(at)
+    msg["Message-ID"] = payload["message_id"]
+    if payload.get("in_reply_to"):
+        msg["In-Reply-To"] = payload["in_reply_to"]
+        msg["References"] = " ".join([*(payload.get("references") or []), payload["in_reply_to"]][-20:])
+    msg.set_content(payload.get("body") or "")
+    return msg
+
+
+def queue_send(args: dict, *, key: str, trace_id: str, at: datetime, config) -> dict:
+    """The execution of an approved send_email: one outbox row for the email channel (call it inside the
+    gate's transaction). The same key returns the row written before: approving twice queues once."""
+    from storage import outbox
+
+    sender = str(config.get("email", "from_address") or config.get("email", "username") or "").strip()
+    if not config.get("email", "smtp_host") or not sender:
+        raise SendError("email sending is not set up (no [email] smtp_host or from_address)", lasting=True)
+    payload = {"to": str(args["to"]).strip(), "subject": str(args.get("subject") or ""),
+               "body": str(args.get("body") or ""), "from": sender,
+               "message_id": message_id_for(key, sender)}
+    for extra in ("in_reply_to", "references"):
+        if args.get(extra):
+            payload[extra] = args[extra]
+    row = outbox.add(channel="email", text=f"Email to {payload['to']}: {payload['subject']}", trace_id=trace_id,
+                     key=f"email-send:{key}", at=at, payload=payload, surfaced=False)
+    return {"queued": True, "outbox_id": row.id, "message_id": payload["message_id"]}
+
+
+class SmtpSender:
+    def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
+                 timeout: float = 60.0, ssl_context: ssl.SSLContext | None = None):
+        self.security = check_security(security or "starttls", host)
+        self.host = host
+        self.port = int(port) if port else {"ssl": 465, "starttls": 587, "none": 25}[self.security]
+        self.username, self._password = username, password
+        self.timeout = timeout
+        self.ssl_context = ssl_context or ssl.create_default_context()
+
+    def send(self, msg: EmailMessage) -> dict:
+        """Hand the mail to the server: SendError when it surely did not take it, SendUnknown when it may have."""
+        try:
+            if self.security == "ssl":
+                smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
+            else:
+                smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        except (OSError, smtplib.SMTPException) as exc:
+            raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__})") from None
+        try:
+            try:
+                smtp.ehlo()
+                if self.security == "starttls":
+                    smtp.starttls(context=self.ssl_context)
+                    smtp.ehlo()
+                if self.username and self._password:
+                    smtp.login(self.username, self._password)
+                sender = msg["From"].addresses[0].addr_spec if msg["From"].addresses else str(msg["From"])
+                recipients = [a.addr_spec for a in msg["To"].addresses] if msg["To"] else []
+                if not recipients:
+                    raise SendError("the mail has no recipient", lasting=True)
+                code, said = smtp.mail(sender)
+                if code != 250:
+                    raise SendError(f"the server refused the sender ({code})", lasting=500 <= code < 600)
+                for rcpt in recipients:
+                    code, said = smtp.rcpt(rcpt)
+                    if code not in (250, 251):
+                        raise SendError(f"the server refused {rcpt} ({code} {said.decode(errors='replace')[:100]})",
+                                        lasting=500 <= code < 600)
+            except smtplib.SMTPAuthenticationError:
+                raise SendError(f"{self.host} refused the login for {self.username}", lasting=True) from None
+            except (OSError, smtplib.SMTPException) as exc:
+                raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
+            try:
+                code, said = smtp.data(msg.as_bytes())
+            except smtplib.SMTPDataError as exc:
+                raise SendError(f"the server refused the mail ({exc.smtp_code})", lasting=500 <= exc.smtp_code < 600) \
+                    from None
+            except (OSError, smtplib.SMTPException) as exc:
+                raise SendUnknown(f"the connection to {self.host} broke while it took the mail "
+                                  f"({type(exc).__name__})") from None
+            return {"message_id": str(msg["Message-ID"]), "smtp": f"{code} {said.decode(errors='replace')[:120]}"}
+        finally:
+            try:
+                smtp.quit()
+            except Exception:
+                try:
+                    smtp.close()
+                except Exception:
+                    pass
+
+
+def loopback(host: str) -> bool:
+    return host in LOOPBACK
+
+
+__all__ = ["SendError", "SendUnknown", "SmtpSender", "build", "queue_send", "message_id_for", "ImapError"]

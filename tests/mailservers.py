@@ -1,0 +1,268 @@
+"""Real mail servers on loopback for the email tests: Dovecot (IMAP) and aiosmtpd (SMTP).
+
+Dovecot runs in the foreground from a throwaway directory with its own config, one
+passwd-file user and a maildir, as a non-root user (Dovecot refuses uid 0 for mail).
+aiosmtpd keeps every message it accepts in memory, so a test can count deliveries.
+"""
+
+from __future__ import annotations
+
+import grp
+import imaplib
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wilson import clock as clockmod
+
+USER = "wilson"
+PASSWORD = "mail-test-secret"
+DOVECOT = shutil.which("dovecot") or "/usr/sbin/dovecot"
+
+CONF = """\
+protocols = imap
+listen = 127.0.0.1
+base_dir = {dir}/run
+state_dir = {dir}/state
+log_path = {dir}/dovecot.log
+info_log_path = {dir}/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:{dir}/mail/%u
+default_login_user = {user}
+default_internal_user = {user}
+default_internal_group = {group}
+first_valid_uid = 1
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {dir}/users
+}}
+userdb {{
+  driver = passwd-file
+  args = username_format=%u {dir}/users
+}}
+service imap-login {{
+  chroot =
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service anvil {{
+  chroot =
+}}
+service ipc {{
+  chroot =
+}}
+service stats {{
+  chroot =
+}}
+service pop3-login {{
+  chroot =
+}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DovecotUnavailable(RuntimeError):
+    pass
+
+
+@dataclass
+class Dovecot:
+    """One Dovecot instance: `start()`, `stop()`, and helpers that talk to it as a plain IMAP client."""
+
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dv", dir="/tmp")))
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+    def start(self, attempts: int = 5) -> "Dovecot":
+        if not os.path.exists(DOVECOT):
+            raise DovecotUnavailable("dovecot is not installed (apt-get install dovecot-imapd; .ci/run does it)")
+        if os.getuid() == 0:
+            user = pwd.getpwnam("nobody")
+        else:
+            user = pwd.getpwuid(os.getuid())
+        group = grp.getgrgid(user.pw_gid).gr_name
+        for sub in ("run", "state", "mail"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        (self.root / "users").write_text(
+            f"{USER}:{{PLAIN}}{PASSWORD}:{user.pw_uid}:{user.pw_gid}::{self.root}/mail/{USER}\n")
+        os.chmod(self.root, 0o755)
+        if os.getuid() == 0:
+            for path in [self.root, *self.root.rglob("*")]:
+                if path.name != "users":
+                    os.chown(path, user.pw_uid, user.pw_gid)
+        last = ""
+        for _ in range(attempts):  # Dovecot has no ephemeral port: pick one, and pick again if taken
+            self.port = free_port()
+            conf = self.root / "dovecot.conf"
+            conf.write_text(CONF.format(dir=self.root, user=user.pw_name, group=group, port=self.port))
+            self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT)
+            if self._wait_listening(10.0):
+                return self
+            last = self._log()
+            self.stop(keep_root=True)
+        raise DovecotUnavailable(f"dovecot did not start: {last[-600:]}")
+
+    def _log(self) -> str:
+        out = ""
+        if self.process is not None and self.process.poll() is not None and self.process.stdout:
+            out = self.process.stdout.read().decode(errors="replace")
+        log = self.root / "dovecot.log"
+        return out + (log.read_text(errors="replace") if log.exists() else "")
+
+    def _wait_listening(self, timeout: float) -> bool:
+        deadline = clockmod.monotonic() + timeout
+        while clockmod.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    if s.recv(200).startswith(b"* OK"):
+                        return True
+            except OSError:
+                pass
+            clockmod.pause(0.02)
+        return False
+
+    def stop(self, keep_root: bool = False) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        if self.process is not None and self.process.stdout:
+            self.process.stdout.close()
+        self.process = None
+        if not keep_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    # As a plain client -------------------------------------------------------
+    def client(self) -> imaplib.IMAP4:
+        imap = imaplib.IMAP4("127.0.0.1", self.port, timeout=10)
+        imap.login(USER, PASSWORD)
+        return imap
+
+    def append(self, raw: bytes, folder: str = "INBOX") -> None:
+        self.append_many([raw], folder)
+
+    def append_many(self, messages, folder: str = "INBOX", create: bool = True) -> None:
+        imap = self.client()
+        try:
+            if create and folder != "INBOX":
+                imap.create(folder)
+            for raw in messages:
+                typ, data = imap.append(folder, None, None, raw)
+                assert typ == "OK", data
+        finally:
+            imap.logout()
+
+    def recreate(self, folder: str = "INBOX", messages=()) -> None:
+        """Empty the folder and give it a new UIDVALIDITY, as a server does after rebuilding a mailbox;
+        then put `messages` in again (they get new UIDs, which may be ones the old messages had)."""
+        self._uidvalidity = self.uidvalidity(folder)
+        imap = self.client()
+        try:
+            imap.select(folder)
+            imap.store("1:*", "+FLAGS", r"(\Deleted)")
+            imap.expunge()
+            imap.close()
+        finally:
+            imap.logout()
+        self.doveadm("mailbox", "update", "-u", USER, "--uid-validity", str(self._uidvalidity + 1), folder)
+        self.append_many(messages, folder, create=False)
+
+
+    def doveadm(self, *args: str) -> str:
+        done = subprocess.run([shutil.which("doveadm") or "/usr/bin/doveadm", "-c", str(self.root / "dovecot.conf"),
+                               *args], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def uidvalidity(self, folder: str = "INBOX") -> int:
+        imap = self.client()
+        try:
+            typ, data = imap.status(folder, "(UIDVALIDITY)")
+            return int(data[0].split(b"UIDVALIDITY")[1].strip(b" ()"))
+        finally:
+            imap.logout()
+
+    def folder_messages(self, folder: str) -> list[bytes]:
+        imap = self.client()
+        try:
+            imap.select(folder, readonly=True)
+            typ, data = imap.uid("SEARCH", None, "ALL")
+            out = []
+            for uid in data[0].split():
+                typ, got = imap.uid("FETCH", uid, "(BODY.PEEK[])")
+                out.append(got[0][1])
+            return out
+        finally:
+            imap.logout()
+
+
+class SmtpSink:
+    """aiosmtpd on loopback, port 0; `messages` holds (envelope sender, recipients, bytes) per accepted mail."""
+
+    def __init__(self):
+        from aiosmtpd.controller import Controller
+
+        sink = self
+        self.messages: list[tuple[str, list[str], bytes]] = []
+        self.arrived = threading.Condition()
+        self.auth: list[tuple[str, str]] = []
+
+        class Handler:
+            async def handle_DATA(self, server, session, envelope):
+                with sink.arrived:
+                    sink.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content))
+                    sink.arrived.notify_all()
+                return "250 OK"
+
+        def authenticate(server, session, envelope, mechanism, auth_data):
+            from aiosmtpd.smtp import AuthResult
+
+            sink.auth.append((auth_data.login.decode(), auth_data.password.decode()))
+            return AuthResult(success=auth_data.password.decode() == PASSWORD)
+
+        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate,
+                                             auth_require_tls=False, auth_required=False)
+
+    def start(self, attempts: int = 5) -> "SmtpSink":
+        for attempt in range(attempts):  # this aiosmtpd checks its port by connecting to it: no port 0
+            self.port = free_port()
+            self.controller = self._make(self.port)
+            try:
+                self.controller.start()
+                return self
+            except OSError:
+                if attempt == attempts - 1:
+                    raise
+        return self
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+    def wait_for(self, count: int, timeout: float = 10.0) -> bool:
+        with self.arrived:
+            return self.arrived.wait_for(lambda: len(self.messages) >= count, timeout=timeout)
