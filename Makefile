@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test demo bench bench-quick chaos clean
+.PHONY: run test demo bench bench-quick chaos clean docs
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	WILSON_CORE_TIMEZONE=Europe/Berlin $(BIN)/python bin/wilson-repl --clock sim --start 2027-01-05T08:00:00+01:00 --home $$(mktemp -d) < demo/japan.repl
+
+# docs/configuration.md is made from the config schema; tests/test_config_docs.py fails when it is stale
+docs: $(STAMP)
+	$(BIN)/python bin/wilson config --docs > docs/configuration.md.new && mv docs/configuration.md.new docs/configuration.md
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -1,8 +1,13 @@
-"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`."""
+"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`, `service`.
+
+A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
+traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -20,10 +25,68 @@ To use Telegram: create a bot with @BotFather, then
 and run `make run` again."""
 
 
+LOG_LEVELS = ("TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class UsageError(Exception):
+    """A command line argparse refused; str() is the one line to show."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a mistake as one line (no usage block) and lets main() return the status."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {one_line(message, 200)} (see {self.prog} --help)")
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    """Text from the user (argv, the environment) made fit for one line of an error message."""
+    text = " ".join(_CONTROL.sub(" ", str(text).encode("utf-8", "replace").decode("utf-8")).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def llm_option(value: str) -> str:
+    """--llm checked before anything starts: the mistake is named while nothing needs undoing."""
+    value = value.strip()
+    if value == "offline" or re.match(r"(?i)^https?://[^\s/]+", value):
+        return value
+    if value.startswith("scripted:") and Path(value[len("scripted:"):]).is_file():
+        return value
+    if value.startswith("replay:") and Path(value[len("replay:"):]).is_dir():
+        return value
+    if value.startswith(("scripted:", "replay:")):
+        kind = "file" if value.startswith("scripted:") else "directory"
+        raise argparse.ArgumentTypeError(f"{value.partition(':')[2]!r} is not a {kind} here")
+    raise argparse.ArgumentTypeError(f"{value!r} is not one of: offline, an http(s) URL such as "
+                                     "http://127.0.0.1:11434/v1, scripted:FILE, replay:DIR")
+
+
+def log_level_option(value: str) -> str:
+    level = value.strip().upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a log level: use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def database_problem(config) -> str | None:
+    """A database URL peewee cannot open at all (a scheme it does not know), said before anything starts."""
+    url = str(config.get("database", "url") or "").strip()
+    if not url:
+        return None
+    from playhouse.db_url import schemes
+
+    scheme = url.partition("://")[0].lower()
+    if scheme not in schemes:
+        known = ", ".join(s for s in ("sqlite", "postgresql") if s in schemes)
+        return f"database.url: the scheme {one_line(scheme, 40)!r} is not one Wilson can open (use {known})"
+    return None
+
+
 def cmd_run(opts, config) -> int:
     from wilson.app import Wilson
 
-    if not config.get("telegram", "token") and opts.role == "all":
+    if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
         from wilson.repl import main as repl_main
 
         print(TELEGRAM_HINT, flush=True)
@@ -106,6 +169,9 @@ def cmd_doctor(opts, config) -> int:
 
 
 def cmd_config(opts, config) -> int:
+    if opts.docs:
+        print(configmod.docs_markdown(), end="")
+        return 0
     for line in configmod.describe(config):
         _out(line)
     return 0
@@ -121,6 +187,15 @@ def cmd_pair(opts, config) -> int:
     print(f"The code works once. After {PAIRING_TRIES} wrong codes, or {minutes} minutes, it is void: "
           "run `wilson pair` again for a new one.")
     return 0
+
+
+def cmd_service(opts, config) -> int:
+    from wilson import service
+
+    result = service.main(opts.action, config.home)
+    for line in result.lines:
+        _out(f"wilson service {opts.action}: {line}")
+    return result.code
 
 
 def open_config(prog: str, home: Path | None, *, first_run: bool = True, warn: bool = True):
@@ -141,28 +216,69 @@ def open_config(prog: str, home: Path | None, *, first_run: bool = True, warn: b
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wilson", description="Wilson, a proactive assistant.")
+    try:
+        return _main(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr, flush=True)
+        return 2
+    except SystemExit as exc:  # --help and --version: argparse has printed what was asked
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = Parser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-level", default="INFO", type=log_level_option, help="INFO, DEBUG, WARNING, ...")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
-    run.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
+    run.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
     run.add_argument("--role", choices=("all", "worker", "ingress"), default="all",
                      help="several processes on one PostgreSQL database: workers think, one ingress "
                           "listens and keeps time (default: all in one)")
+    run.add_argument("--no-terminal", action="store_true",
+                     help="never talk through the terminal, even without Telegram (as a service runs)")
     sub.add_parser("status", help="what is waiting, what the models cost today")
     trace = sub.add_parser("trace", help="the path of one stimulus")
     trace.add_argument("id", nargs="?")
     sub.add_parser("doctor", help="check the configured model endpoints")
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
-    sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
+    config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
+    config_cmd.add_argument("--docs", action="store_true", help="print every setting as Markdown (docs/configuration.md)")
+    service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
+    service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
+    if opts.command == "config" and opts.docs:
+        return cmd_config(opts, None)  # the schema's documentation needs no settings
+    home = Path(opts.home).expanduser() if opts.home else configmod.default_home()
+    if home.exists() and not home.is_dir():
+        print(f"wilson: {one_line(home)} is a file; --home (or WILSON_HOME) names a directory", file=sys.stderr)
+        return 2
     # doctor lists the warnings itself, as things to fix
-    config = open_config("wilson", Path(opts.home) if opts.home else None, first_run=opts.command == "run",
+    config = open_config("wilson", home, first_run=opts.command == "run",
                          warn=opts.command != "doctor")
     if config is None:
         return 2
     register(config.secrets())  # once, before anything can print or log
+    problem = database_problem(config)
+    if problem:
+        print(f"wilson: {redact(problem)}", file=sys.stderr)
+        return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
-                "config": cmd_config}
-    return handlers[opts.command](opts, config)
+                "config": cmd_config, "service": cmd_service}
+    import peewee
+
+    try:
+        return handlers[opts.command](opts, config)
+    except (OSError, peewee.OperationalError, peewee.InterfaceError) as exc:
+        # a database that is down or a home that cannot be written: not a bug, and a service manager
+        # may try again (exit 1; 2 would tell it not to)
+        where = config.get("database", "url") or str(config.home / "wilson.sqlite3")
+        print(f"wilson {opts.command}: cannot use {redact(one_line(where, 80))}: "
+              f"{redact(one_line(getattr(exc, 'strerror', None) or exc))}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # `python -m wilson.cli`, as the service unit starts it
+    sys.exit(main())
