@@ -30,7 +30,7 @@ from loguru import logger
 
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Outbox, Setting, Task, Turn
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Outbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
 from wilson.messages import Consolidate
@@ -51,6 +51,7 @@ OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved"
 # Subjects worth naming in a habit; anything else is spoken of by its title.
 # (name, words in a title, habit phrase, noun phrase)
 SUBJECTS = (
+    ("packing", ("pack", "packing", "luggage", "suitcase"), "packs", "packing lists"),
     ("flights", ("flight", "fly", "plane", "airline", "airfare"), "books flights", "flight booking"),
     ("hotels", ("hotel", "accommodation", "airbnb", "hostel"), "books hotels", "hotel booking"),
     ("taxes", ("tax",), "does taxes", "tax filing"),
@@ -333,9 +334,14 @@ def _early(title: str) -> dict:
 
 
 def _unwanted(title: str) -> dict:
+    """A kind of proposal the user turned down: a known subject (every trip's packing list), else the title."""
+    name, _, noun = subject_of(title)
+    if not name.startswith("title:"):
+        return {"pattern": f"rejected:{name}", "text": f"user does not want {noun} proposed",
+                "principle": f"Do not propose {noun}", "noun": noun}
     title = title.strip()
     return {"pattern": f"rejected:{engram.normalise(title)}", "text": f"user does not want tasks like '{title}'",
-            "principle": f"Do not propose tasks like '{title}'"}
+            "principle": f"Do not propose tasks like '{title}'", "noun": f"tasks like '{title}'"}
 
 
 def _unanswered(title: str) -> dict:
@@ -702,3 +708,172 @@ class HippocampusActor(WilsonActor):
         days = float(self.config.get("hippocampus", "prune_days", 90)) if self.config else 90.0
         below = float(self.config.get("hippocampus", "prune_below", BELIEF_AT)) if self.config else BELIEF_AT
         return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below)
+
+
+# -- using what was learned (the cortex's context, the offline planner, proposals) ---------
+
+# Kinds of events and what is worth recalling about each: a trip recalls what the user does
+# about flights and hotels before the plan is made, not only at the flight reminder.
+EVENT_KINDS = (
+    ("trip", ("trip", "travel", "flight", "fly", "holiday", "vacation", "journey", "hotel", "visit", "airport"),
+     "trip travel flights hotels packing passport"),
+    ("exam", ("exam", "test", "revision", "study", "course", "thesis"), "exam study revision"),
+    ("bill", ("bill", "invoice", "rent", "payment", "tax", "subscription"), "bills payment taxes invoice"),
+    ("birthday", ("birthday", "anniversary", "party", "wedding"), "birthday gifts party"),
+    ("appointment", ("dentist", "doctor", "appointment", "checkup", "clinic"), "appointment dentist doctor"),
+    ("documents", ("passport", "visa", "licence", "license", "renew", "renewal"), "documents passport visa renewal"),
+)
+CONTEXT_MEMORIES = 8
+PROFILE_SIZE = 3
+LEARNED_RECALL = ("principle", "belief", "interpretation")
+HOLD_BACK_AT = 3  # rejections (nights) of one kind of proposal before it is no longer made
+EARLIER_BY_DAYS = 7  # how much earlier a habitually late task is proposed
+MIN_LEAD = timedelta(days=1)
+
+
+def event_kinds(*texts: str) -> list[str]:
+    """The kinds of event (trip, exam, bill, ...) the texts speak of, in EVENT_KINDS order."""
+    words = set(engram.normalise(" ".join(t for t in texts if t)).split())
+    return [name for name, hints, _ in EVENT_KINDS if any(words & _forms_of(h) for h in hints)]
+
+
+def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES,
+                      weights: engram.Weights | None = None) -> list[dict]:
+    """What Wilson has learned that bears on a situation, for any planner (the cortex's context, the
+    offline rules). `context` keys, all optional: text (the stimulus), topic (its title), titles (task or
+    event titles), kind (an event kind; found from the texts when absent), people, places.
+
+    Each answer: {"id", "kind", "text", "strength", "why"}, where why says which part of the situation
+    recalled it ("text", "topic: …", "kind: trip", "person: …", "profile"). Beliefs and principles about
+    the event's kind come before a plan is made, and the core profile is always there."""
+    weights = weights or engram.Weights()
+    text = str(context.get("text") or "")
+    topic = str(context.get("topic") or "")
+    titles = [str(t) for t in context.get("titles") or [] if t]
+    kinds = [context["kind"]] if context.get("kind") else event_kinds(text, topic, *titles)
+    expansions = {name: words for name, _, words in EVENT_KINDS}
+    asks: list[tuple[str, str, tuple[str, ...] | None]] = [("text", text, None)]
+    if topic:
+        asks.append((f"topic: {topic}", topic, None))
+    asks += [(f"title: {t}", t, LEARNED_RECALL) for t in titles]
+    asks += [(f"kind: {k}", expansions.get(k, k), LEARNED_RECALL) for k in kinds]
+    asks += [(f"person: {p}", str(p), None) for p in context.get("people") or [] if p]
+    asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
+    found: dict[int, dict] = {}
+    for why, query, only in asks:
+        for memory in engram.recall(query, limit=limit, at=now, kinds=only, weights=weights):
+            if memory.kind == "episode" and why != "text":
+                continue  # an old episode under a broad word is noise; the stimulus' own words may name one
+            found.setdefault(memory.id, _memory_view(memory, why))
+    ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
+    chosen = ranked[:limit]
+    for memory in engram.profile(PROFILE_SIZE, at=now):
+        if memory.id not in {m["id"] for m in chosen}:
+            chosen.append(_memory_view(memory, "profile"))
+    return chosen
+
+
+def _memory_view(memory, why: str) -> dict:
+    return {"id": memory.id, "kind": memory.kind, "text": memory.text, "strength": memory.strength, "why": why}
+
+
+def situation_of(row, topic_title: str | None = None, task_title: str | None = None) -> dict:
+    """The `relevant_memories` context of an inbox row: its text, topic, the titles, places and people in
+    its payload (a calendar event's, a deadline's task, a buffered batch's)."""
+    payload = row.payload or {}
+    parts = [payload] + [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
+    titles = [p.get("title") for p in parts if isinstance(p.get("title"), str)]
+    if task_title:
+        titles.append(task_title)
+    places = [p.get("location") for p in parts if isinstance(p.get("location"), str) and p.get("location")]
+    people = []
+    for part in parts:
+        for key in ("attendees", "organizer", "from", "sender", "people"):
+            value = part.get(key)
+            people += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v]
+    topic = topic_title or (payload.get("topic") if isinstance(payload.get("topic"), str) else None)
+    return {"text": row.text or "", "topic": topic or "", "titles": list(dict.fromkeys(titles)),
+            "people": people[:5], "places": places[:5]}
+
+
+def _you(habit: str) -> str:
+    """'books flights' -> 'book flights': a habit phrase said to the user."""
+    verb, _, rest = habit.partition(" ")
+    verb = "do" if verb == "does" else verb[:-1] if verb.endswith("s") else verb
+    return f"{verb} {rest}".strip()
+
+
+def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
+    """What the learned memory says about proposing this item, or None.
+
+    {"action": "hold", "memory", "because"}: the user turned this kind of proposal down on
+    HOLD_BACK_AT or more nights: it is not proposed; the model is told to ask in one line if it matters.
+    {"action": "earlier", "memory", "because", "due"}: the user habitually does this kind of task late:
+    the due is brought EARLIER_BY_DAYS forward (never closer than a day from now)."""
+    title = (args or {}).get("title")
+    if not isinstance(title, str) or not title.strip():
+        return None
+    unwanted = _unwanted(title)
+    for text in _forms(unwanted):
+        for kind in ("principle", "belief", "interpretation"):
+            memory = engram.find(kind, text)
+            if memory is not None and memory.strength >= HOLD_BACK_AT:
+                return {"action": "hold", "memory": memory.id, "text": memory.text,
+                        "because": f"you turned down {unwanted['noun']} {int(memory.strength)} times"}
+    due = _parse_due(args.get("due"))
+    if due is None:
+        return None
+    late = _late(title)
+    for text in (late["text"], late["principle"], fallback_principle(late["text"])):
+        for kind in ("principle", "belief"):
+            memory = engram.find(kind, text)
+            if memory is None:
+                continue
+            earlier = max(due - timedelta(days=EARLIER_BY_DAYS), now + MIN_LEAD)
+            if earlier.date() >= due.date():
+                return None
+            _, habit, _ = subject_of(title)
+            dated = len(str(args["due"]).strip()) <= 10  # a date stays a date, a moment a moment
+            return {"action": "earlier", "memory": memory.id, "text": memory.text,
+                    "due": earlier.date().isoformat() if dated else earlier.isoformat(),
+                    "because": f"you usually {_you(habit)} late"}
+    return None
+
+
+def memories_for(row, now: datetime, config=None) -> list[dict]:
+    """The memories the cortex puts in a run's context: `relevant_memories` of the row's situation."""
+    payload = row.payload or {}
+    topic_title = task_title = None
+    if isinstance(payload.get("topic_id"), int):
+        topic = Topic.get_or_none(Topic.id == payload["topic_id"])
+        topic_title = topic.title if topic is not None else None
+    if isinstance(payload.get("task_id"), int):
+        task = Task.get_or_none(Task.id == payload["task_id"])
+        if task is not None:
+            task_title = task.title
+            if topic_title is None and task.topic_id:
+                topic = Topic.get_or_none(Topic.id == task.topic_id)
+                topic_title = topic.title if topic is not None else None
+    situation = situation_of(row, topic_title, task_title)
+    weights = engram.Weights.from_config(config)
+    return [{"id": m["id"], "kind": m["kind"], "text": m["text"], "why": m["why"]}
+            for m in relevant_memories(situation, now, weights=weights)]
+
+
+def steer(tool: str, args: dict, now: datetime, effects: list, *, background: bool) -> tuple[dict, dict | None, str]:
+    """A proposal as learned memory shapes it: (args, the answer when it is held back, a description note).
+
+    Only plans Wilson makes by itself are steered (`background`): what the user asks for in words is
+    proposed as asked. Each effect is appended to `effects` with the memory that caused it, for the trace."""
+    advice = proposal_advice(tool, args, now) if background else None
+    if advice is None:
+        return args, None, ""
+    if advice["action"] == "hold":
+        effects.append(f"{tool} “{args.get('title')}” not proposed: memory {advice['memory']} ({advice['text']})")
+        # answered as an error so that the run gets another round in which to ask instead
+        return args, {"error": f"not proposed: {advice['because']} (memory: {advice['text']}). If it still "
+                               "matters, ask the user in one short line instead of proposing it.",
+                      "status": "not proposed", "because": advice["because"]}, ""
+    effects.append(f"{tool} “{args.get('title')}” due {args.get('due')} → {advice['due']}: "
+                   f"memory {advice['memory']} ({advice['text']})")
+    return dict(args, due=advice["due"]), None, f" (earlier than usual: {advice['because']})"

@@ -1,0 +1,183 @@
+"""Memory that changes behaviour: recall by the situation (topic, kind of event, people, places), and
+learned outcomes that shape what is proposed: a kind of proposal the user keeps turning down is held
+back, a task the user habitually does late is proposed earlier with the reason.
+
+Unit tests run on SQLite; the last test is the whole loop through real actors and the scripted model
+server: three trips teach Wilson, and the fourth trip's plan is different because of what it learned.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from actors import hippocampus
+from actors.hippocampus import consolidate, proposal_advice, relevant_memories, situation_of, steer
+from storage import engram
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
+from tests.brain import call, context_of
+from tests.test_cortex import background, cortex_requests, scripted, tool_results  # noqa: F401 (fixture)
+from tests.test_hippocampus import FakeSynapse, at, night, proposal
+
+UTC = timezone.utc
+NOW = datetime(2027, 3, 1, 9, tzinfo=UTC)
+
+
+@pytest.fixture
+def db(tmp_path):
+    handle = open_database(None, tmp_path)
+    migrate()
+    yield handle
+    handle.close()
+
+
+def rejected_on_nights(titles: tuple[str, ...], first: int = 0) -> None:
+    """Each title proposed and rejected, two weeks apart, with a consolidation the night after."""
+    for n, title in enumerate(titles, start=first):
+        day = (date(2027, 1, 10) + timedelta(days=14 * n)).isoformat()
+        proposal(title, day, decided=at(day), status="rejected", item_status="rejected")
+        consolidate(night(day) + timedelta(days=1), FakeSynapse())
+
+
+# Recall by the situation ------------------------------------------------------------------
+def test_a_new_trip_recalls_flight_habits_though_its_text_never_says_flights(db):
+    belief = engram.store("belief", "user books flights late", ["task:1"], NOW - timedelta(days=30), weight=3)
+    engram.store("episode", "The user said: the Japan vase is fragile", ["turn:1"], NOW - timedelta(days=300))
+    engram.store("belief", "user prefers aisle seats", ["turn:2"], NOW - timedelta(days=30), weight=2)
+    row = Inbox(text="New event: Japan, 2–16 April 2027", kind="event", origin="background",
+                payload={"buffers": [{"title": "Trip to Japan", "change": "new", "location": "Tokyo"}]})
+
+    # The stimulus text alone recalls an unrelated episode and nothing about flights.
+    assert [m.text for m in engram.recall(row.text, at=NOW)] == ["The user said: the Japan vase is fragile"]
+
+    situation = situation_of(row)
+    assert situation["titles"] == ["Trip to Japan"] and situation["places"] == ["Tokyo"]
+    memories = relevant_memories(situation, NOW)
+    by_text = {m["text"]: m for m in memories}
+    assert by_text["user books flights late"]["why"] in ("kind: trip", "title: Trip to Japan")
+    assert by_text["user books flights late"]["id"] == belief.id
+    assert [m["text"] for m in memories][0] == "user books flights late"  # a belief about the kind leads
+    assert by_text["user prefers aisle seats"]["why"] == "profile"  # the core profile is always there
+
+
+def test_an_exam_recalls_study_habits_and_a_bill_recalls_payment_habits(db):
+    engram.store("belief", "user starts exam revision two weeks ahead", [], NOW, weight=2)
+    engram.store("belief", "user pays bills late", [], NOW, weight=2)
+    exam = relevant_memories({"text": "Statistics final on 12 June", "titles": ["Statistics final exam"]}, NOW)
+    bill = relevant_memories({"text": "Invoice 2231 from Stadtwerke"}, NOW)
+    assert "user starts exam revision two weeks ahead" in [m["text"] for m in exam if m["why"] != "profile"]
+    assert [m["text"] for m in bill if m["why"] != "profile"] == ["user pays bills late"]
+    assert hippocampus.event_kinds("Trip to Japan", "flight LH 714") == ["trip"]
+    assert hippocampus.event_kinds("Book a taxi") == []
+
+
+def test_recall_by_topic_and_person(db):
+    engram.store("interpretation", "Anna prefers video calls in the morning", [], NOW)
+    engram.store("interpretation", "the wedding budget topic is shared with Ben", [], NOW)
+    found = relevant_memories({"text": "Meeting moved", "topic": "Wedding budget", "people": ["Anna"]}, NOW)
+    whys = {m["text"]: m["why"] for m in found}
+    assert whys["Anna prefers video calls in the morning"] == "person: Anna"
+    assert whys["the wedding budget topic is shared with Ben"] == "topic: Wedding budget"
+
+
+# Outcomes shape proposals --------------------------------------------------------------------
+def test_three_rejected_packing_lists_hold_back_the_next_one_two_do_not(db):
+    rejected_on_nights(("Pack for Lisbon", "Pack for Rome"))
+    assert proposal_advice("create_task", {"title": "Pack for Japan", "due": "2027-04-01"}, NOW) is None
+
+    rejected_on_nights(("Pack for Oslo",), first=2)
+    advice = proposal_advice("create_task", {"title": "Packing list for Japan", "due": "2027-04-01"}, NOW)
+    assert advice["action"] == "hold" and advice["because"] == "you turned down packing lists 3 times"
+    assert Memory.get_by_id(advice["memory"]).text == "user does not want packing lists proposed"
+    assert proposal_advice("create_task", {"title": "Book flights to Japan"}, NOW) is None
+
+
+def test_a_late_habit_brings_the_due_forward_with_its_reason(db):
+    belief = engram.store("belief", "user books flights late", ["task:1", "task:2"], NOW, weight=2)
+    advice = proposal_advice("create_task", {"title": "Book flights to Japan", "due": "2027-03-20"}, NOW)
+    assert advice == {"action": "earlier", "memory": belief.id, "text": "user books flights late",
+                      "due": "2027-03-13", "because": "you usually book flights late"}
+    # never closer than a day from now, and a due already that close is left alone
+    assert proposal_advice("create_task", {"title": "Book flights", "due": "2027-03-05"}, NOW)["due"] == "2027-03-02"
+    assert proposal_advice("create_task", {"title": "Book flights", "due": "2027-03-02"}, NOW) is None
+    assert proposal_advice("create_task", {"title": "Water the plants", "due": "2027-03-20"}, NOW) is None
+
+
+def test_only_plans_wilson_makes_itself_are_steered(db):
+    engram.store("belief", "user books flights late", [], NOW, weight=2)
+    effects: list = []
+    args = {"title": "Book flights", "due": "2027-03-20"}
+    assert steer("create_task", args, NOW, effects, background=False) == (args, None, "")
+    assert effects == []
+    steered, held, note = steer("create_task", args, NOW, effects, background=True)
+    assert steered["due"] == "2027-03-13" and held is None and note == " (earlier than usual: you usually book flights late)"
+    assert effects and "user books flights late" in effects[0]
+
+
+# The whole loop ----------------------------------------------------------------------------
+TRIPS = [("Lisbon", "2027-01-05"), ("Rome", "2027-02-02"), ("Oslo", "2027-03-02"), ("Tokyo", "2027-03-30")]
+TRIP_RE = re.compile(r"Trip to (\w+) on (\d{4}-\d{2}-\d{2})")
+
+
+def plan(ctx, body):
+    """The same script for every trip: a packing list, and flights three weeks before the trip."""
+    found = TRIP_RE.search(ctx["stimulus"]["text"])
+    if not found:
+        return {"text": ""}
+    city, day = found.group(1), date.fromisoformat(found.group(2))
+    return {"tool_calls": [call("create_task", title=f"Pack for {city}", due=(day - timedelta(days=1)).isoformat()),
+                           call("create_task", title=f"Book flights to {city}",
+                                due=(day - timedelta(days=21)).isoformat())]}
+
+
+def trip(app, city: str, day: date) -> Approval:
+    row = background(app, f"Trip to {city} on {day.isoformat()}", source="calendar", kind="event",
+                     payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city}]})
+    return Approval.get(Approval.inbox_id == row.id)
+
+
+def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
+    app, server = scripted(plan, start="2027-01-05T08:00:00+00:00")
+    first_items = None
+    for city, start in TRIPS[:3]:
+        app.clock.set(datetime.fromisoformat(start).replace(hour=8, tzinfo=UTC))
+        day = date.fromisoformat(start) + timedelta(days=42)
+        approval = trip(app, city, day)
+        items = list(approval.items.order_by(ApprovalItem.position))
+        first_items = first_items or [(i.args["title"], i.args["due"]) for i in items]
+        assert [i.args["title"] for i in items] == [f"Pack for {city}", f"Book flights to {city}"]
+        app.decide(approval.id, "reject", items=(1,))
+        app.decide(approval.id, "approve", items=(2,))
+        assert app.wait_idle()
+        flights = Task.get(Task.title == f"Book flights to {city}")
+        # the user books the flights four days after the due
+        done = flights.due + timedelta(days=4, hours=10)
+        Task.update(status="done", completed_at=done).where(Task.id == flights.id).execute()
+        app.clock.set(done.replace(hour=3) + timedelta(days=1))
+        consolidate(app.clock.now(), app.synapse)  # the night, through the scripted model
+    assert first_items == [("Pack for Lisbon", "2027-02-15"), ("Book flights to Lisbon", "2027-01-26")]
+
+    city, start = TRIPS[3]
+    app.clock.set(datetime.fromisoformat(start).replace(hour=8, tzinfo=UTC))
+    day = date.fromisoformat(start) + timedelta(days=42)
+    approval = trip(app, city, day)
+
+    # The plan differs from the same script's first one: no packing list, flights a week earlier, with why.
+    items = list(approval.items.order_by(ApprovalItem.position))
+    scripted_due = (day - timedelta(days=21)).isoformat()
+    assert [(i.args["title"], i.args["due"]) for i in items] == [
+        ("Book flights to Tokyo", (day - timedelta(days=28)).isoformat())]
+    assert "earlier than usual: you usually book flights late" in items[0].description
+    # The request log shows the beliefs that led to it, recalled by the kind of event.
+    memories = context_of(cortex_requests(server)[-1])["memories"]
+    texts = {m["text"]: m["why"] for m in memories}
+    assert "user does not want packing lists proposed" in texts and "user books flights late" in texts
+    assert any(r.get("status") == "not proposed" and "packing lists" in r["because"] for r in tool_results(server))
+    remembered = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
+                                                         & (Trace.stage == "remembered"))]
+    assert any("Pack for Tokyo" in r and "not proposed" in r for r in remembered)
+    assert any(scripted_due in r and "user books flights late" in r for r in remembered), remembered
