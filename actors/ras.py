@@ -7,9 +7,11 @@ about rows it already raised the alarm for is debounced.
 
 Receptors keep their buffers fresh on their own cadence (channels/base.py polls),
 so a calendar change made during the day is here by the next interval. Without a
-model for the `reflex` role, calendar changes are judged by one rule on top of the
-offline provider's keyword rules: a change to an event that starts (or started,
-before a move) later today in the user's timezone is urgent.
+model for the `reflex` role, the offline rules (wilson/offline/urgency.py) judge each row
+by its sender and situation (a child or health situation, travel disruption, a deadline
+today) and by its structure (an event starting within hours), and one more rule here: a
+change to an event that starts (or started, before a move) later today in the user's
+timezone is urgent. Offline urgency ranks; it never breaks quiet hours by itself.
 """
 
 from __future__ import annotations
@@ -57,6 +59,15 @@ def scan_request(rows: list, now: datetime, tz) -> list[dict]:
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": getattr(tz, "key", str(tz)),
             "notice": UNTRUSTED_ITEMS, "items": items}
     return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]
+
+
+def scan_context(rows: list, now: datetime, tz) -> dict:
+    """The scanned rows as structured facts for the offline rules: they judge sender and situation
+    from the payload (who wrote it, what the event is, when it starts), not from the prompt."""
+    return {"kind": "arousal", "now": now.astimezone(tz).isoformat(timespec="minutes"),
+            "timezone": getattr(tz, "key", str(tz)),
+            "items": [{"buffer_id": r.id, "channel": r.channel, "snippet": r.snippet, "text": r.text[:2000],
+                       "payload": r.payload if isinstance(r.payload, dict) else {}} for r in rows]}
 
 
 def _moment(text) -> datetime | None:
@@ -125,7 +136,8 @@ class RasActor(WilsonActor):
 
         try:
             result = self.ctx.synapse.chat("reflex", scan_request(rows, now, self.config.timezone),
-                                           tools=[AROUSAL_TOOL], origin="background", tool_choice="required")
+                                           tools=[AROUSAL_TOOL], origin="background", tool_choice="required",
+                                           context=scan_context(rows, now, self.config.timezone))
         except SynapseError as exc:
             logger.warning("RAS scan of {} row(s) postponed: {}", len(rows), exc)
             return self.retry_alarm()

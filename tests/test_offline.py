@@ -30,7 +30,7 @@ CORTEX_TOOLS = [tool(n) for n in ("list_tasks", "create_topic", "create_task", "
                                   "close_topic", "surface", "request_sync")]
 TRIP_TASKS = {"Check passport validity": "2027-01-10", "Check visa and entry requirements": "2027-01-25",
               "Book flights": "2027-02-09", "Book accommodation": "2027-02-24", "Buy travel insurance": "2027-03-11",
-              "Pack": "2027-04-08"}
+              "Check in": "2027-04-09", "Pack": "2027-04-08"}
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def cortex(synapse, kind, text="", payload=None, origin="background", tasks=(), 
     messages = [{"role": "system", "content": "You are Wilson."},
                 {"role": "user", "content": "CONTEXT " + json.dumps(context, ensure_ascii=False)},
                 {"role": "user", "content": text}, *extra]
-    return synapse.chat("deep", messages, offered, origin=origin)
+    return synapse.chat("deep", messages, offered, origin=origin, context={"kind": "cortex", **context})
 
 
 def calls(result) -> list[tuple[str, dict]]:
@@ -74,8 +74,10 @@ def test_trip_three_months_ahead_becomes_a_prepared_plan(synapse):
                     calendar("new", "Trip to Japan", "2027-04-10", end="2027-04-24", location="Tokyo"))
     assert result.offline
     made = calls(result)
-    assert made[0] == ("create_topic", {"title": "Trip to Japan", "starts": "2027-04-10", "ends": "2027-04-24",
-                                        "notes": "Location: Tokyo"})
+    name, topic = made[0]
+    assert name == "create_topic" and topic["notes"].startswith("Location: Tokyo\nPlanned by the offline rules")
+    assert {k: v for k, v in topic.items() if k != "notes"} == {"title": "Trip to Japan", "starts": "2027-04-10",
+                                                                "ends": "2027-04-24"}
     tasks = {args["title"]: args for name, args in made[1:] if name == "create_task"}
     assert len(tasks) == len(made) - 1
     assert {title: args["due"] for title, args in tasks.items()} == TRIP_TASKS
@@ -83,9 +85,9 @@ def test_trip_three_months_ahead_becomes_a_prepared_plan(synapse):
         assert args["topic"] == "Trip to Japan"
         assert date(2027, 1, 5) < date.fromisoformat(args["due"]) < date(2027, 4, 10)
     assert "passport" in " ".join(tasks).lower() and "visa" in " ".join(tasks).lower()
-    # the offline answer is counted like any model call
-    assert TokenUsage.get(TokenUsage.role == "deep").calls == 1
-    assert synapse.usage_today()["deep"]["prompt_tokens"] > 0
+    # no model answered: no tokens are counted, and the rule that fired comes with the answer
+    assert not TokenUsage.select().exists()
+    assert "“Trip” in the title" in result.rule
 
 
 def test_a_trip_too_close_for_lead_times_gets_no_past_deadlines(synapse):
@@ -128,7 +130,7 @@ def test_cancelled_event_closes_its_topic(synapse):
 
 def test_event_without_a_playbook_match_stays_silent(synapse):
     result = cortex(synapse, "event", "", calendar("new", "Team standup", "2027-01-07T09:00:00+01:00"))
-    assert result.tool_calls == () and result.text == ""
+    assert result.tool_calls == () and result.text.startswith("seen, no plan (offline rules)")
 
 
 def test_the_playbook_is_editable(tmp_path):
@@ -212,7 +214,7 @@ def test_modify_can_drop_an_item_and_move_another(synapse):
                     proposal=japan_proposal())
     tasks = {a["title"]: a["due"] for n, a in calls(result) if n == "create_task"}
     assert "Buy travel insurance" not in tasks
-    assert tasks["Pack"] == "2027-04-07" and len(tasks) == 5
+    assert tasks["Pack"] == "2027-04-07" and len(tasks) == 6
 
 
 def test_modify_it_cannot_understand_changes_nothing(synapse):
@@ -298,8 +300,8 @@ def test_triage_sorts_newsletters_events_and_urgent_mail(synapse):
         {"buffer_id": 6, "channel": "email", "text": "Nice photos from the weekend!", "payload": {}},
         {"buffer_id": 7, "channel": "web", "text": "The visa office closes for holidays on Jan 9.", "payload": {}},
     ]
-    result = synapse.chat("fast", batch("triage", {"now": NOW, "timezone": "Europe/Berlin", "items": items}, "fast"),
-                          [tool("triage")])
+    body = {"now": NOW, "timezone": "Europe/Berlin", "items": items}
+    result = synapse.chat("fast", batch("triage", body, "fast"), [tool("triage")], context={"kind": "triage", **body})
     (name, args), = calls(result)
     assert name == "triage"
     by_id = {entry["buffer_ids"][0]: entry for entry in args["items"]}
@@ -319,13 +321,16 @@ def test_arousal_flags_urgent_items_only(synapse):
         {"buffer_id": 10, "channel": "email", "snippet": "URGENT: please sign the contract asap"},
         {"buffer_id": 11, "channel": "email", "snippet": "Lunch sometime next month?"},
         {"buffer_id": 12, "channel": "web", "snippet": "Your parcel arrives 2027-01-06T14:00"},
+        {"buffer_id": 13, "channel": "email", "snippet": "Your son has a high fever, please pick him up"},
     ]}
-    result = synapse.chat("reflex", batch("arousal", body, "reflex"), [tool("arousal")])
+    result = synapse.chat("reflex", batch("arousal", body, "reflex"), [tool("arousal")],
+                          context={"kind": "arousal", **body})
     (name, args), = calls(result)
     assert name == "arousal" and args["urgent"] is True
-    assert args["buffer_ids"] == [10, 12]
-    calm = synapse.chat("reflex", batch("arousal", {"now": NOW, "items": [body["items"][1]]}, "reflex"),
-                        [tool("arousal")])
+    assert args["buffer_ids"] == [10, 13]  # a parcel tomorrow is news, not an alarm
+    calm_body = {"now": NOW, "items": [body["items"][1]]}
+    calm = synapse.chat("reflex", batch("arousal", calm_body, "reflex"), [tool("arousal")],
+                        context={"kind": "arousal", **calm_body})
     assert calls(calm)[0][1] == {"urgent": False, "reason": "nothing urgent", "buffer_ids": []}
 
 
@@ -341,7 +346,7 @@ def test_plain_chat_without_tools_says_it_is_offline(synapse):
     assert "without a language model" in result.text
     assert synapse.chat("fast", [{"role": "user", "content": "hi"}],
                         response_format={"type": "json_object"}).text == "{}"
-    assert synapse.usage_today()["fast"]["calls"] == 2
+    assert synapse.usage_today()["fast"]["calls"] == 0  # the rules spend no model tokens
 
 
 # -- reading dates and words ----------------------------------------------------------------------

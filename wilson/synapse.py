@@ -83,6 +83,7 @@ class ChatResult:
     completion_tokens: int
     model: str
     offline: bool = False
+    rule: str = ""  # offline answers: the rule that fired
 
 
 class SynapseError(Exception):
@@ -250,9 +251,9 @@ class OfflineTransport:
     def __init__(self, provider):
         self.provider = provider
 
-    def send(self, endpoint: Endpoint, model: str, payload: dict) -> dict:
+    def send(self, endpoint: Endpoint, model: str, payload: dict, context: dict | None = None) -> dict:
         try:
-            return self.provider.complete(payload, role=endpoint.role)
+            return self.provider.complete(payload, role=endpoint.role, context=context)
         except Exception as exc:  # a bug in a rule must read as a failed model, not a crashed actor
             logger.exception("offline provider failed for {}", endpoint.role)
             raise Rejected(redact(f"offline provider failed: {exc}")) from None
@@ -391,7 +392,8 @@ class Synapse:
     def _offline_transport(self):
         if self._offline is None:
             from wilson.offline import OfflineProvider
-            self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None))
+            self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None,
+                                                             home=self.config.get("core", "home") or None))
         return self._offline
 
     # -- public --------------------------------------------------------------
@@ -410,7 +412,10 @@ class Synapse:
         return role in self._down
 
     def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
-             response_format: dict | None = None, tool_choice=None, trace_id: str | None = None) -> ChatResult:
+             response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
+             context: dict | None = None) -> ChatResult:
+        """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
+        "arousal", ...); only the offline rules read it, a model reads the messages."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
         if origin not in ORIGINS:
@@ -428,11 +433,12 @@ class Synapse:
 
         prompt_total = completion_total = 0
         for repair_round in (False, True):
-            body, model, payload, fell_back = self._answer(endpoint, base, origin)
-            prompt, completion = _usage(body, payload)
+            body, model, payload, fell_back = self._answer(endpoint, base, origin, context)
+            ruled = fell_back or self._transports[role].kind == "offline"
+            prompt, completion = (0, 0) if ruled else _usage(body, payload)
             prompt_total += prompt
             completion_total += completion
-            if not fell_back:  # the rules cost no tokens: the budget counts what a model spent
+            if not ruled:  # the rules cost no tokens: the budget counts what a model spent
                 self._account(role, origin, prompt, completion)
             try:
                 text, calls = parse_reply(body, json_wanted)
@@ -447,11 +453,13 @@ class Synapse:
                 logger.warning("{} model {} sent a response of an unknown shape: {!r}", role, model, exc)
                 raise ModelOutputError(f"{role} model {model}: the response is not a chat completion") from None
             result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
-                                completion_tokens=completion_total, model=model,
-                                offline=fell_back or self._transports[role].kind == "offline")
+                                completion_tokens=completion_total, model=model, offline=ruled,
+                                rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
             logger.debug("{} {} answered ({} origin): {} tool calls, {}+{} tokens", role, model, origin,
                          len(calls), prompt_total, completion_total)
-            if trace_id:
+            if ruled:
+                self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
+            elif trace_id:
                 self._trace(trace_id, result, role, origin)
             return result
         raise AssertionError("unreachable")
@@ -480,8 +488,10 @@ class Synapse:
         for role in ROLES:
             u, ep = usage[role], self.endpoints[role]
             spent = u["prompt_tokens"] + u["completion_tokens"]
-            where = ("offline" if self._transports[role].kind == "offline"
-                     else f"{ep.models[0]}, not answering: offline rules" if self.is_down(role) else ep.models[0])
+            if self._transports[role].kind == "offline":
+                lines.append(f"  {role}: no language model (offline rules), no tokens")
+                continue
+            where = f"{ep.models[0]}, not answering: offline rules" if self.is_down(role) else ep.models[0]
             calls = f"{u['calls']} call" + ("" if u["calls"] == 1 else "s")
             line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}"
             if spent >= ep.daily_budget:
@@ -504,6 +514,18 @@ class Synapse:
         self._closers.append(callback)
 
     # -- internals -----------------------------------------------------------
+
+    def _trace_rule(self, trace_id: str | None, result: ChatResult, role: str) -> None:
+        """An offline answer is traced as such, with the rule that fired (never as a model's)."""
+        if not trace_id:
+            return
+        from storage import trace
+        try:
+            trace.record(trace_id, "offline", "synapse", f"{role}: offline rule: {result.rule or 'none'}",
+                         at=self.clock.now(), data={"role": role, "rule": result.rule,
+                                                    "tool_calls": [c.name for c in result.tool_calls]})
+        except peewee.PeeweeException as exc:
+            logger.error("could not trace an offline answer: {}", exc)
 
     def _trace(self, trace_id: str, result: ChatResult, role: str, origin: str) -> None:
         from storage import trace
@@ -549,7 +571,8 @@ class Synapse:
         wait = self.backoff_base * (2 ** attempt)
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
-    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False) -> tuple[dict, str, dict]:
+    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False,
+                 context: dict | None = None) -> tuple[dict, str, dict]:
         """`probe`: the role is known to be down; one attempt per model and a quiet log are enough."""
         transport = self._transports[endpoint.role]
         failures = []
@@ -562,7 +585,8 @@ class Synapse:
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
                 liveness.beat(endpoint.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
-                    body = transport.send(endpoint, model, payload)
+                    body = (transport.send(endpoint, model, payload, context) if transport.kind == "offline"
+                            else transport.send(endpoint, model, payload))
                 except Retryable as exc:
                     last = exc
                     unreachable = unreachable and not exc.answered
@@ -595,17 +619,18 @@ class Synapse:
 
     # -- a model that is down ------------------------------------------------
 
-    def _answer(self, endpoint: Endpoint, base: dict, origin: str) -> tuple[dict, str, dict, bool]:
+    def _answer(self, endpoint: Endpoint, base: dict, origin: str,
+                context: dict | None = None) -> tuple[dict, str, dict, bool]:
         """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
 
         A user's call to a model that is down gets one attempt (no retries) and the honest error."""
         role = endpoint.role
         if self._transports[role].kind == "offline":
-            return (*self._request(endpoint, base), False)
+            return (*self._request(endpoint, base, context=context), False)
         down = self._down.get(role)
         # someone waiting for an answer is worth one attempt; background work is not worth a timeout each
         if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
-            return self._fallback(endpoint, base)
+            return self._fallback(endpoint, base, context)
         try:
             body, model, payload = self._request(endpoint, base, probe=down is not None)
         except ModelUnavailable as exc:
@@ -614,7 +639,7 @@ class Synapse:
             self._open_breaker(role, exc)
             if origin == "user":
                 raise
-            return self._fallback(endpoint, base)
+            return self._fallback(endpoint, base, context)
         if down is not None or role not in self._up_checked:
             self._model_back(role)
         return body, model, payload, False
@@ -629,12 +654,12 @@ class Synapse:
             logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the "
                        "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
 
-    def _fallback(self, endpoint: Endpoint, base: dict) -> tuple[dict, str, dict, bool]:
+    def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None) -> tuple[dict, str, dict, bool]:
         offline = _single_shot(endpoint, models=("offline",))
         transport = self._offline_transport()
         payload = {"model": "offline", **base}
         try:
-            body = transport.send(offline, "offline", payload)
+            body = transport.send(offline, "offline", payload, context)
         except Rejected as exc:
             raise ModelUnavailable(f"{endpoint.role}: the model is not answering and {exc}") from None
         trace_id = getattr(_scope, "trace_id", None)

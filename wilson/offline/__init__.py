@@ -1,0 +1,14 @@
+"""Wilson without a language model: small rule modules behind one provider.
+
+dates (what people write), places (gazetteer), recognition (life events), plans (fitted to
+the time left), urgency and triage (what needs the user), intents (chat), provider (the
+Synapse's offline transport answers through it).
+"""
+
+from wilson.offline.dates import find_dates
+from wilson.offline.intents import reminder_cron
+from wilson.offline.provider import OfflineProvider
+from wilson.offline.recognition import load_playbook
+from wilson.offline.words import words
+
+__all__ = ["OfflineProvider", "find_dates", "load_playbook", "reminder_cron", "words"]

@@ -1,0 +1,73 @@
+"""Triage and arousal without a model: one decision per buffered item, with the rule that fired."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from wilson.offline import urgency
+from wilson.offline.dates import fmt_moment, parse_moment
+
+CALENDAR_CHANGES = ("new", "changed", "cancelled")
+OFFLINE = "offline rule"
+
+
+def summary(text: str, payload: dict) -> str:
+    subject = str(payload.get("subject") or payload.get("title") or "").strip()
+    sender = str(payload.get("from") or "").strip()
+    if not subject:
+        subject = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+    line = f"{subject} (from {sender})" if subject and sender else subject
+    return line[:157] + "…" if len(line) > 160 else line
+
+
+def calendar_summary(payload: dict, tz) -> str:
+    title = payload.get("title") or "an event"
+    start = parse_moment(payload.get("start"), tz)
+    when = fmt_moment(start, tz) if start else "no date"
+    change = payload.get("change")
+    if change == "cancelled":
+        return f"Cancelled: {title} ({when})"
+    if change == "changed":
+        previous = parse_moment((payload.get("previous") or {}).get("start"), tz)
+        if previous and previous != start:
+            return f"Moved: {title} from {fmt_moment(previous, tz)} to {when}"
+        return f"Changed: {title} ({when})"
+    return f"New event: {title} ({when})"
+
+
+def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
+    payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+    if payload.get("change") in CALENDAR_CHANGES:
+        return urgency.judge_calendar(payload, now, tz)
+    text = str(item.get("text") or item.get("snippet") or "")
+    return urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
+                                 str(payload.get("from") or ""), now, tz)
+
+
+def triage_item(item: dict, now: datetime, tz) -> dict:
+    bid = item.get("buffer_id")
+    text = str(item.get("text") or "")
+    payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+    judgement = judge(item, now, tz)
+    entry = {"buffer_ids": [bid] if bid is not None else [], "summary": summary(text, payload),
+             "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
+             "reason": judgement.rule, "topic": None}
+    if payload.get("change") in CALENDAR_CHANGES:
+        entry.update(summary=calendar_summary(payload, tz), topic=payload.get("title") or None)
+    return entry
+
+
+def triage(items: list, now: datetime, tz) -> dict:
+    return {"items": [triage_item(i, now, tz) for i in items if isinstance(i, dict)]}
+
+
+def arousal(items: list, now: datetime, tz) -> dict:
+    urgent_ids, reasons = [], []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        judgement = judge(item, now, tz)
+        if urgency.arousing(judgement):
+            urgent_ids.append(item.get("buffer_id"))
+            reasons.append(f"{item.get('channel') or 'item'}: {judgement.rule}")
+    return {"urgent": bool(urgent_ids), "reason": "; ".join(reasons) or "nothing urgent", "buffer_ids": urgent_ids}

@@ -1,0 +1,46 @@
+"""Content words: what two phrasings of one task share ("booking flights" and "Book flights")."""
+
+from __future__ import annotations
+
+import re
+
+STOP_WORDS = set("""
+a about after all also am an and any are as at be been before both but by can could did do does done don't
+for from get got had has have i i'm i've if in into is it it's its just let me my need no not now of off on
+once or our please put set so some than that the their them then there these this those to too up us was we
+what when which while who will with would you your yours move change make it's by until till due date
+skip drop remove without delete cancel instead rather want dont task tasks topic one item
+""".split())
+MONTH_WORDS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+               "nov", "dec"}
+DAY_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
+             "tonight", "week", "next", "weekend", "month"}
+
+
+def words(text: str) -> set[str]:
+    out = set()
+    for word in re.findall(r"[a-z0-9][a-z0-9'’-]*", (text or "").lower()):
+        word = word.replace("’", "'").strip("'-")
+        if word.endswith("'s"):
+            word = word[:-2]
+        if not word or word in STOP_WORDS or word in MONTH_WORDS or word in DAY_WORDS or word[0].isdigit():
+            continue
+        if word.endswith("xes"):
+            word = word[:-2]
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        if len(word) > 5 and word.endswith("ing"):
+            word = word[:-3]
+        out.add(word)
+    return out
+
+
+def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("title") or "")) -> dict | None:
+    """The item sharing most words with `wanted` (the first on a tie); None when none shares any."""
+    found, score = None, 0
+    for item in items:
+        shared = len(wanted & words(key(item)))
+        if shared > score:
+            found, score = item, shared
+    return found
