@@ -50,6 +50,7 @@ class DecisionResult:
     inbox_id: int | None = None
     task_ids: list = field(default_factory=list)
     revived: int | None = None  # the new proposal an expired one came back as
+    deliveries: list = field(default_factory=list)  # (channel, outbox id) an approved item wrote, to nudge
 
 
 def render(approval: Approval, tz) -> str:
@@ -389,11 +390,12 @@ def hold_open(approval: Approval, now: datetime) -> None:
 
 
 def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task,
-            rest: str | None = None, owner: str | None = None) -> DecisionResult:
+            rest: str | None = None, owner: str | None = None, config=None) -> DecisionResult:
     """Execute the chosen items exactly once, in one transaction; `rest="reject"` rejects the items not
     chosen in the same transaction (a confirm after per-item toggles: these, and not the others).
-    What the items create belongs to the approver; `owner` (the configured one) sees every topic."""
-    executed, failed, task_ids, left_out = [], [], [], []
+    What the items create belongs to the approver; `owner` (the configured one) sees every topic;
+    `config` says which skills are on (an item of a skill turned off fails)."""
+    executed, failed, task_ids, left_out, deliveries = [], [], [], [], []
     created_topics: dict = {}
     with database.atomic():
         hold_open(approval, now)
@@ -404,8 +406,9 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
                 continue
             try:
                 with database.atomic():
-                    result = tools.execute_mutation(item.tool, item.args, now, tz, created_topics,
-                                                    approver=approval.approver, owner=owner)
+                    result, sent = tools.execute_approved(item, approval.approver, now, tz, created_topics,
+                                                          owner=owner, config=config)
+                deliveries += sent
             except Exception as exc:  # one broken item must not undo the others
                 ApprovalItem.update(status="failed", result={"error": str(exc)}).where(ApprovalItem.id == item.id).execute()
                 failed.append(f"{item.description} ({exc})")
@@ -436,7 +439,8 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
         text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {i.description}" for i in left_out)
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
-    return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids)
+    return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
+                          deliveries=deliveries)
 
 
 def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:
@@ -694,6 +698,8 @@ class ApprovalActor(WilsonActor):
             self.present(result.revived)
         if result.inbox_id:
             self.tell("cortex-realtime", InboxReady())
+        for channel, outbox_id in result.deliveries:
+            self.tell(channel, Deliver(outbox_id))
         if box is not None:
             self.tell(decision.channel, Deliver(box.id))
         if approval is not None and (result.settled or result.stage == "modify"):
@@ -754,10 +760,10 @@ class ApprovalActor(WilsonActor):
             if not decision.items:
                 return DecisionResult("Choose at least one item, or reject the proposal.")
             return approve(approval, decision.items, now, self.config.timezone, self.plan_task, rest="reject",
-                           owner=self.config.get("core", "owner"))
+                           owner=self.config.get("core", "owner"), config=self.config)
         if decision.action == "approve":
             return approve(approval, decision.items, now, self.config.timezone, self.plan_task,
-                           owner=self.config.get("core", "owner"))
+                           owner=self.config.get("core", "owner"), config=self.config)
         if decision.action == "reject":
             return reject(approval, decision.items, now)
         if decision.action == "modify":

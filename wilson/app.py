@@ -21,6 +21,7 @@ from storage.db import hold_for_process, is_postgres, open_database, writes_firs
 from storage.migrations import migrate
 from storage.models import Approval, Outbox
 from wilson import clock as clockmod
+from wilson import skills
 from wilson.actor import Context
 from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
@@ -37,7 +38,8 @@ WORKER_ACTORS = {"silent", "approval", "cortex", "cortex-realtime"}
 
 
 def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSpec]:
-    """Actors in start order. Senses that deliver come first; the tick, which drives time, comes last.
+    """Actors in start order. Senses that deliver come first; the channels of the enabled skills
+    (wilson/skills.py) follow the organs, by priority; the tick, which drives time, comes last.
 
     `role` splits Wilson over processes sharing one PostgreSQL database: `worker` runs the
     cortex and the gate (start as many as you like), `ingress` everything else (exactly
@@ -48,7 +50,6 @@ def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSp
     from actors.ras import RasActor
     from actors.thalamus import ThalamusActor, TriageActor
     from actors.tick import TickActor
-    from channels.calendar import CalendarChannel
     from channels.repl import ReplChannel
     from channels.silent import SilentChannel
 
@@ -64,17 +65,27 @@ def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSp
         ActorSpec("ras", RasActor),
         ActorSpec("hippocampus", HippocampusActor),
     ]
-    if config.get("telegram", "token"):
-        from channels.telegram import TelegramChannel
-
-        specs.append(ActorSpec("telegram", TelegramChannel))
-    specs.append(ActorSpec("calendar", CalendarChannel))
+    taken = {s.name for s in specs} | {"tick"}
+    for channel in skills.channels(config):
+        if channel.name in taken:
+            logger.warning("a skill's channel {} has the name of another actor; it is left out", channel.name)
+            continue
+        taken.add(channel.name)
+        specs.append(ActorSpec(channel.name, channel.actor_class(), dict(channel.kwargs)))
     specs.append(ActorSpec("tick", TickActor))
     if role == "worker":
         return [s for s in specs if s.name in WORKER_ACTORS]
     if role == "ingress":
         return [s for s in specs if s.name not in WORKER_ACTORS - {"silent", "approval"}]
     return specs
+
+
+def channel_roles(config: Config) -> tuple[str, list[str]]:
+    """The primary channel (the first enabled channel the user converses on, else the terminal) and
+    the buffered channels the thalamus syncs and the tick polls."""
+    found = skills.channels(config)
+    primary = next((c.name for c in found if c.converses), "repl")
+    return primary, [c.name for c in found if c.buffered]
 
 
 class Wilson:
@@ -95,8 +106,9 @@ class Wilson:
             if not default.exists():  # the REPL's `calendar add` fills it; an empty one is not an error
                 default.parent.mkdir(parents=True, exist_ok=True)
                 default.write_text(EMPTY_CALENDAR)
-        config.set("core", "primary_channel", "telegram" if config.get("telegram", "token") else "repl")
-        config.set("core", "buffered_channels", ["calendar"])
+        primary, buffered = channel_roles(config)
+        config.set("core", "primary_channel", primary)
+        config.set("core", "buffered_channels", buffered)
         self.db = open_database(config.get("database", "url"), config.home)
         migrate()
         if config.get("telegram", "token") and config.get("core", "owner") == DEFAULTS["core"]["owner"]:

@@ -177,6 +177,14 @@ def cmd_config(opts, config) -> int:
     return 0
 
 
+def cmd_skills(opts, config) -> int:
+    from wilson import skills
+
+    for line in skills.describe(config):
+        _out(line)
+    return 0
+
+
 def cmd_pair(opts, config) -> int:
     from channels.telegram_access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 
@@ -244,6 +252,7 @@ def _main(argv: list[str] | None) -> int:
     trace.add_argument("id", nargs="?")
     sub.add_parser("doctor", help="check the configured model endpoints")
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
+    sub.add_parser("skills", help="the installed skills, their tools and channels ([skills] disabled turns one off)")
     config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
     config_cmd.add_argument("--docs", action="store_true", help="print every setting as Markdown (docs/configuration.md)")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
@@ -266,7 +275,7 @@ def _main(argv: list[str] | None) -> int:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
-                "config": cmd_config, "service": cmd_service}
+                "config": cmd_config, "service": cmd_service, "skills": cmd_skills}
     import peewee
 
     try:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
+from wilson import skills
+
 DEFAULTS: dict[str, dict] = {
     "core": {
         "timezone": "UTC",
@@ -75,6 +77,7 @@ DEFAULTS: dict[str, dict] = {
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
+    "skills": {"disabled": []},
 }
 
 SECRET_KEYS = ("token", "api_key", "password", "secret")
@@ -156,6 +159,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "max_restarts": ("count", "restarts of one actor within restart_window before Wilson gives up"),
         "restart_window": ("positive", "seconds"),
     },
+    "skills": {"disabled": ("list", "skills to turn off by name, e.g. [\"calendar\"] (`wilson skills` lists them)")},
 }
 _ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
               "daily_budget", "user_reserve")
@@ -377,9 +381,26 @@ def _place(data, sources, problems, warnings, section: str, key: str, value, ori
     sources[(section, key)] = origin
 
 
+# Installed skills bring their own [<skill name>] sections (wilson/skills.py); they are added to
+# DEFAULTS and SCHEMA before a load, and `check(values)` adds a skill's own problems, one line each.
+SKILL_CHECKS: dict[str, object] = {}
+
+
+def add_skill_sections() -> dict[str, str]:
+    """Add the sections of installed skills; {name: why it could not be loaded} for the broken ones."""
+    found, broken = skills.sections()
+    for name, section in found.items():
+        if name in SCHEMA and name not in SKILL_CHECKS:
+            broken[name] = f"its section [{name}] is a built-in one"
+            continue
+        DEFAULTS[name], SCHEMA[name], SKILL_CHECKS[name] = dict(section.defaults), dict(section.schema), section.check
+    return broken
+
+
 def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
     """Build the configuration for one Wilson home directory; ConfigError names every wrong value."""
     environ = os.environ if environ is None else environ
+    broken = add_skill_sections()
     home = Path(home) if home else Path(environ.get("WILSON_HOME") or default_home())
     data = copy.deepcopy(DEFAULTS)
     sources = {(section, key): "default" for section, values in DEFAULTS.items() for key in values}
@@ -411,6 +432,12 @@ def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
         if not key or section not in SCHEMA:
             continue  # WILSON_FAULT_POINTS and the like belong to tools, not to the configuration
         _place(data, sources, problems, warnings, section, key, value, f"env {name}")
+    off = set(data["skills"]["disabled"])
+    warnings += [f"skill {name} could not be loaded ({why}); it is left out" for name, why in broken.items()
+                 if name not in off]
+    for name, check in SKILL_CHECKS.items():
+        if check is not None and name not in off:
+            problems += [f"[{name}] {problem}" for problem in check(dict(data.get(name, {})))]
     if problems:
         raise ConfigError("\n".join(problems))
     return Config(home=home, data=data, sources=sources, warnings=warnings)

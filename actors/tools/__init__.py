@@ -1,0 +1,141 @@
+"""The cortex's tools: the cortex's own (core.py) and those of the enabled skills (wilson/skills.py),
+one module per built-in skill (tasks.py, reminders.py, calendar.py; telegram.py is a channel only).
+
+Read tools run at once (`run_read`). Mutations never run when the model calls them: the cortex
+validates and describes them (`validate_mutation`, `describe_item`), the call becomes a proposal,
+and only the approval gate executes them, through `execute_approved`, which refuses any item the
+gate has not claimed from an approved proposal. Decision tools (`surface`, `request_sync`, `decide`)
+are interpreted by the cortex itself; `decide` is offered only to runs the user started.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from actors.tools import core
+from actors.tools.common import (EARLIEST_YEAR, LATEST_YEAR, LIMITS, SURFACE_LIMIT, _is_int, _short,  # noqa: F401
+                                 already, calendar_events, describe_cron, parse_when, reminder_at, reminder_views,
+                                 repeated, show_span, show_when, similar_titles, storable, task_view, topic_view,
+                                 valid_windows, visible_to)
+from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RULE, _quoted, defang,  # noqa: F401
+                                    hosts_in, own_hosts, source_label, untrusted_block)
+from storage.models import ApprovalItem
+from wilson import skills
+from wilson.skills import DECISION, MUTATE, READ, Call, Tool, Toolbox  # noqa: F401
+
+
+class NotAvailable(Exception):
+    """An approved item whose tool cannot act (not yet, or its skill is off): it fails with this reason."""
+
+
+class NotApproved(Exception):
+    """A mutation asked to run for an item the approval gate has not claimed from an approved proposal."""
+
+
+@functools.cache
+def _toolbox(off: frozenset) -> Toolbox:
+    return Toolbox([tool() for tool in core.TOOLS], [s for s in skills.installed()
+                                                      if s.skill is not None and s.name not in off])
+
+
+def toolbox(config=None) -> Toolbox:
+    """The tools in use with this configuration ([skills] disabled); every installed skill's without one."""
+    return _toolbox(frozenset(skills.disabled(config)))
+
+
+def __getattr__(name: str):
+    # the default toolbox, looked up late: the skills that fill it import this package
+    if name == "TOOLS":
+        return toolbox().order
+    if name == "BY_NAME":
+        return dict(toolbox().tools)
+    raise AttributeError(name)
+
+
+def schemas(user_run: bool = False, box: Toolbox | None = None) -> list[dict]:
+    return (box or toolbox()).schemas(user_run)
+
+
+def kind_of(name: str, box: Toolbox | None = None) -> str | None:
+    return (box or toolbox()).kind_of(name)
+
+
+def known_args(name: str, args: dict, box: Toolbox | None = None) -> dict:
+    tool = (box or toolbox()).get(name)
+    return tool.known_args(args) if tool else {}
+
+
+def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None,
+             owner: str | None = None, box: Toolbox | None = None) -> object:
+    """`user_id`, `owner`: whose run reads, for `visible_to`; None reads everything."""
+    if not isinstance(args, dict):
+        raise ValueError("arguments must be a JSON object")
+    return (box or toolbox()).run_read(name, args, Call(now=now, tz=tz, user_id=user_id, owner=owner))
+
+
+def validate_mutation(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
+                      now: datetime | None = None, box: Toolbox | None = None) -> str | None:
+    """Why the model's call cannot become a proposal, or None. A task or topic the asking person may
+    not see is answered as missing: its title must not reach them through a proposal."""
+    tool = (box or toolbox()).get(name)
+    if tool is None or tool.kind != MUTATE:
+        return f"{name} is not a mutation tool"
+    if tool.unavailable:
+        return tool.unavailable
+    return tool.validate(args, Call(now=now, tz=tz, user_id=user_id, owner=owner))
+
+
+def describe_item(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
+                  box: Toolbox | None = None) -> str:
+    """What the user is approving, with every free-text argument in full; `user_id`, `owner`: whose
+    proposal it is, so "you already have" names only what they can see (`visible_to`)."""
+    tool = (box or toolbox()).get(name)
+    if tool is None:
+        return f"{name} {args}"
+    return tool.describe(args, Call(now=None, tz=tz, user_id=user_id, owner=owner))
+
+
+def hints(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
+          box: Toolbox | None = None) -> dict:
+    tool = (box or toolbox()).get(name)
+    return tool.hints(args, Call(now=now, tz=tz, user_id=user_id, owner=owner)) if tool else {}
+
+
+# Executing approved mutations: the approval gate is the only caller --------------------------
+def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz: ZoneInfo, scratch: dict,
+                     owner: str | None = None, config=None, box: Toolbox | None = None) -> tuple[dict, list]:
+    """Apply one approved item, inside the gate's transaction; (its result, the (channel, outbox id)
+    rows it wrote for a channel to deliver, to be nudged after the commit). `scratch` is shared by the
+    items of one proposal (a topic created by item 1 is found by a task in item 2); `approver` owns
+    what it creates."""
+    claimed = ApprovalItem.get_or_none(ApprovalItem.id == item.id)
+    if claimed is None or claimed.status != "executing":
+        raise NotApproved(f"item {item.id} was not approved and claimed by the approval gate")
+    box = box or toolbox(config)
+    tool = box.get(claimed.tool)
+    if tool is None:
+        owner_skill = next((s.name for s in skills.installed() if s.skill is not None
+                            and claimed.tool in {t.name for t in s.skill.tool_objects()}), None)
+        if owner_skill is not None:
+            raise NotAvailable(f"the {owner_skill} skill is turned off")
+        raise NotAvailable(f"no installed skill can do {_short(claimed.tool)}")
+    if tool.kind != MUTATE:
+        raise ValueError(f"cannot execute {claimed.tool}")
+    if tool.unavailable:
+        raise NotAvailable(tool.unavailable)
+    sent = []
+
+    def sender(channel: str, text: str, payload: dict) -> int:
+        from storage import outbox
+
+        row = outbox.add(channel=channel, text=text, payload=payload, at=now, trace_id=claimed.approval.trace_id,
+                         key=f"item:{claimed.id}:{len(sent)}")
+        sent.append(row.id)
+        return row.id
+
+    call = Call(now=now, tz=tz, user_id=approver, owner=owner, config=config, scratch=scratch, item_id=claimed.id,
+                trace_id=claimed.approval.trace_id, sender=sender)
+    result = tool.execute(dict(claimed.args or {}), call)
+    return (result if isinstance(result, dict) else {"result": result}), list(call.deliveries)

@@ -1,0 +1,321 @@
+"""What the built-in skills' tools share: argument schemas and limits, dates as models send them
+and as people read them, the views of tasks and topics, who may see what, reminders in words,
+the calendar as the calendar channel saw it, and repeats of what the user already has."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import peewee
+from cron_descriptor import ExpressionDescriptor, Options
+
+from storage.models import ReceptorBuffer, Schedule, Task, Topic
+from wilson.clock import UTC, as_utc
+from wilson.skills import Call, Tool
+from wilson.skills import is_int as _is_int, short as _short, storable  # noqa: F401 (shared by the tools)
+
+
+def _obj(required=(), **props) -> dict:
+    # Sent with every cortex call, so only what tells the model something: no empty "required",
+    # no "additionalProperties" (the cortex reads only the arguments it knows; the rest is ignored).
+    schema = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+S = {"type": "string"}
+I = {"type": "integer"}
+WHEN = {"type": "string", "description": "YYYY-MM-DD or ISO datetime"}
+POSITIONS = {"type": "array", "items": {"type": "integer"},
+             "description": "item positions; leave out for the whole proposal"}
+
+# The longest text each argument may carry; anything longer is refused, not cut, so that what the
+# user approves is exactly what would be done.
+LIMITS = {"title": 300, "notes": 4000, "body": 20000, "text": 1000, "subject": 300, "to": 320, "topic": 300,
+          "cron": 100, "escalation": 100, "query": 500, "status": 20, "why": 500, "changes": 1000,
+          "due": 40, "starts": 40, "ends": 40, "until": 40, "start": 40, "end": 40, "at": 40}
+SURFACE_LIMIT = 4000
+EARLIEST_YEAR, LATEST_YEAR = 1900, 2200  # a date outside these is a model's slip, not a plan
+
+
+# Dates ---------------------------------------------------------------------
+def parse_when(value, tz: ZoneInfo) -> tuple[datetime | None, bool]:
+    """An ISO date or datetime from a model → (aware UTC, is_date). Raises ValueError on nonsense."""
+    if value in (None, ""):
+        return None, False
+    if isinstance(value, bool) or not isinstance(value, (str, datetime, date)):
+        raise ValueError(f"expected an ISO date, got {type(value).__name__}")
+    try:
+        if isinstance(value, datetime):
+            moment, is_date = as_utc(value, tz), False
+        else:
+            text = str(value).strip()
+            if len(text) > LIMITS["due"]:
+                raise ValueError("too long for a date")
+            if len(text) == 10:
+                day = date.fromisoformat(text)
+                moment, is_date = datetime.combine(day, time(0, 0), tzinfo=tz).astimezone(UTC), True
+            else:
+                moment, is_date = as_utc(datetime.fromisoformat(text.replace("Z", "+00:00")), tz), False
+    except OverflowError:  # a valid ISO text whose UTC is out of datetime's range (year 1 or 9999)
+        raise ValueError(f"date out of range: {value!r}") from None
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
+        raise ValueError(f"date out of range: {value!r}")
+    return moment, is_date
+
+
+def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
+    if moment is None:
+        return "no date"
+    local = moment.astimezone(tz)
+    if is_date or (local.hour, local.minute) == (0, 0):
+        return f"{local:%a} {local.day} {local:%b %Y}"
+    return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
+
+
+def show_span(starts, ends, tz: ZoneInfo) -> str:
+    """'Sat 10 Apr 2027 – Sat 24 Apr 2027'; an all-day end (midnight after the last day) shows the last day."""
+    try:
+        first, first_is_date = parse_when(starts, tz)
+        last, last_is_date = parse_when(ends, tz)
+    except ValueError:
+        return f"{starts} – {ends}"
+    if first is None:
+        return ""
+    if last is None:
+        return show_when(first, first_is_date, tz)
+    local_last = last.astimezone(tz)
+    if not last_is_date and (local_last.hour, local_last.minute) == (0, 0) and last > first:
+        last = last - timedelta(days=1)  # an exclusive all-day end
+    return f"{show_when(first, first_is_date, tz)} – {show_when(last, True, tz)}"
+
+
+def task_view(task: Task, tz: ZoneInfo) -> dict:
+    due = None
+    if task.due is not None:
+        due = task.due.astimezone(tz).date().isoformat() if task.due_is_date else task.due.astimezone(tz).isoformat()
+    return {"id": task.id, "title": task.title, "due": due, "status": task.status,
+            "topic_id": task.topic_id, "topic": task.topic.title if task.topic_id else None}
+
+
+def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
+    def day(m):
+        return m.astimezone(tz).date().isoformat() if m else None
+
+    last = topic.ends
+    if last is not None and (last.astimezone(tz).hour, last.astimezone(tz).minute) == (0, 0):
+        last = last - timedelta(days=1)  # stored as the exclusive end; people think in last days
+    return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
+            "ends": day(last)}
+
+
+
+def _text_arg(args: dict, key: str) -> str | None:
+    """A string argument of a read tool, or None; a wrong type or an absurd length is the model's error."""
+    value = args.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string, got {type(value).__name__}")
+    if len(value) > LIMITS.get(key, 300):
+        raise ValueError(f"{key} is too long ({len(value)} characters; at most {LIMITS.get(key, 300)})")
+    return value
+
+
+def visible_to(model: type[Task] | type[Topic], user_id: str | None, owner: str | None) -> peewee.Expression:
+    """Which tasks (or topics) one person may see: their own, and those in a shared topic (one with a
+    forum thread). The owner sees all, and so does `user_id` None (a run nobody started works for the
+    owner); rows from before rows had an owner are the owner's."""
+    if user_id is None or (owner is not None and str(user_id) == str(owner)):
+        return peewee.SQL("TRUE")
+    shared = Topic.select(Topic.id).where(Topic.thread_ref.is_null(False))
+    if model is Topic:
+        return (Topic.owner_id == str(user_id)) | Topic.id.in_(shared)
+    return (Task.owner_id == str(user_id)) | Task.topic.in_(shared)
+
+
+
+# Reminders in words ------------------------------------------------------------
+_ORDINAL_DAYS = {"1-7": 1, "8-14": 2, "15-21": 3, "22-28": 4}  # how the tick spells "the first Monday"
+
+
+def describe_cron(cron: str) -> str:
+    """A cron in words ("at 09:00, only on Sunday"); the cron itself when it cannot be read."""
+    fields = str(cron).split()
+    both = len(fields) == 5 and fields[2] != "*" and fields[4] != "*"
+    if both and fields[2] in _ORDINAL_DAYS and fields[3] == "*" and fields[4].isdigit():
+        # the tick requires both day fields (first Monday = days 1-7 AND Monday); the library reads
+        # them as "or", but understands the "#" form of the same thing
+        fields = [fields[0], fields[1], "*", "*", f"{fields[4]}#{_ORDINAL_DAYS[fields[2]]}"]
+        both = False
+    options = Options()
+    options.use_24hour_time_format = True
+    options.verbose = False
+    try:
+        text = ExpressionDescriptor(" ".join(fields), options).get_description()
+    except Exception:  # the library raises its own types for what it cannot read
+        return str(cron)
+    if both:
+        text = text.replace(", or on ", ", and only on ")
+    return text[:1].lower() + text[1:] if text else str(cron)
+
+
+def reminder_views(tz: ZoneInfo) -> list[dict]:
+    """The user's active reminders, soonest first, with their schedule in words."""
+    rows = (Schedule.select().where(Schedule.kind.in_(("reminder", "once")) & (Schedule.enabled == True))  # noqa: E712
+            .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
+    views = []
+    for row in rows:
+        upcoming = show_when(row.next_fire_at, False, tz) if row.next_fire_at else "not planned"
+        when = f"once, {upcoming}" if row.kind == "once" else describe_cron(row.cron)
+        views.append({"text": row.text, "when": when, "next": upcoming, "kind": row.kind})
+    return views
+
+
+def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
+    """The latest known state of each calendar event seen by the calendar channel, within [start, end]."""
+    latest: dict[str, dict] = {}
+    for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
+        payload = row.payload or {}
+        if payload.get("uid"):
+            latest[payload["uid"]] = payload
+    events = []
+    for payload in latest.values():
+        if payload.get("change") == "cancelled" or not payload.get("start"):
+            continue
+        begins = datetime.fromisoformat(payload["start"])
+        if (start is None or begins >= start) and (end is None or begins <= end):
+            events.append({k: payload.get(k) for k in ("title", "start", "end", "location", "all_day")})
+    return sorted(events, key=lambda e: e["start"])
+
+
+
+def _said(args: dict, key: str, label: str) -> str:
+    """A free-text argument shown whole in the proposal, for the user approves exactly this text."""
+    value = args.get(key)
+    return f"\n   {label}: {value}" if value not in (None, "") else ""
+
+
+
+def valid_windows(text: str) -> bool:
+    """Follow-up windows the tick can plan: due, overdue, or a lead time of at most a year."""
+    from actors.tick import parse_windows
+    from wilson.clock import parse_duration
+
+    windows = parse_windows(text)
+    for window in windows:
+        if window in ("due", "overdue"):
+            continue
+        try:
+            span = parse_duration(window)
+        except (ValueError, OverflowError):
+            return False
+        if not timedelta(0) < span <= timedelta(days=366):
+            return False
+    return bool(windows)
+
+
+
+def reminder_at(value, tz: ZoneInfo) -> datetime:
+    """When a one-off reminder or a snooze ends: a date alone means the morning of that day, local time."""
+    from actors.tick import DATE_ONLY_HOUR
+
+    moment, is_date = parse_when(value, tz)
+    if moment is None:
+        raise ValueError("a time is required")
+    if is_date:
+        moment = datetime.combine(moment.astimezone(tz).date(), DATE_ONLY_HOUR, tzinfo=tz).astimezone(UTC)
+    return moment
+
+
+# Repeats of what the user already has ----------------------------------------------
+_COMMON = {"a", "an", "the", "to", "for", "of", "and", "my", "our", "on", "in", "at", "with", "by", "up", "do"}
+
+
+def _title_words(text: str) -> set[str]:
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", str(text or "").lower()):
+        if word in _COMMON:
+            continue
+        found.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return found
+
+
+def similar_titles(a: str, b: str) -> bool:
+    """Two titles for the same thing: most of their words shared ("File taxes", "file my taxes")."""
+    x, y = _title_words(a), _title_words(b)
+    if not x or not y:
+        return str(a).strip().lower() == str(b).strip().lower()
+    return len(x & y) / len(x | y) >= 0.5
+
+
+def repeated(name: str, args: dict, user_id: str | None = None, owner: str | None = None) -> Task | Topic | None:
+    """The open task (same topic, similar title) or open topic, among those `user_id` sees, that a new one
+    would repeat."""
+    title = args.get("title")
+    if not isinstance(title, str) or not title.strip():
+        return None
+    if name == "create_topic":
+        return next((t for t in Topic.select().where((Topic.status != "closed") & visible_to(Topic, user_id, owner))
+                     .order_by(Topic.id).limit(500)
+                     if similar_titles(t.title, title)), None)
+    if name != "create_task":
+        return None
+    topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
+    for task in (Task.select().where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
+                 .order_by(Task.id).limit(500)):
+        same_topic = topic is None or task.topic_id is None or task.topic.title.strip().lower() == topic.strip().lower()
+        if same_topic and similar_titles(task.title, title):
+            return task
+    return None
+
+
+def already(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None) -> str:
+    """" — you already have …" for a proposal that repeats an open task or topic; empty otherwise."""
+    found = repeated(name, args, user_id, owner)
+    if isinstance(found, Task):
+        due = f" due {show_when(found.due, found.due_is_date, tz)}" if found.due else ""
+        return f" — you already have “{found.title}”{due}"
+    if isinstance(found, Topic):
+        view = topic_view(found, tz)
+        span = f" ({show_span(view['starts'], view['ends'], tz)})" if view["starts"] else ""
+        return f" — you already have the topic “{found.title}”{span}"
+    return ""
+
+
+def _find_topic(title: str | None, mine: peewee.Expression, created_topics: dict) -> Topic | None:
+    """`mine`: the topics the approver sees; a task never joins another person's private topic."""
+    if not title:
+        return None
+    if title.lower() in created_topics:
+        return created_topics[title.lower()]
+    return (Topic.select().where((Topic.title ** title) & (Topic.status != "closed") & mine)
+            .order_by(Topic.id.desc()).first()
+            or Topic.select().where((Topic.title ** f"%{title}%") & mine).order_by(Topic.id.desc()).first())
+
+
+# The built-in tools' base ------------------------------------------------------------
+class BuiltinTool(Tool):
+    """A built-in skill's tool: the shared limits, and its date arguments checked as ISO dates."""
+
+    limits = LIMITS
+    dates: tuple = ()  # arguments holding an ISO date or datetime
+
+    def validate(self, args: dict, call: Call) -> str | None:
+        problem = self.check_args(args)
+        if problem:
+            return problem
+        for key in self.dates:
+            if args.get(key):
+                try:
+                    parse_when(args[key], call.tz)
+                except (ValueError, TypeError):
+                    return f"{key} is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args[key])}"
+        return None
+
+
+def slug(text) -> str:
+    return "".join(c if c.isalnum() else "-" for c in str(text).lower())[:40].strip("-")

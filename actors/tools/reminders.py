@@ -1,0 +1,74 @@
+"""The reminders skill: recurring reminders (a cron in the user's timezone) and one-off ones, and
+the list of both in words. The tick fires them."""
+
+from __future__ import annotations
+
+from actors.tools.common import WHEN, BuiltinTool, S, _obj, describe_cron, reminder_at, reminder_views, show_when, slug
+from wilson.skills import Skill
+
+
+class ListReminders(BuiltinTool):
+    name = "list_reminders"
+    description = "The user's reminders, recurring and one-off, in words."
+    parameters = _obj()
+    read_only = True
+
+    def execute(self, args, call):
+        return reminder_views(call.tz)
+
+
+class CreateReminder(BuiltinTool):
+    name = "create_reminder"
+    description = ("Propose a recurring reminder, as a cron expression in the user's timezone "
+                   "(e.g. \"0 9 1-7 * 1\" for every first Monday at 09:00).")
+    parameters = _obj(["text", "cron"], text=S, cron=S)
+
+    def validate(self, args, call):
+        from actors.tick import valid_cron
+
+        problem = super().validate(args, call)
+        if problem is None and not valid_cron(str(args.get("cron"))):
+            return f"not a cron expression: {args.get('cron')!r}"
+        return problem
+
+    def describe(self, args, call):
+        return f"New reminder: {args.get('text')} ({describe_cron(args.get('cron'))})"
+
+    def execute(self, args, call):
+        from actors.tick import add_reminder
+
+        schedule = add_reminder(f"reminder:{slug(args['text'])}", str(args["cron"]), str(args["text"]), str(call.tz),
+                                call.now)
+        return {"schedule": schedule.name}
+
+
+class Remind(BuiltinTool):
+    name = "remind"
+    description = "Propose a one-off reminder at a time (a date alone means 09:00 that day)."
+    parameters = _obj(["text", "at"], text=S, at=WHEN)
+    dates = ("at",)
+
+    def validate(self, args, call):
+        problem = super().validate(args, call)
+        # (the time is known to the cortex; a check of the arguments alone has none)
+        if problem is None and call.now is not None and reminder_at(args["at"], call.tz) <= call.now:
+            return f"{args['at']} has already passed; a reminder needs a time still to come"
+        return problem
+
+    def describe(self, args, call):
+        try:
+            at = reminder_at(args.get("at"), call.tz)
+        except ValueError:
+            return f"Remind you once: {args.get('text')} ({args.get('at')})"
+        return f"Remind you once, {show_when(at, False, call.tz)}: {args.get('text')}"
+
+    def execute(self, args, call):
+        from actors.tick import add_once
+
+        at = reminder_at(args["at"], call.tz)
+        schedule = add_once(f"once:{slug(args['text'])}:{at.isoformat()}", at, str(args["text"]), str(call.tz))
+        return {"schedule": schedule.name, "at": at.isoformat()}
+
+
+SKILL = Skill(description="Reminders: recurring and one-off, fired on time by the tick.",
+              tools=(CreateReminder, Remind, ListReminders))
