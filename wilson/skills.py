@@ -67,6 +67,13 @@ class Call:
         self.deliveries.append((channel, outbox_id))
         return outbox_id
 
+    def nudge(self, channel: str, outbox_id: int) -> None:
+        """An outbox row the tool wrote itself (in the gate's transaction): `channel` is told to deliver
+        it after the commit."""
+        if self.sender is None:
+            raise PermissionError("only an approved proposal can send")
+        self.deliveries.append((channel, outbox_id))
+
 
 # Tools ----------------------------------------------------------------------------------
 class Tool:
