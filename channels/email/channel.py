@@ -36,6 +36,7 @@ from wilson import faults, liveness
 from wilson.messages import Deliver, StimulusCommitted, TickNow
 
 PASSWORD_ENV = "WILSON_EMAIL_PASSWORD"
+BATCH = 25  # mails committed per transaction (with the cursor past them)
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_MAX = timedelta(hours=1)
 
@@ -161,8 +162,8 @@ class EmailChannel(Channel):
         # "duplicate" trace for each of them.
         resync = bool(state.get("resync"))
         buffered = 0
-        for uid in uids:
-            buffered += self._take(client, folder, uid, validity, cursor_name, state, quiet=resync)
+        for at in range(0, len(uids), BATCH):
+            buffered += self._take(client, folder, uids[at:at + BATCH], validity, cursor_name, state, quiet=resync)
         if resync:
             state.pop("resync", None)
             self._save_cursor(cursor_name, {**state, "last_uid": state.get("last_uid", last)}, now)
@@ -174,55 +175,74 @@ class EmailChannel(Channel):
         if Cursor.update(value=value, updated_at=now).where(Cursor.name == name).execute() == 0:
             Cursor.create(name=name, value=value, updated_at=now)
 
-    def _take(self, client, folder: str, uid: int, validity: int, cursor_name: str, state: dict,
+    def _take(self, client, folder: str, uids: list[int], validity: int, cursor_name: str, state: dict,
               quiet: bool = False) -> int:
-        """One message: fetched, parsed, and committed with the cursor past it (or traced as unreadable)."""
-        liveness.beat(60, f"email: reading {folder} uid {uid}")
-        raw, size = client.fetch(uid, parse.MAX_PARSE_BYTES)  # ImapError: the folder is tried again
-        now = self.now()
-        state["last_uid"] = uid
-        row, problem = None, None
+        """A batch of messages: fetched and parsed, then committed in one transaction with the cursor past
+        them (an unreadable one as a trace entry)."""
+        liveness.beat(120, f"email: fetching {len(uids)} mail(s) from {folder}")
+        fetched = client.fetch_many(uids, parse.MAX_PARSE_BYTES)  # ImapError: the folder is tried again
+        prepared = []
+        for uid in uids:
+            raw, size = fetched[uid]
+            liveness.beat(60, f"email: reading {folder} uid {uid}")
+            prepared.append((uid, size, *self._read(raw, size, folder, uid, validity)))
+        return self._commit(prepared, folder, validity, cursor_name, state, quiet)
+
+    def _read(self, raw: bytes | None, size: int | None, folder: str, uid: int, validity: int):
+        """(parsed, text, key, payload, problem): the problem is None when the mail could be read."""
         if raw is None:
-            problem = "it was gone before it could be read" if size is None else "the server sent no body"
-        else:
-            try:
-                parsed = parse.parse_message(raw, size=size, bulk_senders=self.config.get("email", "bulk_senders") or [])
-                text = parse.describe(parsed, self.config.timezone, folder=folder, thread=self._thread(parsed))
-                key = parse.dedup_key(parsed, raw, self.account())
-                body = parse.payload(parsed, folder=folder, uid=uid, uidvalidity=validity)
-            except parse.ParseError as exc:
-                problem = str(exc)
-            except Exception as exc:  # a parser bug on one message must not stop the others
-                problem = f"{type(exc).__name__}: {parse.one_line(exc, 160)}"
+            return None, None, None, None, ("it was gone before it could be read" if size is None
+                                            else "the server sent no body")
+        try:
+            parsed = parse.parse_message(raw, size=size, bulk_senders=self.config.get("email", "bulk_senders") or [])
+            text = parse.describe(parsed, self.config.timezone, folder=folder, thread=self._thread(parsed))
+            return (parsed, text, parse.dedup_key(parsed, raw, self.account()),
+                    parse.payload(parsed, folder=folder, uid=uid, uidvalidity=validity), None)
+        except parse.ParseError as exc:
+            return None, None, None, None, str(exc)
+        except Exception as exc:  # a parser bug on one message must not stop the others
+            return None, None, None, None, f"{type(exc).__name__}: {parse.one_line(exc, 160)}"
+
+    def _commit(self, prepared: list, folder: str, validity: int, cursor_name: str, state: dict, quiet: bool) -> int:
+        if not prepared:
+            return 0
+        now = self.now()
+        rows = []
         with database.atomic():
-            if problem is None:
+            for uid, size, parsed, text, key, body, problem in prepared:
+                if problem is not None:
+                    trace.record(trace.new_trace_id(), "skipped", self.name,
+                                 f"mail {folder} uid {uid} ({parse.human_size(size or 0)}) not read: {problem}", now,
+                                 {"folder": folder, "uid": uid, "uidvalidity": validity})
+                    continue
                 row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=body, at=now)
-                if row is not None and parsed.bulk:
+                if row is None:
+                    if not quiet:  # after a renumbering every mail is one seen before: no line for each
+                        trace.record(trace.new_trace_id(), "duplicate", self.name,
+                                     f"mail {folder} uid {uid} has the Message-ID of a mail already read; "
+                                     "not buffered again", now, {"folder": folder, "uid": uid,
+                                                                 "message_id": parsed.message_id})
+                    continue
+                rows.append(row)
+                if parsed.bulk:
                     # bulk mail waits for the thalamus' sync; the RAS has nothing to look for in it
                     ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id == row.id).execute()
                     trace.record(row.trace_id, "bulk", self.name, f"bulk mail: {parsed.bulk}", now)
-                if row is None and not quiet:
-                    # not after a renumbering, where every mail is one seen before
-                    trace.record(trace.new_trace_id(), "duplicate", self.name,
-                                 f"mail {folder} uid {uid} has the Message-ID of a mail already read; not buffered again",
-                                 now, {"folder": folder, "uid": uid, "message_id": parsed.message_id})
-                if row is not None and parsed.defects:
+                if parsed.defects:
                     trace.record(row.trace_id, "defects", self.name,
                                  f"read with defects: {', '.join(sorted(set(parsed.defects)))[:300]}", now)
-            else:
-                trace.record(trace.new_trace_id(), "skipped", self.name,
-                             f"mail {folder} uid {uid} ({parse.human_size(size or 0)}) not read: {problem}", now,
-                             {"folder": folder, "uid": uid, "uidvalidity": validity})
+            state["last_uid"] = prepared[-1][0]
             self._save_cursor(cursor_name, dict(state), now)
-        if problem is not None:
-            logger.warning("email: mail {} uid {} not read: {}", folder, uid, problem)
+        for uid, size, *_, problem in prepared:
+            if problem is not None:
+                logger.warning("email: mail {} uid {} not read: {}", folder, uid, problem)
         faults.point("email:after-commit")
-        if row is not None:
+        # Told only after the commit, so the thalamus never looks for a row that is not there yet.
+        for row in rows:
             self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
-        return 1 if row is not None else 0
+        return len(rows)
 
-    @staticmethod
-    def _thread(parsed) -> str | None:
+    def _thread(self, parsed) -> str | None:
         """The subject of the earlier mail this one answers, when Wilson has read it."""
         refs = [r for r in [parsed.in_reply_to, *reversed(parsed.references)] if r]
         if not refs:

@@ -129,16 +129,35 @@ class ImapClient:
 
     def fetch(self, uid: int, max_bytes: int) -> tuple[bytes | None, int | None]:
         """(bytes, full size) of one message, without setting \\Seen; only its first `max_bytes` when it is
-        larger. (None, None) when the message is gone (expunged meanwhile)."""
-        size = self.size(uid)
-        if size is None:
-            return None, None
-        part = "BODY.PEEK[]" if size <= max_bytes else f"BODY.PEEK[]<0.{max_bytes}>"
-        data = self._call("UID FETCH", self.conn.uid, "FETCH", str(uid), f"({part})")
+        larger (one round trip either way). (None, None) when the message is gone (expunged meanwhile)."""
+        data = self._call("UID FETCH", self.conn.uid, "FETCH", str(uid), f"(RFC822.SIZE BODY.PEEK[]<0.{max_bytes}>)")
+        size, body = None, None
         for item in data:
+            head = item[0] if isinstance(item, tuple) else item
+            found = re.search(rb"RFC822\.SIZE (\d+)", head or b"")
+            if found:
+                size = int(found.group(1))
             if isinstance(item, tuple) and len(item) >= 2 and isinstance(item[1], (bytes, bytearray)):
-                return bytes(item[1]), size
-        return None, size
+                body = bytes(item[1])
+        return body, size
+
+    def fetch_many(self, uids: list[int], max_bytes: int) -> dict[int, tuple[bytes | None, int | None]]:
+        """As `fetch` for several messages in one round trip; a UID missing from the answer (expunged) is
+        (None, None)."""
+        if not uids:
+            return {}
+        data = self._call("UID FETCH", self.conn.uid, "FETCH", ",".join(str(u) for u in uids),
+                          f"(UID RFC822.SIZE BODY.PEEK[]<0.{max_bytes}>)")
+        found: dict[int, tuple[bytes | None, int | None]] = {}
+        for item in data:
+            head = item[0] if isinstance(item, tuple) else item
+            uid = re.search(rb"UID (\d+)", head or b"")
+            if uid is None:
+                continue
+            size = re.search(rb"RFC822\.SIZE (\d+)", head)
+            body = bytes(item[1]) if isinstance(item, tuple) and isinstance(item[1], (bytes, bytearray)) else None
+            found[int(uid.group(1))] = (body, int(size.group(1)) if size else None)
+        return {u: found.get(u, (None, None)) for u in uids}
 
     def append(self, folder: str, raw: bytes, flags: str = r"(\Seen)") -> None:
         self._call(f"APPEND {folder}", self.conn.append, _quote(folder), flags, None, raw)
