@@ -30,7 +30,7 @@ from loguru import logger
 
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Outbox, Setting, Task, Topic, Turn
+from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Topic, Turn
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
 from wilson.messages import Consolidate
@@ -594,6 +594,8 @@ def _promote(touched: dict[int, object], principles: dict[str, str | None], now:
         existing = engram.find("belief", memory.text)
         if existing is not None and existing.id in touched:
             continue  # the model already reinforced it tonight
+        if existing is None and engram.was_retired("belief", memory.text, memory.provenance):
+            continue  # the user retired this belief: the evidence it stood on cannot bring it back
         # A new belief starts with all the evidence behind it; an old one gains tonight's.
         weight = 1.0 if existing is not None else memory.strength
         belief = engram.store("belief", memory.text, memory.provenance, now, weight=weight)
@@ -877,3 +879,47 @@ def steer(tool: str, args: dict, now: datetime, effects: list, *, background: bo
     effects.append(f"{tool} “{args.get('title')}” due {args.get('due')} → {advice['due']}: "
                    f"memory {advice['memory']} ({advice['text']})")
     return dict(args, due=advice["due"]), None, f" (earlier than usual: {advice['because']})"
+
+
+# -- the user corrects a memory ---------------------------------------------------------
+
+def forget(memory_id: int, at: datetime, reason: str = "the user said it is wrong") -> list[int]:
+    """Retire a memory the user says is wrong, and what was learned from it: the same thought on the
+    other rungs (interpretation, belief, principle) and anything citing it. Bi-temporal: the rows stay,
+    with `invalidated_at` set and the reason in their trace, so history still says what was believed
+    when; and `was_retired` keeps the same evidence from building it again. Returns the retired ids.
+
+    This is the execution of an approved `forget_memory` proposal: it runs only through the gate."""
+    memory = Memory.get_or_none(Memory.id == memory_id)
+    if memory is None or memory.invalidated_at is not None:
+        return []
+    texts = [memory.text, fallback_principle(memory.text)]
+    pending = [memory] + list(engram.find_live(LEARNED_KINDS, texts).values())
+    retired: list[int] = []
+    with claim_transaction():
+        while pending:
+            current = pending.pop(0)
+            if current.id in retired:
+                continue
+            if engram.invalidate(current.id, at, f"retired by the user: {reason}"
+                                 + (f" (learned from memory {memory_id})" if current.id != memory_id else "")):
+                retired.append(current.id)
+                pending += engram.derived_from([current.id])
+    return retired
+
+
+def describe_forget(memory_id: int) -> str:
+    """The proposal line for forgetting a memory: what will no longer be believed."""
+    memory = Memory.get_or_none(Memory.id == memory_id)
+    if memory is None:
+        return f"Forget memory {memory_id} (it no longer exists)"
+    return f"Forget what I learned: “{memory.text}” ({memory.kind} {memory.id})"
+
+
+def memory_list(at: datetime | None = None, limit: int = 40) -> list[dict]:
+    """What Wilson believes, for the user to check: principles, beliefs and interpretations with their
+    id (for `forget N`), since when, strength and provenance."""
+    order = {"principle": 0, "belief": 1, "interpretation": 2}
+    rows = [m for kind in order for m in engram.live(kind, at)]
+    return [{"id": m.id, "kind": m.kind, "text": m.text, "since": _day(m.created_at), "strength": m.strength,
+             "provenance": m.provenance} for m in rows[:limit]]

@@ -272,7 +272,10 @@ def derived_from(memory_ids: list[int]) -> list[Memory]:
     if not wanted:
         return []
     # provenance is a JSON list in a text column: a LIKE narrows, the exact check is in Python
-    like = functools.reduce(operator.or_, [Memory.provenance.contains(f'"{w}"') for w in wanted])
+    # the pattern is matched raw: the JSON field would otherwise encode it as a JSON string first
+    like = functools.reduce(operator.or_, [
+        peewee.Expression(Memory.provenance, peewee.OP.ILIKE, peewee.Value(f'%"{w}"%', converter=False))
+        for w in wanted])
     query = Memory.select().where(Memory.invalidated_at.is_null() & like)
     return [m for m in query if wanted & set(m.provenance or [])]
 

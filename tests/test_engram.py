@@ -241,3 +241,14 @@ def test_bench_reports_a_ratio_and_leaves_the_database_alone(db):
     assert set(result["sizes"]) == {200, 2000}
     assert result["ratio"] > 0 and result["sizes"][2000]["hits_of_20"] == 20
     assert [m.text for m in engram.recall("flights")] == ["user books flights late"]
+
+
+def test_derived_memories_and_retired_evidence_are_found_on_each_database(db):
+    belief = engram.store("belief", "user books flights late", ["task:1", "task:2"], T0)
+    principle = engram.store("principle", "Propose flight booking earlier", ["task:1", f"memory:{belief.id}"], T0)
+    engram.store("principle", "Keep in mind: cites memory:1x", [f"memory:{belief.id}0"], T0)  # another id
+    assert [m.id for m in engram.derived_from([belief.id])] == [principle.id]
+    assert not engram.was_retired("belief", "user books flights late", ["task:1"])
+    engram.invalidate(belief.id, T0, "wrong")
+    assert engram.was_retired("belief", "User books flights LATE", ["task:1"])
+    assert not engram.was_retired("belief", "user books flights late", ["task:3"])

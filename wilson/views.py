@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actors.tools import task_view, topic_view, visible_to
 from storage import trace
-from storage.models import Approval, ApprovalItem, Inbox, Memory, Outbox, Task, Topic, Trace
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
 from wilson.redact import redact
 
 
@@ -79,11 +79,11 @@ def outbox(tz) -> list[dict]:
 
 
 def memories(tz) -> list[dict]:
-    """What the hippocampus has learned (beliefs and principles first)."""
-    order = {"principle": 0, "belief": 1, "interpretation": 2, "calibration": 3, "episode": 4}
-    rows = Memory.select().where(Memory.invalidated_at.is_null()).order_by(Memory.strength.desc(), Memory.id)
-    items = [{"kind": m.kind, "text": m.text, "strength": m.strength, "provenance": m.provenance} for m in rows]
-    return sorted(items, key=lambda m: order.get(m["kind"], 9))[:40]
+    """What the hippocampus has learned (principles, beliefs, interpretations), each with the id that
+    `forget N` names, since when it is held, and what it rests on."""
+    from actors.hippocampus import memory_list
+
+    return memory_list()
 
 
 def trace_steps(trace_id: str, tz=None) -> list[dict]:
@@ -143,7 +143,9 @@ def table(name: str, rows: list[dict]) -> str:
                 lines.append(f"       What changed from #{row['supersedes']}:")
                 lines += [f"         {c}" for c in row["changes"].splitlines()]
         elif name == "memories":
-            lines.append(f"{row['kind']:<14} {row['strength']:>4.1f}  {row['text']}")
+            lines.append(f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
+                         + (f"  (from {', '.join(row['provenance'][:3])}"
+                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else ""))
         elif name == "reminders":
             lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
         else:
