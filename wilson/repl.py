@@ -375,17 +375,24 @@ def sim_clock(start: str | None, home: Path, tz) -> clockmod.Clock:
 
 def main(argv: list[str] | None = None, announce: bool = True) -> int:
     """`announce`: tell about the first run and config warnings (`wilson run` has told already)."""
-    parser = argparse.ArgumentParser(prog="wilson-repl", description="Talk to Wilson and inject synthetic stimuli.")
+    from wilson.cli import Parser, UsageError, llm_option, log_level_option  # one-line argument errors, as wilson's
+
+    parser = Parser(prog="wilson-repl", description="Talk to Wilson and inject synthetic stimuli.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--clock", choices=("sim", "real"), default="real")
     parser.add_argument("--start", help="ISO 8601 start of simulated time")
     parser.add_argument("--json", action="store_true", help="print deliveries and listings as JSON lines")
-    parser.add_argument("--llm", help="offline | URL | scripted:FILE | replay:DIR")
-    parser.add_argument("--log-level", default="INFO", help="of the lines in WILSON_HOME/wilson.log (default INFO)")
+    parser.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
+    parser.add_argument("--log-level", default="INFO", type=log_level_option,
+                        help="of the lines in WILSON_HOME/wilson.log (default INFO)")
     parser.add_argument("--verbose", "-v", action="store_true", help="show the log lines on stderr too")
     parser.add_argument("--echo", action=argparse.BooleanOptionalAction, default=None,
                         help="print each command before its output (default: when input is piped, without --json)")
-    opts = parser.parse_args(argv)
+    try:
+        opts = parser.parse_args(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr, flush=True)
+        return 2
     from wilson.cli import open_config
 
     config = open_config("wilson-repl", Path(opts.home) if opts.home else None, first_run=True, warn=announce)
