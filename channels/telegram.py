@@ -81,6 +81,7 @@ from telegram.request import HTTPXRequest
 from actors import thalamus
 from actors.approval import OPEN, REVIVE, check, may_decide, render
 from channels.base import Channel
+from channels.loopthread import LoopThread
 from channels.telegram_access import (delete_setting, first_refusal, get_setting, is_allowed, owner_id, pair,
                                       pairing_code_matches, parse_ids, put_setting, wrong_pairing_try)
 from channels.telegram_text import (MAX_TEXT, SHOW, briefing_keyboard, clean_text, delay_note, describe, keyboard,
@@ -88,11 +89,10 @@ from channels.telegram_text import (MAX_TEXT, SHOW, briefing_keyboard, clean_tex
                                     parse_callback, parse_command, parse_toggle, parse_update, reaction_value,
                                     retry_seconds, revive_keyboard, settled_text, split_text, usable_update_id)
 from storage import decisions, outbox, trace
-from storage.db import database, writes_first
+from storage.db import database
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import clock as clockmod
 from wilson import faults
-from wilson.logs import redact
 from wilson.messages import ApprovalSettled, Decision, DecisionRecorded, Deliver, StimulusCommitted, SyncRequest
 
 __all__ = ["TelegramChannel", "NoRecipient", "owner_id"]
@@ -189,12 +189,10 @@ class TelegramChannel(Channel):
 
     def __init__(self, ctx, name: str | None = None):
         super().__init__(ctx, name)
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.thread: threading.Thread | None = None
+        self.looper = LoopThread(self.name, describe)
         self.bot: ExtBot | None = None  # sends; behind the rate limiter
         self.poller: ExtBot | None = None  # getUpdates only; replaced when polling stalls
         self._send_lock: asyncio.Lock | None = None
-        self._jobs: set[asyncio.Task] = set()
         self._poll_task: asyncio.Task | None = None
         self._watch_task: asyncio.Task | None = None
         self._pump_task: asyncio.Task | None = None
@@ -237,15 +235,7 @@ class TelegramChannel(Channel):
     # Lifecycle (actor thread) ----------------------------------------------
     def on_start(self):
         quiet_client_loggers()
-        self.loop = asyncio.new_event_loop()
-        self.loop.set_exception_handler(self._loop_error)
-        self.thread = threading.Thread(target=self._run_loop, name=f"{self.name}-loop", daemon=True)
-        self.thread.start()
-        try:
-            asyncio.run_coroutine_threadsafe(self._setup(), self.loop).result(timeout=10)
-        except BaseException:
-            self._close_loop()
-            raise
+        self.looper.start(self._setup, timeout=10)
         super().on_start()
 
     def on_stop(self):
@@ -255,28 +245,16 @@ class TelegramChannel(Channel):
         self._close_loop()  # the replacement starts its own poller; two must never run at once
         super().on_failure(exception_type, exception_value, traceback)
 
-    def _run_loop(self) -> None:
-        writes_first()  # updates from the user are committed on this thread
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self.looper.loop
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.looper.thread
 
     def _close_loop(self) -> None:
-        loop, self.loop = self.loop, None
-        if loop is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self._teardown(), loop).result(timeout=self.stop_grace + 10)
-        except Exception as exc:
-            logger.warning("stopping was not clean: {}", describe(exc))
-        loop.call_soon_threadsafe(loop.stop)
-        self.thread.join(timeout=5)
-        if not self.thread.is_alive():
-            loop.close()
-
-    def _loop_error(self, loop, context) -> None:
-        exc = context.get("exception")
-        logger.error("{}{}", redact(str(context.get("message", "error in the event loop"))),
-                     f" ({describe(exc)})" if exc else "")
+        self.looper.close(self._teardown, timeout=self.stop_grace + 10)
 
     # Actor side ----------------------------------------------------------------
     def receive_other(self, message):
@@ -293,24 +271,7 @@ class TelegramChannel(Channel):
 
     def spawn(self, coro) -> None:
         """Run `coro` on the loop as a tracked job, from either thread."""
-        loop = self.loop
-        if loop is None:
-            coro.close()
-            return
-        if threading.current_thread() is self.thread:
-            self._track(coro)
-        else:
-            loop.call_soon_threadsafe(self._track, coro)
-
-    def _track(self, coro) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._jobs.add(task)
-        task.add_done_callback(self._job_done)
-
-    def _job_done(self, task: asyncio.Task) -> None:
-        self._jobs.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            logger.error("a job on the Telegram loop failed: {}", describe(task.exception()))
+        self.looper.spawn(coro)
 
     # Loop side: setup and teardown ------------------------------------------
     def _request(self, read_timeout: float) -> HTTPXRequest:
@@ -334,7 +295,7 @@ class TelegramChannel(Channel):
         self._watch_task = loop.create_task(self._watch())
         self._pump_task = loop.create_task(self._pump())
         if self.forum_chat is not None:
-            self._track(self._renames_owed())
+            self.looper.spawn(self._renames_owed())
 
     async def _teardown(self) -> None:
         self._stopping = True
@@ -347,11 +308,7 @@ class TelegramChannel(Channel):
             if task is not None:
                 task.cancel()
         await asyncio.gather(*(t for t in (self._watch_task, self._poll_task) if t), return_exceptions=True)
-        if self._jobs:
-            await asyncio.wait(list(self._jobs), timeout=self.stop_grace)
-        for job in list(self._jobs):
-            job.cancel()
-        await asyncio.gather(*self._jobs, return_exceptions=True)
+        await self.looper.finish_jobs(self.stop_grace)
         for bot in (self.poller, self.bot):
             if bot is not None:
                 try:

@@ -1,0 +1,181 @@
+"""The web channel: Wilson's dashboard, served on its own event loop inside this actor.
+
+Threads. Like Telegram, the channel owns an asyncio loop in a thread of its own
+(channels/loopthread.py); uvicorn serves the Starlette app (channels/web/server.py) on
+it. Requests are handled on that loop; they commit their rows there and cross into
+Pykka only with `tell`.
+
+Listening. The socket is bound here, before uvicorn starts, so a port that is taken is
+one clear log line (the rest of Wilson carries on without a dashboard) instead of
+uvicorn's exit. The host is 127.0.0.1 unless `[web] host` names another on purpose, and
+then a warning says that the dashboard can be reached from the network. Port 0 takes a
+free port; the address in use is written to Setting "web:address" (`wilson web-token`
+prints a login URL with it).
+
+Receiving. A message typed on the Conversation page is a realtime stimulus, like a
+Telegram message: an inbox row (deduplicated by the form's one-time key, so a double
+submit counts once), then the thalamus is told. A decision is a decision row, then the
+gate is told (`DecisionRecorded`): the same path as a Telegram button, applied once.
+
+Delivering. The page reads what was delivered from the outbox, so delivering a row is
+marking it shown; the page picks it up on its next look.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+from loguru import logger
+
+from actors import thalamus
+from channels.base import Channel
+from channels.loopthread import LoopThread
+from channels.web import server
+from channels.web.auth import _put as put_setting
+from storage import decisions
+from storage.db import database
+from storage.models import Outbox
+from wilson import faults
+from wilson.messages import DecisionRecorded, StimulusCommitted
+
+ADDRESS_KEY = "web:address"
+HEALTH_KEY = "health:web"
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """Bound and listening (connections wait in the backlog until uvicorn accepts them)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class WebChannel(Channel):
+    name = "web"
+    realtime = True
+    can_deliver = True
+    stop_grace = 3.0  # seconds open requests get to finish on stop
+
+    def __init__(self, ctx, name: str | None = None):
+        super().__init__(ctx, name)
+        self.looper = LoopThread(self.name)
+        self.uvicorn = None
+        self._serving = None
+        self.address: tuple[str, int] | None = None
+
+    # Lifecycle (actor thread) ------------------------------------------------------------------
+    def on_start(self):
+        host = str(self.config.get("web", "host") or "127.0.0.1").strip()
+        port = int(self.config.get("web", "port") or 0)
+        if not is_loopback(host):
+            logger.warning("the dashboard listens on {}: anyone who can reach this computer on port {} can try "
+                           "to log in. Set [web] host = \"127.0.0.1\" to keep it on this computer.", host, port)
+        try:
+            sock = listening_socket(host, port)
+        except OSError as exc:
+            logger.error("the dashboard could not listen on {}:{} ({}); Wilson runs on without it. Set [web] port "
+                         "(or WILSON_WEB_PORT) to a free port.", host, port, exc.strerror or exc)
+            self._health("unavailable", f"{host}:{port}: {exc.strerror or exc}")
+            super().on_start()
+            return
+        self.address = sock.getsockname()[:2]
+        self.looper.start(lambda: self._serve(sock), timeout=10)
+        put_setting(ADDRESS_KEY, {"host": host, "port": self.address[1]})
+        self._health("serving", "")
+        logger.info("dashboard on {}", self.url)
+        super().on_start()
+
+    def on_stop(self):
+        self._close()
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        self._close()  # the replacement binds the port again
+        super().on_failure(exception_type, exception_value, traceback)
+
+    @property
+    def url(self) -> str:
+        if self.address is None:
+            return ""
+        host = self.address[0]
+        return f"http://{'[' + host + ']' if ':' in host else host}:{self.address[1]}"
+
+    def _close(self) -> None:
+        self.looper.close(self._teardown, timeout=self.stop_grace + 5)
+
+    def _health(self, state: str, error: str) -> None:
+        put_setting(HEALTH_KEY, {"state": state, "address": self.url, **({"error": error} if error else {})})
+
+    # Loop side ---------------------------------------------------------------------------------
+    async def _serve(self, sock: socket.socket) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
+                                http="h11", ws="none", proxy_headers=False, server_header=False,
+                                date_header=False, timeout_graceful_shutdown=self.stop_grace)
+        self.uvicorn = uvicorn.Server(config)
+        self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
+
+    async def _teardown(self) -> None:
+        if self.uvicorn is not None and self._serving is not None:
+            self.uvicorn.should_exit = True
+            import asyncio
+
+            try:
+                await asyncio.wait_for(asyncio.shield(self._serving), timeout=self.stop_grace + 1)
+            except (asyncio.TimeoutError, Exception) as exc:
+                logger.debug("web server stop: {}", exc)
+                self._serving.cancel()
+        await self.looper.finish_jobs(self.stop_grace)
+        if not database.is_closed():
+            database.close()  # this thread's connection
+
+    # What the pages do (loop thread) -----------------------------------------------------------
+    def user(self) -> str:
+        """Who is at the dashboard: the owner (the token is theirs)."""
+        return str(self.config.get("core", "owner") or "owner")
+
+    def decide(self, approval_id: int, action: str, text: str, nonce: str | None) -> int:
+        """A press on the Proposals page: a decision row, then the gate is told."""
+        if action not in server.ACTIONS:
+            raise server.Refused(400, "Choose approve, modify or reject.")
+        if action == "modify" and not text:
+            raise server.Refused(400, "Say what should change, then press Modify.")
+        if nonce is not None and len(nonce) > 64:
+            raise server.Refused(400, "That form is not one of Wilson's.")
+        row = decisions.record(approval_id=approval_id, action=action, user_id=self.user(), channel=self.name,
+                               at=self.now(), text=text if action == "modify" else "", nonce=nonce)
+        faults.point("web:after-decision-commit")
+        self.tell("approval", DecisionRecorded(row.id))
+        return row.id
+
+    def say(self, text: str, key: str | None) -> int | None:
+        """Words typed on the Conversation page: a realtime stimulus, once per form."""
+        row = thalamus.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
+                                       dedup_key=f"web:{key}" if key else None, payload={"via": "dashboard"})
+        if row is None:
+            return None
+        faults.point("web:after-message-commit")
+        self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        return row.id
+
+    # Delivering (actor thread) -----------------------------------------------------------------
+    def send(self, row: Outbox) -> dict:
+        return {"shown": "dashboard"}

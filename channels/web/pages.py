@@ -1,0 +1,146 @@
+"""What the dashboard shows, read from working memory, and how it is rendered.
+
+Every function here reads rows and returns plain dicts (the same shapes the JSON API
+returns); `render` turns them into HTML through Jinja2 with autoescaping on, so text
+from calendars, mail, feeds or the model is shown as text, never run as markup.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from actors.approval import OPEN
+from actors.tools import task_view
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Setting, Task
+from wilson import views
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+WATCH_PREFIX = "web:watch:"  # + a watched source's id -> its settings and last state (channels/web/watcher.py)
+MESSAGES = 100  # conversation entries on one page
+
+_env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
+                   trim_blocks=True, lstrip_blocks=True)
+
+
+def render(name: str, **context) -> str:
+    return _env.get_template(name).render(**context)
+
+
+def _local_day(moment: datetime, tz) -> date:
+    return moment.astimezone(tz).date()
+
+
+def briefing() -> dict | None:
+    """The latest morning briefing, wherever it was delivered."""
+    row = (Outbox.select().where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.channel != "silent"))
+           .order_by(Outbox.id.desc()).first())
+    if row is None:
+        return None
+    return {"text": row.text, "at": row.created_at.isoformat(timespec="minutes")}
+
+
+def events_on(day: date, tz) -> list[dict]:
+    """Today's events as the calendar channel last read them (its snapshot), cancelled ones left out."""
+    found = []
+    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
+        value = cursor.value if isinstance(cursor.value, dict) else {}
+        events = value.get("events") if isinstance(value.get("events"), dict) else {}
+        for entry in events.values():
+            if not isinstance(entry, dict) or str(entry.get("status") or "").upper() == "CANCELLED" \
+                    or entry.get("cancelled") or not entry.get("start"):
+                continue
+            try:
+                start = datetime.fromisoformat(str(entry["start"]))
+                end = datetime.fromisoformat(str(entry["end"])) if entry.get("end") else start
+            except ValueError:
+                continue
+            if start.tzinfo is None:
+                start = start.replace(tzinfo=tz)
+            if end.tzinfo is None:
+                end = end.replace(tzinfo=tz)
+            first = start.astimezone(tz).date()
+            last = (end - timedelta(seconds=1)).astimezone(tz).date() if end > start else first
+            if first <= day <= last:
+                found.append({"title": str(entry.get("title") or "(no title)"),
+                              "when": "all day" if entry.get("all_day") else start.astimezone(tz).strftime("%H:%M"),
+                              "location": str(entry.get("location") or ""), "sort": start.isoformat()})
+    return [{k: v for k, v in e.items() if k != "sort"} for e in sorted(found, key=lambda e: e["sort"])]
+
+
+def due_and_overdue(now: datetime, tz) -> dict:
+    today = _local_day(now, tz)
+    rows = Task.select().where((Task.status == "open") & Task.due.is_null(False)).order_by(Task.due, Task.id)
+    due, overdue = [], []
+    for task in rows:
+        day = _local_day(task.due, tz)
+        late = day < today if task.due_is_date else task.due < now
+        if late:
+            overdue.append(task_view(task, tz))
+        elif day == today:
+            due.append(task_view(task, tz))
+    return {"due": due, "overdue": overdue}
+
+
+def watched() -> list[dict]:
+    rows = Setting.select().where(Setting.key.startswith(WATCH_PREFIX)).order_by(Setting.key)
+    found = []
+    for row in rows:
+        value = row.value if isinstance(row.value, dict) else {}
+        if value.get("url"):
+            found.append({"url": value["url"], "kind": value.get("kind") or "page",
+                          "checked": value.get("checked_at") or "", "title": value.get("title") or ""})
+    return found
+
+
+def today(now: datetime, tz) -> dict:
+    return {"date": _local_day(now, tz).strftime("%A %d %B %Y"), "briefing": briefing(),
+            "events": events_on(_local_day(now, tz), tz), **due_and_overdue(now, tz), "watched": watched(),
+            "waiting": Approval.select().where(Approval.status.in_(OPEN)).count()}
+
+
+def proposals(tz, now: datetime) -> list[dict]:
+    """Proposals still open, oldest first, with the nonce their forms send back."""
+    found = []
+    for approval in Approval.select().where(Approval.status.in_(OPEN)).order_by(Approval.id):
+        items = [{"position": i.position, "description": i.description, "status": i.status}
+                 for i in approval.items.order_by(ApprovalItem.position)]
+        found.append({"id": approval.id, "status": approval.status, "reason": approval.reason,
+                      "changes": approval.changes if approval.supersedes else "", "supersedes": approval.supersedes,
+                      "expires": approval.expires_at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                      "expired": approval.expires_at <= now, "nonce": approval.nonce, "items": items})
+    return found
+
+
+def conversation(channel: str, after_in: int = 0, after_out: int = 0, limit: int = MESSAGES) -> dict:
+    """What the user typed here and what Wilson delivered here, in order, with the highest row id of
+    each kind (the live reader asks for what came after those)."""
+    said = (Inbox.select().where((Inbox.source == channel) & (Inbox.origin == "user") & (Inbox.id > after_in))
+            .order_by(Inbox.id.desc()).limit(limit))
+    told = (Outbox.select().where((Outbox.channel == channel) & (Outbox.status == "delivered")
+                                  & (Outbox.id > after_out)).order_by(Outbox.id.desc()).limit(limit))
+    entries = [{"id": f"in-{r.id}", "row": r.id, "who": "you", "text": r.text,
+                "at": r.created_at, "approval": None} for r in said]
+    entries += [{"id": f"out-{r.id}", "row": r.id, "who": "wilson", "text": r.text,
+                 "at": r.delivered_at or r.created_at,
+                 "approval": ((r.payload or {}).get("approval") or {}).get("id")} for r in told]
+    entries.sort(key=lambda e: (e["at"], e["id"]))
+    entries = entries[-limit:]
+    last_in = max([after_in] + [e["row"] for e in entries if e["who"] == "you"])
+    last_out = max([after_out] + [e["row"] for e in entries if e["who"] == "wilson"])
+    for entry in entries:
+        entry["at"] = entry["at"].isoformat(timespec="seconds")
+    return {"messages": entries, "after_in": last_in, "after_out": last_out}
+
+
+def answers(channel: str, limit: int = 5) -> list[str]:
+    """The gate's latest answers to decisions made here (shown on the Proposals page)."""
+    rows = (Outbox.select().where((Outbox.channel == channel) & Outbox.idempotency_key.startswith("decision:"))
+            .order_by(Outbox.id.desc()).limit(limit))
+    return [r.text for r in rows]
+
+
+def tasks(tz) -> list[dict]:
+    return views.tasks(tz, "open")

@@ -1,0 +1,313 @@
+"""The dashboard's HTTP side: a Starlette app served by uvicorn on the web channel's loop.
+
+Every route but /login needs the user: a session cookie (set by logging in) or
+`Authorization: Bearer <token>`. `guard` is applied to each route where the route table
+is built, and tests walk that table, so a route cannot be added without it.
+
+State changes (approve, reject, modify, a message, log out) are POSTs. From a browser
+session each one carries the session's CSRF token, and a request a browser marks as
+cross-site (Sec-Fetch-Site, or an Origin that is not this server) is refused outright.
+Bearer calls need no CSRF token: a browser never attaches that header on its own.
+
+Handlers are coroutines that read and write the database on the loop's own thread (one
+connection, like the Telegram channel's updates) and cross into the actors only with
+`tell`, after their commit. A decision goes through the same path as a Telegram button:
+a decision row, then `DecisionRecorded` to the gate, which applies it exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from loguru import logger
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from channels.web import auth, pages
+from wilson.bounds import MAX_ID
+
+COOKIE = "wilson_session"
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
+MAX_TEXT = 4000
+ACTIONS = ("approve", "reject", "modify")
+PUBLIC = {"/login"}  # the only routes reachable without the user
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+                               "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # no-referrer would make browsers send "Origin: null" with forms
+    "Cache-Control": "no-store",
+}
+
+
+class Refused(Exception):
+    def __init__(self, status: int, text: str, login: bool = False):
+        super().__init__(text)
+        self.status, self.text, self.login = status, text, login
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def refusal(request: Request, status: int, text: str, login: bool = False) -> Response:
+    if wants_json(request):
+        response = JSONResponse({"error": text}, status_code=status)
+    else:
+        title = {401: "Please log in", 403: "Not allowed", 404: "Not found"}.get(status, "That did not work")
+        response = HTMLResponse(pages.render("refused.html", title=title, text=text, login=login, nav=None),
+                                status_code=status)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="wilson"'
+    return response
+
+
+def cross_site(request: Request) -> bool:
+    """A browser says this request comes from another site (a form or script on some page)."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:  # every current browser sends it; only this origin and typed addresses pass
+        return fetch_site not in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return False
+    host = request.headers.get("host", "")
+    return origin.lower() not in (f"http://{host}".lower(), f"https://{host}".lower())
+
+
+class Who:
+    """The user behind a request: by session (with its CSRF token) or by bearer token."""
+
+    def __init__(self, how: str, sid: str | None = None, record: dict | None = None):
+        self.how, self.sid, self.record = how, sid, record
+
+    @property
+    def csrf(self) -> str:
+        return (self.record or {}).get("csrf", "")
+
+
+def identify(request: Request, now) -> Who | None:
+    header = request.headers.get("authorization", "")
+    if header[:7].lower() == "bearer ":
+        return Who("bearer") if auth.token_ok(header[7:].strip()) else None
+    sid = request.cookies.get(COOKIE)
+    record = auth.session(sid, now)
+    return Who("session", sid, record) if record is not None else None
+
+
+async def read_form(request: Request) -> dict:
+    body = await read_body(request)
+    from urllib.parse import parse_qs
+
+    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        raise Refused(415, "Send this as a form.")
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20)
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "That form could not be read.") from None
+    return {k: v[0] for k, v in fields.items()}
+
+
+async def read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
+    return body
+
+
+async def read_json(request: Request) -> dict:
+    body = await read_body(request)
+    try:
+        data = json.loads(body or b"{}")
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "The body is not JSON.") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "The body must be a JSON object.")
+    return data
+
+
+def clean(text, limit: int = MAX_TEXT) -> str:
+    if not isinstance(text, str):
+        raise Refused(400, "The text must be a string.")
+    text = "".join(ch for ch in text if ch in "\n\t" or ch >= " ").strip()
+    if len(text) > limit:
+        raise Refused(413, f"That text is too long: at most {limit} characters.")
+    return text
+
+
+def build(site) -> Starlette:
+    """The app for one web channel incarnation; `site` is the channel (config, now(), the gate's door)."""
+
+    def guard(handler, *, public: bool = False, changes: bool = False):
+        async def guarded(request: Request) -> Response:
+            try:
+                now = site.now()
+                if changes and cross_site(request):
+                    raise Refused(403, "Refused: this request came from another site.")
+                who = identify(request, now)
+                if who is None and not public:
+                    raise Refused(401, "Please log in first.", login=True)
+                if changes and who is not None and who.how == "session":
+                    sent = request.headers.get("x-csrf-token")
+                    if sent is None:
+                        form = await read_form(request)
+                        request.state.form = form
+                        sent = form.get("csrf")
+                    if not auth.csrf_ok(who.record, sent):
+                        raise Refused(403, "Refused: this form is out of date. Reload the page and try again.")
+                response = await handler(request, who, now)
+            except Refused as exc:
+                response = refusal(request, exc.status, exc.text, exc.login)
+            except Exception as exc:  # a bug in one page must not take the server down, nor show a trace
+                logger.error("web {} {} failed: {}: {}", request.method, request.url.path, type(exc).__name__, exc)
+                response = refusal(request, 500, "Sorry, something went wrong on my side.")
+            response.headers.update(SECURITY_HEADERS)
+            return response
+
+        guarded.public = public
+        return guarded
+
+    def page(name: str, who: Who | None, now, nav: str, **context) -> HTMLResponse:
+        waiting = pages.today(now, site.config.timezone)["waiting"] if nav else 0
+        return HTMLResponse(pages.render(name, nav=nav, csrf=who.csrf if who else "", waiting=waiting, **context))
+
+    async def form_of(request: Request) -> dict:
+        return getattr(request.state, "form", None) or await read_form(request)
+
+    # Logging in and out -------------------------------------------------------------------------
+    async def login_page(request: Request, who, now) -> Response:
+        code = request.query_params.get("code")
+        if code is not None:
+            if not auth.use_login_code(code, now):
+                return HTMLResponse(pages.render("login.html", title="Log in", nav=None,
+                                                 problem="That login link was used already or has run out. "
+                                                         "Run wilson web-token for a new one, or paste the token."),
+                                    status_code=401, headers={"WWW-Authenticate": 'Bearer realm="wilson"'})
+            return logged_in(now)
+        if who is not None:
+            return RedirectResponse("/today", status_code=303)
+        return HTMLResponse(pages.render("login.html", title="Log in", nav=None, problem=None))
+
+    async def login(request: Request, who, now) -> Response:
+        if cross_site(request):
+            raise Refused(403, "Refused: this request came from another site.")
+        form = await read_form(request)
+        if not auth.token_ok(form.get("token", "").strip()):
+            logger.warning("web: a login with a wrong token")
+            return HTMLResponse(pages.render("login.html", title="Log in", nav=None,
+                                             problem="That is not the token. Run wilson web-token to see it again "
+                                                     "(it makes a new one)."),
+                                status_code=401, headers={"WWW-Authenticate": 'Bearer realm="wilson"'})
+        return logged_in(now)
+
+    def logged_in(now) -> Response:
+        sid = auth.new_session(now)
+        response = RedirectResponse("/today", status_code=303)  # the address bar keeps no code
+        response.set_cookie(COOKIE, sid, max_age=int(auth.SESSION_TIME.total_seconds()), httponly=True,
+                            samesite="strict", path="/")
+        logger.info("web: logged in")
+        return response
+
+    async def logout(request: Request, who, now) -> Response:
+        auth.end_session(who.sid)
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    # Pages --------------------------------------------------------------------------------------
+    async def home(request: Request, who, now) -> Response:
+        return RedirectResponse("/today", status_code=303)
+
+    async def today(request: Request, who, now) -> Response:
+        return page("today.html", who, now, "today", title="Today", t=pages.today(now, site.config.timezone))
+
+    async def proposals(request: Request, who, now) -> Response:
+        sent = request.query_params.get("sent", "")
+        return page("proposals.html", who, now, "proposals", title="Proposals",
+                    proposals=pages.proposals(site.config.timezone, now), answers=pages.answers(site.name),
+                    sent=int(sent) if sent.isdigit() and len(sent) < 17 else None)
+
+    async def decide(request: Request, who, now) -> Response:
+        approval_id = proposal_id(request)
+        form = await form_of(request)
+        site.decide(approval_id, form.get("action", ""), clean(form.get("text", "")), form.get("nonce") or None)
+        return RedirectResponse(f"/proposals?sent={approval_id}", status_code=303)
+
+    async def conversation(request: Request, who, now) -> Response:
+        return page("conversation.html", who, now, "conversation", title="Conversation",
+                    c=pages.conversation(site.name), key=secrets.token_urlsafe(12))
+
+    async def say(request: Request, who, now) -> Response:
+        form = await form_of(request)
+        text = clean(form.get("text", ""))
+        if text:
+            site.say(text, clean(form.get("key", ""), 40) or None)
+        return RedirectResponse("/conversation", status_code=303)
+
+    async def live_js(request: Request, who, now) -> Response:
+        return FileResponse(STATIC / "live.js", media_type="text/javascript")
+
+    # API ----------------------------------------------------------------------------------------
+    async def api_today(request: Request, who, now) -> Response:
+        return JSONResponse(pages.today(now, site.config.timezone))
+
+    async def api_proposals(request: Request, who, now) -> Response:
+        return JSONResponse({"proposals": pages.proposals(site.config.timezone, now)})
+
+    async def api_decide(request: Request, who, now) -> Response:
+        approval_id = proposal_id(request)
+        data = await read_json(request)
+        decision_id = site.decide(approval_id, data.get("action", ""), clean(data.get("text", "")),
+                                  data.get("nonce") if isinstance(data.get("nonce"), str) else None)
+        return JSONResponse({"decision": decision_id, "approval": approval_id}, status_code=202)
+
+    async def api_messages(request: Request, who, now) -> Response:
+        def number(name: str) -> int:
+            value = request.query_params.get(name, "0")
+            return int(value) if value.isdigit() and len(value) < 17 else 0
+
+        return JSONResponse(pages.conversation(site.name, number("after_in"), number("after_out")))
+
+    async def api_say(request: Request, who, now) -> Response:
+        data = await read_json(request)
+        text = clean(data.get("text", ""))
+        if not text:
+            raise Refused(400, "Say something: the text is empty.")
+        key = data.get("key")
+        row_id = site.say(text, clean(key, 40) if isinstance(key, str) else None)
+        return JSONResponse({"inbox": row_id}, status_code=202)
+
+    def proposal_id(request: Request) -> int:
+        raw = request.path_params.get("approval_id", "")
+        if not raw.isdigit() or len(raw) > 16 or not 0 < int(raw) <= MAX_ID:
+            raise Refused(404, "There is no such proposal.")
+        return int(raw)
+
+    routes = [
+        Route("/login", guard(login_page, public=True), methods=["GET"]),
+        Route("/login", guard(login, public=True), methods=["POST"]),
+        Route("/logout", guard(logout, changes=True), methods=["POST"]),
+        Route("/", guard(home), methods=["GET"]),
+        Route("/today", guard(today), methods=["GET"]),
+        Route("/proposals", guard(proposals), methods=["GET"]),
+        Route("/proposals/{approval_id}", guard(decide, changes=True), methods=["POST"]),
+        Route("/conversation", guard(conversation), methods=["GET"]),
+        Route("/conversation", guard(say, changes=True), methods=["POST"]),
+        Route("/static/live.js", guard(live_js), methods=["GET"]),
+        Route("/api/today", guard(api_today), methods=["GET"]),
+        Route("/api/proposals", guard(api_proposals), methods=["GET"]),
+        Route("/api/proposals/{approval_id}", guard(api_decide, changes=True), methods=["POST"]),
+        Route("/api/messages", guard(api_messages), methods=["GET"]),
+        Route("/api/messages", guard(api_say, changes=True), methods=["POST"]),
+    ]
+    return Starlette(routes=routes)

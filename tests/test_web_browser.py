@@ -1,0 +1,102 @@
+"""The dashboard in a real headless Chromium (Debian's chromium and chromedriver, driven by Selenium):
+log in with the token, see Today, approve a proposal on Proposals, see the gate's answer."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from storage.models import Approval, ApprovalItem, Task
+from tests.test_web_server import propose
+from tests.web_harness import base_url, logged_in, token_and_code, with_web
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="needs Debian's chromium and chromium-driver (.ci/run installs them)")
+
+
+@pytest.fixture
+def browser(tmp_path, monkeypatch):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # each session leaves a folder behind in TMPDIR
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM  # with both paths set, Selenium Manager never goes to the network
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def web(make_app, monkeypatch):
+    with_web(monkeypatch)
+    app = make_app(env={"WILSON_WEB_PORT": "0"})
+    assert app.wait_idle()
+    return app
+
+
+def test_log_in_with_the_token_see_today_and_approve_a_proposal(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    approval = propose(web, logged_in(web))
+    token, _ = token_and_code(web)
+    wait = WebDriverWait(browser, 15)
+
+    browser.get(base_url() + "/today")
+    assert "Please log in" in browser.page_source
+    browser.get(base_url() + "/login")
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    wait.until(seen.presence_of_element_located((By.ID, "briefing")))
+    assert browser.current_url.endswith("/today") and token not in browser.current_url
+    assert "1 proposal waiting" in browser.find_element(By.TAG_NAME, "main").text
+    cookie = browser.get_cookie("wilson_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+
+    browser.find_element(By.LINK_TEXT, "Proposals (1)").click()
+    card = wait.until(seen.presence_of_element_located((By.ID, f"proposal-{approval.id}")))
+    items = list(ApprovalItem.select().where(ApprovalItem.approval == approval.id).order_by(ApprovalItem.position))
+    shown = " ".join(card.text.split())
+    assert all(" ".join(i.description.split())[:40] in shown for i in items)
+    card.find_element(By.NAME, "approve").click()
+    wait.until(seen.presence_of_element_located((By.ID, "sent")))
+    assert web.wait_idle()
+    browser.refresh()
+    answers = wait.until(seen.presence_of_element_located((By.ID, "answers")))
+    assert "Done:" in answers.text and " ".join(items[0].description.split())[:40] in " ".join(answers.text.split())
+    assert not browser.find_elements(By.ID, f"proposal-{approval.id}")
+    assert Approval.get_by_id(approval.id).status == "approved"
+    assert {i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval.id)} == {"executed"}
+    assert Task.select().count() == sum(1 for i in items if i.tool == "create_task")  # once each, nothing else
+
+
+def test_a_message_typed_in_conversation_gets_its_answer_without_a_reload(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _, code = token_and_code(web)
+    wait = WebDriverWait(browser, 15)
+    browser.get(base_url() + f"/login?code={code}")
+    wait.until(seen.presence_of_element_located((By.ID, "briefing")))
+    browser.get(base_url() + "/conversation")
+    box = browser.find_element(By.NAME, "text")
+    box.send_keys("hello there")
+    browser.find_element(By.NAME, "send").click()
+    wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, ".msg.you")))
+    marker = browser.find_element(By.ID, "messages")
+    browser.execute_script("arguments[0].setAttribute('data-page', 'same')", marker)
+    assert web.wait_idle()
+    wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, ".msg.wilson")))
+    # the answer arrived on the same page (the mark set after loading is still there): no reload
+    assert browser.find_element(By.ID, "messages").get_attribute("data-page") == "same"
