@@ -286,6 +286,16 @@ def installed() -> tuple[Installed, ...]:
     return tuple(sorted(found.values(), key=lambda s: (s.name not in BUILTIN, s.name)))
 
 
+def refresh() -> None:
+    """Look for installed skills again (after an install into the running environment)."""
+    global GENERATION
+    installed.cache_clear()
+    GENERATION += 1
+
+
+GENERATION = 0  # counts refreshes, for caches built from the installed skills
+
+
 def disabled(config) -> set[str]:
     raw = config.get("skills", "disabled", []) if config is not None else []
     if isinstance(raw, str):

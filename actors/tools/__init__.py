@@ -35,14 +35,14 @@ class NotApproved(Exception):
 
 
 @functools.cache
-def _toolbox(off: frozenset) -> Toolbox:
+def _toolbox(off: frozenset, generation: int) -> Toolbox:
     return Toolbox([tool() for tool in core.TOOLS], [s for s in skills.installed()
                                                       if s.skill is not None and s.name not in off])
 
 
 def toolbox(config=None) -> Toolbox:
     """The tools in use with this configuration ([skills] disabled); every installed skill's without one."""
-    return _toolbox(frozenset(skills.disabled(config)))
+    return _toolbox(frozenset(skills.disabled(config)), skills.GENERATION)
 
 
 def __getattr__(name: str):
