@@ -18,7 +18,7 @@ import smtplib
 import ssl
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 
 from channels.email.imap import LOOPBACK, check_security, ImapError
 
@@ -36,8 +36,9 @@ class SendUnknown(Exception):
 
 
 def message_id_for(key: str, from_address: str) -> str:
-    domain = from_address.rsplit("@", 1)[-1] if "@" in from_address else "wilson.invalid"
-    return make_msgid(idstring="w" + hashlib.sha256(key.encode()).hexdigest()[:20], domain=domain)
+    """Chosen when the mail is queued, from the proposal item's key: the same mail always has the same id."""
+    domain = from_address.rsplit("@", 1)[-1].strip(" >") if "@" in from_address else "wilson.invalid"
+    return f"<wilson.{hashlib.sha256(key.encode()).hexdigest()[:24]}@{domain}>"
 
 
 def build(payload: dict, at: datetime) -> EmailMessage:

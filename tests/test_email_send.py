@@ -1,0 +1,207 @@
+"""Sending approved mail over a real SMTP server (aiosmtpd on loopback): queued once per proposal item,
+sent once however often it is approved, never sent twice across a kill between the SMTP transaction
+and its record, retried with backoff when the server is down."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from email import message_from_bytes, policy
+from pathlib import Path
+
+import pytest
+
+from channels.email.channel import EmailChannel
+from channels.email.smtp import queue_send
+from storage import trace
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import Outbox
+from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, SmtpSink, free_port
+from wilson import config as configmod
+from wilson.actor import Context
+from wilson.clock import SimClock
+from wilson.messages import Deliver, Ping
+
+START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+ROOT = Path(__file__).resolve().parents[1]
+DRAFT = {"to": "ann@example.org", "subject": "Friday", "body": "See you Friday at noon.",
+         "in_reply_to": "<lunch-1@example.org>"}
+
+
+@pytest.fixture
+def sink():
+    server = SmtpSink().start()
+    yield server
+    server.stop()
+
+
+def environ(home: Path, smtp_port: int, imap_port: int | None = None) -> dict:
+    env = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_EMAIL_SMTP_HOST": "127.0.0.1",
+           "WILSON_EMAIL_SMTP_PORT": str(smtp_port), "WILSON_EMAIL_SMTP_SECURITY": "none",
+           "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_FROM_ADDRESS": "you@example.org",
+           "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_IMAP_SECURITY": "none", "WILSON_EMAIL_POLL": "off"}
+    if imap_port:
+        env.update(WILSON_EMAIL_IMAP_HOST="127.0.0.1", WILSON_EMAIL_IMAP_PORT=str(imap_port))
+    return env
+
+
+class Directory:
+    def __init__(self):
+        self.told = []
+
+    def tell(self, name, message):
+        self.told.append((name, message))
+        return True
+
+    def handled(self, name, *_):
+        pass
+
+    def crashed(self, name, error, *_):
+        raise AssertionError(f"{name} crashed: {error}")
+
+
+@pytest.fixture
+def home(tmp_path):
+    db = open_database(None, tmp_path)
+    migrate()
+    yield tmp_path
+    db.close()
+
+
+def start_channel(home: Path, env: dict, monkeypatch, clock=None):
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    config = configmod.load(home, environ=env)
+    config.set("core", "primary_channel", "repl")
+    directory = Directory()
+    ref = EmailChannel.start(Context(config=config, clock=clock or SimClock(START), synapse=None,
+                                     directory=directory))
+    assert ref.ask(Ping(), timeout=30) == "pong"
+    return ref, config, directory
+
+
+def queue(config, key: str = "approval:1:1") -> dict:
+    return queue_send(DRAFT, key=key, trace_id=trace.new_trace_id(), at=START, config=config)
+
+
+def test_an_approved_mail_is_queued_and_sent_once_however_often_it_is_approved(home, sink, monkeypatch):
+    ref, config, _ = start_channel(home, environ(home, sink.port), monkeypatch)
+    try:
+        first, again = queue(config), queue(config)  # approve pressed twice: the same proposal item
+        assert first["outbox_id"] == again["outbox_id"] and Outbox.select().count() == 1
+        ref.tell(Deliver(first["outbox_id"]))
+        ref.tell(Deliver(first["outbox_id"]))
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        assert sink.wait_for(1)
+        assert len(sink.messages) == 1
+        sender, recipients, raw = sink.messages[0]
+        mail = message_from_bytes(raw, policy=policy.default)
+        assert (sender, recipients) == ("you@example.org", ["ann@example.org"])
+        assert mail["Message-ID"] == first["message_id"] and mail["In-Reply-To"] == "<lunch-1@example.org>"
+        assert mail["Subject"] == "Friday" and mail.get_content().strip() == "See you Friday at noon."
+        row = Outbox.get_by_id(first["outbox_id"])
+        assert row.status == "delivered" and row.result["message_id"] == first["message_id"]
+        assert sink.auth == [(USER, PASSWORD)]
+    finally:
+        ref.stop()
+
+
+def test_sending_is_refused_honestly_when_no_smtp_server_is_set(home, tmp_path):
+    config = configmod.load(home, environ={})
+    with pytest.raises(Exception, match="email sending is not set up"):
+        queue(config)
+    assert Outbox.select().count() == 0
+
+
+def test_a_server_that_is_down_is_tried_again_later(home, monkeypatch):
+    clock = SimClock(START)
+    ref, config, _ = start_channel(home, environ(home, free_port()), monkeypatch, clock)
+    try:
+        queued = queue(config)
+        ref.tell(Deliver(queued["outbox_id"]))
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        row = Outbox.get_by_id(queued["outbox_id"])
+        assert (row.status, row.attempts, row.sending_at) == ("retry", 1, None)
+        assert row.next_attempt_at == START + timedelta(minutes=1)
+        assert "cannot reach 127.0.0.1" in row.result["error"]
+        ref.tell(Deliver(queued["outbox_id"]))  # before its time: not tried
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        assert Outbox.get_by_id(queued["outbox_id"]).attempts == 1
+    finally:
+        ref.stop()
+
+
+CHILD = textwrap.dedent("""
+    import sys
+    from datetime import datetime, timezone
+    sys.path.insert(0, {root!r})
+    from channels.email.channel import EmailChannel
+    from storage.db import open_database
+    from wilson import config as configmod
+    from wilson.actor import Context
+    from wilson.clock import SimClock
+    from wilson.messages import Ping
+
+    class Directory:
+        def tell(self, *a): return True
+        def handled(self, *a): pass
+        def crashed(self, *a): pass
+
+    from pathlib import Path
+    open_database(None, Path({home!r}))
+    config = configmod.load({home!r})
+    ref = EmailChannel.start(Context(config=config, clock=SimClock(datetime(2027, 1, 5, 8, tzinfo=timezone.utc)),
+                                     synapse=None, directory=Directory()))
+    ref.ask(Ping(), timeout=30)  # on start it delivers what is owed, and dies right after the send
+    print("not killed")
+""")
+
+
+def send_and_die(home: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
+                          env={**env, "WILSON_FAULT_POINTS": "email:after-send", "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def dovecot():
+    try:
+        server = Dovecot().start()
+    except DovecotUnavailable as exc:
+        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("in_sent_folder", [False, True])
+def test_killed_between_the_send_and_its_record_the_mail_is_not_sent_again(home, sink, dovecot, monkeypatch,
+                                                                            in_sent_folder):
+    env = environ(home, sink.port, dovecot.port)
+    config = configmod.load(home, environ=env)
+    queued = queue(config)
+    child = send_and_die(home, env)
+    assert child.returncode == -9, child.stderr[-2000:]
+    assert sink.wait_for(1) and len(sink.messages) == 1
+    row = Outbox.get_by_id(queued["outbox_id"])
+    assert row.status == "pending" and row.sending_at is not None  # the send started and was never recorded
+    if in_sent_folder:  # e.g. Gmail files what its SMTP server took in the Sent folder
+        dovecot.append_many([sink.messages[0][2]], "Sent")
+    ref, _, directory = start_channel(home, env, monkeypatch)  # the restart delivers what is owed
+    try:
+        row = Outbox.get_by_id(queued["outbox_id"])
+        assert len(sink.messages) == 1  # never a second copy
+        if in_sent_folder:
+            assert row.status == "delivered" and row.result["confirmed"] == "found in Sent"
+            assert Outbox.select().where(Outbox.channel == "repl").count() == 0
+        else:
+            assert row.status == "failed" and "may have gone out" in row.result["error"]
+            [told] = Outbox.select().where(Outbox.channel == "repl")
+            assert told.text == ("I'm not sure the email “Friday” to ann@example.org went out (Wilson stopped while "
+                                 "the mail was being sent). Please check your Sent folder; I won't send it again "
+                                 "on my own.")
+            assert ("repl", Deliver(told.id)) in directory.told
+    finally:
+        ref.stop()
