@@ -75,6 +75,8 @@ DEFAULTS: dict[str, dict] = {
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful"},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
+    # The dashboard: loopback unless a host is set on purpose (another host prints a warning at start).
+    "web": {"enabled": True, "host": "127.0.0.1", "port": 8765, "watch_poll": "15m"},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
     "skills": {"disabled": []},
@@ -151,6 +153,12 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "expiry_hours": ("positive", "how long a proposal waits for your answer"),
         "owner_decides_all": ("bool", "only the owner approves, in any chat"),
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
+    },
+    "web": {
+        "enabled": ("bool", "the dashboard in your browser (`wilson web-token` prints how to log in)"),
+        "host": ("text", "where it listens; 127.0.0.1 keeps it on this computer (anything else is a warning)"),
+        "port": ("count", "its port"),
+        "watch_poll": ("duration_or_off", "how often watched pages and feeds are checked; off disables"),
     },
     "supervisor": {
         "watchdog_seconds": ("seconds_or_off", "how often the watchdog looks for stuck actors; 0 turns it off"),
