@@ -923,3 +923,69 @@ def memory_list(at: datetime | None = None, limit: int = 40) -> list[dict]:
     rows = [m for kind in order for m in engram.live(kind, at)]
     return [{"id": m.id, "kind": m.kind, "text": m.text, "since": _day(m.created_at), "strength": m.strength,
              "provenance": m.provenance} for m in rows[:limit]]
+
+
+# -- the memory skill: list and correct beliefs, and recall's weights --------------------
+
+def _skill():
+    from wilson.skills import Section, Skill, Tool
+
+    class ForgetMemory(Tool):
+        name = "forget_memory"
+        description = ("Propose forgetting something Wilson learned about the user (a memory id from "
+                       "`memories` or list_memories) when the user says it is wrong. What was learned from it "
+                       "goes too; the same evidence will not bring it back.")
+        parameters = {"type": "object", "required": ["memory"], "additionalProperties": False,
+                      "properties": {"memory": {"type": "integer"},
+                                     "reason": {"type": "string", "description": "the user's words"}}}
+        user_only = True  # only the user can say a belief about them is wrong
+        limits = {"reason": 300}
+
+        def validate(self, args, call):
+            problem = self.check_args(args)
+            if problem:
+                return problem
+            memory = Memory.get_or_none(Memory.id == int(args["memory"])) if 0 < int(args["memory"]) < 2**62 else None
+            if memory is None or memory.kind not in LEARNED_KINDS:
+                return f"there is no learned memory {args['memory']}; see list_memories"
+            if memory.invalidated_at is not None:
+                return f"memory {memory.id} is already forgotten"
+            return None
+
+        def describe(self, args, call):
+            line = describe_forget(int(args["memory"]))
+            return line + (f" — because: {args['reason']}" if args.get("reason") else "")
+
+        def execute(self, args, call):
+            retired = forget(int(args["memory"]), call.now, args.get("reason") or "the user said it is wrong")
+            if not retired:
+                raise ValueError(f"memory {args['memory']} was already forgotten")
+            return {"retired": retired}
+
+    class ListMemories(Tool):
+        name = "list_memories"
+        description = "What Wilson has learned about the user: principles, beliefs, interpretations, with ids."
+        parameters = {"type": "object", "properties": {}}
+        read_only = True
+        user_only = True
+
+        def execute(self, args, call):
+            return memory_list(call.now, limit=30)
+
+    weights = engram.Weights()
+    return Skill(
+        description="Memory: what Wilson learned about you, listed and corrected; how recall ranks it.",
+        tools=(ForgetMemory, ListMemories),
+        config=Section(defaults={"weight_text": weights.text, "weight_importance": weights.importance,
+                                 "weight_recency": weights.recency, "half_life_days": weights.half_life_days,
+                                 "weight_semantic": weights.semantic},
+                       schema={"weight_text": ("number", "how much matching words count in recall"),
+                               "weight_importance": ("number", "how much a memory's rung and strength count"),
+                               "weight_recency": ("number", "how much a recent memory counts"),
+                               "half_life_days": ("positive", "days after which recency counts half"),
+                               "weight_semantic": ("number", "how much an embedding hook counts (off: 0)")}),
+        prompt="- When the user says something Wilson believes about them is wrong, propose forget_memory for it.",
+    )
+
+
+SKILL = _skill()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from actors import hippocampus
 from actors.hippocampus import consolidate, forget, memory_list
 from storage import engram
@@ -80,3 +82,46 @@ def test_the_same_evidence_cannot_rebuild_a_retired_belief(db):
     touched = {m.id: m for m in Memory.select().where(Memory.kind == "interpretation")}
     assert hippocampus._promote(touched, {}, night("2027-01-15")) == (0, 0)
     assert live("belief", LATE) is None
+
+
+# Through the gate ----------------------------------------------------------------------------
+def memory_box():
+    from actors.tools import core
+    from wilson.skills import Installed, Toolbox
+
+    return Toolbox([tool() for tool in core.TOOLS], [Installed("memory", hippocampus.SKILL, "wilson test")])
+
+
+def test_forgetting_is_a_proposal_the_gate_executes_once(db):
+    from zoneinfo import ZoneInfo
+
+    from actors import tools
+    from storage.models import Approval, ApprovalItem
+    from wilson.skills import Call
+
+    four_late_bookings()
+    belief = live("belief", LATE)
+    box, now, tz = memory_box(), night("2027-04-20"), ZoneInfo("Europe/Berlin")
+    forget_tool = box.get("forget_memory")
+    call = Call(now=now, tz=tz, user_id="owner")
+    assert forget_tool.user_only and "forget_memory" not in {s["function"]["name"] for s in box.schemas()}
+    assert forget_tool.validate({"memory": 99999}, call) == "there is no learned memory 99999; see list_memories"
+    assert forget_tool.validate({"memory": "x"}, call).startswith("memory must be an integer")
+    args = {"memory": belief.id, "reason": "the airline moved the dates"}
+    assert forget_tool.validate(args, call) is None
+    line = forget_tool.describe(args, call)
+    assert line == f"Forget what I learned: “{LATE}” (belief {belief.id}) — because: the airline moved the dates"
+    assert live("belief", LATE) is not None  # proposing changes nothing
+
+    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=now,
+                               expires_at=now + timedelta(hours=72), status="approved", decided_at=now)
+    item = ApprovalItem.create(approval=approval, position=1, tool="forget_memory", args=args, description=line,
+                               status="pending")
+    with pytest.raises(tools.NotApproved):  # an item the gate did not claim
+        tools.execute_approved(item, "owner", now, tz, {}, box=box)
+    assert live("belief", LATE) is not None
+    ApprovalItem.update(status="executing").where(ApprovalItem.id == item.id).execute()
+    result, _ = tools.execute_approved(item, "owner", now, tz, {}, box=box)
+    assert belief.id in result["retired"] and live("belief", LATE) is None
+    assert forget_tool.validate(args, call) == f"memory {belief.id} is already forgotten"
+    assert [t["text"] for t in box.get("list_memories").execute({}, call)] == []
