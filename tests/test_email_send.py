@@ -205,3 +205,23 @@ def test_killed_between_the_send_and_its_record_the_mail_is_not_sent_again(home,
             assert ("repl", Deliver(told.id)) in directory.told
     finally:
         ref.stop()
+
+
+def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_server(home, sink):
+    from zoneinfo import ZoneInfo
+
+    from channels.email.skill import SendEmail
+    from wilson.skills import Call
+
+    config = configmod.load(home, environ=environ(home, sink.port))
+    tool = SendEmail()
+    call = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=config, item_id=7, trace_id="t1",
+                sender=lambda *a: 0)
+    assert tool.validate(DRAFT, call) is None
+    assert tool.validate({**DRAFT, "to": "ann"}, call) == "not an email address: ann"
+    first, again = tool.execute(DRAFT, call), tool.execute(DRAFT, call)
+    assert first == again and call.deliveries == [("email", first["outbox_id"])] * 2
+    assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
+    bare = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=configmod.load(home, environ={}), item_id=8)
+    assert tool.validate(DRAFT, bare) == "email sending is not set up (no [email] smtp_host)"
+    assert "Subject: Friday" in tool.describe(DRAFT, call) and "Body: See you Friday at noon." in tool.describe(DRAFT, call)

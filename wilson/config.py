@@ -61,6 +61,10 @@ DEFAULTS: dict[str, dict] = {
         "horizon_days": 365,
         "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
     },
+    # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
+    "email": {"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
+              "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
+              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     "ras": {"interval_minutes": 15},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
@@ -128,6 +132,22 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
+    },
+    "email": {
+        "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
+        "imap_port": ("count", "0: 993 for ssl, 143 otherwise"),
+        "imap_security": ("text", "ssl, starttls, or none (a loopback host only)"),
+        "username": ("text", "the mailbox login, usually your address"),
+        "password": ("text", "set WILSON_EMAIL_PASSWORD in the environment (an app password), never here"),
+        "folders": ("list", "folders to read, e.g. [\"INBOX\"]"),
+        "poll": ("duration_or_off", "how often the folders are checked for new mail, e.g. 5m; off disables"),
+        "backfill": ("count", "on the first look at a folder, how many of its newest mails are read"),
+        "bulk_senders": ("list", "addresses or @domains whose mail counts as bulk, e.g. @news.example.com"),
+        "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
+        "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
+        "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
+        "smtp_username": ("text", "empty: the same as username"),
+        "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
