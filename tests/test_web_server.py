@@ -209,3 +209,19 @@ def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app, monkeypa
         assert app.wait_idle()
     finally:
         taken.close()
+
+
+def test_web_token_prints_the_token_then_a_login_link_and_stores_neither(web):
+    from channels.web.cli import web_token
+    from storage.models import Setting
+
+    lines = web_token(web.config, web.clock.now())
+    token, link = lines[0], lines[1]
+    assert link.startswith(base_url() + "/login?code=")
+    stored = " ".join(str(r.value) for r in Setting.select())
+    assert token not in stored and link.rsplit("=", 1)[1] not in stored
+    with httpx.Client(timeout=10) as client:
+        assert client.get(link).status_code == 303
+        assert client.get(base_url() + "/today").status_code == 200
+    with httpx.Client(base_url=base_url(), timeout=10) as client:
+        assert client.get("/api/today", headers={"Authorization": f"Bearer {token}"}).status_code == 200
