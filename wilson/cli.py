@@ -177,6 +177,15 @@ def cmd_config(opts, config) -> int:
     return 0
 
 
+def cmd_web_token(opts, config) -> int:
+    from channels.web.cli import web_token
+
+    _open(config)
+    for line in web_token(config, clockmod.RealClock().now()):
+        print(line, flush=True)  # the token itself: not redacted, this is where the user reads it
+    return 0
+
+
 def cmd_skills(opts, config) -> int:
     from wilson import skills
 
@@ -253,6 +262,7 @@ def _main(argv: list[str] | None) -> int:
     sub.add_parser("doctor", help="check the configured model endpoints")
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
     sub.add_parser("skills", help="the installed skills, their tools and channels ([skills] disabled turns one off)")
+    sub.add_parser("web-token", help="a new dashboard token (line 1) and a login link (line 2)")
     config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
     config_cmd.add_argument("--docs", action="store_true", help="print every setting as Markdown (docs/configuration.md)")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
@@ -275,7 +285,7 @@ def _main(argv: list[str] | None) -> int:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
-                "config": cmd_config, "service": cmd_service, "skills": cmd_skills}
+                "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills}
     import peewee
 
     try:
