@@ -188,3 +188,33 @@ def test_wilson_service_from_the_command_line_never_shows_a_traceback(tmp_path, 
         assert "Traceback" not in out.out + out.err
         assert all(line.startswith(f"wilson service {action}: ") for line in out.out.splitlines()), out.out
     assert not (tmp_path / "xdg" / "systemd" / "user" / "wilson.service").exists()
+
+
+def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigterm(tmp_path):
+    """ExecStart's own command line: no Telegram token and stdin closed, as under systemd; it keeps running
+    (not the terminal channel, which would end at once on an empty stdin) until SIGTERM, then exits 0."""
+    import selectors
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
+    env.update(WILSON_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(service.command(sys.executable), cwd=service.project_root(),
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        selector = selectors.DefaultSelector()
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        deadline, line = time.monotonic() + 60, ""
+        while not line and time.monotonic() < deadline and proc.poll() is None:
+            if selector.select(timeout=1):
+                line = proc.stdout.readline()
+        assert line.startswith("Wilson is running without a chat channel"), (line, proc.poll())
+        assert proc.poll() is None  # still running after it said so
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
