@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors import tools
+from actors import briefing, tools
 from storage import decisions, inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, DecisionRow, Feedback, Inbox, Outbox, Schedule, Task, Topic
@@ -659,8 +659,13 @@ class ApprovalActor(WilsonActor):
                                     "items": [{"position": i.position, "description": i.description}
                                               for i in approval.items.order_by(ApprovalItem.position)]},
                        "topic_id": approval.topic_id}
-            # A proposal the user did not ask for waits out the night like any other non-urgent message.
             source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
+            carrier = briefing.carries(approval, source) if again_for is None else None
+            if carrier is not None:  # one of this morning's plans: told in full inside the briefing
+                trace.record(approval.trace_id, "presented", self.name,
+                             f"proposal {approval.id} in the morning briefing (outbox {carrier.id})", now)
+                return
+            # A proposal the user did not ask for waits out the night like any other non-urgent message.
             held = None
             if source is not None and source.origin != "user" and source.priority > 1:
                 held = quiet.hold_until(self.config, now)

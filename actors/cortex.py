@@ -26,6 +26,8 @@ from datetime import datetime, timedelta
 from loguru import logger
 
 from actors import approval as approval_gate
+from actors import hippocampus
+from actors import briefing
 from actors import tools
 from storage import decisions, inbox, outbox, trace
 from storage.db import database
@@ -61,6 +63,8 @@ class RunOutcome:
     unfinished: str | None = None  # why the loop stopped before the model was done
     read_untrusted: bool = False  # a tool result carried text others wrote
     decisions: list = field(default_factory=list)  # (approval_id, action, items, text): the user's spoken answers
+    remembered: list = field(default_factory=list)  # what a learned memory changed in this run, traced with it
+    offline_rule: str = ""  # the offline rules answered (no model): the rule that fired
 
 
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
@@ -208,7 +212,7 @@ def recent_turns(user_id: str | None = None, topic_id: int | None = None, owner:
 
 # The reasoning loop (model calls through Synapse only) -------------------------
 def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None,
-           owner: str | None = None, box=None) -> RunOutcome:
+           owner: str | None = None, box=None, context: dict | None = None) -> RunOutcome:
     """`user_id`: whose words a user-started run answers (its `decide` calls speak for them, its reads
     see what they may see); `owner`: the configured owner, who sees everything; `box`: the tools of the
     skills that are on (every installed skill's when None)."""
@@ -218,10 +222,14 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
 
     for _ in range(MAX_ROUNDS):
         try:
-            result = synapse.chat("deep", messages, tools=box.schemas(user_run=origin == "user"), origin=origin)
+            # `context`: the same facts, structured, for the offline rules (they never read the prompt)
+            result = synapse.chat("deep", messages, tools=box.schemas(user_run=origin == "user"), origin=origin,
+                                  context={"kind": "cortex", **context} if context is not None else None)
         except SynapseError as exc:
             outcome.error = f"{type(exc).__name__}: {exc}"
             return outcome
+        if getattr(result, "offline", False) and result.tool_calls:
+            outcome.offline_rule = getattr(result, "rule", "") or "offline rules"
         if not result.tool_calls:
             outcome.reply = (result.text or "").strip()
             return outcome
@@ -287,7 +295,10 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz, viewe
             outcome.rejected_calls.append((name, problem))
             return {"error": problem}
         args = tool.known_args(args)
-        outcome.proposals.append((name, args, tools.describe_item(name, args, tz, viewer, owner, box=box)))
+        args, held, note = hippocampus.steer(name, args, now, outcome.remembered, background=viewer is None)
+        if held:
+            return held
+        outcome.proposals.append((name, args, tools.describe_item(name, args, tz, viewer, owner, box=box) + note))
         answer = {"status": "proposed", "note": "Nothing changes until the user approves."}
         answer.update(tools.hints(name, args, now, tz, viewer, owner, box=box))
         return answer
@@ -401,7 +412,7 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.unfinished:
             trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
         if outcome.proposals:
-            approval = create_proposal(row, outcome.proposals, channel, now, config)
+            approval = create_proposal(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
@@ -437,6 +448,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             notify["deliver"].append(("silent", box.id))
         for name, problem in outcome.rejected_calls:
             trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
+        for effect in outcome.remembered:
+            trace.record(row.trace_id, "remembered", "cortex", effect, now)
         notify["decisions"] = record_decisions(row, outcome, channel, now, config)
         inbox.finish(row.id, now, owner=row.owner)
     return notify
@@ -488,7 +501,7 @@ def approver_for(row: Inbox, original: Approval | None, config) -> str:
     return str(config.get("core", "owner"))
 
 
-def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config) -> Approval | None:
+def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config, offline: str = "") -> Approval | None:
     """Persist a proposal; None when it was to replace one the user decided while this run was thinking.
 
     One run makes at most one proposal: its key is the inbox row, so a run that is somehow
@@ -514,7 +527,10 @@ def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config
         topic_id = original.topic_id  # a replacement stays where the original was
     # a replacement keeps the reason the plan was made for; the user's change shows in `changes`
     reason = (original.reason if original is not None and original.reason
-              else approval_gate.reason_for(row, now, config.timezone))[:approval_gate.MAX_REASON]
+              else approval_gate.reason_for(row, now, config.timezone))
+    if offline and not (original is not None and original.reason):
+        reason = f"{reason} (offline rules: {offline})" if reason else f"offline rules: {offline}"
+    reason = reason[:approval_gate.MAX_REASON]
     changes = ""
     if original is not None:
         replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
@@ -591,6 +607,14 @@ class CortexActor(WilsonActor):
                 return
             except Exception as exc:  # one broken run must not take the cortex (and every later message) down
                 self.contain(row, exc)
+            if row.origin != "user":
+                self.settle_briefing()
+
+    def settle_briefing(self) -> None:
+        """A morning briefing waiting for this morning's runs goes out once the last of them has ended."""
+        box = briefing.settle(self.now(), self.config)
+        if box is not None:
+            self.tell(box.channel, Deliver(box.id))
 
     def report_given_up(self, row: Inbox) -> None:
         now = self.now()
@@ -619,11 +643,10 @@ class CortexActor(WilsonActor):
         now = self.now()
         tz = self.config.timezone
         memories = []
-        try:
-            from storage import engram_access
-            memories = [{"kind": m.kind, "text": m.text} for m in engram_access.recall(row.text, now)]
+        try:  # recalled by the stimulus, its topic, its kind of event, its people and places
+            memories = hippocampus.memories_for(row, now, self.config)
         except Exception as exc:
-            logger.debug("recall unavailable: {}", exc)
+            logger.warning("recall unavailable: {}", exc)
         owner = self.config.get("core", "owner")
         topic_id = (row.payload or {}).get("topic_id")
         turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
@@ -634,7 +657,7 @@ class CortexActor(WilsonActor):
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
             outcome = reason(self.ctx.synapse, messages, row.origin, now, tz,
                              user_id=str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner)
-                             else None, owner=owner, box=tools.toolbox(self.config))
+                             else None, owner=owner, box=tools.toolbox(self.config), context=context)
         if outcome.error and row.origin != "user":
             self.notice_budget(outcome.error, now)
             fallback = fallback_followup(row, tz)

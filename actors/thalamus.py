@@ -5,26 +5,22 @@ before anyone is told): realtime stimuli go to the inbox at priority 0, buffered
 ones to receptor_buffers. The row and its "routed" trace commit together; the
 actor then only nudges the cortex lane that takes the row.
 
-The morning briefing is the day: at the daily sync, one message lists today's events
-(from the calendar's stored snapshot, in local time), tasks due today and overdue,
-proposals waiting for an answer, follow-ups the daily cap kept back, and what triage
-kept for the briefing. It is built by code from the database (`gather_day`,
-`render_day`); only the lines on what triage kept are the model's words, as before.
-With `[attention] briefing = "when_useful"` a day with nothing in it sends nothing.
+The daily sync ends in the morning briefing (actors/briefing.py), which waits for the
+runs the sync started so that what they propose arrives inside it.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import datetime
 
 from loguru import logger
 
-from storage import buffers, inbox, outbox, trace
+from storage import buffers, inbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Task, TaskFiring
-from wilson import attention, faults
+from storage.models import Inbox, Outbox, ReceptorBuffer
+from actors import briefing as day_briefing
+from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import monotonic
 from wilson.messages import ChannelSync, ChannelSynced, Deliver, InboxReady, StimulusCommitted, SyncRequest
@@ -106,6 +102,13 @@ def triage_request(rows: list, now: datetime, tz) -> list[dict]:
             {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
 
 
+def triage_context(rows: list, now: datetime, tz) -> dict:
+    """The same items as structured facts, for the offline rules (which never read the prompt)."""
+    return {"kind": "triage", "now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
+            "items": [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload}
+                      for r in rows]}
+
+
 def normalise_decisions(raw_items, rows: list) -> list[dict]:
     """Make the model's triage safe: known ids only, each once; forgotten rows are kept, not lost."""
     known = {r.id for r in rows}
@@ -134,13 +137,14 @@ def normalise_decisions(raw_items, rows: list) -> list[dict]:
 
 
 def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
-                 briefing: list | None = None) -> list[int]:
+                 briefing: list | None = None, briefing_box: int | None = None) -> list[int]:
     """Inbox rows created and buffers marked processed in ONE transaction. Returns new inbox ids.
 
     On a daily sync, priority-3 items belong to the morning briefing. A sync that runs in
     several chunks passes `briefing`: those items are collected there (their buffers stay
     unprocessed) for `write_briefing` to turn into one row after the last chunk; without it
-    this call writes its own briefing row.
+    this call writes its own briefing row. `briefing_box`: the day's briefing being gathered,
+    which then waits for the rows created here.
     """
     by_id = {r.id: r for r in rows}
     created, gathered = [], []
@@ -176,6 +180,7 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
             made = _briefing_row(gathered, now)
             if made is not None:
                 created.append(made)
+        day_briefing.await_rows(briefing_box, created)
     if briefing is not None:
         briefing.extend(gathered)
     return created
@@ -231,6 +236,8 @@ def _briefing_row(gathered: list, now: datetime, day_box: int | None = None) -> 
                              **({"briefing_outbox": day_box} if day_box is not None else {})},
                     dedup_key=f"briefing:{min(ids)}:{len(ids)}")
     ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
+    if row is not None:
+        day_briefing.await_rows(day_box, [row.id])
     for _, members in gathered:
         for member in members:
             trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing", now)
@@ -248,197 +255,6 @@ def _inbox_for(decision: dict, members: list, now: datetime):
                      at=now, text=text[:4000], trace_id=members[0].trace_id,
                      payload={"buffers": payloads, "topic": decision.get("topic")},
                      dedup_key="triage:" + ",".join(str(m.id) for m in members))
-
-
-# The day's briefing ---------------------------------------------------------------
-@dataclass
-class Day:
-    """What the morning briefing can say about one local day (all text, in the user's timezone)."""
-
-    day: date
-    events: list[str] = field(default_factory=list)
-    due: list[str] = field(default_factory=list)
-    overdue: list[str] = field(default_factory=list)
-    proposals: list[str] = field(default_factory=list)
-    proposal_ids: list[int] = field(default_factory=list)  # the same proposals, for a channel's buttons
-    waiting: list[str] = field(default_factory=list)
-    told: list[tuple[int, str]] = field(default_factory=list)  # (task id, window) the briefing says instead
-    new_overdue: bool = False  # a task went overdue since the last briefing
-    fresh_due: bool = False  # a task due today that no follow-up announced yesterday
-
-    @property
-    def useful(self) -> bool:
-        # Listed when there is a briefing anyway, but no reason on their own to write one: a task that
-        # has stood overdue for days, and a task due today that yesterday's follow-up already announced.
-        return bool(self.events or self.fresh_due or self.proposals or self.waiting or self.new_overdue)
-
-
-def _short_day(day: date) -> str:
-    return f"{day:%a} {day.day} {day:%b}"
-
-
-def _event_line(entry: dict, today: date, tz) -> str | None:
-    """One calendar entry as a line of today's briefing; None when it is not on today."""
-    from channels.calendar import CANCELLED, event_from_entry
-
-    if entry.get("status") == CANCELLED or not entry.get("start"):
-        return None
-    event = event_from_entry(entry)
-    start = event.start.astimezone(tz)
-    if start.date() != today:
-        return None  # a multi-day event is told on its first day, not every day of it
-    where = f" ({event.location})" if event.location else ""
-    if event.all_day:
-        last = (event.end.astimezone(tz) - timedelta(days=1)).date() if event.end else today
-        until = f", until {_short_day(last)}" if last > today else ""
-        return f"{event.title}{where} (all day{until})"
-    end = event.end.astimezone(tz) if event.end else None
-    span = f"{start:%H:%M}" + (f"–{end:%H:%M}" if end and end.date() == today else "")
-    return f"{span} {event.title}{where}"
-
-
-def todays_events(now: datetime, tz) -> list[str]:
-    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start."""
-    today = now.astimezone(tz).date()
-    found: dict[str, tuple[str, str]] = {}
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
-        for key, entry in ((cursor.value or {}).get("events") or {}).items():
-            if isinstance(entry, dict):
-                line = _event_line(entry, today, tz)
-                if line is not None:
-                    found.setdefault(key, (str(entry.get("start")), line))
-    from actors import tools
-
-    allowed = tools.own_hosts()
-    return [tools.defang(line, allowed) for _, line in sorted(found.values())]
-
-
-def _task_line(task: Task, tz, *, overdue: bool) -> str:
-    topic = f" ({task.topic.title})" if task.topic_id else ""
-    if task.due_is_date:
-        from actors.tick import due_date
-
-        return f"{task.title}{topic}" + (f", was due {_short_day(due_date(task.due, tz))}" if overdue else "")
-    local = task.due.astimezone(tz)
-    return f"{task.title}{topic}" + (f", was due {_short_day(local.date())} {local:%H:%M}" if overdue
-                                     else f" at {local:%H:%M}")
-
-
-def _windows(task: Task, config) -> list[str]:
-    from actors.tick import _task_windows, windows_config
-
-    return _task_windows(task, windows_config(config))
-
-
-def gather_day(now: datetime, tz, config) -> Day:
-    """Everything the briefing of `now`'s local day would say, read from the database."""
-    from actors.tick import due_date
-
-    today = now.astimezone(tz).date()
-    day = Day(today, events=todays_events(now, tz))
-    for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
-                 .order_by(Task.due, Task.id)):
-        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
-        windows, fired = _windows(task, config), {f.window for f in task.firings if f.due == task.due}
-        if on == today:
-            day.due.append(_task_line(task, tz, overdue=False))
-            recent = any(f.fired_at >= now - timedelta(hours=36) for f in task.firings if f.due == task.due)
-            day.fresh_due = day.fresh_due or not recent
-            if task.due_is_date and "due" in windows and "due" not in fired:
-                day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
-        elif on < today or (not task.due_is_date and task.due <= now):
-            day.overdue.append(_task_line(task, tz, overdue=True))
-            if "overdue" in windows and "overdue" not in fired:
-                day.told.append((task.id, "overdue"))
-                day.new_overdue = True
-    for approval in (Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now))
-                     .order_by(Approval.id)):
-        items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
-        if items:
-            more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
-            day.proposals.append(f"Proposal {approval.id}: {items[0].description}{more}")
-            day.proposal_ids.append(approval.id)
-    covered = _due_or_overdue_ids(now, tz)
-    for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
-        tasks = set((row.payload or {}).get("tasks") or [])
-        if tasks and (tasks <= covered or attention.acknowledged(tasks, row.created_at) >= tasks):
-            continue  # listed above already, or the user has dealt with it
-        day.waiting.append(row.text.replace("\n", " ")[:300])
-    return day
-
-
-def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
-    from actors.tick import due_date
-
-    today = now.astimezone(tz).date()
-    ids = set()
-    for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)):
-        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
-        if on <= today:
-            ids.add(task.id)
-    return ids
-
-
-def render_day(day: Day, extra: str = "") -> str:
-    """The briefing's text; empty when there is nothing to say."""
-    sections = [("Today in your calendar", day.events), ("Due today", day.due), ("Overdue", day.overdue),
-                ("Waiting for your answer", day.proposals), ("Kept for this morning", day.waiting)]
-    body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
-    if extra:
-        body.append(extra)
-    if not body:
-        return ""
-    return f"Good morning! Your {_short_day(day.day)}:\n\n" + "\n\n".join(body)
-
-
-NOTHING_TODAY = "Good morning! Nothing on your calendar and nothing due today."
-
-
-def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None:
-    """The day's one briefing message, in one transaction; None when there is nothing to say (or it was
-    written before). `compose`: the model's words on what triage kept are still to come, so the row waits
-    for them (status compose) instead of going out now."""
-    from actors.cortex import primary_channel
-    from actors.tick import plan_task, windows_config
-
-    tz = config.timezone
-    mode = attention.briefing_mode(config)
-    with database.atomic():
-        today = now.astimezone(tz).date()
-        key = f"briefing:{today.isoformat()}"
-        if Outbox.select().where(Outbox.idempotency_key == key).exists():
-            return None
-        # a briefing from an earlier day still waiting for a model that never answered is out of date
-        Outbox.update(status=attention.DROPPED).where((Outbox.status == attention.COMPOSE)
-                                                      & (Outbox.created_at < now)).execute()
-        day = gather_day(now, tz, config)
-        text = render_day(day) if (day.useful or mode == "always") else ""
-        if not text and mode == "always" and not compose:
-            text = NOTHING_TODAY
-        if not text and not compose:
-            # No briefing today: a date-only task announced yesterday is not announced again on its day.
-            for task_id, window in day.told:
-                task = Task.get_by_id(task_id)
-                if window == "due":
-                    TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
-                    plan_task(task, now, windows_config(config), tz)
-            return None
-        trace_id = trace.new_trace_id()
-        box = outbox.add(channel=primary_channel(config), text=text, trace_id=trace_id, key=key, at=now,
-                         payload={"why": "morning briefing", "briefing": today.isoformat(),
-                                  "proposals": day.proposal_ids})
-        if compose:
-            Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()
-            box.status = attention.COMPOSE
-        for task_id, window in day.told:
-            task = Task.get_by_id(task_id)
-            TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
-            plan_task(task, now, windows_config(config), tz)
-        Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
-        trace.record(trace_id, "surfaced", "thalamus",
-                     f"morning briefing: {len(day.events)} event(s), {len(day.due)} due, {len(day.overdue)} overdue, "
-                     f"{len(day.proposals)} proposal(s), {len(day.waiting)} kept back", now)
-    return box
 
 
 class ThalamusActor(WilsonActor):
@@ -522,6 +338,9 @@ class TriageActor(WilsonActor):
 
         created = []
         briefing = [] if daily else None
+        # the day's briefing opens first and waits for the runs this sync starts
+        box = self.brief(compose=True) if daily else None
+        box_id = box.id if box is not None else None
         if daily and waiting:
             by_id = {r.id: r for r in waiting}
             briefing.extend((d, [by_id[i] for i in d["buffer_ids"]]) for d in waiting_decisions(waiting))
@@ -529,7 +348,8 @@ class TriageActor(WilsonActor):
         for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars") or 12000)):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
-                                               origin="background", tool_choice="required")
+                                               origin="background", tool_choice="required",
+                                               context=triage_context(batch, now, tz))
             except SynapseError as exc:
                 self.postpone(batch, reason, str(exc), now)
                 continue
@@ -541,35 +361,38 @@ class TriageActor(WilsonActor):
                 self.postpone(batch, reason, "the model answered without a list of triage items", now)
                 continue
             decisions = normalise_decisions(raw, batch)
-            made = apply_triage(decisions, batch, now, daily, briefing)
+            made = apply_triage(decisions, batch, now, daily, briefing, box_id)
             faults.point("triage:after-commit")
             if made:
                 # Nudged per committed chunk: a crash in a later chunk must not strand these rows.
                 self.tell("cortex", InboxReady())
             created += made
         if briefing:
-            box = self.brief(compose=True)
-            row_id = write_briefing(briefing, now, box.id if box is not None else None)
-            if row_id is None and box is not None:  # that briefing row was written before: don't wait on it
-                Outbox.update(status="pending").where(
-                    (Outbox.id == box.id) & (Outbox.status == attention.COMPOSE)).execute()
-                if box.text:
-                    self.tell(box.channel, Deliver(box.id))
+            row_id = write_briefing(briefing, now, box_id)
             if row_id is not None:
                 created.append(row_id)
                 self.tell("cortex", InboxReady())
+        if box_id is not None:
+            day_briefing.gathered(box_id)
+            self.settle()
         logger.info("sync ({}): {} buffered row(s) ({} decided earlier) → {} inbox row(s)", reason,
                     len(everything), len(waiting) if daily else 0, len(created))
         return created
 
     def brief(self, *, compose: bool) -> Outbox | None:
-        """The day's briefing; with `compose` it waits for the model's words on what triage kept."""
+        """The day's briefing; with `compose` it waits for the runs of this sync."""
         self.briefed = self.briefed or compose
-        box = write_day_briefing(self.now(), self.config, compose=compose)
+        box = day_briefing.write_day_briefing(self.now(), self.config, compose=compose)
         faults.point("briefing:after-commit")  # the briefing is a row; its channel is not told yet
         if box is not None and not compose:
             self.tell(box.channel, Deliver(box.id))
         return box
+
+    def settle(self) -> None:
+        """The briefing goes now when none of its runs is left (nothing proposed, or all done already)."""
+        box = day_briefing.settle(self.now(), self.config)
+        if box is not None:
+            self.tell(box.channel, Deliver(box.id))
 
     def postpone(self, batch: list, reason: str, why: str, now: datetime) -> None:
         logger.warning("sync ({}): triage of {} row(s) postponed: {}", reason, len(batch), why)

@@ -42,6 +42,7 @@ import peewee
 from croniter import croniter
 from loguru import logger
 
+from actors import briefing
 from actors.ras import alarm_unanswered
 from storage import buffers, inbox, outbox, trace
 from storage.db import claim_transaction, database, skip_locked
@@ -741,6 +742,11 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
                 flushed = attention.flush_bundle(bundle, now, config, lambda at: quiet.hold_until(config, at))
             for channel, outbox_id in flushed:
                 tell(channel, Deliver(outbox_id))
+        # a morning briefing whose runs all ended without telling it (a run that died after its commit),
+        # or that waited too long for them, goes from here
+        box = briefing.settle(now, config)
+        if box is not None:
+            tell(box.channel, Deliver(box.id))
     once = fire_once(now, tz)  # after the deadlines: a task's wake-up there silences its snooze comeback
     nudges: list[tuple[str, object]] = []
     arm_schedules(now)

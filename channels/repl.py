@@ -24,6 +24,7 @@ def delivery_record(row: Outbox, at) -> dict:
         "text": row.text,
         "topic": topic,
         "approval": {"id": approval["id"], "actions": approval["actions"]} if approval else None,
+        "proposals": list(payload.get("proposals") or []),  # a briefing offers these for a decision
         "at": at.isoformat(),
     }
 

@@ -107,8 +107,8 @@ def test_calendar_driven_proposal_creates_nothing_until_approved(scripted):
     run = Inbox.get_by_id(approval.inbox_id)
     assert (run.origin, run.source, run.kind) == ("background", "calendar", "event")
     assert [i.tool for i in approval.items.order_by(ApprovalItem.position)] == [c["name"] for c in PLAN]
-    shown = [d for d in app.user_deliveries() if d["approval"]]
-    assert [d["approval"]["id"] for d in shown] == [approval.id]
+    [shown] = app.user_deliveries()  # told in full inside the morning briefing
+    assert shown["proposals"] == [approval.id] and f"Proposal {approval.id}:" in shown["text"]
     assert created() == ([], [])
 
     app.advance(timedelta(days=1))  # time alone approves nothing

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from actors import thalamus
+from actors import briefing
 from storage.models import Approval, ApprovalItem, Cursor, Outbox, Task, TaskFiring
 from tests.conftest import make_config
 
@@ -45,7 +45,7 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
                                expires_at=MORNING + timedelta(days=1))
     ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="Add task 'Pack'")
 
-    box = thalamus.write_day_briefing(MORNING, config(tmp_path), compose=False)
+    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
 
     assert box.text.startswith("Good morning! Your Tue 9 Feb:")
     assert "• 10:00–11:00 Dentist (Dr. Weiss)" in box.text  # local time, not UTC
@@ -59,22 +59,22 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
     told = {(f.task_id, f.window) for f in TaskFiring.select()}
     assert told == {(flights.id, "due"), (visa.id, "overdue")}
     assert Task.get_by_id(flights.id).next_window == "overdue"
-    assert thalamus.write_day_briefing(MORNING + timedelta(minutes=5), config(tmp_path), compose=False) is None
+    assert briefing.write_day_briefing(MORNING + timedelta(minutes=5), config(tmp_path), compose=False) is None
 
 
 def test_a_day_with_nothing_sends_nothing_unless_always(db, tmp_path):
     Task.create(title="Later", due=datetime(2027, 3, 1, tzinfo=TZ), due_is_date=True, created_at=MORNING)
     snapshot_with(entry("n", "Next week", datetime(2027, 2, 16, 9, 0, tzinfo=TZ), datetime(2027, 2, 16, 10, 0, tzinfo=TZ)))
-    assert thalamus.write_day_briefing(MORNING, config(tmp_path), compose=False) is None
+    assert briefing.write_day_briefing(MORNING, config(tmp_path), compose=False) is None
     assert Outbox.select().count() == 0
-    box = thalamus.write_day_briefing(MORNING, config(tmp_path, WILSON_ATTENTION_BRIEFING="always"), compose=False)
-    assert box.text == thalamus.NOTHING_TODAY
+    box = briefing.write_day_briefing(MORNING, config(tmp_path, WILSON_ATTENTION_BRIEFING="always"), compose=False)
+    assert box.text == briefing.NOTHING_TODAY
 
 
 def test_an_overdue_task_alone_makes_one_briefing_not_one_every_morning(db, tmp_path):
     Task.create(title="Visa", due=datetime(2027, 2, 8, tzinfo=TZ), due_is_date=True, created_at=MORNING)
-    assert "Visa" in thalamus.write_day_briefing(MORNING, config(tmp_path), compose=False).text
-    assert thalamus.write_day_briefing(MORNING + timedelta(days=1), config(tmp_path), compose=False) is None
+    assert "Visa" in briefing.write_day_briefing(MORNING, config(tmp_path), compose=False).text
+    assert briefing.write_day_briefing(MORNING + timedelta(days=1), config(tmp_path), compose=False) is None
 
 
 def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_path):
@@ -84,6 +84,106 @@ def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_p
     kept = outbox.add(channel="repl", text="Heads-up: the parcel is at the post office", trace_id="t",
                       key="surface:9:0", at=MORNING - timedelta(hours=10))
     Outbox.update(status=attention.WAITING).where(Outbox.id == kept.id).execute()
-    box = thalamus.write_day_briefing(MORNING, config(tmp_path), compose=False)
+    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
     assert "• Heads-up: the parcel is at the post office" in box.text
     assert Outbox.get_by_id(kept.id).status == attention.BRIEFED
+
+
+# The briefing waits for the runs of its morning sync ---------------------------------
+def morning_run(priority: int = 2):
+    from storage import inbox
+
+    return inbox.add(source="calendar", text="Trip to Japan is in your calendar", priority=priority,
+                     at=MORNING, kind="event", origin="background")
+
+
+def plan_from(row, title="Check passport validity"):
+    approval = Approval.create(trace_id=row.trace_id, approver="owner", channel="repl", nonce="n", created_at=MORNING,
+                               expires_at=MORNING + timedelta(days=3), inbox_id=row.id,
+                               reason="because “Trip to Japan” is in your calendar on Sat 10 Apr")
+    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description=f"Add task '{title}'")
+    ApprovalItem.create(approval=approval, position=2, tool="create_task", args={}, description="Add task 'Pack'")
+    return approval
+
+
+def finish_run(row) -> None:
+    from storage.models import Inbox
+
+    Inbox.update(status="done").where(Inbox.id == row.id).execute()
+
+
+def test_the_briefing_waits_for_the_mornings_runs_and_carries_their_plans_in_full(db, tmp_path):
+    cfg = config(tmp_path)
+    box = briefing.write_day_briefing(MORNING, cfg, compose=True)
+    row = morning_run()
+    briefing.await_rows(box.id, [row.id])
+    assert briefing.settle(MORNING, cfg) is None, "still gathering: the sync has not named all its rows"
+    briefing.gathered(box.id)
+    assert briefing.settle(MORNING, cfg) is None, "its run has not ended"
+
+    approval = plan_from(row)
+    assert briefing.carries(approval, row).id == box.id  # the gate leaves it to the briefing
+    finish_run(row)
+    sent = briefing.settle(MORNING + timedelta(minutes=2), cfg)
+
+    assert sent.id == box.id and sent.status == "pending" and sent.payload["proposals"] == [approval.id]
+    assert f"Proposal {approval.id}: I'd like to do this" in sent.text
+    assert "1. Add task 'Check passport validity'\n2. Add task 'Pack'" in sent.text
+    assert "Because “Trip to Japan” is in your calendar" in sent.text
+    assert briefing.settle(MORNING + timedelta(minutes=3), cfg) is None  # sent once
+    assert briefing.carries(approval, row).id == box.id  # a gate that looks only now still leaves it
+
+
+def test_an_urgent_or_asked_for_plan_is_not_kept_for_the_briefing(db, tmp_path):
+    from storage.models import Inbox
+
+    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=True)
+    urgent = morning_run(priority=1)
+    briefing.await_rows(box.id, [urgent.id])
+    assert briefing.carries(plan_from(urgent), urgent) is None
+    asked = morning_run()
+    Inbox.update(origin="user").where(Inbox.id == asked.id).execute()
+    assert briefing.carries(plan_from(asked), Inbox.get_by_id(asked.id)) is None
+
+
+def test_a_briefing_whose_last_run_died_before_telling_it_is_sent_by_the_tick(db, tmp_path):
+    from actors.tick import run_scan
+
+    cfg = config(tmp_path)
+    box = briefing.write_day_briefing(MORNING, cfg, compose=True)
+    row = morning_run()
+    briefing.await_rows(box.id, [row.id])
+    briefing.gathered(box.id)
+    plan_from(row)
+    finish_run(row)  # the run committed, then its process died before settling the briefing
+    told = []
+    run_scan(MORNING + timedelta(minutes=1), TZ, ["7d", "due"], lambda name, msg: told.append((name, msg)), cfg)
+    assert [(name, msg.outbox_id) for name, msg in told if hasattr(msg, "outbox_id")] == [("repl", box.id)]
+    assert Outbox.get_by_id(box.id).status == "pending"
+
+
+def test_a_briefing_that_waits_too_long_goes_with_what_it_has(db, tmp_path):
+    cfg = config(tmp_path)
+    box = briefing.write_day_briefing(MORNING, cfg, compose=True)
+    row = morning_run()
+    briefing.await_rows(box.id, [row.id])
+    briefing.gathered(box.id)
+    plan_from(row)  # the run proposed, but never ends (a model that hangs, a worker that is gone)
+    assert briefing.settle(MORNING + briefing.SETTLE_AFTER - timedelta(minutes=1), cfg) is None
+    sent = briefing.settle(MORNING + briefing.SETTLE_AFTER, cfg)
+    assert sent.id == box.id and "Proposal" in sent.text
+
+
+def test_a_heads_up_due_later_today_rides_along_in_a_briefing_but_never_starts_one(db, tmp_path):
+    cfg = config(tmp_path, WILSON_TICK_WINDOWS="7d,1d,due,overdue")
+    flights = Task.create(title="Book flights", due=datetime(2027, 2, 16, tzinfo=TZ), due_is_date=True,
+                          created_at=MORNING - timedelta(days=30))
+    assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None  # the 09:00 follow-up says it
+    assert not TaskFiring.select().exists()
+
+    Task.create(title="Visa", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, created_at=MORNING)
+    box = briefing.write_day_briefing(MORNING + timedelta(days=0, minutes=1), cfg, compose=False)
+    assert "Coming up:\n• Book flights, due in 7 days (Tue 16 Feb)" in box.text
+    assert {(f.task_id, f.window) for f in TaskFiring.select().where(TaskFiring.task == flights.id)} == {
+        (flights.id, "7d")}
+    assert Task.get_by_id(flights.id).next_window == "1d"

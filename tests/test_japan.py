@@ -140,9 +140,11 @@ def test_trip_to_japan_end_to_end(wilson):
     trip_start = date(2027, 4, 10)
     for item in items[1:]:
         assert date.fromisoformat(item.args["due"][:10]) < trip_start
-    shown = [d for d in app.user_deliveries() if d["approval"]]
-    assert len(shown) == 1 and shown[0]["approval"]["id"] == proposal.id
-    assert local_day(app, shown[0]) == date(2027, 1, 6)
+    # It arrives inside the morning briefing, in full: one message that morning, not two.
+    [shown] = app.user_deliveries()
+    assert shown["text"].startswith("Good morning!") and shown["proposals"] == [proposal.id]
+    assert f"Proposal {proposal.id}: I'd like to do this" in shown["text"] and "passport" in shown["text"].lower()
+    assert local_day(app, shown) == date(2027, 1, 6)
 
     # 2. Nothing exists until the user answers; then approve most, modify one, reject one.
     assert Topic.select().count() == 0 and Task.select().count() == 0

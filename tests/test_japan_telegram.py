@@ -112,12 +112,20 @@ def test_trip_to_japan_on_telegram(app, fake):
     fake.wait_for(lambda: fake.calls_of("getUpdates"), 10, "Wilson listening on Telegram")
     assert sent_count(fake) == 0, "the calendar is buffered: nothing before the morning sync"
 
-    # 1. The morning sync proposes a topic with tasks: one message with inline buttons, in the private chat.
+    # 1. The morning sync proposes a topic with tasks, told in full inside the morning briefing: one
+    #    message in the private chat, with a button to approve it and one to show it on its own.
     app.advance(timedelta(days=1))
     proposal = Approval.get()
     assert [i.tool for i in proposal.items.order_by(ApprovalItem.position)] == ["create_topic"] + ["create_task"] * 6
-    [shown] = fake.sent_to(OWNER)
-    assert shown["text"].startswith(f"Proposal {proposal.id}:") and "Book flights" in shown["text"]
+    [morning] = fake.sent_to(OWNER)
+    assert morning["text"].startswith("Good morning!") and f"Proposal {proposal.id}: I'd like" in morning["text"]
+    assert "Book flights" in morning["text"]
+    [row] = morning["reply_markup"]["inline_keyboard"]
+    assert [b["text"] for b in row] == [f"Approve {proposal.id} ✓", f"Show {proposal.id}"]
+    show = fake.press(OWNER, morning, row[1]["callback_data"])
+    fake.wait_for(lambda: show["callback_query"]["id"] in fake.callback_answers, 10, "the Show press answered")
+    shown = proposal_message(fake, OWNER, proposal.id)
+    assert "Book flights" in shown["text"]
     labels = {action: button["text"] for action, button in buttons(shown).items()}
     assert labels == {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
     toggles = [row[0]["text"] for row in shown["reply_markup"]["inline_keyboard"][1:]]
@@ -172,6 +180,6 @@ def test_trip_to_japan_on_telegram(app, fake):
     yen = Task.get(Task.title == "Get yen")
     assert yen.topic_id == topic.id and yen.due.astimezone(tz).date() == date(2027, 4, 5)
     shown_as(fake, second, f"Proposal {replacement.id}: approved")
-    assert not any(m["text"].startswith("Proposal") for m in fake.sent_to(OWNER)[1:]), \
-        "the thread's proposals stay in the thread"
+    assert [m["text"].split(":")[0] for m in fake.sent_to(OWNER) if m["text"].startswith("Proposal")] == \
+        [f"Proposal {proposal.id}"], "the thread's proposals stay in the thread"
     assert Topic.select().count() == 1 and len(fake.topics) == 1

@@ -170,8 +170,12 @@ def test_every_proposal_says_why_on_the_repl(scripted):
 
     for approval, line in ((from_calendar, f"Because “{TRIP}” is in your calendar on Sat 10 Apr."),
                            (asked, "Because you asked: “I'm flying to Japan on 2027-04-10”.")):
-        (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == approval.id]
-        assert shown["text"].splitlines()[1] == line
+        # the calendar's plan is told inside the morning briefing, the asked-for one on its own
+        (shown,) = [d for d in app.user_deliveries()
+                    if (d["approval"] or {}).get("id") == approval.id or approval.id in d["proposals"]]
+        lines = shown["text"].splitlines()
+        heading = next(i for i, text in enumerate(lines) if text.startswith(f"Proposal {approval.id}:"))
+        assert lines[heading + 1] == line
     listing = {a["id"]: a for a in repl(app, "approvals")[0]["items"]}
     assert listing[from_calendar.id]["reason"] == from_calendar.reason and listing[asked.id]["reason"] == asked.reason
     table = views.table("approvals", views.approvals(app.config.timezone))

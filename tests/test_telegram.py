@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from actors import thalamus
+from actors import briefing as day_briefing
 from channels import telegram as tg
 from channels import telegram_access as access
 from channels import telegram_text as tg_text
@@ -532,7 +532,7 @@ def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_appr
     proposal = propose_japan(fake)
     assert app.wait_idle(10)
     approval = Approval.get()
-    box = thalamus.write_day_briefing(app.clock.now(), app.config, compose=False)
+    box = day_briefing.write_day_briefing(app.clock.now(), app.config, compose=False)
     assert box.payload["proposals"] == [approval.id]
     app.supervisor.tell("telegram", Deliver(box.id))
     briefing = wait_text(fake, OWNER, "Good morning!")

@@ -444,7 +444,8 @@ def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app
     assert len(briefings) == 1 and all(f"parcel {n} " in briefings[0].text for n in range(12))
     assert Inbox.select().count() == 1
     said = app.user_deliveries()
-    assert len(said) == 1 and said[0]["text"].startswith("From your email: Your morning")
+    assert len(said) == 1 and said[0]["text"].startswith("Good morning!")
+    assert "\n\nFrom your email: Your morning" in said[0]["text"]  # the model's words, inside the day's briefing
     assert_each_once(ids)
 
 
@@ -527,8 +528,10 @@ def scripted_file(path: Path) -> Path:
 def test_repl_calendar_event_becomes_a_proposal_the_next_morning(tmp_path, llm):
     spec = "offline" if llm == "offline" else "scripted:" + str(scripted_file(tmp_path / "script.json"))
     lines = run_repl(tmp_path / "home", spec)
-    proposals = [d for d in lines if d.get("type") == "delivery" and d.get("approval")]
+    # the plan arrives inside the morning briefing, which offers it for a decision
+    proposals = [d for d in lines if d.get("type") == "delivery" and d.get("proposals")]
     assert len(proposals) == 1, lines
+    assert proposals[0]["text"].startswith("Good morning!") and "Proposal 1: I'd like" in proposals[0]["text"]
     when = datetime.fromisoformat(proposals[0]["at"]).astimezone(datetime.fromisoformat(START).tzinfo)
     assert when.date() == date(2027, 1, 6)
     assert "Trip to Japan" in proposals[0]["text"]

@@ -37,7 +37,7 @@ BUNDLED = "bundled"  # its text went out inside the bundle's message
 WAITING = "waiting"  # over the day's cap: kept for the next briefing
 BRIEFED = "briefed"  # told in a briefing
 DROPPED = "dropped"  # acknowledged meanwhile: nothing left to say
-COMPOSE = "compose"  # a briefing waiting for the model's words on what triage kept for it
+COMPOSE = "compose"  # a briefing waiting for the runs of its morning sync (actors/briefing.py)
 COUNTED = ("pending", "retry", "held", "delivered", "failed")
 PROACTIVE_KEYS = ("surface:", "followups:")
 ACK_REACTIONS = {"✅", "👍", "👌", "✔", "✔️", "☑️", "🆗"}
@@ -204,10 +204,9 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
     bundle = (row.payload or {}).get("bundle") if row.kind == "deadline" and not user_run else None
     briefing_box = (row.payload or {}).get("briefing_outbox") if row.kind == "briefing" else None
     if briefing_box is not None:
-        box = _finish_briefing(briefing_box, [text for text, _, _ in items], now)
-        if box is not None:
+        if keep_words(briefing_box, [text for text, _, _ in items]):
             trace.record(row.trace_id, "surfaced", "cortex", "in the morning briefing", now)
-            return [(box.channel, box.id)]
+            return []  # the briefing goes when the last of its runs has ended (actors/briefing.py)
     tasks = _tasks_of(row)
     for index, (text, why, urgent) in enumerate(items):
         payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}))
@@ -279,19 +278,14 @@ def pending_bundles() -> set[str]:
     return {(r.payload or {}).get("bundle") for r in Outbox.select(Outbox.payload).where(Outbox.status == BUNDLING)} - {None}
 
 
-def _finish_briefing(outbox_id, texts: list[str], now: datetime) -> Outbox | None:
-    """The model's words on what triage kept join the day's briefing, which then goes out; a model that
-    said nothing leaves the day's part alone. None when that briefing is gone (or has nothing to say)."""
-    box = Outbox.get_or_none(Outbox.id == int(outbox_id))
+def keep_words(box_id, texts: list[str]) -> bool:
+    """The model's words on what triage kept, for the briefing being gathered; False when it is gone."""
+    box = Outbox.get_or_none(Outbox.id == int(box_id))
     if box is None or box.status != COMPOSE:
-        return None
+        return False
     extra = "\n".join(t for t in texts if t.strip())
-    text = "\n\n".join(part for part in (box.text.strip(), extra) if part)
-    if not text:
-        Outbox.update(status=DROPPED).where(Outbox.id == box.id).execute()
-        return None
-    Outbox.update(status="pending", text=text).where(Outbox.id == box.id).execute()
-    return box
+    Outbox.update(payload=dict(box.payload or {}, extra=extra)).where(Outbox.id == box.id).execute()
+    return True
 
 
 def drop_acknowledged_held(now: datetime) -> list[int]:

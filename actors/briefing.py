@@ -1,0 +1,345 @@
+"""The morning briefing is the day: one message, built by code from the database.
+
+It lists today's events (from the calendar's stored snapshot, in local time), tasks due
+today and overdue, heads-ups whose follow-up would come later the same day, proposals
+waiting for an answer, follow-ups the daily cap kept back, and what triage kept for the
+briefing (the only part in the model's words). With `[attention] briefing = "when_useful"`
+a day with nothing in it sends nothing.
+
+The daily sync opens the day's briefing before it triages (status `compose`, "gathering")
+and names in it every inbox row it creates (`awaits`). The briefing goes out when the
+last of those runs has ended (`settle`), so that the plans they propose arrive inside it,
+in full, instead of as messages of their own; the gate leaves such proposals to the
+briefing (`carries`). A briefing that waits too long (a crash, a model that never
+answers) is sent by the tick with what it has (`SETTLE_AFTER`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from storage import outbox, trace
+from storage.db import database
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TaskFiring
+from wilson import attention
+from wilson.clock import as_utc
+
+SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
+RUNNING = ("pending", "claimed")
+
+
+@dataclass
+class Day:
+    """What the morning briefing can say about one local day (all text, in the user's timezone)."""
+
+    day: date
+    events: list[str] = field(default_factory=list)
+    due: list[str] = field(default_factory=list)
+    overdue: list[str] = field(default_factory=list)
+    proposals: list[str] = field(default_factory=list)
+    proposal_ids: list[int] = field(default_factory=list)  # the same proposals, for a channel's buttons
+    waiting: list[str] = field(default_factory=list)
+    plans: list[str] = field(default_factory=list)  # proposals made this morning, in full
+    soon: list[str] = field(default_factory=list)  # heads-ups whose follow-up would come later today
+    told: list[tuple[int, str]] = field(default_factory=list)  # (task id, window) the briefing says instead
+    soon_told: list[tuple[int, str]] = field(default_factory=list)  # the same, for heads-ups: only when it is sent
+    new_overdue: bool = False  # a task went overdue since the last briefing
+    fresh_due: bool = False  # a task due today that no follow-up announced yesterday
+
+    @property
+    def useful(self) -> bool:
+        # Listed when there is a briefing anyway, but no reason on their own to write one: a task that
+        # has stood overdue for days, and a task due today that yesterday's follow-up already announced.
+        # Heads-ups (`soon`) ride along too: on their own they keep their follow-up's hour.
+        return bool(self.events or self.fresh_due or self.proposals or self.plans or self.waiting or self.new_overdue)
+
+
+def _short_day(day: date) -> str:
+    return f"{day:%a} {day.day} {day:%b}"
+
+
+def _event_line(entry: dict, today: date, tz) -> str | None:
+    """One calendar entry as a line of today's briefing; None when it is not on today."""
+    from channels.calendar import CANCELLED, event_from_entry
+
+    if entry.get("status") == CANCELLED or not entry.get("start"):
+        return None
+    event = event_from_entry(entry)
+    start = event.start.astimezone(tz)
+    if start.date() != today:
+        return None  # a multi-day event is told on its first day, not every day of it
+    where = f" ({event.location})" if event.location else ""
+    if event.all_day:
+        last = (event.end.astimezone(tz) - timedelta(days=1)).date() if event.end else today
+        until = f", until {_short_day(last)}" if last > today else ""
+        return f"{event.title}{where} (all day{until})"
+    end = event.end.astimezone(tz) if event.end else None
+    span = f"{start:%H:%M}" + (f"–{end:%H:%M}" if end and end.date() == today else "")
+    return f"{span} {event.title}{where}"
+
+
+def todays_events(now: datetime, tz) -> list[str]:
+    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start."""
+    today = now.astimezone(tz).date()
+    found: dict[str, tuple[str, str]] = {}
+    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
+        for key, entry in ((cursor.value or {}).get("events") or {}).items():
+            if isinstance(entry, dict):
+                line = _event_line(entry, today, tz)
+                if line is not None:
+                    found.setdefault(key, (str(entry.get("start")), line))
+    from actors import tools
+
+    allowed = tools.own_hosts()
+    return [tools.defang(line, allowed) for _, line in sorted(found.values())]
+
+
+def _task_line(task: Task, tz, *, overdue: bool) -> str:
+    topic = f" ({task.topic.title})" if task.topic_id else ""
+    if task.due_is_date:
+        from actors.tick import due_date
+
+        return f"{task.title}{topic}" + (f", was due {_short_day(due_date(task.due, tz))}" if overdue else "")
+    local = task.due.astimezone(tz)
+    return f"{task.title}{topic}" + (f", was due {_short_day(local.date())} {local:%H:%M}" if overdue
+                                     else f" at {local:%H:%M}")
+
+
+def _windows(task: Task, config) -> list[str]:
+    from actors.tick import _task_windows, windows_config
+
+    return _task_windows(task, windows_config(config))
+
+
+def _soon_line(task: Task, due_on: date, today: date) -> str:
+    topic = f" ({task.topic.title})" if task.topic_id else ""
+    days = (due_on - today).days
+    return f"{task.title}{topic}, due {'tomorrow' if days == 1 else f'in {days} days'} ({_short_day(due_on)})"
+
+
+def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozenset()) -> Day:
+    """Everything the briefing of `now`'s local day would say, read from the database.
+
+    `fresh`: inbox rows of this morning's sync; the proposals they made are told in full."""
+    from actors.approval import render
+    from actors.tick import due_date, window_times
+
+    today = now.astimezone(tz).date()
+    day = Day(today, events=todays_events(now, tz))
+    for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
+                 .order_by(Task.due, Task.id)):
+        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
+        windows, fired = _windows(task, config), {f.window for f in task.firings if f.due == task.due}
+        if on == today:
+            day.due.append(_task_line(task, tz, overdue=False))
+            recent = any(f.fired_at >= now - timedelta(hours=36) for f in task.firings if f.due == task.due)
+            day.fresh_due = day.fresh_due or not recent
+            if task.due_is_date and "due" in windows and "due" not in fired:
+                day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
+        elif on < today or (not task.due_is_date and task.due <= now):
+            day.overdue.append(_task_line(task, tz, overdue=True))
+            if "overdue" in windows and "overdue" not in fired:
+                day.told.append((task.id, "overdue"))
+                day.new_overdue = True
+        elif task.due_is_date:
+            # a heads-up ("due in 7 days") whose follow-up would come later today is said now instead
+            later = [name for name, moment in window_times(task.due, True, windows, tz)
+                     if name not in ("due", "overdue") and name not in fired and moment > now
+                     and moment.astimezone(tz).date() == today]
+            if later:
+                day.soon.append(_soon_line(task, on, today))
+                day.soon_told.extend((task.id, name) for name in later)
+    for approval in (Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now))
+                     .order_by(Approval.id)):
+        items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
+        if not items:
+            continue
+        day.proposal_ids.append(approval.id)
+        if approval.inbox_id in fresh and approval.status == "pending":
+            day.plans.append(render(approval, tz))
+            continue
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        day.proposals.append(f"Proposal {approval.id}: {items[0].description}{more}")
+    covered = _due_or_overdue_ids(now, tz)
+    for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
+        tasks = set((row.payload or {}).get("tasks") or [])
+        if tasks and (tasks <= covered or attention.acknowledged(tasks, row.created_at) >= tasks):
+            continue  # listed above already, or the user has dealt with it
+        day.waiting.append(row.text.replace("\n", " ")[:300])
+    return day
+
+
+def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
+    from actors.tick import due_date
+
+    today = now.astimezone(tz).date()
+    ids = set()
+    for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)):
+        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
+        if on <= today:
+            ids.add(task.id)
+    return ids
+
+
+def render_day(day: Day, extra: str = "") -> str:
+    """The briefing's text; empty when there is nothing to say."""
+    sections = [("Today in your calendar", day.events), ("Due today", day.due), ("Overdue", day.overdue),
+                ("Coming up", day.soon), ("Waiting for your answer", day.proposals),
+                ("Kept for this morning", day.waiting)]
+    body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
+    body += day.plans
+    if extra:
+        body.append(extra)
+    if not body:
+        return ""
+    return f"Good morning! Your {_short_day(day.day)}:\n\n" + "\n\n".join(body)
+
+
+NOTHING_TODAY = "Good morning! Nothing on your calendar and nothing due today."
+
+
+def _text_for(day: Day, config, extra: str = "") -> str:
+    if day.useful or extra or attention.briefing_mode(config) == "always":
+        return render_day(day, extra) or NOTHING_TODAY
+    return ""
+
+
+def _fire(task_id: int, window: str, now: datetime, config) -> None:
+    """The briefing said what this window would have: it counts as fired, and the task plans its next one."""
+    from actors.tick import plan_task, windows_config
+
+    task = Task.get_by_id(task_id)
+    TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
+    plan_task(task, now, windows_config(config), config.timezone)
+
+
+def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
+    """What a briefing (or the lack of one) settles, in the caller's transaction."""
+    if not sent:
+        # No briefing today: a date-only task announced yesterday is not announced again on its day.
+        for task_id, window in day.told:
+            if window == "due":
+                _fire(task_id, window, now, config)
+        return
+    for task_id, window in day.told + day.soon_told:
+        _fire(task_id, window, now, config)
+    Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
+
+
+def _summary(day: Day) -> str:
+    return (f"{len(day.events)} event(s), {len(day.due)} due, {len(day.overdue)} overdue, {len(day.soon)} coming up, "
+            f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back")
+
+
+def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None:
+    """The day's one briefing message, in one transaction; None when there is nothing to say (or it was
+    written before). `compose`: the runs of this morning's sync are still to come, so the row waits
+    for them (status compose, "gathering" until the sync has named them all) instead of going out now."""
+    from actors.cortex import primary_channel
+
+    tz = config.timezone
+    with database.atomic():
+        today = now.astimezone(tz).date()
+        key = f"briefing:{today.isoformat()}"
+        if Outbox.select().where(Outbox.idempotency_key == key).exists():
+            return None
+        # a briefing from an earlier day still waiting is out of date
+        Outbox.update(status=attention.DROPPED).where((Outbox.status == attention.COMPOSE)
+                                                      & (Outbox.created_at < now)).execute()
+        day = gather_day(now, tz, config)
+        text = "" if compose else _text_for(day, config)
+        if not text and not compose:
+            _commit_day(day, now, config, sent=False)
+            return None
+        trace_id = trace.new_trace_id()
+        payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids}
+        if compose:
+            payload.update(awaits=[], gathering=True)
+        box = outbox.add(channel=primary_channel(config), text=text, trace_id=trace_id, key=key, at=now,
+                         payload=payload)
+        if compose:
+            Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()
+            box.status = attention.COMPOSE
+            trace.record(trace_id, "gathering", "thalamus", "morning briefing: waits for this morning's runs", now)
+            return box
+        _commit_day(day, now, config, sent=True)
+        trace.record(trace_id, "surfaced", "thalamus", f"morning briefing: {_summary(day)}", now)
+    return box
+
+
+def await_rows(box_id: int | None, row_ids: list[int]) -> None:
+    """These inbox rows belong to the briefing being gathered; in the caller's transaction."""
+    if box_id is None or not row_ids:
+        return
+    box = Outbox.get_or_none(Outbox.id == box_id)
+    if box is None or box.status != attention.COMPOSE:
+        return
+    payload = dict(box.payload or {})
+    payload["awaits"] = sorted(set(payload.get("awaits") or []) | set(row_ids))
+    Outbox.update(payload=payload).where(Outbox.id == box_id).execute()
+
+
+def gathered(box_id: int) -> None:
+    """The sync has named every row the briefing waits for."""
+    with database.atomic():
+        box = Outbox.get_or_none(Outbox.id == box_id)
+        if box is not None and box.status == attention.COMPOSE:
+            Outbox.update(payload=dict(box.payload or {}, gathering=False)).where(Outbox.id == box_id).execute()
+
+
+def _ready(box: Outbox) -> bool:
+    payload = box.payload or {}
+    if payload.get("gathering"):
+        return False
+    awaits = [int(i) for i in payload.get("awaits") or []]
+    return not awaits or not Inbox.select().where(Inbox.id.in_(awaits) & Inbox.status.in_(RUNNING)).exists()
+
+
+def settle(now: datetime, config) -> Outbox | None:
+    """Send the briefing being gathered once every run it waits for has ended (or it waited too long):
+    the day is read again, with the plans those runs made. None when there is nothing to send."""
+    tz = config.timezone
+    for box in Outbox.select().where(Outbox.status == attention.COMPOSE).order_by(Outbox.id):
+        late = as_utc(box.created_at) <= as_utc(now) - SETTLE_AFTER
+        if not late and not _ready(box):
+            continue
+        with database.atomic():
+            current = Outbox.get_by_id(box.id)
+            if current.status != attention.COMPOSE:
+                continue  # settled by another lane meanwhile
+            payload = dict(current.payload or {})
+            if payload.get("briefing") != now.astimezone(tz).date().isoformat():
+                Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
+                trace.record(box.trace_id, "dropped", "briefing", "its day is over", now)
+                continue
+            day = gather_day(now, tz, config, fresh={int(i) for i in payload.get("awaits") or []})
+            text = _text_for(day, config, payload.get("extra") or "")
+            if not text:
+                Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
+                _commit_day(day, now, config, sent=False)
+                trace.record(box.trace_id, "dropped", "briefing", "nothing to say today", now)
+                continue
+            payload.update(proposals=day.proposal_ids, gathering=False)
+            Outbox.update(status="pending", text=text, payload=payload).where(Outbox.id == box.id).execute()
+            _commit_day(day, now, config, sent=True)
+            trace.record(box.trace_id, "surfaced", "briefing", f"morning briefing: {_summary(day)}"
+                         + (" (sent after waiting too long)" if late and not _ready(box) else ""), now)
+            return Outbox.get_by_id(box.id)
+    return None
+
+
+def carries(approval: Approval, source: Inbox | None) -> Outbox | None:
+    """The morning briefing that tells this proposal (so the gate need not): one being gathered for the
+    run that made it, or one already sent that lists it. None when the proposal is the gate's to show."""
+    if source is None or source.origin == "user" or source.priority <= 1:
+        return None  # asked for, or urgent: shown on its own, now
+    for box in Outbox.select().where(Outbox.idempotency_key.startswith("briefing:")
+                                     & (Outbox.created_at >= as_utc(approval.created_at) - SETTLE_AFTER)):
+        payload = box.payload or {}
+        if box.status == attention.COMPOSE and source.id in (payload.get("awaits") or []):
+            return box
+        if box.status != attention.COMPOSE and source.id in (payload.get("awaits") or []) \
+                and approval.id in (payload.get("proposals") or []):
+            return box
+    return None
