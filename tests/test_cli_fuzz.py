@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from wilson import cli
-from wilson.repl import CommandError, Repl, parse
+from wilson.repl import CommandError, parse
 
 HOSTILE = st.one_of(
     st.text(max_size=40),

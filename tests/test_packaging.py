@@ -66,7 +66,8 @@ def test_pip_install_gives_working_wilson_and_wilson_repl_commands(wheel, tmp_pa
                                 "--no-deps", "--no-index", "--quiet", str(wheel)],
                                capture_output=True, text=True, timeout=180)
     assert installed.returncode == 0, installed.stderr[-2000:]
-    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+    site = subprocess.run([str(venv / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     (Path(site) / "wilson-test-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
     elsewhere = tmp_path / "elsewhere"

@@ -264,7 +264,8 @@ def _main(argv: list[str] | None) -> int:
     sub.add_parser("skills", help="the installed skills, their tools and channels ([skills] disabled turns one off)")
     sub.add_parser("web-token", help="a new dashboard token (line 1) and a login link (line 2)")
     config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
-    config_cmd.add_argument("--docs", action="store_true", help="print every setting as Markdown (docs/configuration.md)")
+    config_cmd.add_argument("--docs", action="store_true",
+                            help="print every setting as Markdown (docs/configuration.md)")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
