@@ -53,7 +53,9 @@ def db(tmp_path):
 
 
 def make_config(home: Path, **env):
-    environ = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_CORE_QUIET_HOURS": "22:00-07:00"}
+    # the dashboard listens on a fixed port by default: a test that wants it turns it on (on port 0)
+    environ = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_CORE_QUIET_HOURS": "22:00-07:00",
+               "WILSON_WEB_ENABLED": "false"}
     environ.update({k: str(v) for k, v in env.items()})
     return configmod.load(home, environ=environ)
 

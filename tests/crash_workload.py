@@ -344,6 +344,7 @@ class CrashHarness:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
         env.update({
             "WILSON_HOME": str(self.home),
+            "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
             "WILSON_TELEGRAM_TOKEN": self.fake.token,
             "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
             "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),

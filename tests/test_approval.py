@@ -432,8 +432,8 @@ def test_repl_lists_approvals_tasks_and_topics(tmp_path):
     assert all(t["topic"] == topic["title"] for t in tasks)
 
 
-# A tool no installed skill provides is neither offered nor reported done --------------------------
-def test_a_tool_no_skill_provides_is_not_offered_and_a_model_that_calls_it_anyway_gets_a_refusal(scripted):
+# A tool that cannot work (here: email sending not set up) is neither offered nor reported done ---------
+def test_a_tool_not_set_up_is_not_offered_and_a_model_that_calls_it_anyway_gets_a_refusal(scripted):
     def decide(ctx, body):
         return {"tool_calls": [call("send_email", to="ann@example.com", subject="Hi", body="See you Friday")]}
 
@@ -443,12 +443,12 @@ def test_a_tool_no_skill_provides_is_not_offered_and_a_model_that_calls_it_anywa
     first = next(r["body"] for r in server.requests if is_cortex(r["body"]))
     assert "send_email" not in {t["function"]["name"] for t in first["tools"]}
     answers = [json.loads(m["content"]) for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"]
-    assert answers[0] == {"error": "unknown tool send_email"}
+    assert answers[0] == {"error": "email sending is not set up (no [email] smtp_host and from_address)"}
     assert not Approval.select().where(Approval.inbox_id == row.id).exists()
     assert user_texts(app) == ["I can't send mail yet."]
 
 
-def test_an_old_proposal_whose_tool_no_skill_provides_fails_honestly_when_approved(scripted):
+def test_an_old_proposal_whose_tool_cannot_work_fails_honestly_when_approved(scripted):
     app, server = scripted(planner)
     now = app.clock.now()
     approval = Approval.create(trace_id="old-mail", approver="owner", channel="repl", nonce="n0nce", created_at=now,
@@ -459,6 +459,7 @@ def test_an_old_proposal_whose_tool_no_skill_provides_fails_honestly_when_approv
 
     answer = decide(app, approval.id, "approve")
     assert "Done" not in answer and "✓" not in answer
-    assert answer.startswith("Could not do:") and "no installed skill can do 'send_email'" in answer
+    why = "email sending is not set up (no [email] smtp_host and from_address)"
+    assert answer.startswith("Could not do:") and why in answer
     item = ApprovalItem.get(ApprovalItem.approval == approval.id)
-    assert item.status == "failed" and item.result == {"error": "no installed skill can do 'send_email'"}
+    assert item.status == "failed" and item.result == {"error": why}

@@ -223,5 +223,5 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
     assert first == again and call.deliveries == [("email", first["outbox_id"])] * 2
     assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
     bare = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=configmod.load(home, environ={}), item_id=8)
-    assert tool.validate(DRAFT, bare) == "email sending is not set up (no [email] smtp_host)"
+    assert tool.validate(DRAFT, bare) == "email sending is not set up (no [email] smtp_host and from_address)"
     assert "Subject: Friday" in tool.describe(DRAFT, call) and "Body: See you Friday at noon." in tool.describe(DRAFT, call)

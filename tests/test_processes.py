@@ -42,6 +42,7 @@ class Cluster:
         home.mkdir(exist_ok=True)
         env.update({
             "WILSON_HOME": str(home),
+            "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
             "WILSON_DATABASE_URL": POSTGRES_URL,
             "WILSON_TELEGRAM_TOKEN": self.fake.token,
             "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,

@@ -58,7 +58,10 @@ def test_the_built_in_skills_are_the_entry_points_setup_cfg_registers():
     assert {box.owner[name] for name in ("remind", "create_reminder", "list_reminders")} == {"reminders"}
     assert box.owner["calendar_lookup"] == "calendar"
     assert {box.owner[name] for name in ("surface", "decide", "now", "recall")} == {"core"}
-    assert "send_email" not in box.tools  # no built-in pretends to send mail
+    # sending mail is the email skill's, and not offered until sending is set up: nothing pretends to send
+    unset = tools.toolbox(configmod.load(Path("/nonexistent-wilson-home"), environ={}))
+    assert unset.owner["send_email"] == "email"
+    assert "send_email" not in {t["function"]["name"] for t in unset.schemas(True)}
 
 
 def test_a_mutation_runs_only_for_an_item_the_gate_claimed(db):

@@ -9,7 +9,7 @@ import pytest
 
 from storage.models import Approval, ApprovalItem, Task
 from tests.test_web_server import propose
-from tests.web_harness import base_url, logged_in, token_and_code, with_web
+from tests.web_harness import base_url, logged_in, token_and_code
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
@@ -36,9 +36,8 @@ def browser(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def web(make_app, monkeypatch):
-    with_web(monkeypatch)
-    app = make_app(env={"WILSON_WEB_PORT": "0"})
+def web(make_app):
+    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
     assert app.wait_idle()
     return app
 

@@ -10,15 +10,14 @@ import pytest
 from channels.web import server
 from channels.web.channel import is_loopback, listening_socket
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task
-from tests.web_harness import base_url, csrf_of, logged_in, token_and_code, with_web
+from tests.web_harness import base_url, csrf_of, logged_in, token_and_code
 
 JAPAN = "I'm flying to Japan on 2027-04-10"
 
 
 @pytest.fixture
-def web(make_app, monkeypatch):
-    with_web(monkeypatch)
-    app = make_app(env={"WILSON_WEB_PORT": "0"})
+def web(make_app):
+    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
     assert app.wait_idle()  # the channel has started listening (its on_start ran before the ping)
     return app
 
@@ -199,11 +198,10 @@ def test_the_dashboard_listens_on_loopback_by_default_and_says_so_when_it_does_n
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.10") and not is_loopback("example.org")
 
 
-def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app, monkeypatch):
+def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app):
     taken = listening_socket("127.0.0.1", 0)
     try:
-        with_web(monkeypatch)
-        app = make_app(env={"WILSON_WEB_PORT": str(taken.getsockname()[1])})
+        app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": str(taken.getsockname()[1])})
         assert app.supervisor.health["web"].state == "running"
         app.say("hello")
         assert app.wait_idle()

@@ -5,24 +5,8 @@ from __future__ import annotations
 import httpx
 
 from channels.web.auth import new_token
-from channels.web.channel import ADDRESS_KEY, WebChannel
+from channels.web.channel import ADDRESS_KEY
 from storage.models import Setting
-from wilson.supervisor import ActorSpec
-
-
-def with_web(monkeypatch):
-    """Start the web channel with the other actors, before the tick (as `wilson run` is to do)."""
-    import wilson.app as appmod
-
-    original = appmod.build_specs
-
-    def specs(config, printer=None, role="all"):
-        found = original(config, printer, role)
-        if role != "worker" and not any(s.name == "web" for s in found):
-            found.insert(len(found) - 1, ActorSpec("web", WebChannel))
-        return found
-
-    monkeypatch.setattr(appmod, "build_specs", specs)
 
 
 def base_url() -> str:

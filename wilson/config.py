@@ -559,11 +559,18 @@ def describe(config: Config) -> list[str]:
             lines.append(f"{key} = {shown}".ljust(48) + f"  # {source}")
     return lines
 
+
 # Keys Wilson sets for itself at start; a value given for them is overwritten, so they are not documented.
 _INTERNAL = {("core", "primary_channel"), ("core", "buffered_channels")}
 # Defaults of keys read with a fallback in code rather than listed in DEFAULTS.
 _CODE_DEFAULTS = {("llm", "playbook"): "", ("calendar", "apple"): False, ("hippocampus", "prune_days"): 90,
                   ("hippocampus", "prune_below"): 2}
+
+
+def _doc_value(value) -> str:
+    if isinstance(value, list):  # a TOML array, as the file would hold it
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    return _toml_value(value)
 
 
 def _cell(text: str) -> str:
@@ -600,7 +607,7 @@ def docs_markdown() -> str:
                 default = DEFAULTS[section][key]
             else:
                 default = _CODE_DEFAULTS.get((section, key), "")
-            shown = "*(empty)*" if default == "" else f"`{_toml_value(default)}`"
+            shown = "*(empty)*" if default in ("", []) else f"`{_doc_value(default)}`"
             env = f"WILSON_{section.upper()}_{key.upper()}"
             lines.append(f"| `{key}`<br>`{env}` | {_cell(shown)} | {_cell(doc or '')} | {_cell(EXPECTED[kind])} |")
         if section == "llm":

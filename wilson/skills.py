@@ -93,6 +93,10 @@ class Tool:
     unavailable: str = ""  # why it cannot work yet: not offered, and an old proposal holding it fails honestly
     limits: dict = {}  # argument → longest text
 
+    def needs(self, config) -> str:
+        """Why it cannot work with these settings ("" when it can): then it is not offered, like `unavailable`."""
+        return ""
+
     def __init__(self):
         if not self.kind:
             self.kind = READ if self.read_only else MUTATE
@@ -247,9 +251,11 @@ class Installed:
 # still found: these are the entry points setup.cfg registers (a test keeps the two the same).
 BUILTIN = {
     "calendar": "actors.tools.calendar:SKILL",
+    "email": "channels.email.skill:SKILL",
     "reminders": "actors.tools.reminders:SKILL",
     "tasks": "actors.tools.tasks:SKILL",
     "telegram": "actors.tools.telegram:SKILL",
+    "web": "channels.web.skill:SKILL",
 }
 
 
@@ -309,6 +315,13 @@ def enabled(config=None) -> list[Installed]:
     return [s for s in installed() if s.skill is not None and s.name not in off]
 
 
+def not_set_up(config) -> dict[str, str]:
+    """Tools of the enabled skills that these settings leave without what they need: name → why."""
+    if config is None:
+        return {}
+    return {t.name: why for s in enabled(config) for t in s.skill.tool_objects() if (why := t.needs(config))}
+
+
 def channels(config=None) -> list[Channel]:
     """The channels of the enabled skills that are enabled by their settings, in start order."""
     found = [(c.priority, s.name, c) for s in enabled(config) for c in s.skill.channels if c.enabled(config)]
@@ -340,9 +353,10 @@ def sections() -> tuple[dict, dict]:
 class Toolbox:
     """The tools Wilson has: the cortex's own and those of the enabled skills, by name."""
 
-    def __init__(self, core: list[Tool], skills: list[Installed]):
+    def __init__(self, core: list[Tool], skills: list[Installed], unset: dict[str, str] | None = None):
         self.owner: dict[str, str] = {}
         self.tools: dict[str, Tool] = {}
+        self.unset = dict(unset or {})  # tool name → why these settings cannot use it
         for tool in core:
             self.tools[tool.name] = tool
             self.owner[tool.name] = "core"
@@ -366,7 +380,11 @@ class Toolbox:
         return tool.kind if tool else None
 
     def schemas(self, user_run: bool = False) -> list[dict]:
-        return [t.schema() for t in self.order if not t.unavailable and (user_run or not t.user_only)]
+        return [t.schema() for t in self.order if not self.why_not(t) and (user_run or not t.user_only)]
+
+    def why_not(self, tool: Tool) -> str:
+        """Why this tool is not offered ("" when it is)."""
+        return tool.unavailable or self.unset.get(tool.name, "")
 
     def run_read(self, name: str, args: dict, call: Call) -> object:
         """A read tool's result. Only reads: a mutation is executed by the approval gate alone."""

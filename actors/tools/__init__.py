@@ -35,14 +35,16 @@ class NotApproved(Exception):
 
 
 @functools.cache
-def _toolbox(off: frozenset, generation: int) -> Toolbox:
+def _toolbox(off: frozenset, unset: frozenset, generation: int) -> Toolbox:
     return Toolbox([tool() for tool in core.TOOLS], [s for s in skills.installed()
-                                                      if s.skill is not None and s.name not in off])
+                                                      if s.skill is not None and s.name not in off], dict(unset))
 
 
 def toolbox(config=None) -> Toolbox:
-    """The tools in use with this configuration ([skills] disabled); every installed skill's without one."""
-    return _toolbox(frozenset(skills.disabled(config)), skills.GENERATION)
+    """The tools in use with this configuration ([skills] disabled, and what each tool needs set up);
+    every installed skill's without one."""
+    return _toolbox(frozenset(skills.disabled(config)), frozenset(skills.not_set_up(config).items()),
+                    skills.GENERATION)
 
 
 def __getattr__(name: str):
@@ -82,8 +84,8 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo, user_id: str | None =
     tool = (box or toolbox()).get(name)
     if tool is None or tool.kind != MUTATE:
         return f"{name} is not a mutation tool"
-    if tool.unavailable:
-        return tool.unavailable
+    if (box or toolbox()).why_not(tool):
+        return (box or toolbox()).why_not(tool)
     return tool.validate(args, Call(now=now, tz=tz, user_id=user_id, owner=owner))
 
 
@@ -123,8 +125,8 @@ def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz
         raise NotAvailable(f"no installed skill can do {_short(claimed.tool)}")
     if tool.kind != MUTATE:
         raise ValueError(f"cannot execute {claimed.tool}")
-    if tool.unavailable:
-        raise NotAvailable(tool.unavailable)
+    if box.why_not(tool):
+        raise NotAvailable(box.why_not(tool))
     sent = []
 
     def sender(channel: str, text: str, payload: dict) -> int:

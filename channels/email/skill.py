@@ -26,12 +26,16 @@ class SendEmail(Tool):
     read_only = False
     limits = {"to": 320, "subject": 300, "body": 20000, "in_reply_to": 500}
 
+    def needs(self, config) -> str:
+        # not offered at all until it can really send: never a draft that cannot go out
+        return "" if _sending(config) else "email sending is not set up (no [email] smtp_host and from_address)"
+
     def validate(self, args, call):
         problem = self.check_args(args)
         if problem:
             return problem
         if not _sending(call.config):
-            return "email sending is not set up (no [email] smtp_host)"
+            return self.needs(call.config)
         to = str(args["to"]).strip()
         if "@" not in to or any(c in to for c in "\r\n"):
             return f"not an email address: {to}"
