@@ -81,19 +81,22 @@ class Weights:
     """How recall blends text relevance (0..1, best candidate = 1), importance and recency."""
 
     text: float = 1.0
-    importance: float = 0.3
-    recency: float = 0.15
+    importance: float = 0.6
+    recency: float = 0.1
     half_life_days: float = 60.0
+    diversity: float = 0.5  # penalty per unit of word overlap with a memory already chosen (MMR)
     semantic: float = 0.0  # used only when EMBEDDER is set
 
     @classmethod
     def from_config(cls, config) -> "Weights":
-        """Section [memory]: weight_text, weight_importance, weight_recency, half_life_days, weight_semantic."""
+        """Section [memory]: weight_text, weight_importance, weight_recency, half_life_days, weight_diversity,
+        weight_semantic."""
         if config is None:
             return cls()
         values = {}
         for name, key in (("text", "weight_text"), ("importance", "weight_importance"),
                           ("recency", "weight_recency"), ("half_life_days", "half_life_days"),
+                          ("diversity", "weight_diversity"),
                           ("semantic", "weight_semantic")):
             try:
                 value = config.get("memory", key)
@@ -350,7 +353,8 @@ def recall_query(query: str, limit: int = 5, at: datetime | None = None, *,
     filters = "".join(f" AND {w}" for w in where)
     if _postgres():
         # only word characters reach the tsquery, so the text cannot speak its syntax
-        sql = (f"SELECT {COLUMNS}, ts_rank_cd(m.search, q) AS relevance "
+        # normalisation 1 (rank / (1 + log length)), as bm25 weighs a match in a long text less
+        sql = (f"SELECT {COLUMNS}, ts_rank_cd(m.search, q, 1) AS relevance "
                f"FROM memory m, to_tsquery('english', {p}) q WHERE m.search @@ q{filters} "
                f"ORDER BY relevance DESC, m.id DESC LIMIT {p}")
         return sql, [" | ".join(words)] + params + [limit]
@@ -377,7 +381,8 @@ def _importance(memory: Memory) -> float:
     return 0.5 * KIND_WEIGHT.get(memory.kind, 0.3) + 0.5 * strength
 
 
-def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: str = "") -> list[Memory]:
+def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: str = "",
+         limit: int = 20) -> list[Memory]:
     """Order text candidates by the weighted blend; each gains `.score`."""
     if not memories:
         return []
@@ -394,7 +399,27 @@ def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: 
         recency = 0.5 ** (age / weights.half_life_days) if weights.half_life_days > 0 else 0.0
         memory.score = round(weights.text * (memory.relevance or 0.0) / best + weights.importance * _importance(memory)
                              + weights.recency * recency + weights.semantic * similarity, 6)
-    return sorted(memories, key=lambda m: (-m.score, -m.id))
+    ordered = sorted(memories, key=lambda m: (-m.score, -m.id))
+    return _diverse(ordered, weights.diversity, limit) if weights.diversity > 0 else ordered
+
+
+def _diverse(ordered: list[Memory], penalty: float, count: int) -> list[Memory]:
+    """Maximal marginal relevance: each next memory is the best after a penalty for the words it shares
+    with those already chosen, so ten episodes repeating one sentence do not bury the belief drawn from them."""
+    words = [set(terms(m.text)) for m in ordered]
+    scores = [m.score for m in ordered]
+    overlap = [0.0] * len(ordered)  # each candidate's largest overlap with a chosen one, kept up to date
+    left = list(range(len(ordered)))
+    chosen: list[int] = []
+    while left and len(chosen) < count:
+        # ties keep the ranked order: `left` stays sorted and max returns the first best
+        pick = max(left, key=lambda i: scores[i] - penalty * overlap[i])
+        left.remove(pick)
+        chosen.append(pick)
+        for i in left:
+            union = len(words[i] | words[pick]) or 1
+            overlap[i] = max(overlap[i], len(words[i] & words[pick]) / union)
+    return [ordered[i] for i in chosen + left]
 
 
 def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None,
@@ -407,8 +432,14 @@ def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tup
     """
     if limit <= 0:
         return []
-    candidates = text_matches(query, max(CANDIDATES, limit * 5), at, kinds=kinds)
-    return rank(candidates, at, weights or Weights(), query)[:limit]
+    pool = max(CANDIDATES, limit * 5)
+    candidates = {m.id: m for m in text_matches(query, pool, at, kinds=kinds)}
+    learned = [k for k in (kinds or LEARNED) if k in LEARNED]
+    if learned and (weights or Weights()).importance > 0:
+        # many episodes quoting the same words must not crowd the few beliefs out of the candidates
+        for memory in text_matches(query, limit, at, kinds=tuple(learned)):
+            candidates.setdefault(memory.id, memory)
+    return rank(list(candidates.values()), at, weights or Weights(), query, limit)[:limit]
 
 
 def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:

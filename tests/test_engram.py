@@ -252,3 +252,24 @@ def test_derived_memories_and_retired_evidence_are_found_on_each_database(db):
     engram.invalidate(belief.id, T0, "wrong")
     assert engram.was_retired("belief", "User books flights LATE", ["task:1"])
     assert not engram.was_retired("belief", "user books flights late", ["task:3"])
+
+
+def test_episodes_repeating_one_sentence_do_not_bury_the_belief_drawn_from_them(db):
+    belief = engram.store("belief", "user books Kyoto ryokans late", ["task:1"], T0, weight=3)
+    for n in range(12):
+        engram.store("episode", f"The user said: Kyoto ryokans booking question number{n}", [f"turn:{n}"], T0)
+    query = "booking Kyoto ryokans question"
+    assert belief.id not in [m.id for m in engram.text_matches(query, 10)]  # text alone: twelve echoes first
+    assert belief.id in [m.id for m in engram.recall(query, 10)][:3]
+    no_help = engram.Weights(importance=0.0, diversity=0.0)
+    assert belief.id not in [m.id for m in engram.recall(query, 10, weights=no_help)]
+
+
+def test_memory_bench_measures_recall_beside_the_bm25_baseline(db):
+    from bench import memory_recall
+
+    result = memory_recall.run(quick=True, sizes=(600,))
+    row = result["sqlite 600"]
+    assert set(row["recall"]) == {"recall@5", "recall@10", "p50_ms", "p99_ms"}
+    assert row["recall"]["recall@10"] >= row["bm25"]["recall@10"]
+    assert [m.text for m in engram.recall("flights")] == []  # the test's own database is left alone
