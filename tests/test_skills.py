@@ -173,3 +173,18 @@ def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installe
     assert "channel: notes (buffered receptor, not configured)" in out
     assert "channel: telegram (conversation, not configured)" in out
     assert "from wilson-skill-notes wilson_skill_notes:SKILL" in out
+
+
+def test_a_skills_playbook_entries_teach_the_offline_rules_a_life_event_without_rewriting_the_users():
+    from wilson.offline.recognition import load_playbook, match_words
+
+    extra = ('[allotment]\nlabel = "Allotment"\ntriggers = ["allotment"]\n'
+             '[[allotment.tasks]]\ntitle = "Order seeds"\ndays_before = 14\n'
+             '[trip]\ntriggers = ["never-a-trip"]\n')
+    playbook = load_playbook(None, extra)
+    event, _ = match_words(playbook, "Allotment handover")
+    assert event.name == "allotment" and [t.title for t in event.tasks] == ["Order seeds"]
+    trip, _ = match_words(playbook, "Trip to Japan")  # the file's own entry stands
+    assert trip.name == "trip" and match_words(playbook, "never-a-trip") is None
+    with pytest.raises(ValueError, match="a skill's playbook entries"):
+        load_playbook(None, "[broken")

@@ -28,6 +28,7 @@ DEFAULTS: dict[str, dict] = {
         "quiet_hours": "22:00-07:00",
         "owner": "owner",  # the user id approvals are bound to on the REPL channel
         "poll_seconds": 30.0,  # several processes: how often each looks for work it was not woken for
+        "home": "",  # the city you live in; empty: the largest city of your timezone
     },
     "database": {"url": ""},
     "llm": {
@@ -97,6 +98,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "quiet_hours": ("quiet_hours", "HH:MM-HH:MM when Wilson holds non-urgent messages, or off"),
         "owner": ("text", "the user id approvals are bound to on the terminal channel"),
         "poll_seconds": ("positive", "several processes: how often each looks for work it was not woken for"),
+        "home": ("text", "the city you live in, e.g. Berlin (the offline rules tell travel from it); "
+                         "empty: the largest city of your timezone"),
         "primary_channel": ("text", ""),
         "buffered_channels": ("list", ""),
     },

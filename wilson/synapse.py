@@ -38,7 +38,7 @@ from loguru import logger
 
 from storage.models import Setting, TokenUsage
 from wilson import clock as clockmod
-from wilson import liveness
+from wilson import liveness, skills
 from wilson.config import Config
 from wilson.redact import redact, register
 
@@ -393,7 +393,8 @@ class Synapse:
         if self._offline is None:
             from wilson.offline import OfflineProvider
             self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None,
-                                                             home=self.config.get("core", "home") or None))
+                                                             home=self.config.get("core", "home") or None,
+                                                             skills_playbook=skills.playbook(self.config)))
         return self._offline
 
     # -- public --------------------------------------------------------------

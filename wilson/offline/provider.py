@@ -41,8 +41,8 @@ def _json_in(text) -> dict:
 
 
 class OfflineProvider:
-    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None):
-        self.playbook = load_playbook(playbook_path)
+    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = ""):
+        self.playbook = load_playbook(playbook_path, skills_playbook)
         self.home_setting = home or None
 
     def complete(self, payload: dict, role: str = "deep", context: dict | None = None) -> dict:

@@ -58,12 +58,21 @@ class Playbook:
         return next((e for e in self.events if e.kind == kind or e.name == kind), None)
 
 
-def load_playbook(path: str | Path | None = None) -> Playbook:
+def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
+    """The playbook file, then `extra` (the enabled skills' entries, as TOML): an entry whose name the
+    file already has is left out, so a skill adds life events but never rewrites the user's."""
     path = Path(path) if path else PLAYBOOK_PATH
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"playbook {path}: {exc}") from None
+    try:
+        added = tomllib.loads(extra) if extra.strip() else {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"a skill's playbook entries: {exc}") from None
+    for name, spec in added.items():
+        if name != "negative":
+            data.setdefault(name, spec)
     events = []
     for name, spec in data.items():
         if not isinstance(spec, dict):
