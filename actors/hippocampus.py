@@ -31,6 +31,7 @@ from loguru import logger
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Topic, Turn
+from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
 from wilson.messages import Consolidate
@@ -695,6 +696,7 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
                    f"{counts['invalidated']} invalidated, {counts['pruned']} pruned")
         trace.record(trace.new_trace_id(), "consolidated", "hippocampus", summary, now,
                      data={**counts, "since": _iso(since), "until": _iso(until)})
+    faults.point("hippocampus:after-consolidate-commit")  # memories and cursor are one commit: a rerun finds it done
     return counts
 
 

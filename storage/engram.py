@@ -447,3 +447,66 @@ def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:
     query = (Memory.select().where(Memory.kind.in_(list(LEARNED)), _alive(at))
              .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
     return list(query)
+
+
+# -- bulk import and plain recall rows (`wilson memory import` / `wilson memory recall`) ---------
+
+def import_lines(lines, default_at: datetime) -> tuple[int, list[str]]:
+    """Memories from JSON lines: {"text", "at" (ISO time), "kind" (default episode), "source" (an id, kept
+    as provenance)}. A line that is not such an object is reported (line number and why) and skipped;
+    the rest is stored as `store` would, in a few statements per 500 lines. Returns (stored, problems)."""
+    import json
+
+    from wilson.clock import as_utc
+
+    rows, problems = [], []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+                raise ValueError("needs an object with text")
+            at = as_utc(datetime.fromisoformat(str(item["at"]).replace("Z", "+00:00"))) if item.get("at") \
+                else default_at
+            kind = item.get("kind") or "episode"
+            if not isinstance(kind, str) or len(kind) > 40:
+                raise ValueError("kind must be a short text")
+            source = item.get("source")
+            rows.append((kind, item["text"].strip(), at, [str(source)] if source not in (None, "") else []))
+        except (ValueError, TypeError) as exc:
+            problems.append(f"line {number}: {exc}")
+    stored = 0
+    for start in range(0, len(rows), 500):
+        stored += _import_chunk(rows[start:start + 500])
+    return stored, problems
+
+
+def _import_chunk(rows: list[tuple[str, str, datetime, list[str]]]) -> int:
+    with claim_transaction():
+        kinds = tuple({kind for kind, *_ in rows})
+        live_now = find_live(kinds, [text for _, text, _, _ in rows])
+        new: dict[tuple[str, str], dict] = {}
+        for kind, text, at, provenance in rows:
+            key = make_key(text)
+            memory = live_now.get((kind, key))
+            if memory is not None:  # the same thought again strengthens it, as store() does
+                memory.strength += 1
+                memory.provenance = _merge(memory.provenance, provenance)
+                memory.save(only=[Memory.strength, Memory.provenance])
+            elif (kind, key) in new:
+                new[(kind, key)]["strength"] += 1
+                new[(kind, key)]["provenance"] = _merge(new[(kind, key)]["provenance"], provenance)
+            else:
+                new[(kind, key)] = {"kind": kind, "text": text, "key": key, "provenance": provenance,
+                                    "strength": 1.0, "created_at": at}
+        values = list(new.values())
+        for start in range(0, len(values), 100):
+            Memory.insert_many(values[start:start + 100]).execute()
+    return len(rows)
+
+
+def recall_rows(query: str, limit: int = 10, at: datetime | None = None, weights: Weights | None = None) -> list[dict]:
+    """Recall as plain rows, best first: id, kind, score, source (the memory's first provenance), text."""
+    return [{"id": m.id, "kind": m.kind, "score": m.score, "source": (m.provenance or [None])[0], "text": m.text}
+            for m in recall(query, limit, at, weights=weights)]

@@ -273,3 +273,31 @@ def test_memory_bench_measures_recall_beside_the_bm25_baseline(db):
     assert set(row["recall"]) == {"recall@5", "recall@10", "p50_ms", "p99_ms"}
     assert row["recall"]["recall@10"] >= row["bm25"]["recall@10"]
     assert [m.text for m in engram.recall("flights")] == []  # the test's own database is left alone
+
+
+def test_import_lines_store_memories_and_recall_rows_name_their_source(db):
+    lines = ['{"text": "User books flights late", "at": "2027-01-02T10:00:00Z", "kind": "belief", "source": "s1"}',
+             '{"text": "Dentist moved to Friday", "at": "2027-01-03T10:00:00+01:00", "source": 7}',
+             '{"text": "user books flights LATE", "kind": "belief", "source": "s3"}',
+             "not json", '{"text": ""}', '{"text": "x", "at": "yesterday"}', ""]
+    stored, problems = engram.import_lines(lines, T0)
+    assert stored == 3 and [p.split(":")[0] for p in problems] == ["line 4", "line 5", "line 6"]
+    belief = engram.find("belief", "user books flights late")
+    assert belief.strength == 2 and belief.provenance == ["s1", "s3"]
+    assert belief.created_at == datetime(2027, 1, 2, 10, tzinfo=timezone.utc)
+    dentist = engram.find("episode", "Dentist moved to Friday")
+    assert dentist.created_at == datetime(2027, 1, 3, 9, tzinfo=timezone.utc)
+    rows = engram.recall_rows("flights")
+    assert [(r["id"], r["kind"], r["source"], r["text"]) for r in rows] == [
+        (belief.id, "belief", "s1", "User books flights late")]
+    assert set(rows[0]) == {"id", "kind", "score", "source", "text"}
+
+
+def test_importing_ten_thousand_lines_stores_them_all(db):
+    import json
+
+    lines = [json.dumps({"text": f"note {n} about item{n % 997}", "at": "2027-01-02T10:00:00Z", "source": f"n{n}"})
+             for n in range(10_000)]
+    assert engram.import_lines(lines, T0) == (10_000, [])
+    assert Memory.select().count() == 10_000
+    assert [r["source"] for r in engram.recall_rows("item5 note 5", limit=1)] == ["n5"]
