@@ -43,6 +43,8 @@ BELIEF_AT = 2  # nights an interpretation must recur before it is believed
 PRINCIPLE_AT = 4  # strength a belief needs before it guides behaviour
 MODEL_EPISODES = 50  # episodes shown to the model; the rule candidates cover the rest
 CALIBRATION_DAYS = 30
+SUBJECT_DAYS = 365  # a season's trips apart: how each kind of proposal fared is read over a year
+SUBJECTS_KEPT = 100
 LEARNED_KINDS = ("interpretation", "belief", "principle")
 
 # Approval (and item) statuses as the outcomes calibration speaks of.
@@ -456,6 +458,29 @@ def calibration(since: datetime, until: datetime | None = None) -> dict:
     }
 
 
+def subject_outcomes(since: datetime, until: datetime) -> dict:
+    """How proposals of each kind of task fared in [since, until): {subject: {outcome: count}}, the
+    subject as `subject_of` names it (flights, packing, ..., or title:<title>)."""
+    found: dict[str, dict] = {}
+    for episode in approval_episodes(since, until):
+        for fact in episode["items"]:
+            if not fact.get("title") or fact["outcome"] in ("modified", "removed"):
+                continue  # a modification is counted when its replacement is decided
+            counts = found.setdefault(subject_of(fact["title"])[0], {"approved": 0, "rejected": 0, "ignored": 0})
+            if fact["outcome"] in counts:
+                counts[fact["outcome"]] += 1
+    busiest = sorted(found.items(), key=lambda kv: -sum(kv[1].values()))[:SUBJECTS_KEPT]
+    return dict(busiest)
+
+
+def subject_rates(name: str) -> dict | None:
+    """The saved outcome counts of one subject, or None when there are none."""
+    row = Setting.get_or_none(Setting.key == CALIBRATION_KEY)
+    subjects = (row.value or {}).get("subjects") if row is not None and isinstance(row.value, dict) else None
+    counts = (subjects or {}).get(name)
+    return counts if isinstance(counts, dict) and sum(counts.values()) else None
+
+
 def _save_calibration(figures: dict) -> None:
     row = Setting.get_or_none(Setting.key == CALIBRATION_KEY)
     if row is None:
@@ -649,6 +674,8 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
         items, chosen_by = ask_model(synapse, now, candidates, episodes)
     refuted = counter_evidence(episodes)
     figures = calibration(now - timedelta(days=CALIBRATION_DAYS), now)
+    figures["subjects"] = subject_outcomes(now - timedelta(days=SUBJECT_DAYS), now)
+    figures["subjects_days"] = SUBJECT_DAYS
     stored_episodes = engram.prepare_batch("episode", [(ep["text"], ep["provenance"]) for ep in episodes])
 
     with claim_transaction():
@@ -748,8 +775,10 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     event titles), kind (an event kind; found from the texts when absent), people, places.
 
     Each answer: {"id", "kind", "text", "strength", "why"}, where why says which part of the situation
-    recalled it ("text", "topic: …", "kind: trip", "person: …", "profile"). Beliefs and principles about
-    the event's kind come before a plan is made, and the core profile is always there."""
+    recalled it ("text", "topic: …", "kind: trip", "person: …", "profile", "calibration: flights").
+    Beliefs and principles about the event's kind come before a plan is made, the core profile is always
+    there, and how proposals of the kinds the situation will plan fared closes the list (kind calibration,
+    id None)."""
     weights = weights or engram.Weights()
     text = str(context.get("text") or "")
     topic = str(context.get("topic") or "")
@@ -774,7 +803,34 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     for memory in engram.profile(PROFILE_SIZE, at=now):
         if memory.id not in {m["id"] for m in chosen}:
             chosen.append(_memory_view(memory, "profile"))
-    return chosen
+    return chosen + calibration_lines(context)
+
+
+# What each kind of event usually brings to propose: its calibration is shown when one is planned.
+EVENT_SUBJECTS = {"trip": ("flights", "hotels", "packing"), "bill": ("bills", "taxes"),
+                  "documents": ("documents",), "birthday": ("gifts",)}
+
+
+def _rates_line(name: str, rates: dict) -> str:
+    noun = next((n for s, _, _, n in SUBJECTS if s == name), name.removeprefix("title:"))
+    total = sum(rates.values())
+    return (f"proposals of {noun}: {rates.get('approved', 0)} approved, {rates.get('rejected', 0)} turned down, "
+            f"{rates.get('ignored', 0)} unanswered of {total}")
+
+
+def calibration_lines(context: dict) -> list[dict]:
+    """How proposals of the kinds this situation will plan fared, for the planner to weigh."""
+    text, topic = str(context.get("text") or ""), str(context.get("topic") or "")
+    titles = [str(t) for t in context.get("titles") or [] if t]
+    kinds = [context["kind"]] if context.get("kind") else event_kinds(text, topic, *titles)
+    names = [n for k in kinds for n in EVENT_SUBJECTS.get(k, ())] + [subject_of(t)[0] for t in titles]
+    lines = []
+    for name in dict.fromkeys(names):
+        rates = subject_rates(name)
+        if rates and sum(rates.values()) >= 2:
+            lines.append({"id": None, "kind": "calibration", "text": _rates_line(name, rates), "strength": 0.0,
+                          "why": f"calibration: {name}"})
+    return lines
 
 
 def _memory_view(memory, why: str) -> dict:
@@ -824,6 +880,11 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
             if memory is not None and memory.strength >= HOLD_BACK_AT:
                 return {"action": "hold", "memory": memory.id, "text": memory.text,
                         "because": f"you turned down {unwanted['noun']} {int(memory.strength)} times"}
+    name = subject_of(title)[0]
+    rates = subject_rates(name)
+    if rates and rates.get("rejected", 0) >= HOLD_BACK_AT and not rates.get("approved"):
+        return {"action": "hold", "memory": "calibration", "text": _rates_line(name, rates),
+                "because": f"you turned down {unwanted['noun']} {rates['rejected']} times"}
     due = _parse_due(args.get("due"))
     if due is None:
         return None

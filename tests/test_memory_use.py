@@ -96,6 +96,28 @@ def test_three_rejected_packing_lists_hold_back_the_next_one_two_do_not(db):
     assert proposal_advice("create_task", {"title": "Book flights to Japan"}, NOW) is None
 
 
+def test_calibration_counts_each_kind_of_proposal_and_holds_back_one_always_turned_down(db):
+    # three packing lists turned down in one night: no belief yet (one night), but the outcome rates speak
+    for city in ("Lisbon", "Rome", "Oslo"):
+        proposal(f"Pack for {city}", "2027-01-20", decided=at("2027-01-10"), status="rejected", item_status="rejected")
+    proposal("Book flights to Oslo", "2027-01-20", decided=at("2027-01-10"), status="approved",
+             item_status="executed")
+    consolidate(night("2027-01-11"), FakeSynapse())
+    assert hippocampus.subject_rates("packing") == {"approved": 0, "rejected": 3, "ignored": 0}
+    assert hippocampus.subject_rates("flights") == {"approved": 1, "rejected": 0, "ignored": 0}
+    assert live_belief_count() == 0
+
+    advice = proposal_advice("create_task", {"title": "Pack for Japan"}, night("2027-01-12"))
+    assert advice["action"] == "hold" and advice["memory"] == "calibration"
+    assert advice["text"] == "proposals of packing lists: 0 approved, 3 turned down, 0 unanswered of 3"
+    lines = hippocampus.calibration_lines({"text": "Trip to Japan"})
+    assert [line["why"] for line in lines] == ["calibration: packing"]  # flights: one outcome is too few to weigh
+
+
+def live_belief_count() -> int:
+    return Memory.select().where(Memory.kind == "belief", Memory.invalidated_at.is_null()).count()
+
+
 def test_a_late_habit_brings_the_due_forward_with_its_reason(db):
     belief = engram.store("belief", "user books flights late", ["task:1", "task:2"], NOW, weight=2)
     advice = proposal_advice("create_task", {"title": "Book flights to Japan", "due": "2027-03-20"}, NOW)
@@ -176,6 +198,9 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
     memories = context_of(cortex_requests(server)[-1])["memories"]
     texts = {m["text"]: m["why"] for m in memories}
     assert "user does not want packing lists proposed" in texts and "user books flights late" in texts
+    # and how each kind of proposal fared, read from the calibration the nights wrote
+    assert texts["proposals of packing lists: 0 approved, 3 turned down, 0 unanswered of 3"] == "calibration: packing"
+    assert texts["proposals of flight booking: 3 approved, 0 turned down, 0 unanswered of 3"] == "calibration: flights"
     assert any(r.get("status") == "not proposed" and "packing lists" in r["because"] for r in tool_results(server))
     remembered = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
                                                          & (Trace.stage == "remembered"))]
