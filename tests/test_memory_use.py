@@ -206,3 +206,46 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
                                                          & (Trace.stage == "remembered"))]
     assert any("Pack for Tokyo" in r and "not proposed" in r for r in remembered)
     assert any(scripted_due in r and "user books flights late" in r for r in remembered), remembered
+
+
+def test_the_offline_rules_plan_with_what_was_learned_too(make_app):
+    """No model at all: the playbook's trip plan, steered by the same memories and calibration."""
+    app = make_app(start="2027-01-05T08:00:00+00:00")
+
+    def offline_trip(city: str, day: date) -> Approval:
+        return trip_event(app, city, day)
+
+    for n, city in enumerate(("Lisbon", "Rome", "Oslo")):
+        start = datetime(2027, 1, 5, 8, tzinfo=UTC) + timedelta(days=70 * n)
+        app.clock.set(start)
+        approval = offline_trip(city, (start + timedelta(days=120)).date())
+        items = {i.args.get("title"): i.position for i in approval.items}
+        assert "Pack" in items and "Book flights" in items
+        app.decide(approval.id, "reject", items=(items["Pack"],))
+        app.decide(approval.id, "approve")
+        assert app.wait_idle()
+        flights = Task.select().where(Task.title == "Book flights", Task.status == "open").get()
+        done = flights.due + timedelta(days=5, hours=10)
+        Task.update(status="done", completed_at=done).where(Task.id == flights.id).execute()
+        app.clock.set(done.replace(hour=3) + timedelta(days=1))
+        consolidate(app.clock.now(), app.synapse)
+
+    start = datetime(2027, 1, 5, 8, tzinfo=UTC) + timedelta(days=70 * 3)
+    app.clock.set(start)
+    trip_day = (start + timedelta(days=120)).date()
+    approval = offline_trip("Tokyo", trip_day)
+    items = {i.args.get("title"): i for i in approval.items}
+    assert "Pack" not in items
+    playbook_due = trip_day - timedelta(days=60)
+    assert items["Book flights"].args["due"] == (playbook_due - timedelta(days=7)).isoformat()
+    assert "earlier than usual: you usually book flights late" in items["Book flights"].description
+    remembered = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
+                                                         & (Trace.stage == "remembered"))]
+    assert any("“Pack” not proposed" in r for r in remembered), remembered
+
+
+def trip_event(app, city: str, day: date) -> Approval:
+    row = background(app, f"Trip to {city} on {day.isoformat()}", source="calendar", kind="event",
+                     payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city,
+                                           "start": f"{day.isoformat()}T00:00:00+00:00"}]})
+    return Approval.get(Approval.inbox_id == row.id)
