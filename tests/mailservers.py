@@ -3,6 +3,8 @@
 Dovecot runs in the foreground from a throwaway directory with its own config, one
 passwd-file user and a maildir, as a non-root user (Dovecot refuses uid 0 for mail).
 aiosmtpd keeps every message it accepts in memory, so a test can count deliveries.
+With `tls=True` Dovecot also offers STARTTLS on its plain port and implicit TLS on `tls_port`,
+with a server certificate from a throwaway CA made by `openssl` (`ca_file`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ base_dir = {dir}/run
 state_dir = {dir}/state
 log_path = {dir}/dovecot.log
 info_log_path = {dir}/dovecot.log
-ssl = no
+{ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_location = maildir:{dir}/mail/%u
@@ -56,7 +58,9 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {tls_port}
+    ssl = yes
   }}
 }}
 service anvil {{
@@ -84,6 +88,34 @@ class DovecotUnavailable(RuntimeError):
     pass
 
 
+def make_ca(directory: Path, name: str = "ca", server: bool = True) -> Path:
+    """A throwaway CA (`<name>.crt`) and, with `server`, a certificate for 127.0.0.1 and localhost signed by
+    it (`server.crt`, `server.key`). EC keys: made in milliseconds."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise DovecotUnavailable("openssl is needed to make the test certificates (apt-get install openssl)")
+    directory.mkdir(parents=True, exist_ok=True)
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def run(*args: str) -> None:
+        done = subprocess.run([openssl, *args], capture_output=True, text=True, cwd=directory, timeout=60)
+        if done.returncode != 0:
+            raise DovecotUnavailable(f"openssl {args[0]} failed: {done.stderr.strip()[-300:]}")
+
+    run("req", "-x509", *key, "-keyout", f"{name}.key", "-out", f"{name}.crt", "-days", "2",
+        "-subj", f"/CN=Wilson test {name}", "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    if server:
+        (directory / "server.ext").write_text(
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=critical,CA:FALSE\n"
+            "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+            "authorityKeyIdentifier=keyid\nsubjectKeyIdentifier=hash\n")
+        run("req", *key, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+        run("x509", "-req", "-in", "server.csr", "-CA", f"{name}.crt", "-CAkey", f"{name}.key",
+            "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "server.ext")
+    return directory / f"{name}.crt"
+
+
 @dataclass
 class Dovecot:
     """One Dovecot instance: `start()`, `stop()`, and helpers that talk to it as a plain IMAP client."""
@@ -91,6 +123,9 @@ class Dovecot:
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dv", dir="/tmp")))
     port: int = 0
     process: subprocess.Popen | None = None
+    tls: bool = False
+    tls_port: int = 0
+    ca_file: Path | None = None
 
     def start(self, attempts: int = 5) -> "Dovecot":
         if not os.path.exists(DOVECOT):
@@ -109,18 +144,40 @@ class Dovecot:
             for path in [self.root, *self.root.rglob("*")]:
                 if path.name != "users":
                     os.chown(path, user.pw_uid, user.pw_gid)
+        ssl_conf = "ssl = no"
+        if self.tls:
+            if self.ca_file is None:
+                self.ca_file = make_ca(self.root / "tls")
+                for path in (self.root / "tls").iterdir():
+                    path.chmod(0o644)  # Dovecot reads the key as root before dropping privileges; tests only
+            ssl_conf = f"ssl = yes\nssl_cert = <{self.root}/tls/server.crt\nssl_key = <{self.root}/tls/server.key"
+        self._conf = (user.pw_name, group, ssl_conf)
         last = ""
         for _ in range(attempts):  # Dovecot has no ephemeral port: pick one, and pick again if taken
             self.port = free_port()
-            conf = self.root / "dovecot.conf"
-            conf.write_text(CONF.format(dir=self.root, user=user.pw_name, group=group, port=self.port))
-            self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
-                                            stderr=subprocess.STDOUT)
-            if self._wait_listening(10.0):
+            self.tls_port = free_port() if self.tls else 0
+            if self._launch():
                 return self
             last = self._log()
             self.stop(keep_root=True)
         raise DovecotUnavailable(f"dovecot did not start: {last[-600:]}")
+
+    def _launch(self) -> bool:
+        user, group, ssl_conf = self._conf
+        conf = self.root / "dovecot.conf"
+        conf.write_text(CONF.format(dir=self.root, user=user, group=group, port=self.port, ssl=ssl_conf,
+                                    tls_port=self.tls_port))
+        # its own process group: stopping it ends the imap processes of open sessions too, at once
+        self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        return self._wait_listening(10.0)
+
+    def restart(self) -> None:
+        """Stop and start again on the same ports with the same mail, as a server restarted for an upgrade:
+        every open connection is dropped."""
+        self.stop(keep_root=True)
+        if not self._launch():
+            raise DovecotUnavailable(f"dovecot did not start again: {self._log()[-600:]}")
 
     def _log(self) -> str:
         out = ""
@@ -145,12 +202,17 @@ class Dovecot:
 
     def stop(self, keep_root: bool = False) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            group = os.getpgid(self.process.pid)
+            os.killpg(group, signal.SIGTERM)
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                os.killpg(group, signal.SIGKILL)
                 self.process.wait(timeout=5)
+            try:
+                os.killpg(group, signal.SIGKILL)  # a session's imap process the master left behind
+            except ProcessLookupError:
+                pass
         if self.process is not None and self.process.stdout:
             self.process.stdout.close()
         self.process = None

@@ -69,7 +69,7 @@ def channel(tmp_path, dovecot, monkeypatch):
         "WILSON_EMAIL_BACKFILL": "1000"})
     directory = Directory()
     ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=directory)
-    ref = EmailChannel.start(ctx)
+    ref = EmailChannel.start(ctx, idle=False)  # each test says when the channel reads
 
     def sync():
         ref.tell(ChannelSync("test"))

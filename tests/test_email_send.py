@@ -78,7 +78,7 @@ def start_channel(home: Path, env: dict, monkeypatch, clock=None):
     config.set("core", "primary_channel", "repl")
     directory = Directory()
     ref = EmailChannel.start(Context(config=config, clock=clock or SimClock(START), synapse=None,
-                                     directory=directory))
+                                     directory=directory), idle=False)
     assert ref.ask(Ping(), timeout=30) == "pong"
     return ref, config, directory
 
@@ -154,7 +154,7 @@ CHILD = textwrap.dedent("""
     open_database(None, Path({home!r}))
     config = configmod.load({home!r})
     ref = EmailChannel.start(Context(config=config, clock=SimClock(datetime(2027, 1, 5, 8, tzinfo=timezone.utc)),
-                                     synapse=None, directory=Directory()))
+                                     synapse=None, directory=Directory()), idle=False)
     ref.ask(Ping(), timeout=30)  # on start it delivers what is owed, and dies right after the send
     print("not killed")
 """)

@@ -12,6 +12,10 @@ Bulk mail (list headers, auto-replies, configured senders) is marked by header r
 committed as already scanned, so the RAS never spends a reflex call on a newsletter; the
 thalamus still sees it at its sync.
 
+Where the server offers IDLE, a watcher thread per folder (channels/email/idle.py, at most
+MAX_IDLE_FOLDERS) waits for new mail and tells the actor `MailArrived`, which reads that folder
+at once; the poll goes on as the safety net.
+
 Delivering. Outbox rows of channel "email" hold a mail the user approved (channels/email/smtp.py
 explains the exactly-once protocol). They are sent on start, when the channel is told
 `Deliver`, and at each tick.
@@ -20,6 +24,7 @@ explains the exactly-once protocol). They are sent on start, when the channel is
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import timedelta
 
 from loguru import logger
@@ -27,6 +32,7 @@ from loguru import logger
 from actors import thalamus
 from channels.base import Channel
 from channels.email import parse
+from channels.email.idle import IdleWatcher
 from channels.email.imap import ImapClient, ImapError
 from channels.email.smtp import SendError, SendUnknown, SmtpSender, build
 from storage import outbox, trace
@@ -39,6 +45,14 @@ PASSWORD_ENV = "WILSON_EMAIL_PASSWORD"
 BATCH = 25  # mails committed per transaction (with the cursor past them)
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_MAX = timedelta(hours=1)
+MAX_IDLE_FOLDERS = 4  # one connection each; servers cap connections per user (Gmail at 15)
+
+
+@dataclass(frozen=True)
+class MailArrived:
+    """From an IDLE watcher: the server announced new mail in `folder` (or the watcher reconnected)."""
+
+    folder: str
 
 
 def password(config) -> str:
@@ -68,10 +82,34 @@ class EmailChannel(Channel):
     realtime = False
     can_deliver = True
 
-    def __init__(self, ctx, name: str = "email", imap_factory=None, smtp_factory=None):
+    def __init__(self, ctx, name: str = "email", imap_factory=None, smtp_factory=None, idle: bool = True,
+                 idle_options: dict | None = None):
         super().__init__(ctx, name)
         self._imap_factory = imap_factory or self._imap
         self._smtp_factory = smtp_factory or self._smtp
+        self._idle = idle
+        self._idle_options = dict(idle_options or {})
+        self.watchers: list[IdleWatcher] = []
+
+    def on_start(self):
+        super().on_start()
+        if self._idle and enabled(self.config):
+            me = self.actor_ref
+            self.watchers = [IdleWatcher(self._imap_factory, folder, lambda f: me.tell(MailArrived(f)),
+                                         **self._idle_options).start()
+                             for folder in self.folders()[:MAX_IDLE_FOLDERS]]
+
+    def on_stop(self):
+        self._stop_watchers()
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        self._stop_watchers()  # a replacement starts its own; two would read every mail twice as often
+        super().on_failure(exception_type, exception_value, traceback)
+
+    def _stop_watchers(self) -> None:
+        watchers, self.watchers = self.watchers, []
+        for watcher in watchers:
+            watcher.stop()
 
     # Settings ---------------------------------------------------------------
     def _setting(self, key: str, default=None):
@@ -96,12 +134,18 @@ class EmailChannel(Channel):
         return [folders] if isinstance(folders, str) else [str(f) for f in folders]
 
     def receive(self, message):
+        if isinstance(message, MailArrived):
+            try:
+                return self.sync("new mail", [message.folder])
+            except Exception as exc:  # the next news or poll tries again; the actor carries on
+                logger.error("email: reading {} after new mail failed: {}", message.folder, exc)
+                return 0
         if isinstance(message, TickNow):
             self.deliver_owed()  # a mail approved since the last tick goes out without waiting for a poll
         return super().receive(message)
 
     # Receiving ------------------------------------------------------------------
-    def sync(self, reason: str) -> int:
+    def sync(self, reason: str, folders: list[str] | None = None) -> int:
         if not enabled(self.config):
             return 0
         buffered = 0
@@ -113,7 +157,7 @@ class EmailChannel(Channel):
             logger.warning("email: {}", exc)
             return 0
         try:
-            for folder in self.folders():
+            for folder in folders or self.folders():
                 for attempt in (1, 2):  # a connection dropped mid-fetch: once more on a new one
                     try:
                         buffered += self.sync_folder(client, folder)

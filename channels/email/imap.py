@@ -1,8 +1,10 @@
 """A thin wrapper over the standard library's imaplib: connect with the configured security, read
 a folder's UIDVALIDITY and new UIDs, fetch one message (or only its beginning, when it is large)
-without marking it read, append a message to a folder.
+without marking it read, append a message to a folder, wait in IDLE (RFC 2177) for new mail.
 
-Every failure becomes `ImapError` with one line that never carries the password.
+Every failure becomes `ImapError` with one line that never carries the password. A certificate
+that does not verify says so in words, with the way out (SSL_CERT_FILE for a server with its
+own CA), instead of OpenSSL's reason alone.
 """
 
 from __future__ import annotations
@@ -12,12 +14,29 @@ import re
 import socket
 import ssl
 
+from wilson import clock as clockmod
+
 SECURITIES = ("ssl", "starttls", "none")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
+# RFC 2177: a server may drop a client idle for 30 minutes, so IDLE is left and entered again before that.
+IDLE_REFRESH = 25 * 60.0
+NEW_MAIL = re.compile(rb"^\* \d+ (EXISTS|RECENT)\b", re.I)
+
+
 class ImapError(Exception):
     """The server could not be reached or said no; str() is one line for the log and the trace."""
+
+
+def tls_problem(exc: BaseException, host: str, port: int) -> str:
+    """One line for a failed TLS handshake: what is wrong and what to do about it."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = exc.verify_message or "certificate verify failed"
+        return (f"the certificate of {host}:{port} is not trusted ({why}); if the server uses its own CA, "
+                f"point SSL_CERT_FILE at that CA's certificate")
+    reason = getattr(exc, "reason", None) or " ".join(str(exc).split())[:160]
+    return f"TLS with {host}:{port} failed ({reason})"
 
 
 def check_security(security: str, host: str) -> str:
@@ -62,8 +81,19 @@ class ImapClient:
             else:
                 conn = imaplib.IMAP4(self.host, self.port, timeout=self.timeout)
                 if self.security == "starttls":
-                    conn.starttls(ssl_context=self.ssl_context)
-        except (OSError, imaplib.IMAP4.error, ssl.SSLError) as exc:
+                    try:
+                        conn.starttls(ssl_context=self.ssl_context)
+                    except BaseException:
+                        self._shut(conn)
+                        raise
+        except ssl.SSLError as exc:
+            raise ImapError(tls_problem(exc, self.host, self.port)) from None
+        except imaplib.IMAP4.error as exc:
+            if "TLS not supported" in str(exc):
+                raise ImapError(f"{self.host}:{self.port} does not offer STARTTLS; try imap_security = ssl "
+                                f"(usually port 993)") from None
+            raise ImapError(f"cannot reach {self.host}:{self.port} ({_said(exc)})") from None
+        except OSError as exc:
             raise ImapError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}: {exc})") from None
         try:
             conn.login(self.username, self._password)
@@ -161,6 +191,96 @@ class ImapClient:
 
     def append(self, folder: str, raw: bytes, flags: str = r"(\Seen)") -> None:
         self._call(f"APPEND {folder}", self.conn.append, _quote(folder), flags, None, raw)
+
+    def capabilities(self) -> set[str]:
+        """What the server offers after login (the greeting's list may be the pre-login one)."""
+        data = self._call("CAPABILITY", self.conn.capability)
+        return {c.upper() for c in b" ".join(d for d in data if isinstance(d, bytes)).decode(errors="replace").split()}
+
+    def idle(self, seconds: float) -> bool:
+        """Wait in IDLE on the selected folder for at most `seconds`: True as soon as the server announces
+        a new message, False when the time is up. IDLE is always left (DONE) before returning, so the
+        connection can IDLE again. A dropped connection is ImapError, as everywhere else.
+
+        imaplib (before Python 3.14) has no IDLE: the command is written on its connection and the
+        answers read straight from the socket with a timeout. That is safe because imaplib's own
+        buffer is empty between commands, and this connection runs no other command while idling."""
+        if self.conn is None:
+            raise ImapError("not connected")
+        conn, sock = self.conn, self.conn.sock
+        lines = _Lines(sock, self.host)
+        tag = conn._new_tag()
+        try:
+            conn.send(tag + b" IDLE\r\n")
+            first = lines.next(self.timeout)
+            if first is None or not first.startswith(b"+"):
+                raise ImapError(f"{self.host} refused IDLE ({_said(first or b'no answer')})")
+            changed = False
+            deadline = clockmod.monotonic() + seconds
+            while not changed:
+                line = lines.next(deadline - clockmod.monotonic())
+                if line is None:
+                    break
+                if line.upper().startswith(b"* BYE"):
+                    raise ImapError(f"{self.host} closed the connection ({_said(line)})")
+                changed = bool(NEW_MAIL.match(line))
+            conn.send(b"DONE\r\n")
+            while True:
+                line = lines.next(self.timeout)
+                if line is None:
+                    raise ImapError(f"{self.host} did not answer the end of IDLE")
+                if NEW_MAIL.match(line):
+                    changed = True
+                if line.startswith(tag + b" "):
+                    if not line[len(tag) + 1:].upper().startswith(b"OK"):
+                        raise ImapError(f"IDLE failed: {_said(line)}")
+                    return changed
+        except (OSError, ssl.SSLError) as exc:
+            self._shut(conn)
+            self.conn = None
+            raise ImapError(f"the connection to {self.host} dropped during IDLE ({type(exc).__name__})") from None
+        except ImapError:
+            self._shut(conn)
+            self.conn = None
+            raise
+        finally:
+            if self.conn is not None:
+                sock.settimeout(self.timeout)
+
+    def interrupt(self) -> None:
+        """From another thread: end a blocking wait (IDLE) at once by shutting the socket down."""
+        conn = self.conn
+        if conn is not None and getattr(conn, "sock", None) is not None:
+            try:
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Lines:
+    """CRLF lines read from a socket with a timeout per line (None when it passes)."""
+
+    def __init__(self, sock, host: str):
+        self.sock, self.host, self.buffer = sock, host, b""
+
+    def next(self, timeout: float) -> bytes | None:
+        deadline = clockmod.monotonic() + max(timeout, 0.0)
+        while b"\r\n" not in self.buffer:
+            left = deadline - clockmod.monotonic()
+            if left <= 0:
+                return None
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(4096)
+            except (socket.timeout, TimeoutError):
+                return None
+            if not chunk:
+                raise ImapError(f"{self.host} closed the connection")
+            self.buffer += chunk
+            if len(self.buffer) > 1 << 20:
+                raise ImapError(f"{self.host} sent a line longer than 1 MB during IDLE")
+        line, self.buffer = self.buffer.split(b"\r\n", 1)
+        return line
 
 
 def _said(value) -> str:
