@@ -19,28 +19,42 @@ gate is told (`DecisionRecorded`): the same path as a Telegram button, applied o
 
 Delivering. The page reads what was delivered from the outbox, so delivering a row is
 marking it shown; the page picks it up on its next look.
+
+Watching. The channel is also a buffered receptor: on each tick (and at the thalamus' sync)
+it looks at the watched pages and feeds that are due (channels/web/watcher.py), on this
+actor's thread, one at a time, each look bounded in time and size, and buffers what changed.
+A look that fails is traced and the next source is looked at all the same.
+
+Proposing. A press on the dashboard that changes Wilson's world (watch this, stop watching,
+forget that memory) does not change it: it becomes a proposal through the same tools the
+model proposes with, and the user approves it on the Proposals page like any other.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import secrets
 import socket
+from datetime import timedelta
 
 from loguru import logger
 
 from actors import thalamus
 from channels.base import Channel
 from channels.loopthread import LoopThread
-from channels.web import server
+from channels.web import server, watcher
 from channels.web.auth import _put as put_setting
 from storage import decisions
 from storage.db import database
-from storage.models import Outbox
-from wilson import faults
-from wilson.messages import DecisionRecorded, StimulusCommitted
+from storage.models import Approval, ApprovalItem, Outbox
+from wilson import faults, liveness
+from wilson.clock import parse_duration
+from wilson.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
 
 ADDRESS_KEY = "web:address"
 HEALTH_KEY = "health:web"
+LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
+INTAKE_TEXT = 8000  # characters of one item posted to /api/stimuli
 
 
 def is_loopback(host: str) -> bool:
@@ -175,6 +189,95 @@ class WebChannel(Channel):
         faults.point("web:after-message-commit")
         self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
         return row.id
+
+    def intake(self, text: str, key: str | None, payload: dict) -> int | None:
+        """An item a script posted to /api/stimuli: a buffered stimulus like a watched page's change
+        (triaged with the others at the next sync); None when its key was posted before."""
+        dedup = f"web:intake:{key}" if key else f"web:intake:{secrets.token_hex(12)}"
+        row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=dedup,
+                                       payload={**payload, "via": "api"}, at=self.now())
+        if row is None:
+            return None
+        faults.point("web:after-intake-commit")
+        self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+        return row.id
+
+    def propose(self, tool: str, args: dict, key: str, reason: str) -> int:
+        """A press that would change something: a proposal of `tool` for the user to approve, once per
+        form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
+        from actors import tools
+        from storage import trace
+
+        tz, owner, now = self.config.timezone, self.user(), self.now()
+        box = tools.toolbox(self.config)
+        if box.get(tool) is None:
+            raise server.Refused(400, "That cannot be done here: its skill is turned off.")
+        problem = tools.validate_mutation(tool, args, tz, owner, owner, now, box=box)
+        if problem:
+            raise server.Refused(400, problem[:1].upper() + problem[1:] + ".")
+        idem = f"web:propose:{key}"
+        with database.atomic():
+            made = Approval.get_or_none(Approval.idempotency_key == idem)
+            if made is not None:
+                return made.id
+            expiry = timedelta(hours=float(self.config.get("approval", "expiry_hours") or 72))
+            tid = trace.new_trace_id()
+            approval = Approval.create(trace_id=tid, approver=owner, channel=self.name, summary=reason[:200],
+                                       nonce=secrets.token_hex(4), created_at=now, expires_at=now + expiry,
+                                       idempotency_key=idem, reason=reason[:200])
+            ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
+                                description=tools.describe_item(tool, args, tz, owner, owner, box=box))
+            trace.record(tid, "proposed", self.name, f"proposal {approval.id}: {reason}", now)
+        faults.point("web:after-proposal-commit")
+        self.tell("approval", ProposalCreated(approval.id))
+        return approval.id
+
+    # Watching (actor thread) -------------------------------------------------------------------
+    def watch_every(self) -> timedelta | None:
+        """The default cadence of a watched source ([web] watch_poll); None when watching is off."""
+        raw = str(self.config.get("web", "watch_poll") or "").strip().lower()
+        if raw in ("", "off", "0", "none", "false"):
+            return None
+        try:
+            return parse_duration(raw)
+        except ValueError:
+            return watcher.DEFAULT_EVERY
+
+    def poll_if_due(self) -> int:
+        if self.watch_every() is None:
+            return 0
+        try:
+            return self.look_at_due()
+        except Exception as exc:  # the watcher must not take the dashboard down with it
+            logger.error("web: watching failed: {}", exc)
+            return 0
+
+    def sync(self, reason: str) -> int:
+        return self.poll_if_due()
+
+    def look_at_due(self) -> int:
+        """Look at each watched source that is due; buffer what changed. Returns how many rows."""
+        now = self.now()
+        due = watcher.due(now)[:LOOKS_PER_TICK]
+        if not due:
+            return 0
+        count = 0
+
+        def commit(text, key, payload):
+            return thalamus.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=payload, at=now)
+
+        with watcher.client() as http:
+            for state in due:
+                liveness.beat(watcher.LOOK_SECONDS + watcher.TIMEOUT_SECONDS + 30,
+                              f"web: looking at {state['url'][:80]}")
+                result = watcher.look(state, http, now)
+                rows = watcher.record(result, now, commit)
+                if rows:
+                    faults.point("web:after-watch-commit")
+                for row in rows:
+                    self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+                count += len(rows)
+        return count
 
     # Delivering (actor thread) -----------------------------------------------------------------
     def send(self, row: Outbox) -> dict:

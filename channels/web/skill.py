@@ -1,14 +1,19 @@
-"""The web channel as a skill: the dashboard starts with the other channels when [web] enabled is true.
+"""The web channel as a skill: the dashboard starts with the other channels when [web] enabled is true,
+and the watcher (a buffered receptor in the same channel) looks at the pages and feeds the user chose.
 
 It does not converse in the skills' sense (Wilson does not speak first there; proposals and
-answers reach it when the user acts on the page), so it never becomes the primary channel."""
+answers reach it when the user acts on the page), so it never becomes the primary channel.
+It is buffered: the tick and the thalamus' sync tell it to look at what is due."""
 
 from __future__ import annotations
 
+from channels.web.tools import ListWatches, Unwatch, Watch
 from wilson.skills import Channel, Skill
 
 SKILL = Skill(
-    description="Web dashboard: today, proposals to approve, and a conversation, in your browser.",
-    channels=(Channel("web", "channels.web.channel:WebChannel", priority=40, buffered=False, converses=False,
+    description="Web: a dashboard in your browser (today, proposals, conversation, topics, trace, memory, budget), "
+                "and pages and feeds watched for changes.",
+    tools=(Watch, Unwatch, ListWatches),
+    channels=(Channel("web", "channels.web.channel:WebChannel", priority=40, buffered=True, converses=False,
                       enabled=lambda config: bool(config.get("web", "enabled"))),),
 )

@@ -1,0 +1,527 @@
+"""The watcher: pages and feeds the user asked Wilson to watch, checked on their own cadence.
+
+What is watched. One Setting row per source, "web:watch:<id>" (the id is a digest of the
+address, so watching an address twice is one source). The row holds what the user chose
+(address, how often) and what the last look found: validators (ETag, Last-Modified), a
+digest of the last body, the feed item ids already seen, or the page's readable text.
+Only the `watch` tool (an approved proposal, through the gate) adds a row; `unwatch`
+removes one.
+
+Looking. A GET with the validators of the last answer: a 304, or a body identical to the
+last one, ends the look there (no parsing, nothing written but the time). Redirects are
+followed by hand, at most MAX_REDIRECTS, each to http or https only; a body larger than
+MAX_BYTES or a look longer than LOOK_SECONDS is given up. Feeds (RSS, Atom, RDF through
+feedparser; JSON Feed read here, which feedparser 6.0 does not know) give their items;
+anything else is a page, reduced to its readable text with lxml (scripts, styles,
+navigation, headers, footers, forms and ad boxes left out).
+
+What becomes a buffer row. The first look only takes a baseline: nothing from before the
+user asked is news. After that, each feed item not seen before is one row, and a page
+whose text changed in words (not only in its numbers and dates: counters, "updated 5
+minutes ago", today's date) is one row saying what was added and removed. The rows and
+the source's new state commit in one transaction, so a change reaches the buffer exactly
+once even when Wilson is killed in between. Text from the page or feed is others' words:
+the rows carry its source (channel "web", title, address) so every prompt wraps it as
+untrusted data (actors/tools/untrusted.py, actors/thalamus.py).
+
+A source that fails (unreachable, not a feed or page, too big) is traced on its own trace
+id with the reason, when the reason changes, and is tried again later, less often while it
+keeps failing; the other sources are looked at as usual.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import httpx
+from loguru import logger
+
+from storage import trace
+from storage.db import database
+from storage.models import Setting
+from wilson import clock as clockmod
+
+PREFIX = "web:watch:"
+MAX_URL = 2000
+MAX_BYTES = 2_000_000  # a page or feed larger than this is not read
+MAX_REDIRECTS = 5
+TIMEOUT_SECONDS = 15.0  # connecting, and each read
+LOOK_SECONDS = 30.0  # one look at one source, however slowly the server drips
+MIN_EVERY = timedelta(minutes=5)  # the user may ask for less often, never more (be kind to servers)
+MAX_EVERY = timedelta(days=7)
+DEFAULT_EVERY = timedelta(minutes=15)
+SEEN_KEPT = 500  # feed item ids remembered per source
+NEW_ITEMS = 20  # rows from one look at one feed; more are counted in the trace, not buffered
+SNAPSHOT_CHARS = 100_000
+ROW_CHARS = 3000
+ITEM_CHARS = 1000
+USER_AGENT = "Wilson/0.1 (personal assistant; watches pages its user asked for)"
+FEED_TYPES = ("rss", "atom", "rdf", "xml", "json")
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|sat|sun"
+_VOLATILE = re.compile(rf"\d+|\b(?:{_MONTHS}|{_DAYS}|today|yesterday|tomorrow|am|pm)\b", re.IGNORECASE)
+_DROPPED = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form",
+            "iframe", "button", "select", "object", "embed", "canvas", "dialog")
+_AD = re.compile(r"(?:^|[\s_-])(?:ad|ads|advert\w*|banner|promo\w*|sponsor\w*|cookie\w*|consent|newsletter-signup)"
+                 r"(?:$|[\s_-])", re.IGNORECASE)
+_BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "blockquote",
+          "pre", "hr", "section", "article", "main", "dt", "dd", "figcaption", "td", "th"}
+
+
+class WatchError(Exception):
+    """Why a look at a source failed, in words for the trace."""
+
+
+# The user's list ---------------------------------------------------------------------------------
+def normalise_url(raw) -> str:
+    """The address as it is stored and fetched: http or https with a host, no fragment, no password.
+    Raises ValueError with what is wrong."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError("give the address of a page or feed, e.g. https://example.org/news.rss")
+    text = raw.strip()
+    if len(text) > MAX_URL:
+        raise ValueError(f"that address is too long (at most {MAX_URL} characters)")
+    if any(ch.isspace() or ord(ch) < 32 for ch in text):
+        raise ValueError("an address has no spaces")
+    parts = urlsplit(text if "://" in text else "https://" + text)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"only http and https addresses can be watched, not {parts.scheme}:")
+    if not parts.hostname:
+        raise ValueError("that address has no host")
+    if parts.username or parts.password:
+        raise ValueError("leave the user name and password out of the address")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise ValueError("that address has a port that is not a number") from None
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+def parse_every(raw, default: timedelta = DEFAULT_EVERY) -> timedelta:
+    """How often to look, from "30m", "2h", "1d"; within MIN_EVERY and MAX_EVERY. ValueError otherwise."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return min(max(default, MIN_EVERY), MAX_EVERY)
+    if not isinstance(raw, str) or len(raw) > 20:
+        raise ValueError("say how often like 30m, 2h or 1d")
+    every = clockmod.parse_duration(raw)
+    if every < MIN_EVERY:
+        raise ValueError("at most every 5 minutes: more often would burden the site")
+    if every > MAX_EVERY:
+        raise ValueError("at least once a week (7d)")
+    return every
+
+
+def source_id(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+
+
+def get(url: str) -> dict | None:
+    row = Setting.get_or_none(Setting.key == PREFIX + source_id(url))
+    return row.value if row is not None and isinstance(row.value, dict) else None
+
+
+def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
+    """Watch `url` (already normalised) every `every`; an address watched already keeps what it saw."""
+    state = get(url) or {"url": url, "id": source_id(url), "added_at": now.isoformat(), "trace": trace.new_trace_id(),
+                         "next_at": now.isoformat(), "kind": "", "title": title}
+    state["every"] = int(every.total_seconds())
+    save(state)
+    trace.record(state["trace"], "watching", "web", f"watching {url} every {describe_every(every)}", now)
+    return state
+
+
+def remove(url: str) -> bool:
+    return Setting.delete().where(Setting.key == PREFIX + source_id(url)).execute() > 0
+
+
+def save(state: dict) -> None:
+    Setting.insert(key=PREFIX + state["id"], value=state).on_conflict(
+        conflict_target=[Setting.key], update={Setting.value: state}).execute()
+
+
+def sources() -> list[dict]:
+    rows = Setting.select().where(Setting.key.startswith(PREFIX)).order_by(Setting.key)
+    return [r.value for r in rows if isinstance(r.value, dict) and r.value.get("url")]
+
+
+def due(now: datetime) -> list[dict]:
+    found = []
+    for state in sources():
+        try:
+            at = datetime.fromisoformat(state.get("next_at") or "")
+        except ValueError:
+            at = now
+        if at <= now:
+            found.append(state)
+    return sorted(found, key=lambda s: s.get("next_at") or "")
+
+
+def describe_every(every: timedelta) -> str:
+    seconds = int(every.total_seconds())
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}" if n != 1 else f"{unit}"
+    return f"{seconds} seconds"
+
+
+def view(state: dict, tz) -> dict:
+    """One source as the dashboard and list_watches show it."""
+    def local(value):
+        try:
+            return datetime.fromisoformat(value).astimezone(tz).strftime("%a %d %b %H:%M") if value else ""
+        except ValueError:
+            return ""
+
+    return {"url": state["url"], "title": state.get("title") or "", "kind": state.get("kind") or "not looked at yet",
+            "every": describe_every(timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))),
+            "checked": local(state.get("checked_at")), "changed": local(state.get("changed_at")),
+            "problem": state.get("error") or "", "trace": state.get("trace") or ""}
+
+
+# Fetching ------------------------------------------------------------------------------------------
+@dataclass
+class Fetched:
+    status: int
+    body: bytes
+    headers: dict
+    url: str
+
+
+def client() -> httpx.Client:
+    return httpx.Client(follow_redirects=False, timeout=httpx.Timeout(TIMEOUT_SECONDS),
+                        headers={"User-Agent": USER_AGENT}, trust_env=False)
+
+
+def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "") -> Fetched:
+    headers = {"Accept": "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, "
+                         "text/html;q=0.9, application/xml;q=0.8, */*;q=0.5"}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    deadline = clockmod.monotonic() + LOOK_SECONDS
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            with http.stream("GET", current, headers=headers) as response:
+                if response.status_code in (301, 302, 303, 307, 308):
+                    location = response.headers.get("location", "")
+                    target = urljoin(current, location)
+                    if not location or urlsplit(target).scheme.lower() not in ("http", "https"):
+                        raise WatchError(f"it redirects to {target[:200] or 'nowhere'}, which is not http or https")
+                    current = target
+                    continue
+                if response.status_code == 304:
+                    return Fetched(304, b"", dict(response.headers), current)
+                if response.status_code >= 400:
+                    raise WatchError(f"the server answered HTTP {response.status_code}")
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_BYTES:
+                    raise WatchError(f"it is too big ({int(declared) // 1000} kB; at most {MAX_BYTES // 1000} kB)")
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_BYTES:
+                        raise WatchError(f"it is too big (more than {MAX_BYTES // 1000} kB)")
+                    if clockmod.monotonic() > deadline:
+                        raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to read")
+                return Fetched(response.status_code, bytes(body), dict(response.headers), current)
+        except httpx.TimeoutException:
+            raise WatchError(f"no answer within {TIMEOUT_SECONDS:.0f} seconds") from None
+        except httpx.HTTPError as exc:
+            raise WatchError(f"could not reach it ({type(exc).__name__}: {str(exc)[:200]})") from None
+    raise WatchError(f"more than {MAX_REDIRECTS} redirects")
+
+
+# Reading -------------------------------------------------------------------------------------------
+def _clean(text, limit: int) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
+    """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
+    import lxml.html
+    from lxml import etree
+
+    if not html or not str(html).strip():
+        return ""
+    try:
+        root = lxml.html.fragment_fromstring(html, create_parent="div")
+    except (etree.ParserError, ValueError, TypeError):
+        return _clean(re.sub(r"<[^>]*>", " ", str(html)), limit)
+    for bad in root.xpath(".//script|.//style|.//noscript|.//template"):
+        bad.drop_tree()
+    return _clean(root.text_content(), limit)
+
+
+def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
+    """(title, readable text) of an HTML page: the main part, one block per line."""
+    import lxml.html
+    from lxml import etree
+
+    charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
+    parser = lxml.html.HTMLParser(encoding=charset.group(1)) if charset else None
+    try:
+        root = lxml.html.document_fromstring(body, parser=parser)
+    except (etree.ParserError, ValueError, LookupError):
+        try:
+            root = lxml.html.document_fromstring(body)
+        except (etree.ParserError, ValueError) as exc:
+            raise WatchError(f"the page could not be read ({exc})") from None
+    title = _clean(" ".join(root.xpath("//title//text()")), 200)
+    for bad in root.xpath("|".join(f"//{tag}" for tag in _DROPPED)):
+        if bad.getparent() is not None:
+            bad.drop_tree()
+    for node in list(root.iter()):
+        if isinstance(node.tag, str) and node.getparent() is not None and (
+                _AD.search(node.get("class") or "") or _AD.search(node.get("id") or "")
+                or (node.get("role") or "").lower() in ("banner", "navigation", "complementary", "contentinfo")
+                or node.get("hidden") is not None or (node.get("aria-hidden") or "").lower() == "true"):
+            node.drop_tree()
+    main = (root.xpath("//main") or root.xpath("//*[@role='main']") or root.xpath("//article")
+            or root.xpath("//body") or [root])[0]
+    for node in main.iter():
+        if isinstance(node.tag, str) and node.tag.lower() in _BLOCK:
+            node.tail = "\n" + (node.tail or "")
+            if node.tag.lower() in ("br", "hr"):
+                continue
+            node.text = "\n" + (node.text or "")
+    lines = [" ".join(line.split()) for line in main.text_content().splitlines()]
+    text = "\n".join(line for line in lines if line)
+    return title, text[:SNAPSHOT_CHARS]
+
+
+def _safe_link(value) -> str:
+    link = str(value or "").strip()
+    return link[:MAX_URL] if urlsplit(link).scheme.lower() in ("http", "https") else ""
+
+
+def _json_feed(body: bytes) -> tuple[str, list[dict]] | None:
+    """A JSON Feed (jsonfeed.org 1.0/1.1): (title, items), or None when the body is not one."""
+    try:
+        data = json.loads(body.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not str(data.get("version") or "").startswith("https://jsonfeed.org/version/"):
+        return None
+    items = []
+    for entry in data.get("items") if isinstance(data.get("items"), list) else []:
+        if not isinstance(entry, dict):
+            continue
+        text = entry.get("content_text") or html_text(entry.get("content_html") or "") or entry.get("summary") or ""
+        items.append({"id": str(entry.get("id") or entry.get("url") or ""), "title": _clean(entry.get("title"), 300),
+                      "link": _safe_link(entry.get("url") or entry.get("external_url")),
+                      "text": _clean(text, ITEM_CHARS), "published": _clean(entry.get("date_published"), 40)})
+    return _clean(data.get("title"), 200), items
+
+
+def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | None:
+    """(feed title, items) when the body is a feed; None when it is not one (a page, or nothing)."""
+    content_type = str(headers.get("content-type") or "").lower()
+    start = body[:200].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if "json" in content_type or start.startswith(b"{"):
+        found = _json_feed(body)
+        if found is not None or "json" in content_type:
+            return found
+    if "html" in content_type and b"<rss" not in start and b"<feed" not in start and b"<rdf" not in start.lower():
+        return None
+    import feedparser
+
+    wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
+                                                                         "content-language")}
+    wanted.setdefault("content-location", url)
+    parsed = feedparser.parse(body, response_headers=wanted, sanitize_html=True, resolve_relative_uris=True)
+    if not parsed.get("version") and not parsed.entries:
+        return None
+    items = []
+    for entry in parsed.entries:
+        content = entry.get("content") or []
+        summary = entry.get("summary") or (content[0].get("value") if content and isinstance(content[0], dict) else "")
+        title = html_text(entry.get("title") or "", 300)
+        link = _safe_link(entry.get("link"))
+        text = html_text(summary or "")
+        key = str(entry.get("id") or link or "") or hashlib.sha256(f"{title}|{text}".encode()).hexdigest()[:24]
+        items.append({"id": key, "title": title, "link": link, "text": text,
+                      "published": _clean(entry.get("published") or entry.get("updated"), 40)})
+    return html_text(parsed.feed.get("title") or "", 200), items
+
+
+def masked(line: str) -> str:
+    """A line with what changes by itself (numbers, dates, weekdays) blanked: only words count as change."""
+    return _VOLATILE.sub("#", line.lower())
+
+
+def page_change(old: str, new: str) -> tuple[list[str], list[str]]:
+    """(lines added, lines removed) between two texts, ignoring lines that differ only in numbers and dates."""
+    before, after = old.splitlines(), new.splitlines()
+    a, b = [masked(x) for x in before], [masked(x) for x in after]
+    added, removed = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += before[i1:i2]
+        if tag in ("replace", "insert"):
+            added += after[j1:j2]
+    return added, removed
+
+
+# One look ------------------------------------------------------------------------------------------
+@dataclass
+class Finding:
+    key: str
+    text: str
+    payload: dict
+
+
+@dataclass
+class Look:
+    """What one look at one source found: `status` is new, unchanged, not-modified, baseline or failed;
+    `parsed` says whether the body was read at all (a 304 or the same body is not)."""
+
+    status: str
+    state: dict
+    findings: list[Finding] = field(default_factory=list)
+    parsed: bool = False
+    items: int = 0
+    error: str = ""
+    note: str = ""
+
+
+def look(state: dict, http: httpx.Client, now: datetime) -> Look:
+    """Fetch and read one source; returns what to buffer and its next state (nothing is written here)."""
+    state = dict(state)
+    every = timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))
+    state["checked_at"] = now.isoformat()
+    state["next_at"] = (now + every).isoformat()
+    try:
+        fetched = fetch(http, state["url"], state.get("etag") or "", state.get("last_modified") or "")
+        if fetched.status == 304:
+            state.pop("error", None)
+            state["failures"] = 0
+            return Look("not-modified", state)
+        digest = hashlib.sha256(fetched.body).hexdigest()
+        state["etag"] = str(fetched.headers.get("etag") or "")[:300]
+        state["last_modified"] = str(fetched.headers.get("last-modified") or "")[:100]
+        if digest == state.get("body") and state.get("kind"):
+            state.pop("error", None)
+            state["failures"] = 0
+            return Look("unchanged", state)
+        result = _read(state, fetched, now)
+        state["body"] = digest
+        state.pop("error", None)
+        state["failures"] = 0
+        return result
+    except WatchError as exc:
+        return _failed(state, str(exc), now, every)
+    except Exception as exc:  # a parser's surprise on hostile bytes: this source fails, the others go on
+        logger.exception("web: reading {} failed", state["url"])
+        return _failed(state, f"it could not be read ({type(exc).__name__})", now, every)
+
+
+def _failed(state: dict, reason: str, now: datetime, every: timedelta) -> Look:
+    failures = int(state.get("failures") or 0) + 1
+    state["failures"] = failures
+    state["next_at"] = (now + every * min(2 ** (failures - 1), 8)).isoformat()  # less often while it keeps failing
+    note = reason if reason != state.get("error") else ""
+    state["error"] = reason
+    return Look("failed", state, error=reason, note=note)
+
+
+def _read(state: dict, fetched: Fetched, now: datetime) -> Look:
+    first = not state.get("kind")
+    feed = read_feed(fetched.body, fetched.headers, fetched.url)
+    if feed is not None:
+        title, items = feed
+        state["kind"] = "feed"
+        state["title"] = title or state.get("title") or ""
+        seen = list(state.get("seen") or [])
+        known = set(seen)
+        fresh = [i for i in items if i["id"] and i["id"] not in known]
+        state["seen"] = ([i["id"] for i in fresh] + seen)[:SEEN_KEPT]
+        if first:
+            note = "" if items else "the feed has no items yet"
+            return Look("baseline", state, parsed=True, items=len(items), note=note)
+        findings = [_item_finding(state, item) for item in fresh[:NEW_ITEMS]]
+        if findings:
+            state["changed_at"] = now.isoformat()
+        note = f"{len(fresh) - NEW_ITEMS} more new items not buffered" if len(fresh) > NEW_ITEMS else ""
+        return Look("new" if findings else "unchanged", state, findings, parsed=True, items=len(items), note=note)
+    content_type = str(fetched.headers.get("content-type") or "").lower()
+    if content_type and not any(t in content_type for t in ("html", "text/plain", "xml")):
+        raise WatchError(f"it is neither a feed nor a web page ({content_type.split(';')[0][:60]})")
+    if "text/plain" in content_type:
+        title, text = "", "\n".join(" ".join(x.split()) for x in fetched.body[:SNAPSHOT_CHARS * 2]
+                                    .decode("utf-8", "replace").splitlines() if x.strip())[:SNAPSHOT_CHARS]
+    else:
+        title, text = page_text(fetched.body, content_type)
+    old = state.get("text")
+    state["kind"] = "page"
+    state["title"] = title or state.get("title") or ""
+    state["text"] = text
+    if first or old is None:
+        return Look("baseline", state, parsed=True, note="" if text else "the page has no readable text")
+    added, removed = page_change(old, text)
+    if not added and not removed:
+        return Look("unchanged", state, parsed=True)
+    state["changes"] = int(state.get("changes") or 0) + 1
+    state["changed_at"] = now.isoformat()
+    name = state["title"] or state["url"]
+    parts = [f"The page “{name}” changed."]
+    if added:
+        parts.append("Now it says:\n" + "\n".join(added))
+    if removed:
+        parts.append("It no longer says:\n" + "\n".join(removed))
+    body = "\n".join(parts)
+    body = body if len(body) <= ROW_CHARS else body[:ROW_CHARS - 1] + "…"
+    key = f"web:page:{state['id']}:{state['changes']}:" + hashlib.sha256(masked(text).encode()).hexdigest()[:12]
+    return Look("new", state, [Finding(key, body, {"kind": "page change", "url": state["url"],
+                                                   "title": state["title"], "watch": state["id"]})], parsed=True)
+
+
+def _item_finding(state: dict, item: dict) -> Finding:
+    feed = state.get("title") or state["url"]
+    lines = [f"New in the feed “{feed}”: {item['title'] or '(no title)'}"]
+    if item.get("text") and item["text"] != item["title"]:
+        lines.append(item["text"])
+    if item.get("link"):
+        lines.append(item["link"])
+    text = "\n".join(lines)[:ROW_CHARS]
+    key = f"web:feed:{state['id']}:" + hashlib.sha256(item["id"].encode("utf-8", "replace")).hexdigest()[:24]
+    return Finding(key, text, {"kind": "feed item", "url": item.get("link") or state["url"], "feed": state["url"],
+                               "title": item["title"] or feed, "published": item.get("published") or "",
+                               "watch": state["id"]})
+
+
+def record(result: Look, now: datetime, commit) -> list:
+    """The findings as buffer rows (`commit(text, key, payload)` → row or None) and the source's new
+    state, in one transaction; a failure or a note is traced on the source's own trace id."""
+    with database.atomic():
+        if get(result.state["url"]) is None:
+            return []  # unwatched while we looked: nothing of it is kept
+        rows = [commit(f.text, f.key, f.payload) for f in result.findings]
+        save(result.state)
+        tid = result.state.get("trace") or trace.new_trace_id()
+        if result.status == "failed" and result.note:
+            trace.record(tid, "failed", "web", f"could not read {result.state['url']}: {result.error}; "
+                                               "trying again later", now)
+        elif result.note:
+            trace.record(tid, "looked", "web", f"{result.state['url']}: {result.note}", now)
+        elif result.status == "baseline":
+            what = (f"{result.items} item{'s' if result.items != 1 else ''}" if result.state.get("kind") == "feed"
+                    else "the page's text")
+            trace.record(tid, "looked", "web", f"first look at {result.state['url']}: {what} taken as the "
+                                               "starting point", now)
+        elif result.findings:
+            trace.record(tid, "changed", "web", f"{result.state['url']}: {len(result.findings)} new "
+                                                f"{'item' if result.state.get('kind') == 'feed' else 'change'}"
+                                                f"{'s' if len(result.findings) != 1 else ''} buffered", now)
+    return [r for r in rows if r is not None]
