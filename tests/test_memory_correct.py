@@ -13,10 +13,16 @@ from actors.hippocampus import consolidate, forget, memory_list
 from storage import engram
 from storage import trace as traces
 from storage.models import Memory
-from tests.test_hippocampus import LATE, FakeSynapse, at, db, done_task, live, night  # noqa: F401 (fixture)
+from tests.test_hippocampus import LATE, FakeSynapse, at, done_task, live, night
 from wilson import views
 
 PRINCIPLE = "Propose flight booking earlier than usual"
+
+
+@pytest.fixture
+def db(any_db):
+    """Each test on SQLite, and on PostgreSQL when WILSON_TEST_DATABASE_URL names one."""
+    return any_db
 
 
 def four_late_bookings():

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from actors.hippocampus import collect_episodes, consolidate
 from storage.models import Approval, ApprovalItem, Memory
-from tests.test_hippocampus import LATE, FakeSynapse, at, db, live, night, proposal  # noqa: F401 (fixture)
+from tests.test_hippocampus import LATE, FakeSynapse, at, live, night, proposal
+
+
+@pytest.fixture
+def db(any_db):
+    """Each test on SQLite, and on PostgreSQL when WILSON_TEST_DATABASE_URL names one."""
+    return any_db
 
 
 def add_item(approval: Approval, position: int, title: str, due: str, status: str) -> ApprovalItem:

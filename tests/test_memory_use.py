@@ -211,14 +211,10 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
 def test_the_offline_rules_plan_with_what_was_learned_too(make_app):
     """No model at all: the playbook's trip plan, steered by the same memories and calibration."""
     app = make_app(start="2027-01-05T08:00:00+00:00")
-
-    def offline_trip(city: str, day: date) -> Approval:
-        return trip_event(app, city, day)
-
     for n, city in enumerate(("Lisbon", "Rome", "Oslo")):
         start = datetime(2027, 1, 5, 8, tzinfo=UTC) + timedelta(days=70 * n)
         app.clock.set(start)
-        approval = offline_trip(city, (start + timedelta(days=120)).date())
+        approval = trip_event(app, city, (start + timedelta(days=120)).date())
         items = {i.args.get("title"): i.position for i in approval.items}
         assert "Pack" in items and "Book flights" in items
         app.decide(approval.id, "reject", items=(items["Pack"],))
@@ -233,7 +229,7 @@ def test_the_offline_rules_plan_with_what_was_learned_too(make_app):
     start = datetime(2027, 1, 5, 8, tzinfo=UTC) + timedelta(days=70 * 3)
     app.clock.set(start)
     trip_day = (start + timedelta(days=120)).date()
-    approval = offline_trip("Tokyo", trip_day)
+    approval = trip_event(app, "Tokyo", trip_day)
     items = {i.args.get("title"): i for i in approval.items}
     assert "Pack" not in items
     playbook_due = trip_day - timedelta(days=60)
