@@ -22,7 +22,7 @@ ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\
                     r"(Z|[+-]\d{2}:?\d{2})?)?")
 _MONTH_NAMES = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTH_NAMES.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_EDGE_RE = re.compile(r"\b(end|beginning|start)\s+of\s+(?:(next|this)\s+)?(month|" +
+_EDGE_RE = re.compile(r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)\s+)?(month|" +
                       "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\b", re.I)
 # A phrase is a date only when it names a day: a number, a weekday or a relative word.
 # "March 2027 was busy" and "I may" are not deadlines.

@@ -52,6 +52,10 @@ RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|a
 ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
                     r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)
+# "add …", "todo: …": the user names the task; no life event's plan is read into it
+EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:)", re.I)
+# "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
+POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
 TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -314,7 +318,7 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 
 
 def _listing(chat: Chat, text: str) -> Reply | None:
-    if not LIST_RE.search(text):
+    if not LIST_RE.search(text) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None
     said = text.lower()
     if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
@@ -323,7 +327,7 @@ def _listing(chat: Chat, text: str) -> Reply | None:
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:
-    matched = recognise_message(chat.playbook, text)
+    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if not matched:
         return None
     found = [f for f in dates.search(text, chat.now, chat.tz)]
@@ -332,6 +336,12 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     event, trigger = matched
     place = places.find_place(None, text)
     title = place_title(event, text, trigger, place)
+    todo = ADD_RE.match(text)
+    if todo and "{place}" not in event.title:
+        # "I need to file my taxes by the 25th": the topic is what the user has to do
+        what, _ = _split_when(todo.group("what"), chat)
+        if words(what):
+            title = _title(POSSESSIVE_RE.sub("", what))
     start = found[0]
     start_day = dates.local_date(start.value, chat.tz)
     notes = f"From your message: {text}\nOffline rules read {start.stated(chat.tz)}."

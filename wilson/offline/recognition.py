@@ -55,7 +55,9 @@ class Playbook:
         return iter(self.events)
 
     def of_kind(self, kind: str) -> PlaybookEvent | None:
-        return next((e for e in self.events if e.kind == kind or e.name == kind), None)
+        """The entry named `kind`, else the first of that kind."""
+        return next((e for e in self.events if e.name == kind), None) or next(
+            (e for e in self.events if e.kind == kind), None)
 
 
 def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
@@ -133,7 +135,8 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     place = places.find_place(location, title)
     where = places.away(place, home)
     span = days_long(start, end, tz)
-    travel = playbook.of_kind("travel")
+    # a stay away is a trip (not the conference entry, which is of the travel kind too)
+    travel = playbook.of_kind("trip") or playbook.of_kind("travel")
     if found:
         event, trigger = found
         rule = f"“{trigger.group(0)}” in the title (playbook: {event.name})"

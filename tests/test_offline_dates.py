@@ -1,0 +1,114 @@
+"""wilson/offline/dates.py: dates as people write them, in the user's timezone, resolved forward."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from wilson.offline import dates
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def at(text: str, tz=BERLIN) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=tz)
+
+
+@pytest.mark.parametrize("phrase, now, expected", [
+    # ordinals: the next such day that exists, this month or later
+    ("the 25th", "2027-01-05T10:00", date(2027, 1, 25)),
+    ("the 25th", "2027-01-26T10:00", date(2027, 2, 25)),
+    ("the 5th", "2027-01-05T23:30", date(2027, 1, 5)),  # today is still forward
+    ("the 31st", "2027-02-10T10:00", date(2027, 3, 31)),  # February has none: March's
+    ("the 29th", "2027-02-10T10:00", date(2027, 3, 29)),
+    ("the 29th", "2028-02-10T10:00", date(2028, 2, 29)),  # a leap year has it
+    ("the 31st", "2027-04-30T10:00", date(2027, 5, 31)),  # April has none
+    # weekdays: "next Tuesday" said on a Tuesday is a week later, never today
+    ("next Tuesday", "2027-01-05T10:00", date(2027, 1, 12)),
+    ("on Sunday", "2027-01-05T10:00", date(2027, 1, 10)),
+    ("by Friday", "2027-01-05T10:00", date(2027, 1, 8)),
+    ("in two weeks", "2027-01-05T10:00", date(2027, 1, 19)),
+    # month edges, forward: in April "end of March" is next year's
+    ("end of March", "2027-01-05T10:00", date(2027, 3, 31)),
+    ("end of March", "2027-03-31T10:00", date(2027, 3, 31)),
+    ("end of March", "2027-04-03T10:00", date(2028, 3, 31)),
+    ("end of the month", "2027-02-10T10:00", date(2027, 2, 28)),
+    ("end of month", "2028-02-10T10:00", date(2028, 2, 29)),
+    ("end of next month", "2027-12-10T10:00", date(2028, 1, 31)),
+    ("beginning of next month", "2027-01-31T23:30", date(2027, 2, 1)),
+    ("2027-02-01", "2027-01-05T10:00", date(2027, 2, 1)),
+])
+def test_resolve_forward(phrase, now, expected):
+    assert dates.resolve(phrase, at(now), BERLIN) == expected
+
+
+@pytest.mark.parametrize("now, expected", [
+    # the night before summer time: 15:00 the next day is 15:00 on the wall, at +02:00
+    ("2027-03-27T10:00", "2027-03-28T15:00:00+02:00"),
+    # the night before winter time: back to +01:00
+    ("2027-10-30T10:00", "2027-10-31T15:00:00+01:00"),
+    ("2027-01-05T10:00", "2027-01-06T15:00:00+01:00"),
+])
+def test_times_of_day_keep_the_wall_clock_across_dst(now, expected):
+    value = dates.resolve("tomorrow at 3pm", at(now), BERLIN)
+    assert value.isoformat() == expected
+
+
+def test_a_reminder_on_a_day_is_nine_on_its_wall_clock_after_a_dst_change():
+    now = at("2027-03-26T10:00")
+    found = dates.search("call the bank in two days", now, BERLIN)
+    assert [f.value for f in found] == [date(2027, 3, 28)]
+    moment = dates.at_moment(found[0], now, BERLIN)
+    assert moment.isoformat() == "2027-03-28T09:00:00+02:00"
+    # one hour of the two days went to summer time (aware datetimes of one zone subtract as wall clocks)
+    assert moment.astimezone(timezone.utc) - now.astimezone(timezone.utc) == timedelta(days=1, hours=22)
+
+
+def test_a_time_already_past_today_means_tomorrow():
+    assert dates.resolve("at 8am", at("2027-01-05T10:00"), BERLIN) == at("2027-01-06T08:00")
+    assert dates.resolve("at 6pm", at("2027-01-05T10:00"), BERLIN) == at("2027-01-05T18:00")
+
+
+def test_tonight_without_an_hour_is_eight_in_the_evening():
+    assert dates.resolve("tonight", at("2027-01-05T10:00"), BERLIN) == at("2027-01-05T20:00")
+
+
+def test_the_user_timezone_decides_the_day():
+    # 23:30 UTC on the 5th is already the 6th in Berlin: "tomorrow" is the 7th there
+    now = datetime(2027, 1, 5, 23, 30, tzinfo=timezone.utc)
+    assert dates.resolve("tomorrow", now, BERLIN) == date(2027, 1, 7)
+    assert dates.resolve("tomorrow", now, NEW_YORK) == date(2027, 1, 6)
+
+
+def test_numeric_dates_follow_local_order():
+    now = at("2027-01-05T10:00")
+    assert dates.find_dates("pay by 3/4", now.date(), NEW_YORK) == [date(2027, 3, 4)]
+    assert dates.find_dates("pay by 3/4", now.date(), BERLIN) == [date(2027, 4, 3)]
+
+
+def test_the_reading_is_stated_for_the_proposal():
+    found, = dates.search("file my taxes by the 25th", at("2027-01-05T10:00"), BERLIN)
+    assert found.stated(BERLIN) == "“the 25th” → Mon 25 Jan"
+    timed, = dates.search("remind me tomorrow at 3pm", at("2027-01-05T10:00"), BERLIN)
+    assert timed.stated(BERLIN) == "“tomorrow at 3pm” → Wed 6 Jan 2027 15:00"
+
+
+def test_search_finds_every_phrase_in_order_and_skips_non_dates():
+    found = dates.search("move it from the 25th to end of March", at("2027-01-05T10:00"), BERLIN)
+    assert [f.value for f in found] == [date(2027, 1, 25), date(2027, 3, 31)]
+    assert dates.search("version 1.2 of the report, March 2027 was busy", at("2027-01-05T10:00"), BERLIN) == []
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("what's on this week?", (date(2027, 1, 5), date(2027, 1, 10), "this week")),
+    ("and next week?", (date(2027, 1, 11), date(2027, 1, 17), "next week")),
+    ("anything tomorrow", (date(2027, 1, 6), date(2027, 1, 6), "tomorrow")),
+    ("this weekend", (date(2027, 1, 9), date(2027, 1, 10), "this weekend")),
+    ("this month", (date(2027, 1, 5), date(2027, 1, 31), "this month")),
+    ("what's coming", (date(2027, 1, 5), date(2027, 1, 18), "the next two weeks")),
+])
+def test_week_range(words, expected):
+    assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected

@@ -1,0 +1,111 @@
+"""wilson/offline/intents.py: what a person's message asks for, as proposals, answers or honest help."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wilson.offline import intents
+from wilson.offline.recognition import load_playbook
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)  # a Tuesday
+PLAYBOOK = load_playbook()
+TOOLS = ("create_topic", "create_task", "update_task", "complete_task", "close_topic", "cancel_task", "snooze_task",
+         "remind", "create_reminder", "rename_topic", "decide")
+TASKS = [{"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open", "topic": "Trip to Japan"},
+         {"id": 2, "title": "Book flights", "due": "2027-02-09", "status": "open", "topic": "Trip to Japan"}]
+TOPICS = [{"id": 7, "title": "Trip to Japan", "status": "active", "starts": "2027-01-09"}]
+
+
+def answer(text, pending=(), tasks=TASKS, topics=TOPICS, first_contact=False):
+    return intents.answer(intents.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
+                                       topics=list(topics), pending=list(pending), offered=TOOLS,
+                                       first_contact=first_contact))
+
+
+def test_a_deadline_in_words_becomes_a_topic_named_after_it():
+    reply = answer("I need to file my taxes by the 25th")
+    topic = reply.calls[0]
+    assert topic == ("create_topic", {"title": "File taxes", "starts": "2027-01-25",
+                                      "notes": "From your message: I need to file my taxes by the 25th\n"
+                                               "Offline rules read “the 25th” → Mon 25 Jan."})
+    tasks = {args["title"]: args["due"] for name, args in reply.calls[1:]}
+    assert tasks["Submit"] == "2027-01-23" and all(due < "2027-01-25" for due in tasks.values())
+    assert all(args["topic"] == "File taxes" for _, args in reply.calls[1:])
+    assert "“the 25th” → Mon 25 Jan" in reply.rule and reply.text == ""
+
+
+@pytest.mark.parametrize("text, call", [
+    ("remind me to call mom on Sunday", ("remind", {"text": "call mom", "at": "2027-01-10T09:00:00+01:00"})),
+    ("remind me tomorrow at 3pm to send the invoice",
+     ("remind", {"text": "send the invoice", "at": "2027-01-06T15:00:00+01:00"})),
+    ("remind me every first Monday at 8 to pay rent", ("create_reminder", {"text": "pay rent", "cron": "0 8 1-7 * 1"})),
+    ("add pay rent by Friday", ("create_task", {"title": "Pay rent", "due": "2027-01-08",
+                                                "notes": "Offline rules read “by Friday” → Fri 8 Jan."})),
+    ("todo: buy a birthday present by the 20th",
+     ("create_task", {"title": "Buy a birthday present", "due": "2027-01-20",
+                      "notes": "Offline rules read “the 20th” → Wed 20 Jan."})),
+    ("move the passport task to next Tuesday",
+     ("update_task", {"task_id": 1, "due": "2027-01-12", "notes": "Moved offline: “next Tuesday” → Tue 12 Jan"})),
+    ("snooze the flights until Monday", ("snooze_task", {"task_id": 2, "until": "2027-01-11T09:00:00+01:00"})),
+    ("done with the flights", ("complete_task", {"task_id": 2})),
+    ("drop the passport task", ("cancel_task", {"task_id": 1})),
+    ("forget the Japan trip", ("close_topic", {"topic_id": 7})),
+    ("close the Japan topic", ("close_topic", {"topic_id": 7})),
+])
+def test_requests_become_one_proposed_change(text, call):
+    reply = answer(text)
+    assert reply.calls == [call] and reply.text == ""
+
+
+def test_what_is_coming_lists_the_span_asked_about():
+    week = answer("what's on my plate this week?")
+    assert week.calls == [] and week.text.startswith("Coming up this week:")
+    assert "Trip to Japan starts Sat 9 Jan" in week.text and "Book flights" not in week.text
+    assert "Renew passport" not in answer("what's coming?").text  # the next two weeks end on the 18th
+    month = answer("what's coming this month?")
+    assert month.text.startswith("Coming up this month:") and "Renew passport — due Wed 20 Jan" in month.text
+
+
+def test_yes_and_no_answer_the_newest_pending_proposal():
+    pending = [{"id": 9, "items": [{"position": 1, "description": "New task: Pay rent"}]},
+               {"id": 4, "items": [{"position": 1, "description": "New task: Pack"}]}]
+    assert answer("yes please", pending).calls == [("decide", {"proposal": 9, "action": "approve"})]
+    assert answer("nope", pending).calls == [("decide", {"proposal": 9, "action": "reject"})]
+    assert answer("yes", []).calls == []  # nothing pending: not an answer to anything
+
+
+@pytest.mark.parametrize("text", ["hello", "what's the weather like?", "Dinner tonight?",
+                                  "can you book me a table at Luigi's?", "remind me"])
+def test_what_no_rule_understands_gets_an_honest_answer(text):
+    reply = answer(text)
+    assert reply.calls == []
+    assert "Nothing was" in reply.text and "Noted" not in reply.text
+
+
+def test_first_contact_says_how_to_connect_a_model():
+    reply = answer("hello", first_contact=True)
+    assert reply.text.startswith(intents.INTRO) and "WILSON_LLM_BASE_URL" in reply.text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), max_size=60))
+def test_every_message_gets_a_change_or_words_and_never_noted(text):
+    reply = answer(text)
+    assert reply.calls or reply.text.strip()
+    assert "Noted" not in reply.text
+    for name, _ in reply.calls:
+        assert name in TOOLS
+
+
+def test_reminder_cron():
+    assert intents.reminder_cron("remind me every day at 7am to take my vitamins") == ("0 7 * * *",
+                                                                                    "take my vitamins")
+    assert intents.reminder_cron("remind me every Sunday: call Grandma") == ("0 9 * * 0", "call Grandma")
+    assert intents.reminder_cron("remind me tomorrow to call Grandma") is None
+    assert date(2027, 1, 5).weekday() == 1  # the tests above read "Monday" and "Friday" from a Tuesday

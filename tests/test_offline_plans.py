@@ -1,0 +1,68 @@
+"""wilson/offline/plans.py: a playbook plan fitted to the time left before the event."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wilson.offline.plans import fit, plan_calls
+from wilson.offline.recognition import load_playbook
+
+PLAYBOOK = load_playbook()
+TRIP = PLAYBOOK.of_kind("trip")
+TODAY = date(2027, 1, 5)
+
+
+def dues(event, start, today=TODAY) -> dict[str, date]:
+    return {task.title: due for task, due in fit(event.tasks, start, today)}
+
+
+def test_far_ahead_every_task_keeps_its_lead_time():
+    start = date(2027, 4, 10)
+    assert dues(TRIP, start) == {t.title: start - timedelta(days=t.days_before) for t in TRIP.tasks}
+
+
+def test_three_days_out_a_trip_drops_booking_and_keeps_packing_and_check_in():
+    start = TODAY + timedelta(days=3)
+    fitted = dues(TRIP, start)
+    assert "Book flights" not in fitted and "Check visa and entry requirements" not in fitted
+    assert "Book accommodation" in fitted  # min_days 3: still possible
+    assert fitted["Pack"] == start - timedelta(days=2) and fitted["Check in"] == start - timedelta(days=1)
+    assert fitted["Check passport validity"] == TODAY + timedelta(days=1)  # its lead time is gone: tomorrow
+
+
+def test_no_deadline_on_or_after_the_start():
+    for days in range(1, 8):
+        start = TODAY + timedelta(days=days)
+        assert all(TODAY <= due < start for due in dues(TRIP, start).values()), days
+
+
+def test_a_trip_tomorrow_is_packed_for_today_and_one_under_way_gets_nothing():
+    assert set(dues(TRIP, TODAY + timedelta(days=1)).values()) == {TODAY}
+    assert dues(TRIP, TODAY + timedelta(days=1)).keys() == {"Check passport validity", "Check in", "Pack"}
+    assert dues(TRIP, TODAY) == {"Pack": TODAY}  # leaving today: what is left is due today
+    assert dues(TRIP, TODAY - timedelta(days=1)) == {}
+
+
+@given(st.sampled_from(PLAYBOOK.events), st.integers(min_value=0, max_value=400))
+def test_every_plan_fits_between_now_and_the_event(event, days):
+    start = TODAY + timedelta(days=days)
+    for task, due in fit(event.tasks, start, TODAY):
+        assert days >= task.min_days
+        if days == 0:
+            assert due == TODAY
+        else:
+            assert TODAY <= due < start and (due > TODAY or days == 1)
+
+
+def test_plan_calls_skip_what_is_already_there():
+    calls = plan_calls(TRIP, "Trip to Japan", "2027-04-10", "2027-04-24", date(2027, 4, 10), TODAY, "Tokyo",
+                       topics=[{"title": "Trip to Japan", "status": "active"}],
+                       tasks=[{"title": "Book flights", "topic": "Trip to Japan"}])
+    names = [(name, args.get("title")) for name, args in calls]
+    assert ("create_topic", "Trip to Japan") not in names and ("create_task", "Book flights") not in names
+    assert ("create_task", "Pack") in names
+    fresh = plan_calls(TRIP, "Trip to Japan", "2027-04-10", None, date(2027, 4, 10), TODAY, "", [], [])
+    assert fresh[0] == ("create_topic", {"title": "Trip to Japan", "starts": "2027-04-10"})

@@ -1,0 +1,101 @@
+"""wilson/offline/recognition.py and places.py: what an event is, by its words, its place and its length."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from wilson.offline import places
+from wilson.offline.recognition import load_playbook, place_title, recognise_event, recognise_message
+
+BERLIN = ZoneInfo("Europe/Berlin")
+PLAYBOOK = load_playbook()
+HOME = places.home_place(None, "Europe/Berlin")
+
+
+def kind(title, location=None, start="2027-03-10", end="2027-03-11", home=HOME):
+    found = recognise_event(PLAYBOOK, title, location, start, end, BERLIN, home)
+    return (found.event.name if found.event else None), found.rule
+
+
+def test_home_defaults_from_the_timezone_and_can_be_set():
+    assert (HOME.name, HOME.country) == ("Berlin", "DE")
+    assert places.home_place("Paris", "Europe/Berlin").country == "FR"
+    assert places.home_place(None, "UTC") is None
+
+
+@pytest.mark.parametrize("title", ["Urlaub", "Vacances en Provence", "Vacaciones", "Holiday", "Ski trip",
+                                   "Flight to Lisbon", "Hike in the Alps"])
+def test_travel_words_in_several_languages_without_a_location(title):
+    assert kind(title)[0] == "trip"
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("Hochzeit Anna & Tom", "wedding"), ("Mariage de Julie", "wedding"), ("Tax return deadline", "official"),
+    ("Web Summit", "conference"), ("Chemistry exam", "exam"), ("Moving day", "move"), ("Dentist", "medical"),
+    ("Mum's birthday", "birthday"), ("Electricity bill due", "bill"),
+])
+def test_life_events_by_their_words(title, expected):
+    assert kind(title)[0] == expected
+
+
+@pytest.mark.parametrize("title", ["Trip report review meeting", "Holiday photos slides", "Team standup",
+                                   "Expense report for the Tokyo trip"])
+def test_negative_cues_stop_a_keyword_from_misfiring(title):
+    name, rule = kind(title, "Tokyo")
+    assert name is None and rule.startswith("negative cue")
+
+
+def test_a_place_abroad_is_travel_whatever_the_title():
+    name, rule = kind("Family visit", "Lisbon, Portugal", "2027-03-10", "2027-03-14")
+    assert name == "trip"  # the trip's plan, not the conference entry that is of the travel kind too
+    assert rule == "the place, Lisbon, is abroad (Portugal)"
+    assert kind("Meeting", "Tokyo Big Sight", "2027-03-10T10:00", "2027-03-10T11:00")[0] == "trip"
+
+
+def test_a_stay_far_from_home_is_travel_a_day_there_is_not():
+    assert kind("Family visit", "Hamburg", "2027-03-10", "2027-03-13") == ("trip", "3 days in Hamburg, far from home")
+    assert kind("Family visit", "Hamburg", "2027-03-10", "2027-03-11")[0] is None
+    name, rule = kind("Family visit", "Potsdam", "2027-03-10", "2027-03-14")
+    assert name is None and "Potsdam is not away from home" in rule
+
+
+def test_without_a_location_or_a_word_nothing_is_recognised():
+    assert kind("Family visit", None, "2027-03-10", "2027-03-14") == (None, "no playbook word in the title")
+    assert kind("Team call", "https://zoom.us/j/123")[0] is None
+    assert kind("Family visit", "Lisbon", "2027-03-10", "2027-03-14", home=None)[0] is None  # no home: no "away"
+
+
+def test_home_decides_what_is_abroad():
+    paris = places.home_place("Paris", None)
+    assert kind("Family visit", "Berlin", "2027-03-10", "2027-03-14", home=paris)[0] == "trip"
+    assert kind("Family visit", "Paris", "2027-03-10", "2027-03-14", home=paris)[0] is None
+
+
+def test_the_place_is_found_in_the_location_or_the_title():
+    assert places.find_place("Hotel Sacher Wien").country == "AT"
+    assert places.find_place("Valencia, España").country == "ES"
+    assert places.find_place(None, "Conference in Lisbon").name == "Lisbon"
+    assert places.find_place("Room 4.12") is None
+
+
+def test_a_wedding_abroad_keeps_its_plan_and_says_where():
+    name, rule = kind("Hochzeit Anna", "Wien", "2027-05-20", "2027-05-21")
+    assert name == "wedding" and rule.endswith("Vienna is abroad")
+
+
+def test_messages_and_their_topic_titles():
+    event, trigger = recognise_message(PLAYBOOK, "I'm flying to Japan on 2027-04-10")
+    assert event.name == "trip" and place_title(event, "I'm flying to Japan on 2027-04-10", trigger) == "Trip to Japan"
+    event, trigger = recognise_message(PLAYBOOK, "my chemistry exam is on Friday")
+    assert place_title(event, "my chemistry exam is on Friday", trigger) == "Chemistry exam"
+    assert recognise_message(PLAYBOOK, "the trip report review is on Friday") is None
+
+
+def test_skills_add_entries_but_never_rewrite_the_users():
+    extra = '[concert]\ntriggers = ["concert"]\ntasks = [{ title = "Buy earplugs", days_before = 5 }]\n' \
+            '[trip]\ntriggers = ["outing"]\ntasks = []\n'
+    playbook = load_playbook(None, extra)
+    assert playbook.of_kind("concert").tasks[0].title == "Buy earplugs"
+    assert "outing" not in playbook.of_kind("trip").triggers

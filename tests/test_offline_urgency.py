@@ -1,0 +1,68 @@
+"""wilson/offline/urgency.py and triage.py: how pressing an item is, by who, what situation and when."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from wilson.offline import triage, urgency
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NIGHT = datetime(2027, 1, 6, 3, 15, tzinfo=BERLIN)
+
+
+def judge(text, subject="", sender="", now=NIGHT):
+    return urgency.judge_message(text, subject, sender, now, BERLIN)
+
+
+@pytest.mark.parametrize("text, subject, sender", [
+    ("Your son has a high fever, please pick him up as soon as you can.", "Leo", "office@kita-sonnenschein.de"),
+    ("Emma fell in the playground and hurt her arm. Please call us.", "Your daughter", "Frau Berger <berger@school.de>"),
+    ("Mum had an accident and is in hospital, call me", "", "Jonas <jonas@example.com>"),
+    ("Your flight LH 123 has been cancelled. We rebooked you.", "Flight cancelled", "noreply@lufthansa.com"),
+    ("Reminder: your tax return is due today.", "Deadline today", "noreply@elster.de"),
+])
+def test_situations_that_need_the_user_now(text, subject, sender):
+    found = judge(text, subject, sender)
+    assert found.level == 1 and urgency.arousing(found), found
+
+
+def test_dinner_tonight_is_a_question_not_an_alarm():
+    found = judge("Dinner tonight?", "", "Sam <sam@example.com>")
+    assert found.level == 2 and not urgency.arousing(found)
+
+
+@pytest.mark.parametrize("text, sender, level", [
+    ("Weekly digest: 30% off everything. Unsubscribe here.", "shop@example.com", None),
+    ("Kids' flu season sale: thermometers 20% off", "deals@pharmacy.example", None),  # a child and a fever, but an ad
+    ("Nice photos from the weekend!", "Anna <anna@example.com>", 3),
+    ("Nice photos from the weekend!", "news@photos.example", None),
+    ("Can you send me the slides?", "Anna <anna@example.com>", 2),
+    ("Invoice 2231 for December is attached.", "billing@acme.example", 2),
+])
+def test_sender_and_kind_rank_the_rest(text, sender, level):
+    assert judge(text, "", sender).level == level
+
+
+def test_an_event_starting_within_hours_is_time_critical_whatever_its_words():
+    soon = {"change": "new", "title": "Sync", "start": "2027-01-06T07:30:00+01:00"}
+    later = {"change": "new", "title": "Sync", "start": "2027-02-06T07:30:00+01:00"}
+    assert urgency.judge_calendar(soon, NIGHT, BERLIN).level == 1
+    assert urgency.judge_calendar(later, NIGHT, BERLIN).level == 2
+    moved_away = {"change": "changed", "title": "Sync", "start": "2027-02-06T07:30:00+01:00",
+                  "previous": {"start": "2027-01-06T05:00:00+01:00"}}
+    assert urgency.judge_calendar(moved_away, NIGHT, BERLIN).level == 1  # it was about to start
+
+
+def test_arousal_names_only_the_urgent_items_with_their_rule():
+    items = [{"buffer_id": 1, "channel": "email", "text": "Dinner tonight?", "payload": {"from": "sam@example.com"}},
+             {"buffer_id": 2, "channel": "email", "text": "Your son has a high fever, please pick him up",
+              "payload": {"from": "office@kita.example"}}]
+    woke = triage.arousal(items, NIGHT, BERLIN)
+    assert woke == {"urgent": True, "buffer_ids": [2], "reason": "email: situation: your child needs you"}
+    ranked = {e["buffer_ids"][0]: e for e in triage.triage(items, NIGHT, BERLIN)["items"]}
+    assert (ranked[2]["priority"], ranked[2]["action"]) == (1, "inbox")
+    assert (ranked[1]["priority"], ranked[1]["action"]) == (2, "inbox")
+    assert ranked[2]["reason"] == "situation: your child needs you"
