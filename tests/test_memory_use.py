@@ -16,8 +16,6 @@ import pytest
 from actors import hippocampus
 from actors.hippocampus import consolidate, proposal_advice, relevant_memories, situation_of, steer
 from storage import engram
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
 from tests.brain import call, context_of
 from tests.test_cortex import background, cortex_requests, scripted, tool_results  # noqa: F401 (fixture)
@@ -28,11 +26,9 @@ NOW = datetime(2027, 3, 1, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def db(tmp_path):
-    handle = open_database(None, tmp_path)
-    migrate()
-    yield handle
-    handle.close()
+def db(any_db):
+    """Each unit test on SQLite, and on PostgreSQL when WILSON_TEST_DATABASE_URL names one."""
+    return any_db
 
 
 def rejected_on_nights(titles: tuple[str, ...], first: int = 0) -> None:
