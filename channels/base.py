@@ -11,7 +11,7 @@ unreachable (Telegram) retries instead of failing: `record_retry` keeps the row 
 Polling: a buffered channel with a `[<channel>] poll` duration checks its source on that
 cadence, with no model involved. The tick forwards every `TickNow` to the buffered
 channels; a channel polls when its cadence has passed since its last poll or sync
-(see channels/calendar.py for why the tick drives it).
+(see channels/calendar/__init__.py for why the tick drives it).
 """
 
 from __future__ import annotations

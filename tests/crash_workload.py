@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from channels.calendar import add_event, move_event
 from tests.brain import call, context_of, organ_reply
+from tests.calendar_support import add_event, move_event
 from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
 from wilson import clock as clockmod
 from wilson.scripted import ScriptedServer

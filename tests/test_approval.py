@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from actors.approval import NoLongerOpen, approve, reject
-from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
+from tests.calendar_support import add_event
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)
                                stages, user_texts)
 from wilson.messages import ApprovalSettled, Decision

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from channels.calendar import add_event
 from storage.models import Approval, Inbox, Outbox, Task
+from tests.calendar_support import add_event
 from wilson import attention, quiet
 from wilson.attention import Placement, place
 

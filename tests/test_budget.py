@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 from actors.cortex import BUDGET_NOTICE
 from actors.tick import plan_task
-from channels.calendar import add_event
 from storage.models import ReceptorBuffer, Task, TokenUsage
+from tests.calendar_support import add_event
 
 
 def test_spent_budget_pauses_background_but_not_the_user_or_deadlines(make_app):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import sys
 import threading
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -15,12 +16,13 @@ from loguru import logger
 
 from channels import calendar as cal
 from channels.calendar import (
-    CalendarChannel, CalendarError, Change, IcsFileSource, IcsUrlSource, add_event, cancel_event, describe,
-    diff, move_event, parse_add_command, parse_calendar, snapshot,
+    CalendarChannel, CalendarError, Change, IcsFileSource, IcsUrlSource, describe, diff, parse_calendar, snapshot,
 )
+from channels.calendar import channel as calendar_channel
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer
+from tests.calendar_support import add_event, cancel_event, move_event
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -396,15 +398,6 @@ def test_cancel_event(tmp_path):
     assert len(read(path)) == 2 and new_uid != str(event["UID"])
 
 
-def test_parse_add_command():
-    assert parse_add_command("Trip to Japan @ 2027-04-10 -> 2027-04-24 ; Tokyo") == {
-        "title": "Trip to Japan", "start": "2027-04-10", "end": "2027-04-24", "location": "Tokyo"}
-    assert parse_add_command("Dentist @ 2027-03-03 09:00") == {
-        "title": "Dentist", "start": "2027-03-03 09:00", "end": None, "location": None}
-    with pytest.raises(ValueError, match="usage"):
-        parse_add_command("Dentist tomorrow")
-
-
 # The actor -----------------------------------------------------------------
 
 class Directory:
@@ -554,7 +547,7 @@ def test_rows_and_cursor_commit_together(db, make_ctx, tmp_path, monkeypatch):
     add_event(path, "Two", "2026-12-04")
     ctx = make_ctx()
     channel = CalendarChannel(ctx, sources=[IcsFileSource(path)])
-    real = cal.thalamus.commit_buffered
+    real = calendar_channel.thalamus.commit_buffered
     calls = []
 
     def crash_on_second(**kwargs):
@@ -563,10 +556,10 @@ def test_rows_and_cursor_commit_together(db, make_ctx, tmp_path, monkeypatch):
             raise OSError("disk full")
         return real(**kwargs)
 
-    monkeypatch.setattr(cal.thalamus, "commit_buffered", crash_on_second)
+    monkeypatch.setattr(calendar_channel.thalamus, "commit_buffered", crash_on_second)
     assert channel.sync("test") == 0  # the failure is logged, not raised
     assert rows() == [] and Cursor.select().count() == 0 and ctx.directory.told == []
-    monkeypatch.setattr(cal.thalamus, "commit_buffered", real)
+    monkeypatch.setattr(calendar_channel.thalamus, "commit_buffered", real)
     assert channel.sync("test") == 2
     assert sorted(r.dedup_key for r in rows()) == sorted(calls)
 
@@ -593,7 +586,7 @@ def test_running_actor_syncs_on_channel_sync(db, make_ctx, tmp_path):
         ref.stop()
 
 
-@pytest.mark.skipif(cal.sys.platform == "darwin", reason="checks the guard on other platforms")
+@pytest.mark.skipif(sys.platform == "darwin", reason="checks the guard on other platforms")
 def test_apple_calendar_is_skipped_off_macos(db, make_ctx, logs):
     channel = CalendarChannel(make_ctx(), sources=[cal.AppleCalendarSource()])
     assert channel.sync("test") == 0

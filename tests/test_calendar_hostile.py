@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 from tests import hostile_ics
 from actors.tools import calendar_events
 from channels import calendar as cal
+from channels.calendar import channel as calendar_channel
+from channels.calendar import ics, rules
 from channels.calendar import (
     ATTENDEES_KEPT, CUT, LOCATION_CHARS, MAX_OCCURRENCES, MAX_SERIES_OCCURRENCES, NOTES_CHARS, TITLE_CHARS,
-    CalendarChannel, CalendarError, CalendarSource, IcsFileSource, OverBudget, ParseReport, add_event,
+    CalendarChannel, CalendarError, CalendarSource, IcsFileSource, OverBudget, ParseReport,
     describe, diff, parse_calendar,
 )
 from storage.models import Cursor, ReceptorBuffer, Trace
+from tests.calendar_support import add_event
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -59,13 +62,13 @@ def test_absurd_rules_are_left_out_before_they_run(build, uid, why):
 def test_a_rule_that_never_matches_stops_at_the_horizon(monkeypatch):
     # dateutil looks for 30 February until the year 9999 (about 96 000 months): 20 s before the fix.
     months = []
-    rebuild = cal._BoundedIterInfo.rebuild
+    rebuild = rules._BoundedIterInfo.rebuild
 
     def counting(self, year, month):
         months.append((year, month))
         return rebuild(self, year, month)
 
-    monkeypatch.setattr(cal._BoundedIterInfo, "rebuild", counting)
+    monkeypatch.setattr(rules._BoundedIterInfo, "rebuild", counting)
     report = ParseReport()
     events = parse(hostile_ics.never_matching(), report)
     assert [e.uid for e in events] == ["feb30", "good"]  # DTSTART itself is the one occurrence
@@ -134,7 +137,7 @@ def test_deep_nesting_is_one_clear_error():
 
 
 def test_too_large_a_document_is_refused_unread(monkeypatch):
-    monkeypatch.setattr(cal, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(ics, "MAX_DOCUMENT_BYTES", 1000)
     with pytest.raises(CalendarError, match=r"^big\.ics: .* too large for a calendar"):
         parse(hostile_ics.huge_description(), ParseReport(), name="big.ics")
 
@@ -158,7 +161,7 @@ class FakeTime:
 ])
 def test_the_time_budget_stops_the_parse_where_it_is(monkeypatch, stage, data):
     clock = FakeTime()
-    monkeypatch.setattr(cal.clockmod, "monotonic", clock)
+    monkeypatch.setattr(ics.clockmod, "monotonic", clock)
     report = ParseReport()
     with pytest.raises(OverBudget, match=r"^slow\.ics: reading took longer than 10 s; left as it was$"):
         parse(data, report, name="slow.ics", budget=10, span=5 * YEAR)
@@ -230,7 +233,7 @@ def test_a_calendar_emptied_for_real_is_cancelled_after_the_second_read(db, chan
     three_events(path)
     channel = channel_for(IcsFileSource(path))
     assert channel.sync("test") == 3
-    path.write_bytes(cal._new_calendar().to_ical())  # a valid calendar with no events left
+    path.write_bytes(ics.new_calendar().to_ical())  # a valid calendar with no events left
     assert channel.sync("test") == 0
     assert channel.sync("test") == 3  # the same read again: confirmed
     assert sorted(t.split(",")[0] for t in texts()[3:]) == ["Cancelled: Dentist", "Cancelled: Review",
@@ -318,16 +321,16 @@ def test_a_document_over_budget_is_kept_as_it_was_and_not_read_again(db, channel
     channel = channel_for(source)
     assert channel.sync("test") == 1
     source.documents = [("cal.ics", hostile_ics.calendar("UID:x\r\nDTSTART:20261207T090000Z\r\nSUMMARY:X"))]
-    monkeypatch.setattr(cal.clockmod, "monotonic", FakeTime())
-    monkeypatch.setattr(cal, "PARSE_BUDGET_S", 3)
+    monkeypatch.setattr(ics.clockmod, "monotonic", FakeTime())
+    monkeypatch.setattr(calendar_channel, "PARSE_BUDGET_S", 3)
     calls = []
-    real = cal.parse_calendar
+    real = calendar_channel.parse_calendar
 
     def counted(*args, **kwargs):
         calls.append(kwargs["name"])
         return real(*args, **dict(kwargs, budget=3))
 
-    monkeypatch.setattr(cal, "parse_calendar", counted)
+    monkeypatch.setattr(calendar_channel, "parse_calendar", counted)
     assert channel.sync("test") == 0 and calls == ["cal.ics"]
     assert channel.sync("test") == 0 and calls == ["cal.ics"]  # the same bytes are not parsed again
     assert Trace.select().where(Trace.reason.contains("reading took longer")).count() == 1

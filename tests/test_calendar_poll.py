@@ -17,10 +17,11 @@ from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from actors.ras import same_day
-from channels.calendar import CalDavSource, add_event, cancel_event, move_event
+from channels.calendar import CalDavSource
 from storage import buffers, trace
 from storage.models import Inbox, ReceptorBuffer
 from tests.brain import context_of
+from tests.calendar_support import add_event, cancel_event, move_event
 from tests.test_calendar_caldav import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
 from tests.test_thalamus import START, advance_to, at, call, requests_of, scripted, triage_reply  # noqa: F401
 from wilson.loopback import LoopbackServer

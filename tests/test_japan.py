@@ -12,9 +12,9 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Memory, Task, TaskFiring, Topic, TokenUsage
 from tests.brain import call, context_of, routine_reply
+from tests.calendar_support import add_event
 from wilson.scripted import ScriptedServer
 
 TRIP = "Trip to Japan"

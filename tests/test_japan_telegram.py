@@ -11,8 +11,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Task, TaskFiring, Topic
+from tests.calendar_support import add_event
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from tests.brain import call, context_of, routine_reply
 from tests.test_japan import PLAN, START, TRIP

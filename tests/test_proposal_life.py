@@ -13,8 +13,8 @@ from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from actors.approval import changes_between, reason_for, remind_moment
-from channels.calendar import add_event
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
+from tests.calendar_support import add_event
 from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
 from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)
 from wilson import views

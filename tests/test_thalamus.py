@@ -20,9 +20,9 @@ import pytest
 
 from actors import thalamus
 from actors.thalamus import apply_triage, chunks, normalise_decisions
-from channels.calendar import add_event
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
+from tests.calendar_support import add_event
 from wilson import clock as clockmod
 from tests.brain import context_of
 from wilson.scripted import ScriptedServer, tool_names

@@ -1,0 +1,189 @@
+"""The calendar channel actor: fetch each source, diff against its cursor, buffer one sentence per change."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from loguru import logger
+
+from actors import thalamus
+from channels.base import Channel
+from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
+from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
+    is_over, one_line, parse_iso
+from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
+from channels.calendar.sentences import describe
+from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
+from storage import trace
+from storage.db import database
+from storage.models import Cursor
+from wilson import faults, liveness
+from wilson.messages import StimulusCommitted
+
+class CalendarChannel(Channel):
+    """Buffered and receive-only: each sync buffers one sentence per calendar change."""
+
+    name = "calendar"
+    realtime = False
+    can_deliver = False
+
+    def __init__(self, ctx, name: str = "calendar", sources: list[CalendarSource] | None = None):
+        super().__init__(ctx, name)
+        self.sources = list(sources) if sources is not None else sources_from_config(ctx.config)
+
+    def horizon(self) -> timedelta:
+        try:
+            days = int(self.config.get("calendar", "horizon_days") or 365)
+        except (TypeError, ValueError):
+            days = 365
+        return timedelta(days=max(days, 1))
+
+    def sync(self, reason: str) -> int:
+        buffered = 0
+        for source in self.sources:
+            try:
+                buffered += self.sync_source(source, cheap=reason == "poll")
+            except (SourceError, CalendarError) as exc:
+                logger.warning("calendar source {} skipped: {}", source.label, one_line(exc))
+            except Exception as exc:  # one bad source must not stop the others, nor the actor
+                logger.error("calendar source {} failed: {}: {}", source.label, type(exc).__name__, one_line(exc))
+        if buffered:
+            logger.info("calendar sync ({}): {} change(s) buffered", reason, buffered)
+        return buffered
+
+    def sync_source(self, source: CalendarSource, *, cheap: bool = False) -> int:
+        """Fetch one source and buffer what changed. `cheap` (a poll): a source with its own change
+        check (CalDAV's ctag) is only read in full when that check says it changed."""
+        cursor_name = f"calendar:{source.id}"
+        cursor = Cursor.get_or_none(Cursor.name == cursor_name)
+        state = dict(cursor.value or {}) if cursor is not None else {}
+        old_fetch = dict(state.get("fetch") or {})
+        # Each step renews the handler's budget with its own bound, so that a long sync of many
+        # documents is progress, while one stuck step still counts as hung.
+        liveness.beat(float(getattr(source, "timeout", 60) or 60) + 30, f"calendar: fetching {source.label}")
+        check = getattr(source, "unchanged", None)
+        if cheap and check is not None and not state.get("suspect") and check(dict(old_fetch)):
+            return 0
+        documents, fetch_state = source.fetch(dict(old_fetch))
+        now = self.now()
+        if documents is None:
+            revalidated = fetch_state != old_fetch  # the same data under new validators (a touched file)
+            if cursor is not None and (state.get("suspect") or revalidated):
+                # Back to what it was before a suspect read: that read was a passing state, now forgotten.
+                state.pop("suspect", None)
+                state["fetch"] = fetch_state
+                Cursor.update(value=state, updated_at=now).where(Cursor.name == cursor_name).execute()
+            return 0
+        tz = self.config.timezone
+        window_end = now + self.horizon()
+        previous = dict(state.get("events") or {})
+        events: list[Event] = []
+        failed: set[str] = set()
+        notes: list[str] = []
+        skipped: set[tuple[str, str]] = set()  # (doc, uid) of series left out
+        cuts: dict[tuple[str, str | None], datetime] = {}  # (doc, uid or None for all) -> read until
+        slow_before, slow = set(state.get("slow") or ()), set()
+        for name, data in documents:
+            digest = hashlib.sha256(data).hexdigest()
+            if digest in slow_before:
+                # Ran out of time before, byte for byte the same: not worth another 15 s each sync.
+                failed.add(name)
+                slow.add(digest)
+                continue
+            report = ParseReport()
+            liveness.beat(PARSE_BUDGET_S + 30, f"calendar: reading {one_line(name, 80)}")
+            try:
+                found = parse_calendar(data, name=name, window_start=now, window_end=window_end, tz=tz, report=report)
+            except CalendarError as exc:
+                logger.warning("calendar source {}: {}", source.label, one_line(exc))
+                failed.add(name)
+                if isinstance(exc, OverBudget):
+                    slow.add(digest)
+                    notes.append(str(exc))
+                continue
+            for note in report.notes:
+                logger.warning("calendar source {}: {}", source.label, one_line(note))
+            notes.extend(report.notes)
+            skipped.update((name, uid) for uid in report.skipped_uids)
+            if report.cut_at is not None:
+                cuts[(name, None)] = report.cut_at
+            cuts.update({(name, uid): moment for uid, moment in report.series_cut.items()})
+            events.extend(found)
+        current_keys = {e.key for e in events}
+
+        def unread(entry: dict) -> bool:
+            """Whether this sync did not really look at the entry: unreadable is not deleted."""
+            doc, uid = entry.get("doc"), entry.get("uid")
+            if doc in failed or (doc, uid) in skipped:
+                return True
+            start = parse_iso(entry.get("start"))
+            return any(key in cuts and start >= cuts[key] for key in ((doc, None), (doc, uid)))
+
+        carried = {k: v for k, v in previous.items() if k not in current_keys and unread(v)}
+        comparable = {k: v for k, v in previous.items() if k not in carried}
+        suspect_docs = self._suspect_docs(documents, events, comparable, now, window_end)
+        read = documents_digest(documents)
+        suspect = None
+        if suspect_docs and (state.get("suspect") or {}).get("digest") != read:
+            # An empty read of a calendar that had events is most likely a writer part-way through
+            # saving, or a server hiccup: nothing is cancelled until a second read says the same.
+            suspect = {"digest": read, "since": now.isoformat(), "docs": sorted(suspect_docs)[:20]}
+            held = {k: v for k, v in comparable.items() if v.get("doc") in suspect_docs}
+            carried.update(held)
+            comparable = {k: v for k, v in comparable.items() if k not in held}
+            notes.append(f"{source.label}: read {len(held)} known event(s) as gone; "
+                         "waiting for a second read before telling anyone")
+            logger.warning("calendar source {}: an empty read would cancel {} event(s); waiting for a second read",
+                           source.label, len(held))
+        known_until = parse_iso(state.get("known_until"))
+        horizon_end = min([window_end, *cuts.values()])
+        changes = diff(comparable, events, now=now, known_until=known_until, horizon_end=window_end)
+        current = next_snapshot(comparable, events, changes, now)
+        current.update(carried)
+        new_state = {
+            "events": current,
+            "known_until": horizon_end.isoformat(),
+            # Keep the old validators while a document is broken or suspect, so the next sync reads it again.
+            "fetch": fetch_state if not failed and suspect is None else old_fetch,
+        }
+        if suspect is not None:
+            new_state["suspect"] = suspect
+        if slow:
+            new_state["slow"] = sorted(slow)
+        rows = []
+        with database.atomic():
+            for change in changes:
+                row = thalamus.commit_buffered(channel=self.name, text=describe(change, tz, now),
+                                               dedup_key=dedup_key(change), payload=payload(change), at=now)
+                if row is not None:
+                    rows.append(row)
+            for note in notes:
+                trace.record(trace.new_trace_id(), "skipped", self.name, one_line(note), now)
+            if cursor is None:
+                Cursor.create(name=cursor_name, value=new_state, updated_at=now)
+            else:
+                Cursor.update(value=new_state, updated_at=now).where(Cursor.name == cursor_name).execute()
+        faults.point("calendar:after-commit")
+        # Told only after the commit, so the thalamus never looks for a row that is not there yet.
+        for row in rows:
+            self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+        return len(rows)
+
+    @staticmethod
+    def _suspect_docs(documents, events: list[Event], comparable: dict, now: datetime,
+                      window_end: datetime) -> set[str]:
+        """Documents whose read would cancel every upcoming event they had: empty, or gone with the rest."""
+        live: dict[str, int] = {}
+        for entry in comparable.values():
+            if entry.get("status") == CANCELLED:
+                continue
+            gone = event_from_entry(entry)
+            if not is_over(gone, now) and gone.start < window_end:
+                live[gone.doc] = live.get(gone.doc, 0) + 1
+        if not live:
+            return set()
+        if not events:
+            return set(live)  # the whole source reads as empty (or its listing came back empty)
+        return {name for name, data in documents if name in live and not data.strip()}
+

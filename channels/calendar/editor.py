@@ -1,0 +1,165 @@
+"""The REPL's editor of the synthetic calendar file (`calendar add`, `calendar cancel`).
+
+It writes a plain .ics file the way calendar apps do (a new SEQUENCE on each change, a
+cancelled event kept with STATUS:CANCELLED), so the channel reads it like any calendar.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import icalendar
+
+from channels.calendar.event import CANCELLED, CalendarError, one_line
+from channels.calendar.ics import decode, new_calendar, sequence_of
+
+def _read_calendar(path: Path) -> icalendar.Calendar:
+    if not path.exists():
+        return new_calendar()
+    try:
+        return icalendar.Calendar.from_ical(decode(path.read_bytes()))
+    except Exception as exc:
+        raise CalendarError(f"{path}: not a valid iCalendar file: {one_line(exc)}") from None
+
+
+def _write_calendar(path: Path, calendar: icalendar.Calendar) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(calendar.to_ical())
+    os.replace(tmp, path)  # a sync reading the file sees the old or the new calendar, never half of one
+
+
+def _as_moment(value, tz: ZoneInfo | None):
+    """date for all-day, datetime (aware if tz given or stated, else floating) for timed."""
+    if isinstance(value, str):
+        value = value.strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return date.fromisoformat(value)
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime):
+        if value.tzinfo is None and tz is not None:
+            value = value.replace(tzinfo=tz)
+        return value
+    if isinstance(value, date):
+        return value
+    raise ValueError(f"not a date or time: {value!r}")
+
+
+def _set_times(event, start, end, tz: ZoneInfo | None) -> None:
+    start = _as_moment(start, tz)
+    end = _as_moment(end, tz) if end not in (None, "") else None
+    for prop in ("DTSTART", "DTEND", "DURATION"):
+        if prop in event:
+            del event[prop]
+    if isinstance(start, datetime):
+        if isinstance(end, date) and not isinstance(end, datetime):
+            raise ValueError("a timed event needs an end time, not a date")
+        if end is not None and end <= start:
+            raise ValueError("the end must come after the start")
+        event.add("DTSTART", start)
+        if end is not None:
+            event.add("DTEND", end)
+        return
+    if isinstance(end, datetime):
+        end = end.date()
+    last = end or start
+    if last < start:
+        raise ValueError("the end must come after the start")
+    event.add("DTSTART", start)
+    event.add("DTEND", last + timedelta(days=1))  # the REPL's end day is inclusive, DTEND is not
+
+
+def _find(calendar, title: str):
+    wanted = " ".join(title.split()).casefold()
+    for component in calendar.walk("VEVENT"):
+        if (" ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
+                and str(component.get("STATUS", "")).upper() != CANCELLED
+                and "RECURRENCE-ID" not in component):
+            return component
+    return None
+
+
+def _bump(event) -> None:
+    sequence = sequence_of(event) + 1
+    if "SEQUENCE" in event:
+        del event["SEQUENCE"]
+    event.add("SEQUENCE", sequence)
+
+
+def _finish(calendar, path: Path) -> None:
+    try:
+        calendar.add_missing_timezones()
+    except Exception:  # zones icalendar cannot describe stay referenced by TZID, as many exporters do
+        pass
+    _write_calendar(path, calendar)
+
+
+def add_event(path, title: str, start, end=None, location: str | None = None, tz: ZoneInfo | None = None) -> str:
+    """Add an event to the calendar file (created if missing) and return its UID.
+
+    A date start makes an all-day event whose `end` date is inclusive. Naive times are
+    read in `tz`, or stay floating when no tz is given. If a (not cancelled) event with
+    this title exists it is moved instead, keeping its UID.
+    """
+    path = Path(path)
+    title = " ".join(title.split())
+    if not title:
+        raise ValueError("an event needs a title")
+    calendar = _read_calendar(path)
+    existing = _find(calendar, title)
+    if existing is not None:
+        _set_times(existing, start, end, tz)
+        if location:
+            if "LOCATION" in existing:
+                del existing["LOCATION"]
+            existing.add("LOCATION", location)
+        _bump(existing)
+        _finish(calendar, path)
+        return str(existing["UID"])
+    event = icalendar.Event()
+    uid = f"{uuid.uuid4()}@wilson"
+    event.add("UID", uid)
+    event.add("SUMMARY", title)
+    event.add("SEQUENCE", 0)
+    _set_times(event, start, end, tz)
+    if location:
+        event.add("LOCATION", location)
+    calendar.add_component(event)
+    _finish(calendar, path)
+    return uid
+
+
+def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None) -> str | None:
+    """Give the event with this title a new time; returns its UID, None when there is none."""
+    path = Path(path)
+    calendar = _read_calendar(path)
+    event = _find(calendar, title)
+    if event is None:
+        return None
+    _set_times(event, start, end, tz)
+    _bump(event)
+    _finish(calendar, path)
+    return str(event["UID"])
+
+
+def cancel_event(path, title: str) -> bool:
+    """Mark the event with this title cancelled (it stays in the file, as calendar servers do)."""
+    path = Path(path)
+    if not path.exists():
+        return False
+    calendar = _read_calendar(path)
+    event = _find(calendar, title)
+    if event is None:
+        return False
+    if "STATUS" in event:
+        del event["STATUS"]
+    event.add("STATUS", CANCELLED)
+    _bump(event)
+    _finish(calendar, path)
+    return True
+
