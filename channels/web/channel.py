@@ -54,7 +54,6 @@ from wilson.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
 ADDRESS_KEY = "web:address"
 HEALTH_KEY = "health:web"
 LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
-INTAKE_TEXT = 8000  # characters of one item posted to /api/stimuli
 
 
 def is_loopback(host: str) -> bool:
@@ -211,7 +210,7 @@ class WebChannel(Channel):
         tz, owner, now = self.config.timezone, self.user(), self.now()
         box = tools.toolbox(self.config)
         if box.get(tool) is None:
-            raise server.Refused(400, "That cannot be done here: its skill is turned off.")
+            raise server.Refused(400, "That cannot be done: the skill that does it is not installed or is turned off.")
         problem = tools.validate_mutation(tool, args, tz, owner, owner, now, box=box)
         if problem:
             raise server.Refused(400, problem[:1].upper() + problem[1:] + ".")

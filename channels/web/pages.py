@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from actors.approval import OPEN
 from actors.tools import task_view
-from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Setting, Task
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Setting, Task, TokenUsage, Trace
 from wilson import views
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -84,21 +84,27 @@ def due_and_overdue(now: datetime, tz) -> dict:
     return {"due": due, "overdue": overdue}
 
 
-def watched() -> list[dict]:
-    rows = Setting.select().where(Setting.key.startswith(WATCH_PREFIX)).order_by(Setting.key)
-    found = []
-    for row in rows:
-        value = row.value if isinstance(row.value, dict) else {}
-        if value.get("url"):
-            found.append({"url": value["url"], "kind": value.get("kind") or "page",
-                          "checked": value.get("checked_at") or "", "title": value.get("title") or ""})
-    return found
+def watched(tz=None) -> list[dict]:
+    """What the watcher looks at, with when it last did and any problem (channels/web/watcher.py)."""
+    from channels.web import watcher
+
+    return [watcher.view(state, tz) for state in watcher.sources()]
+
+
+def latest_seen(tz, limit: int = 8) -> list[dict]:
+    """The newest items and changes the watcher buffered (others' words: shown as text, never as markup)."""
+    rows = (ReceptorBuffer.select().where((ReceptorBuffer.channel == "web")
+                                          & ReceptorBuffer.dedup_key.startswith("web:")
+                                          & ~ReceptorBuffer.dedup_key.startswith("web:intake:"))
+            .order_by(ReceptorBuffer.id.desc()).limit(limit))
+    return [{"title": str((r.payload or {}).get("title") or ""), "text": r.text[:600],
+             "at": r.created_at.astimezone(tz).strftime("%a %d %b %H:%M"), "trace": r.trace_id} for r in rows]
 
 
 def today(now: datetime, tz) -> dict:
     return {"date": _local_day(now, tz).strftime("%A %d %B %Y"), "briefing": briefing(),
-            "events": events_on(_local_day(now, tz), tz), **due_and_overdue(now, tz), "watched": watched(),
-            "waiting": Approval.select().where(Approval.status.in_(OPEN)).count()}
+            "events": events_on(_local_day(now, tz), tz), **due_and_overdue(now, tz), "watched": watched(tz),
+            "seen": latest_seen(tz), "waiting": Approval.select().where(Approval.status.in_(OPEN)).count()}
 
 
 def proposals(tz, now: datetime) -> list[dict]:
@@ -144,3 +150,80 @@ def answers(channel: str, limit: int = 5) -> list[str]:
 
 def tasks(tz) -> list[dict]:
     return views.tasks(tz, "open")
+
+
+def topics(tz, owner: str | None) -> list[dict]:
+    """Each topic with its tasks and dates, and a timeline: its history and the proposals made about it,
+    with their reasons and what became of them (each linked to its trace)."""
+    found = views.topics(tz, owner, owner)
+    for view in found:
+        timeline = [{"at": line.split(" ", 1)[0], "text": line.split(" ", 1)[1] if " " in line else "",
+                     "trace": ""} for line in view.get("history") or []]
+        if view.get("id") is not None:
+            for approval in Approval.select().where(Approval.topic_id == view["id"]).order_by(Approval.id):
+                items = "; ".join(i.description.splitlines()[0] for i in approval.items.order_by(ApprovalItem.position)
+                                  if i.description)
+                timeline.append({"at": approval.created_at.astimezone(tz).strftime("%Y-%m-%d"),
+                                 "text": f"proposal {approval.id} ({approval.status}): {items}"
+                                         + (f" — because {approval.reason}" if approval.reason else ""),
+                                 "trace": approval.trace_id})
+        view["timeline"] = sorted(timeline, key=lambda e: e["at"])
+    return found
+
+
+def trace(trace_id: str, tz) -> dict:
+    """One stimulus' path, each step in the user's local time with who decided and why."""
+    steps = views.trace_steps(trace_id, tz) if trace_id else []
+    for step in steps:
+        step["at"] = datetime.fromisoformat(step["at"]).strftime("%Y-%m-%d %H:%M:%S")
+    what = None
+    if trace_id:
+        row = (Inbox.get_or_none(Inbox.trace_id == trace_id)
+               or ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id))
+        if row is not None:
+            what = {"source": getattr(row, "source", None) or getattr(row, "channel", ""), "text": row.text[:600]}
+    return {"id": trace_id, "steps": steps, "stimulus": what}
+
+
+def recent_traces(tz, limit: int = 25) -> list[dict]:
+    """The latest paths, each by its first and last step, to pick one from."""
+    found = []
+    for trace_id in views.latest_traces(limit):
+        rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
+        if rows:
+            found.append({"id": trace_id, "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                          "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
+                          "last": f"{rows[-1].stage}: {rows[-1].reason}"[:140] if len(rows) > 1 else ""})
+    return found
+
+
+def memories(now: datetime) -> list[dict]:
+    """What Wilson believes about the user, with provenance and dates (actors/hippocampus.py)."""
+    from actors.hippocampus import memory_list
+
+    found = memory_list(now)
+    for memory in found:
+        provenance = memory.get("provenance")
+        memory["provenance"] = provenance if isinstance(provenance, (list, dict)) else (provenance or "")
+    return found
+
+
+CHART_DAYS = 14
+CHART_ROLES = ("reflex", "fast", "deep")
+
+
+def budget(synapse, now: datetime) -> dict:
+    """Today's use as `wilson budget` shows it, and tokens per role per day for the last two weeks."""
+    from wilson.clock import as_utc
+
+    today = as_utc(now).date()
+    days = [(today - timedelta(days=n)).isoformat() for n in range(CHART_DAYS - 1, -1, -1)]
+    use = {(r.day, r.role): r for r in TokenUsage.select().where(TokenUsage.day.in_(days))}
+    bars = []
+    for day in days:
+        parts = {role: (use[(day, role)].prompt_tokens + use[(day, role)].completion_tokens)
+                 if (day, role) in use else 0 for role in CHART_ROLES}
+        calls = sum(use[(day, role)].calls for role in CHART_ROLES if (day, role) in use)
+        bars.append({"day": day, "parts": parts, "total": sum(parts.values()), "calls": calls})
+    return {"report": synapse.budget_report() if synapse is not None else "", "bars": bars,
+            "top": max([b["total"] for b in bars] + [1])}

@@ -34,6 +34,7 @@ COOKIE = "wilson_session"
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
 MAX_TEXT = 4000
+INTAKE_TEXT = 8000  # characters of one item posted to /api/stimuli (the body is capped at MAX_BODY too)
 ACTIONS = ("approve", "reject", "modify")
 PUBLIC = {"/login"}  # the only routes reachable without the user
 SECURITY_HEADERS = {
@@ -229,7 +230,8 @@ def build(site) -> Starlette:
         return RedirectResponse("/today", status_code=303)
 
     async def today(request: Request, who, now) -> Response:
-        return page("today.html", who, now, "today", title="Today", t=pages.today(now, site.config.timezone))
+        return page("today.html", who, now, "today", title="Today", t=pages.today(now, site.config.timezone),
+                    key=secrets.token_urlsafe(12))
 
     async def proposals(request: Request, who, now) -> Response:
         sent = request.query_params.get("sent", "")
@@ -287,6 +289,93 @@ def build(site) -> Starlette:
         row_id = site.say(text, clean(key, 40) if isinstance(key, str) else None)
         return JSONResponse({"inbox": row_id}, status_code=202)
 
+    # Watching, topics, trace, memory, budget --------------------------------------------------
+    async def watch(request: Request, who, now) -> Response:
+        form = await form_of(request)
+        args = {"url": clean(form.get("url", ""), 2000)}
+        every = clean(form.get("every", ""), 20)
+        if every:
+            args["every"] = every
+        approval_id = site.propose("watch", args, form_key(form), "you asked on the dashboard to watch it")
+        return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
+
+    async def unwatch(request: Request, who, now) -> Response:
+        form = await form_of(request)
+        approval_id = site.propose("unwatch", {"url": clean(form.get("url", ""), 2000)}, form_key(form),
+                                   "you asked on the dashboard to stop watching it")
+        return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
+
+    async def topics(request: Request, who, now) -> Response:
+        return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(site.config.timezone,
+                                                                                          site.user()))
+
+    async def trace_page(request: Request, who, now) -> Response:
+        wanted = request.query_params.get("id", "").strip()
+        if wanted and (len(wanted) > 64 or not all(ch.isalnum() or ch in "-_:" for ch in wanted)):
+            raise Refused(404, "There is no such trace.")
+        tz = site.config.timezone
+        return page("trace.html", who, now, "trace", title="Trace", t=pages.trace(wanted, tz) if wanted else None,
+                    recent=[] if wanted else pages.recent_traces(tz), tz=str(tz))
+
+    async def memory(request: Request, who, now) -> Response:
+        from actors import tools
+
+        can_forget = tools.toolbox(site.config).get("forget_memory") is not None
+        return page("memory.html", who, now, "memory", title="Memory", memories=pages.memories(now),
+                    can_forget=can_forget, key=secrets.token_urlsafe(12))
+
+    async def forget(request: Request, who, now) -> Response:
+        raw = request.path_params.get("memory_id", "")
+        if not raw.isdigit() or len(raw) > 16 or not 0 < int(raw) <= MAX_ID:
+            raise Refused(404, "There is no such memory.")
+        form = await form_of(request)
+        args = {"memory": int(raw)}
+        reason = clean(form.get("reason", ""), 300)
+        if reason:
+            args["reason"] = reason
+        approval_id = site.propose("forget_memory", args, form_key(form),
+                                   "you said on the dashboard that it is wrong")
+        return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
+
+    async def budget(request: Request, who, now) -> Response:
+        return page("budget.html", who, now, "budget", title="Budget",
+                    b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
+                    roles=pages.CHART_ROLES)
+
+    def form_key(form: dict) -> str:
+        key = clean(form.get("key", ""), 40)
+        return key or secrets.token_urlsafe(12)
+
+    # The user's own intake ----------------------------------------------------------------------
+    async def api_stimuli(request: Request, who, now) -> Response:
+        data = await read_json(request)
+        unknown = sorted(set(data) - {"text", "title", "source", "url", "key"})
+        if unknown:
+            raise Refused(400, f"Unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
+                               "Send text, and optionally title, source, url and key.")
+        text = clean(data.get("text", ""), INTAKE_TEXT)
+        if not text:
+            raise Refused(400, "Send some text: {\"text\": \"...\"}.")
+        payload = {}
+        for name, limit in (("title", 300), ("source", 60), ("url", 2000)):
+            if data.get(name) is not None:
+                payload[name] = clean(data[name], limit)
+        if payload.get("url") and not payload["url"].lower().startswith(("http://", "https://")):
+            raise Refused(400, "url must be an http or https address.")
+        key = data.get("key")
+        if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 100):
+            raise Refused(400, "key must be a string of 1 to 100 characters.")
+        row_id = site.intake(text, key, payload)
+        if row_id is None:
+            return JSONResponse({"buffered": None, "duplicate": True}, status_code=200)
+        return JSONResponse({"buffered": row_id}, status_code=202)
+
+    async def api_watching(request: Request, who, now) -> Response:
+        return JSONResponse({"watching": pages.watched(site.config.timezone)})
+
+    async def api_topics(request: Request, who, now) -> Response:
+        return JSONResponse({"topics": pages.topics(site.config.timezone, site.user())})
+
     def proposal_id(request: Request) -> int:
         raw = request.path_params.get("approval_id", "")
         if not raw.isdigit() or len(raw) > 16 or not 0 < int(raw) <= MAX_ID:
@@ -309,5 +398,15 @@ def build(site) -> Starlette:
         Route("/api/proposals/{approval_id}", guard(api_decide, changes=True), methods=["POST"]),
         Route("/api/messages", guard(api_messages), methods=["GET"]),
         Route("/api/messages", guard(api_say, changes=True), methods=["POST"]),
+        Route("/watch", guard(watch, changes=True), methods=["POST"]),
+        Route("/unwatch", guard(unwatch, changes=True), methods=["POST"]),
+        Route("/topics", guard(topics), methods=["GET"]),
+        Route("/trace", guard(trace_page), methods=["GET"]),
+        Route("/memory", guard(memory), methods=["GET"]),
+        Route("/memory/{memory_id}/forget", guard(forget, changes=True), methods=["POST"]),
+        Route("/budget", guard(budget), methods=["GET"]),
+        Route("/api/stimuli", guard(api_stimuli, changes=True), methods=["POST"]),
+        Route("/api/watching", guard(api_watching), methods=["GET"]),
+        Route("/api/topics", guard(api_topics), methods=["GET"]),
     ]
     return Starlette(routes=routes)

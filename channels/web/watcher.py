@@ -93,7 +93,7 @@ def normalise_url(raw) -> str:
         raise ValueError("an address has no spaces")
     parts = urlsplit(text if "://" in text else "https://" + text)
     if parts.scheme.lower() not in ("http", "https"):
-        raise ValueError(f"only http and https addresses can be watched, not {parts.scheme}:")
+        raise ValueError(f"only http and https addresses can be watched (not {parts.scheme})")
     if not parts.hostname:
         raise ValueError("that address has no host")
     if parts.username or parts.password:
