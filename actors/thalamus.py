@@ -91,10 +91,24 @@ def chunks(rows: list, limit_chars: int) -> list[list]:
     return batches
 
 
+def bulk(row) -> bool:
+    return isinstance(row.payload, dict) and bool(row.payload.get("bulk"))
+
+
+def compact(row) -> dict:
+    """Bulk mail (a newsletter, a list, an auto-reply: marked by the channel's header rules) as one line,
+    sender and subject: enough to keep or drop it, at a few tokens instead of its body."""
+    payload = row.payload
+    line = f"Bulk mail from {payload.get('from') or 'an unknown sender'}: {payload.get('subject') or '(no subject)'}"
+    return {"buffer_id": row.id, "channel": row.channel, "untrusted": f"from your {row.channel}",
+            "text": " ".join(line.split())[:300], "payload": {"bulk": str(payload["bulk"])[:100]}}
+
+
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.
-    items = [{"buffer_id": r.id, "channel": r.channel, "untrusted": f"from your {r.channel}",
+    items = [compact(r) if bulk(r) else
+             {"buffer_id": r.id, "channel": r.channel, "untrusted": f"from your {r.channel}",
               "text": r.text[:2000], "payload": r.payload} for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
             "notice": UNTRUSTED_ITEMS, "items": items}

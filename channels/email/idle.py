@@ -78,14 +78,14 @@ class IdleWatcher:
                     self._moved(supported=False)
                     return
                 client.select(self.folder)
-                self._moved(supported=True, connects=self.connects + 1)
                 wait = self.retry_first
                 self.on_change(self.folder)  # what arrived while there was no connection
+                self._moved(supported=True, connects=self.connects + 1)
                 while not self._stop.is_set():
                     news = client.idle(self.refresh)
-                    self._moved(rounds=self.rounds + 1)
                     if news and not self._stop.is_set():
-                        self.on_change(self.folder)
+                        self.on_change(self.folder)  # told before the round is counted: a waiter sees both
+                    self._moved(rounds=self.rounds + 1)
             except ImapError as exc:
                 if self._stop.is_set():
                     return
