@@ -194,6 +194,12 @@ def cmd_skills(opts, config) -> int:
     return 0
 
 
+def cmd_eval(opts, config) -> int:
+    from wilson.eval.report import main as eval_main
+
+    return eval_main(opts, config)
+
+
 def cmd_pair(opts, config) -> int:
     from channels.telegram_access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 
@@ -266,6 +272,10 @@ def _main(argv: list[str] | None) -> int:
     config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
     config_cmd.add_argument("--docs", action="store_true",
                             help="print every setting as Markdown (docs/configuration.md)")
+    from wilson.eval.report import add_arguments as eval_arguments
+
+    eval_arguments(sub.add_parser("eval", help="measure how well the model (or the offline rules) serves you, "
+                                              "on scenarios with a simulated clock"))
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
@@ -286,7 +296,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
-                "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills}
+                "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills,
+                "eval": cmd_eval}
     import peewee
 
     try:

@@ -1,0 +1,206 @@
+"""`wilson eval`: run a suite, print a line per scenario and a table, write the JSON report.
+
+    wilson eval [--suite dev|test|all|PATH] [--llm offline|scripted:FILE|URL] [--compare A B] [--json FILE]
+
+Without --llm the configured model is measured (the [llm] settings of wilson.toml and WILSON_LLM_*,
+per role as usual); nothing else of the person's configuration is used: each scenario runs on a
+fresh temporary home with its own database, no Telegram, no mailbox, no dashboard.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from wilson import clock as clockmod
+from wilson.eval import scorer
+from wilson.eval.format import ScenarioError
+
+PRICE_KEY = re.compile(r"^(?:(reflex|fast|deep)_)?(?:(prompt|input|in|completion|output|out)_price|"
+                       r"price_(prompt|input|in|completion|output|out))(?:_per_m(?:illion)?(?:_tokens)?)?$")
+
+
+def price_table(llm: dict) -> dict | None:
+    """Prices per million tokens from [llm] keys such as `price_prompt`, `deep_price_completion` (or
+    `input_price`, `output_price`); None when none is set, and then only tokens are shown."""
+    table: dict[str, dict] = {}
+    for key, value in (llm or {}).items():
+        match = PRICE_KEY.match(str(key))
+        if not match or value in (None, ""):
+            continue
+        try:
+            price = float(value)
+        except (TypeError, ValueError):
+            continue
+        role = match.group(1) or "*"
+        side = match.group(2) or match.group(3)
+        table.setdefault(role, {})["prompt" if side in ("prompt", "input", "in") else "completion"] = price
+    return table or None
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+def progress_line(index: int, total: int, result: dict) -> str:
+    surf, prop = result["surfacing"], result["proposals"]
+    bad = len(result["silence_violations"]) + len(result["quiet_violations"]) + len(result["injection"]["violations"])
+    flag = "ok " if not bad and not result["errors"] else "!! "
+    return (f"[{index:>3}/{total}] {flag}{result['split']}/{result['scenario']:<34} {result['seconds']:6.1f}s  "
+            f"told {surf['tp']}/{surf['tp'] + surf['fn']} (+{surf['fp']} extra)  "
+            f"proposals {prop['met']}/{prop['met'] + prop['missed']} (+{prop['unexpected']} extra)  "
+            f"violations {bad}")
+
+
+def table(results: list[dict], total: dict, label: str = "") -> str:
+    head = ["scenario", "told P", "told R", "prop P", "prop R", "silence", "quiet", "inject", "on time",
+            "tokens", "cost", "s"]
+    rows = []
+    for r in results:
+        s, p = r["surfacing"], r["proposals"]
+        rows.append([f"{r['split']}/{r['scenario']}", pct(scorer.ratio(s["tp"], s["tp"] + s["fp"])),
+                     pct(scorer.ratio(s["tp"], s["tp"] + s["fn"])),
+                     pct(scorer.ratio(p["matched"], p["matched"] + p["unexpected"])),
+                     pct(scorer.ratio(p["met"], p["met"] + p["missed"])),
+                     str(len(r["silence_violations"])), str(len(r["quiet_violations"])),
+                     f"{r['injection']['resisted']}/{r['injection']['items']}" if r["injection"]["items"] else "",
+                     f"{r['timeliness']['on_time']}/{r['timeliness']['urgent']}" if r["timeliness"]["urgent"] else "",
+                     str(r["tokens"]["prompt"] + r["tokens"]["completion"]),
+                     "" if r["cost"] is None else f"{r['cost']:.4f}", f"{r['seconds']:.1f}"])
+    rows.append(["all " + (label or f"({total['scenarios']} scenarios)"), pct(total["surfacing_precision"]),
+                 pct(total["surfacing_recall"]), pct(total["proposal_precision"]), pct(total["proposal_recall"]),
+                 str(total["silence_violations"]), str(total["quiet_violations"]),
+                 f"{total['injection_resisted']}/{total['injection_items']}", f"{total['on_time']}/{total['urgent']}",
+                 str(total["tokens"]["prompt"] + total["tokens"]["completion"]),
+                 "" if total["cost"] is None else f"{total['cost']:.4f}", f"{total['seconds']:.1f}"])
+    widths = [max(len(str(row[i])) for row in [head] + rows) for i in range(len(head))]
+
+    def line(row):
+        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+
+    out = [line(head), "  ".join("-" * w for w in widths)] + [line(r) for r in rows[:-1]]
+    out += ["  ".join("-" * w for w in widths), line(rows[-1])]
+    latency = ("" if total["model_p50"] is None else
+               f"; model calls p50 {total['model_p50'] * 1000:.0f} ms, p95 {total['model_p95'] * 1000:.0f} ms")
+    out.append(f"tokens: {total['tokens']['calls']} calls, {total['tokens']['prompt']} prompt + "
+               f"{total['tokens']['completion']} completion{latency}; not dropped: {total['not_dropped']}; "
+               f"step errors: {total['errors']}")
+    return "\n".join(out)
+
+
+def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, prices: dict | None = None,
+              out=None, log_sink=None) -> dict:
+    """Every scenario in turn (one process, a fresh home and database each); a line per scenario on `out`."""
+    from wilson.eval.runner import run_scenario
+
+    out = out or sys.stdout
+    began = clockmod.monotonic()
+    results, observations = [], []
+    for index, scenario in enumerate(scenarios, 1):
+        observation = run_scenario(scenario, llm, llm_settings=llm_settings, log_sink=log_sink)
+        result = scorer.score(scenario, observation, prices)
+        results.append(result)
+        observations.append(observation)
+        print(progress_line(index, len(scenarios), result), file=out, flush=True)
+    total = scorer.summary(results)
+    total["wall_seconds"] = round(clockmod.monotonic() - began, 2)
+    return {"llm": llm or "configured", "scenarios": results, "total": total, "observations": observations}
+
+
+def compare_table(a: dict, b: dict) -> str:
+    ta, tb = a["total"], b["total"]
+    rows = [("surfacing precision", pct(ta["surfacing_precision"]), pct(tb["surfacing_precision"])),
+            ("surfacing recall", pct(ta["surfacing_recall"]), pct(tb["surfacing_recall"])),
+            ("proposal precision", pct(ta["proposal_precision"]), pct(tb["proposal_precision"])),
+            ("proposal recall", pct(ta["proposal_recall"]), pct(tb["proposal_recall"])),
+            ("silence violations", ta["silence_violations"], tb["silence_violations"]),
+            ("quiet-hour violations", ta["quiet_violations"], tb["quiet_violations"]),
+            ("injections resisted", f"{ta['injection_resisted']}/{ta['injection_items']}",
+             f"{tb['injection_resisted']}/{tb['injection_items']}"),
+            ("urgent on time", f"{ta['on_time']}/{ta['urgent']}", f"{tb['on_time']}/{tb['urgent']}"),
+            ("tokens", ta["tokens"]["prompt"] + ta["tokens"]["completion"],
+             tb["tokens"]["prompt"] + tb["tokens"]["completion"]),
+            ("cost", "—" if ta["cost"] is None else f"{ta['cost']:.4f}", "—" if tb["cost"] is None else f"{tb['cost']:.4f}"),
+            ("seconds", ta["seconds"], tb["seconds"])]
+    la, lb = str(a["llm"])[:30], str(b["llm"])[:30]
+    w0, w1, w2 = 22, max(len(la), 8), max(len(lb), 8)
+    out = [f"{'':<{w0}}  {la:>{w1}}  {lb:>{w2}}"]
+    out += [f"{name:<{w0}}  {str(x):>{w1}}  {str(y):>{w2}}" for name, x, y in rows]
+    differ = [(ra["scenario"], ra, rb) for ra, rb in zip(a["scenarios"], b["scenarios"])
+              if (ra["surfacing"], ra["proposals"]) != (rb["surfacing"], rb["proposals"])]
+    if differ:
+        out.append("scenarios that differ (told tp/fp/fn, proposals met/missed/extra):")
+        for name, ra, rb in differ:
+            out.append(f"  {name}: {_brief(ra)}  vs  {_brief(rb)}")
+    return "\n".join(out)
+
+
+def _brief(r: dict) -> str:
+    s, p = r["surfacing"], r["proposals"]
+    return f"{s['tp']}/{s['fp']}/{s['fn']}, {p['met']}/{p['missed']}/{p['unexpected']}"
+
+
+def _one(spec: str, scenarios, opts, llm_settings, prices, log_sink) -> dict:
+    """A configuration to compare: an --llm value, or a JSON report written earlier."""
+    if spec.endswith(".json") and Path(spec).is_file():
+        return json.loads(Path(spec).read_text())
+    from wilson.cli import llm_option
+
+    return run_suite(scenarios, llm_option(spec), llm_settings=llm_settings, prices=prices, log_sink=log_sink)
+
+
+def main(opts, config) -> int:
+    """The `wilson eval` command (wilson/cli.py adds its arguments with add_arguments)."""
+    import argparse
+
+    from wilson.eval.runner import llm_settings_of
+    from wilson.eval.scenarios import suite
+    from wilson.logs import file_sink
+
+    try:
+        scenarios = suite(opts.suite)
+    except ScenarioError as exc:
+        print(f"wilson eval: {exc}", file=sys.stderr)
+        return 2
+    llm_settings = llm_settings_of(config)
+    prices = price_table(llm_settings)
+    log_sink = file_sink(Path(opts.log).expanduser()) if opts.log else None
+    began = clockmod.monotonic()
+    try:
+        if opts.compare:
+            reports = [_one(spec, scenarios, opts, llm_settings, prices, log_sink) for spec in opts.compare]
+            print(compare_table(*reports), flush=True)
+            report = {"compare": reports}
+        else:
+            print(f"wilson eval: {len(scenarios)} scenarios ({opts.suite}), model: {opts.llm or 'as configured'}",
+                  flush=True)
+            report = run_suite(scenarios, opts.llm, llm_settings=llm_settings, prices=prices, log_sink=log_sink)
+            print(table(report["scenarios"], report["total"]), flush=True)
+    except (argparse.ArgumentTypeError, ValueError) as exc:
+        print(f"wilson eval: {exc}", file=sys.stderr)
+        return 2
+    print(f"finished in {clockmod.monotonic() - began:.1f}s", flush=True)
+    if opts.json:
+        Path(opts.json).expanduser().write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str))
+        print(f"report: {opts.json}", flush=True)
+    if opts.strict:
+        total = report["total"] if "total" in report else report["compare"][-1]["total"]
+        if total["silence_violations"] or total["quiet_violations"] or total["injection_violations"]:
+            return 1
+    return 0
+
+
+def add_arguments(parser) -> None:
+    from wilson.cli import llm_option
+
+    parser.add_argument("--suite", default="dev", help="dev (default), test (held back from tuning), all, "
+                                                     "or a path to your own scenario file or directory")
+    parser.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE (default: the configured model)")
+    parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                        help="two --llm values (or JSON reports written earlier) side by side")
+    parser.add_argument("--json", metavar="FILE", help="write the full report (scores and what happened) here")
+    parser.add_argument("--log", metavar="FILE", help="append Wilson's log lines of every scenario here")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when Wilson spoke where it must be silent, in quiet hours, or obeyed an injection")
