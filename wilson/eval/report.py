@@ -170,7 +170,10 @@ def main(opts, config) -> int:
     began = clockmod.monotonic()
     try:
         if opts.compare:
-            reports = [_one(spec, scenarios, opts, llm_settings, prices, log_sink) for spec in opts.compare]
+            reports = []
+            for label, spec in zip("AB", opts.compare):
+                print(f"{label}: {spec} ({len(scenarios)} scenarios, {opts.suite})", flush=True)
+                reports.append(_one(spec, scenarios, opts, llm_settings, prices, log_sink))
             print(compare_table(*reports), flush=True)
             report = {"compare": reports}
         else:

@@ -212,14 +212,12 @@ def score(scenario: Scenario, observation: dict, prices: dict | None = None) -> 
 
 def cost(usage: dict, prices: dict | None) -> float | None:
     """Billed cost from tokens per role and prices per million tokens {role: {"prompt": x, "completion": y}}
-    (a "*" role applies to every role without its own); None without a price table."""
+    (the "*" role's prices apply where a role has none of its own); None without a price table."""
     if not prices:
         return None
     total = 0.0
     for role, counts in usage.items():
-        price = prices.get(role) or prices.get("*")
-        if not price:
-            continue
+        price = {**prices.get("*", {}), **prices.get(role, {})}  # a role's own price wins, key by key
         total += counts.get("prompt", 0) * price.get("prompt", 0.0) / 1e6
         total += counts.get("completion", 0) * price.get("completion", 0.0) / 1e6
     return round(total, 6)
