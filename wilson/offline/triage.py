@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from wilson.offline import urgency
@@ -11,11 +12,27 @@ CALENDAR_CHANGES = ("new", "changed", "cancelled")
 OFFLINE = "offline rule"
 
 
-def summary(text: str, payload: dict) -> str:
+def first_sentence(text: str, subject: str) -> str:
+    """The body's first sentence (not the subject line again), for an item whose subject says too little."""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or (subject and subject.lower() in line.lower()):
+            continue
+        found = re.match(r".+?[.!?](?=\s|$)", line)
+        return (found.group(0) if found else line)[:140]
+    return ""
+
+
+def summary(text: str, payload: dict, situation: bool = False) -> str:
+    """"Subject (from sender)"; when `situation` (a rule found the user is needed now), with the body's first
+    sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not."""
     subject = str(payload.get("subject") or payload.get("title") or "").strip()
     sender = str(payload.get("from") or "").strip()
     if not subject:
         subject = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+    elif situation:
+        said = first_sentence(text, subject)
+        subject = f"{subject}: {said}" if said else subject
     line = f"{subject} (from {sender})" if subject and sender else subject
     return line[:157] + "…" if len(line) > 160 else line
 
@@ -49,7 +66,8 @@ def triage_item(item: dict, now: datetime, tz) -> dict:
     text = str(item.get("text") or "")
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     judgement = judge(item, now, tz)
-    entry = {"buffer_ids": [bid] if bid is not None else [], "summary": summary(text, payload),
+    entry = {"buffer_ids": [bid] if bid is not None else [],
+             "summary": summary(text, payload, situation=judgement.level == 1),
              "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
              "reason": judgement.rule, "topic": None}
     if payload.get("change") in CALENDAR_CHANGES:

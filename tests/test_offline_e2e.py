@@ -1,0 +1,82 @@
+"""A whole Wilson with no model (make_app(llm="offline")) on a simulated clock: urgency without a
+model ranks but never breaks quiet hours, and no run says "Noted."."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from storage.models import Trace
+from wilson.repl import Repl
+
+BERLIN = ZoneInfo("Europe/Berlin")
+SICK = "Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up as soon " \
+       "as you can."
+DINNER = "Sam <sam@example.com> | Dinner tonight? | Dinner tonight? Usual place at 8?"
+
+
+def local(delivery: dict) -> datetime:
+    return datetime.fromisoformat(delivery["at"]).astimezone(BERLIN)
+
+
+def repl_of(app) -> Repl:
+    return Repl(app, out=io.StringIO(), as_json=True)
+
+
+def test_a_sick_child_at_night_comes_first_when_quiet_hours_end_and_dinner_wakes_nobody(make_app):
+    app = make_app(start="2027-01-05T21:00:00+01:00")  # quiet hours 22:00-07:00
+    repl = repl_of(app)
+    repl.run_line('calendar add "Dentist" @ 2027-01-06T16:00')  # the morning will have a briefing too
+    app.advance(timedelta(hours=6, minutes=15))
+    assert app.clock.now().astimezone(BERLIN).strftime("%H:%M") == "03:15"
+    evening = len(app.user_deliveries())
+    repl.run_line(f"email {DINNER}")
+    repl.run_line(f"email {SICK}")
+    app.advance(timedelta(hours=6))
+    morning = app.user_deliveries()[evening:]
+    assert morning, "nothing reached the user"
+    # nothing during the night: offline urgency does not break quiet hours on its own
+    assert all(local(d) >= datetime(2027, 1, 6, 7, 0, tzinfo=BERLIN) for d in morning), morning
+    first = morning[0]
+    assert local(first) == datetime(2027, 1, 6, 7, 0, tzinfo=BERLIN)
+    assert "high fever" in first["text"] and "pick him up" in first["text"]
+    assert any("Dinner tonight?" in d["text"] for d in morning[1:])
+    # the rules woke the sync for the child (traced as an offline rule), not for the dinner
+    woke = [r.reason for r in Trace.select() if "urgency rules" in r.reason or "situation:" in r.reason]
+    assert "email: situation: your child needs you" in woke and not any("Dinner" in reason for reason in woke)
+
+
+def test_a_busy_offline_week_never_says_noted(make_app):
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    repl = repl_of(app)
+    script = [
+        'calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo',
+        'calendar add "Family visit" @ 2027-03-10 -> 2027-03-14; Lisbon, Portugal',
+        'calendar add "Team standup" @ 2027-01-07T09:00',
+        'calendar add "Tax return deadline" @ 2027-01-29',
+        "sync",
+        "hello",
+        "I need to file my taxes by the 25th",
+        "remind me to call mom on Sunday",
+        "what's on my plate this week?",
+        "forget the Japan trip",
+        "move the passport task to next week",
+        "remind me tomorrow at 3pm to send the invoice",
+        "remind me every Monday at 8 to water the plants",
+        "thanks!",
+        "yes",
+        "what's the weather like?",
+        f"email {DINNER}",
+        "email news@shop.example | Weekly deals | 30% off everything. Unsubscribe.",
+        "web The visa office closes for holidays on Jan 9.",
+    ]
+    for line in script:
+        assert repl.run_line(line)
+    for approval in (1, 2, 3):
+        repl.run_line(f"approve {approval}")
+    app.advance(timedelta(days=6))  # mornings, follow-ups and reminders
+    said = [d["text"] for d in app.user_deliveries()]
+    assert len(said) >= 10
+    assert all(text.strip() for text in said)
+    assert not [text for text in said if "Noted" in text]
