@@ -75,6 +75,7 @@ service stats {{
 service pop3-login {{
   chroot =
 }}
+{extra}
 """
 
 
@@ -126,6 +127,7 @@ class Dovecot:
     tls: bool = False
     tls_port: int = 0
     ca_file: Path | None = None
+    extra: str = ""  # more configuration lines, e.g. an imap_capability without IDLE
 
     def start(self, attempts: int = 5) -> "Dovecot":
         if not os.path.exists(DOVECOT):
@@ -166,7 +168,7 @@ class Dovecot:
         user, group, ssl_conf = self._conf
         conf = self.root / "dovecot.conf"
         conf.write_text(CONF.format(dir=self.root, user=user, group=group, port=self.port, ssl=ssl_conf,
-                                    tls_port=self.tls_port))
+                                    tls_port=self.tls_port, extra=self.extra))
         # its own process group: stopping it ends the imap processes of open sessions too, at once
         self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, start_new_session=True)
@@ -328,3 +330,63 @@ class SmtpSink:
     def wait_for(self, count: int, timeout: float = 10.0) -> bool:
         with self.arrived:
             return self.arrived.wait_for(lambda: len(self.messages) >= count, timeout=timeout)
+
+
+class CuttingProxy:
+    """A TCP relay on loopback in front of a server that drops the connection once, when the server's
+    side has sent `marker` (e.g. the first message body of a FETCH): a connection lost mid-fetch."""
+
+    def __init__(self, port: int, marker: bytes):
+        self.target, self.marker = port, marker
+        self.cuts = 0
+        self.armed = True
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self._open: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True, name="cutting-proxy")
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self._open += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, from_server: bool) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                at = data.find(self.marker) if from_server and self.armed else -1
+                if at >= 0:
+                    self.armed = False
+                    self.cuts += 1
+                    sink.sendall(data[:at + len(self.marker) + 40])  # the start of the answer, then gone
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def close(self) -> None:
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        except OSError:
+            pass
+        self.listener.close()
+        for sock in self._open:
+            try:
+                sock.close()
+            except OSError:
+                pass

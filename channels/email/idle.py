@@ -30,6 +30,7 @@ class IdleWatcher:
         self.supported: bool | None = None  # None until the server was asked
         self.connects = 0  # sessions that reached IDLE
         self.rounds = 0  # IDLE commands completed (a refresh or news)
+        self.ended = False  # the thread is done (stopped, or the server has no IDLE)
         self.changed = threading.Condition()  # notified whenever one of the counters above moves
         self._stop = threading.Event()
         self._client: ImapClient | None = None
@@ -64,6 +65,12 @@ class IdleWatcher:
             self.changed.notify_all()
 
     def _run(self) -> None:
+        try:
+            self._watch()
+        finally:
+            self._moved(ended=True)
+
+    def _watch(self) -> None:
         wait = self.retry_first
         while not self._stop.is_set():
             client = self.connect()
