@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test demo bench bench-quick chaos clean docs
+.PHONY: run test demo bench bench-quick chaos clean docs screenshots
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ demo: $(STAMP)
 # docs/configuration.md is made from the config schema; tests/test_config_docs.py fails when it is stale
 docs: $(STAMP)
 	$(BIN)/python bin/wilson config --docs > docs/configuration.md.new && mv docs/configuration.md.new docs/configuration.md
+
+# docs/screenshots/*.png: each dashboard page of a demo Wilson in headless Chromium (Debian's chromium
+# and chromium-driver), at a fixed viewport
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.web_harness docs/screenshots
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

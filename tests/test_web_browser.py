@@ -1,38 +1,43 @@
 """The dashboard in a real headless Chromium (Debian's chromium and chromedriver, driven by Selenium):
-log in with the token, see Today, approve a proposal on Proposals, see the gate's answer."""
+log in with the token, see Today, approve a proposal on Proposals, see the gate's answer; a page
+rendered to a PNG as `make screenshots` does. One browser serves the whole module."""
 
 from __future__ import annotations
 
-import shutil
+import os
 
 import pytest
 
 from storage.models import Approval, ApprovalItem, Task
 from tests.test_web_server import propose
-from tests.web_harness import base_url, logged_in, token_and_code
+from tests.web_harness import VIEWPORT, base_url, browser_login, chromium, chromium_paths, logged_in, shoot, \
+    token_and_code
 
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+CHROMIUM, DRIVER = chromium_paths()
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
                                 reason="needs Debian's chromium and chromium-driver (.ci/run installs them)")
 
 
-@pytest.fixture
-def browser(tmp_path, monkeypatch):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # each session leaves a folder behind in TMPDIR
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM  # with both paths set, Selenium Manager never goes to the network
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-    driver.set_page_load_timeout(20)
+@pytest.fixture(scope="module")
+def shared_browser(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("chromium")
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)  # each session leaves a folder behind in TMPDIR
+    driver = chromium(folder / "profile")
     yield driver
     driver.quit()
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+
+
+@pytest.fixture
+def browser(shared_browser):
+    """The module's browser with no cookies from the test before (each test runs its own Wilson)."""
+    shared_browser.delete_all_cookies()
+    shared_browser.get("about:blank")
+    return shared_browser
 
 
 @pytest.fixture
@@ -99,3 +104,14 @@ def test_a_message_typed_in_conversation_gets_its_answer_without_a_reload(web, b
     wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, ".msg.wilson")))
     # the answer arrived on the same page (the mark set after loading is still there): no reload
     assert browser.find_element(By.ID, "messages").get_attribute("data-page") == "same"
+
+
+def test_a_page_renders_to_a_png_of_the_fixed_viewport_as_make_screenshots_does(web, browser, tmp_path):
+    import struct
+
+    browser_login(browser, web)
+    png = shoot(browser, "/budget", tmp_path / "budget.png")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and (tmp_path / "budget.png").read_bytes() == png
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
+    assert (width, height) == VIEWPORT
+    assert len(png) > 10_000  # a rendered page with text and a chart, not a blank image

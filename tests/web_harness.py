@@ -132,3 +132,143 @@ def corpus_feeds():
             "application/json" if path.suffix == ".json" else "application/xml")
         found.append((f"{path.parent.name}/{path.name}", body, kind))
     return found
+
+
+# A real browser ------------------------------------------------------------------------------------
+VIEWPORT = (1200, 900)  # the screenshots' size, fixed so that they change only when the pages do
+
+
+def chromium_paths() -> tuple[str | None, str | None]:
+    import shutil
+
+    return shutil.which("chromium"), shutil.which("chromedriver")
+
+
+def chromium(profile):
+    """Debian's headless Chromium through its chromedriver (no browser download, no network)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary, driver_path = chromium_paths()
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary  # with both paths set, Selenium Manager never goes to the network
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--hide-scrollbars", "--force-color-profile=srgb", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
+    driver.set_page_load_timeout(20)
+    return driver
+
+
+def browser_login(driver, app) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _, code = token_and_code(app)
+    driver.get(base_url() + f"/login?code={code}")
+    WebDriverWait(driver, 15).until(seen.presence_of_element_located((By.ID, "briefing")))
+
+
+def shoot(driver, path: str, out) -> bytes:
+    """The page at `path` as a PNG of the fixed viewport, written to `out` (a Path)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(base_url() + path)
+    WebDriverWait(driver, 15).until(seen.presence_of_element_located((By.TAG_NAME, "main")))
+    png = driver.get_screenshot_as_png()
+    out.write_bytes(png)
+    return png
+
+
+PAGES = (("today", "/today"), ("proposals", "/proposals"), ("conversation", "/conversation"),
+         ("topics", "/topics"), ("trace", "/trace"), ("memory", "/memory"), ("budget", "/budget"))
+
+
+def demo(app, site: LoopbackSite) -> None:
+    """A few days of a life in Wilson, for the screenshots: a trip, its tasks, a proposal, a watched page
+    that changed, a belief, some model use."""
+    from datetime import timedelta
+
+    from channels.web import watcher
+    from storage import engram
+    from storage.models import Task, TokenUsage, Topic
+
+    now = app.clock.now()
+    trip = Topic.create(title="Trip to Japan", created_at=now - timedelta(days=3), starts=now + timedelta(days=95),
+                        ends=now + timedelta(days=109))
+    Task.create(title="Renew passport", topic=trip, due=now - timedelta(days=1), due_is_date=True,
+                created_at=now - timedelta(days=3))
+    Task.create(title="Pay the deposit for the ryokan", topic=trip, due=now, due_is_date=True,
+                created_at=now - timedelta(days=2))
+    Task.create(title="Water the neighbour's plants", due=now + timedelta(hours=9), created_at=now)
+    app.say("I'm flying to Japan on 2027-04-10")  # the offline rules propose the trip's tasks
+    app.wait_idle()
+    engram.store("belief", "You book long-haul flights about five weeks ahead", ["approval:3", "approval:7"],
+                 now - timedelta(days=20))
+    engram.store("principle", "Propose flight booking earlier than usual for trips abroad", ["memory:1"],
+                 now - timedelta(days=10))
+    day = app.synapse._day()
+    for back, tokens in enumerate((5200, 3100, 0, 8800, 4100, 2600, 7000)):
+        when = (datetime_of(day) - timedelta(days=back)).isoformat()
+        TokenUsage.create(day=when, role="deep", calls=3, prompt_tokens=tokens, completion_tokens=tokens // 8)
+        TokenUsage.create(day=when, role="fast", calls=2, prompt_tokens=tokens // 3, completion_tokens=90)
+        TokenUsage.create(day=when, role="reflex", calls=6, prompt_tokens=tokens // 6, completion_tokens=20)
+    page = ("<html><head><title>Visa for Japan — Embassy</title></head><body><main><h1>Visa</h1>"
+            "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>")
+    site.put("/visa", page.format(""))
+    watcher.add(site.url("/visa"), timedelta(hours=6), now)
+    app.advance(timedelta(minutes=1))
+    site.put("/visa", page.format("<p>From 1 March 2027 travellers fill in an online form before departure.</p>"))
+    app.advance(timedelta(hours=6, minutes=1))
+    app.wait_idle()
+
+
+def datetime_of(day: str):
+    from datetime import date
+
+    return date.fromisoformat(day)
+
+
+def screenshots(out_dir) -> list:
+    """`make screenshots`: each page of a demo Wilson in headless Chromium, as PNGs in `out_dir`."""
+    import tempfile
+    from datetime import datetime
+    from pathlib import Path
+
+    from tests.conftest import make_config
+    from wilson.app import Wilson
+    from wilson.clock import SimClock
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as scratch:
+        config = make_config(Path(scratch) / "home", WILSON_WEB_ENABLED="true", WILSON_WEB_PORT="0")
+        app = Wilson(config, SimClock(datetime.fromisoformat("2027-01-05T08:00:00+01:00")), llm="offline",
+                     log_level="WARNING", watchdog=False).start()
+        try:
+            with LoopbackSite() as site:
+                demo(app, site)
+                driver = chromium(Path(scratch) / "profile")
+                try:
+                    browser_login(driver, app)
+                    for name, path in PAGES:
+                        shoot(driver, path, out / f"{name}.png")
+                        written.append(out / f"{name}.png")
+                finally:
+                    driver.quit()
+        finally:
+            app.stop()
+    return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    for written in screenshots(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"):
+        print(written)
