@@ -1,0 +1,123 @@
+"""TLS to a real Dovecot with a throwaway CA made by openssl: implicit TLS and STARTTLS verify the
+server against that CA (through SSL_CERT_FILE, as a user with a self-hosted server would set it);
+a certificate from another CA, or a server without STARTTLS, is refused in one clear line."""
+
+from __future__ import annotations
+
+import ssl
+from datetime import datetime, timezone
+
+import pytest
+
+from channels.email.channel import EmailChannel
+from channels.email.imap import ImapClient, ImapError
+from storage.db import open_database
+from storage.migrations import migrate
+from storage.models import ReceptorBuffer
+from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, make_ca
+from wilson import config as configmod
+from wilson.actor import Context
+from wilson.clock import SimClock
+from wilson.messages import ChannelSync, Ping
+
+
+@pytest.fixture(scope="module")
+def dovecot():
+    try:
+        server = Dovecot(tls=True).start()
+    except DovecotUnavailable as exc:  # not skipped: CI installs Dovecot and openssl
+        pytest.fail(f"Dovecot with TLS is needed for these tests: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def other_ca(tmp_path_factory):
+    return make_ca(tmp_path_factory.mktemp("other-ca"), "other", server=False)
+
+
+def verified(ca) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=str(ca))
+
+
+@pytest.mark.parametrize("security", ["ssl", "starttls"])
+def test_tls_verifies_the_server_against_its_ca(dovecot, security):
+    port = dovecot.tls_port if security == "ssl" else dovecot.port
+    client = ImapClient("127.0.0.1", port, security, USER, PASSWORD, ssl_context=verified(dovecot.ca_file))
+    client.connect()
+    try:
+        assert isinstance(client.conn.sock, ssl.SSLSocket)
+        assert client.conn.sock.version() in ("TLSv1.2", "TLSv1.3")
+        assert "IDLE" in client.capabilities()
+        client.select("INBOX")
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("security", ["ssl", "starttls"])
+def test_a_certificate_from_another_ca_is_refused_in_one_line(dovecot, other_ca, security):
+    port = dovecot.tls_port if security == "ssl" else dovecot.port
+    client = ImapClient("127.0.0.1", port, security, USER, PASSWORD, ssl_context=verified(other_ca))
+    with pytest.raises(ImapError) as caught:
+        client.connect()
+    said = str(caught.value)
+    assert said == (f"the certificate of 127.0.0.1:{port} is not trusted (unable to get local issuer certificate); "
+                    "if the server uses its own CA, point SSL_CERT_FILE at that CA's certificate")
+    assert "\n" not in said and PASSWORD not in said and client.conn is None
+
+
+def test_the_system_store_does_not_trust_a_throwaway_ca(dovecot):
+    client = ImapClient("127.0.0.1", dovecot.tls_port, "ssl", USER, PASSWORD)
+    with pytest.raises(ImapError, match="is not trusted"):
+        client.connect()
+
+
+def test_starttls_against_a_server_without_it_says_what_to_do():
+    try:
+        plain = Dovecot().start()
+    except DovecotUnavailable as exc:
+        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    try:
+        client = ImapClient("127.0.0.1", plain.port, "starttls", USER, PASSWORD)
+        with pytest.raises(ImapError) as caught:
+            client.connect()
+        assert str(caught.value) == (f"127.0.0.1:{plain.port} does not offer STARTTLS; try imap_security = ssl "
+                                     "(usually port 993)")
+    finally:
+        plain.stop()
+
+
+@pytest.mark.parametrize("security", ["ssl", "starttls"])
+def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(dovecot, tmp_path, monkeypatch, security):
+    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))
+    monkeypatch.setenv("WILSON_EMAIL_PASSWORD", PASSWORD)
+    folder = f"TLS-{security}"
+    dovecot.append_many([(f"From: ann@example.org\r\nSubject: Over {security}\r\nMessage-ID: <tls-{security}@x>\r\n"
+                          f"\r\nencrypted\r\n").encode()], folder)
+    db = open_database(None, tmp_path)
+    migrate()
+    config = configmod.load(tmp_path, environ={
+        "WILSON_EMAIL_IMAP_HOST": "127.0.0.1", "WILSON_EMAIL_IMAP_SECURITY": security,
+        "WILSON_EMAIL_IMAP_PORT": str(dovecot.tls_port if security == "ssl" else dovecot.port),
+        "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
+        "WILSON_EMAIL_POLL": "off"})
+
+    class Directory:
+        def tell(self, *_):
+            return True
+
+        def handled(self, *_):
+            pass
+
+        def crashed(self, name, error, *_):
+            raise AssertionError(f"{name} crashed: {error}")
+
+    ref = EmailChannel.start(Context(config=config, clock=SimClock(datetime(2027, 1, 5, tzinfo=timezone.utc)),
+                                     synapse=None, directory=Directory()), idle=False)
+    try:
+        ref.tell(ChannelSync("test"))
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        assert [r.payload["subject"] for r in ReceptorBuffer.select()] == [f"Over {security}"]
+    finally:
+        ref.stop()
+        db.close()
