@@ -132,6 +132,9 @@ def cmd_status(opts, config) -> int:
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
     _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
           f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
+    from channels.email.channel import status_line as email_status
+
+    _out(email_status(config))
     for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
         _out(f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens")
     for row in Cursor.select().where(Cursor.name.startswith("health:")):
