@@ -184,6 +184,19 @@ def test_status_says_when_the_channel_is_off(tmp_path):
     assert status_line(configmod.load(tmp_path, environ={})) == "email: off (no [email] imap_host)"
 
 
+def test_wilson_status_shows_the_email_channel(tmp_path, monkeypatch, capsys):
+    from wilson import cli
+
+    monkeypatch.setenv("WILSON_EMAIL_IMAP_HOST", "imap.example.org")
+    monkeypatch.setenv("WILSON_EMAIL_FOLDERS", "INBOX,Bills")
+    assert cli.main(["--home", str(tmp_path / "on"), "status"]) == 0
+    assert ("email: reads INBOX, Bills at imap.example.org (ssl) at once where the server offers IDLE, else every "
+            "5m; cannot send (no smtp_host)") in capsys.readouterr().out.splitlines()
+    monkeypatch.delenv("WILSON_EMAIL_IMAP_HOST")
+    assert cli.main(["--home", str(tmp_path / "off"), "status"]) == 0
+    assert "email: off (no [email] imap_host)" in capsys.readouterr().out.splitlines()
+
+
 def duplicates() -> int:
     """Mails of the corpus with the natural key of an earlier one (Dovecot stores NUL bytes as 0x80)."""
     seen, repeats = set(), 0

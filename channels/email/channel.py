@@ -71,10 +71,14 @@ def status_line(config) -> str:
     """For `wilson status`: whether the channel is on, and where it reads."""
     if not enabled(config):
         return "email: off (no [email] imap_host)"
-    folders = ", ".join(config.get("email", "folders") or ["INBOX"])
+    folders = config.get("email", "folders") or ["INBOX"]
+    folders = ", ".join([folders] if isinstance(folders, str) else folders)
+    poll = str(config.get("email", "poll") or "off")
+    when = "at once where the server offers IDLE, " + ("else every " + poll if poll != "off" else "else at each sync")
     sending = "sends through " + str(config.get("email", "smtp_host")) if config.get("email", "smtp_host") \
         else "cannot send (no smtp_host)"
-    return f"email: reads {folders} at {config.get('email', 'imap_host')}, {sending}"
+    return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
+            f"({config.get('email', 'imap_security') or 'ssl'}) {when}; {sending}")
 
 
 class EmailChannel(Channel):
