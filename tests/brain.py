@@ -11,12 +11,24 @@ import json
 
 
 def context_of(body: dict) -> dict:
-    """The CONTEXT the cortex sent with a request (empty for the other organs)."""
+    """The CONTEXT the cortex sent with a request (empty for the other organs), with the stimulus' text
+    put back where scripts read it: the cortex sends that text once, as the last user message."""
     for message in body["messages"]:
         content = message.get("content") or ""
         if message["role"] == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):])
+            context = json.loads(content[len("CONTEXT "):])
+            if "text" not in context.get("stimulus", {"text": None}):
+                context["stimulus"]["text"] = stimulus_text(body)
+            return context
     return {}
+
+
+def stimulus_text(body: dict) -> str:
+    """The last user message, unwrapped when it is others' text in an untrusted block."""
+    last = next((m.get("content") or "" for m in reversed(body["messages"]) if m["role"] == "user"), "")
+    if last.startswith("<<<UNTRUSTED DATA") and last.endswith("<<<END UNTRUSTED DATA>>>"):
+        last = last.split("\n", 1)[1][:-len("\n<<<END UNTRUSTED DATA>>>")]
+    return last
 
 
 def tool_names(body: dict) -> set[str]:
@@ -24,7 +36,8 @@ def tool_names(body: dict) -> set[str]:
 
 
 def is_cortex(body: dict) -> bool:
-    return "surface" in tool_names(body)
+    """The cortex's requests: the deep role's (`surface` offered) and the fast role's (`escalate` offered)."""
+    return bool({"surface", "escalate"} & tool_names(body))
 
 
 def call(name: str, **arguments) -> dict:

@@ -111,7 +111,8 @@ def test_user_message_gets_reply_on_its_channel(scripted):
     assert app.user_deliveries()[0]["channel"] == "repl"
     turns = [(t.role, t.text, t.channel) for t in Turn.select().order_by(Turn.id)]
     assert turns == [("user", "good morning", "repl"), ("assistant", "Hello! You said: good morning", "repl")]
-    assert [r["headers"].get("x-wilson-role") for r in server.requests] == ["deep"]
+    # a greeting is routine chat: the router sends it to the fast role (issue 21)
+    assert [r["headers"].get("x-wilson-role") for r in server.requests] == ["fast"]
 
 
 # Context assembly ------------------------------------------------------------------------

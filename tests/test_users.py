@@ -140,7 +140,7 @@ def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(s
 
     say_as(app, "alice", "list mine, alice")
     say_as(app, owner, "list everything")
-    background(app, "A letter from the clinic")
+    background(app, "A letter from the clinic about the biopsy results")  # context holds relevant tasks only
     for_alice, for_owner = run_requests(server, "list mine, alice"), run_requests(server, "list everything")
     assert PRIVATE in for_alice and "XYZZY clinic visits" in for_alice and "Bring flowers" not in for_alice
     assert PRIVATE in for_owner and "Bring flowers" in for_owner, "the owner sees everyone's"

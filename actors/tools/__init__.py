@@ -60,6 +60,46 @@ def schemas(user_run: bool = False, box: Toolbox | None = None) -> list[dict]:
     return (box or toolbox()).schemas(user_run)
 
 
+# Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
+# A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
+RUNS = ("user", "background", "fast")
+# Background runs act on what came in (an event, a mail, a deadline); the context already holds the time.
+BACKGROUND_LEAVES_OUT = frozenset({"now", "list_reminders", "rename_topic", "cancel_task", "decide", "watch",
+                                   "unwatch", "list_watches"})
+# Routine chat reads the user's own lists and calendar; anything else (mail, watched pages) goes to the planner.
+FAST_READS = frozenset({"now", "recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup"})
+ESCALATE = {"type": "function", "function": {
+    "name": "escalate",
+    "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
+                   "reminders, email).",
+    "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
+
+
+def schemas_for(run: str, box: Toolbox | None = None) -> list[dict]:
+    """The schemas one kind of run is offered: "user" (everything), "background" (no user-only tools and
+    fewer reads), "fast" (routine chat: a few read tools, `decide`, and `escalate` to the planner)."""
+    return list(_schemas_for(run, box or toolbox()))
+
+
+@functools.lru_cache(maxsize=64)  # toolboxes are cached themselves, so one entry per configuration and run
+def _schemas_for(run: str, box: Toolbox) -> tuple[dict, ...]:
+    return tuple(_select(run, box))
+
+
+def _select(run: str, box: Toolbox) -> list[dict]:
+    if run == "user":
+        return box.schemas(True)
+    if run == "background":
+        return [s for s in box.schemas(False) if s["function"]["name"] not in BACKGROUND_LEAVES_OUT]
+    if run == "fast":
+        return [s for s in box.schemas(True) if s["function"]["name"] in FAST_READS | {"decide"}] + [ESCALATE]
+    raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
+
+
+def offered(run: str, box: Toolbox | None = None) -> set[str]:
+    return {s["function"]["name"] for s in schemas_for(run, box)}
+
+
 def kind_of(name: str, box: Toolbox | None = None) -> str | None:
     return (box or toolbox()).kind_of(name)
 

@@ -1,0 +1,109 @@
+"""Prompt size budgets (issue 21): each kind of cortex run is offered a compact tool set and sends a lean,
+stable prompt, so the prompts cannot silently grow back. Tokens are counted as bytes/4, as the benchmarks
+count them."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from actors import tools
+from storage import inbox
+from storage.models import Task, Topic
+from tests.brain import context_of, is_cortex, routine_reply
+from wilson.messages import InboxReady
+from wilson.scripted import ScriptedServer
+
+# Tokens of the tool schemas each kind of run is offered (the built-in skills and the registered ones).
+TOOL_BUDGET = {"user": 2300, "background": 1650, "fast": 700}
+# Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
+REQUEST_BUDGET = {"hello": 1300, "plan": 3000, "email": 2600}
+
+
+def tokens(value) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode()) // 4
+
+
+@pytest.mark.parametrize("run", tools.RUNS)
+def test_each_runs_tool_schemas_stay_within_their_budget(run):
+    assert tokens(tools.schemas_for(run)) <= TOOL_BUDGET[run]
+
+
+def test_a_background_run_is_offered_fewer_tools_than_a_users_run_and_fast_fewer_still():
+    user, background, fast = (tools.offered(run) for run in ("user", "background", "fast"))
+    assert background < user and "decide" not in background
+    assert tokens(tools.schemas_for("fast")) < tokens(tools.schemas_for("background")) < tokens(
+        tools.schemas_for("user"))
+    # routine chat may read and hand on, never propose a change itself
+    box = tools.toolbox()
+    assert {box.kind_of(n) for n in fast - {"escalate"}} <= {tools.READ, tools.DECISION}
+    assert fast & {"surface", "request_sync"} == set()
+
+
+@pytest.fixture
+def wilson(make_app):
+    def reply(body):
+        return routine_reply(body) or {"text": "Sure."}
+
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server:
+        app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"})
+        yield app, server
+
+
+def cortex_bodies(server) -> list[dict]:
+    return [r["body"] for r in server.requests if is_cortex(r["body"])]
+
+
+def say(app, text):
+    app.say(text)
+    assert app.wait_idle(), "Wilson did not settle"
+
+
+def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(wilson):
+    app, server = wilson
+    say(app, "hello")
+    say(app, "plan my trip to Japan in April, with flights and a hotel")
+    # what the thalamus hands the cortex for a mail that matters: a background inbox row
+    inbox.add(source="email", text="Your invoice 4411 is due on Friday", priority=2, at=app.clock.now(),
+              kind="buffered", origin="background", payload={"subject": "Invoice 4411"})
+    app.supervisor.tell("cortex", InboxReady())
+    assert app.wait_idle()
+    hello, plan = cortex_bodies(server)[:2]
+    email = next(b for b in cortex_bodies(server) if "Invoice 4411" in json.dumps(b))
+    for name, body, text in (("hello", hello, "hello"), ("plan", plan, "plan my trip to Japan"),
+                             ("email", email, "invoice 4411 is due")):
+        assert tokens(body["messages"]) + tokens(body["tools"]) <= REQUEST_BUDGET[name], name
+        said = [m for m in body["messages"] if text in (m.get("content") or "")]
+        assert len(said) == 1 and said[0] is body["messages"][-1], f"{name}: the stimulus is sent once, last"
+        assert body["messages"][0]["role"] == "system" and body["messages"][1]["content"].startswith("CONTEXT ")
+    # the static part leads: every deep request starts with the same system prompt
+    assert plan["messages"][0] == email["messages"][0]
+
+
+def test_sixty_open_tasks_grow_a_prompt_by_less_than_fifteen_percent(wilson):
+    app, server = wilson
+    now = app.clock.now()
+    topic = Topic.create(title="Garden", status="active", created_at=now)
+    for i in range(6):
+        Task.create(title=f"Garden chore {i}", topic=topic, due=now + timedelta(days=60 + i), created_at=now)
+    say(app, "plan my trip to Japan in April")
+    for i in range(54):
+        Task.create(title=f"Household errand number {i}", due=now + timedelta(days=40 + i), created_at=now)
+    say(app, "plan my trip to Japan in April")
+    six, sixty = (tokens(b["messages"]) + tokens(b["tools"]) for b in cortex_bodies(server)[:2])
+    assert sixty <= 1.15 * six, (six, sixty)
+    context = context_of(cortex_bodies(server)[1])
+    assert len(context["tasks"]) <= 15, "the rest are a list_tasks call away"
+
+
+def test_history_is_trimmed_by_tokens_not_turns(wilson):
+    app, server = wilson
+    say(app, "hello")
+    say(app, "here is my packing list: " + "socks, shirts, adapters, " * 400)
+    say(app, "what is next?")
+    body = cortex_bodies(server)[-1]
+    history = body["messages"][2:-1]
+    assert tokens([m["content"] for m in history]) <= 1500
+    assert [m["content"] for m in history][-1] == "Sure.", "the newest turns are kept"

@@ -1,0 +1,135 @@
+"""The cortex's router (issue 21): routine chat goes to the fast role with a small prompt and a few read
+tools, and is handed to the deep role when it needs planning; deadline follow-ups that need no judgement
+are phrased from a template without a model. Each choice is traced."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from actors.cortex import choose_route
+from storage import inbox
+from storage.models import Approval, Inbox, Outbox, Trace
+from tests.brain import call, context_of, is_cortex, routine_reply
+from wilson.messages import InboxReady
+from wilson.scripted import ScriptedServer
+
+
+def role(request) -> str:
+    return request["headers"].get("x-wilson-role")
+
+
+def size(body: dict) -> int:
+    return len(json.dumps({"messages": body["messages"], "tools": body.get("tools")}).encode()) // 4
+
+
+def answer(body: dict) -> dict:
+    routine = routine_reply(body)
+    if routine is not None:
+        return routine
+    names = {t["function"]["name"] for t in body.get("tools") or []}
+    text = context_of(body)["stimulus"]["text"]
+    if "escalate" in names and "japan" in text.lower():
+        return {"tool_calls": [call("escalate", why="a trip needs a plan")]}
+    if "escalate" in names and "dentist" in text.lower():
+        return {"tool_calls": [call("create_task", title="Dentist", due="2027-01-20")]}  # not offered here
+    if "create_task" in names and "japan" in text.lower():
+        return {"tool_calls": [call("create_task", title="Book flights to Japan", due="2027-02-15")]}
+    return {"text": "Hello! How can I help?"}
+
+
+@pytest.fixture
+def wilson(make_app):
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": answer}]) as server:
+        yield make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
+
+
+def say(app, text: str) -> Inbox:
+    row = app.say(text)
+    assert app.wait_idle(), "Wilson did not settle"
+    return Inbox.get_by_id(row.id)
+
+
+def routed(row: Inbox) -> list[str]:
+    return [t.reason for t in Trace.select().where((Trace.trace_id == row.trace_id) & (Trace.stage == "routed")
+                                                   & (Trace.actor == "cortex"))]
+
+
+def cortex(server) -> list[dict]:
+    return [r for r in server.requests if is_cortex(r["body"])]
+
+
+def test_hello_goes_to_the_fast_role_with_the_small_prompt(wilson):
+    app, server = wilson
+    row = say(app, "hello")
+    (request,) = cortex(server)
+    assert role(request) == "fast"
+    names = {t["function"]["name"] for t in request["body"]["tools"]}
+    assert "escalate" in names and "create_task" not in names and "surface" not in names
+    assert size(request["body"]) < 1300
+    assert routed(row) == ["fast: routine chat"]
+    assert Outbox.get(Outbox.trace_id == row.trace_id).text == "Hello! How can I help?"
+
+
+def test_plan_my_trip_goes_to_the_deep_role_and_is_much_larger_than_hello(wilson):
+    app, server = wilson
+    say(app, "hello")
+    row = say(app, "plan my trip to Japan")
+    hello, plan = cortex(server)[:2]
+    assert [role(hello), role(plan)] == ["fast", "deep"]
+    assert size(plan["body"]) > 2 * size(hello["body"])
+    assert routed(row) == ["deep: a request that may need planning"]
+
+
+def test_a_routine_looking_question_escalates_to_deep_when_the_fast_model_asks(wilson):
+    app, server = wilson
+    row = say(app, "what about Japan?")
+    fast, deep = cortex(server)[:2]
+    assert [role(fast), role(deep)] == ["fast", "deep"]
+    assert "create_task" in {t["function"]["name"] for t in deep["body"]["tools"]}
+    assert routed(row) == ["deep: a lookup; escalated to deep: a trip needs a plan"]
+    assert row.status == "done"
+
+
+def test_a_fast_run_that_calls_a_tool_it_was_not_offered_proposes_nothing_and_escalates(wilson):
+    app, server = wilson
+    row = say(app, "what about the dentist?")
+    assert [role(r) for r in cortex(server)][:2] == ["fast", "deep"]
+    assert routed(row) == ["deep: a lookup; escalated to deep: it called create_task"]
+    assert Approval.select().count() == 0, "the deep run, which proposed nothing, decides; the fast call is dropped"
+
+
+def follow_up(app, window: str) -> Inbox:
+    row = inbox.add(source="tick", kind="deadline", origin="background", priority=1, at=app.clock.now(),
+                    text="Book flights", payload={"title": "Book flights", "window": window,
+                                                   "due": (app.clock.now() + timedelta(days=7)).isoformat()})
+    app.supervisor.tell("cortex", InboxReady())
+    assert app.wait_idle()
+    return Inbox.get_by_id(row.id)
+
+
+def test_a_deadline_follow_up_is_phrased_from_a_template_without_a_model(wilson):
+    app, server = wilson
+    row = follow_up(app, "7d")
+    assert cortex(server) == []
+    assert routed(row) == ["template: deadline follow-up from a template (nothing to judge)"]
+    said = [o.text for o in Outbox.select().where(Outbox.trace_id == row.trace_id)]
+    assert said and said[0].startswith("Reminder: “Book flights” is due in 7 days")
+
+
+def test_an_overdue_task_needs_judgement_and_goes_to_the_deep_role(wilson):
+    app, server = wilson
+    row = follow_up(app, "overdue")
+    assert [role(r) for r in cortex(server)] == ["deep"]
+    assert routed(row) == ["deep: a deadline needs judgement"]
+
+
+@pytest.mark.parametrize("text, route", [
+    ("hello", "fast"), ("Thanks!", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
+    ("plan my trip", "deep"), ("add milk to my list", "deep"), ("remind me to call mum at 5", "deep"),
+    ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep")])
+def test_the_router_sends_only_routine_chat_to_the_fast_role(text, route):
+    row = Inbox(origin="user", kind="message", text=text, payload={})
+    assert choose_route(row)[0] == route
