@@ -191,11 +191,13 @@ def test_budget_shows_todays_report_and_tokens_per_role_per_day(web):
     TokenUsage.create(day=yesterday, role="fast", calls=2, prompt_tokens=500, completion_tokens=0)
     page = logged_in(web).get("/budget").text
     assert web.synapse.budget_report().splitlines()[0] in page
-    assert f"<title>{today} deep: 1234 tokens</title>" in page and f"<title>{yesterday} fast: 500 tokens</title>" in page
+    assert f"<title>{today} deep: 1234 tokens</title>" in page
+    assert f"<title>{yesterday} fast: 500 tokens</title>" in page
     assert "<svg" in page and "1,234" in page
 
 
-@pytest.mark.skipif(not (corpus_dir() / "feeds").is_dir(), reason="the feed corpus is not there (set WILSON_CORPUS_DIR)")
+@pytest.mark.skipif(not (corpus_dir() / "feeds").is_dir(),
+                    reason="the feed corpus is not there (set WILSON_CORPUS_DIR)")
 def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
     from tests.test_web_watch import commit
 

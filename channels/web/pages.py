@@ -14,11 +14,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from actors.approval import OPEN
 from actors.tools import task_view
-from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Setting, Task, TokenUsage, Trace
+from storage.models import (Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
+                            Trace)
 from wilson import views
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-WATCH_PREFIX = "web:watch:"  # + a watched source's id -> its settings and last state (channels/web/watcher.py)
 MESSAGES = 100  # conversation entries on one page
 
 _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),

@@ -73,6 +73,9 @@ class Unwatch(Tool):
                   "properties": {"url": {"type": "string"}}}
     limits = {"url": watcher.MAX_URL}
 
+    def needs(self, config) -> str:
+        return _off(config)
+
     def validate(self, args, call):
         problem = self.check_args(args)
         if problem:
@@ -101,6 +104,10 @@ class ListWatches(Tool):
     description = "The pages and feeds Wilson watches: address, title, how often, when last looked at, any problem."
     parameters = {"type": "object", "properties": {}}
     read_only = True
+    untrusted = "watched pages and feeds"  # their titles and problems are others' words
+
+    def needs(self, config) -> str:
+        return _off(config)
 
     def execute(self, args, call):
         return {"watching": [watcher.view(s, call.tz) for s in watcher.sources()]}
