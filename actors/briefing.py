@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta
 
 from storage import outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TaskFiring
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TaskFiring, Topic, Trace
 from wilson import attention
 from wilson.clock import as_utc
 
@@ -44,6 +44,8 @@ class Day:
     soon: list[str] = field(default_factory=list)  # heads-ups whose follow-up would come later today
     told: list[tuple[int, str]] = field(default_factory=list)  # (task id, window) the briefing says instead
     soon_told: list[tuple[int, str]] = field(default_factory=list)  # the same, for heads-ups: only when it is sent
+    new_in_calendar: list[str] = field(default_factory=list)  # new events the offline rules made no plan for
+    new_traces: list[str] = field(default_factory=list)  # their runs' traces: listed once, then not again
     new_overdue: bool = False  # a task went overdue since the last briefing
     fresh_due: bool = False  # a task due today that no follow-up announced yesterday
 
@@ -52,7 +54,8 @@ class Day:
         # Listed when there is a briefing anyway, but no reason on their own to write one: a task that
         # has stood overdue for days, and a task due today that yesterday's follow-up already announced.
         # Heads-ups (`soon`) ride along too: on their own they keep their follow-up's hour.
-        return bool(self.events or self.fresh_due or self.proposals or self.plans or self.waiting or self.new_overdue)
+        return bool(self.events or self.fresh_due or self.proposals or self.plans or self.waiting or self.new_overdue
+                    or self.new_in_calendar)
 
 
 def _short_day(day: date) -> str:
@@ -118,6 +121,39 @@ def _soon_line(task: Task, due_on: date, today: date) -> str:
     return f"{task.title}{topic}, due {'tomorrow' if days == 1 else f'in {days} days'} ({_short_day(due_on)})"
 
 
+LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned events
+
+
+def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
+    """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
+    briefing yet and not planned since: (lines, their trace ids). Today's are in "Today in your calendar"."""
+    from wilson.offline.provider import SEEN_NO_PLAN
+
+    seen = {r.trace_id for r in Trace.select(Trace.trace_id).where(
+        (Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))}
+    if not seen:
+        return [], []
+    seen -= {r.trace_id for r in Trace.select(Trace.trace_id).where(
+        (Trace.stage == LISTED) & Trace.trace_id.in_(list(seen)))}
+    planned = {t.title.strip().lower() for t in Topic.select(Topic.title)}
+    planned |= {str((i.args or {}).get("title") or "").strip().lower()
+                for i in ApprovalItem.select().where(ApprovalItem.tool == "create_topic")}
+    today = now.astimezone(tz).date()
+    lines, traces = [], []
+    for row in Inbox.select().where(Inbox.trace_id.in_(list(seen)) & (Inbox.kind == "event")).order_by(Inbox.id):
+        traces.append(row.trace_id)
+        for buffer in (row.payload or {}).get("buffers") or []:
+            title = str(buffer.get("title") or "").strip()
+            if buffer.get("change") != "new" or not title or title.lower() in planned or not buffer.get("start"):
+                continue
+            start = datetime.fromisoformat(buffer["start"]).astimezone(tz)
+            if start.date() <= today:
+                continue
+            when = _short_day(start.date()) + ("" if buffer.get("all_day") else f" {start:%H:%M}")
+            lines.append(f"{title} ({when})")
+    return lines, traces
+
+
 def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozenset()) -> Day:
     """Everything the briefing of `now`'s local day would say, read from the database.
 
@@ -127,6 +163,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
 
     today = now.astimezone(tz).date()
     day = Day(today, events=todays_events(now, tz))
+    day.new_in_calendar, day.new_traces = unplanned_events(now, tz)
     for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
                  .order_by(Task.due, Task.id)):
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
@@ -185,7 +222,8 @@ def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
 def render_day(day: Day, extra: str = "") -> str:
     """The briefing's text; empty when there is nothing to say."""
     sections = [("Today in your calendar", day.events), ("Due today", day.due), ("Overdue", day.overdue),
-                ("Coming up", day.soon), ("Waiting for your answer", day.proposals),
+                ("Coming up", day.soon), ("New in your calendar (no plan from me: ask if one needs it)",
+                                          day.new_in_calendar), ("Waiting for your answer", day.proposals),
                 ("Kept for this morning", day.waiting)]
     body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
     body += day.plans
@@ -224,11 +262,14 @@ def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
         return
     for task_id, window in day.told + day.soon_told:
         _fire(task_id, window, now, config)
+    for trace_id in day.new_traces:
+        trace.record(trace_id, LISTED, "briefing", "new in your calendar: listed in the morning briefing", now)
     Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
 
 
 def _summary(day: Day) -> str:
-    return (f"{len(day.events)} event(s), {len(day.due)} due, {len(day.overdue)} overdue, {len(day.soon)} coming up, "
+    return (f"{len(day.events)} event(s), {len(day.new_in_calendar)} new without a plan, {len(day.due)} due, "
+            f"{len(day.overdue)} overdue, {len(day.soon)} coming up, "
             f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back")
 
 
