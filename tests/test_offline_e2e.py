@@ -80,3 +80,26 @@ def test_a_busy_offline_week_never_says_noted(make_app):
     assert len(said) >= 10
     assert all(text.strip() for text in said)
     assert not [text for text in said if "Noted" in text]
+
+
+def test_an_event_without_a_plan_is_traced_and_listed_once_in_the_next_briefing(make_app):
+    from storage.models import Inbox
+
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line('calendar add "Book club" @ 2027-01-08T19:00')
+    repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
+    repl.run_line("sync")
+    row = Inbox.get(Inbox.text.contains("Book club"))
+    steps = [r.reason for r in Trace.select().where(Trace.trace_id == row.trace_id)]
+    assert any("seen, no plan (offline rules): no playbook word in the title" in step for step in steps), steps
+    said = len(app.user_deliveries())
+    app.advance(timedelta(days=1))
+    briefings = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
+    assert len(briefings) == 1
+    assert "New in your calendar (no plan from me: ask if one needs it):\n• Book club (Fri 8 Jan 19:00)" \
+        in briefings[0]
+    assert "Trip to Japan (" not in briefings[0].split("New in your calendar")[1].split("\n\n")[0]
+    app.advance(timedelta(days=1))
+    later = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")][1:]
+    assert later and not any("Book club" in text for text in later)  # listed once, then not again
