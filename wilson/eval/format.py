@@ -349,13 +349,14 @@ def parse(data: dict, where: str = "scenario") -> Scenario:
 
 
 def _flat(settings: dict, where: str) -> dict:
-    """[settings] core.max_per_day = 2 or [settings.attention] max_per_day = 2 → {"WILSON_ATTENTION_MAX_PER_DAY": "2"}."""
+    """[settings.attention] max_per_day = 2 → {"WILSON_ATTENTION_MAX_PER_DAY": "2"}."""
     out = {}
     for section, values in settings.items():
         if not isinstance(values, dict):
             _fail(where, f"[settings] {section}: expected a table of keys")
         for key, value in values.items():
-            out[f"WILSON_{section.upper()}_{key.upper()}"] = str(value).lower() if isinstance(value, bool) else str(value)
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            out[f"WILSON_{section.upper()}_{key.upper()}"] = text
     return out
 
 

@@ -106,7 +106,18 @@ def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, p
         print(progress_line(index, len(scenarios), result), file=out, flush=True)
     total = scorer.summary(results)
     total["wall_seconds"] = round(clockmod.monotonic() - began, 2)
+    total["model_down"] = [o["scenario"] for o in observations if model_was_down(o)]
+    if total["model_down"]:
+        print(f"note: the model did not answer in {len(total['model_down'])} scenario(s) "
+              f"({', '.join(total['model_down'][:5])}); background work there ran on the offline rules, "
+              "so these figures are not your model's. `wilson doctor` checks the endpoints.", file=out, flush=True)
     return {"llm": llm or "configured", "scenarios": results, "total": total, "observations": observations}
+
+
+def model_was_down(observation: dict) -> bool:
+    from wilson.synapse import DOWN_NOTICE
+
+    return any(d["text"].startswith(DOWN_NOTICE[:40]) for d in observation["deliveries"])
 
 
 def compare_table(a: dict, b: dict) -> str:
@@ -122,7 +133,7 @@ def compare_table(a: dict, b: dict) -> str:
             ("urgent on time", f"{ta['on_time']}/{ta['urgent']}", f"{tb['on_time']}/{tb['urgent']}"),
             ("tokens", ta["tokens"]["prompt"] + ta["tokens"]["completion"],
              tb["tokens"]["prompt"] + tb["tokens"]["completion"]),
-            ("cost", "—" if ta["cost"] is None else f"{ta['cost']:.4f}", "—" if tb["cost"] is None else f"{tb['cost']:.4f}"),
+            ("cost", _money(ta["cost"]), _money(tb["cost"])),
             ("seconds", ta["seconds"], tb["seconds"])]
     la, lb = str(a["llm"])[:30], str(b["llm"])[:30]
     w0, w1, w2 = 22, max(len(la), 8), max(len(lb), 8)
@@ -135,6 +146,10 @@ def compare_table(a: dict, b: dict) -> str:
         for name, ra, rb in differ:
             out.append(f"  {name}: {_brief(ra)}  vs  {_brief(rb)}")
     return "\n".join(out)
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
 
 
 def _brief(r: dict) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 from wilson import clock as clockmod
@@ -158,9 +158,10 @@ def email_text(args: dict) -> str:
 
 
 def email_payload(args: dict) -> dict:
+    thread = args.get("thread")
     payload = {"channel": "email", "priority": 3, "from": args["from"], "from_name": args.get("name", ""),
-               "subject": args["subject"], "in_reply_to": "<" + hashlib.sha1(args["thread"].encode()).hexdigest()[:16] + "@eval>"
-               if args.get("thread") else None}
+               "subject": args["subject"],
+               "in_reply_to": f"<{hashlib.sha1(thread.encode()).hexdigest()[:16]}@eval>" if thread else None}
     if args.get("bulk"):
         payload["bulk"] = args["bulk"]
     return payload
@@ -281,14 +282,3 @@ def _dues(args: dict, tz) -> list[str]:
 def llm_settings_of(config) -> dict:
     """The [llm] settings in effect for the person running `wilson eval` (file and environment)."""
     return {k: v for k, v in config.section("llm").items() if v not in (None, "")}
-
-
-def advance_span(scenario: Scenario) -> timedelta:
-    """How much simulated time the scenario lives through (for the report)."""
-    total, now = timedelta(0), scenario.start
-    for step in scenario.steps:
-        if step.action == "advance":
-            target = now + step.args["for"] if "for" in step.args else max(now, step.args["to"])
-            total += target - now
-            now = target
-    return total

@@ -205,7 +205,8 @@ def score(scenario: Scenario, observation: dict, prices: dict | None = None) -> 
         "timeliness": {"urgent": urgent_count, "on_time": on_time, "delays": delays},
         "tokens": tokens, "cost": cost(observation.get("tokens", {}), prices),
         "model_seconds": list(observation.get("model_seconds", ())), "seconds": observation.get("seconds", 0.0),
-        "messages": len(deliveries), "proactive": len(proactive), "unprompted": len(unattributed), "errors": list(observation.get("errors", ())),
+        "messages": len(deliveries), "proactive": len(proactive), "unprompted": len(unattributed),
+        "errors": list(observation.get("errors", ())),
         "details": details,
     }
 
