@@ -121,7 +121,7 @@ def _open(config):
 
 
 def cmd_status(opts, config) -> int:
-    from storage.models import Approval, Cursor, Inbox, Outbox, Task, TokenUsage
+    from storage.models import Approval, Cursor, Inbox, Outbox, Task
 
     _open(config)
     _out(f"home: {config.home}")
@@ -135,8 +135,10 @@ def cmd_status(opts, config) -> int:
     from channels.email.channel import status_line as email_status
 
     _out(email_status(config))
-    for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
-        _out(f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens")
+    from wilson import views
+
+    for line in views.model_lines(config):
+        _out(line)
     for row in Cursor.select().where(Cursor.name.startswith("health:")):
         _out(f"{row.name[7:]}: {row.value}")
     return 0
