@@ -162,3 +162,22 @@ def latest_traces(limit: int = 10) -> list[str]:
         if len(ids) >= limit:
             break
     return ids
+
+
+def model_lines(config) -> list[str]:
+    """What answers the model roles, for `wilson status`: said plainly when no model is connected (the
+    offline rules spend no tokens), then the token use of the last days a model was used."""
+    from storage.models import TokenUsage
+    from wilson.synapse import ROLES, resolve_endpoint
+
+    endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
+    if not any(e.base_url for e in endpoints.values()):
+        lines = ["model: none connected; the offline rules answer, and no tokens are spent "
+                 "(set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL to connect one)"]
+    else:
+        lines = [f"model {role}: {e.models[0]}" if e.base_url else f"model {role}: none (offline rules, no tokens)"
+                 for role, e in endpoints.items()]
+    for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
+        lines.append(f"model {row.day} {row.role:<6} {row.calls} calls, "
+                     f"{row.prompt_tokens}+{row.completion_tokens} tokens")
+    return lines
