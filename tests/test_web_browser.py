@@ -115,3 +115,22 @@ def test_a_page_renders_to_a_png_of_the_fixed_viewport_as_make_screenshots_does(
     width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
     assert (width, height) == VIEWPORT
     assert len(png) > 10_000  # a rendered page with text and a chart, not a blank image
+
+
+def test_the_trace_page_explains_why_a_newsletter_was_dropped(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    row = web.inject_buffered("email", "Weekly deals newsletter: 20% off everything this week. Unsubscribe here.",
+                              payload={"from": "deals@shop.example", "subject": "Weekly deals", "bulk": True})
+    web.sync()
+    assert web.wait_idle()
+    browser_login(browser, web)
+    browser.find_element(By.LINK_TEXT, "Trace").click()
+    WebDriverWait(browser, 15).until(seen.presence_of_element_located((By.ID, "recent")))
+    browser.find_element(By.LINK_TEXT, row.trace_id).click()
+    path = WebDriverWait(browser, 15).until(seen.presence_of_element_located((By.ID, "path")))
+    steps = [" ".join(r.text.split()) for r in path.find_elements(By.CSS_SELECTOR, "tr.step")]
+    assert [s.split()[2] for s in steps] == ["routed", "dropped"]  # date, time, stage, actor, reason
+    assert "newsletter" in steps[1] and "Weekly deals newsletter" in path.text
