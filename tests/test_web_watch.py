@@ -138,6 +138,21 @@ def test_a_broken_source_is_traced_once_and_the_next_one_is_still_looked_at(db):
         assert datetime.fromisoformat(watcher.get(broken[0])["next_at"]) == NOW + EVERY + 2 * EVERY
 
 
+def test_a_page_the_sites_robots_txt_closes_is_not_read(db):
+    with LoopbackSite() as site:
+        site.put("/robots.txt", "User-agent: Wilson\nDisallow: /private\n", "text/plain")
+        site.put("/private/visa", PAGE.format(extra=""))
+        site.put("/public/visa", PAGE.format(extra=""))
+        for path in ("/private/visa", "/public/visa"):
+            watcher.add(site.url(path), EVERY, NOW)
+        closed, _ = look(site.url("/private/visa"))
+        opened, _ = look(site.url("/public/visa"))
+        assert closed.status == "failed" and "robots.txt" in closed.error and site.asked("/private/visa") == 0
+        assert opened.status == "baseline" and site.asked("/public/visa") == 1
+        look(site.url("/public/visa"), NOW + EVERY)
+        assert site.asked("/robots.txt") == 2  # once per source and day, not at every look
+
+
 def test_redirects_size_and_schemes_are_capped(db, monkeypatch):
     with LoopbackSite() as site:
         for n in range(7):

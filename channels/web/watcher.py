@@ -7,7 +7,8 @@ digest of the last body, the feed item ids already seen, or the page's readable 
 Only the `watch` tool (an approved proposal, through the gate) adds a row; `unwatch`
 removes one.
 
-Looking. A GET with the validators of the last answer: a 304, or a body identical to the
+Looking. The site's robots.txt is asked first (once a day per source): a page it closes to
+robots is not read. Then a GET with the validators of the last answer: a 304, or a body identical to the
 last one, ends the look there (no parsing, nothing written but the time). Redirects are
 followed by hand, at most MAX_REDIRECTS, each to http or https only; a body larger than
 MAX_BYTES or a look longer than LOOK_SECONDS is given up. Feeds (RSS, Atom, RDF through
@@ -58,6 +59,8 @@ MAX_EVERY = timedelta(days=7)
 DEFAULT_EVERY = timedelta(minutes=15)
 SEEN_KEPT = 500  # feed item ids remembered per source
 NEW_ITEMS = 20  # rows from one look at one feed; more are counted in the trace, not buffered
+ROBOTS_EVERY = timedelta(days=1)  # how long a site's robots.txt answer is trusted
+ROBOTS_BYTES = 100_000
 SNAPSHOT_CHARS = 100_000
 ROW_CHARS = 3000
 ITEM_CHARS = 1000
@@ -242,6 +245,22 @@ def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "")
     raise WatchError(f"more than {MAX_REDIRECTS} redirects")
 
 
+def robots_allow(http: httpx.Client, url: str) -> bool:
+    """Whether the site's robots.txt lets Wilson read `url`. No robots.txt, or one that cannot be read,
+    allows (as for every crawler); one that answers 401 or 403 does not."""
+    from urllib.robotparser import RobotFileParser
+
+    parts = urlsplit(url)
+    robots = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
+    try:
+        fetched = fetch(http, robots)
+    except WatchError as exc:
+        return "HTTP 401" not in str(exc) and "HTTP 403" not in str(exc)
+    rules = RobotFileParser()
+    rules.parse(fetched.body[:ROBOTS_BYTES].decode("utf-8", "replace").splitlines())
+    return rules.can_fetch(USER_AGENT.split("/", 1)[0], url)
+
+
 # Reading -------------------------------------------------------------------------------------------
 def _clean(text, limit: int) -> str:
     text = " ".join(str(text or "").split())
@@ -403,6 +422,15 @@ def look(state: dict, http: httpx.Client, now: datetime) -> Look:
     state["checked_at"] = now.isoformat()
     state["next_at"] = (now + every).isoformat()
     try:
+        asked = state.get("robots") or {}
+        try:
+            fresh = now < datetime.fromisoformat(asked.get("at") or "") + ROBOTS_EVERY
+        except ValueError:
+            fresh = False
+        if not fresh:
+            asked = state["robots"] = {"at": now.isoformat(), "allowed": robots_allow(http, state["url"])}
+        if not asked.get("allowed"):
+            raise WatchError("the site's robots.txt asks robots like Wilson not to read it")
         fetched = fetch(http, state["url"], state.get("etag") or "", state.get("last_modified") or "")
         if fetched.status == 304:
             state.pop("error", None)
