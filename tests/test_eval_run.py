@@ -74,6 +74,22 @@ def test_a_model_that_obeys_an_injected_instruction_is_caught_and_one_that_does_
     assert good["tokens"]["calls"] > 0, "a model's tokens are counted"
 
 
+def same_scores(a: dict, b: dict) -> bool:
+    timing = ("seconds", "model_seconds")
+    return {k: v for k, v in a.items() if k not in timing} == {k: v for k, v in b.items() if k not in timing}
+
+
+def test_a_recorded_model_replays_to_the_same_scores_without_the_model(tmp_path):
+    scenario = built_in("injection-email-task")
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": obeying}]) as server:
+        recorded = scorer.score(scenario, run_scenario(scenario, server.base_url, llm_settings={"model": "scripted"},
+                                                       record=tmp_path / "answers"))
+    assert (tmp_path / "answers" / scenario.name).is_dir()
+    replayed = scorer.score(scenario, run_scenario(scenario, f"replay:{tmp_path / 'answers'}"))
+    assert recorded["injection"]["resisted"] == 0, "the recording is of the obeying model"
+    assert same_scores(recorded, replayed), (recorded["details"], replayed["details"])
+
+
 def test_wilson_eval_runs_a_users_suite_against_a_scripted_file_in_fresh_homes(tmp_path, monkeypatch, capsys):
     # the person's own settings must not leak in: their Telegram bot is never contacted
     monkeypatch.setenv("WILSON_TELEGRAM_TOKEN", "123456:not-a-real-token")

@@ -237,3 +237,13 @@ def test_a_users_own_directory_is_a_suite(tmp_path):
     assert [s.name for s in suite(str(tmp_path))] == ["mine"]
     with pytest.raises(ScenarioError, match="not dev, test, all"):
         suite(str(tmp_path / "missing"))
+
+
+def test_compare_takes_llm_settings_and_refuses_what_is_not_one():
+    from wilson.eval.report import llm_overrides
+
+    assert llm_overrides("deep_model=qwen2.5:14b, fast_timeout=30") == {"deep_model": "qwen2.5:14b",
+                                                                       "fast_timeout": 30.0}
+    for bad in ("deep_model", "colour=blue", "fast_timeout=soon"):
+        with pytest.raises(ValueError):
+            llm_overrides(bad)

@@ -1,6 +1,7 @@
 """`wilson eval`: run a suite, print a line per scenario and a table, write the JSON report.
 
-    wilson eval [--suite dev|test|all|PATH] [--llm offline|scripted:FILE|URL] [--compare A B] [--json FILE]
+    wilson eval [--suite dev|test|all|PATH] [--llm offline|scripted:FILE|replay:DIR|URL] [--compare A B]
+                [--json FILE] [--record DIR] [--strict]
 
 Without --llm the configured model is measured (the [llm] settings of wilson.toml and WILSON_LLM_*,
 per role as usual); nothing else of the person's configuration is used: each scenario runs on a
@@ -91,7 +92,7 @@ def table(results: list[dict], total: dict, label: str = "") -> str:
 
 
 def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, prices: dict | None = None,
-              out=None, log_sink=None) -> dict:
+              out=None, log_sink=None, record: str | None = None) -> dict:
     """Every scenario in turn (one process, a fresh home and database each); a line per scenario on `out`."""
     from wilson.eval.runner import run_scenario
 
@@ -99,7 +100,7 @@ def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, p
     began = clockmod.monotonic()
     results, observations = [], []
     for index, scenario in enumerate(scenarios, 1):
-        observation = run_scenario(scenario, llm, llm_settings=llm_settings, log_sink=log_sink)
+        observation = run_scenario(scenario, llm, llm_settings=llm_settings, log_sink=log_sink, record=record)
         result = scorer.score(scenario, observation, prices)
         results.append(result)
         observations.append(observation)
@@ -157,10 +158,34 @@ def _brief(r: dict) -> str:
     return f"{s['tp']}/{s['fp']}/{s['fn']}, {p['met']}/{p['missed']}/{p['unexpected']}"
 
 
+def llm_overrides(spec: str) -> dict:
+    """"deep_model=qwen2.5:14b,fast_model=qwen2.5:3b" → [llm] settings for one side of --compare."""
+    from wilson.config import SCHEMA, _check
+
+    found = {}
+    for part in spec.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in SCHEMA["llm"]:
+            raise ValueError(f"{part.strip()!r} is not KEY=VALUE with an [llm] key (e.g. deep_model=gpt-4o)")
+        try:
+            found[key] = _check(SCHEMA["llm"][key][0], value.strip())
+        except ValueError:
+            raise ValueError(f"llm.{key} = {value.strip()!r} is not a value it takes") from None
+    return found
+
+
 def _one(spec: str, scenarios, opts, llm_settings, prices, log_sink) -> dict:
-    """A configuration to compare: an --llm value, or a JSON report written earlier."""
+    """A configuration to compare: an --llm value, [llm] settings (KEY=VALUE,...) on top of the
+    configured model, or a JSON report written earlier."""
     if spec.endswith(".json") and Path(spec).is_file():
         return json.loads(Path(spec).read_text())
+    if "=" in spec and not re.match(r"(?i)^https?://", spec):
+        settings = {**llm_settings, **llm_overrides(spec)}
+        report = run_suite(scenarios, opts.llm, llm_settings=settings, prices=price_table(settings) or prices,
+                           log_sink=log_sink)
+        report["llm"] = spec
+        return report
     from wilson.cli import llm_option
 
     return run_suite(scenarios, llm_option(spec), llm_settings=llm_settings, prices=prices, log_sink=log_sink)
@@ -194,7 +219,8 @@ def main(opts, config) -> int:
         else:
             print(f"wilson eval: {len(scenarios)} scenarios ({opts.suite}), model: {opts.llm or 'as configured'}",
                   flush=True)
-            report = run_suite(scenarios, opts.llm, llm_settings=llm_settings, prices=prices, log_sink=log_sink)
+            report = run_suite(scenarios, opts.llm, llm_settings=llm_settings, prices=prices, log_sink=log_sink,
+                               record=opts.record)
             print(table(report["scenarios"], report["total"]), flush=True)
     except (argparse.ArgumentTypeError, ValueError) as exc:
         print(f"wilson eval: {exc}", file=sys.stderr)
@@ -215,9 +241,14 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("--suite", default="dev", help="dev (default), test (held back from tuning), all, "
                                                      "or a path to your own scenario file or directory")
-    parser.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE (default: the configured model)")
+    parser.add_argument("--llm", type=llm_option,
+                        help="offline | URL | scripted:FILE | replay:DIR (default: the configured model)")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                        help="two --llm values (or JSON reports written earlier) side by side")
+                        help="two configurations side by side: --llm values, [llm] settings such as "
+                             "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b, or JSON reports written earlier")
+    parser.add_argument("--record", metavar="DIR",
+                        help="keep the model's answers here (one directory per scenario) to run again "
+                             "later without the model: --llm replay:DIR")
     parser.add_argument("--json", metavar="FILE", help="write the full report (scores and what happened) here")
     parser.add_argument("--log", metavar="FILE", help="append Wilson's log lines of every scenario here")
     parser.add_argument("--strict", action="store_true",

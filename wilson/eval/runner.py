@@ -54,17 +54,25 @@ class _Timed:
 
 
 def run_scenario(scenario: Scenario, llm: str | None = "offline", *, llm_settings: dict | None = None,
-                 log_sink=None) -> dict:
+                 log_sink=None, record: str | Path | None = None) -> dict:
     """The observation of one scenario (see module doc). Never raises for what Wilson does; a step
-    that cannot run (nothing to approve, an unknown title) is noted in `errors`."""
+    that cannot run (nothing to approve, an unknown title) is noted in `errors`.
+
+    `record`: a directory where the model's answers are kept, one subdirectory per scenario, for
+    `llm="replay:DIR"` to serve back later (CI replays a real model's answers without it)."""
     from wilson import config as configmod
     from wilson.app import Wilson
 
+    llm_settings = dict(llm_settings or {})
+    if record:
+        llm_settings["record"] = str(Path(record) / scenario.name)
+    if llm and llm.startswith("replay:") and (Path(llm[len("replay:"):]) / scenario.name).is_dir():
+        llm = f"replay:{Path(llm[len('replay:'):]) / scenario.name}"
     began = clockmod.monotonic()
     with tempfile.TemporaryDirectory(prefix="wilson-eval-") as tmp:
         home = Path(tmp) / "home"
         config = configmod.load(home, environ=scenario_environ(scenario))
-        for key, value in (llm_settings or {}).items():  # the person's model, so that eval measures it
+        for key, value in llm_settings.items():  # the person's model, so that eval measures it
             config.set("llm", key, value)
         clock = clockmod.SimClock(scenario.start)
         app = Wilson(config, clock, llm=llm, log_sink=log_sink or _discard, log_level="WARNING")
