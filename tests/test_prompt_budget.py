@@ -107,3 +107,18 @@ def test_history_is_trimmed_by_tokens_not_turns(wilson):
     history = body["messages"][2:-1]
     assert tokens([m["content"] for m in history]) <= 1500
     assert [m["content"] for m in history][-1] == "Sure.", "the newest turns are kept"
+
+
+def test_the_budget_shows_money_at_the_configured_prices(make_app):
+    from wilson.synapse import cost, prices, usd
+
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": {"text": "Hi!"}}]) as server:
+        app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m", "WILSON_LLM_PRICE_FAST": "1/0.5/4"})
+        say(app, "hello")
+        usage = app.synapse.usage_today()["fast"]
+        assert prices(app.config)["fast"] == (1.0, 0.5, 4.0)
+        expected = cost((1.0, 0.5, 4.0), usage["prompt_tokens"], usage["completion_tokens"])
+        assert expected == (usage["prompt_tokens"] + 4 * usage["completion_tokens"]) / 1e6 > 0
+        report = app.synapse.budget_report()
+        assert f"about {usd(expected)}" in report and usd(expected) != "$0.0000" and "in all at [llm] price_<role>" in report
+    assert cost((2.0, 0.5, 8.0), 2_000_000, 0, cached=1_000_000) == 2.5, "cached input at its own price"

@@ -43,6 +43,11 @@ DEFAULTS: dict[str, dict] = {
         "daily_budget": 2_000_000,  # tokens per role per day for background work
         "user_reserve": 500_000,  # extra tokens per day only user-started runs may spend
         "record": "",
+        # Example prices (USD per million tokens: input/cached input/output), for `wilson budget` and the
+        # benchmarks; set your provider's.
+        "price_reflex": "0.10/0.025/0.40",
+        "price_fast": "0.40/0.10/1.60",
+        "price_deep": "2.00/0.50/8.00",
     },
     "telegram": {
         "token": "",
@@ -116,6 +121,9 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
         "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
         "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/playbook.toml"),
+        **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
+                                     "output (the defaults are examples, not your provider's prices)")
+           for _r in ("reflex", "fast", "deep")},
     },
     "telegram": {
         "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),
@@ -215,6 +223,7 @@ EXPECTED = {
     "chat_id": "a numeric chat id such as -1001234567890, or empty",
     "text": "text",
     "list": "a list",
+    "prices": "three numbers, input/cached/output per million tokens, e.g. 2.00/0.50/8.00",
 }
 _OFF = ("", "off", "0", "none", "false")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -311,6 +320,11 @@ def _check(kind: str, value):
         if text and not re.fullmatch(r"-?\d+", text):
             raise ValueError
         return value
+    if kind == "prices":
+        parts = [float(p) for p in text.split("/")]
+        if len(parts) != 3 or any(p != p or p < 0 or p == float("inf") for p in parts):
+            raise ValueError
+        return text
     raise AssertionError(kind)
 
 

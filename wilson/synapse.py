@@ -266,6 +266,29 @@ class OfflineTransport:
 # Parsing
 
 
+def prices(config) -> dict[str, tuple[float, float, float]]:
+    """USD per million tokens for each role, (input, cached input, output), from [llm] price_<role>."""
+    out = {}
+    for role in ROLES:
+        text = str(config.get("llm", f"price_{role}") or "0/0/0")
+        try:
+            parts = tuple(float(p) for p in text.split("/"))
+        except ValueError:
+            parts = ()
+        out[role] = parts if len(parts) == 3 else (0.0, 0.0, 0.0)
+    return out
+
+
+def cost(price: tuple[float, float, float], prompt: int, completion: int, cached: int = 0) -> float:
+    """What one role's tokens are billed, in USD: `cached` of the `prompt` tokens at the cached price."""
+    fresh = max(0, prompt - cached)
+    return (fresh * price[0] + min(cached, prompt) * price[1] + completion * price[2]) / 1_000_000
+
+
+def usd(amount: float) -> str:
+    return f"${amount:,.2f}" if amount >= 1 or amount == 0 else f"${amount:.4f}"
+
+
 def estimate_tokens(value) -> int:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return max(1, len(text) // 4)
@@ -485,7 +508,9 @@ class Synapse:
 
     def budget_report(self) -> str:
         usage = self.usage_today()
+        table = prices(self.config)
         lines = [f"Model use today ({self._day()} UTC):"]
+        billed = 0.0
         for role in ROLES:
             u, ep = usage[role], self.endpoints[role]
             spent = u["prompt_tokens"] + u["completion_tokens"]
@@ -494,11 +519,16 @@ class Synapse:
                 continue
             where = f"{ep.models[0]}, not answering: offline rules" if self.is_down(role) else ep.models[0]
             calls = f"{u['calls']} call" + ("" if u["calls"] == 1 else "s")
-            line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}"
+            money = cost(table[role], u["prompt_tokens"], u["completion_tokens"])
+            billed += money
+            line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}, about {usd(money)}"
             if spent >= ep.daily_budget:
                 left = max(0, ep.daily_budget + ep.user_reserve - spent)
                 line += f" - background reasoning paused; {left:,} tokens left for your own requests"
             lines.append(line)
+        if billed:
+            # the provider's prefix cache bills repeated prompt starts for less: this is the most it costs
+            lines.append(f"  about {usd(billed)} in all at [llm] price_<role> (input not counted as cached)")
         return "\n".join(lines)
 
     def close(self) -> None:
