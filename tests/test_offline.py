@@ -427,7 +427,8 @@ TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("remind me at 7pm to take the bins out", ("remind", {"text": "take the bins out", "at": "2027-01-05T19:00:00+01:00"})),
+    ("remind me at 7pm to take the bins out",
+     ("remind", {"text": "take the bins out", "at": "2027-01-05T19:00:00+01:00"})),
     ("remind me tomorrow to call the bank", ("remind", {"text": "call the bank", "at": "2027-01-06T09:00:00+01:00"})),
     ("remind me to water the plants on 12 Jan at 18:30",
      ("remind", {"text": "water the plants", "at": "2027-01-12T18:30:00+01:00"})),

@@ -11,8 +11,8 @@ from storage.models import Trace
 from wilson.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")
-SICK = "Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up as soon " \
-       "as you can."
+SICK = ("Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up "
+        "as soon as you can.")
 DINNER = "Sam <sam@example.com> | Dinner tonight? | Dinner tonight? Usual place at 8?"
 
 

@@ -19,7 +19,8 @@ def judge(text, subject="", sender="", now=NIGHT):
 
 @pytest.mark.parametrize("text, subject, sender", [
     ("Your son has a high fever, please pick him up as soon as you can.", "Leo", "office@kita-sonnenschein.de"),
-    ("Emma fell in the playground and hurt her arm. Please call us.", "Your daughter", "Frau Berger <berger@school.de>"),
+    ("Emma fell in the playground and hurt her arm. Please call us.", "Your daughter",
+     "Frau Berger <berger@school.de>"),
     ("Mum had an accident and is in hospital, call me", "", "Jonas <jonas@example.com>"),
     ("Your flight LH 123 has been cancelled. We rebooked you.", "Flight cancelled", "noreply@lufthansa.com"),
     ("Reminder: your tax return is due today.", "Deadline today", "noreply@elster.de"),

@@ -29,7 +29,8 @@ _EDGE_RE = re.compile(r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)
 _DAYLIKE_RE = re.compile(r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
                          r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
                          r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b", re.I)
-_TIME_RE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b|\b(tonight|noon|midnight)\b",
+_TIME_RE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b"
+                      r"|\b(tonight|noon|midnight)\b",
                       re.I)
 _NOT_DATES = re.compile(r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|mon|wed|date|day|week|month|"
                         r"\d+(?:\.\d+)?)$", re.I)
@@ -235,7 +236,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
             continue
         cursor = start + len(phrase)
         cleaned = phrase.strip(" ,.;:!?")
-        if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
+        if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
+                or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
                 and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned):
             continue
         if re.search(r"\b\d+(\.\d+)+\b", cleaned) and not re.search(r"\d{1,2}\.\d{1,2}\.\d{4}", cleaned):

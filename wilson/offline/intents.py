@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from wilson.offline import dates, places
 from wilson.offline.plans import plan_calls
@@ -19,7 +19,8 @@ from wilson.offline.words import best, words
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
          "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
 HELP = ("I didn't understand that — I'm running offline (no language model connected), so I only follow simple "
-        "requests: “what's on my plate this week?”, “add pay rent by Friday”, “remind me to call Mum on Sunday”, "
+        "requests: “what's on my plate this week?”, “add pay rent by Friday”, "
+        "“remind me to call Mum on Sunday”, "
         "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
         "“close the Japan topic”, or “yes”/“no” to my last proposal. Nothing was changed.")
 
@@ -68,7 +69,8 @@ NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$")
 EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
                        r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
 SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
-                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*(?:the rest|everything else|the others))?$")
+                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
+                     r"(?:the rest|everything else|the others))?$")
 REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
 CHANGE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
 PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
@@ -169,7 +171,8 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
     events = []
     for topic in chat.topics:
         starts = dates.parse_moment(topic.get("starts"), chat.tz)
-        if starts is not None and first <= dates.local_date(starts, chat.tz) <= last and topic.get("status") != "closed":
+        if starts is not None and first <= dates.local_date(starts, chat.tz) <= last \
+                and topic.get("status") != "closed":
             events.append((dates.local_date(starts, chat.tz), f"• {topic.get('title')} starts "
                                                             f"{dates.fmt_day(dates.local_date(starts, chat.tz))}"))
     lines = [line for _, line in sorted(events)]
@@ -266,7 +269,8 @@ def _move(chat: Chat, text: str) -> Reply | None:
         return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
                      "move an unknown task")
     if not when:
-        return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. Nothing was changed.",
+        return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. "
+                     "Nothing was changed.",
                      [], "move without a date")
     verb = text.strip().split()[0].lower()
     if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
@@ -349,7 +353,8 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
                        chat.tasks)
     if not calls:
         return None
-    return Reply("", calls, f"“{trigger.group(0)}” in the message (playbook: {event.name}), {start.stated(chat.tz)}")
+    return Reply("", calls,
+                 f"“{trigger.group(0)}” in the message (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
 def _add(chat: Chat, text: str) -> Reply | None:
@@ -473,7 +478,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             continue
         found = dates.search(clause, now, tz)
         if found:
-            dated = [i for i in items if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})]
+            dated = [i for i in items
+                     if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})]
             item = best_item(dated, clause_words, removed)
             if item is not None:
                 args[id(item)]["due"] = dates.iso(found[0].value)
