@@ -287,6 +287,18 @@ def briefing_ahead(since: datetime, now: datetime, expires_at: datetime) -> date
     return None
 
 
+def release_kept(now: datetime) -> list[int]:
+    """Proposals kept for a morning briefing that did not tell them go back to the gate, to be shown alone."""
+    orphans = briefing.orphaned(now)
+    for approval_id in orphans:
+        with database.atomic():
+            if Approval.update(presented_at=None).where((Approval.id == approval_id)
+                                                        & Approval.presented_at.is_null(False)).execute():
+                trace.record(Approval.get_by_id(approval_id).trace_id, "released", "approval",
+                             f"proposal {approval_id}: no briefing told it; shown on its own", now)
+    return orphans
+
+
 def sweep_due(now: datetime) -> bool:
     moment = due_moment()
     return moment is not None and moment <= now
@@ -669,6 +681,13 @@ class ApprovalActor(WilsonActor):
             held = None
             if source is not None and source.origin != "user" and source.priority > 1:
                 held = quiet.hold_until(self.config, now)
+            morning = briefing.briefing_after_quiet(held, self.config) if held is not None and again_for is None \
+                else None
+            if morning is not None:  # the night's plans are told in full in the briefing that ends it
+                trace.record(approval.trace_id, "presented", self.name,
+                             f"proposal {approval.id} kept for the morning briefing at {morning:%Y-%m-%d %H:%M} UTC",
+                             now)
+                return
             box = outbox.add(channel=approval.channel, text=render(approval, self.config.timezone),
                              trace_id=approval.trace_id, at=now, payload=payload,
                              key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),

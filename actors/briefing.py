@@ -121,6 +121,22 @@ def _soon_line(task: Task, due_on: date, today: date) -> str:
     return f"{task.title}{topic}, due {'tomorrow' if days == 1 else f'in {days} days'} ({_short_day(due_on)})"
 
 
+def _briefed_before(approval_ids: list[int], since: datetime) -> set[int]:
+    """Of these proposals, those a briefing already sent (or being sent) since `since` listed."""
+    listed: set[int] = set()
+    for box in Outbox.select(Outbox.payload).where(Outbox.idempotency_key.startswith("briefing:")
+                                                   & (Outbox.created_at >= since)
+                                                   & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))):
+        listed.update(int(i) for i in (box.payload or {}).get("proposals") or [])
+    return listed & set(approval_ids)
+
+
+def _shown_alone(approval_ids: list[int]) -> set[int]:
+    keys = [f"proposal:{i}" for i in approval_ids]
+    return {int(r.idempotency_key.split(":")[1]) for r in
+            Outbox.select(Outbox.idempotency_key).where(Outbox.idempotency_key.in_(keys or [""]))}
+
+
 LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned events
 
 
@@ -157,7 +173,8 @@ def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
 def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozenset()) -> Day:
     """Everything the briefing of `now`'s local day would say, read from the database.
 
-    `fresh`: inbox rows of this morning's sync; the proposals they made are told in full."""
+    `fresh`: inbox rows of this morning's sync. The proposals they made, and any other proposal that
+    was never shown on its own nor in an earlier briefing (one kept from the night), are told in full."""
     from actors.approval import render
     from actors.tick import due_date, window_times
 
@@ -187,13 +204,17 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if later:
                 day.soon.append(_soon_line(task, on, today))
                 day.soon_told.extend((task.id, name) for name in later)
-    for approval in (Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now))
-                     .order_by(Approval.id)):
+    waiting = list(Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now))
+                   .order_by(Approval.id))
+    ids = [a.id for a in waiting]
+    oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
+    untold = set(ids) - _shown_alone(ids) - _briefed_before(ids, oldest)
+    for approval in waiting:
         items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
         if not items:
             continue
         day.proposal_ids.append(approval.id)
-        if approval.inbox_id in fresh and approval.status == "pending":
+        if approval.status == "pending" and (approval.inbox_id in fresh or approval.id in untold):
             day.plans.append(render(approval, tz))
             continue
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
@@ -368,6 +389,45 @@ def settle(now: datetime, config) -> Outbox | None:
                          + (" (sent after waiting too long)" if late and not _ready(box) else ""), now)
             return Outbox.get_by_id(box.id)
     return None
+
+
+KEEP_FOR_BRIEFING = timedelta(hours=2)  # a briefing this soon after the quiet hours end tells what they held
+ORPHAN_AFTER = timedelta(hours=27)  # kept, and no briefing came at all since: shown on its own then
+
+
+def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
+    """When the morning briefing goes out, if it does so as the quiet hours end (give or take)."""
+    from storage.models import Schedule
+
+    if not attention.briefing_enabled(config):
+        return None
+    sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin")
+                                 & (Schedule.enabled == True))  # noqa: E712
+    if sched is None or sched.next_fire_at is None:
+        return None
+    at = as_utc(sched.next_fire_at)
+    return at if as_utc(quiet_end) - timedelta(minutes=1) <= at <= as_utc(quiet_end) + KEEP_FOR_BRIEFING else None
+
+
+def orphaned(now: datetime) -> list[int]:
+    """Proposals kept for a morning briefing that did not tell them: a briefing went out (or was
+    dropped) since without them, or none came within ORPHAN_AFTER. The gate shows them on their own."""
+    kept = [a for a in Approval.select().where(Approval.status.in_(("pending", "partial"))
+                                               & Approval.presented_at.is_null(False) & (Approval.expires_at > now))]
+    if not kept:
+        return []
+    ids = [a.id for a in kept]
+    told = _shown_alone(ids) | _briefed_before(ids, min(as_utc(a.created_at) for a in kept))
+    found = []
+    for approval in kept:
+        if approval.id in told or carries(approval, Inbox.get_or_none(Inbox.id == approval.inbox_id)) is not None:
+            continue
+        since = as_utc(approval.presented_at)
+        passed_by = Outbox.select().where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= since)
+                                          & (Outbox.status != attention.COMPOSE)).exists()
+        if passed_by or since <= as_utc(now) - ORPHAN_AFTER:
+            found.append(approval.id)
+    return found
 
 
 def carries(approval: Approval, source: Inbox | None) -> Outbox | None:

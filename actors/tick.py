@@ -780,9 +780,10 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
             result.fired.append(sched.name)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
-    from actors.approval import sweep_due
+    from actors.approval import release_kept, sweep_due
 
-    if sweep_due(now):  # a proposal to remind of or to expire: the gate does it from the rows
+    # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
+    if release_kept(now) or sweep_due(now):
         nudges.append(("approval", Recover()))
     sent = set()
     for name, message in nudges:

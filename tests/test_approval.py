@@ -395,9 +395,10 @@ def test_a_night_time_proposal_is_presented_in_the_morning(scripted):
     assert [d for d in app.user_deliveries() if d["approval"]] == []
 
     app.advance(timedelta(hours=8))
-    shown = [d for d in app.user_deliveries() if d["approval"]]
-    assert [d["approval"]["id"] for d in shown] == [approval.id]
-    assert shown[0]["at"] == "2027-01-06T06:00:00+00:00"  # 07:00 in Berlin
+    # told in full in the morning briefing, which goes out as the quiet hours end
+    [shown] = app.user_deliveries()
+    assert shown["proposals"] == [approval.id] and f"Proposal {approval.id}: I'd like" in shown["text"]
+    assert shown["at"] == "2027-01-06T06:00:00+00:00"  # 07:00 in Berlin
     assert created() == ([], [])
 
 

@@ -44,6 +44,10 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
     approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=MORNING,
                                expires_at=MORNING + timedelta(days=1))
     ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="Add task 'Pack'")
+    from storage import outbox
+
+    outbox.add(channel="repl", text="Proposal …", trace_id="t", key=f"proposal:{approval.id}",
+               at=MORNING - timedelta(hours=1))  # shown on its own before: the briefing names it in one line
 
     box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
 
@@ -187,3 +191,45 @@ def test_a_heads_up_due_later_today_rides_along_in_a_briefing_but_never_starts_o
     assert {(f.task_id, f.window) for f in TaskFiring.select().where(TaskFiring.task == flights.id)} == {
         (flights.id, "7d")}
     assert Task.get_by_id(flights.id).next_window == "1d"
+
+
+# What the night kept is told in the morning briefing --------------------------------
+def test_a_plan_made_in_the_night_is_told_in_full_in_the_morning_briefing_not_on_its_own(make_app):
+    from storage.models import Topic
+
+    app = make_app(start="2027-02-19T20:00:00+01:00", llm="offline")
+    Topic.create(title="Anna's birthday", starts=datetime(2027, 2, 19, tzinfo=TZ), ends=datetime(2027, 2, 20, tzinfo=TZ),
+                 created_at=app.clock.now())
+    app.advance(timedelta(hours=12))  # past midnight (the topic ends; the offline rules propose to close it)
+    # and past 07:00 (quiet hours end, the morning briefing)
+    said = app.user_deliveries()
+    assert len(said) == 1, [d["text"][:60] for d in said]
+    [approval] = Approval.select()
+    assert said[0]["text"].startswith("Good morning!") and said[0]["proposals"] == [approval.id]
+    assert f"Proposal {approval.id}: I'd like to do this" in said[0]["text"] and "Close topic" in said[0]["text"]
+    assert "Waiting for your answer" not in said[0]["text"]  # told once, in full
+    app.advance(timedelta(days=1))
+    later = [d["text"] for d in app.user_deliveries()[1:] if d["text"].startswith("Good morning!")]
+    assert all(f"• Proposal {approval.id}: Close topic" in text and "I'd like" not in text for text in later)
+
+
+def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db, tmp_path):
+    from actors import approval as gate
+    from storage import outbox
+
+    def kept(name):
+        approval = Approval.create(trace_id=name, approver="owner", channel="repl", nonce="n", created_at=MORNING,
+                                   presented_at=MORNING, expires_at=MORNING + timedelta(days=3))
+        ApprovalItem.create(approval=approval, position=1, tool="close_topic", args={}, description=f"Close {name}")
+        return approval
+
+    told, missed, waiting = kept("told"), kept("missed"), kept("waiting")
+    assert gate.release_kept(MORNING + timedelta(hours=1)) == []  # no briefing yet: they wait for it
+    outbox.add(channel="repl", text="Good morning!", trace_id="b", key="briefing:2027-02-09",
+               at=MORNING + timedelta(hours=2), payload={"proposals": [told.id]})
+    Approval.update(presented_at=MORNING + timedelta(hours=3)).where(Approval.id == waiting.id).execute()
+    assert gate.release_kept(MORNING + timedelta(hours=4)) == [missed.id]  # that briefing left it out
+    assert Approval.get_by_id(missed.id).presented_at is None  # the gate's recover shows it now
+    assert Approval.get_by_id(told.id).presented_at is not None
+    # kept after that briefing, and no briefing came since (turned off, or Wilson was down): a day later
+    assert gate.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]
