@@ -248,7 +248,8 @@ def parse_message(raw: bytes, *, size: int | None = None, bulk_senders: list[str
     out.message_id = (_ids(_header(msg, "Message-ID")) or [""])[0]
     out.in_reply_to = (_ids(_header(msg, "In-Reply-To")) or [""])[0]
     out.references = _ids(_header(msg, "References"))
-    out.headers = {name: _header(msg, name) for name in BULK_HEADERS if _header(msg, name)}
+    present = {key.lower() for key in msg.keys()}  # only headers the mail has are decoded (each costs a parse)
+    out.headers = {name: value for name in BULK_HEADERS if name in present and (value := _header(msg, name))}
 
     plain, html, broken = None, None, None
     try:
