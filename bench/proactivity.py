@@ -43,8 +43,13 @@ from wilson.clock import SimClock, monotonic
 START = "2027-03-01T06:00:00+01:00"  # a Monday, before the 07:00 briefing
 HEARTBEAT = timedelta(minutes=30)
 HEARTBEAT_WINDOW = timedelta(hours=24)
-NAIVE_GOAL, HEARTBEAT_GOAL = 0.10, 0.25
+HEARTBEAT_HOURS = (7, 22)  # the heartbeat baseline beats within active hours only, as such assistants do
+NAIVE_GOAL, HEARTBEAT_GOAL, COST_GOAL = 0.30, 0.25, 0.15
 RAS_MINUTES = 15
+# Provider-style prefix caching, as stated parameters: a request's prompt is billed at the cached price for
+# the longest prefix (tool schemas, then messages in order) it shares with an earlier request of the same
+# role within the TTL, when that prefix is at least CACHE_MIN_TOKENS long, in blocks of CACHE_BLOCK tokens.
+CACHE_MIN_TOKENS, CACHE_BLOCK, CACHE_TTL = 1024, 128, timedelta(minutes=5)
 
 
 # The scripted model -------------------------------------------------------------
@@ -57,10 +62,17 @@ def _call(name: str, **arguments) -> dict:
 
 
 def _context(body: dict) -> dict:
-    for message in body.get("messages") or []:
+    """The cortex's CONTEXT, with the stimulus' text (sent once, as the last user message) put back."""
+    messages = body.get("messages") or []
+    for message in messages:
         content = message.get("content") or ""
         if message.get("role") == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):])
+            context = json.loads(content[len("CONTEXT "):])
+            stimulus = context.get("stimulus") or {}
+            if "text" not in stimulus:
+                stimulus["text"] = next((m.get("content") or "" for m in reversed(messages)
+                                         if m.get("role") == "user"), "")
+            return context
     return {}
 
 
@@ -227,13 +239,20 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
         replace = {"triage": (_pass_through_class(), {}), "ras": (Absent, {})}
     elif mode == "heartbeat":
         replace = {"triage": (_heartbeat_class(), {}), "ras": (Absent, {})}
-    server = ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}])
+    clocks = []
+
+    def reply(body: dict) -> dict:
+        body["_at"] = clocks[0].now() if clocks else None  # simulated time, for the prefix-cache TTL
+        return scripted_reply(body)
+
+    server = ScriptedServer([{"match": lambda body, headers: True, "reply": reply}])
     base_url = server.start()
     started = monotonic()
     try:
         with TempHome(f"week-{mode}") as home:
             config = bench_config(home, WILSON_LLM_MODEL="scripted", WILSON_RAS_INTERVAL_MINUTES=RAS_MINUTES)
             clock = SimClock(datetime.fromisoformat(START))
+            clocks.append(clock)
             app = make_wilson(config, clock, llm=base_url, replace=replace)
             tz = config.timezone
             windows = [w.strip() for w in str(config.get("tick", "windows")).split(",") if w.strip()]
@@ -247,7 +266,8 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
                 if mode == "heartbeat":
                     beats, at = [], start + HEARTBEAT
                     while at <= end:
-                        beats.append(persona.Stimulus(at, -1, "beat"))
+                        if HEARTBEAT_HOURS[0] <= at.astimezone(tz).hour < HEARTBEAT_HOURS[1]:
+                            beats.append(persona.Stimulus(at, -1, "beat"))
                         at += HEARTBEAT
                     schedule = sorted(schedule + beats)
                 urgent: list[tuple[int, datetime]] = []
@@ -284,7 +304,7 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
         server.stop()
     out = {"mode": mode, "days": days, "tokens": tokens, "wall_s": round(monotonic() - started, 1),
            "requests": len(server.requests), "surfaced": surfaced, "cortex_runs": mix,
-           "tokens_by_purpose": _by_purpose(server.requests)}
+           "tokens_by_purpose": _by_purpose(server.requests), "billed": billed(server.requests, config)}
     if mode == "wilson":
         out["urgent"] = {"count": len(delays), "reached": sum(1 for d in delays if d is not None),
                          "max_minutes": max((d for d in delays if d is not None), default=None),
@@ -292,6 +312,44 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
     if encoding is not None:
         out["cl100k_prompt"] = _exact(encoding, server.requests)
     return out
+
+
+def billed(requests: list[dict], config) -> dict:
+    """USD at the [llm] price table, with prefix-cache hits billed at the cached input price (see CACHE_*)."""
+    from wilson.synapse import cost, prices
+
+    table = prices(config)
+    recent: dict[str, list] = {}
+    out = {"usd": 0.0, "usd_no_cache": 0.0, "cached_tokens": 0, "prompt_tokens": 0, "by_role": {}}
+    for entry in requests:
+        usage = entry.get("usage")
+        if not usage:
+            continue
+        body, role = entry["body"], entry["headers"].get("x-wilson-role", "deep")
+        at = body.get("_at")
+        text = json.dumps(body.get("tools") or []) + "".join(json.dumps(m) for m in body.get("messages") or [])
+        earlier = [(t, p) for t, p in recent.get(role, []) if at is None or t is None or at - t <= CACHE_TTL]
+        shared = max((len(_common_prefix(text, p)) for _, p in earlier), default=0) // 4
+        cached = shared // CACHE_BLOCK * CACHE_BLOCK if shared >= CACHE_MIN_TOKENS else 0
+        cached = min(cached, usage["prompt_tokens"])
+        recent[role] = earlier + [(at, text)]
+        price = table.get(role, (0.0, 0.0, 0.0))
+        usd = cost(price, usage["prompt_tokens"], usage["completion_tokens"], cached)
+        out["usd"] += usd
+        out["usd_no_cache"] += cost(price, usage["prompt_tokens"], usage["completion_tokens"])
+        out["cached_tokens"] += cached
+        out["prompt_tokens"] += usage["prompt_tokens"]
+        slot = out["by_role"].setdefault(role, {"calls": 0, "usd": 0.0})
+        slot["calls"] += 1
+        slot["usd"] += usd
+    out["usd"], out["usd_no_cache"] = round(out["usd"], 4), round(out["usd_no_cache"], 4)
+    return out
+
+
+def _common_prefix(a: str, b: str) -> str:
+    import os
+
+    return os.path.commonprefix([a, b])
 
 
 def _surfaced() -> int:
@@ -396,11 +454,18 @@ def run(quick: bool = False) -> dict:
     urgent = runs["wilson"]["urgent"]
     all_reached = urgent["reached"] == urgent["count"]
     max_delay = urgent["max_minutes"]
+    bw, bn, bh = (runs[m]["billed"] for m in ("wilson", "naive", "heartbeat"))
     figures = [
+        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "naive (everything to the cortex)",
+               bn["usd"], ratio(bw["usd"], bn["usd"]), f"≤ {COST_GOAL:.0%} of naive", bw["usd"] <= COST_GOAL * bn["usd"],
+               f"example prices per role, prefix cache ≥ {CACHE_MIN_TOKENS} tokens within "
+               f"{CACHE_TTL.total_seconds() / 60:.0f} min"),
+        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "heartbeat (07:00–22:00, every 30 min)",
+               bh["usd"], ratio(bw["usd"], bh["usd"])),
         Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "naive (everything to the cortex)",
                n["total"], ratio(w["total"], n["total"]), f"≤ {NAIVE_GOAL:.0%} of naive",
                w["total"] <= NAIVE_GOAL * n["total"]),
-        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "heartbeat (re-read every 30 min)",
+        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "heartbeat (07:00–22:00, every 30 min)",
                h["total"], ratio(w["total"], h["total"]), f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
                w["total"] <= HEARTBEAT_GOAL * h["total"]),
         Figure("background tokens only (excl. user-started runs), Wilson", w["background"], "tokens",
@@ -428,6 +493,16 @@ def run(quick: bool = False) -> dict:
         notes.append(f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
                      f"{runs[mode]['surfaced']} messages surfaced{extra}; {runs[mode]['wall_s']} s")
     notes.append(_floor_note(runs["wilson"], runs["naive"]))
+    for mode in ("wilson", "naive", "heartbeat"):
+        b = runs[mode]["billed"]
+        notes.append(f"{mode}: billed ${b['usd']:.4f} (${b['usd_no_cache']:.4f} without the prefix cache; "
+                     f"{b['cached_tokens']:,} of {b['prompt_tokens']:,} prompt tokens cached); by role: "
+                     + ", ".join(f"{r} {v['calls']} calls ${v['usd']:.4f}" for r, v in sorted(b["by_role"].items())))
+    notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
+                 "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
+    notes.append("caveat: the scripted RAS and triage decide from the persona's own labels (\"URGENT:\", "
+                 "\"Action needed:\", promotion words): a perfect classifier, so the urgent-mail figure shows the "
+                 "pipeline's timing, not a model's judgement (no sensitivity run with a fallible classifier yet)")
     notes.append("tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
                  "available offline)" + ("; cl100k_base via bpe-openai as a cross-check" if encoding else
                                          "; install bpe-openai for a cl100k_base cross-check"))
