@@ -196,10 +196,10 @@ def test_cost_is_computed_from_a_price_table_and_absent_without_one():
 
     usage = {"deep": {"calls": 2, "prompt": 1_000_000, "completion": 100_000}, "fast": {"calls": 1, "prompt": 500_000,
                                                                                     "completion": 0}}
-    prices = price_table({"price_prompt": 0.15, "price_completion": 0.6, "deep_price_prompt": 2.5, "model": "x"})
-    assert prices == {"*": {"prompt": 0.15, "completion": 0.6}, "deep": {"prompt": 2.5}}
-    # deep: its own prompt price, the shared completion price; fast: the shared prices
-    assert scorer.cost(usage, prices) == pytest.approx(2.5 + 0.06 + 0.075)
+    prices = price_table({"price_deep": "2.00/0.50/8.00", "price_fast": "0.40/0.10/1.60", "model": "x"})
+    assert prices == {"deep": (2.0, 0.5, 8.0), "fast": (0.4, 0.1, 1.6), "reflex": (0.0, 0.0, 0.0)}
+    # deep: 1M input at 2.00 and 0.1M output at 8.00; fast: 0.5M input at 0.40
+    assert scorer.cost(usage, prices) == pytest.approx(2.0 + 0.8 + 0.2)
     assert scorer.cost(usage, price_table({"model": "x"})) is None
 
 

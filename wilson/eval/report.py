@@ -19,26 +19,29 @@ from wilson import clock as clockmod
 from wilson.eval import scorer
 from wilson.eval.format import ScenarioError
 
-PRICE_KEY = re.compile(r"^(?:(reflex|fast|deep)_)?(?:(prompt|input|in|completion|output|out)_price|"
-                       r"price_(prompt|input|in|completion|output|out))(?:_per_m(?:illion)?(?:_tokens)?)?$")
+class _Settings:
+    """Just enough of a Config for wilson.synapse.prices() to read [llm] settings from a dict."""
+
+    def __init__(self, llm: dict):
+        self.llm = llm
+
+    def get(self, section: str, key: str, default=None):
+        return self.llm.get(key, default) if section == "llm" else default
 
 
 def price_table(llm: dict) -> dict | None:
-    """Prices per million tokens from [llm] keys such as `price_prompt`, `deep_price_completion` (or
-    `input_price`, `output_price`); None when none is set, and then only tokens are shown."""
-    table: dict[str, dict] = {}
-    for key, value in (llm or {}).items():
-        match = PRICE_KEY.match(str(key))
-        if not match or value in (None, ""):
-            continue
-        try:
-            price = float(value)
-        except (TypeError, ValueError):
-            continue
-        role = match.group(1) or "*"
-        side = match.group(2) or match.group(3)
-        table.setdefault(role, {})["prompt" if side in ("prompt", "input", "in") else "completion"] = price
-    return table or None
+    """{role: (input, cached input, output)} in USD per million tokens from [llm] price_<role>, as the
+    budget report reads them; None when every price is zero (then only tokens are shown)."""
+    from wilson.synapse import prices
+
+    table = prices(_Settings(llm or {}))
+    return table if any(any(price) for price in table.values()) else None
+
+
+def example_prices(config) -> bool:
+    """Whether the prices in effect are the settings' shipped examples rather than the person's own."""
+    return all(config.sources.get(("llm", f"price_{role}"), "default") == "default"
+               for role in ("reflex", "fast", "deep"))
 
 
 def pct(value: float | None) -> str:
@@ -206,6 +209,9 @@ def main(opts, config) -> int:
         return 2
     llm_settings = llm_settings_of(config)
     prices = price_table(llm_settings)
+    if prices and example_prices(config):
+        print("wilson eval: cost is at the example prices of [llm] price_reflex/price_fast/price_deep; "
+              "set your provider's (USD per million tokens, input/cached/output) for a real figure", flush=True)
     log_sink = file_sink(Path(opts.log).expanduser()) if opts.log else None
     began = clockmod.monotonic()
     try:

@@ -212,15 +212,14 @@ def score(scenario: Scenario, observation: dict, prices: dict | None = None) -> 
 
 
 def cost(usage: dict, prices: dict | None) -> float | None:
-    """Billed cost from tokens per role and prices per million tokens {role: {"prompt": x, "completion": y}}
-    (the "*" role's prices apply where a role has none of its own); None without a price table."""
+    """Billed USD from tokens per role at {role: (input, cached input, output) per million tokens}, as
+    `wilson.synapse.prices()` reads them from [llm] price_<role>; None without a price table."""
     if not prices:
         return None
-    total = 0.0
-    for role, counts in usage.items():
-        price = {**prices.get("*", {}), **prices.get(role, {})}  # a role's own price wins, key by key
-        total += counts.get("prompt", 0) * price.get("prompt", 0.0) / 1e6
-        total += counts.get("completion", 0) * price.get("completion", 0.0) / 1e6
+    from wilson.synapse import cost as billed
+
+    total = sum(billed(prices.get(role, (0.0, 0.0, 0.0)), counts.get("prompt", 0), counts.get("completion", 0))
+                for role, counts in usage.items())
     return round(total, 6)
 
 
