@@ -22,6 +22,7 @@ BENCHMARKS = {
     "realtime": "realtime under load (p50/p99 reply time, idle vs loaded)",
     "pipeline": "pipeline overhead (stimuli/s vs SQLite replay and raw Pykka)",
     "proactivity": "cost of proactivity (a simulated week: Wilson vs naive vs heartbeat)",
+    "prompts": "prompt cost (a user's hello vs a planning request; 60 open tasks vs 6)",
     "growth": "growth (tick scan, engram recall, inbox claim at 1k/10k/100k)",
     "footprint": "footprint (time to ready, RSS)",
 }

@@ -14,13 +14,15 @@ Baselines from the same run:
   (a) the SQLite work itself: every statement Wilson issued during the burst is
       recorded (grouped into its transactions, in commit order) and replayed on a
       copy of the database from one thread with the sqlite3 module: no actors, no
-      ORM, no model. Goal: Wilson's rate ≥ 25 % of the replay's rate.
+      ORM, no model. (Issue 21 dropped the goal on this ratio: fewer statements speed the replay up too.)
   (b) raw Pykka: a chain of plain ThreadingActors with as many hops as Wilson
       tells per stimulus.
 Overhead per stimulus = end-to-end time − time inside the model transport, one
 stimulus at a time: the next is said once every actor is idle again. End to end
 runs from `app.say` until the REPL channel has recorded the delivery (the outbox
 row marked delivered with its trace, committed), not merely printed it. Goal: p50 < 2 ms.
+CPU per stimulus: `time.process_time()` (every thread of the process) over the same one-at-a-time
+stimuli, offline model; goal p50 < 2 ms, beside the replayed SQL's time per stimulus.
 
 The replay issues each statement as Wilson handed it to sqlite3: the same SQL text
 with its bound parameters, so sqlite3's statement cache serves the replay as it
@@ -32,6 +34,7 @@ stands for.)
 from __future__ import annotations
 
 import threading
+import time
 
 import pykka
 
@@ -39,7 +42,6 @@ from bench.common import (Figure, SqlRecorder, TempHome, bench_config, cli, make
                           replay, result, snapshot_database)
 from wilson.clock import RealClock, monotonic, pause
 
-THROUGHPUT_GOAL = 0.25
 OVERHEAD_GOAL_MS = 2.0
 
 
@@ -128,21 +130,38 @@ def _quiet(app, timeout: float = 5.0) -> None:
 
 
 def _closed_loop(app, deliveries: Deliveries, timer: ModelTimer,
-                 count: int) -> tuple[list[float], list[float], list[float]]:
-    """One stimulus at a time: end-to-end, overhead and until-printed seconds for each."""
+                 count: int, cpu: list | None = None) -> tuple[list[float], list[float], list[float]]:
+    """One stimulus at a time: end-to-end, overhead and until-printed seconds for each; `cpu` receives the
+    process's CPU seconds per stimulus (every thread's: the work runs on the actors' threads)."""
     ends, overheads, printed = [], [], []
     for i in range(count):
         _quiet(app)
         deliveries.expect(1)
         model_before = timer.read()
+        cpu_before = time.process_time()
         start = monotonic()
         app.say(f"ping {i}")
         end = deliveries.wait()
+        if cpu is not None:
+            cpu.append(time.process_time() - cpu_before)
         elapsed = end - start
         ends.append(elapsed)
         overheads.append(elapsed - (timer.read() - model_before))
         printed.append(deliveries.printed - start)
     return ends, overheads, printed
+
+
+def _count_tells(supervisor) -> list[int]:
+    """From now on, every message put in an actor's mailbox adds one to the returned counter."""
+    seen = [0]
+    original = supervisor._sent
+
+    def counted(urn):
+        seen[0] += 1
+        original(urn)
+
+    supervisor._sent = counted  # the mailboxes look it up on the instance at each put
+    return seen
 
 
 def _burst(app, deliveries: Deliveries, count: int) -> float:
@@ -211,19 +230,21 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
             try:
                 timer = ModelTimer(app.synapse)
                 _warm(app, deliveries, timer)
-                ends, overheads, printed = _closed_loop(app, deliveries, timer, samples)
+                cpu = []
+                ends, overheads, printed = _closed_loop(app, deliveries, timer, samples, cpu)
                 app.wait_idle()
-                sent_before = app.supervisor._sent
+                tells_seen = _count_tells(app.supervisor)
                 seconds = _burst(app, deliveries, burst)
                 app.wait_idle()
-                tells = (app.supervisor._sent - sent_before) / burst
+                tells = tells_seen[0] / burst
                 out = {"e2e_p50_ms": ms(percentile(ends, 50)), "e2e_p99_ms": ms(percentile(ends, 99)),
                        "overhead_p50_ms": ms(percentile(overheads, 50)),
                        "overhead_p99_ms": ms(percentile(overheads, 99)),
                        "model_p50_ms": ms(percentile([e - o for e, o in zip(ends, overheads)], 50)),
                        "printed_p50_ms": ms(percentile(printed, 50)),
                        "rate": round(burst / seconds, 1), "burst": burst, "samples": samples,
-                       "tells_per_stimulus": round(tells, 2)}
+                       "tells_per_stimulus": round(tells, 2), "cpu_p50_ms": ms(percentile(cpu, 50)),
+                       "cpu_p99_ms": ms(percentile(cpu, 99))}
                 if background:
                     last = Outbox.select(Outbox.id).order_by(Outbox.id.desc()).first()
                     bg_seconds = _background_burst(app, burst)
@@ -308,11 +329,17 @@ def run(quick: bool = False) -> dict:
     hops = round(offline["tells_per_stimulus"])
     raw = measure_pykka(hops, burst * 20)
 
+    replay_ms = round(sql["replay_seconds"] / burst * 1000, 3)
     figures = [
+        Figure("CPU per stimulus p50 (process_time), realtime path, offline model", offline["cpu_p50_ms"], "ms",
+               "the same SQL replayed without actors, per stimulus", replay_ms,
+               ratio(offline["cpu_p50_ms"], replay_ms), f"< {OVERHEAD_GOAL_MS} ms",
+               offline["cpu_p50_ms"] is not None and offline["cpu_p50_ms"] < OVERHEAD_GOAL_MS,
+               f"{sql['statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
+               f"the offline model's own work included"),
         Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
                "(a) the same SQLite transactions replayed without actors", sql["rate"],
-               ratio(offline["rate"], sql["rate"]), f"≥ {THROUGHPUT_GOAL:.0%} of (a)",
-               offline["rate"] >= THROUGHPUT_GOAL * sql["rate"],
+               ratio(offline["rate"], sql["rate"]), "", None,  # issue 21: CPU per stimulus replaces this goal
                f"{sql['write_transactions_per_stimulus']} write + "
                f"{sql['transactions_per_stimulus'] - sql['write_transactions_per_stimulus']:.2f} read transactions "
                f"per stimulus"),
