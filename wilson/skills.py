@@ -252,6 +252,7 @@ class Installed:
 BUILTIN = {
     "calendar": "actors.tools.calendar:SKILL",
     "email": "channels.email.skill:SKILL",
+    "memory": "actors.hippocampus:SKILL",
     "reminders": "actors.tools.reminders:SKILL",
     "tasks": "actors.tools.tasks:SKILL",
     "telegram": "actors.tools.telegram:SKILL",
