@@ -208,7 +208,7 @@ def main(opts, config) -> int:
         print(f"wilson eval: {exc}", file=sys.stderr)
         return 2
     llm_settings = llm_settings_of(config)
-    prices = price_table(llm_settings)
+    prices = None if opts.llm == "offline" else price_table(llm_settings)  # the offline rules cost nothing
     if prices and example_prices(config):
         print("wilson eval: cost is at the example prices of [llm] price_reflex/price_fast/price_deep; "
               "set your provider's (USD per million tokens, input/cached/output) for a real figure", flush=True)
