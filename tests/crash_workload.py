@@ -727,7 +727,7 @@ class CrashHarness:
     def window_resends(self, shown: list[dict]) -> tuple[list[dict], list[dict]]:
         """Split off the re-sends the design allows: sendMessage has no idempotency key, so a kill
         after Telegram accepted a message and before its row was marked delivered sends it again
-        after the restart (channels/telegram.py, "The duplicate window"). Such a re-send repeats
+        after the restart (channels/telegram/__init__.py, "The duplicate window"). Such a re-send repeats
         the last message a killed life sent, in a later life; any other repeat stays in the list."""
         last_of_life = {m["_life"]: m["message_id"] for m in shown}
         latest: dict[tuple, dict] = {}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from channels.telegram_text import parse_callback, parse_update
+from channels.telegram.text import parse_callback, parse_update
 from tests.crash_workload import (POISON, CrashHarness, RecordingTelegram, fault_points, model_reply, poison_update,
                                   run_harness)
 from tests.brain import call

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from channels.telegram_text import MAX_ID, Parsed, parse_callback, parse_update
+from channels.telegram.text import MAX_ID, Parsed, parse_callback, parse_update
 from storage.models import Approval, Cursor, DecisionRow, Inbox, Task, Topic, Trace
 from tests.test_telegram import OWNER, buttons, handled, model, propose_japan, wait_text, wilson  # noqa: F401
 

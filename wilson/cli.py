@@ -206,7 +206,7 @@ def cmd_eval(opts, config) -> int:
 
 
 def cmd_pair(opts, config) -> int:
-    from channels.telegram_access import PAIRING_TIME, PAIRING_TRIES, start_pairing
+    from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 
     _open(config)
     code = start_pairing(clockmod.RealClock().now())

@@ -1,0 +1,226 @@
+"""The user's answers to proposals: buttons, item toggles, Modify's next words, "show expired" and
+"revive N" (a mixin of TelegramChannel).
+
+Each answer is a decision row (storage/decisions.py) written in the offset's transaction and
+then told to the gate, which alone decides; the early look here only picks a quick answer's words.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from loguru import logger
+from telegram import Message
+from telegram.error import TelegramError
+
+from actors.approval import OPEN, REVIVE, check, may_decide, render
+from channels.telegram.access import delete_setting, get_setting, put_setting
+from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, LEFT_OUT, Incoming
+from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
+from storage import decisions, outbox, trace
+from storage.models import Approval, ApprovalItem
+from wilson.messages import Decision, DecisionRecorded, Deliver
+
+CALLBACK_ANSWER_MAX = 190
+MODIFY_WAIT = timedelta(hours=1)
+SHOW_EXPIRED = re.compile(r"(?i)^\s*show\s+expired(\s+proposals)?\s*[.!]?\s*$")
+REVIVE_WORDS = re.compile(r"(?i)^\s*revive\s+#?(\d{1,16})\s*[.!]?\s*$")
+
+
+def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
+    """After Modify, the next words are the change: unless the proposal was settled meanwhile
+    or the user went on to other things (an hour later, it is a new message)."""
+    approval = Approval.get_or_none(Approval.id == awaiting.get("approval_id"))
+    asked = datetime.fromisoformat(awaiting["at"]) if awaiting.get("at") else None
+    return (approval is not None and approval.status in ("pending", "partial")
+            and asked is not None and now - asked < MODIFY_WAIT)
+
+
+class Buttons:
+    def _lifecycle(self, incoming: Incoming, text: str) -> bool:
+        """"show expired" and "revive N", as the expiry notice tells the user to say: handled by code, like a
+        press; True when these words were one of them."""
+        if SHOW_EXPIRED.match(text):
+            self._show_expired(incoming)
+            return True
+        match = REVIVE_WORDS.match(text)
+        if not match:
+            return False
+        approval_id = int(match.group(1))
+        put_setting(DECISION_CHAT + str(approval_id), incoming.where)
+        row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=incoming.uid, channel=self.name,
+                               at=incoming.now)
+        incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+        return True
+
+    def _show_expired(self, incoming: Incoming) -> None:
+        from wilson import views
+
+        rows = views.expired(self.config.timezone)
+        mine = [r for r in rows if may_decide(incoming.uid, Approval.get_by_id(r["id"]), self._owner_decides())]
+        text = views.table("expired", mine)
+        if mine:
+            text += "\n\nPress a button (or say “revive N”) to bring one back."
+        where = incoming.where
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply,
+                   "revive": [{"id": r["id"], "nonce": Approval.get_by_id(r["id"]).nonce} for r in mine]}
+        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{incoming.key}:expired",
+                         at=incoming.now, payload=payload)
+        incoming.after.append(lambda: self.tell(self.name, Deliver(box.id)))
+
+    def _owner_decides(self) -> str | None:
+        return self.config.get("core", "owner") if self.config.get("approval", "owner_decides_all") else None
+
+    def _modification(self, incoming: Incoming, text: str) -> bool:
+        """After Modify, the user's next words are the change; True when these words were it."""
+        awaiting = get_setting(AWAITING_MODIFY + incoming.uid)
+        if not awaiting:
+            return False
+        delete_setting(AWAITING_MODIFY + incoming.uid)
+        if not modify_still_wanted(awaiting, incoming.now):
+            return False
+        put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
+        row = decisions.record(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
+                               channel=self.name, at=incoming.now, text=text, nonce=awaiting.get("nonce"))
+        incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+        return True
+
+    def _press(self, update_id: int, query, now: datetime, after: list) -> None:
+        uid = str(query.from_user.id)
+
+        def answer(text: str) -> None:
+            after.append(lambda: self.spawn(self._answer(query.id, text)))
+
+        if not self.allowed(uid):
+            logger.warning("refused a button press from Telegram user {} (not allowed)", uid)
+            answer("Sorry, these buttons are not for you.")
+            return
+        toggle = parse_toggle(query.data)
+        if toggle is not None:
+            self._toggle(uid, query, toggle, now, answer, after)
+            return
+        parsed = parse_callback(query.data)
+        if parsed is None:
+            logger.warning("a button press with unknown data from user {}", uid)
+            answer("That button does not work any more.")
+            return
+        approval_id, action, nonce = parsed
+        message = query.message
+        where = {"chat_id": int(message.chat.id) if message else int(uid)}
+        if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+            where["thread_id"] = message.message_thread_id
+        put_setting(DECISION_CHAT + str(approval_id), where)
+        if action == REVIVE:  # the gate says whether it can come back; its new proposal is the answer
+            row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=uid, channel=self.name, at=now,
+                                   nonce=nonce)
+            after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+            answer("Bringing it back…")
+            return
+        if action == SHOW:
+            self._show_again(update_id, uid, where, approval_id, nonce, now, answer, after)
+            return
+        decision = Decision(approval_id=approval_id, action=action, user_id=uid, channel=self.name, nonce=nonce)
+        # The gate decides; this early look only picks the words of the quick answer.
+        problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
+        if action == "modify" and not problem:
+            put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
+            incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
+            self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", incoming,
+                        "modify")
+            answer("Tell me what to change.")
+            return
+        delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
+        items: tuple[int, ...] = ()
+        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
+        if left_out:  # toggled: these items, and not the others
+            pending = [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
+                (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
+            items = tuple(sorted(p for p in pending if p not in left_out))
+            if not items:
+                answer("Nothing is chosen: tick at least one item, or press Reject.")
+                return
+            action = "confirm"
+            delete_setting(LEFT_OUT + str(approval_id))
+        # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
+        row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
+                               items=items, nonce=nonce)
+        after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+        answer(problem[:CALLBACK_ANSWER_MAX] if problem else {"approve": "Approving…", "confirm": "Approving…",
+                                                               "reject": "Rejecting…"}.get(action, "OK"))
+
+    def _show_again(self, update_id: int, uid: str, where: dict, approval_id: int, nonce: str, now: datetime,
+                    answer, after: list) -> None:
+        """"Show" under the briefing: the proposal again, with its buttons, where the press was made. The row is
+        written in the offset's transaction, so the press is shown once, even across a kill."""
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        decision = Decision(approval_id=approval_id, action="approve", user_id=uid, channel=self.name, nonce=nonce)
+        problem = check(decision, approval, now, self.config.timezone, self._owner_decides())
+        if problem:
+            answer(problem[:CALLBACK_ANSWER_MAX])
+            return
+        items = [{"position": i.position, "description": i.description}
+                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
+        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "shown_again": True,
+                   "approval": {"id": approval.id, "nonce": approval.nonce,
+                                "actions": ["approve", "modify", "reject"], "items": items}}
+        box = outbox.add(channel=self.name, text=render(approval, self.config.timezone), trace_id=approval.trace_id,
+                         key=f"telegram:{update_id}:show", at=now, payload=payload)
+        after.append(lambda: self.tell(self.name, Deliver(box.id)))
+        answer(f"Here is proposal {approval.id}.")
+
+    def _waiting(self, ids) -> list[dict]:
+        """The proposals among `ids` still waiting for an answer now, in the order given."""
+        wanted = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)] if isinstance(ids, list) else []
+        now = self.now()
+        found = {a.id: a for a in Approval.select().where(Approval.id.in_(wanted) & Approval.status.in_(OPEN)
+                                                          & (Approval.expires_at > now))} if wanted else {}
+        return [{"id": found[i].id, "nonce": found[i].nonce} for i in wanted if i in found]
+
+    def _toggle(self, uid: str, query, toggle: tuple[int, int, str], now: datetime, answer, after: list) -> None:
+        """An item's toggle: which items Approve will approve. Kept as a row in the offset's transaction, so the
+        choice survives a restart; the buttons are redrawn after the commit."""
+        approval_id, position, nonce = toggle
+        approval = Approval.get_or_none(Approval.id == approval_id)
+        decision = Decision(approval_id=approval_id, action="approve", user_id=uid, channel=self.name, nonce=nonce)
+        problem = check(decision, approval, now, self.config.timezone, self._owner_decides())
+        item = None if problem else ApprovalItem.get_or_none(
+            (ApprovalItem.approval == approval_id) & (ApprovalItem.position == position)
+            & (ApprovalItem.status == "pending"))
+        if problem or item is None:
+            answer((problem or "That item is already decided.")[:CALLBACK_ANSWER_MAX])
+            return
+        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ())
+        left_out ^= {position}
+        put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
+        title = " ".join(item.description.split())[:80]
+        answer((f"Left out: {title}" if position in left_out else f"Back in: {title}")[:CALLBACK_ANSWER_MAX])
+        message = query.message
+        if isinstance(message, Message):
+            chat_id, message_id = message.chat.id, message.message_id
+            after.append(lambda: self.spawn(self._redraw(approval_id, chat_id, message_id)))
+
+    def _markup(self, approval: Approval):
+        """A proposal's buttons as they stand: its pending items, with the ones toggled off shown so."""
+        items = [{"position": i.position, "description": i.description}
+                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
+        return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": ["approve", "modify", "reject"],
+                         "items": items}, get_setting(LEFT_OUT + str(approval.id)) or ())
+
+    async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:
+        async with self._send_lock:  # never after the settled edit has taken the buttons away
+            approval = Approval.get_or_none(Approval.id == approval_id)
+            if approval is None or approval.status not in OPEN:
+                return
+            try:
+                await self._call("editMessageReplyMarkup", lambda: self.bot.edit_message_reply_markup(
+                    chat_id=chat_id, message_id=message_id, reply_markup=self._markup(approval)))
+            except (TelegramError, TimeoutError) as exc:  # not modified, or deleted: the choice is kept anyway
+                logger.info("proposal {} buttons not redrawn: {}", approval_id, describe(exc))
+
+    async def _answer(self, query_id: str, text: str) -> None:
+        try:
+            await self._call("answerCallbackQuery", lambda: self.bot.answer_callback_query(query_id, text=text),
+                             deadline=15.0)
+        except (TelegramError, TimeoutError) as exc:  # answered already, too old: the decision still counts
+            logger.info("could not answer a button press: {}", describe(exc))

@@ -1,0 +1,205 @@
+"""Delivering: the one sender of the channel's outbox rows, retries, and the outage's delay line
+(a mixin of TelegramChannel). See the package's docstring for "never given up" and the duplicate window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from datetime import datetime, timedelta
+
+import peewee
+from loguru import logger
+from telegram import ReplyParameters
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from channels.telegram.access import get_setting
+from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient, put_cursor
+from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
+                                    revive_keyboard, split_text)
+from storage import outbox, trace
+from storage.models import Approval, Cursor, Outbox, SentMessage
+from wilson import clock as clockmod
+from wilson import faults
+
+NOTE_ROOM = 120  # units kept free in a message's first part for the delay line
+
+
+def cannot_be_fixed_by_retrying(exc: BaseException) -> bool:
+    """Telegram refused this message for good (or it has nowhere to go); anything else is an outage
+    or a hiccup and passes. An error of Wilson's own (not Telegram's, not the network's, not the
+    database's) is not retried either: the same row would fail the same way and hold back the rest."""
+    if isinstance(exc, (BadRequest, Forbidden, ChatMigrated, NoRecipient)):
+        return True
+    return not isinstance(exc, (TelegramError, OSError, TimeoutError, peewee.OperationalError,
+                                peewee.InterfaceError))
+
+
+class Outbound:
+    async def _pump(self) -> None:
+        """The one sender of this channel's outbox rows, oldest first. A row that failed for a reason
+        that passes holds the newer ones back until it goes through, so after an outage everything
+        arrives, in the order it was written."""
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                row = outbox.next_due(self.name)
+                if row is None:
+                    self._outage_over()
+                    await self._wake.wait()
+                    continue
+                wait = self._retry_at - clockmod.monotonic()
+                if wait > 0:
+                    # the rows behind it are waiting too, not being sent: `wait_idle` must not count them
+                    outbox.wait_behind(self.name, row.next_attempt_at)
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                    continue
+                async with self._send_lock:  # one at a time; a proposal's edit waits for its delivery
+                    await self._attempt(row)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database is busy or gone: look again in a moment
+                logger.warning("Telegram deliveries paused: {}", describe(exc))
+                await asyncio.sleep(min(self.backoff_max, 1.0))
+
+    async def _attempt(self, row: Outbox) -> None:
+        """Send one row once: the attempt is committed before the API call, the result after it."""
+        now = self.now()
+        cut_short = row.sending_at is not None  # a retry clears it: only a stop mid-send leaves it set
+        if not outbox.start_attempt(row.id, now):
+            return
+        attempts = row.attempts + 1
+        if cut_short:
+            trace.record(row.trace_id, "resending", self.name,
+                         f"outbox {row.id}: the last send was cut short by a stop; sending again, "
+                         "so Telegram may show it twice", now, {"outbox_id": row.id})
+        faults.point("telegram:before-send")
+        note = None
+        try:
+            done = outbox.partial(row)
+            chat_id, thread_id = (int(done["chat_id"]), done.get("thread_id")) if done else self._route(row)
+            note = None if done else self._delay_note(chat_id, now)
+            result = await self._send_row(row, chat_id, thread_id, note, done)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._failed(row, exc, attempts)
+            return
+        self._send_failures, self._retry_at = 0, 0.0
+        approval = (row.payload or {}).get("approval")
+        if note:
+            result["delay_note"] = note
+
+        def remember() -> None:  # its ids, for replies and reactions; a proposal's, to edit it
+            SentMessage.insert_many([{"channel": self.name, "chat_id": str(result["chat_id"]),
+                                      "message_id": str(message_id), "outbox_id": row.id}
+                                     for message_id in result["message_ids"]]).on_conflict_ignore().execute()
+            if approval:
+                Approval.update(message_ref={"chat_id": result["chat_id"],
+                                             "message_id": result["message_ids"][-1]}).where(
+                    Approval.id == approval["id"]).execute()
+            if note:
+                self._told_of_delay(result["chat_id"])
+
+        self.record_delivery(row, result, self.now(), also=remember)
+        again = (row.payload or {}).get("shown_again")  # the original's message was settled when it was replaced
+        replaced = Approval.get_or_none(Approval.id == approval["id"]).supersedes if approval and not again else None
+        if replaced:  # the original's message now names the proposal that replaced it
+            self.spawn(self._settle(replaced))
+
+    def _failed(self, row: Outbox, exc: BaseException, attempts: int) -> None:
+        reason = describe(exc)
+        now = self.now()
+        if cannot_be_fixed_by_retrying(exc):
+            logger.warning("outbox {} not delivered on Telegram: {}", row.id, reason)
+            self.record_failure(row, reason, now, counted=True)
+            return
+        self._send_failures += 1
+        wait = min(self.retry_base * 2 ** min(self._send_failures - 1, 20), self.retry_max)
+        if isinstance(exc, RetryAfter):
+            wait = max(wait, retry_seconds(exc) + 0.1)
+        self._retry_at = clockmod.monotonic() + wait
+        logger.warning("Telegram sendMessage failed ({}); outbox {} tried again in {:.2f}s", reason, row.id, wait)
+        self.record_retry(row, reason, now, now + timedelta(seconds=wait), attempts=attempts,
+                          also=lambda: self._outage_begins(now))
+
+    # The outage: when sends began to fail, and which chats were told their messages were late.
+    def _outage_begins(self, at: datetime) -> None:
+        if Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is None:
+            put_cursor(OUTAGE_CURSOR, {"since": at.isoformat(), "told": []}, at)
+
+    def _delay_note(self, chat_id: int, now: datetime) -> str | None:
+        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
+        outage = row.value if row is not None and isinstance(row.value, dict) else None
+        if not outage or str(chat_id) in outage.get("told", []):
+            return None
+        since = datetime.fromisoformat(outage["since"])
+        if now - since < self.delay_note_after:
+            return None
+        return delay_note(since, now, self.config.timezone)
+
+    def _told_of_delay(self, chat_id: int) -> None:
+        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
+        if row is not None and isinstance(row.value, dict):
+            value = dict(row.value, told=sorted(set(row.value.get("told", [])) | {str(chat_id)}))
+            put_cursor(OUTAGE_CURSOR, value, self.now())
+
+    def _outage_over(self) -> None:
+        """Nothing is owed any more: a later outage starts its own story."""
+        if self._send_failures == 0 and Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is not None:
+            Cursor.delete().where(Cursor.name == OUTAGE_CURSOR).execute()
+
+    async def _send_row(self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None,
+                        done: dict) -> dict:
+        """Send the parts of a row not shown yet; each further part's send is recorded before it starts."""
+        payload = row.payload or {}
+        markup = None
+        if payload.get("approval"):
+            markup = keyboard(payload["approval"], get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
+        elif payload.get("revive"):
+            revive = payload["revive"]
+            markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None
+            if markup is not None and not markup.inline_keyboard:
+                markup = None
+        elif payload.get("proposals"):  # the morning briefing: those still waiting get their buttons
+            markup = briefing_keyboard(self._waiting(payload["proposals"]))
+        reply = payload.get("reply_to")
+        reply_to = None
+        if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
+            reply_to = ReplyParameters(message_id=int(reply["message_id"]), allow_sending_without_reply=True)
+        text = row.text or ""
+        pieces = split_text(text, MAX_TEXT - NOTE_ROOM) if text.strip() else ["…"]
+        ids = list(done.get("message_ids") or [])
+        for index in range(len(ids), len(pieces)):
+            if index > len(done.get("message_ids") or []):
+                outbox.record_progress(row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids},
+                                       self.now())
+            piece = f"{note}\n\n{pieces[index]}" if note and index == 0 else pieces[index]
+            sent = await self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
+                                               reply_parameters=reply_to if index == 0 else None,
+                                               reply_markup=markup if index == len(pieces) - 1 else None)
+            faults.point("telegram:after-send")
+            ids.append(sent.message_id)
+        return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}
+
+    async def _call(self, what: str, make, deadline: float | None = None):
+        """One Bot API call with retries: network errors back off, 429s wait, a BadRequest fails at once."""
+        give_up = clockmod.monotonic() + (deadline or self.call_deadline)
+        attempt = 0
+        while True:
+            try:
+                return await make()
+            except BadRequest:  # a subclass of NetworkError, but retrying cannot fix it
+                raise
+            except RetryAfter as exc:
+                wait, last = retry_seconds(exc) + 0.1, describe(exc)
+                logger.warning("Telegram {} rate-limited; waiting {:.1f}s as Telegram asks", what, wait)
+            except NetworkError as exc:  # includes TimedOut and 5xx answers
+                wait, last = min(self.backoff_base * 2 ** min(attempt, 20), self.backoff_max), describe(exc)
+                logger.warning("Telegram {} failed ({}); retrying in {:.2f}s", what, last, wait)
+            attempt += 1
+            if clockmod.monotonic() + wait > give_up:
+                raise TimeoutError(f"{what} still failing after {attempt} attempt(s), gave up: {last}")
+            await asyncio.sleep(wait)
+

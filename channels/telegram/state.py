@@ -1,0 +1,44 @@
+"""What the Telegram channel keeps in the database between updates, and the record of one update.
+
+Cursors and settings are named here, once: the offset, the outage, the health line, and the
+per-user or per-proposal settings (Modify's wait, where a press came from, toggled items,
+renamed threads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from storage.models import Cursor
+
+OFFSET_CURSOR = "telegram:offset"
+OUTAGE_CURSOR = "telegram:outage"  # {"since": first failed send, "told": chats already told of the delay}
+HEALTH_CURSOR = "health:telegram"
+AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
+DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
+RENAMED = "telegram:renamed:"  # + approval item id -> the name its forum thread was given
+LEFT_OUT = "telegram:left_out:"  # + approval id -> item positions toggled off (the rest are approved)
+
+
+def put_cursor(name: str, value, at: datetime) -> None:
+    Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
+        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message or press being handled: who sent it, where an answer goes (`where`: the chat and
+    thread; `reply`: the message it answers), its update's key, when, and what to do once committed."""
+
+    uid: str
+    where: dict
+    reply: dict
+    key: str
+    now: datetime
+    after: list
+
+
+class NoRecipient(Exception):
+    """Nobody to send to: no allowed user is configured and nobody has paired."""
+
