@@ -217,6 +217,39 @@ def cmd_pair(opts, config) -> int:
     return 0
 
 
+def cmd_memory(opts, config) -> int:
+    """`memory import FILE.jsonl` (one memory a line) and `memory recall "QUERY"` (best first)."""
+    import json
+
+    from storage import engram
+    from wilson.clock import wall_now
+
+    _open(config)
+    if opts.action == "import":
+        try:
+            with open(opts.target, encoding="utf-8", errors="replace") as lines:
+                stored, problems = engram.import_lines(lines, wall_now())
+        except OSError as exc:
+            print(f"wilson memory: cannot read {one_line(opts.target, 80)}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        for problem in problems[:20]:
+            print(f"wilson memory: {problem}", file=sys.stderr)
+        if len(problems) > 20:
+            print(f"wilson memory: … and {len(problems) - 20} more lines skipped", file=sys.stderr)
+        _out(f"stored {stored} memor{'y' if stored == 1 else 'ies'}"
+             + (f"; {len(problems)} line(s) skipped" if problems else ""))
+        return 0 if stored or not problems else 1
+    rows = engram.recall_rows(opts.target, limit=opts.limit)
+    for row in rows:
+        if opts.json:
+            _out(json.dumps(row, ensure_ascii=False))
+        else:
+            _out(f"#{row['id']:<6} {row['kind']:<14} {row['score']:.3f}  {row['source'] or '-'}  {row['text']}")
+    if not rows and not opts.json:
+        _out("nothing recalled")
+    return 0
+
+
 def cmd_service(opts, config) -> int:
     from wilson import service
 
@@ -255,6 +288,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {one_line(text, 20)}") from None
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError("use 1 to 1000")
+    return value
+
+
 def _main(argv: list[str] | None) -> int:
     parser = Parser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
@@ -281,6 +324,11 @@ def _main(argv: list[str] | None) -> int:
 
     eval_arguments(sub.add_parser("eval", help="measure how well the model (or the offline rules) serves you, "
                                               "on scenarios with a simulated clock"))
+    memory = sub.add_parser("memory", help="import memories from a JSON-lines file, or recall what Wilson knows")
+    memory.add_argument("action", choices=("import", "recall"))
+    memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
+    memory.add_argument("--limit", type=positive_int, default=10, help="recall: how many (default 10)")
+    memory.add_argument("--json", action="store_true", help="recall: one JSON object a line")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
@@ -302,7 +350,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
                 "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills,
-                "eval": cmd_eval}
+                "eval": cmd_eval, "memory": cmd_memory}
     import peewee
 
     try:
