@@ -138,6 +138,7 @@ def _shown_alone(approval_ids: list[int]) -> set[int]:
 
 
 LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned events
+NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counted
 
 
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
@@ -167,6 +168,8 @@ def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
                 continue
             when = _short_day(start.date()) + ("" if buffer.get("all_day") else f" {start:%H:%M}")
             lines.append(f"{title} ({when})")
+    if len(lines) > NEW_SHOWN:  # a first sync of a whole calendar is not a briefing of its own
+        lines = lines[:NEW_SHOWN] + [f"and {len(lines) - NEW_SHOWN} more"]
     return lines, traces
 
 

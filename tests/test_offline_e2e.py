@@ -103,3 +103,18 @@ def test_an_event_without_a_plan_is_traced_and_listed_once_in_the_next_briefing(
     app.advance(timedelta(days=1))
     later = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")][1:]
     assert later and not any("Book club" in text for text in later)  # listed once, then not again
+
+
+def test_many_unplanned_events_are_named_up_to_a_few_and_counted(make_app):
+    from actors.briefing import NEW_SHOWN
+
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    repl = repl_of(app)
+    for day in range(NEW_SHOWN + 3):
+        repl.run_line(f'calendar add "Choir {day}" @ 2027-01-{10 + day:02d}T19:00')
+    repl.run_line("sync")
+    said = len(app.user_deliveries())
+    app.advance(timedelta(days=1))
+    briefing, = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
+    listed = briefing.split("New in your calendar")[1].split("\n\n")[0]
+    assert listed.count("• Choir") == NEW_SHOWN and "• and 3 more" in listed
