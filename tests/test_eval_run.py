@@ -136,13 +136,17 @@ def test_compare_puts_two_configurations_side_by_side(tmp_path, capsys):
     lines = out.splitlines()
     header = lines[lines.index(next(line for line in lines if line.startswith("surfacing precision"))) - 1]
     assert header.split() == ["offline", "offline"]
-    assert lines[0].startswith("A: ") and any(line.startswith("[  1/1]") for line in lines), "B ran"
+    assert any(line.startswith("A: ") for line in lines) and any(line.startswith("[  1/1]") for line in lines), \
+        "A was read from its report, B ran"
 
 
-def test_a_bad_suite_is_one_line_and_status_2(tmp_path, capsys):
+def test_a_bad_suite_or_setting_is_one_line_and_status_2(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\nsplit = "train"\n')
     assert cli.main(["--home", str(tmp_path / "h"), "eval", "--suite", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "split" in err
+    assert cli.main(["--home", str(tmp_path / "h"), "eval", "--set", "deep_colour=blue"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "deep_colour" in err
 

@@ -208,6 +208,12 @@ def main(opts, config) -> int:
         print(f"wilson eval: {exc}", file=sys.stderr)
         return 2
     llm_settings = llm_settings_of(config)
+    try:
+        for spec in opts.set or ():
+            llm_settings.update(llm_overrides(spec))
+    except ValueError as exc:
+        print(f"wilson eval: --set {exc}", file=sys.stderr)
+        return 2
     prices = None if opts.llm == "offline" else price_table(llm_settings)  # the offline rules cost nothing
     if prices and example_prices(config):
         print("wilson eval: cost is at the example prices of [llm] price_reflex/price_fast/price_deep; "
@@ -252,6 +258,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
                         help="two configurations side by side: --llm values, [llm] settings such as "
                              "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b, or JSON reports written earlier")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="an [llm] setting for these runs only, per role too: --set deep_model=gpt-4o "
+                             "--set fast_base_url=http://127.0.0.1:11434/v1")
     parser.add_argument("--record", metavar="DIR",
                         help="keep the model's answers here (one directory per scenario) to run again "
                              "later without the model: --llm replay:DIR")
