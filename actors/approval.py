@@ -287,6 +287,36 @@ def briefing_ahead(since: datetime, now: datetime, expires_at: datetime) -> date
     return None
 
 
+class CannotPropose(ValueError):
+    """The tool is not there or says this cannot be done; the message says why, for the user."""
+
+
+def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str, key: str, now: datetime,
+                config) -> Approval:
+    """A proposal of one tool that the user asked for by a command of their own (a form on the dashboard,
+    `forget N` at the terminal): shown and decided like any other, exactly once per `key`. The caller
+    tells the gate (ProposalCreated) after this commits."""
+    box = tools.toolbox(config)
+    if box.get(tool) is None:
+        raise CannotPropose("That cannot be done: the skill that does it is not installed or is turned off.")
+    problem = tools.validate_mutation(tool, args, config.timezone, owner, owner, now, box=box)
+    if problem:
+        raise CannotPropose(problem[:1].upper() + problem[1:] + ".")
+    with database.atomic():
+        made = Approval.get_or_none(Approval.idempotency_key == key)
+        if made is not None:
+            return made
+        expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+        trace_id = trace.new_trace_id()
+        approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
+                                   nonce=secrets.token_hex(4), created_at=now, expires_at=now + expiry,
+                                   idempotency_key=key, reason=reason[:MAX_REASON])
+        ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
+                            description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
+        trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)
+    return approval
+
+
 def release_kept(now: datetime) -> list[int]:
     """Proposals kept for a morning briefing that did not tell them go back to the gate, to be shown alone."""
     orphans = briefing.orphaned(now)

@@ -61,3 +61,28 @@ def test_ten_thousand_lines_import_in_one_go(tmp_path):
     assert code == 0 and out.strip() == "stored 10000 memories"
     code, out, _ = run_main(["--home", str(tmp_path / "home"), "memory", "recall", "topic 42", "--json"])
     assert len(out.splitlines()) == 10
+
+
+# At the terminal: `forget N` is a proposal like any other --------------------------------
+def test_forget_at_the_terminal_proposes_and_only_the_approval_retires_the_belief(make_app):
+    import io
+
+    from storage import engram
+    from storage.models import Approval, Memory
+    from wilson.repl import Repl
+
+    app = make_app(llm="offline")
+    belief = engram.store("belief", "the user books flights late", ["task:1"], app.clock.now())
+    out = io.StringIO()
+    repl = Repl(app, out=out)
+    repl.run_line(f"forget {belief.id}")
+    approval = Approval.get()
+    assert approval.items.get().tool == "forget_memory" and f"memory {belief.id} is wrong" in approval.reason
+    assert [d["approval"]["id"] for d in app.user_deliveries() if d["approval"]] == [approval.id]  # shown
+    assert Memory.get_by_id(belief.id).invalidated_at is None  # nothing happened yet
+    repl.run_line(f"approve {approval.id}")
+    assert Memory.get_by_id(belief.id).invalidated_at is not None
+    repl.run_line(f"forget {belief.id}")  # gone already: said in one line, nothing proposed
+    assert "already forgotten" in out.getvalue().splitlines()[-1] and Approval.select().count() == 1
+    repl.run_line("forget 999999")
+    assert "no learned memory 999999" in out.getvalue().splitlines()[-1]

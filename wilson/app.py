@@ -9,6 +9,7 @@ proposal, advance simulated time, wait until nothing is left to do).
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from wilson import skills
 from wilson.actor import Context
 from wilson.config import DEFAULTS, Config
 from wilson.logs import setup_logging
-from wilson.messages import DecisionRecorded, Recover, StimulusCommitted, SyncRequest, TickNow
+from wilson.messages import DecisionRecorded, ProposalCreated, Recover, StimulusCommitted, SyncRequest, TickNow
 from wilson.supervisor import ActorSpec, Claims, Supervisor
 from wilson.waker import Waker
 
@@ -203,6 +204,21 @@ class Wilson:
                                user_id=user_id or self.config.get("core", "owner"), channel=channel,
                                at=self.clock.now())
         self.supervisor.tell("approval", DecisionRecorded(row.id))
+
+    def propose(self, tool: str, args: dict, reason: str, channel: str = "repl") -> str | None:
+        """The user asks for one change by a command of their own (`forget 5`): a proposal like any
+        other, which they then approve. The reason it cannot be done, or None."""
+        from actors import approval as gate
+
+        writes_first()
+        try:
+            made = gate.propose_one(tool, args, owner=self.config.get("core", "owner"), channel=channel,
+                                    reason=reason, key=f"{channel}:propose:{tool}:{json.dumps(args, sort_keys=True)}"
+                                    f":{self.clock.now().isoformat()}", now=self.clock.now(), config=self.config)
+        except gate.CannotPropose as exc:
+            return str(exc)
+        self.supervisor.tell("approval", ProposalCreated(made.id))
+        return None
 
     # Time --------------------------------------------------------------------
     def wait_idle(self, timeout: float = 60.0) -> bool:

@@ -35,6 +35,7 @@ HELP = """Commands (one per line, # starts a comment):
   show expired | revive ID                   proposals that ran out of time; bring one back
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
+  forget ID                                  propose to forget a memory (a number from `memories`)
   tasks | topics | approvals | reminders | memories | inbox | outbox | budget | trace ID | now | help
   wait                                       block until nothing is left to process
   quit
@@ -44,7 +45,7 @@ Any other sentence is said to Wilson, as with say."""
 # ("now what?", "wait, I forgot…").
 ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
          "quit", "exit", "sync", "now", "today")
-WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive",
+WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
                   "trace", "quiet")
 COMMANDS = ALONE + WITH_ARGUMENTS
 
@@ -177,6 +178,11 @@ def _command(word: str, rest: str) -> Command:
             return Command("revive", (bounds.parse_id(rest),))
         except ValueError as exc:
             raise CommandError(f"{exc} (e.g. revive 3)") from None
+    if word == "forget":
+        try:
+            return Command("forget", (bounds.parse_id(rest),))
+        except ValueError as exc:
+            raise CommandError(f"{exc} (e.g. forget 5, a number from `memories`)") from None
     if word == "trace":
         if not rest:
             raise CommandError("trace ID — e.g. trace 3f2a9c1b7d4e")
@@ -289,6 +295,11 @@ class Repl:
             app.decide(args[0], "modify", text=args[1])
         elif name == "revive":
             app.decide(args[0], "revive")
+        elif name == "forget":  # a proposal like any other: the user approves it
+            problem = app.propose("forget_memory", {"memory": args[0]}, f"because you said memory {args[0]} is wrong")
+            if problem:
+                self.note(problem)
+                return
         elif name == "wait":
             pass
         elif name == "help":

@@ -46,7 +46,7 @@ from channels.web import server, watcher
 from channels.web.auth import _put as put_setting
 from storage import decisions
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Outbox
+from storage.models import Outbox
 from wilson import faults, liveness
 from wilson.clock import parse_duration
 from wilson.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
@@ -204,29 +204,13 @@ class WebChannel(Channel):
     def propose(self, tool: str, args: dict, key: str, reason: str) -> int:
         """A press that would change something: a proposal of `tool` for the user to approve, once per
         form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
-        from actors import tools
-        from storage import trace
+        from actors import approval as gate
 
-        tz, owner, now = self.config.timezone, self.user(), self.now()
-        box = tools.toolbox(self.config)
-        if box.get(tool) is None:
-            raise server.Refused(400, "That cannot be done: the skill that does it is not installed or is turned off.")
-        problem = tools.validate_mutation(tool, args, tz, owner, owner, now, box=box)
-        if problem:
-            raise server.Refused(400, problem[:1].upper() + problem[1:] + ".")
-        idem = f"web:propose:{key}"
-        with database.atomic():
-            made = Approval.get_or_none(Approval.idempotency_key == idem)
-            if made is not None:
-                return made.id
-            expiry = timedelta(hours=float(self.config.get("approval", "expiry_hours") or 72))
-            tid = trace.new_trace_id()
-            approval = Approval.create(trace_id=tid, approver=owner, channel=self.name, summary=reason[:200],
-                                       nonce=secrets.token_hex(4), created_at=now, expires_at=now + expiry,
-                                       idempotency_key=idem, reason=reason[:200])
-            ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
-                                description=tools.describe_item(tool, args, tz, owner, owner, box=box))
-            trace.record(tid, "proposed", self.name, f"proposal {approval.id}: {reason}", now)
+        try:
+            approval = gate.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
+                                        key=f"web:propose:{key}", now=self.now(), config=self.config)
+        except gate.CannotPropose as exc:
+            raise server.Refused(400, str(exc)) from None
         faults.point("web:after-proposal-commit")
         self.tell("approval", ProposalCreated(approval.id))
         return approval.id
