@@ -19,6 +19,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,10 +175,12 @@ class Dovecot:
                                         stderr=subprocess.STDOUT, start_new_session=True)
         return self._wait_listening(10.0)
 
-    def restart(self) -> None:
+    def restart(self, while_down=None) -> None:
         """Stop and start again on the same ports with the same mail, as a server restarted for an upgrade:
-        every open connection is dropped."""
+        every open connection is dropped. `while_down()` runs while no server is listening."""
         self.stop(keep_root=True)
+        if while_down is not None:
+            while_down()
         if not self._launch():
             raise DovecotUnavailable(f"dovecot did not start again: {self._log()[-600:]}")
 
@@ -220,6 +223,16 @@ class Dovecot:
         self.process = None
         if not keep_root:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def deliver(self, raw: bytes, folder: str) -> None:
+        """Put a mail straight into the folder's maildir, as a mail delivery agent does (works while the
+        IMAP server is down; Dovecot gives it a UID when it next looks)."""
+        new = self.root / "mail" / USER / f".{folder}" / "new"
+        path = new / f"{uuid.uuid4().hex}.test"
+        path.write_bytes(raw)
+        if os.getuid() == 0:
+            owner = new.stat()
+            os.chown(path, owner.st_uid, owner.st_gid)
 
     # As a plain client -------------------------------------------------------
     def client(self) -> imaplib.IMAP4:

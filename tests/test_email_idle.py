@@ -171,8 +171,8 @@ def test_the_idle_watcher_reconnects_after_a_server_restart(own_dovecot, start_c
     channel = start_channel(own_dovecot, retry_first=0.05, retry_max=0.5)
     [watcher] = channel.watchers
     assert watcher.wait_for(lambda w: w.connects == 1)
-    own_dovecot.restart()  # every connection dropped; the mail below comes while the watcher is away
-    own_dovecot.append(note("While away", 1), channel.folder)
+    # every connection dropped; a mail is delivered while no server listens
+    own_dovecot.restart(while_down=lambda: own_dovecot.deliver(note("While away", 1), channel.folder))
     assert watcher.wait_for(lambda w: w.connects == 2), "connected again"
     settled(channel)
     assert subjects() == ["While away"], "read on reconnecting, without a poll"
