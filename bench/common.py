@@ -155,6 +155,7 @@ def bench_config(home: Path, **env):
         # A budget that never bites: a baseline that ran out of tokens would look cheaper than it is.
         "WILSON_LLM_DAILY_BUDGET": "1000000000",
         "WILSON_LLM_USER_RESERVE": "1000000000",
+        "WILSON_WEB_ENABLED": "false",  # no dashboard: two benchmark runs would fight over its port
     }
     environ.update({k: str(v) for k, v in env.items()})
     return configmod.load(home, environ=environ)

@@ -32,10 +32,15 @@ IDLE_TIMEOUT = 20.0
 
 
 def _stimulus(body: dict) -> dict:
-    for message in body.get("messages") or []:
+    """The stimulus from the cortex's CONTEXT, with its text: sent once, as the last user message."""
+    messages = body.get("messages") or []
+    for message in messages:
         content = message.get("content") or ""
         if message.get("role") == "user" and content.startswith("CONTEXT "):
-            return json.loads(content[len("CONTEXT "):]).get("stimulus") or {}
+            stimulus = json.loads(content[len("CONTEXT "):]).get("stimulus") or {}
+            stimulus.setdefault("text", next((m.get("content") or "" for m in reversed(messages)
+                                              if m.get("role") == "user"), ""))
+            return stimulus
     return {}
 
 
