@@ -22,9 +22,9 @@ from zoneinfo import ZoneInfo
 
 from loguru import logger
 
-from storage import buffers, trace
+from storage import buffers, kv, trace
 from storage.db import database
-from storage.models import Cursor, ReceptorBuffer
+from storage.models import ReceptorBuffer
 from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import as_utc
@@ -105,14 +105,12 @@ def same_day(rows: list, now: datetime, tz: ZoneInfo) -> dict[int, str]:
 
 
 def already_aroused() -> set[int]:
-    row = Cursor.get_or_none(Cursor.name == CURSOR)
-    return set(row.value or []) if row else set()
+    return set(kv.get_cursor(CURSOR, []))
 
 
 def remember_arousal(ids: set[int], now: datetime) -> None:
     value = sorted(already_aroused() | ids)[-500:]
-    Cursor.insert(name=CURSOR, value=value, updated_at=now).on_conflict(
-        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: now}).execute()
+    kv.put_cursor(CURSOR, value, now)
 
 
 def alarm_unanswered() -> bool:
@@ -182,14 +180,13 @@ class RasActor(WilsonActor):
         does not cost a triage call every interval all day."""
         now = self.now()
         if not alarm_unanswered():
-            Cursor.delete().where(Cursor.name == RETRY_CURSOR).execute()
+            kv.delete_cursor(RETRY_CURSOR)
             return False
-        state = Cursor.get_or_none(Cursor.name == RETRY_CURSOR)
+        state = kv.cursor_row(RETRY_CURSOR)
         tries = (state.value or {}).get("tries", 0) if state else 0
         if state and now < as_utc(state.updated_at) + self.interval() * (2 ** (tries - 1)):
             return False
-        Cursor.insert(name=RETRY_CURSOR, value={"tries": tries + 1}, updated_at=now).on_conflict(
-            conflict_target=[Cursor.name], update={Cursor.value: {"tries": tries + 1}, Cursor.updated_at: now}).execute()
+        kv.put_cursor(RETRY_CURSOR, {"tries": tries + 1}, now)
         logger.info("RAS: an earlier alarm is still unanswered; asking for the sync again (retry {})", tries + 1)
         self.tell("thalamus", SyncRequest("arousal"))
         return True

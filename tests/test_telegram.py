@@ -14,9 +14,9 @@ import pytest
 
 from actors import briefing as day_briefing
 from channels import telegram as tg
-from channels.telegram import access, polling
+from channels.telegram import access
 from channels.telegram import text as tg_text
-from storage import outbox
+from storage import kv, outbox
 from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Outbox, Setting, Task,
                             Topic, Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
@@ -859,8 +859,8 @@ def test_a_stalled_poll_is_restarted_by_the_watchdog(wilson, fake):
 
 def test_health_is_written_when_it_changes_not_on_every_poll(wilson, fake, monkeypatch):
     writes = []
-    real = tg.put_cursor
-    monkeypatch.setattr(polling, "put_cursor", lambda name, value, at: (
+    real = kv.put_cursor
+    monkeypatch.setattr(kv, "put_cursor", lambda name, value, at: (
         writes.append(value["state"]) if name == tg.HEALTH_CURSOR else None, real(name, value, at)))
     app = wilson()
     fake.wait_for(lambda: writes, 5, "the first health write")

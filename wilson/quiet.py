@@ -94,27 +94,25 @@ def quiet_until(now: datetime, tz: ZoneInfo, quiet_hours: str = "22:00-07:00",
 
 def muted_until() -> datetime | None:
     """The moment the user's mute ends (may already be past), or None when never muted."""
-    from storage.models import Setting
+    from storage import kv
 
-    row = Setting.get_or_none(Setting.key == MUTE_KEY)
-    if row is None or not row.value:
+    value = kv.get_setting(MUTE_KEY)
+    if not value:
         return None
     try:
-        return as_utc(datetime.fromisoformat(str(row.value)))
+        return as_utc(datetime.fromisoformat(str(value)))
     except ValueError:
         return None
 
 
 def mute(until: datetime | None) -> None:
     """Mute non-urgent surfacing until `until` (None lifts the mute)."""
+    from storage import kv
     from storage.db import claim_transaction
-    from storage.models import Setting
 
     value = as_utc(until).isoformat() if until is not None else None
     with claim_transaction():
-        updated = Setting.update(value=value).where(Setting.key == MUTE_KEY).execute()
-        if not updated:
-            Setting.create(key=MUTE_KEY, value=value)
+        kv.put_setting(MUTE_KEY, value)
 
 
 def hold_until(config, now: datetime) -> datetime | None:

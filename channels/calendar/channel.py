@@ -15,9 +15,8 @@ from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget,
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
-from storage import trace
+from storage import kv, trace
 from storage.db import database
-from storage.models import Cursor
 from wilson import faults, liveness
 from wilson.messages import StimulusCommitted
 
@@ -56,7 +55,7 @@ class CalendarChannel(Channel):
         """Fetch one source and buffer what changed. `cheap` (a poll): a source with its own change
         check (CalDAV's ctag) is only read in full when that check says it changed."""
         cursor_name = f"calendar:{source.id}"
-        cursor = Cursor.get_or_none(Cursor.name == cursor_name)
+        cursor = kv.cursor_row(cursor_name)
         state = dict(cursor.value or {}) if cursor is not None else {}
         old_fetch = dict(state.get("fetch") or {})
         # Each step renews the handler's budget with its own bound, so that a long sync of many
@@ -73,7 +72,7 @@ class CalendarChannel(Channel):
                 # Back to what it was before a suspect read: that read was a passing state, now forgotten.
                 state.pop("suspect", None)
                 state["fetch"] = fetch_state
-                Cursor.update(value=state, updated_at=now).where(Cursor.name == cursor_name).execute()
+                kv.put_cursor(cursor_name, state, now)
             return 0
         tz = self.config.timezone
         window_end = now + self.horizon()
@@ -160,10 +159,7 @@ class CalendarChannel(Channel):
                     rows.append(row)
             for note in notes:
                 trace.record(trace.new_trace_id(), "skipped", self.name, one_line(note), now)
-            if cursor is None:
-                Cursor.create(name=cursor_name, value=new_state, updated_at=now)
-            else:
-                Cursor.update(value=new_state, updated_at=now).where(Cursor.name == cursor_name).execute()
+            kv.put_cursor(cursor_name, new_state, now)
         faults.point("calendar:after-commit")
         # Told only after the commit, so the thalamus never looks for a row that is not there yet.
         for row in rows:

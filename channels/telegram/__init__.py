@@ -68,6 +68,6 @@ formatting, no I/O) and `state` (the cursors and settings it keeps).
 from channels.telegram.access import owner_id
 from channels.telegram.channel import TelegramChannel
 from channels.telegram.inbound import REFUSAL
-from channels.telegram.state import HEALTH_CURSOR, RENAMED, NoRecipient, put_cursor
+from channels.telegram.state import HEALTH_CURSOR, RENAMED, NoRecipient
 
-__all__ = ["HEALTH_CURSOR", "REFUSAL", "RENAMED", "NoRecipient", "TelegramChannel", "owner_id", "put_cursor"]
+__all__ = ["HEALTH_CURSOR", "REFUSAL", "RENAMED", "NoRecipient", "TelegramChannel", "owner_id"]

@@ -14,8 +14,8 @@ from datetime import datetime, timedelta
 
 import peewee
 
+from storage import kv
 from storage.db import database
-from storage.models import Setting
 
 PAIRING_CODE = "telegram:pairing_code"
 PAIRED_USERS = "telegram:paired_users"
@@ -33,22 +33,8 @@ def parse_ids(value) -> list[str]:
     return [str(i).strip() for i in items if str(i).strip().lstrip("-").isdigit()]
 
 
-def get_setting(key: str, default=None):
-    row = Setting.get_or_none(Setting.key == key)
-    return default if row is None or row.value is None else row.value
-
-
-def put_setting(key: str, value) -> None:
-    Setting.insert(key=key, value=value).on_conflict(
-        conflict_target=[Setting.key], update={Setting.value: value}).execute()
-
-
-def delete_setting(key: str) -> None:
-    Setting.delete().where(Setting.key == key).execute()
-
-
 def paired_users() -> list[str]:
-    return [str(u) for u in get_setting(PAIRED_USERS, [])]
+    return [str(u) for u in kv.get_setting(PAIRED_USERS, [])]
 
 
 def is_allowed(config, user_id: str) -> bool:
@@ -71,10 +57,10 @@ def owner_id(config) -> str | None:
 
 def first_refusal(user_id: str) -> bool:
     """True the first time a stranger is turned away (they are told so once); they are remembered."""
-    refused = [str(u) for u in get_setting(REFUSED_USERS, [])]
+    refused = [str(u) for u in kv.get_setting(REFUSED_USERS, [])]
     if user_id in refused:
         return False
-    put_setting(REFUSED_USERS, refused + [user_id])
+    kv.put_setting(REFUSED_USERS, refused + [user_id])
     return True
 
 
@@ -82,15 +68,15 @@ def pair(user_id: str) -> None:
     """Add a user to the paired ones; a refusal they had is forgotten."""
     paired = paired_users()
     if user_id not in paired:
-        put_setting(PAIRED_USERS, paired + [user_id])
-    put_setting(REFUSED_USERS, [u for u in get_setting(REFUSED_USERS, []) if str(u) != user_id])
+        kv.put_setting(PAIRED_USERS, paired + [user_id])
+    kv.put_setting(REFUSED_USERS, [u for u in kv.get_setting(REFUSED_USERS, []) if str(u) != user_id])
 
 
 def start_pairing(now: datetime) -> str:
     """A new one-time code for `/start CODE` (any earlier code is void): it works for PAIRING_TIME,
     and PAIRING_TRIES wrong codes void it."""
     code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
-    put_setting(PAIRING_CODE, {"code": code, "expires": (now + PAIRING_TIME).isoformat(),
+    kv.put_setting(PAIRING_CODE, {"code": code, "expires": (now + PAIRING_TIME).isoformat(),
                                "tries_left": PAIRING_TRIES})
     return code
 
@@ -98,24 +84,24 @@ def start_pairing(now: datetime) -> str:
 def pairing_code_matches(code: str, now: datetime) -> bool:
     """Whether `code` is the live pairing code (case, spaces and dashes aside); once it matches it is spent.
     An expired code, or one written by an older `wilson pair` without an expiry, is void."""
-    expected = get_setting(PAIRING_CODE)
+    expected = kv.get_setting(PAIRING_CODE)
     if not isinstance(expected, dict) or now >= datetime.fromisoformat(expected["expires"]):
-        delete_setting(PAIRING_CODE)
+        kv.delete_setting(PAIRING_CODE)
         return False
     given = "".join(code.split()).replace("-", "").lower()
     if not secrets.compare_digest(given.encode(), str(expected["code"]).encode()):
         return False
-    delete_setting(PAIRING_CODE)  # one time only
+    kv.delete_setting(PAIRING_CODE)  # one time only
     return True
 
 
 def wrong_pairing_try() -> None:
     """A stranger sent a wrong code: one try fewer, and after the last the code is void."""
-    expected = get_setting(PAIRING_CODE)
+    expected = kv.get_setting(PAIRING_CODE)
     if not isinstance(expected, dict):
         return
     left = int(expected.get("tries_left", 0)) - 1
     if left <= 0:
-        delete_setting(PAIRING_CODE)
+        kv.delete_setting(PAIRING_CODE)
     else:
-        put_setting(PAIRING_CODE, {**expected, "tries_left": left})
+        kv.put_setting(PAIRING_CODE, {**expected, "tries_left": left})

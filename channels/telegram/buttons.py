@@ -15,10 +15,9 @@ from telegram import Message
 from telegram.error import TelegramError
 
 from actors.approval import OPEN, REVIVE, check, may_decide, render
-from channels.telegram.access import delete_setting, get_setting, put_setting
 from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, LEFT_OUT, Incoming
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
-from storage import decisions, outbox, trace
+from storage import decisions, kv, outbox, trace
 from storage.models import Approval, ApprovalItem
 from wilson.messages import Decision, DecisionRecorded, Deliver
 
@@ -48,7 +47,7 @@ class Buttons:
         if not match:
             return False
         approval_id = int(match.group(1))
-        put_setting(DECISION_CHAT + str(approval_id), incoming.where)
+        kv.put_setting(DECISION_CHAT + str(approval_id), incoming.where)
         row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=incoming.uid, channel=self.name,
                                at=incoming.now)
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -74,13 +73,13 @@ class Buttons:
 
     def _modification(self, incoming: Incoming, text: str) -> bool:
         """After Modify, the user's next words are the change; True when these words were it."""
-        awaiting = get_setting(AWAITING_MODIFY + incoming.uid)
+        awaiting = kv.get_setting(AWAITING_MODIFY + incoming.uid)
         if not awaiting:
             return False
-        delete_setting(AWAITING_MODIFY + incoming.uid)
+        kv.delete_setting(AWAITING_MODIFY + incoming.uid)
         if not modify_still_wanted(awaiting, incoming.now):
             return False
-        put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
+        kv.put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
         row = decisions.record(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
                                channel=self.name, at=incoming.now, text=text, nonce=awaiting.get("nonce"))
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -110,7 +109,7 @@ class Buttons:
         where = {"chat_id": int(message.chat.id) if message else int(uid)}
         if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
-        put_setting(DECISION_CHAT + str(approval_id), where)
+        kv.put_setting(DECISION_CHAT + str(approval_id), where)
         if action == REVIVE:  # the gate says whether it can come back; its new proposal is the answer
             row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=uid, channel=self.name, at=now,
                                    nonce=nonce)
@@ -124,15 +123,15 @@ class Buttons:
         # The gate decides; this early look only picks the words of the quick answer.
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
         if action == "modify" and not problem:
-            put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
+            kv.put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
             incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
             self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", incoming,
                         "modify")
             answer("Tell me what to change.")
             return
-        delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
+        kv.delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
         items: tuple[int, ...] = ()
-        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
+        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
         if left_out:  # toggled: these items, and not the others
             pending = [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
                 (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
@@ -141,7 +140,7 @@ class Buttons:
                 answer("Nothing is chosen: tick at least one item, or press Reject.")
                 return
             action = "confirm"
-            delete_setting(LEFT_OUT + str(approval_id))
+            kv.delete_setting(LEFT_OUT + str(approval_id))
         # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
         row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                items=items, nonce=nonce)
@@ -190,9 +189,9 @@ class Buttons:
         if problem or item is None:
             answer((problem or "That item is already decided.")[:CALLBACK_ANSWER_MAX])
             return
-        left_out = set(get_setting(LEFT_OUT + str(approval_id)) or ())
+        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ())
         left_out ^= {position}
-        put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
+        kv.put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
         title = " ".join(item.description.split())[:80]
         answer((f"Left out: {title}" if position in left_out else f"Back in: {title}")[:CALLBACK_ANSWER_MAX])
         message = query.message
@@ -205,7 +204,7 @@ class Buttons:
         items = [{"position": i.position, "description": i.description}
                  for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
         return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": ["approve", "modify", "reject"],
-                         "items": items}, get_setting(LEFT_OUT + str(approval.id)) or ())
+                         "items": items}, kv.get_setting(LEFT_OUT + str(approval.id)) or ())
 
     async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:
         async with self._send_lock:  # never after the settled edit has taken the buttons away

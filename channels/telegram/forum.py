@@ -6,9 +6,9 @@ from __future__ import annotations
 from loguru import logger
 from telegram.error import BadRequest, TelegramError
 
-from channels.telegram.access import get_setting, put_setting
 from channels.telegram.state import RENAMED
 from channels.telegram.text import briefing_keyboard, describe, settled_text
+from storage import kv
 from storage.models import Approval, ApprovalItem, Outbox, Topic
 from wilson import faults
 
@@ -80,7 +80,7 @@ class Forum:
             for item in items:
                 topic_id = (item.result or {}).get("topic_id")
                 topic = Topic.get_or_none(Topic.id == topic_id) if topic_id else None
-                if topic is None or not topic.thread_ref or get_setting(RENAMED + str(item.id)):
+                if topic is None or not topic.thread_ref or kv.get_setting(RENAMED + str(item.id)):
                     continue
                 try:
                     await self._rename_thread(item, topic)
@@ -91,7 +91,7 @@ class Forum:
         """The forum thread takes the topic's new name, once per approved rename (a proposal settled again,
         say when its replacement is shown, does not rename it again)."""
         done = RENAMED + str(item.id)
-        if get_setting(done):
+        if kv.get_setting(done):
             return
         name = topic.title[:128]
         faults.point("telegram:before-rename-thread")
@@ -101,5 +101,5 @@ class Forum:
         except BadRequest as exc:
             if "not_modified" not in str(exc).lower().replace(" ", "_"):
                 raise
-        put_setting(done, name)
+        kv.put_setting(done, name)
         logger.info("forum thread {} of topic {} renamed", topic.thread_ref, topic.id)

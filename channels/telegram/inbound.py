@@ -15,9 +15,9 @@ from telegram import Message, Update
 from actors import thalamus
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
 from channels.telegram.polling import COMMANDS
-from channels.telegram.state import OFFSET_CURSOR, Incoming, put_cursor
+from channels.telegram.state import OFFSET_CURSOR, Incoming
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
-from storage import outbox, trace
+from storage import kv, outbox, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import faults
@@ -55,13 +55,13 @@ class Inbound:
                 trace.record(trace.new_trace_id(), "skipped", self.name, f"Telegram update {update_id} {why}",
                              now, data)
                 if update_id is not None:
-                    put_cursor(OFFSET_CURSOR, offset, now)
+                    kv.put_cursor(OFFSET_CURSOR, offset, now)
         except (peewee.OperationalError, peewee.InterfaceError):
             raise  # the database is busy or gone: the poller asks for this update again
         except Exception as exc:  # the trace itself would not store: the offset still moves on
             logger.error("could not trace skipped update {}: {}", update_id, describe(exc))
             if update_id is not None:
-                put_cursor(OFFSET_CURSOR, offset, now)
+                kv.put_cursor(OFFSET_CURSOR, offset, now)
         return offset
 
     def _receive(self, update: Update, offset: int | None = None, raw=None) -> int:
@@ -72,7 +72,7 @@ class Inbound:
         try:
             with database.atomic():
                 self._interpret(update, now, after)
-                put_cursor(OFFSET_CURSOR, offset, now)
+                kv.put_cursor(OFFSET_CURSOR, offset, now)
         except (peewee.OperationalError, peewee.InterfaceError):
             raise  # the database is busy or gone: the poller retries this update, it is not skipped
         except Exception as exc:  # a poison update must not block every later one

@@ -13,12 +13,11 @@ from loguru import logger
 from telegram import ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from channels.telegram.access import get_setting
-from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient, put_cursor
+from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
 from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
                                     revive_keyboard, split_text)
-from storage import outbox, trace
-from storage.models import Approval, Cursor, Outbox, SentMessage
+from storage import kv, outbox, trace
+from storage.models import Approval, Outbox, SentMessage
 from wilson import clock as clockmod
 from wilson import faults
 
@@ -126,12 +125,12 @@ class Outbound:
 
     # The outage: when sends began to fail, and which chats were told their messages were late.
     def _outage_begins(self, at: datetime) -> None:
-        if Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is None:
-            put_cursor(OUTAGE_CURSOR, {"since": at.isoformat(), "told": []}, at)
+        if kv.cursor_row(OUTAGE_CURSOR) is None:
+            kv.put_cursor(OUTAGE_CURSOR, {"since": at.isoformat(), "told": []}, at)
 
     def _delay_note(self, chat_id: int, now: datetime) -> str | None:
-        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
-        outage = row.value if row is not None and isinstance(row.value, dict) else None
+        outage = kv.get_cursor(OUTAGE_CURSOR)
+        outage = outage if isinstance(outage, dict) else None
         if not outage or str(chat_id) in outage.get("told", []):
             return None
         since = datetime.fromisoformat(outage["since"])
@@ -140,15 +139,15 @@ class Outbound:
         return delay_note(since, now, self.config.timezone)
 
     def _told_of_delay(self, chat_id: int) -> None:
-        row = Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR)
-        if row is not None and isinstance(row.value, dict):
-            value = dict(row.value, told=sorted(set(row.value.get("told", [])) | {str(chat_id)}))
-            put_cursor(OUTAGE_CURSOR, value, self.now())
+        outage = kv.get_cursor(OUTAGE_CURSOR)
+        if isinstance(outage, dict):
+            value = dict(outage, told=sorted(set(outage.get("told", [])) | {str(chat_id)}))
+            kv.put_cursor(OUTAGE_CURSOR, value, self.now())
 
     def _outage_over(self) -> None:
         """Nothing is owed any more: a later outage starts its own story."""
-        if self._send_failures == 0 and Cursor.get_or_none(Cursor.name == OUTAGE_CURSOR) is not None:
-            Cursor.delete().where(Cursor.name == OUTAGE_CURSOR).execute()
+        if self._send_failures == 0 and kv.cursor_row(OUTAGE_CURSOR) is not None:
+            kv.delete_cursor(OUTAGE_CURSOR)
 
     async def _send_row(self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None,
                         done: dict) -> dict:
@@ -156,7 +155,7 @@ class Outbound:
         payload = row.payload or {}
         markup = None
         if payload.get("approval"):
-            markup = keyboard(payload["approval"], get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
+            markup = keyboard(payload["approval"], kv.get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
         elif payload.get("revive"):
             revive = payload["revive"]
             markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None

@@ -3,8 +3,9 @@ was asked for, else the owner's chat (a mixin of TelegramChannel)."""
 
 from __future__ import annotations
 
-from channels.telegram.access import get_setting, owner_id
+from channels.telegram.access import owner_id
 from channels.telegram.state import DECISION_CHAT, NoRecipient
+from storage import kv
 from storage.models import Approval, Inbox, Outbox, Topic
 
 
@@ -28,7 +29,7 @@ class Placement:
                 return where
         decision = payload.get("decision")
         if isinstance(decision, dict):  # the gate's answer goes where the button was pressed
-            where = get_setting(DECISION_CHAT + str(decision.get("approval_id")))
+            where = kv.get_setting(DECISION_CHAT + str(decision.get("approval_id")))
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
         owner = owner_id(self.config)
@@ -47,7 +48,7 @@ class Placement:
         if row is not None and row.source == self.name and payload.get("chat_id"):
             return int(payload["chat_id"]), payload.get("thread_id")
         if approval.supersedes:
-            where = get_setting(DECISION_CHAT + str(approval.supersedes))
+            where = kv.get_setting(DECISION_CHAT + str(approval.supersedes))
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
             original = self._proposal_place(approval.supersedes)

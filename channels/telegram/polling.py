@@ -14,9 +14,9 @@ from loguru import logger
 from telegram import BotCommand
 from telegram.error import InvalidToken, TelegramError
 
-from channels.telegram.state import HEALTH_CURSOR, OFFSET_CURSOR, put_cursor
+from channels.telegram.state import HEALTH_CURSOR, OFFSET_CURSOR
 from channels.telegram.text import describe, usable_update_id
-from storage.models import Cursor
+from storage import kv
 from wilson import clock as clockmod
 
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
@@ -104,8 +104,8 @@ class Polling:
         return batch
 
     def _stored_offset(self) -> int | None:
-        row = Cursor.get_or_none(Cursor.name == OFFSET_CURSOR)
-        return int(row.value) if row is not None and row.value is not None else None
+        value = kv.get_cursor(OFFSET_CURSOR)
+        return int(value) if value is not None else None
 
     def _health(self, state: str, *, error: str | None = None, force: bool = False) -> None:
         """Cursor health:telegram for `wilson status`: written when the state changes, else at most once
@@ -118,6 +118,6 @@ class Polling:
                      timespec="seconds")}
         if error:
             value["error"] = error[:300]
-        put_cursor(HEALTH_CURSOR, value, clockmod.wall_now())
+        kv.put_cursor(HEALTH_CURSOR, value, clockmod.wall_now())
         self._health_state, self._health_written = state, now
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from storage.models import Cursor
-
 OFFSET_CURSOR = "telegram:offset"
 OUTAGE_CURSOR = "telegram:outage"  # {"since": first failed send, "told": chats already told of the delay}
 HEALTH_CURSOR = "health:telegram"
@@ -19,11 +17,6 @@ AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "n
 DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
 RENAMED = "telegram:renamed:"  # + approval item id -> the name its forum thread was given
 LEFT_OUT = "telegram:left_out:"  # + approval id -> item positions toggled off (the rest are approved)
-
-
-def put_cursor(name: str, value, at: datetime) -> None:
-    Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
-        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,49 @@
+"""Small keyed state: settings and cursors, each read, written (an upsert) and deleted one way.
+
+Settings (table `setting`) are what the user changes in conversation or pairing (quiet until,
+paired users, where a button was pressed). Cursors (table `cursor`) are where a reader left off
+(Telegram's offset, a calendar's snapshot, the RAS scan mark), with when they were written.
+Values are JSON. A write joins the caller's transaction when there is one, so a cursor can move
+in the same commit as the rows it accounts for.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from storage.models import Cursor, Setting
+
+
+def get_setting(key: str, default=None):
+    """The setting's value; `default` when it was never set or was set to null."""
+    row = Setting.get_or_none(Setting.key == key)
+    return default if row is None or row.value is None else row.value
+
+
+def put_setting(key: str, value) -> None:
+    Setting.insert(key=key, value=value).on_conflict(
+        conflict_target=[Setting.key], update={Setting.value: value}).execute()
+
+
+def delete_setting(key: str) -> None:
+    Setting.delete().where(Setting.key == key).execute()
+
+
+def get_cursor(name: str, default=None):
+    """The cursor's value; `default` when there is none or it holds null."""
+    row = cursor_row(name)
+    return default if row is None or row.value is None else row.value
+
+
+def cursor_row(name: str) -> Cursor | None:
+    """The row itself, for a reader that also needs when it was written (`updated_at`)."""
+    return Cursor.get_or_none(Cursor.name == name)
+
+
+def put_cursor(name: str, value, at: datetime) -> None:
+    Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
+        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
+
+
+def delete_cursor(name: str) -> None:
+    Cursor.delete().where(Cursor.name == name).execute()
