@@ -129,7 +129,6 @@ def test_idle_is_renewed_before_the_server_may_drop_it(dovecot, start_channel):
     [watcher] = channel.watchers
     assert watcher.wait_for(lambda w: w.rounds >= 3), "IDLE left and entered again on its own"
     assert watcher.connects == 1, "renewed on the same connection"
-    rounds = watcher.rounds
     settled(channel)
     assert subjects() == [], "a renewal is not news"
     dovecot.append(note("After renewals", 1), channel.folder)

@@ -140,7 +140,8 @@ def test_an_unreadable_mail_is_traced_and_the_next_one_still_flows(dovecot, chan
 
 
 def test_bulk_mail_is_buffered_as_already_scanned_so_the_ras_spends_nothing(dovecot, channel):
-    dovecot.append_many([note("Weekly digest", "<b1@example.org>", extra="List-Unsubscribe: <mailto:x@example.org>\r\n"),
+    digest = note("Weekly digest", "<b1@example.org>", extra="List-Unsubscribe: <mailto:x@example.org>\r\n")
+    dovecot.append_many([digest,
                          note("Dinner?", "<b2@example.org>")], channel.folder)
     channel.sync()
     digest, dinner = rows()

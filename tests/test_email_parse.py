@@ -132,7 +132,8 @@ def test_an_empty_message_is_refused_in_one_line():
 
 def test_quoted_history_is_left_out_of_the_buffer_text():
     raw = mail("From: a@example.org\nSubject: Re: dinner",
-               b"Friday works.\r\n\r\nOn Mon, 4 Jan 2027 at 10:00, You <you@example.org> wrote:\r\n> How about Friday?\r\n")
+               b"Friday works.\r\n\r\nOn Mon, 4 Jan 2027 at 10:00, You <you@example.org> wrote:\r\n"
+               b"> How about Friday?\r\n")
     text = describe(parse_message(raw), BERLIN)
     assert text.endswith("Friday works.") and "How about" not in text
 

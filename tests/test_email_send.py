@@ -199,8 +199,8 @@ def test_killed_between_the_send_and_its_record_the_mail_is_not_sent_again(home,
         else:
             assert row.status == "failed" and "may have gone out" in row.result["error"]
             [told] = Outbox.select().where(Outbox.channel == "repl")
-            assert told.text == ("I'm not sure the email “Friday” to ann@example.org went out (Wilson stopped while "
-                                 "the mail was being sent). Please check your Sent folder; I won't send it again "
+            assert told.text == ("I'm not sure the email “Friday” to ann@example.org went out (Wilson stopped "
+                                 "while the mail was being sent). Please check your Sent folder; I won't send it again "
                                  "on my own.")
             assert ("repl", Deliver(told.id)) in directory.told
     finally:
@@ -224,4 +224,5 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
     assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
     bare = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=configmod.load(home, environ={}), item_id=8)
     assert tool.validate(DRAFT, bare) == "email sending is not set up (no [email] smtp_host and from_address)"
-    assert "Subject: Friday" in tool.describe(DRAFT, call) and "Body: See you Friday at noon." in tool.describe(DRAFT, call)
+    shown = tool.describe(DRAFT, call)
+    assert "Subject: Friday" in shown and "Body: See you Friday at noon." in shown

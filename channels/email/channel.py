@@ -320,7 +320,8 @@ class EmailChannel(Channel):
             msg = build(payload, now)
         except Exception as exc:
             self.record_failure(row, f"the mail cannot be built: {type(exc).__name__}: {exc}", now)
-            self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}”: it is malformed ({exc}).")
+            self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}”: "
+                                 f"it is malformed ({exc}).")
             return
         if not outbox.start_attempt(row.id, now):
             return

@@ -96,7 +96,8 @@ class IdleWatcher:
             except ImapError as exc:
                 if self._stop.is_set():
                     return
-                logger.warning("email: waiting for new mail in {} failed ({}); again in {:.0f}s", self.folder, exc, wait)
+                logger.warning("email: waiting for new mail in {} failed ({}); again in {:.0f}s", self.folder, exc,
+                               wait)
             except Exception as exc:  # a bug here must not end new-mail news for good: the poll still runs
                 if self._stop.is_set():
                     return

@@ -111,10 +111,12 @@ class SearchEmail(Tool):
     def execute(self, args, call):
         words = [w for w in str(args["query"]).split() if w][:8]
         since = call.now - timedelta(days=int(args.get("days") or 30))
-        query = ReceptorBuffer.select().where((ReceptorBuffer.channel == "email") & (ReceptorBuffer.created_at >= since))
+        query = ReceptorBuffer.select().where((ReceptorBuffer.channel == "email")
+                                              & (ReceptorBuffer.created_at >= since))
         for word in words:
             query = query.where(ReceptorBuffer.text.contains(word))
-        found = list(query.order_by(ReceptorBuffer.created_at.desc(), ReceptorBuffer.id.desc()).limit(SEARCH_RESULTS + 1))
+        newest = query.order_by(ReceptorBuffer.created_at.desc(), ReceptorBuffer.id.desc())
+        found = list(newest.limit(SEARCH_RESULTS + 1))
         return {"query": " ".join(words), "mails": [_mail(r, call.tz, 400) for r in found[:SEARCH_RESULTS]],
                 "more": len(found) > SEARCH_RESULTS}
 
@@ -140,5 +142,6 @@ SKILL = Skill(
     description="Email: reads your mail into the briefing, finds a mail when asked, sends only what you approve.",
     tools=(SendEmail, SearchEmail, ReadEmail),
     channels=(Channel("email", "channels.email.channel:EmailChannel", priority=30, buffered=True,
-                      enabled=lambda config: bool(config.get("email", "imap_host") or config.get("email", "smtp_host"))),),
+                      enabled=lambda config: bool(config.get("email", "imap_host")
+                                                  or config.get("email", "smtp_host"))),),
 )
