@@ -21,7 +21,8 @@ NOW = datetime(2027, 1, 20, 9, 0, tzinfo=TZ)
 
 def buffered(text: str, days_ago: int, channel: str = "email", **payload):
     return commit_buffered(channel=channel, text=text, dedup_key=f"{channel}:{text}",
-                           at=NOW - timedelta(days=days_ago), payload={"subject": text.split(":")[0], "from": "landlord@flats.example", **payload})
+                           at=NOW - timedelta(days=days_ago),
+                           payload={"subject": text.split(":")[0], "from": "landlord@flats.example", **payload})
 
 
 def search(query: str, days: int | None = None) -> dict:
