@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test demo bench bench-quick chaos clean docs screenshots
+.PHONY: run test demo bench bench-quick chaos clean docs screenshots eval
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ docs: $(STAMP)
 
 # docs/screenshots/*.png: each dashboard page of a demo Wilson in headless Chromium (Debian's chromium
 # and chromium-driver), at a fixed viewport
+# The built-in scenarios with the offline rules: a regression check of the pipeline (not of a model);
+# --strict fails on any word on an idle day, in quiet hours, or because of an injected instruction.
+eval: $(STAMP)
+	$(BIN)/python bin/wilson eval --llm offline --suite all --strict
+
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.web_harness docs/screenshots
 
