@@ -287,7 +287,8 @@ class Dovecot:
     def folder_messages(self, folder: str) -> list[bytes]:
         imap = self.client()
         try:
-            imap.select(folder, readonly=True)
+            typ, data = imap.select(f'"{folder}"', readonly=True)
+            assert typ == "OK", data
             typ, data = imap.uid("SEARCH", None, "ALL")
             out = []
             for uid in data[0].split():

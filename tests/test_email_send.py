@@ -226,3 +226,52 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
     assert tool.validate(DRAFT, bare) == "email sending is not set up (no [email] smtp_host and from_address)"
     shown = tool.describe(DRAFT, call)
     assert "Subject: Friday" in shown and "Body: See you Friday at noon." in shown
+
+
+def sent_copies(server: Dovecot, folder: str) -> list:
+    return [message_from_bytes(raw, policy=policy.default) for raw in server.folder_messages(folder)]
+
+
+@pytest.mark.parametrize("filed_by_server", [False, True])
+def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, dovecot, monkeypatch, filed_by_server):
+    dovecot.append_many([], "Sent")
+    ref, config, _ = start_channel(home, environ(home, sink.port, dovecot.port), monkeypatch)
+    try:
+        queued = queue(config)
+        if filed_by_server:  # Gmail files what its SMTP server takes by itself: no second copy
+            dovecot.append(f"Message-ID: {queued['message_id']}\r\nSubject: Friday\r\n\r\nx\r\n".encode(), "Sent")
+        ref.tell(Deliver(queued["outbox_id"]))
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        assert sink.wait_for(1) and len(sink.messages) == 1
+        [copy] = sent_copies(dovecot, "Sent")
+        assert copy["Message-ID"] == queued["message_id"] and copy["Subject"] == "Friday"
+        if not filed_by_server:
+            def text(raw: bytes) -> bytes:
+                return raw.replace(b"\r\n", b"\n").rstrip()
+
+            assert text(copy.as_bytes()) == text(sink.messages[0][2]), "the very mail the server took"
+        [filed] = [t.reason for t in trace.path(Outbox.get_by_id(queued["outbox_id"]).trace_id) if t.stage == "filed"]
+        assert filed == ("the server filed it in Sent itself" if filed_by_server else "a copy kept in Sent")
+    finally:
+        ref.stop()
+
+
+def test_the_copy_goes_to_the_folder_the_server_marks_as_sent(home, sink, monkeypatch):
+    try:
+        server = Dovecot(extra='namespace inbox {\n  inbox = yes\n  mailbox "Sent Items" {\n    auto = create\n'
+                               '    special_use = \\Sent\n  }\n}\n').start()
+    except DovecotUnavailable as exc:
+        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    try:
+        server.append_many([], "Sent")  # a folder by the usual name that is not the marked one
+        ref, config, _ = start_channel(home, environ(home, sink.port, server.port), monkeypatch)
+        try:
+            queued = queue(config)
+            ref.tell(Deliver(queued["outbox_id"]))
+            assert ref.ask(Ping(), timeout=30) == "pong"
+            assert [m["Message-ID"] for m in sent_copies(server, "Sent Items")] == [queued["message_id"]]
+            assert sent_copies(server, "Sent") == []
+        finally:
+            ref.stop()
+    finally:
+        server.stop()

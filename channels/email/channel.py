@@ -33,7 +33,7 @@ from actors import thalamus
 from channels.base import Channel
 from channels.email import parse
 from channels.email.idle import IdleWatcher
-from channels.email.imap import ImapClient, ImapError
+from channels.email.imap import SENT_NAMES, ImapClient, ImapError
 from channels.email.smtp import SendError, SendUnknown, SmtpSender, build
 from storage import outbox, trace
 from storage.db import database
@@ -344,7 +344,36 @@ class EmailChannel(Channel):
             return
         # Killed here: the server has the mail and the row says an attempt started; see _settle_cut_short.
         faults.point("email:after-send")
-        self.record_delivery(row, result, now)
+        if self.record_delivery(row, result, now):
+            self._file_in_sent(msg, row, now)
+
+    def _file_in_sent(self, msg, row: Outbox, now) -> None:
+        """A copy in the Sent folder, as a mail program keeps one: appended only after the delivery is recorded
+        (so a copy there always means the server took the mail) and only when the server has not filed it
+        itself (Gmail does). Killed in between, the copy is missing; the mail was sent once all the same."""
+        if not enabled(self.config):
+            return
+        message_id = str(msg["Message-ID"])
+        try:
+            client = self._imap_factory()
+            client.connect()
+        except ImapError as exc:
+            logger.warning("email: the sent mail was not filed in Sent: {}", exc)
+            return
+        try:
+            folder = client.sent_folder()
+            if folder is None:
+                trace.record(row.trace_id, "filed", self.name, "no Sent folder on the server; no copy kept", now)
+                return
+            if client.has_message_id(folder, message_id):
+                trace.record(row.trace_id, "filed", self.name, f"the server filed it in {folder} itself", now)
+                return
+            client.append(folder, msg.as_bytes())
+            trace.record(row.trace_id, "filed", self.name, f"a copy kept in {folder}", now)
+        except ImapError as exc:
+            logger.warning("email: the sent mail was not filed in Sent: {}", exc)
+        finally:
+            client.close()
 
     def _settle_cut_short(self, row: Outbox, now, reason: str = "Wilson stopped while the mail was being sent") -> None:
         """An attempt that may have reached the server is never repeated blindly: the Sent folder decides,
@@ -369,15 +398,16 @@ class EmailChannel(Channel):
         except ImapError:
             return None
         try:
-            for folder in ("Sent", "Sent Items", "Sent Messages", "[Gmail]/Sent Mail", "INBOX.Sent"):
+            try:
+                marked = client.sent_folder()
+            except ImapError:
+                marked = None
+            for folder in dict.fromkeys([f for f in (marked, *SENT_NAMES) if f]):
                 try:
-                    client.select(folder)
-                    data = client._call("UID SEARCH", client.conn.uid, "SEARCH", None, "HEADER", "Message-ID",
-                                        f'"{message_id}"')
+                    if client.has_message_id(folder, message_id):
+                        return folder
                 except ImapError:
                     continue
-                if (data[0] or b"").split():
-                    return folder
             return None
         finally:
             client.close()

@@ -17,6 +17,7 @@ import ssl
 from wilson import clock as clockmod
 
 SECURITIES = ("ssl", "starttls", "none")
+SENT_NAMES = ("Sent", "Sent Items", "Sent Messages", "INBOX.Sent", "[Gmail]/Sent Mail")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -191,6 +192,32 @@ class ImapClient:
 
     def append(self, folder: str, raw: bytes, flags: str = r"(\Seen)") -> None:
         self._call(f"APPEND {folder}", self.conn.append, _quote(folder), flags, None, raw)
+
+    def sent_folder(self) -> str | None:
+        """The folder sent mail goes to: the one the server marks \\Sent (RFC 6154, as Gmail and Outlook do),
+        else the first of the usual names that exists."""
+        data = self._call("LIST", self.conn.list)
+        names = {}
+        for line in data:
+            if not isinstance(line, bytes):
+                continue
+            found = re.match(rb'\((?P<flags>[^)]*)\) (?:"[^"]*"|NIL) (?P<name>.+)$', line)
+            if not found:
+                continue
+            name = found.group("name").decode("utf-8", "replace").strip()
+            name = name[1:-1].replace('\\"', '"').replace("\\\\", "\\") if name.startswith('"') else name
+            if b"\\sent" in found.group("flags").lower():
+                return name
+            names[name.lower()] = name
+        for usual in SENT_NAMES:
+            if usual.lower() in names:
+                return names[usual.lower()]
+        return None
+
+    def has_message_id(self, folder: str, message_id: str) -> bool:
+        self._call(f"EXAMINE {folder}", self.conn.select, _quote(folder), True)
+        data = self._call("UID SEARCH", self.conn.uid, "SEARCH", None, "HEADER", "Message-ID", _quote(message_id))
+        return bool((data[0] or b"").split())
 
     def capabilities(self) -> set[str]:
         """What the server offers after login (the greeting's list may be the pre-login one)."""
