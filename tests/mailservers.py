@@ -16,6 +16,7 @@ import pwd
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -302,7 +303,9 @@ class Dovecot:
 class SmtpSink:
     """aiosmtpd on loopback, port 0; `messages` holds (envelope sender, recipients, bytes) per accepted mail."""
 
-    def __init__(self):
+    def __init__(self, tls_dir: Path | None = None, implicit: bool = False):
+        """With `tls_dir` (from make_ca: server.crt, server.key) it requires STARTTLS, or with `implicit`
+        speaks TLS from the first byte."""
         from aiosmtpd.controller import Controller
 
         sink = self
@@ -323,8 +326,13 @@ class SmtpSink:
             sink.auth.append((auth_data.login.decode(), auth_data.password.decode()))
             return AuthResult(success=auth_data.password.decode() == PASSWORD)
 
+        tls = {}
+        if tls_dir is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(str(tls_dir / "server.crt"), str(tls_dir / "server.key"))
+            tls = {"ssl_context": context} if implicit else {"tls_context": context, "require_starttls": True}
         self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate,
-                                             auth_require_tls=False, auth_required=False)
+                                             auth_require_tls=False, auth_required=False, **tls)
 
     def start(self, attempts: int = 5) -> "SmtpSink":
         for attempt in range(attempts):  # this aiosmtpd checks its port by connecting to it: no port 0

@@ -1,6 +1,6 @@
-"""TLS to a real Dovecot with a throwaway CA made by openssl: implicit TLS and STARTTLS verify the
-server against that CA (through SSL_CERT_FILE, as a user with a self-hosted server would set it);
-a certificate from another CA, or a server without STARTTLS, is refused in one clear line."""
+"""TLS to a real Dovecot and aiosmtpd with a throwaway CA made by openssl: implicit TLS and STARTTLS
+verify the server against that CA (through SSL_CERT_FILE, as a user with a self-hosted server would
+set it); a certificate from another CA, or a server without STARTTLS, is refused in one clear line."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 
 from channels.email.channel import EmailChannel
 from channels.email.imap import ImapClient, ImapError
+from channels.email.smtp import SendError, SmtpSender, build
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer
-from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, make_ca
+from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, SmtpSink, make_ca
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -121,3 +122,48 @@ def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(dovecot,
     finally:
         ref.stop()
         db.close()
+
+
+# Sending: aiosmtpd with the same throwaway certificate ---------------------------------------
+def a_mail():
+    return build({"from": "you@example.org", "to": "ann@example.org", "subject": "Over TLS", "body": "hi",
+                  "message_id": "<tls-send@example.org>"}, datetime(2027, 1, 5, tzinfo=timezone.utc))
+
+
+@pytest.fixture(params=["starttls", "ssl"])
+def tls_sink(request, dovecot):
+    sink = SmtpSink(tls_dir=dovecot.ca_file.parent, implicit=request.param == "ssl").start()
+    sink.security = request.param
+    yield sink
+    sink.stop()
+
+
+def test_mail_is_sent_over_tls_verified_against_the_ca(dovecot, tls_sink, monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))  # the sender's default context reads it
+    result = SmtpSender("127.0.0.1", tls_sink.port, tls_sink.security, USER, PASSWORD).send(a_mail())
+    assert result["message_id"] == "<tls-send@example.org>" and tls_sink.wait_for(1)
+    assert [m[1] for m in tls_sink.messages] == [["ann@example.org"]] and tls_sink.auth == [(USER, PASSWORD)]
+
+
+def test_sending_to_a_server_with_a_certificate_from_another_ca_fails_for_good_in_one_line(tls_sink, other_ca):
+    sender = SmtpSender("127.0.0.1", tls_sink.port, tls_sink.security, USER, PASSWORD,
+                        ssl_context=verified(other_ca))
+    with pytest.raises(SendError) as caught:
+        sender.send(a_mail())
+    assert str(caught.value) == (f"the certificate of 127.0.0.1:{tls_sink.port} is not trusted (unable to get local "
+                                 "issuer certificate); if the server uses its own CA, point SSL_CERT_FILE at that "
+                                 "CA's certificate")
+    assert caught.value.lasting, "waiting does not fix a certificate: the user is told instead of a silent retry"
+    assert tls_sink.messages == [] and tls_sink.auth == [], "nothing, not even the password, went over it"
+
+
+def test_starttls_to_a_smtp_server_without_it_says_what_to_do():
+    sink = SmtpSink().start()
+    try:
+        with pytest.raises(SendError) as caught:
+            SmtpSender("127.0.0.1", sink.port, "starttls", USER, PASSWORD).send(a_mail())
+        assert str(caught.value) == (f"127.0.0.1:{sink.port} does not offer STARTTLS; try smtp_security = ssl "
+                                     "(usually port 465)") and caught.value.lasting
+        assert sink.auth == []
+    finally:
+        sink.stop()

@@ -20,7 +20,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from channels.email.imap import LOOPBACK, check_security, ImapError
+from channels.email.imap import LOOPBACK, ImapError, check_security, tls_problem
 
 
 class SendError(Exception):
@@ -91,6 +91,9 @@ class SmtpSender:
                 smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
             else:
                 smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        except ssl.SSLError as exc:  # a certificate problem does not go away by waiting: the user is told
+            raise SendError(tls_problem(exc, self.host, self.port),
+                            lasting=isinstance(exc, ssl.SSLCertVerificationError)) from None
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__})") from None
         try:
@@ -115,6 +118,12 @@ class SmtpSender:
                                         lasting=500 <= code < 600)
             except smtplib.SMTPAuthenticationError:
                 raise SendError(f"{self.host} refused the login for {self.username}", lasting=True) from None
+            except ssl.SSLError as exc:
+                raise SendError(tls_problem(exc, self.host, self.port),
+                                lasting=isinstance(exc, ssl.SSLCertVerificationError)) from None
+            except smtplib.SMTPNotSupportedError:
+                raise SendError(f"{self.host}:{self.port} does not offer STARTTLS; try smtp_security = ssl "
+                                f"(usually port 465)", lasting=True) from None
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
             try:
