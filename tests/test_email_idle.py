@@ -12,7 +12,7 @@ import pytest
 
 from channels.email.channel import EmailChannel
 from channels.email.idle import IdleWatcher
-from channels.email.imap import IDLE_REFRESH
+from channels.email.imap import IDLE_REFRESH, ImapClient
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer, Trace
@@ -205,3 +205,15 @@ def test_the_watchers_stop_with_the_channel(dovecot, start_channel):
     assert watcher.wait_for(lambda w: w.connects == 1)
     channel.stop()
     assert not watcher.alive
+
+
+def test_a_watcher_whose_channel_is_gone_ends(dovecot):
+    import pykka
+
+    def gone(folder):
+        raise pykka.ActorDeadError("the channel was replaced")
+
+    dovecot.append_many([], "Gone")
+    watcher = IdleWatcher(lambda: ImapClient("127.0.0.1", dovecot.port, "none", USER, PASSWORD), "Gone", gone).start()
+    assert watcher.wait_for(lambda w: w.ended), "it does not hold a connection for a channel that is no more"
+    assert watcher.connects == 0

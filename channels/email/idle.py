@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+import pykka
 from loguru import logger
 
 from channels.email.imap import IDLE_REFRESH, ImapClient, ImapError
@@ -93,6 +94,11 @@ class IdleWatcher:
                     if news and not self._stop.is_set():
                         self.on_change(self.folder)  # told before the round is counted: a waiter sees both
                     self._moved(rounds=self.rounds + 1)
+            except pykka.ActorDeadError:
+                # the channel that started this watcher is gone (replaced after a hang): its successor has its own
+                logger.info("email: the IDLE watcher of {} ends with its channel", self.folder)
+                self._stop.set()
+                return
             except ImapError as exc:
                 if self._stop.is_set():
                     return
