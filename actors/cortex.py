@@ -121,11 +121,12 @@ def fallback_followup(row: Inbox, tz) -> str | None:
 _ROUTINE = re.compile(r"(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|cheers|ok|"
                       r"okay|cool|great|nice|perfect|got it|bye|see you)\b[\s\w,.!?']{0,40}", re.I)
 _LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i|am i|is there|are there|"
-                     r"show( me)?|list|how many)\b", re.I)
+                     r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|remind me (what|when|where|who))\b", re.I)
 # words that ask for a plan or a change: the deep role with every tool
-_PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|remind|"
-                       r"cancel|delete|remove|change|rename|postpone|snooze|email|send|write|draft|buy|"
-                       r"set up|arrange|help me|done with|finished|complete|close|watch)\w*", re.I)
+_PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
+                       r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
+                       r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
+                       r"done with|finished|complete|close|watch|forget)\w*", re.I)
 ROUTINE_CHARS = 120
 
 
@@ -139,7 +140,7 @@ def choose_route(row: Inbox) -> tuple[str, str]:
             return "deep", "a request that may need planning"
         if _ROUTINE.fullmatch(text):
             return "fast", "routine chat"
-        if _LOOKUP.match(text):
+        if _LOOKUP.match(text) or text.endswith("?"):
             return "fast", "a lookup"
         return "deep", "not recognisably routine"
     if row.kind == "reminder" or (row.kind == "deadline" and (row.payload or {}).get("window") != "overdue"):
@@ -189,10 +190,11 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
 
 PENDING_SHOWN = 10
 ITEM_LINE = 140
-_WORD = re.compile(r"[^\W\d_]{4,}")
+_WORD = re.compile(r"[^\W\d_]{3,}")  # three letters: "gym", "tax", "car" and "vet" name tasks too
 _COMMON = frozenset("with from that this have what your about will there when just into then them some need "
                     "please task tasks topic done been were they their would could should email calendar "
-                    "change changed event".split())
+                    "change changed event the and for you are was not but can has had its our out who how "
+                    "all any one new now yes off too let get got may due add set put see via per".split())
 
 
 def _words(text) -> set[str]:

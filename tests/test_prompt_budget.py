@@ -19,7 +19,7 @@ from wilson.scripted import ScriptedServer
 # Tokens of the tool schemas each kind of run is offered (the built-in skills and the registered ones).
 # A skill that adds a tool meets this ceiling on purpose: raise it knowingly, or leave the tool out of a run
 # (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS).
-TOOL_BUDGET = {"user": 2400, "background": 1650, "fast": 700}
+TOOL_BUDGET = {"user": 2400, "background": 1650, "fast": 760}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
 REQUEST_BUDGET = {"hello": 1300, "plan": 3000, "email": 2600}
 

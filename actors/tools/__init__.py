@@ -66,8 +66,9 @@ RUNS = ("user", "background", "fast")
 # Background runs act on what came in (an event, a mail, a deadline); the context already holds the time.
 BACKGROUND_LEAVES_OUT = frozenset({"now", "list_reminders", "rename_topic", "cancel_task", "decide", "watch",
                                    "unwatch", "list_watches"})
-# Routine chat reads the user's own lists and calendar; anything else (mail, watched pages) goes to the planner.
-FAST_READS = frozenset({"now", "recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup"})
+# Routine chat reads the user's own lists, calendar and mail; anything else goes to the planner.
+FAST_READS = frozenset({"now", "recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
+                        "search_email"})
 ESCALATE = {"type": "function", "function": {
     "name": "escalate",
     "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
