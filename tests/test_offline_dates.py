@@ -112,3 +112,33 @@ def test_search_finds_every_phrase_in_order_and_skips_non_dates():
 ])
 def test_week_range(words, expected):
     assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected
+
+
+@pytest.mark.parametrize("text, now, expected, reading", [
+    # "at 9" is no day of the month: 1 to 11 without am/pm is the morning, the next one to come
+    ("call the plumber tomorrow at 9", "2027-01-21T18:00", "2027-01-22T09:00:00+01:00", "9 read as 09:00, the morning"),
+    ("water the plants on Saturday at 10", "2027-01-26T20:00", "2027-01-30T10:00:00+01:00",
+     "10 read as 10:00, the morning"),
+    ("at 10 on Saturday water the plants", "2027-01-26T20:00", "2027-01-30T10:00:00+01:00",
+     "10 read as 10:00, the morning"),
+    ("at 7 take the bins out", "2027-01-21T18:00", "2027-01-22T07:00:00+01:00", "7 read as 07:00, the morning"),
+    ("at 7 take the bins out", "2027-01-21T06:00", "2027-01-21T07:00:00+01:00", "7 read as 07:00, the morning"),
+    # unless the words say evening
+    ("dinner with Sam at 8 on Friday", "2027-01-19T10:00", "2027-01-22T20:00:00+01:00",
+     "8 read as 20:00, the evening"),
+    ("tonight at 8", "2027-01-21T12:00", "2027-01-21T20:00:00+01:00", "8 read as 20:00, the evening"),
+    # a 24-hour clock hour and an explicit am/pm need no reading
+    ("tomorrow at 15", "2027-01-21T18:00", "2027-01-22T15:00:00+01:00", ""),
+    ("tomorrow at 9pm", "2027-01-21T18:00", "2027-01-22T21:00:00+01:00", ""),
+])
+def test_a_bare_hour_is_the_next_such_morning_hour_unless_evening_is_said(text, now, expected, reading):
+    found, = dates.search(text, at(now), BERLIN)
+    assert found.value.isoformat() == expected and found.reading == reading
+    assert text[found.start:found.start + len(found.phrase)] == found.phrase
+    if reading:
+        assert found.stated(BERLIN).endswith(f"({reading})")
+
+
+def test_at_with_a_number_that_is_no_hour_is_left_alone():
+    assert dates.search("prices at 10% off", at("2027-01-21T18:00"), BERLIN) == []
+    assert dates.search("we met at 25 degrees", at("2027-01-21T18:00"), BERLIN) == []

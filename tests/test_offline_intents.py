@@ -109,3 +109,30 @@ def test_reminder_cron():
     assert intents.reminder_cron("remind me every Sunday: call Grandma") == ("0 9 * * 0", "call Grandma")
     assert intents.reminder_cron("remind me tomorrow to call Grandma") is None
     assert date(2027, 1, 5).weekday() == 1  # the tests above read "Monday" and "Friday" from a Tuesday
+
+
+@pytest.mark.parametrize("text, now, call, reading", [
+    ("remind me to call the plumber tomorrow at 9", datetime(2027, 1, 21, 18, 0, tzinfo=BERLIN),
+     ("remind", {"text": "call the plumber", "at": "2027-01-22T09:00:00+01:00"}), "9 read as 09:00, the morning"),
+    ("remind me to water the plants on Saturday at 10", datetime(2027, 1, 26, 20, 0, tzinfo=BERLIN),
+     ("remind", {"text": "water the plants", "at": "2027-01-30T10:00:00+01:00"}), "10 read as 10:00, the morning"),
+    ("remind me at 8 this evening to call dad", datetime(2027, 1, 26, 12, 0, tzinfo=BERLIN),
+     ("remind", {"text": "call dad", "at": "2027-01-26T20:00:00+01:00"}), "8 read as 20:00, the evening"),
+])
+def test_a_reminder_at_a_bare_hour_states_how_the_hour_was_read(text, now, call, reading):
+    reply = intents.answer(intents.Chat(text=text, now=now, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS))
+    assert reply.calls == [call]
+    assert reading in reply.rule  # the rule is the proposal's reason line: the user sees the reading
+
+
+PENDING_REMINDER = [{"id": 12, "items": [{"position": 1, "description": "Remind you once, Sat 30 Jan 10:00: water"}]}]
+
+
+@pytest.mark.parametrize("text", ["no, forget it", "forget it", "No thanks.", "nope, forget it"])
+def test_no_forget_it_rejects_the_last_proposal(text):
+    assert answer(text, pending=PENDING_REMINDER).calls == [("decide", {"proposal": 12, "action": "reject"})]
+
+
+def test_no_forget_it_with_nothing_waiting_changes_nothing_and_says_so():
+    reply = answer("no, forget it")
+    assert reply.calls == [] and "nothing was changed" in reply.text

@@ -36,6 +36,17 @@ _NOT_DATES = re.compile(r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|m
                         r"\d+(?:\.\d+)?)$", re.I)
 _ORDINAL_ONLY = re.compile(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
 _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
+# "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
+# is read here. Not "at 9am", "at 9:30", "at 9.30", "at 10%", "at 3 days".
+_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|a\.m\.|p\.m\.|"
+                           r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
+                           r"years?\b|percent))", re.I)
+# what makes "at 8" mean the evening; without it an hour from 1 to 11 is the morning's
+_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
+# the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
+_DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
+_DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
+_DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
 
 
 def zone(name) -> ZoneInfo:
@@ -110,11 +121,12 @@ class Found:
     phrase: str
     value: date | datetime  # a date when no time of day was written
     start: int = 0
+    reading: str = ""  # how an ambiguous part was taken ("9 as 09:00, the morning"), said with it
 
     def stated(self, tz: ZoneInfo) -> str:
         """“the 25th → Mon 25 Jan”: how the phrase was read, for the proposal to show."""
         shown = fmt_moment(self.value, tz) if isinstance(self.value, datetime) else fmt_day(self.value)
-        return f"“{self.phrase}” → {shown}"
+        return f"“{self.phrase}” → {shown}" + (f" ({self.reading})" if self.reading else "")
 
 
 @lru_cache(maxsize=1)
@@ -200,6 +212,48 @@ def resolve(phrase: str, now: datetime, tz: ZoneInfo) -> date | datetime | None:
     return value if local_date(value, tz) >= now.astimezone(tz).date() else None
 
 
+def bare_hour(hour: int, text: str) -> tuple[int, str]:
+    """The hour of “at 9” (no am/pm) on a 24-hour clock, and how it was read when that was a choice:
+    1 to 11 is the morning unless the text speaks of the evening."""
+    if not 1 <= hour <= 11:
+        return hour, ""
+    if _EVENING_RE.search(text):
+        return hour + 12, f"{hour} read as {hour + 12:02d}:00, the evening"
+    return hour, f"{hour} read as {hour:02d}:00, the morning"
+
+
+def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datetime, tz: ZoneInfo) -> list[Found]:
+    """Each bare hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on Saturday");
+    alone, it is the next time the clock shows that hour."""
+    found = list(found)
+    for match in hours:
+        hour, reading = bare_hour(int(match.group("hour")), text)
+        day_phrase = None
+        for f in found:
+            end = f.start + len(f.phrase)
+            if (end <= match.start() and not text[end:match.start()].strip(" ,")) or \
+                    (f.start >= match.end() and not text[match.end():f.start].strip(" ,")):
+                day_phrase = f
+                break
+        if day_phrase is not None:
+            found.remove(day_phrase)
+            start = min(day_phrase.start, match.start())
+            end = max(day_phrase.start + len(day_phrase.phrase), match.end())
+            value = datetime.combine(local_date(day_phrase.value, tz), time(hour), tzinfo=tz)
+        else:
+            start, end = match.start(), match.end()
+            after, before = _DAYPART_AFTER.match(text[end:]), _DAYPART_BEFORE.search(text[:start])
+            if after:
+                end += after.end()
+            elif before:
+                start = before.start()
+            value = datetime.combine(now.astimezone(tz).date(), time(hour), tzinfo=tz)
+            if value <= now:
+                value = datetime.combine(value.date() + timedelta(days=1), time(hour), tzinfo=tz)
+        found.append(Found(text[start:end], value, start, reading))
+    return found
+
+
 def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`."""
     text = text or ""
@@ -218,11 +272,13 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
     for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3})", text, re.I):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
+    hours = [m for m in _BARE_HOUR_RE.finditer(text) if int(m.group("hour")) <= 23
+             and not any(m.start() < e and s < m.end() for s, e in taken)]
     masked = text
-    for s, e in taken:  # what is read already is not read twice
+    for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
     if not _DAYLIKE_RE.search(masked):
-        return sorted(found, key=lambda f: f.start)
+        return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
     _, search_dates = _parser()
     try:
         hits = search_dates(masked, languages=LANGUAGES,
@@ -245,8 +301,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
-        add(start, start + len(phrase), cleaned, value)
-    return sorted(found, key=lambda f: f.start)
+        add(start + (len(phrase) - len(phrase.lstrip(" ,.;:!?"))), start + len(phrase), cleaned, value)
+    return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
 
 
 def find_dates(text: str, today: date, tz: ZoneInfo, now: datetime | None = None) -> list[date | datetime]:

@@ -202,14 +202,23 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
-    reply = (_spoken_decision(chat, text) or _on_it(text) or _done(chat, text) or _recurring(text)
-             or _remind(chat, text) or _move(chat, text) or _drop(chat, text) or _close(chat, text)
-             or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text) or _add(chat, text))
+    reply = (_spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
+             or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
+             or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
+             or _add(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO
     return reply
+
+
+def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
+    """"no, forget it" with no proposal waiting: an honest word, not a search for a task called "it"."""
+    if NO_RE.match(normal(text)) and not any(isinstance(p, dict) and p.get("items") for p in chat.pending):
+        return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
+                     "no, with nothing pending")
+    return None
 
 
 def _on_it(text: str) -> Reply | None:

@@ -1,0 +1,46 @@
+"""actors/cortex.py `relevant`: a task named by a short word ("the gym task", "tax", "car", "vet") is in the
+context the offline rules (and a model) read, so "drop the gym task" can find it among many others."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+
+import pytest
+
+from actors.cortex import relevant
+
+NOW = datetime(2027, 1, 5, 9, 0, tzinfo=timezone.utc)
+
+
+def task(id_, title, due=None, topic_id=None):
+    return SimpleNamespace(id=id_, title=title, due=due, topic_id=topic_id)
+
+
+# more tasks than the context shows: the next few due and the ones due this week are always in, the rest only
+# when the message names them
+FAR = [task(i, f"Paperwork batch {i}", due=NOW + timedelta(days=30 + i)) for i in range(1, 21)]
+SHORT = [task(101, "Renew gym membership"), task(102, "File the tax return"), task(103, "Service the car"),
+         task(104, "Take the cat to the vet")]
+
+
+def kept(text: str) -> set[str]:
+    row = SimpleNamespace(text=text, payload={})
+    _, tasks = relevant(row, [], FAR + SHORT, NOW, [])
+    return {t.title for t in tasks}
+
+
+@pytest.mark.parametrize("text, title", [
+    ("drop the gym task", "Renew gym membership"),
+    ("snooze the gym task until Monday", "Renew gym membership"),
+    ("done with the tax", "File the tax return"),
+    ("move the car one to next week", "Service the car"),
+    ("vet is done", "Take the cat to the vet"),
+])
+def test_a_three_letter_word_brings_its_task_into_context(text, title):
+    assert title in kept(text)
+
+
+def test_short_stop_words_bring_nothing():
+    # "the", "and", "for", "you", "new" are in every task title and message: they name no task
+    assert kept("the and for you new") & {t.title for t in SHORT} == set()
