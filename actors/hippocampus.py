@@ -30,7 +30,8 @@ from loguru import logger
 
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
-from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Topic, Turn
+from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Memory, Outbox, Setting, Task, Topic,
+                            Turn)
 from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
@@ -300,6 +301,8 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
                          "sentiment": _thumb(fb.value), "outbox_id": fb.outbox_id, "provenance": provenance,
                          "text": f"The user reacted {fb.value}{about}"})
 
+    episodes += followup_episodes(since, until, skip)
+
     said = (Turn.role == "user") & (Turn.created_at >= since) & (Turn.created_at < until)
     for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
         if f"turn:{turn.id}" in skip:
@@ -307,6 +310,60 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
         episodes.append({"id": f"turn:{turn.id}", "source": "turn", "at": _iso(turn.created_at),
                          "provenance": [f"turn:{turn.id}"], "text": f"The user said: {turn.text[:280]}"})
     return episodes
+
+
+HEED_WITHIN = timedelta(days=1)  # a reminder acted on within a day was heeded; judged a day after it went
+
+
+def _heeded(box: Outbox, task: Task) -> bool:
+    """Whether the user acted on a reminder about this task within HEED_WITHIN: did it, dropped or
+    snoozed it, or answered the reminder (a ✅, an "on it")."""
+    sent = as_utc(box.delivered_at)
+    if task.completed_at is not None and sent <= as_utc(task.completed_at) <= sent + HEED_WITHIN:
+        return True
+    if task.status in ("snoozed", "cancelled"):
+        return True
+    return Feedback.select().where((Feedback.outbox_id == box.id) & Feedback.kind.in_(("reaction", "ack"))
+                                   & (Feedback.at <= sent + HEED_WITHIN)).exists()
+
+
+def _windows_of(box: Outbox) -> set[str]:
+    """The deadline windows a delivered follow-up told (a bundle: its members')."""
+    keys = [box.idempotency_key]
+    members = (box.payload or {}).get("members") or []
+    if members:
+        keys = [m.idempotency_key for m in Outbox.select(Outbox.idempotency_key).where(Outbox.id.in_(members))]
+    runs = [int(k.split(":")[1]) for k in keys if k.startswith("surface:") and k.split(":")[1].isdigit()]
+    return {str((row.payload or {}).get("window")) for row in Inbox.select(Inbox.payload).where(
+        Inbox.id.in_(runs or [0]) & (Inbox.kind == "deadline"))}
+
+
+def _heads_up(box: Outbox) -> bool:
+    """Only heads-ups (reminders before the due) count as evidence: they are what thinning leaves out."""
+    windows = _windows_of(box)
+    return bool(windows) and not windows & {"due", "overdue"}
+
+
+def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
+    """Reminders about tasks delivered in [since, until) shifted back by HEED_WITHIN (so that each is judged
+    once, a day after it went): heeded or let pass, per task."""
+    told = ((Outbox.status == "delivered") & (Outbox.delivered_at >= since - HEED_WITHIN)
+            & (Outbox.delivered_at < until - HEED_WITHIN)
+            & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:")))
+    found = []
+    for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
+        if f"followup:{box.id}" in skip or not _heads_up(box):
+            continue
+        tasks = [int(t) for t in (box.payload or {}).get("tasks") or [] if str(t).isdigit()]
+        facts = [{"title": task.title, "heeded": _heeded(box, task)}
+                 for task in Task.select().where(Task.id.in_(tasks or [0]))]
+        if not facts:
+            continue
+        found.append({"id": f"followup:{box.id}", "source": "followup", "at": _iso(box.delivered_at),
+                      "provenance": [f"outbox:{box.id}"], "facts": facts,
+                      "text": "A reminder about " + ", ".join(
+                          f"“{f['title']}” was {'acted on' if f['heeded'] else 'let pass'}" for f in facts)})
+    return found
 
 
 # -- interpreting ----------------------------------------------------------------
@@ -354,6 +411,13 @@ def _unanswered(title: str) -> dict:
             "principle": f"Ask about {about} differently: proposals about it go unanswered"}
 
 
+def _unheeded(title: str) -> dict:
+    name, _, noun = subject_of(title)
+    about = noun if not name.startswith("title:") else f"'{title.strip()}'"
+    return {"pattern": f"unheeded:{name}", "text": f"user lets early reminders about {about} pass",
+            "principle": f"Remind about {about} only when it is due"}
+
+
 def _forms(pattern: dict) -> list[str]:
     """Every text under which a pattern may live in the engram, at any rung."""
     forms = [pattern["text"], fallback_principle(pattern["text"])]
@@ -384,6 +448,10 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
                     seen.append((_unwanted(title), ep["provenance"], None))
                 elif outcome == "ignored":
                     seen.append((_unanswered(title), ep["provenance"], None))
+        elif ep.get("source") == "followup":
+            for fact in ep["facts"]:
+                if not fact["heeded"]:
+                    seen.append((_unheeded(fact["title"]), ep["provenance"], None))
         elif ep.get("source") == "task" and ep.get("timing") in ("late", "early"):
             title = ep.get("title") or ""
             if ep["timing"] == "late":
@@ -416,6 +484,11 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
     answering a proposal in any way refutes 'proposals about it go unanswered'."""
     found = []
     for ep in episodes:
+        if ep.get("source") == "followup":
+            found += [{"contradicts": _forms(_unheeded(f["title"])), "provenance": ep["provenance"],
+                       "because": f"{ep['id']}: a reminder about {f['title']} acted on"}
+                      for f in ep["facts"] if f["heeded"]]
+            continue
         if ep.get("source") != "approval":
             continue
         for fact in ep.get("items", []):
@@ -902,6 +975,22 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
             return {"action": "earlier", "memory": memory.id, "text": memory.text,
                     "due": earlier.date().isoformat() if dated else earlier.isoformat(),
                     "because": f"you usually {_you(habit)} late"}
+    return None
+
+
+def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
+    """Whether learned memory thins this task's reminders: {"memory", "text"} when the user let early
+    reminders about its kind pass on HOLD_BACK_AT nights or more (a live belief or principle), else None.
+    Only the heads-ups before the due are left out; the due and overdue reminders stay."""
+    texts = [text for words in (title, topic) if words and words.strip() for text in _forms(_unheeded(words))]
+    if not texts:
+        return None
+    found = engram.find_live(("principle", "belief"), texts)  # one query: the tick asks for every task it plans
+    for text in texts:
+        for kind in ("principle", "belief"):
+            memory = found.get((kind, engram.make_key(text)))
+            if memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT):
+                return {"memory": memory.id, "text": memory.text}
     return None
 
 

@@ -42,7 +42,7 @@ import peewee
 from croniter import croniter
 from loguru import logger
 
-from actors import briefing
+from actors import briefing, hippocampus
 from actors.ras import alarm_unanswered
 from storage import buffers, inbox, outbox, trace
 from storage.db import claim_transaction, database, skip_locked
@@ -166,12 +166,26 @@ def windows_config(config) -> dict[str, list[str]]:
 
 
 def _task_windows(task: Task, default_windows: Windows) -> list[str]:
-    """The task's own windows (Task.escalation), else its kind's, else the default.
+    """The task's own windows (Task.escalation), else its kind's, else the default; of these last two,
+    only the due and overdue ones when learned memory says the user lets early reminders about this
+    kind of task pass (`thinned_by`).
 
     `default_windows` is a plain list (every kind alike) or `windows_config(config)`."""
     own = task.escalation
     if isinstance(own, list) and own:
-        return parse_windows(own)
+        return parse_windows(own)  # chosen for this task: memory does not overrule it
+    windows = _configured_windows(task, default_windows)
+    if task.id is not None and thinned_by(task) is not None:
+        return [w for w in windows if w in ("due", "overdue")]
+    return windows
+
+
+def thinned_by(task: Task) -> dict | None:
+    """The memory that leaves this task's heads-ups out ({"memory", "text"}), or None."""
+    return hippocampus.reminder_advice(task.title, task.topic.title if task.topic_id else None)
+
+
+def _configured_windows(task: Task, default_windows: Windows) -> list[str]:
     if isinstance(default_windows, dict):
         if len(default_windows) > 1:
             topic = task.topic.title if task.topic_id and task_kind(task.title) == "generic" else None
@@ -329,8 +343,10 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
         return None
     firing.inbox_id = row.id
     firing.save()
-    trace.record(trace_id, "fired", ACTOR, f"task {task.id} '{task.title}': window {window}", now,
-                 {"task_id": task.id, "window": window, "inbox_id": row.id})
+    thinned = thinned_by(task) if not (isinstance(task.escalation, list) and task.escalation) else None
+    trace.record(trace_id, "fired", ACTOR, f"task {task.id} '{task.title}': window {window}"
+                 + (f"; heads-ups left out: memory {thinned['memory']} ({thinned['text']})" if thinned else ""),
+                 now, {"task_id": task.id, "window": window, "inbox_id": row.id})
     return row.id
 
 

@@ -1,0 +1,83 @@
+"""Reminders a user lets pass thin themselves: heads-ups (the reminders before a due) about a kind of task
+that the user let pass on three nights become a belief; the tick then keeps only the due and overdue
+reminders for that kind, traced with the memory; a heads-up acted on refutes it, and forgetting it
+brings the heads-ups back."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from actors import hippocampus
+from actors.hippocampus import consolidate, forget
+from actors.tick import _task_windows, plan_task, scan_deadlines
+from storage import inbox, outbox, trace
+from storage.models import Feedback, Outbox, Task
+from tests.test_hippocampus import FakeSynapse, at, night
+from wilson.clock import UTC
+
+WINDOWS = ["7d", "1d", "due", "overdue"]
+BELIEF = "user lets early reminders about bill payment pass"
+
+
+@pytest.fixture
+def db(any_db):
+    return any_db
+
+
+def told(title: str, window: str, day: str, *, acted: bool = False) -> Task:
+    """A task with a reminder about it delivered at 09:00 on `day` (as the tick and cortex leave it)."""
+    task = Task.create(title=title, due=at(day) + timedelta(days=7), due_is_date=True, created_at=at(day) - timedelta(days=20))
+    run = inbox.add(source="tick", text=f"{title}: {window}", priority=4, at=at(day, 9), kind="deadline",
+                    origin="background", payload={"task_id": task.id, "window": window})
+    box = outbox.add(channel="repl", text=f"Reminder: {title}", trace_id=run.trace_id, key=f"surface:{run.id}:0",
+                     at=at(day, 9), payload={"tasks": [task.id]})
+    Outbox.update(status="delivered", delivered_at=at(day, 9)).where(Outbox.id == box.id).execute()
+    if acted:
+        Feedback.create(outbox_id=box.id, kind="reaction", value="✅", at=at(day, 10))
+    return task
+
+
+def nights_of_bills(*, acted_on: int | None = None, window: str = "7d") -> None:
+    for n, day in enumerate(("2027-01-04", "2027-01-11", "2027-01-18", "2027-01-25")):
+        told(f"Pay the electricity bill #{n}", window, day, acted=n == acted_on)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+
+
+def test_heads_ups_let_pass_on_three_nights_leave_only_the_due_and_overdue_reminders(db):
+    nights_of_bills()
+    advice = hippocampus.reminder_advice("Pay the water bill")
+    assert advice is not None and advice["text"] == BELIEF
+    water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
+    assert _task_windows(water, WINDOWS) == ["due", "overdue"]
+    plan_task(water, at("2027-02-01"), WINDOWS, UTC)
+    assert water.next_window == "due"  # no "in 7 days", no "tomorrow"
+    other = Task.create(title="Book flights", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
+    assert _task_windows(other, WINDOWS) == WINDOWS  # another kind keeps its heads-ups
+    own = Task.create(title="Pay rent", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"),
+                      escalation=["3d", "due"])
+    assert _task_windows(own, WINDOWS) == ["3d", "due"]  # chosen for the task: memory does not overrule it
+
+    [fired] = scan_deadlines(at("2027-03-01", 10), UTC, WINDOWS)  # the due reminder fires, and says why so quiet
+    reasons = [t.reason for t in trace.path(inbox.Inbox.get_by_id(fired).trace_id)]
+    assert any(f"heads-ups left out: memory {advice['memory']} ({BELIEF})" in r for r in reasons)
+
+
+def test_a_heads_up_acted_on_refutes_the_belief_and_reminders_on_the_day_are_no_evidence(db):
+    nights_of_bills(acted_on=3)  # three let pass, then one answered with a ✅ within the day
+    assert hippocampus.reminder_advice("Pay the water bill") is None
+    Task.delete().execute()
+
+
+def test_due_day_reminders_let_pass_are_not_evidence_against_heads_ups(db):
+    nights_of_bills(window="due")
+    assert hippocampus.reminder_advice("Pay the water bill") is None
+
+
+def test_forgetting_the_belief_brings_the_heads_ups_back(db):
+    nights_of_bills()
+    advice = hippocampus.reminder_advice("Pay the water bill")
+    forget(advice["memory"], night("2027-02-01"), "I want the week-ahead reminders")
+    water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
+    assert _task_windows(water, WINDOWS) == WINDOWS
