@@ -118,3 +118,67 @@ def test_many_unplanned_events_are_named_up_to_a_few_and_counted(make_app):
     briefing, = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
     listed = briefing.split("New in your calendar")[1].split("\n\n")[0]
     assert listed.count("• Choir") == NEW_SHOWN and "• and 3 more" in listed
+
+
+def test_a_flight_cancelled_at_night_is_the_first_thing_told_when_quiet_hours_end(make_app):
+    app = make_app(start="2027-01-05T21:00:00+01:00")  # quiet hours 22:00-07:00
+    repl = repl_of(app)
+    repl.run_line('calendar add "Dentist" @ 2027-01-06T16:00')  # the morning has a briefing to tell too
+    app.advance(timedelta(hours=6, minutes=15))
+    evening = len(app.user_deliveries())
+    repl.run_line(f"email {DINNER}")
+    app.inject_buffered("email", "Email from Lufthansa <noreply@lufthansa.example>: Flight cancelled\n"
+                        "Your flight LH 1234 Berlin–Rome tomorrow at 09:40 has been cancelled. We rebooked you.",
+                        {"channel": "email", "from": "noreply@lufthansa.example", "from_name": "Lufthansa",
+                         "subject": "Flight cancelled", "bulk": "it was sent automatically"})
+    repl.run_line("email Lena <lena@friends.example> | Coffee next week? | Shall we have coffee on Wednesday?")
+    app.advance(timedelta(hours=6))
+    morning = app.user_deliveries()[evening:]
+    # offline urgency never breaks quiet hours; at 07:00 the cancellation comes first
+    assert morning and all(local(d) >= datetime(2027, 1, 6, 7, 0, tzinfo=BERLIN) for d in morning), morning
+    first = morning[0]
+    assert local(first) == datetime(2027, 1, 6, 7, 0, tzinfo=BERLIN)
+    assert "has been cancelled" in first["text"], first["text"]
+    assert not any(word in first["text"] for word in ("Dentist", "Dinner", "Coffee")), first["text"]
+    assert any("Dinner tonight?" in d["text"] for d in morning[1:])
+
+
+def test_a_bill_mail_becomes_a_task_to_pay_it_with_the_sender_in_the_reason(make_app):
+    from storage.models import Approval, ApprovalItem
+
+    app = make_app(start="2027-01-12T10:00:00+01:00")
+    repl_of(app).run_line("email Stadtwerke <billing@stadtwerke.example> | Your electricity bill for December | "
+                          "Your bill for December is 84.20 EUR. Please pay by 26 January 2027.")
+    app.advance(timedelta(days=1))
+    item = ApprovalItem.get(ApprovalItem.tool == "create_task")
+    assert (item.args["title"], item.args["due"]) == ("Pay electricity bill", "2027-01-24")
+    reason = Approval.get_by_id(item.approval_id).reason
+    assert "Stadtwerke" in reason and "84.20 EUR" in reason and "offline rules" in reason
+    assert any("Pay electricity bill" in d["text"] for d in app.user_deliveries())
+
+
+def test_a_renewal_notice_becomes_a_task_before_it_renews(make_app):
+    from storage.models import ApprovalItem
+
+    app = make_app(start="2027-01-12T10:00:00+01:00")
+    repl_of(app).run_line("email AllSafe <service@allsafe.example> | Your car insurance renewal | "
+                          "Your car insurance renews on 1 March 2027. The new premium is 412.00 EUR a year.")
+    app.advance(timedelta(days=1))
+    item = ApprovalItem.get(ApprovalItem.tool == "create_task")
+    assert (item.args["title"], item.args["due"]) == ("Review car insurance renewal", "2027-02-22")
+    assert any("car insurance" in d["text"] for d in app.user_deliveries())
+
+
+def test_a_reminder_declined_in_words_never_fires(make_app):
+    from storage.models import Approval, ApprovalItem
+
+    app = make_app(start="2027-01-26T20:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line("say remind me to water the plants on Saturday at 10")
+    item = ApprovalItem.get(ApprovalItem.tool == "remind")
+    assert item.args["at"] == "2027-01-30T10:00:00+01:00"
+    repl.run_line("say no, forget it")
+    assert Approval.get_by_id(item.approval_id).status == "rejected"
+    said = len(app.user_deliveries())
+    app.advance(timedelta(days=5))
+    assert not any("plants" in d["text"] for d in app.user_deliveries()[said:])

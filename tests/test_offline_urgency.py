@@ -67,3 +67,43 @@ def test_arousal_names_only_the_urgent_items_with_their_rule():
     assert (ranked[2]["priority"], ranked[2]["action"]) == (1, "inbox")
     assert (ranked[1]["priority"], ranked[1]["action"]) == (2, "inbox")
     assert ranked[2]["reason"] == "situation: your child needs you"
+
+
+DAY = datetime(2027, 1, 12, 10, 0, tzinfo=BERLIN)
+
+
+def mail(buffer_id, text, subject, sender, bulk=None):
+    payload = {"subject": subject, "from": sender, **({"bulk": bulk} if bulk else {})}
+    return {"buffer_id": buffer_id, "channel": "email", "text": text, "payload": payload}
+
+
+def test_bulk_mail_is_dropped_unless_its_situation_or_a_bill_needs_the_user():
+    items = [
+        # a social network's notification, sent automatically: nothing for the user, even with a question in it
+        mail(1, "Anna commented on your photo: “Are you coming on Saturday?” See all comments.",
+             "Anna commented on your photo", "notification@social.example", "it was sent automatically"),
+        mail(2, "New followers this week. Do you know Ben?", "You have 3 new followers", "hi@friendnet.example",
+             "Precedence: bulk"),
+        mail(3, "URGENT: last chance to see who viewed your profile", "Who viewed your profile",
+             "hi@friendnet.example", "it has a List-Unsubscribe header"),
+        # airlines and utilities send automatically too: a cancelled flight and a bill still reach the user
+        mail(4, "Your flight LH 123 to Rome has been cancelled.", "Flight cancelled", "noreply@lufthansa.example",
+             "it was sent automatically"),
+        mail(5, "Your bill for December is 84.20 EUR. Please pay by 26 January 2027.",
+             "Your electricity bill for December", "billing@stadtwerke.example", "it was sent automatically"),
+    ]
+    ranked = {e["buffer_ids"][0]: e for e in triage.triage(items, DAY, BERLIN)["items"]}
+    assert [ranked[i]["action"] for i in (1, 2, 3)] == ["drop"] * 3
+    assert ranked[1]["reason"] == "bulk mail (it was sent automatically) about nothing that needs you"
+    assert (ranked[4]["action"], ranked[4]["priority"]) == ("inbox", 1)
+    assert (ranked[5]["action"], ranked[5]["priority"]) == ("inbox", 2)
+    assert ranked[5]["reason"].startswith("a bill from billing@stadtwerke.example: 84.20 EUR")
+    assert triage.arousal(items, DAY, BERLIN)["buffer_ids"] == [4]
+
+
+def test_a_renewal_notice_with_a_date_needs_the_user():
+    item = mail(1, "Your car insurance renews on 1 March 2027. Your new premium is 412.00 EUR a year.",
+                "Your car insurance renewal", "service@allsafe.example")
+    entry, = triage.triage([item], DAY, BERLIN)["items"]
+    assert (entry["action"], entry["priority"]) == ("inbox", 2)
+    assert entry["reason"].startswith("a renewal notice from service@allsafe.example: car insurance")

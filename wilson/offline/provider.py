@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.offline import dates, intents, places, triage
+from wilson.offline import bills, dates, intents, places, triage
 from wilson.offline.plans import plan_calls
 from wilson.offline.recognition import load_playbook, recognise_event
 
@@ -255,8 +255,15 @@ class Cortex:
             f"deadline follow-up ({window or 'unknown'})"
 
     def on_buffered(self) -> tuple[str, list, str]:
-        """Triage kept a non-calendar item because it needs the user: pass its summary on."""
-        summary = next((line.strip() for line in str(self.stimulus.get("text") or "").splitlines() if line.strip()), "")
+        """Triage kept a non-calendar item because it needs the user: a bill or a renewal notice becomes a
+        task to approve (the proposal tells of it), anything else is passed on as its summary."""
+        text = str(self.stimulus.get("text") or "")
+        for buffer in self.payload.get("buffers") or []:
+            due = bills.task_for(text, buffer, self.now, self.tz) if isinstance(buffer, dict) else None
+            if due is not None and "create_task" in self.offered:
+                return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
+                    due.rule
+        summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if not summary:
             return "", [], "nothing to pass on"
         channels = sorted({str(b.get("channel")) for b in self.payload.get("buffers") or []

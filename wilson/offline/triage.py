@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.offline import urgency
+from wilson.offline import bills, urgency
 from wilson.offline.dates import fmt_moment, parse_moment
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
@@ -53,12 +53,22 @@ def calendar_summary(payload: dict, tz) -> str:
 
 
 def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
+    """Calendar changes by their time; a mail by its situation, then as a bill or renewal to act on; bulk
+    mail (list or auto-submitted headers, marked by the channel) only for a situation or a bill."""
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     if payload.get("change") in CALENDAR_CHANGES:
         return urgency.judge_calendar(payload, now, tz)
     text = str(item.get("text") or item.get("snippet") or "")
-    return urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
-                                 str(payload.get("from") or ""), now, tz)
+    found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
+                                  str(payload.get("from") or ""), now, tz)
+    if found.situation or (found.level == 1 and not payload.get("bulk")):
+        return found
+    due = bills.task_for(text, payload, now, tz)
+    if due is not None:
+        return urgency.Judgement(2, due.rule)
+    if payload.get("bulk"):
+        return urgency.Judgement(None, f"bulk mail ({payload['bulk']}) about nothing that needs you")
+    return found
 
 
 def triage_item(item: dict, now: datetime, tz) -> dict:

@@ -38,6 +38,7 @@ SOON_HOURS = 6  # an event starting within these hours is time-critical whatever
 class Judgement:
     level: int | None  # 1 urgent, 2 needs action, 3 briefing, None nothing for the user
     rule: str
+    situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
 
 
 def from_a_person(sender: str) -> bool:
@@ -51,15 +52,15 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Ju
     if PROMO_RE.search(blob) and not (CHILD_RE.search(blob) and HEALTH_RE.search(blob)):
         return Judgement(None, "newsletter or promotion")
     if CHILD_RE.search(blob) and (HEALTH_RE.search(blob) or PICKUP_RE.search(blob)):
-        return Judgement(1, "situation: your child needs you")
+        return Judgement(1, "situation: your child needs you", True)
     if HEALTH_RE.search(blob) and from_a_person(sender) and re.search(r"\b(hospital|ambulance|emergency|accident)\b",
                                                                       blob, re.I):
-        return Judgement(1, "situation: health emergency")
+        return Judgement(1, "situation: health emergency", True)
     if TRAVEL_RE.search(blob) and DISRUPTION_RE.search(blob):
-        return Judgement(1, "situation: travel disruption")
+        return Judgement(1, "situation: travel disruption", True)
     found = TODAY_DEADLINE_RE.search(blob)
     if found:
-        return Judgement(1, f"deadline today (“{found.group(0)}”)")
+        return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
     found = ASKING_RE.search(blob)
     if found:
         return Judgement(1, f"urgent wording (“{found.group(0)}”)")
