@@ -33,6 +33,7 @@ from wilson.actor import WilsonActor
 from wilson.bounds import MAX_ID, MAX_ITEM
 from wilson.messages import (ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated,
                              Recover)
+from wilson.timeparse import aware_or_none
 
 OPEN = ("pending", "partial")
 DECISION_BROKE = ("Sorry, something went wrong on my side with your answer to proposal {}, so nothing changed. "
@@ -82,17 +83,9 @@ def _day(moment: datetime, tz, now: datetime | None, with_time: bool) -> str:
     return text + (f" {local:%H:%M}" if with_time and (local.hour, local.minute) != (0, 0) else "")
 
 
-def _moment(value) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(str(value))
-    except (TypeError, ValueError):
-        return None
-    return moment if moment.tzinfo else None
-
-
 def _calendar_reason(buffer: dict, tz, now: datetime) -> str:
     title = _one_line(buffer.get("title") or "an event", 60)
-    start = _moment(buffer.get("start"))
+    start = aware_or_none(buffer.get("start"))
     when = f" on {_day(start, tz, now, not buffer.get('all_day'))}" if start else ""
     change = buffer.get("change")
     if change == "cancelled":
@@ -112,12 +105,12 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
     if row.origin == "user":
         return f"because you asked: “{_one_line(row.text)}”"
     if row.kind == "deadline" and payload.get("title"):
-        due = _moment(payload.get("due"))
+        due = aware_or_none(payload.get("due"))
         when = f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}" \
             if due else " has a deadline"
         return f"because “{_one_line(payload['title'], 60)}”{when}"
     if row.kind == "topic_end" and payload.get("title"):
-        ends = _moment(payload.get("ends"))
+        ends = aware_or_none(payload.get("ends"))
         if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
             ends -= timedelta(days=1)  # an all-day end is the midnight after its last day
         on = f" on {_day(ends, tz, now, False)}" if ends else ""

@@ -29,6 +29,7 @@ from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import as_utc
 from wilson.messages import RasScan, SyncRequest
+from wilson.timeparse import aware_or_none
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -70,14 +71,6 @@ def scan_context(rows: list, now: datetime, tz) -> dict:
                        "payload": r.payload if isinstance(r.payload, dict) else {}} for r in rows]}
 
 
-def _moment(text) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(str(text))
-    except (TypeError, ValueError):
-        return None
-    return moment if moment.tzinfo is not None else None
-
-
 def same_day(rows: list, now: datetime, tz: ZoneInfo) -> dict[int, str]:
     """Calendar changes that touch the rest of today, by rule: {buffer id: reason}.
 
@@ -91,10 +84,10 @@ def same_day(rows: list, now: datetime, tz: ZoneInfo) -> dict[int, str]:
         change = payload.get("change")
         if row.channel != "calendar" or change not in ("new", "changed", "cancelled"):
             continue
-        start, end = _moment(payload.get("start")), _moment(payload.get("end"))
+        start, end = aware_or_none(payload.get("start")), aware_or_none(payload.get("end"))
         previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
-        before = _moment(previous.get("start"))
-        for moment, finish, was in ((start, end, False), (before, _moment(previous.get("end")), True)):
+        before = aware_or_none(previous.get("start"))
+        for moment, finish, was in ((start, end, False), (before, aware_or_none(previous.get("end")), True)):
             if moment is None or moment.astimezone(tz).date() != today or (finish or moment) < now:
                 continue
             title = str(payload.get("title") or "an event")[:80]

@@ -51,6 +51,7 @@ from wilson import attention, quiet
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc, parse_duration
 from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
+from wilson.timeparse import local_moment
 
 ACTOR = "tick"
 DEADLINE_PRIORITY = 4
@@ -87,11 +88,6 @@ def due_date(due: datetime, tz: ZoneInfo) -> date:
     return (as_utc(due).astimezone(tz) + timedelta(hours=12)).date()
 
 
-def _local(day: date, at: time, tz: ZoneInfo) -> datetime:
-    # fold=0: a wall time in a spring-forward gap lands as far after the gap; a repeated one is its first.
-    return datetime.combine(day, at).replace(tzinfo=tz, fold=0).astimezone(UTC)
-
-
 def _shift_days(moment: datetime, days: int, tz: ZoneInfo) -> datetime:
     """`days` calendar days earlier on the local wall clock (keeps 15:00 at 15:00 across DST)."""
     local = moment.astimezone(tz).replace(tzinfo=None) - timedelta(days=days)
@@ -102,13 +98,13 @@ def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneI
     """(window, aware UTC fire time) in firing order; unknown window names are left out with a warning."""
     due = as_utc(due)
     day = due_date(due, tz) if due_is_date else None
-    anchor = _local(day, DATE_ONLY_HOUR, tz) if due_is_date else due
+    anchor = local_moment(day, DATE_ONLY_HOUR, tz) if due_is_date else due
     out: list[tuple[int, str, datetime]] = []
     for position, name in enumerate(parse_windows(windows)):
         if name == "due":
             moment = anchor if due_is_date else due - DUE_LEAD
         elif name == "overdue":
-            moment = _local(day + timedelta(days=1), DATE_ONLY_HOUR, tz) if due_is_date else due + OVERDUE_AFTER
+            moment = local_moment(day + timedelta(days=1), DATE_ONLY_HOUR, tz) if due_is_date else due + OVERDUE_AFTER
         else:
             try:
                 span = parse_duration(name)
@@ -118,7 +114,7 @@ def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneI
             seconds = span.total_seconds()
             if seconds % 86400 == 0:
                 days = int(seconds // 86400)
-                moment = _local(day - timedelta(days=days), DATE_ONLY_HOUR, tz) if due_is_date else _shift_days(due, days, tz)
+                moment = local_moment(day - timedelta(days=days), DATE_ONLY_HOUR, tz) if due_is_date else _shift_days(due, days, tz)
             else:
                 moment = anchor - span
         out.append((position, name, moment))
@@ -198,7 +194,7 @@ def _configured_windows(task: Task, default_windows: Windows) -> list[str]:
 
 def _is_overdue(task: Task, now: datetime, tz: ZoneInfo) -> bool:
     if task.due_is_date:
-        return now >= _local(due_date(task.due, tz) + timedelta(days=1), time(0, 0), tz)
+        return now >= local_moment(due_date(task.due, tz) + timedelta(days=1), time(0, 0), tz)
     return now >= as_utc(task.due)
 
 

@@ -15,6 +15,7 @@ from storage.models import Approval, Inbox, Outbox, Task
 from tests.calendar_support import add_event
 from wilson import attention, quiet
 from wilson.attention import Placement, place
+from wilson.clock import UTC
 
 TRIP = "Trip to Japan"
 START = "2027-01-05T08:00:00+01:00"
@@ -96,8 +97,8 @@ def test_sixty_days_of_life_stay_within_the_attention_budget(make_app):
 
 
 # The placement rule, without threads --------------------------------------------------
-NOW = datetime(2027, 1, 5, 10, 0, tzinfo=quiet.UTC)
-MORNING = datetime(2027, 1, 6, 6, 0, tzinfo=quiet.UTC)
+NOW = datetime(2027, 1, 5, 10, 0, tzinfo=UTC)
+MORNING = datetime(2027, 1, 6, 6, 0, tzinfo=UTC)
 
 
 def test_under_the_cap_a_message_goes_now_and_over_it_waits_for_the_briefing():
@@ -120,7 +121,7 @@ def test_the_cap_is_counted_per_local_day_from_the_outbox(db):
     from storage import outbox
 
     tz = ZoneInfo("Europe/Berlin")
-    late = datetime(2027, 1, 5, 22, 30, tzinfo=quiet.UTC)  # 23:30 in Berlin: still the 5th
+    late = datetime(2027, 1, 5, 22, 30, tzinfo=UTC)  # 23:30 in Berlin: still the 5th
     outbox.add(channel="repl", text="a", trace_id="t1", key="surface:1:0", at=NOW)
     outbox.add(channel="repl", text="b", trace_id="t2", key="followups:x", at=late)
     outbox.add(channel="repl", text="c", trace_id="t3", key="surface:3:0", at=late, deliver_after=MORNING)

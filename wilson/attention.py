@@ -31,6 +31,8 @@ from datetime import date, datetime, time, timedelta
 from storage import outbox, trace
 from storage.models import Feedback, Inbox, Outbox, Task, TaskFiring
 from wilson.clock import UTC, as_utc
+from wilson.quiet import parse_window
+from wilson.timeparse import local_moment
 
 BUNDLING = "bundling"  # a follow-up waiting for the rest of its bundle
 BUNDLED = "bundled"  # its text went out inside the bundle's message
@@ -115,8 +117,6 @@ def placement_for(now: datetime, config, quiet_end: datetime | None, *, urgent: 
 
 def quiet_end_of_next_night(now: datetime, config) -> datetime:
     """Without a briefing, what is over the cap waits until the next morning."""
-    from wilson.quiet import parse_window, local_moment
-
     tz = config.timezone
     window = parse_window(config.get("core", "quiet_hours", "22:00-07:00"))
     at = window[1] if window else time(9, 0)

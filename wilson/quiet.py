@@ -13,38 +13,20 @@ ends at the local time the user expects (07:00 is 07:00 on both sides of a chang
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from wilson.clock import UTC, as_utc
+from wilson import timeparse
+from wilson.clock import as_utc
+from wilson.timeparse import local_moment
 
 MUTE_KEY = "quiet_until"
-_OFF = {"", "off", "none", "no"}
 
 
 def parse_window(quiet_hours: str | None) -> tuple[time, time] | None:
-    """'22:00-07:00' -> (22:00, 07:00); None when quiet hours are switched off."""
-    text = (quiet_hours or "").strip().lower()
-    if text in _OFF:
-        return None
-    try:
-        start_text, end_text = (part.strip() for part in text.split("-", 1))
-        start, end = time.fromisoformat(start_text), time.fromisoformat(end_text)
-    except ValueError as exc:
-        raise ValueError(f"quiet hours {quiet_hours!r}: expected HH:MM-HH:MM, e.g. 22:00-07:00") from exc
-    if start == end:
-        return None  # an empty window; "all day" is what a mute is for
-    return start, end
-
-
-def local_moment(day: date, at: time, tz: ZoneInfo) -> datetime:
-    """The aware UTC moment of a local wall time.
-
-    A wall time that does not exist (skipped by a spring-forward change) is read
-    with the offset from before the change, i.e. it lands just as far after the gap;
-    a wall time that happens twice means its first occurrence.
-    """
-    return datetime.combine(day, at).replace(tzinfo=tz, fold=0).astimezone(UTC)
+    """'22:00-07:00' -> (22:00, 07:00); None when quiet hours are switched off or empty ("all day" is
+    what a mute is for)."""
+    return timeparse.parse_window(quiet_hours, "quiet hours")
 
 
 def _quiet_end(now: datetime, tz: ZoneInfo, window: tuple[time, time]) -> datetime | None:
@@ -96,11 +78,8 @@ def muted_until() -> datetime | None:
     """The moment the user's mute ends (may already be past), or None when never muted."""
     from storage import kv
 
-    value = kv.get_setting(MUTE_KEY)
-    if not value:
-        return None
     try:
-        return as_utc(datetime.fromisoformat(str(value)))
+        return timeparse.utc_or_none(kv.get_setting(MUTE_KEY))
     except ValueError:
         return None
 

@@ -13,7 +13,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 from loguru import logger
@@ -21,6 +21,7 @@ from loguru import logger
 from wilson import bounds
 from wilson import clock as clockmod
 from wilson.redact import redact
+from wilson.timeparse import date_or_datetime
 
 HELP = """Commands (one per line, # starts a comment):
   say TEXT                                   a message from you on the realtime channel
@@ -81,7 +82,7 @@ def _items(text: str) -> tuple[int, ...]:
 def _when(text: str):
     text = text.strip()
     try:
-        moment = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        moment = date_or_datetime(text)
     except ValueError:
         raise CommandError(f"not an ISO date or datetime: {bounds.shown(text)} (e.g. 2027-03-01 or "
                            "2027-03-01T09:30)") from None

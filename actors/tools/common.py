@@ -15,6 +15,7 @@ from storage.models import ReceptorBuffer, Schedule, Task, Topic
 from wilson.clock import UTC, as_utc
 from wilson.skills import Call, Tool
 from wilson.skills import is_int as _is_int, short as _short, storable  # noqa: F401 (shared by the tools)
+from wilson.timeparse import date_or_datetime
 
 
 def _obj(required=(), **props) -> dict:
@@ -55,11 +56,11 @@ def parse_when(value, tz: ZoneInfo) -> tuple[datetime | None, bool]:
             text = str(value).strip()
             if len(text) > LIMITS["due"]:
                 raise ValueError("too long for a date")
-            if len(text) == 10:
-                day = date.fromisoformat(text)
-                moment, is_date = datetime.combine(day, time(0, 0), tzinfo=tz).astimezone(UTC), True
+            read = date_or_datetime(text)
+            if isinstance(read, datetime):
+                moment, is_date = as_utc(read, tz), False
             else:
-                moment, is_date = as_utc(datetime.fromisoformat(text.replace("Z", "+00:00")), tz), False
+                moment, is_date = datetime.combine(read, time(0, 0), tzinfo=tz).astimezone(UTC), True
     except OverflowError:  # a valid ISO text whose UTC is out of datetime's range (year 1 or 9999)
         raise ValueError(f"date out of range: {value!r}") from None
     if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:

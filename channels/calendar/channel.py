@@ -11,13 +11,14 @@ from actors import thalamus
 from channels.base import Channel
 from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
 from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
-    is_over, one_line, parse_iso
+    is_over, one_line
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
 from storage import kv, trace
 from storage.db import database
 from wilson import faults, liveness
+from wilson.timeparse import utc_or_none
 from wilson.messages import StimulusCommitted
 
 class CalendarChannel(Channel):
@@ -116,7 +117,7 @@ class CalendarChannel(Channel):
             doc, uid = entry.get("doc"), entry.get("uid")
             if doc in failed or (doc, uid) in skipped:
                 return True
-            start = parse_iso(entry.get("start"))
+            start = utc_or_none(entry.get("start"))
             return any(key in cuts and start >= cuts[key] for key in ((doc, None), (doc, uid)))
 
         carried = {k: v for k, v in previous.items() if k not in current_keys and unread(v)}
@@ -135,7 +136,7 @@ class CalendarChannel(Channel):
                          "waiting for a second read before telling anyone")
             logger.warning("calendar source {}: an empty read would cancel {} event(s); waiting for a second read",
                            source.label, len(held))
-        known_until = parse_iso(state.get("known_until"))
+        known_until = utc_or_none(state.get("known_until"))
         horizon_end = min([window_end, *cuts.values()])
         changes = diff(comparable, events, now=now, known_until=known_until, horizon_end=window_end)
         current = next_snapshot(comparable, events, changes, now)

@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from channels.calendar.event import CANCELLED, Event, event_from_entry, is_over, parse_iso
+from channels.calendar.event import CANCELLED, Event, event_from_entry, is_over
+from wilson.timeparse import utc_or_none
 
 @dataclass(frozen=True)
 class Change:
@@ -84,7 +85,7 @@ def next_snapshot(previous: dict, events: list[Event], changes: list[Change], no
 
 def _what_changed(old: dict, event: Event) -> tuple[str, ...]:
     what = []
-    if (parse_iso(old.get("start")) != event.start or parse_iso(old.get("end")) != event.end
+    if (utc_or_none(old.get("start")) != event.start or utc_or_none(old.get("end")) != event.end
             or bool(old.get("all_day")) != event.all_day):
         what.append("time")
     if (old.get("location") or None) != event.location:

@@ -7,7 +7,6 @@ cancelled event kept with STATUS:CANCELLED), so the channel reads it like any ca
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -17,6 +16,7 @@ import icalendar
 
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar, sequence_of
+from wilson.timeparse import date_or_datetime
 
 def _read_calendar(path: Path) -> icalendar.Calendar:
     if not path.exists():
@@ -37,10 +37,7 @@ def _write_calendar(path: Path, calendar: icalendar.Calendar) -> None:
 def _as_moment(value, tz: ZoneInfo | None):
     """date for all-day, datetime (aware if tz given or stated, else floating) for timed."""
     if isinstance(value, str):
-        value = value.strip()
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return date.fromisoformat(value)
-        value = datetime.fromisoformat(value)
+        value = date_or_datetime(value)
     if isinstance(value, datetime):
         if value.tzinfo is None and tz is not None:
             value = value.replace(tzinfo=tz)

@@ -10,6 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from wilson.timeparse import utc_or_none
+
 UTC = timezone.utc
 CANCELLED = "CANCELLED"
 UID_CHARS = 255
@@ -62,14 +64,10 @@ def event_key(uid: str, recurrence_id: str | None) -> str:
 def event_from_entry(entry: dict) -> Event:
     """The event a snapshot entry stands for (without the fields a snapshot does not keep)."""
     return Event(uid=entry["uid"], recurrence_id=entry.get("recurrence_id"), sequence=entry.get("sequence", 0),
-                 title=entry.get("title") or "(untitled)", start=parse_iso(entry["start"]),
-                 end=parse_iso(entry.get("end")), all_day=bool(entry.get("all_day")),
+                 title=entry.get("title") or "(untitled)", start=utc_or_none(entry["start"]),
+                 end=utc_or_none(entry.get("end")), all_day=bool(entry.get("all_day")),
                  location=entry.get("location"), description=None, attendees=(), status=entry.get("status"),
                  doc=entry.get("doc", ""))
-
-
-def parse_iso(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text).astimezone(UTC) if text else None
 
 
 def is_over(event: Event, now: datetime) -> bool:
