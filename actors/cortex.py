@@ -769,6 +769,8 @@ class CortexActor(WilsonActor):
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
             if route == "template":
                 outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
+                if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
+                    self.notice_budget("BudgetExhausted: deep", now)
             else:
                 outcome = None
                 if route == "fast":

@@ -136,7 +136,7 @@ def test_a_skill_turned_off_offers_nothing_starts_nothing_and_its_old_proposal_f
     app, server = scripted(decide, WILSON_NOTES_DIR=str(folder), WILSON_SKILLS_DISABLED="notes,calendar")
     assert "notes" not in app.supervisor.names() and "calendar" not in app.supervisor.names()
     assert app.config.get("core", "buffered_channels") == []
-    say(app, "hello")
+    say(app, "add milk to my shopping list")  # a request for a change: the deep role's full tool set
     offered = {t["function"]["name"] for t in cortex_requests(server)[-1]["tools"]}
     assert not offered & {"list_notes", "write_note", "calendar_lookup"} and "create_task" in offered
 
