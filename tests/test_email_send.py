@@ -160,9 +160,9 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def send_and_die(home: Path, env: dict) -> subprocess.CompletedProcess:
+def send_and_die(home: Path, env: dict, point: str = "email:after-send") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
-                          env={**env, "WILSON_FAULT_POINTS": "email:after-send", "PATH": "/usr/bin:/bin"},
+                          env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=60)
 
 
@@ -275,3 +275,18 @@ def test_the_copy_goes_to_the_folder_the_server_marks_as_sent(home, sink, monkey
             ref.stop()
     finally:
         server.stop()
+
+
+def test_killed_after_the_delivery_is_recorded_the_mail_is_not_sent_again(home, sink, dovecot, monkeypatch):
+    dovecot.append_many([], "Sent")
+    env = environ(home, sink.port, dovecot.port)
+    queued = queue(configmod.load(home, environ=env))
+    child = send_and_die(home, env, "email:after-delivery")
+    assert child.returncode == -9, child.stderr[-2000:]
+    assert sink.wait_for(1) and Outbox.get_by_id(queued["outbox_id"]).status == "delivered"
+    ref, _, _ = start_channel(home, env, monkeypatch)
+    try:
+        assert len(sink.messages) == 1, "delivered is delivered: never sent again"
+        assert sent_copies(dovecot, "Sent") == [], "the copy is the one thing a kill at that moment costs"
+    finally:
+        ref.stop()

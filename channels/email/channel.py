@@ -345,6 +345,7 @@ class EmailChannel(Channel):
         # Killed here: the server has the mail and the row says an attempt started; see _settle_cut_short.
         faults.point("email:after-send")
         if self.record_delivery(row, result, now):
+            faults.point("email:after-delivery")  # killed here: delivered once, with no copy in Sent
             self._file_in_sent(msg, row, now)
 
     def _file_in_sent(self, msg, row: Outbox, now) -> None:
