@@ -121,7 +121,8 @@ def fallback_followup(row: Inbox, tz) -> str | None:
 _ROUTINE = re.compile(r"(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|cheers|ok|"
                       r"okay|cool|great|nice|perfect|got it|bye|see you)\b[\s\w,.!?']{0,40}", re.I)
 _LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i|am i|is there|are there|"
-                     r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|remind me (what|when|where|who))\b", re.I)
+                     r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|"
+                     r"remind me (what|when|where|who))\b", re.I)
 # words that ask for a plan or a change: the deep role with every tool
 _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
                        r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"

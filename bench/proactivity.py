@@ -457,7 +457,8 @@ def run(quick: bool = False) -> dict:
     bw, bn, bh = (runs[m]["billed"] for m in ("wilson", "naive", "heartbeat"))
     figures = [
         Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "naive (everything to the cortex)",
-               bn["usd"], ratio(bw["usd"], bn["usd"]), f"≤ {COST_GOAL:.0%} of naive", bw["usd"] <= COST_GOAL * bn["usd"],
+               bn["usd"], ratio(bw["usd"], bn["usd"]), f"≤ {COST_GOAL:.0%} of naive",
+               bw["usd"] <= COST_GOAL * bn["usd"],
                f"example prices per role, prefix cache ≥ {CACHE_MIN_TOKENS} tokens within "
                f"{CACHE_TTL.total_seconds() / 60:.0f} min"),
         Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "heartbeat (07:00–22:00, every 30 min)",

@@ -31,7 +31,8 @@ def _tokens_of(server, since: int, config) -> tuple[int, float, list[str]]:
     for entry in server.requests[since:]:
         usage = entry.get("usage") or {}
         role = entry["headers"].get("x-wilson-role", "deep")
-        if not usage or "triage" in str(entry["body"].get("tools")) or "record_memories" in str(entry["body"].get("tools")):
+        offered = str(entry["body"].get("tools"))
+        if not usage or "triage" in offered or "record_memories" in offered:  # the user's run only
             continue
         tokens += usage["total_tokens"]
         usd += cost(table[role], usage["prompt_tokens"], usage["completion_tokens"])
