@@ -45,6 +45,14 @@ def test_bills_name_the_thing_and_fall_due_before_the_date(text, subject, title,
      "Your car insurance renewal", "Review car insurance renewal", date(2027, 2, 22)),
     ("Your passport expires on 14 June 2027. Book an appointment to renew it.", "Passport expiry",
      "Renew passport", date(2027, 6, 7)),
+    # insurers write "log in to My Account" too: no phishing cue; the date written the German way
+    ("Dear Ms Weber, your motor insurance policy MX-22817 is due for renewal on 01.03.2027. Your new annual "
+     "premium will be EUR 412.00. To make changes, log in to My Account.", "Renewal notice: your car insurance",
+     "Review car insurance renewal", date(2027, 2, 22)),
+    ("Your home contents cover ends on 15 February 2027. Renew now to stay covered.", "Your cover is ending soon",
+     "Review home contents cover renewal", date(2027, 2, 8)),
+    ("Your vehicle insurance with us expires on 28/02/2027. Please contact us to renew.", "Policy expiry",
+     "Renew vehicle insurance", date(2027, 2, 21)),
     # a week's lead is cut to what is left, never today
     ("Your gym membership renews on 15 January 2027.", "Membership", "Review gym membership renewal",
      date(2027, 1, 13)),

@@ -23,12 +23,13 @@ SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already pa
                         r"received|thank you for your payment)\b", re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # what renews: the thing a renewal notice is about
-RENEWABLE_RE = re.compile(r"\b(insurance|policy|subscription|membership|licen[cs]e|contract|warranty|domain|"
-                          r"passport|permit|registration|plan|lease)\b", re.I)
+RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
+                          r"domain|passport|permit|registration|plan|lease)\b", re.I)
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
 OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
+# (not "log in to your account": real bills and insurers say it too)
 PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
-                         r"details)|log ?in to|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
+                         r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
                          r"ignore (?:all )?(?:previous|prior) instructions|assistant:)", re.I)
 # words before a date that make it the date to pay by, or the date something renews
 DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
