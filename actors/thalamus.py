@@ -1,6 +1,6 @@
 """The thalamus: routes every stimulus and triages buffered input in batches.
 
-Routing rules (pure, run on the receptor's own thread so the row is durable
+Routing rules (storage/routing.py, run on the receptor's own thread so the row is durable
 before anyone is told): realtime stimuli go to the inbox at priority 0, buffered
 ones to receptor_buffers. The row and its "routed" trace commit together; the
 actor then only nudges the cortex lane that takes the row.
@@ -19,34 +19,13 @@ from loguru import logger
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
+# The routing rules are commits in storage/routing.py, where receptors call them; still named here.
+from storage.routing import REALTIME_PRIORITY, commit_buffered, commit_realtime  # noqa: F401
 from actors import briefing as day_briefing
 from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import monotonic
 from wilson.messages import ChannelSync, ChannelSynced, Deliver, InboxReady, StimulusCommitted, SyncRequest
-
-REALTIME_PRIORITY = 0
-
-
-def commit_realtime(*, source: str, text: str, user_id: str | None, at: datetime, dedup_key: str | None = None,
-                    payload: dict | None = None, kind: str = "message"):
-    """The inbox row and its "routed" trace, in one transaction; None when `dedup_key` was already seen."""
-    with database.atomic():
-        row = inbox.add(source=source, text=text, priority=REALTIME_PRIORITY, at=at, kind=kind, origin="user",
-                        payload=payload, user_id=user_id, reply_channel=source, dedup_key=dedup_key)
-        if row is not None:
-            trace.record(row.trace_id, "routed", "thalamus", f"inbox priority {REALTIME_PRIORITY} from {source}", at)
-    return row
-
-
-def commit_buffered(*, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None):
-    """The buffer row and its "routed" trace, in one transaction; None when `dedup_key` was already seen."""
-    with database.atomic():
-        row = buffers.add(channel=channel, text=text, dedup_key=dedup_key, at=at, payload=payload)
-        if row is not None:
-            trace.record(row.trace_id, "routed", "thalamus", f"buffered (row {row.id}) until the next sync", at)
-    return row
-
 
 # Triage ------------------------------------------------------------------------
 TRIAGE_TOOL = {"type": "function", "function": {

@@ -20,8 +20,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors import thalamus
-from storage import outbox, trace
+from storage import outbox, routing, trace
 from storage.db import database
 from storage.models import Outbox
 from wilson.actor import WilsonActor
@@ -64,7 +63,7 @@ class Channel(WilsonActor):
     def stimulus(self, text: str, *, user_id: str | None, dedup_key: str | None = None,
                  payload: dict | None = None, kind: str = "message"):
         """A realtime stimulus from the user: committed, then the thalamus is told."""
-        row = thalamus.commit_realtime(source=self.name, text=text, user_id=user_id, dedup_key=dedup_key,
+        row = routing.commit_realtime(source=self.name, text=text, user_id=user_id, dedup_key=dedup_key,
                                        payload=payload, kind=kind, at=self.now())
         if row is not None:
             self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
@@ -72,7 +71,7 @@ class Channel(WilsonActor):
 
     def buffer(self, text: str, *, dedup_key: str, payload: dict | None = None):
         """A buffered stimulus: committed to receptor_buffers, then the thalamus is told."""
-        row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=dedup_key,
+        row = routing.commit_buffered(channel=self.name, text=text, dedup_key=dedup_key,
                                        payload=payload, at=self.now())
         if row is not None:
             self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))

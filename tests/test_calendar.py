@@ -547,7 +547,7 @@ def test_rows_and_cursor_commit_together(db, make_ctx, tmp_path, monkeypatch):
     add_event(path, "Two", "2026-12-04")
     ctx = make_ctx()
     channel = CalendarChannel(ctx, sources=[IcsFileSource(path)])
-    real = calendar_channel.thalamus.commit_buffered
+    real = calendar_channel.routing.commit_buffered
     calls = []
 
     def crash_on_second(**kwargs):
@@ -556,10 +556,10 @@ def test_rows_and_cursor_commit_together(db, make_ctx, tmp_path, monkeypatch):
             raise OSError("disk full")
         return real(**kwargs)
 
-    monkeypatch.setattr(calendar_channel.thalamus, "commit_buffered", crash_on_second)
+    monkeypatch.setattr(calendar_channel.routing, "commit_buffered", crash_on_second)
     assert channel.sync("test") == 0  # the failure is logged, not raised
     assert rows() == [] and Cursor.select().count() == 0 and ctx.directory.told == []
-    monkeypatch.setattr(calendar_channel.thalamus, "commit_buffered", real)
+    monkeypatch.setattr(calendar_channel.routing, "commit_buffered", real)
     assert channel.sync("test") == 2
     assert sorted(r.dedup_key for r in rows()) == sorted(calls)
 

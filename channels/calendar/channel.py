@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors import thalamus
 from channels.base import Channel
 from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
 from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
@@ -15,7 +14,7 @@ from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget,
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
-from storage import kv, trace
+from storage import kv, routing, trace
 from storage.db import database
 from wilson import faults, liveness
 from wilson.timeparse import utc_or_none
@@ -154,7 +153,7 @@ class CalendarChannel(Channel):
         rows = []
         with database.atomic():
             for change in changes:
-                row = thalamus.commit_buffered(channel=self.name, text=describe(change, tz, now),
+                row = routing.commit_buffered(channel=self.name, text=describe(change, tz, now),
                                                dedup_key=dedup_key(change), payload=payload(change), at=now)
                 if row is not None:
                     rows.append(row)

@@ -12,12 +12,11 @@ import peewee
 from loguru import logger
 from telegram import Message, Update
 
-from actors import thalamus
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
 from channels.telegram.polling import COMMANDS
 from channels.telegram.state import OFFSET_CURSOR, Incoming
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
-from storage import kv, outbox, trace
+from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import faults
@@ -148,7 +147,7 @@ class Inbound:
                 payload["replaces"] = {"inbox_id": earlier.id, "text": earlier.text[:1000]}
         if media:
             payload["attachment"] = media[0]
-        row = thalamus.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
+        row = routing.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
                                        dedup_key=incoming.key, payload=payload)
         if row is not None:
             incoming.after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))

@@ -1,0 +1,107 @@
+"""The architecture, checked: the import contracts in .importlinter, and who may write Approval rows.
+
+The import contracts run through import-linter itself (in the test extras), on the source tree;
+its own rule that an ignored import which no longer exists is an error keeps the ignore lists
+from outliving their reasons. The Approval check reads the source (AST): a proposal's rows are
+the user's consent, so only the gate and the code that makes proposals may change them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("wilson", "actors", "channels", "storage")
+
+# Each module that writes Approval or ApprovalItem rows, and why it may.
+APPROVAL_WRITERS = {
+    "actors/approval.py": "the gate: presents, decides, executes, expires, reminds and revives proposals",
+    "actors/cortex.py": "makes proposals, and supersedes the one a modification replaces",
+    "channels/telegram/outbound.py": "records which message shows a proposal (message_ref), so its outcome edits it",
+    "storage/migrations.py": "schema migrations carry existing rows over",
+}
+MODELS = {"Approval", "ApprovalItem"}
+CLASS_WRITES = {"create", "update", "insert", "insert_many", "insert_from", "replace", "replace_many", "delete",
+                "get_or_create", "bulk_create", "bulk_update"}
+INSTANCE_WRITES = {"save", "delete_instance"}
+RAW_SQL = re.compile(r"(?i)\b(update|insert\s+into|delete\s+from|replace\s+into)\s+[\"'`]?approval(_item)?\b")
+
+
+def approval_writes(source: str, name: str = "<source>") -> list[str]:
+    """Every write to Approval/ApprovalItem rows in `source`: class-level writes (Approval.update(...)),
+    saves of an instance whose name says it is one (approval.save()), and raw SQL naming the tables."""
+    found = []
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+            owner = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
+            if node.func.attr in CLASS_WRITES and owner in MODELS:
+                found.append(f"line {node.lineno}: {owner}.{node.func.attr}")
+            elif node.func.attr in INSTANCE_WRITES and owner and "approval" in owner.lower():
+                found.append(f"line {node.lineno}: {owner}.{node.func.attr}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and RAW_SQL.search(node.value):
+            found.append(f"line {node.lineno}: SQL {node.value[:40]!r}")
+    return found
+
+
+def source_files():
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def lint_imports(config: Path) -> subprocess.CompletedProcess:
+    lint = Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(lint), "--no-cache", "--no-logo", str(config)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_import_contracts_hold():
+    done = lint_imports(ROOT / ".importlinter")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"Contracts: 4 kept, 0 broken", done.stdout), done.stdout
+
+
+def test_an_ignored_import_that_no_longer_happens_breaks_the_check(tmp_path):
+    text = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    stale = text.replace("    channels.** -> actors.tools\n", "    channels.** -> actors.tools\n    channels.base -> actors.cortex\n")
+    assert stale != text
+    (tmp_path / "stale.ini").write_text(stale, encoding="utf-8")
+    done = lint_imports(tmp_path / "stale.ini")
+    assert done.returncode != 0 and "channels.base -> actors.cortex" in done.stdout + done.stderr
+
+
+def test_only_the_gate_and_the_proposals_code_write_approval_rows():
+    writers = {}
+    for path in source_files():
+        writes = approval_writes(path.read_text(encoding="utf-8"), str(path))
+        if writes:
+            writers[path.relative_to(ROOT).as_posix()] = writes
+    outside = {path: writes for path, writes in writers.items() if path not in APPROVAL_WRITERS}
+    assert not outside, f"Approval rows written outside the gate and the proposals code: {outside}"
+    # A module that stopped writing leaves the list, so the list only ever shrinks to what is true.
+    assert sorted(writers) == sorted(APPROVAL_WRITERS)
+
+
+def test_the_writer_check_sees_every_kind_of_write_and_no_read():
+    written = approval_writes("""
+Approval.update(status="approved").where(Approval.id == 1).execute()
+ApprovalItem.create(approval=1, position=1)
+models.Approval.delete().execute()
+approval.save()
+original_approval.delete_instance()
+Approval.insert_many([]).execute()
+db.execute_sql("UPDATE approval SET status = 'approved'")
+db.execute_sql("delete from approval_item where id = 1")
+""")
+    assert len(written) == 8, written
+    assert approval_writes("""
+Approval.select().where(Approval.status == "pending")
+Approval.get_or_none(Approval.id == 1).items
+task.save()
+Outbox.update(status="sent").execute()
+db.execute_sql("SELECT * FROM approval")
+""") == []
