@@ -1,0 +1,52 @@
+"""The tick: Wilson's own sense of time.
+
+It watches four kinds of moment and turns each into a row or a nudge:
+- deadline windows of open tasks ("7d,1d,due,overdue" unless the task's kind or the task has
+  its own, see `task_kind`): one
+  inbox row per (task, window), for the cortex to decide whether and how to surface; the
+  windows falling due within the same local hour fire together, as one bundle that
+  reaches the user as one message (wilson/attention.py);
+- cron schedules (croniter) in the user's timezone: the morning briefing, the RAS
+  interval, the nightly hippocampus run and the user's recurring reminders;
+- quiet-hour holds that have ended: held outbox rows become deliverable;
+- topics whose end has passed.
+
+Every due moment is stored on its row (Task.next_fire_at, Schedule.next_fire_at,
+Outbox.deliver_after, Topic.ends), so a scan is a range query on an index and
+`next_due` can tell a simulated clock where to jump next.
+
+After downtime nothing fires in a burst. A schedule fires its latest missed
+occurrence once if that is fresher than the schedule's staleness window, and
+records the others as skipped; a task fires only its latest passed window and
+records the earlier ones as skipped.
+
+Window times (documented choice):
+- "Nd" / "Nw": N days before the due, on the local calendar (a 15:00 due gives a
+  15:00 follow-up even across a DST change); for a date-only due at 09:00 local.
+- "Nh" / "Nm": that long before the due moment (for a date-only due, before 09:00
+  local on the due day).
+- "due": 09:00 local on the due day for a date-only due; two hours before the due
+  moment for a timed one (a heads-up you can still act on).
+- "overdue": 09:00 local the day after a date-only due; one day after a timed one.
+
+The package, along its seams: `deadlines` (task windows and topic ends), `cron` (cron
+expressions across DST), `schedules` (the builtin jobs and reminders, the missed-job policy,
+`next_due`) and `actor` (one scan of everything, and the actor).
+"""
+
+from actors.tick.actor import TickActor, ScanResult, run_scan
+from actors.tick.cron import builtin_crons, next_fire, ras_cron, valid_cron
+from actors.tick.deadlines import (
+    DATE_ONLY_HOUR, DEADLINE_PRIORITY, Windows, _task_windows, due_date, parse_windows, plan_task, scan_deadlines,
+    scan_topic_ends, task_kind, thinned_by, window_times, windows_config,
+)
+from actors.tick.schedules import (
+    add_once, add_reminder, arm_schedules, due_schedules, ensure_builtin_schedules, fire_once, next_due,
+)
+
+__all__ = [
+    "DATE_ONLY_HOUR", "DEADLINE_PRIORITY", "ScanResult", "TickActor", "Windows", "_task_windows", "add_once",
+    "add_reminder", "arm_schedules", "builtin_crons", "due_date", "due_schedules", "ensure_builtin_schedules",
+    "fire_once", "next_due", "next_fire", "parse_windows", "plan_task", "ras_cron", "run_scan", "scan_deadlines",
+    "scan_topic_ends", "task_kind", "thinned_by", "valid_cron", "window_times", "windows_config",
+]

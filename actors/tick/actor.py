@@ -1,0 +1,182 @@
+"""One scan of everything due, and the tick actor that runs it on its timer or when nudged."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from loguru import logger
+
+from actors import briefing
+from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, Windows, scan_deadlines, scan_topic_ends, windows_config
+from actors.tick.schedules import arm_schedules, due_schedules, ensure_builtin_schedules, fire_once
+from storage import inbox, outbox, trace
+from storage.db import claim_transaction
+from storage.models import Schedule
+from wilson import attention, quiet
+from wilson.actor import WilsonActor
+from wilson.clock import as_utc
+from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
+
+
+# One scan -----------------------------------------------------------------------
+
+
+@dataclass
+class ScanResult:
+    released: list[int] = field(default_factory=list)
+    deadlines: list[int] = field(default_factory=list)
+    topic_ends: list[int] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)  # schedule names
+    skipped: list[str] = field(default_factory=list)
+
+
+def _record_skips(sched: Schedule, now: datetime) -> None:
+    why = "older than its staleness window" if sched.occurrence is None else "a later one fires instead"
+    for moment in sched.missed:
+        trace.record(trace.new_trace_id(), "skipped", ACTOR,
+                     f"schedule {sched.name} missed at {moment:%Y-%m-%d %H:%M} UTC while down; {why}", now,
+                     {"schedule": sched.name, "missed": moment.isoformat()})
+    if sched.missed_more:
+        trace.record(trace.new_trace_id(), "skipped", ACTOR,
+                     f"schedule {sched.name}: more occurrences missed while down (not listed)", now,
+                     {"schedule": sched.name, "more": True})
+
+
+def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config=None) -> ScanResult:
+    """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit.
+
+    With `config`, bundles of follow-ups whose runs have all ended but were not sent (a run that died
+    after its commit) are sent here."""
+    now = as_utc(now)
+    result = ScanResult()
+    with claim_transaction():
+        attention.drop_acknowledged_held(now)
+    for row in outbox.release_held(now):
+        trace.record(row.trace_id, "released", ACTOR, "quiet hours are over", now, {"outbox_id": row.id})
+        result.released.append(row.id)
+        tell(row.channel, Deliver(row.id))
+    result.deadlines = scan_deadlines(now, tz, default_windows)
+    result.topic_ends = scan_topic_ends(now)
+    if config is not None:
+        for bundle in attention.pending_bundles():
+            with claim_transaction():
+                flushed = attention.flush_bundle(bundle, now, config, lambda at: quiet.hold_until(config, at))
+            for channel, outbox_id in flushed:
+                tell(channel, Deliver(outbox_id))
+        # a morning briefing whose runs all ended without telling it (a run that died after its commit),
+        # or that waited too long for them, goes from here
+        box = briefing.settle(now, config)
+        if box is not None:
+            tell(box.channel, Deliver(box.id))
+    once = fire_once(now, tz)  # after the deadlines: a task's wake-up there silences its snooze comeback
+    nudges: list[tuple[str, object]] = []
+    arm_schedules(now)
+    with claim_transaction():
+        for sched, action in due_schedules(now):
+            _record_skips(sched, now)
+            if action == "skip":
+                result.skipped.append(sched.name)
+                continue
+            trace_id = trace.new_trace_id()
+            at = sched.occurrence
+            if sched.kind == "reminder":
+                row = inbox.add(source=ACTOR, text=sched.text or sched.name, priority=DEADLINE_PRIORITY, at=now,
+                                trace_id=trace_id, kind="reminder", origin="background",
+                                payload={"schedule": sched.name, "text": sched.text},
+                                dedup_key=f"reminder:{sched.name}:{at.isoformat()}")
+                if row is None:
+                    continue  # this occurrence was delivered before
+                nudges.append(("cortex", InboxReady()))
+            elif sched.name == "briefing":
+                nudges.append(("thalamus", SyncRequest("daily")))
+            elif sched.name == "ras":
+                nudges.append(("ras", RasScan()))
+            elif sched.name == "consolidate":
+                nudges.append(("hippocampus", Consolidate()))
+            else:
+                logger.warning("tick: builtin schedule {} has no action", sched.name)
+                continue
+            trace.record(trace_id, "fired", ACTOR, f"schedule {sched.name} ({sched.cron}) for {at:%Y-%m-%d %H:%M} UTC",
+                         now, {"schedule": sched.name, "occurrence": at.isoformat()})
+            result.fired.append(sched.name)
+    if result.deadlines or result.topic_ends or once:
+        nudges.insert(0, ("cortex", InboxReady()))
+    from actors.approval import release_kept, sweep_due
+
+    # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
+    if release_kept(now) or sweep_due(now):
+        nudges.append(("approval", Recover()))
+    sent = set()
+    for name, message in nudges:
+        if (name, message) not in sent:  # one InboxReady is enough for any number of rows
+            sent.add((name, message))
+            tell(name, message)
+    return result
+
+
+# The actor ----------------------------------------------------------------------
+
+class TickActor(WilsonActor):
+    """Scans on TickNow. With a real clock its own timer sends TickNow every tick.interval_seconds;
+    with a simulated one whoever moves the clock sends it."""
+
+    name = "tick"
+
+    def __init__(self, ctx, name: str | None = None):
+        super().__init__(ctx, name)
+        self._halt = threading.Event()
+        self._pending = threading.Event()  # a TickNow from the timer is queued: don't queue another
+        self._timer: threading.Thread | None = None
+        self._prepared = False
+
+    def _prepare(self) -> None:
+        if not self._prepared:
+            ensure_builtin_schedules(self.config, self.now())
+            self._prepared = True
+
+    def on_start(self) -> None:
+        # Pykka stops an actor whose on_start raises without telling anyone (no on_failure), so a
+        # failure here is logged and the first TickNow tries again instead of the tick dying unseen.
+        try:
+            self._prepare()
+            self.scan()  # the missed-job policy after downtime
+        except Exception as exc:  # noqa: BLE001
+            logger.error("tick: start-up scan failed ({}: {}); retrying on the next tick", type(exc).__name__, exc)
+        if not getattr(self.ctx.clock, "simulated", False):
+            interval = float(self.config.get("tick", "interval_seconds", 1.0) or 1.0)
+            self._timer = threading.Thread(target=self._run_timer, args=(interval,), name="tick-timer", daemon=True)
+            self._timer.start()
+
+    def on_stop(self) -> None:
+        self._halt.set()
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        self._halt.set()  # the replacement actor runs its own timer
+        super().on_failure(exception_type, exception_value, traceback)
+
+    def _run_timer(self, interval: float) -> None:
+        while not self._halt.wait(interval):
+            if not self._pending.is_set():
+                self._pending.set()
+                if not self.ctx.directory.tell(self.name, TickNow()):
+                    self._pending.clear()
+
+    def receive(self, message):
+        if isinstance(message, TickNow):
+            self._pending.clear()
+            return self.scan()
+        logger.warning("tick: ignoring {}", type(message).__name__)
+        return None
+
+    def scan(self) -> ScanResult:
+        self._prepare()
+        result = run_scan(self.now(), self.config.timezone, windows_config(self.config), self.tell,
+                          config=self.config)
+        # Buffered receptors poll on their own cadence, on this beat (channels/base.py): one timer
+        # for the real clock, and every step of a simulated one, without adding steps of its own.
+        for channel in self.config.get("core", "buffered_channels") or ():
+            self.tell(channel, TickNow())
+        return result

@@ -1,0 +1,103 @@
+"""Cron expressions in the user's timezone: the next firing across DST changes, and the builtin
+schedules' crons from the settings.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from croniter import croniter
+from loguru import logger
+
+from wilson.clock import UTC, as_utc
+
+DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
+BUILTIN_TARGETS = {"briefing": "thalamus", "ras": "ras", "consolidate": "hippocampus"}
+
+
+
+# Cron ---------------------------------------------------------------------------
+
+def _hour_is_wildcard(cron: str) -> bool:
+    fields = cron.split()
+    if len(fields) == 1:
+        return fields[0].lower() == "@hourly"
+    return len(fields) >= 5 and fields[1].startswith("*")
+
+
+def _instants(naive: datetime, tz: ZoneInfo, both_folds: bool) -> list[datetime]:
+    """The UTC moments a local wall time stands for.
+
+    Ordinary: one. Skipped by spring-forward: one, as far after the gap (fold=0).
+    Repeated by fall-back: the first only, unless the job runs every hour, in which
+    case the repeated hour is a real hour and both count (as classic cron does).
+    """
+    first = naive.replace(tzinfo=tz, fold=0).astimezone(UTC)
+    second = naive.replace(tzinfo=tz, fold=1).astimezone(UTC)
+    if first == second:
+        return [first]
+    if first.astimezone(tz).replace(tzinfo=None) != naive:  # in a gap: the wall time never shows
+        return [first]
+    return [first, second] if both_folds else [first]
+
+
+def next_fire(cron: str, tz: ZoneInfo, after: datetime, *, day_or: bool = False) -> datetime:
+    """The first moment strictly after `after` that `cron` names on the local wall clock (aware UTC).
+
+    croniter runs on wall time with no zone (so it knows nothing of DST); the
+    mapping to real moments is done here: 07:00 stays 07:00 on both sides of a
+    change, is never skipped and never happens twice.
+
+    `day_or=False` (the default here) means day-of-month AND day-of-week must both
+    match when both are restricted: "0 9 1-7 * 1" is the first Monday of a month.
+    """
+    after = as_utc(after)
+    local_after = after.astimezone(tz).replace(tzinfo=None)
+    both = _hour_is_wildcard(cron)
+    # croniter reads wall time through a fixed UTC tag: no zone, so no DST guesswork inside it.
+    it = croniter(cron, (local_after - DST_SLACK).replace(tzinfo=UTC), day_or=day_or)
+    best: datetime | None = None
+    horizon: datetime | None = None
+    while True:
+        naive = it.get_next(datetime).replace(tzinfo=None)
+        if horizon is not None and naive > horizon:
+            return best
+        for moment in _instants(naive, tz, both):
+            if moment > after and (best is None or moment < best):
+                best = moment
+                if horizon is None:
+                    horizon = naive + DST_SLACK
+
+
+def valid_cron(cron: str) -> bool:
+    return bool(cron) and croniter.is_valid(cron)
+
+
+def zone_of(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        logger.warning("tick: unknown timezone {!r}; using UTC", name)
+        return ZoneInfo("UTC")
+
+
+def ras_cron(minutes: int) -> str:
+    """A cron for "every N minutes"; whole hours use the hour field so 90 does not turn into :00 and :30."""
+    minutes = max(1, int(minutes))
+    if minutes < 60:
+        return f"*/{minutes} * * * *"
+    if minutes % 60 == 0 and minutes < 24 * 60:
+        return f"0 */{minutes // 60} * * *"
+    hours = min(23, minutes // 60)
+    logger.warning("tick: ras interval {} min has no exact cron; using every {} h", minutes, hours)
+    return f"0 */{hours} * * *"
+
+
+def builtin_crons(config) -> dict[str, str]:
+    return {
+        "briefing": str(config.get("thalamus", "briefing", "0 7 * * *") or "").strip(),
+        "ras": ras_cron(config.get("ras", "interval_minutes", 15) or 15),
+        "consolidate": str(config.get("hippocampus", "schedule", "0 3 * * *") or "").strip(),
+    }
+

@@ -1,0 +1,343 @@
+"""Deadline windows: when each open task's follow-ups fall due, and firing them as inbox rows.
+
+Also the ends of topics, which fire once like a deadline. See the package's docstring for
+what each window means.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import peewee
+from loguru import logger
+
+from actors import hippocampus
+from storage import inbox, trace
+from storage.db import claim_transaction, database
+from storage.models import Inbox, Task, TaskFiring, Topic
+from wilson.clock import UTC, as_utc, parse_duration
+from wilson.timeparse import local_moment
+
+ACTOR = "tick"
+DEADLINE_PRIORITY = 4
+DATE_ONLY_HOUR = time(9, 0)  # when a follow-up for a date-only due arrives, local time
+DUE_LEAD = timedelta(hours=2)  # "due" window before a timed due
+OVERDUE_AFTER = timedelta(days=1)
+OPEN_STATUSES = ("open", "snoozed")  # snoozed tasks carry their wake-up time in next_fire_at
+SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
+
+# a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
+Windows = list[str] | dict[str, list[str]]
+
+
+# Windows ------------------------------------------------------------------------
+
+def parse_windows(text: str | list | None) -> list[str]:
+    if text is None:
+        return []
+    items = text.split(",") if isinstance(text, str) else list(text)
+    return [str(w).strip().lower() for w in items if str(w).strip()]
+
+
+def due_date(due: datetime, tz: ZoneInfo) -> date:
+    """The calendar day of a date-only due.
+
+    The gate stores a date as local midnight; rounding to the nearest local day also
+    reads a date stored as UTC midnight correctly for any offset within 12 hours.
+    """
+    return (as_utc(due).astimezone(tz) + timedelta(hours=12)).date()
+
+
+def _shift_days(moment: datetime, days: int, tz: ZoneInfo) -> datetime:
+    """`days` calendar days earlier on the local wall clock (keeps 15:00 at 15:00 across DST)."""
+    local = moment.astimezone(tz).replace(tzinfo=None) - timedelta(days=days)
+    return local.replace(tzinfo=tz, fold=0).astimezone(UTC)
+
+
+def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneInfo) -> list[tuple[str, datetime]]:
+    """(window, aware UTC fire time) in firing order; unknown window names are left out with a warning."""
+    due = as_utc(due)
+    day = due_date(due, tz) if due_is_date else None
+    anchor = local_moment(day, DATE_ONLY_HOUR, tz) if due_is_date else due
+    out: list[tuple[int, str, datetime]] = []
+    for position, name in enumerate(parse_windows(windows)):
+        if name == "due":
+            moment = anchor if due_is_date else due - DUE_LEAD
+        elif name == "overdue":
+            moment = local_moment(day + timedelta(days=1), DATE_ONLY_HOUR, tz) if due_is_date else due + OVERDUE_AFTER
+        else:
+            try:
+                span = parse_duration(name)
+            except ValueError:
+                logger.warning("tick: unknown escalation window {!r} ignored", name)
+                continue
+            seconds = span.total_seconds()
+            if seconds % 86400 == 0:
+                days = int(seconds // 86400)
+                moment = local_moment(day - timedelta(days=days), DATE_ONLY_HOUR, tz) if due_is_date else _shift_days(due, days, tz)
+            else:
+                moment = anchor - span
+        out.append((position, name, moment))
+    out.sort(key=lambda item: (item[2], item[0]))
+    seen: set[str] = set()
+    result = []
+    for _, name, moment in out:
+        if name not in seen:  # a name listed twice fires once
+            seen.add(name)
+            result.append((name, moment))
+    return result
+
+
+# A task's kind picks its windows from `[tick] windows_<kind>` (else `[tick] windows`). The kind is read
+# from the title, then from the topic's title; the first rule that matches wins, so "Pay the visa fee"
+# is a travel document and "Book a table for Anna's birthday" a booking. Anything else is "generic".
+KIND_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
+    ("document", r"\b(passports?|visas?|id cards?|esta|permits?|driving licen[cs]e)\b"),
+    ("booking", r"\b(book|booking|reserve|reservations?|tickets?|flights?|hotels?|accommodation)\b"),
+    ("packing", r"\b(pack|packing|luggage|suitcases?)\b"),
+    ("bill", r"\b(pay|payments?|bills?|invoices?|rent|tax|taxes|fees?)\b"),
+    ("appointment", r"\b(appointments?|dentist|doctor|check-?up|interview|exam)\b"),
+    ("birthday", r"\b(birthdays?|anniversary|gifts?|presents?)\b"),
+))
+KINDS = tuple(kind for kind, _ in KIND_RULES) + ("generic",)
+
+
+def task_kind(title: str | None, topic: str | None = None) -> str:
+    """The kind of a task, from its words alone (no model): one of KINDS."""
+    for text in (title, topic):
+        for kind, pattern in KIND_RULES:
+            if text and pattern.search(text):
+                return kind
+    return "generic"
+
+
+def windows_config(config) -> dict[str, list[str]]:
+    """The configured windows: "" for `[tick] windows`, each kind with a `windows_<kind>` key of its own."""
+    chosen = {"": parse_windows(config.get("tick", "windows"))}
+    for kind in KINDS:
+        own = parse_windows(config.get("tick", f"windows_{kind}"))
+        if own:
+            chosen[kind] = own
+    return chosen
+
+
+def _task_windows(task: Task, default_windows: Windows) -> list[str]:
+    """The task's own windows (Task.escalation), else its kind's, else the default; of these last two,
+    only the due and overdue ones when learned memory says the user lets early reminders about this
+    kind of task pass (`thinned_by`).
+
+    `default_windows` is a plain list (every kind alike) or `windows_config(config)`."""
+    own = task.escalation
+    if isinstance(own, list) and own:
+        return parse_windows(own)  # chosen for this task: memory does not overrule it
+    windows = _configured_windows(task, default_windows)
+    if task.id is not None and thinned_by(task) is not None:
+        return [w for w in windows if w in ("due", "overdue")]
+    return windows
+
+
+def thinned_by(task: Task) -> dict | None:
+    """The memory that leaves this task's heads-ups out ({"memory", "text"}), or None."""
+    return hippocampus.reminder_advice(task.title, task.topic.title if task.topic_id else None)
+
+
+def _configured_windows(task: Task, default_windows: Windows) -> list[str]:
+    if isinstance(default_windows, dict):
+        if len(default_windows) > 1:
+            topic = task.topic.title if task.topic_id and task_kind(task.title) == "generic" else None
+            kind = task_kind(task.title, topic)
+            if kind in default_windows:
+                return list(default_windows[kind])
+        return list(default_windows.get("", []))
+    return parse_windows(default_windows)
+
+
+def _is_overdue(task: Task, now: datetime, tz: ZoneInfo) -> bool:
+    if task.due_is_date:
+        return now >= local_moment(due_date(task.due, tz) + timedelta(days=1), time(0, 0), tz)
+    return now >= as_utc(task.due)
+
+
+def _fired_windows(task: Task) -> set[str]:
+    if task.id is None:
+        return set()
+    return {f.window for f in TaskFiring.select(TaskFiring.window).where(
+        (TaskFiring.task == task.id) & (TaskFiring.due == as_utc(task.due)))}
+
+
+def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> tuple[datetime | None, str | None]:
+    if task.due is None or task.status in ("done", "cancelled"):
+        return None, None
+    if task.status == "snoozed":
+        # A snooze with an end wakes the task then (next_window None marks the wake-up); without one it sleeps.
+        return (as_utc(task.snoozed_until), None) if task.snoozed_until else (None, None)
+    if task.status not in OPEN_STATUSES:
+        return None, None
+    windows = _task_windows(task, default_windows)
+    fired = _fired_windows(task)
+    for name, moment in window_times(task.due, task.due_is_date, windows, tz):
+        if name not in fired and moment > now:
+            return moment, name
+    if "overdue" in windows and "overdue" not in fired and _is_overdue(task, now, tz):
+        return now, "overdue"  # created (or re-dated) when already overdue: say so once
+    return None, None
+
+
+def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> None:
+    """Set the task's next follow-up: the first unfired window after `now` (None when there is none).
+
+    Windows already past when this is called are skipped, except that an overdue task
+    gets "overdue" once. Called after the task is created, updated, snoozed or completed.
+    """
+    task.next_fire_at, task.next_window = _next_window(task, as_utc(now), default_windows, tz)
+    task.save()
+
+
+def _deadline_text(task: Task, window: str, tz: ZoneInfo) -> str:
+    when = due_date(task.due, tz).isoformat() if task.due_is_date else \
+        f"{as_utc(task.due).astimezone(tz):%Y-%m-%d %H:%M} ({tz.key})"
+    if window == "overdue":
+        return f"Follow-up: '{task.title}' is overdue (it was due {when})."
+    if window == "due":
+        return f"Follow-up: '{task.title}' is due {'today' if task.due_is_date else 'soon'} ({when})."
+    return f"Follow-up: '{task.title}' is due in {window} ({when})."
+
+
+def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: Windows) -> list[int]:
+    """Fire the deadline windows that are due; returns the inbox ids written."""
+    now = as_utc(now)
+    written: list[int] = []
+    # Only next_fire_at in the WHERE: SQLite without statistics would otherwise walk the status index.
+    found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= now)
+                 .order_by(Task.next_fire_at).limit(SCAN_BATCH))
+    horizon = now
+    if any(t.status in OPEN_STATUSES for t in found):
+        # Follow-ups falling due later in this local hour come along now: one bundle, one message.
+        horizon = max(now, hour_end(now, tz) - timedelta(microseconds=1))
+        found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= horizon)
+                     .order_by(Task.next_fire_at).limit(SCAN_BATCH))
+    stale = [t.id for t in found if t.status not in OPEN_STATUSES]
+    if stale:  # closed by a writer that did not re-plan: nothing can fire for them
+        Task.update(next_fire_at=None, next_window=None).where(Task.id.in_(stale)).execute()
+    for task_id in (t.id for t in found if t.status in OPEN_STATUSES):
+        # IMMEDIATE: this transaction reads, then writes; a deferred one could not upgrade after another writer.
+        with claim_transaction():
+            task = Task.get_or_none(Task.id == task_id)
+            if task is None or task.next_fire_at is None or task.next_fire_at > horizon:
+                continue  # changed since the query
+            inbox_id = _fire_task(task, now, tz, default_windows, horizon)
+            if inbox_id is not None:
+                written.append(inbox_id)
+    return written
+
+
+def hour_end(now: datetime, tz: ZoneInfo) -> datetime:
+    """The end of the local hour `now` is in (aware UTC)."""
+    local = as_utc(now).astimezone(tz)
+    return local.replace(minute=0, second=0, microsecond=0).astimezone(UTC) + timedelta(hours=1)
+
+
+def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows,
+               horizon: datetime | None = None) -> int | None:
+    horizon = now if horizon is None else horizon
+    if task.status == "snoozed":
+        return _wake(task, now, tz, default_windows)
+    if task.due is None:
+        plan_task(task, now, default_windows, tz)
+        return None
+    fired = _fired_windows(task)
+    planned_at = as_utc(task.next_fire_at)
+    passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
+                                                              _task_windows(task, default_windows), tz)
+              if name not in fired and moment <= horizon and (moment >= planned_at or name == task.next_window)]
+    if not passed and task.next_window == "overdue" and "overdue" not in fired:
+        passed = [("overdue", planned_at)]  # planned for "now" because it was already overdue
+    inbox_id = None
+    if passed:
+        *skipped, (window, _) = passed
+        inbox_id = _write_firing(task, window, now, tz, skipped)
+    plan_task(task, now, default_windows, tz)
+    return inbox_id
+
+
+def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows) -> int | None:
+    """A snooze has ended: back to open, and the latest window passed while asleep fires once."""
+    task.status, task.snoozed_until = "open", None
+    fired = _fired_windows(task)
+    created = as_utc(task.created_at) if task.created_at else None
+    passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
+                                                              _task_windows(task, default_windows), tz)
+              if name not in fired and moment <= now and (created is None or moment >= created)] if task.due else []
+    inbox_id = _write_firing(task, passed[-1][0], now, tz, []) if passed else None
+    plan_task(task, now, default_windows, tz)
+    return inbox_id
+
+
+def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped: list[tuple[str, datetime]]) -> int | None:
+    """One TaskFiring + one inbox row, in the caller's transaction. None when this window had already fired."""
+    due = as_utc(task.due)
+    trace_id = trace.new_trace_id()
+    try:
+        with database.atomic():
+            firing = TaskFiring.create(task=task.id, window=window, due=due, fired_at=now)
+    except peewee.IntegrityError:
+        return None  # the unique (task, window, due) index: it fired before
+    for name, moment in skipped:
+        skip_id = trace.new_trace_id()
+        trace.record(skip_id, "skipped", ACTOR, f"task {task.id} window {name} (planned {moment:%Y-%m-%d %H:%M} UTC) "
+                     f"passed while down; only the latest, {window}, fires", now,
+                     {"task_id": task.id, "window": name, "planned": moment.isoformat()})
+    topic = task.topic.title if task.topic_id else None
+    row = inbox.add(source=ACTOR, text=_deadline_text(task, window, tz), priority=DEADLINE_PRIORITY, at=now,
+                    trace_id=trace_id, kind="deadline", origin="background",
+                    payload={"task_id": task.id, "title": task.title, "window": window, "due": due.isoformat(),
+                             "due_is_date": bool(task.due_is_date), "topic": topic,
+                             "bundle": as_utc(now).isoformat(),  # the follow-ups of one scan go out as one message
+                             **({"topic_id": task.topic_id} if task.topic_id else {})},
+                    dedup_key=f"deadline:{task.id}:{window}:{due.isoformat()}")
+    if row is None:
+        return None
+    firing.inbox_id = row.id
+    firing.save()
+    thinned = thinned_by(task) if not (isinstance(task.escalation, list) and task.escalation) else None
+    trace.record(trace_id, "fired", ACTOR, f"task {task.id} '{task.title}': window {window}"
+                 + (f"; heads-ups left out: memory {thinned['memory']} ({thinned['text']})" if thinned else ""),
+                 now, {"task_id": task.id, "window": window, "inbox_id": row.id})
+    return row.id
+
+
+# Topics -------------------------------------------------------------------------
+
+def _topic_key(topic: Topic) -> str:
+    return f"topic_end:{topic.id}:{as_utc(topic.ends).isoformat()}"
+
+
+def ended_unfired(now: datetime) -> list[Topic]:
+    ended = list(Topic.select().where((Topic.status == "active") & Topic.ends.is_null(False) & (Topic.ends <= now))
+                 .order_by(Topic.ends, Topic.id))
+    if not ended:
+        return []
+    keys = {_topic_key(t) for t in ended}
+    seen = {r.dedup_key for r in Inbox.select(Inbox.dedup_key).where(Inbox.dedup_key.in_(list(keys)))}
+    return [t for t in ended if _topic_key(t) not in seen]
+
+
+def scan_topic_ends(now: datetime) -> list[int]:
+    """One "topic_end" inbox row per active topic whose end has passed; returns inbox ids."""
+    now = as_utc(now)
+    written = []
+    for topic in ended_unfired(now):
+        ends = as_utc(topic.ends)
+        trace_id = trace.new_trace_id()
+        row = inbox.add(source=ACTOR, text=f"The topic '{topic.title}' ended at {ends:%Y-%m-%d %H:%M} UTC.",
+                        priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id, kind="topic_end", origin="background",
+                        payload={"topic_id": topic.id, "title": topic.title, "ends": ends.isoformat()},
+                        dedup_key=_topic_key(topic))
+        if row is not None:
+            trace.record(trace_id, "fired", ACTOR, f"topic {topic.id} '{topic.title}' ended", now, {"topic_id": topic.id})
+            written.append(row.id)
+    return written
+
+

@@ -1,0 +1,270 @@
+"""Schedules: the builtin jobs and the user's reminders as rows, which are due, the missed-job
+policy after downtime, and when the next thing of any kind is due (`next_due`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from loguru import logger
+
+from actors.ras import alarm_unanswered
+from actors.tick.cron import builtin_crons, next_fire, valid_cron, zone_of
+from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, due_date, ended_unfired
+from storage import buffers, inbox, trace
+from storage.db import claim_transaction, skip_locked
+from storage.models import Outbox, Schedule, Task, TaskFiring, Topic
+from wilson.clock import as_utc
+
+MIN_GRACE = timedelta(seconds=60)  # an on-time job a few seconds late is never "stale"
+SKIP_DETAIL = 20  # skipped occurrences recorded one by one; beyond that one summary row
+
+
+
+def ensure_builtin_schedules(config, now: datetime) -> None:
+    """Upsert the builtin schedules from config; a changed cron or timezone re-plans the next firing.
+
+    An empty or invalid cron disables the job (logged) instead of stopping the tick.
+    """
+    now = as_utc(now)
+    tz_name = str(config.get("core", "timezone", "UTC") or "UTC")
+    tz = zone_of(tz_name)
+    for name, cron in builtin_crons(config).items():
+        cron = cron or "off"
+        fire = None
+        if cron.lower() != "off":
+            try:
+                fire = next_fire(cron, tz, now) if valid_cron(cron) else None
+            except ValueError:  # valid syntax that never matches, e.g. 30 February
+                fire = None
+            if fire is None:
+                logger.error("tick: schedule {} has an unusable cron {!r}; disabled", name, cron)
+        ok = fire is not None
+        with claim_transaction():
+            row = Schedule.get_or_none(Schedule.name == name)
+            if row is None:
+                Schedule.create(name=name, cron=cron, kind="builtin", timezone=tz_name, enabled=ok, next_fire_at=fire)
+                continue
+            changed = row.cron != cron or row.timezone != tz_name or row.enabled != ok
+            if changed or (ok and row.next_fire_at is None):
+                row.cron, row.timezone, row.enabled, row.next_fire_at = cron, tz_name, ok, fire
+                row.save()
+
+
+def add_reminder(name: str, cron: str, text: str, tz_name: str, now: datetime,
+                 staleness_seconds: int = 6 * 3600) -> Schedule:
+    """Create or replace a recurring reminder (for the approval gate's "remind me every ..." tool)."""
+    if not valid_cron(cron):
+        raise ValueError(f"not a cron expression: {cron!r}")
+    fire = next_fire(cron, zone_of(tz_name), now)
+    with claim_transaction():
+        row = Schedule.get_or_none(Schedule.name == name)
+        if row is None:
+            return Schedule.create(name=name, cron=cron, kind="reminder", text=text, timezone=tz_name,
+                                   staleness_seconds=staleness_seconds, next_fire_at=fire, enabled=True)
+        row.cron, row.kind, row.text, row.timezone = cron, "reminder", text, tz_name
+        row.staleness_seconds, row.next_fire_at, row.enabled = staleness_seconds, fire, True
+        row.save()
+        return row
+
+
+def add_once(name: str, at: datetime, text: str, tz_name: str) -> Schedule:
+    """Create or move a one-off reminder (kind "once"): it fires once at `at`, then switches itself off.
+    Its cron names the same local moment, so anything that reads it as a cron still sees the right time."""
+    at = as_utc(at)
+    local = at.astimezone(zone_of(tz_name))
+    cron = f"{local.minute} {local.hour} {local.day} {local.month} *"
+    with claim_transaction():
+        row = Schedule.get_or_none(Schedule.name == name)
+        if row is None:
+            return Schedule.create(name=name, cron=cron, kind="once", text=text, timezone=tz_name, next_fire_at=at,
+                                   enabled=True)
+        row.cron, row.kind, row.text, row.timezone, row.next_fire_at, row.enabled = cron, "once", text, tz_name, at, True
+        row.save()
+        return row
+
+
+def _snoozed_task(sched: Schedule) -> Task | None:
+    """The task a snooze comeback ("snooze:<task id>:<until>") brings back, if the name says so."""
+    parts = sched.name.split(":")
+    if parts[0] != "snooze" or len(parts) < 3 or not parts[1].isdigit():
+        return None
+    return Task.get_or_none(Task.id == int(parts[1]))
+
+
+def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
+    """One-off reminders whose moment has come: each writes one inbox row and is switched off in the same
+    transaction (late after downtime rather than never). A snooze comeback stays quiet when its task is
+    closed, or when waking it already fired a follow-up."""
+    now = as_utc(now)
+    written: list[int] = []
+    with claim_transaction():
+        due = list(skip_locked(Schedule.select().where((Schedule.kind == "once") & (Schedule.enabled == True)  # noqa: E712
+                                                       & (Schedule.next_fire_at <= now))
+                               .order_by(Schedule.next_fire_at, Schedule.id).limit(SCAN_BATCH)))
+        for sched in due:
+            if not Schedule.update(enabled=False, last_fired_at=now).where(
+                    (Schedule.id == sched.id) & (Schedule.enabled == True)).execute():  # noqa: E712
+                continue  # another process fired it
+            planned = as_utc(sched.next_fire_at)
+            trace_id = trace.new_trace_id()
+            text, payload = sched.text or sched.name, {"schedule": sched.name, "once": True,
+                                                       "planned": planned.isoformat()}
+            if sched.name.startswith("snooze:"):
+                task = _snoozed_task(sched)
+                why = _comeback_quiet(task, planned)
+                if why:
+                    trace.record(trace_id, "skipped", ACTOR, f"schedule {sched.name}: {why}", now)
+                    continue
+                if task.status == "snoozed":  # a task without a due date has no window to wake it
+                    task.status, task.snoozed_until = "open", None
+                    task.save()
+                text = f"“{task.title}” is back, as you asked{_due_words(task, tz)}"
+                payload["task_id"] = task.id
+            payload["text"] = text
+            row = inbox.add(source=ACTOR, text=text, priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id,
+                            kind="reminder", origin="background", payload=payload, dedup_key=f"once:{sched.id}")
+            if row is None:
+                continue
+            trace.record(trace_id, "fired", ACTOR, f"one-off {sched.name} for {planned:%Y-%m-%d %H:%M} UTC", now,
+                         {"schedule": sched.name, "occurrence": planned.isoformat()})
+            written.append(row.id)
+    if written:
+        from wilson import faults
+
+        faults.point("tick:after-once-commit")  # the reminder rows exist; the cortex is not told yet
+    return written
+
+
+def _due_words(task: Task, tz: ZoneInfo) -> str:
+    if task.due is None:
+        return ""
+    if task.due_is_date:
+        day = due_date(task.due, tz)
+        return f" (due {day:%a} {day.day} {day:%b})"
+    local = as_utc(task.due).astimezone(tz)
+    return f" (due {local:%a} {local.day} {local:%b %H:%M})"
+
+
+def _comeback_quiet(task: Task | None, planned: datetime) -> str | None:
+    if task is None or task.status not in OPEN_STATUSES:
+        return "its task is closed"
+    woke = TaskFiring.select().where((TaskFiring.task == task.id) & (TaskFiring.fired_at >= planned)).exists()
+    return "waking the task already sent its follow-up" if woke else None
+
+
+def arm_schedules(now: datetime) -> int:
+    """Give enabled schedules written without a next_fire_at (e.g. a reminder row made elsewhere) their first time."""
+    armed = 0
+    for sched in Schedule.select().where((Schedule.enabled == True) & Schedule.next_fire_at.is_null()):  # noqa: E712
+        try:
+            fire = next_fire(sched.cron, zone_of(sched.timezone), now)
+        except ValueError as exc:
+            logger.error("tick: schedule {} cron {!r} unusable ({}); disabled", sched.name, sched.cron, exc)
+            Schedule.update(enabled=False).where(Schedule.id == sched.id).execute()
+            continue
+        Schedule.update(next_fire_at=fire).where((Schedule.id == sched.id) & Schedule.next_fire_at.is_null()).execute()
+        armed += 1
+    return armed
+
+
+def _ras_idle() -> bool:
+    return not buffers.unscanned() and not alarm_unanswered()
+
+
+def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
+    """Enabled schedules that are due, with the missed-job policy applied; advances each past `now`.
+
+    One entry per due schedule: "fire" for its latest occurrence when that is no
+    older than the staleness window (earlier missed occurrences are skipped), else
+    "skip". Each returned Schedule carries `occurrence` (the moment fired, or None),
+    `missed` (skipped occurrences, the first SKIP_DETAIL of them) and `missed_more`
+    (True when there were more). The RAS schedule with nothing new to look at is
+    advanced silently: an idle scan would do nothing.
+    """
+    now = as_utc(now)
+    result: list[tuple[Schedule, str]] = []
+    ras_idle: bool | None = None
+    # SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others
+    # skip it now and, after its commit, find it no longer due
+    rows = list(skip_locked(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))  # noqa: E712
+                            .order_by(Schedule.next_fire_at, Schedule.id)))
+    for sched in rows:
+        tz = zone_of(sched.timezone)
+        scheduled = as_utc(sched.next_fire_at)
+        try:
+            following = next_fire(sched.cron, tz, now)
+        except (ValueError, KeyError) as exc:  # croniter errors derive from ValueError
+            logger.error("tick: schedule {} cron {!r} unusable ({}); disabled", sched.name, sched.cron, exc)
+            Schedule.update(enabled=False).where(Schedule.id == sched.id).execute()
+            continue
+        if sched.kind == "builtin" and sched.name == "ras":
+            ras_idle = _ras_idle() if ras_idle is None else ras_idle
+            if ras_idle:
+                Schedule.update(next_fire_at=following).where(Schedule.id == sched.id).execute()
+                continue
+        grace = max(timedelta(seconds=sched.staleness_seconds or 0), MIN_GRACE)
+        fresh_from = max(scheduled, now - grace)
+        occurrence = scheduled if scheduled >= fresh_from else next_fire(sched.cron, tz, fresh_from - timedelta(microseconds=1))
+        latest = None
+        while occurrence <= now:
+            latest = occurrence
+            occurrence = next_fire(sched.cron, tz, occurrence)
+        missed: list[datetime] = []
+        moment = scheduled
+        more = False
+        while moment <= now and moment != latest:
+            if len(missed) >= SKIP_DETAIL:
+                more = True
+                break
+            missed.append(moment)
+            moment = next_fire(sched.cron, tz, moment)
+        update = {"next_fire_at": following}
+        if latest is not None:
+            update["last_fired_at"] = latest
+        Schedule.update(**update).where(Schedule.id == sched.id).execute()
+        sched.next_fire_at = following
+        sched.occurrence, sched.missed, sched.missed_more = latest, missed, more
+        result.append((sched, "fire" if latest is not None else "skip"))
+    return result
+
+
+# When is the next thing? --------------------------------------------------------
+
+def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | None:
+    """The earliest moment anything could happen (may be <= now when something is due already)."""
+    now = as_utc(now)
+    candidates: list[datetime] = []
+    # Walk the next_fire_at index in order; a closed task still carrying a time is passed over.
+    for task in (Task.select(Task.next_fire_at, Task.status).where(Task.next_fire_at.is_null(False))
+                 .order_by(Task.next_fire_at).limit(64)):
+        if task.status in OPEN_STATUSES:
+            candidates.append(task.next_fire_at)
+            break
+    query = Schedule.select(Schedule.next_fire_at).where(
+        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False))  # noqa: E712
+    if not include_idle_ras and _ras_idle():
+        query = query.where(~((Schedule.name == "ras") & (Schedule.kind == "builtin")))
+    sched = query.order_by(Schedule.next_fire_at).limit(1).first()
+    if sched is not None:
+        candidates.append(sched.next_fire_at)
+    held = (Outbox.select(Outbox.deliver_after).where((Outbox.status == "held") & Outbox.deliver_after.is_null(False))
+            .order_by(Outbox.deliver_after).limit(1).first())
+    if held is not None:
+        candidates.append(held.deliver_after)
+    ended = ended_unfired(now)
+    if ended:
+        candidates.append(as_utc(ended[0].ends))
+    upcoming = (Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > now))
+                .order_by(Topic.ends).limit(1).first())
+    if upcoming is not None:
+        candidates.append(upcoming.ends)
+    from actors.approval import due_moment  # an unanswered proposal's reminder or expiry
+
+    proposal = due_moment()
+    if proposal is not None:
+        candidates.append(proposal)
+    return min((as_utc(c) for c in candidates), default=None)
+
+
