@@ -13,6 +13,10 @@ in silence: one reminder before it expires, one notice when it does (the sweep,
 run on the tick's nudge and on every `Recover`), and an expired proposal can be
 brought back (`revive`) as a new one. A proposal to close a topic whose end has
 passed is asked once more when it expires, so the topic is not left open for good.
+
+Size: one module until issue 17's proposals module is split out of it: presenting, deciding,
+executing, expiring, reminding and reviving are transitions of the same rows inside the same
+transactions, and tests/test_architecture.py keeps it one of the few writers of those rows.
 """
 
 from __future__ import annotations

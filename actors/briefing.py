@@ -12,6 +12,9 @@ last of those runs has ended (`settle`), so that the plans they propose arrive i
 in full, instead of as messages of their own; the gate leaves such proposals to the
 briefing (`carries`). A briefing that waits too long (a crash, a model that never
 answers) is sent by the tick with what it has (`SETTLE_AFTER`).
+
+Size: composing, settling and sending the one morning message are one state machine over the
+briefing row; split, each part would import the others' states.
 """
 
 from __future__ import annotations

@@ -25,6 +25,12 @@ APPROVAL_WRITERS = {
     "storage/migrations.py": "schema migrations carry existing rows over",
 }
 MODELS = {"Approval", "ApprovalItem"}
+LONG = 400  # lines; a module longer than this says why at its top, in a paragraph starting "Size:"
+# Long modules their owners are reworking now; each leaves this list when it is split or says why.
+LONG_PENDING = {
+    "actors/cortex.py", "actors/hippocampus.py", "channels/email/channel.py", "channels/web/server.py",
+    "channels/web/watcher.py", "storage/engram.py", "wilson/offline/intents.py", "wilson/synapse.py",
+}
 CLASS_WRITES = {"create", "update", "insert", "insert_many", "insert_from", "replace", "replace_many", "delete",
                 "get_or_create", "bulk_create", "bulk_update"}
 INSTANCE_WRITES = {"save", "delete_instance"}
@@ -105,3 +111,16 @@ task.save()
 Outbox.update(status="sent").execute()
 db.execute_sql("SELECT * FROM approval")
 """) == []
+
+
+def test_a_module_over_400_lines_says_at_its_top_why_it_is_one_module():
+    unexplained = []
+    for path in source_files():
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(ROOT).as_posix()
+        if len(text.splitlines()) <= LONG or name in LONG_PENDING:
+            continue
+        doc = ast.get_docstring(ast.parse(text, name)) or ""
+        if not re.search(r"(?m)^Size: \S", doc):
+            unexplained.append(name)
+    assert not unexplained, f"over {LONG} lines with no 'Size:' paragraph in the docstring: {unexplained}"

@@ -6,6 +6,9 @@ the start with one line naming the key, the value and what is expected; an unkno
 is a warning with a "did you mean". `first_run()` writes a commented wilson.toml. Secrets (keys named token, api_key, password) are meant to come
 from the environment; `Config.secrets()` lists their values (and credentials
 written into URLs) so that `wilson.redact` masks them wherever they appear.
+
+Size: most of it is SCHEMA, every setting with its default, check and one-line documentation;
+it is read top to bottom as one table, and `make docs` prints it as docs/configuration.md.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ DEFAULTS: dict[str, dict] = {
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     "ras": {"interval_minutes": 15},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
-    # and once when it is overdue. A kind of task (actors/tick.py task_kind: document, booking, packing,
+    # and once when it is overdue. A kind of task (actors/tick/deadlines.py task_kind: document, booking, packing,
     # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
     # an empty one means the default.
     "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",

@@ -19,6 +19,9 @@ a channel actor has `self.ctx.synapse` like every other actor. The built-in
 capabilities are skills registered the same way (setup.cfg); `[skills] disabled`
 turns any of them off. This module only finds and describes skills: it imports
 nothing of the actors, channels or storage (a skill's own module does).
+
+Size: the whole API a skill's author reads (Skill, Tool, Section, Call, discovery, listing) in
+one place, and nothing else.
 """
 
 from __future__ import annotations

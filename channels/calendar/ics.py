@@ -3,6 +3,9 @@
 `parse_calendar` is the only way in: it decodes, parses with icalendar's parser guarded
 against hostile shapes, leaves out absurd rules (channels/calendar/rules.py), expands
 series lazily with recurring_ical_events and caps every text field with the cut marked.
+
+Size: the guarded parser and the lazy expansion share one document's budget and caps; what
+could stand alone (bounding a rule before it runs) is already in rules.py.
 """
 
 from __future__ import annotations
