@@ -453,7 +453,7 @@ def run(quick: bool = False) -> dict:
     w, n, h = (runs[m]["tokens"] for m in ("wilson", "naive", "heartbeat"))
     urgent = runs["wilson"]["urgent"]
     all_reached = urgent["reached"] == urgent["count"]
-    max_delay = urgent["max_minutes"]
+    max_delay = None if urgent["max_minutes"] is None else round(urgent["max_minutes"], 1)
     bw, bn, bh = (runs[m]["billed"] for m in ("wilson", "naive", "heartbeat"))
     figures = [
         Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "naive (everything to the cortex)",
