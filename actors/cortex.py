@@ -321,14 +321,14 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     run = "fast" if role == "fast" else "user" if origin == "user" else "background"
     schemas = tools.schemas_for(run, box)
     offered = {s["function"]["name"] for s in schemas}
-    for _ in range(MAX_ROUNDS):
+    for round_number in range(MAX_ROUNDS):
         try:
             # `context`: the same facts, structured, for the offline rules (they never read the prompt)
             result = synapse.chat(role, messages, tools=schemas, origin=origin,
                                   context={"kind": "cortex", **context} if context is not None else None)
         except SynapseError as exc:
             if role == "fast":  # the planner may still answer
-                outcome.escalated = f"the fast model failed ({type(exc).__name__})"
+                outcome.escalated = f"the fast model failed ({type(exc).__name__}: {str(exc)[:200]})"
                 return outcome
             outcome.error = f"{type(exc).__name__}: {exc}"
             return outcome
@@ -336,6 +336,9 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             asked = next((c for c in result.tool_calls if c.name == "escalate"), None)
             outcome.escalated = (str(asked.arguments.get("why") or "asked for the planner")[:200] if asked
                                  else f"it called {next(c.name for c in result.tool_calls if c.name not in offered)}")
+            return outcome
+        if role == "fast" and round_number == 0 and not result.tool_calls and not (result.text or "").strip():
+            outcome.escalated = "the fast model said nothing"  # the planner may still have an answer
             return outcome
         if getattr(result, "offline", False) and result.tool_calls:
             outcome.offline_rule = getattr(result, "rule", "") or "offline rules"
@@ -375,6 +378,12 @@ def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin:
     try:
         if name == "decide":
             return decide_call(args, outcome, now, origin, user_id)
+        tool = (box or tools.toolbox()).get(str(name))
+        if tool is not None and tool.user_only and origin != "user":
+            # it speaks or acts for the user (forgets what they said, sends their mail): never on others' words
+            problem = f"{name} is only for a request the user made; this run was not started by the user"
+            outcome.rejected_calls.append((str(name), problem))
+            return {"error": problem}
         return _handle(str(name), args, outcome, now, tz, user_id if origin == "user" else None, owner, box)
     except Exception as exc:  # a bug met on odd arguments: the model hears of it, the run goes on
         problem = f"{type(exc).__name__}: {str(exc)[:200]}"
@@ -514,6 +523,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         outcome = replace(outcome, proposals=[(name, args, tools.defang(description, allowed))
                                               for name, args, description in outcome.proposals])
     with database.atomic():
+        if outcome.route:  # first: which model role thought about it comes before what it said
+            trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
         if user_run:
             Turn.create(channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
                         topic_id=topic_id, user_id=row.user_id)
@@ -559,8 +570,6 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
         for effect in outcome.remembered:
             trace.record(row.trace_id, "remembered", "cortex", effect, now)
-        if outcome.route:
-            trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
         notify["decisions"] = record_decisions(row, outcome, channel, now, config)
         inbox.finish(row.id, now, owner=row.owner)
     return notify

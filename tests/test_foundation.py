@@ -157,11 +157,15 @@ def test_trace_shows_the_path_of_a_stimulus_in_the_repl_and_the_cli(tmp_path):
     db.close()
     result = run_repl(tmp_path, f"trace {trace_id}\nquit\n", "--llm", "offline")
     steps = [line for line in map(json.loads, result.stdout.splitlines()) if line["type"] == "trace"][0]["steps"]
-    assert [s["stage"] for s in steps] == ["routed", "claimed", "replied", "delivered"]
+    # the thalamus routes it, the cortex claims it and picks a model role (here the offline rules answer,
+    # traced as such with the rule), replies, and the channel delivers
+    stages = [s["stage"] for s in steps]  # (the offline rule's step is timed when it answered, within the run)
+    assert stages[:2] == ["routed", "claimed"] and stages[-1] == "delivered"
+    assert sorted(stages[2:-1]) == ["offline", "replied", "routed"]
     assert all(s["reason"] for s in steps)
     cli = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "trace", trace_id],
                          text=True, capture_output=True, timeout=60)
     assert cli.returncode == 0 and "claimed" in cli.stdout and "delivered" in cli.stdout
     status = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "status"],
                             text=True, capture_output=True, timeout=60)
-    assert status.returncode == 0 and "inbox: 0 pending" in status.stdout and "deep" in status.stdout
+    assert status.returncode == 0 and "inbox: 0 pending" in status.stdout and "no tokens are spent" in status.stdout

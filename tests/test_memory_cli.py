@@ -86,3 +86,20 @@ def test_forget_at_the_terminal_proposes_and_only_the_approval_retires_the_belie
     assert "already forgotten" in out.getvalue().splitlines()[-1] and Approval.select().count() == 1
     repl.run_line("forget 999999")
     assert "no learned memory 999999" in out.getvalue().splitlines()[-1]
+
+
+def test_a_run_the_user_did_not_start_cannot_use_a_tool_that_speaks_for_the_user(db):
+    from datetime import datetime, timezone
+
+    from actors.cortex import RunOutcome, handle_call
+    from storage import engram
+
+    now = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+    belief = engram.store("belief", "the user books flights late", ["task:1"], now)
+    outcome = RunOutcome()
+    answer = handle_call("forget_memory", {"memory": belief.id}, outcome, now, timezone.utc, origin="background")
+    assert "only for a request the user made" in answer["error"] and outcome.proposals == []
+    assert outcome.rejected_calls[0][0] == "forget_memory"  # traced as refused with the run
+    asked = RunOutcome()
+    assert handle_call("forget_memory", {"memory": belief.id}, asked, now, timezone.utc, origin="user",
+                       user_id="owner", owner="owner")["status"] == "proposed"

@@ -67,7 +67,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     if due is not None:
         return urgency.Judgement(2, due.rule)
     if payload.get("bulk"):
-        return urgency.Judgement(None, f"bulk mail ({payload['bulk']}) about nothing that needs you")
+        why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
+        return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")
     return found
 
 
