@@ -25,6 +25,7 @@ BENCHMARKS = {
     "prompts": "prompt cost (a user's hello vs a planning request; 60 open tasks vs 6)",
     "growth": "growth (tick scan, engram recall, inbox claim at 1k/10k/100k)",
     "footprint": "footprint (time to ready, RSS)",
+    "email_parse": "email reading (corpus mails/s through parse and buffer vs the bare stdlib parse)",
 }
 SMOKE = "smoke (the whole organism through a short story, watchdog on; meant to take under 30 s)"
 SMOKE_TIMEOUT = 90  # a stall, not a slow machine: the run itself gives up on a stalled step after 20 s

@@ -52,7 +52,9 @@ def _fill(size: int, rng: random.Random) -> list[int]:
             rows.append({"title": f"done {i}", "due": due, "status": "done", "created_at": due - timedelta(days=30),
                          "completed_at": due})
             continue
-        fire = NOW + timedelta(minutes=rng.randint(10, 365 * 24 * 60))
+        # from two hours on: a scan also fires what falls due later in its local hour (one bundle), and
+        # these must not join the 20 it is timed on
+        fire = NOW + timedelta(minutes=rng.randint(120, 365 * 24 * 60))
         rows.append({"title": f"task {i}", "due": fire + timedelta(days=3), "status": "open", "next_fire_at": fire,
                      "next_window": "3d", "created_at": NOW - timedelta(days=1)})
     due_at = NOW + timedelta(days=3) - timedelta(minutes=1)  # its 3d window passed a minute ago
