@@ -888,3 +888,23 @@ def test_the_bot_token_never_appears_in_logs(wilson, fake, capfd, caplog):
     assert "getUpdates failed" in everything and "sendMessage failed" in everything  # the errors were logged
     assert DEFAULT_TOKEN not in everything
     assert DEFAULT_TOKEN.split(":")[1] not in everything
+
+
+def test_memory_lists_what_was_learned_and_forget_is_a_proposal_approved_with_a_button(wilson, fake):
+    from storage import engram
+    from storage.models import Memory
+
+    app = wilson()
+    belief = engram.store("belief", "the user books flights late", ["task:1"], app.clock.now())
+    fake.send_text(OWNER, "/memory")
+    listed = wait_text(fake, OWNER, "the user books flights late")
+    assert f"#{belief.id}" in listed["text"] and "/forget" in listed["text"]
+    fake.send_text(OWNER, f"/forget {belief.id}")
+    proposal = wait_text(fake, OWNER, "Proposal ")
+    assert "forget" in proposal["text"].lower() and set(buttons(proposal)) >= {"approve", "reject"}
+    assert Memory.get_by_id(belief.id).invalidated_at is None  # nothing until the press
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    fake.wait_for(lambda: Memory.get_by_id(belief.id).invalidated_at is not None, 10, "the belief retired")
+    fake.send_text(OWNER, "/forget twelve")
+    wait_text(fake, OWNER, "Say /forget and the number /memory shows")
+    assert app.wait_idle(10)

@@ -20,7 +20,7 @@ from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson import faults
-from wilson.messages import Deliver, StimulusCommitted, SyncRequest
+from wilson.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest
 
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
@@ -219,12 +219,33 @@ class Inbound:
             text = self._quiet(argument, incoming.now)
         elif name == "budget":
             text = self.ctx.synapse.budget_report()
-        elif name == "expired":
-            self._show_expired(incoming)
-            return
+        elif name == "memory":
+            text = views.table("memories", views.memories(tz)) + "\n\nIf one is wrong, say /forget and its number."
+        elif name == "forget":
+            text = self._forget(argument, incoming)
+            if text is None:
+                return  # the proposal is the answer: the gate shows it here
         else:
             text = f"I don't know /{name}. /help lists what I understand."
         self._reply(text, incoming, "reply")
+
+    def _forget(self, argument: str, incoming: Incoming) -> str | None:
+        """/forget N: a proposal to forget memory N, decided like any other; the reason it cannot be, or None."""
+        from actors import approval as gate
+        from wilson import bounds
+
+        try:
+            memory = bounds.parse_id(argument)
+        except ValueError:
+            return "Which one? Say /forget and the number /memory shows, e.g. /forget 5."
+        try:
+            made = gate.propose_one("forget_memory", {"memory": memory}, owner=incoming.uid, channel=self.name,
+                                    reason=f"because you said memory {memory} is wrong", key=f"{incoming.key}:forget",
+                                    now=incoming.now, config=self.config)
+        except gate.CannotPropose as exc:
+            return str(exc)
+        incoming.after.append(lambda: self.tell("approval", ProposalCreated(made.id)))
+        return None
 
     def _quiet(self, argument: str, now: datetime) -> str:
         from wilson import views

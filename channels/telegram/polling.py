@@ -27,6 +27,7 @@ COMMANDS = [
     ("quiet", "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)"),
     ("budget", "what the language model cost today"),
     ("expired", "proposals that ran out of time, to bring back"),
+    ("memory", "what I've learned about you (/forget N when one is wrong)"),
     ("help", "what I understand"),
 ]
 
