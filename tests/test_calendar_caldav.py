@@ -21,6 +21,7 @@ from wilson import clock as clockmod
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
+from tests.actor_support import RecordingDirectory
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -77,24 +78,10 @@ def channel_for(tmp_path, no_proxy):
     db = open_database(None, tmp_path)
     migrate()
 
-    class Directory:
-        def __init__(self):
-            self.told = []
-
-        def tell(self, name, message):
-            self.told.append((name, message))
-            return True
-
-        def handled(self, name, *_):
-            pass
-
-        def crashed(self, name, error, *_):
-            pass
-
     def make(*sources):
         config = configmod.load(tmp_path, environ={})
         config.set("core", "timezone", "Europe/Berlin")
-        ctx = Context(config=config, clock=SimClock(NOW), synapse=None, directory=Directory())
+        ctx = Context(config=config, clock=SimClock(NOW), synapse=None, directory=RecordingDirectory())
         return CalendarChannel(ctx, sources=list(sources))
 
     yield make

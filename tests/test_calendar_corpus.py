@@ -25,6 +25,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import ChannelSync, Ping
+from tests.actor_support import RecordingDirectory
 
 CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 FILES = sorted((CORPUS / "ics").glob("**/*.ics"))
@@ -80,19 +81,9 @@ def test_corpus_through_the_running_actor(tmp_path):
         config = configmod.load(tmp_path, environ={})
         config.set("core", "timezone", "Europe/Berlin")
         config.set("calendar", "horizon_days", (END - START).days)
-        crashes = []
-
-        class Directory:
-            def tell(self, name, message):
-                return True
-
-            def handled(self, name, *_):
-                pass
-
-            def crashed(self, name, error, *_):
-                crashes.append((name, error))
-
-        ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=Directory())
+        directory = RecordingDirectory()
+        crashes = directory.crashes
+        ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=directory)
         sources = [IcsFileSource(path) for path in FILES]
         ref = CalendarChannel.start(ctx, sources=sources)
         try:

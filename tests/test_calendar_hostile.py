@@ -30,6 +30,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import ChannelSync, Ping
+from tests.actor_support import RecordingDirectory
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -175,29 +176,13 @@ def test_the_time_budget_stops_the_parse_where_it_is(monkeypatch, stage, data):
 
 # The actor: suspect reads, versions, budget ---------------------------------------
 
-class Directory:
-    def __init__(self):
-        self.told = []
-        self.crashes = []
-
-    def tell(self, name, message):
-        self.told.append((name, message))
-        return True
-
-    def handled(self, name, *_):
-        pass
-
-    def crashed(self, name, error, *_):
-        self.crashes.append((name, error))
-
-
 @pytest.fixture
 def channel_for(tmp_path):
     def make(*sources, start=NOW):
         config = configmod.load(tmp_path, environ={})
         config.set("core", "timezone", "Europe/Berlin")
         config.set("calendar", "horizon_days", 365)
-        ctx = Context(config=config, clock=SimClock(start), synapse=None, directory=Directory())
+        ctx = Context(config=config, clock=SimClock(start), synapse=None, directory=RecordingDirectory())
         return CalendarChannel(ctx, sources=list(sources))
     return make
 
@@ -433,7 +418,7 @@ ANCHOR = hostile_ics.calendar("UID:anchor\r\nDTSTART:20261215T090000Z\r\nSUMMARY
 def test_the_running_actor_lives_through_hostile_calendars(db, tmp_path):
     config = configmod.load(tmp_path, environ={})
     config.set("core", "timezone", "Europe/Berlin")
-    ctx = Context(config=config, clock=SimClock(NOW), synapse=None, directory=Directory())
+    ctx = Context(config=config, clock=SimClock(NOW), synapse=None, directory=RecordingDirectory())
     source = MemorySource([])
     ref = CalendarChannel.start(ctx, sources=[source])
     synced = []

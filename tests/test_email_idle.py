@@ -21,6 +21,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import ChannelSync, Ping, TickNow
+from tests.actor_support import RecordingDirectory
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 _folders = itertools.count(1)
@@ -48,20 +49,6 @@ def own_dovecot():
     server.stop()
 
 
-class Directory:
-    def __init__(self):
-        self.crashes = []
-
-    def tell(self, name, message):
-        return True
-
-    def handled(self, name, *_):
-        pass
-
-    def crashed(self, name, error, *_):
-        self.crashes.append((name, error))
-
-
 @pytest.fixture
 def start_channel(tmp_path, monkeypatch):
     """start_channel(server, port=None, poll="off", **idle_options) → a started email channel on a fresh folder."""
@@ -77,7 +64,7 @@ def start_channel(tmp_path, monkeypatch):
             "WILSON_EMAIL_IMAP_HOST": "127.0.0.1", "WILSON_EMAIL_IMAP_PORT": str(port or server.port),
             "WILSON_EMAIL_IMAP_SECURITY": "none", "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD,
             "WILSON_EMAIL_FOLDERS": folder, "WILSON_EMAIL_POLL": poll})
-        directory = Directory()
+        directory = RecordingDirectory()
         ref = EmailChannel.start(Context(config=config, clock=SimClock(START), synapse=None, directory=directory),
                                  idle=idle, idle_options=idle_options)
         refs.append(ref)

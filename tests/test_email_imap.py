@@ -22,6 +22,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import ChannelSync, Ping, StimulusCommitted
+from tests.actor_support import RecordingDirectory
 
 CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 FILES = sorted((CORPUS / "eml").glob("**/*.eml"))
@@ -39,21 +40,6 @@ def dovecot():
     server.stop()
 
 
-class Directory:
-    def __init__(self):
-        self.told, self.crashes = [], []
-
-    def tell(self, name, message):
-        self.told.append((name, message))
-        return True
-
-    def handled(self, name, *_):
-        pass
-
-    def crashed(self, name, error, *_):
-        self.crashes.append((name, error))
-
-
 @pytest.fixture
 def channel(tmp_path, dovecot, monkeypatch):
     """A started email channel reading a fresh folder of the module's Dovecot; `.folder`, `.sync()`."""
@@ -67,7 +53,7 @@ def channel(tmp_path, dovecot, monkeypatch):
         "WILSON_EMAIL_IMAP_PORT": str(dovecot.port), "WILSON_EMAIL_IMAP_SECURITY": "none",
         "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
         "WILSON_EMAIL_BACKFILL": "1000"})
-    directory = Directory()
+    directory = RecordingDirectory()
     ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=directory)
     ref = EmailChannel.start(ctx, idle=False)  # each test says when the channel reads
 

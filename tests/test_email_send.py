@@ -24,6 +24,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import Deliver, Ping
+from tests.actor_support import RecordingDirectory
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,21 +49,6 @@ def environ(home: Path, smtp_port: int, imap_port: int | None = None) -> dict:
     return env
 
 
-class Directory:
-    def __init__(self):
-        self.told = []
-
-    def tell(self, name, message):
-        self.told.append((name, message))
-        return True
-
-    def handled(self, name, *_):
-        pass
-
-    def crashed(self, name, error, *_):
-        raise AssertionError(f"{name} crashed: {error}")
-
-
 @pytest.fixture
 def home(tmp_path):
     db = open_database(None, tmp_path)
@@ -76,7 +62,7 @@ def start_channel(home: Path, env: dict, monkeypatch, clock=None):
         monkeypatch.setenv(key, value)
     config = configmod.load(home, environ=env)
     config.set("core", "primary_channel", "repl")
-    directory = Directory()
+    directory = RecordingDirectory(strict=True)
     ref = EmailChannel.start(Context(config=config, clock=clock or SimClock(START), synapse=None,
                                      directory=directory), idle=False)
     assert ref.ask(Ping(), timeout=30) == "pong"

@@ -20,6 +20,7 @@ from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import ChannelSync, Ping
+from tests.actor_support import RecordingDirectory
 
 
 @pytest.fixture(scope="module")
@@ -103,18 +104,8 @@ def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(dovecot,
         "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
         "WILSON_EMAIL_POLL": "off"})
 
-    class Directory:
-        def tell(self, *_):
-            return True
-
-        def handled(self, *_):
-            pass
-
-        def crashed(self, name, error, *_):
-            raise AssertionError(f"{name} crashed: {error}")
-
     ref = EmailChannel.start(Context(config=config, clock=SimClock(datetime(2027, 1, 5, tzinfo=timezone.utc)),
-                                     synapse=None, directory=Directory()), idle=False)
+                                     synapse=None, directory=RecordingDirectory(strict=True)), idle=False)
     try:
         ref.tell(ChannelSync("test"))
         assert ref.ask(Ping(), timeout=30) == "pong"

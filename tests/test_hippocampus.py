@@ -24,6 +24,7 @@ from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Out
 from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import Consolidate
+from tests.actor_support import RecordingDirectory
 
 try:
     from wilson.synapse import BudgetExhausted, SynapseError
@@ -384,25 +385,11 @@ def test_calibration_counts_outcomes_and_thumbs(db):
     assert calibration(at("2027-02-01"))["proposals"]["approved"] == 0
 
 
-class Directory:
-    def __init__(self):
-        self.handled_by: list[str] = []
-
-    def handled(self, name, *_):
-        self.handled_by.append(name)
-
-    def crashed(self, name, error, *_):
-        raise AssertionError(f"{name} crashed: {error}")
-
-    def tell(self, name, message):
-        return False
-
-
 def test_the_actor_consolidates_when_told_and_a_fresh_actor_resumes(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
     clock = SimClock(night("2027-01-09"))
     synapse = FakeSynapse()
-    ctx = Context(config=None, clock=clock, synapse=synapse, directory=Directory())
+    ctx = Context(config=None, clock=clock, synapse=synapse, directory=RecordingDirectory(strict=True, delivers=False))
 
     first = HippocampusActor.start(ctx)
     try:

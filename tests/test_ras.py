@@ -20,6 +20,7 @@ from wilson.actor import Context
 from wilson.clock import SimClock
 from wilson.messages import SyncRequest
 from wilson.synapse import make_synapse
+from tests.actor_support import RecordingDirectory
 
 URGENT = "URGENT: the school called, please pick up Mia by 15:00 today"
 CALM = "Email from Tom: lunch sometime next month?"
@@ -126,18 +127,6 @@ def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, scri
 
 
 # The RAS actor's own bookkeeping, driven on the test's thread -------------------------------
-class Directory:
-    def __init__(self):
-        self.told = []
-
-    def tell(self, name, message):
-        self.told.append((name, message))
-        return True
-
-    def handled(self, name, *_):
-        pass
-
-
 def test_arousal_is_remembered_per_row(tmp_path, scripted):
     server = scripted(brain())
     config = make_config(tmp_path / "home", WILSON_LLM_RETRIES=0)
@@ -145,7 +134,7 @@ def test_arousal_is_remembered_per_row(tmp_path, scripted):
     migrate()
     clock = SimClock(datetime(2027, 1, 5, 14, 15, tzinfo=config.timezone))
     synapse = make_synapse(config, clock, server.base_url)
-    directory = Directory()
+    directory = RecordingDirectory()
     ras = RasActor(Context(config=config, clock=clock, synapse=synapse, directory=directory))
     try:
         assert ras.scan() is False and server.requests == [], "nothing new: no model call"
