@@ -1,17 +1,21 @@
 """The dashboard in a real headless Chromium (Debian's chromium and chromedriver, driven by Selenium):
-log in with the token, see Today, approve a proposal on Proposals, see the gate's answer; a page
-rendered to a PNG as `make screenshots` does. One browser serves the whole module."""
+log in with the token, see Today, approve a proposal on Proposals, see the gate's answer; a calendar
+event posted to the intake API becomes a proposal, one item of which is approved on its own; a page
+watched through the dashboard changes and reaches the buffer once; a page rendered to a PNG as
+`make screenshots` does. One browser serves the whole module."""
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
+import httpx
 import pytest
 
-from storage.models import Approval, ApprovalItem, Task
+from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, Topic
 from tests.test_web_server import propose
-from tests.web_harness import VIEWPORT, base_url, browser_login, chromium, chromium_paths, logged_in, shoot, \
-    token_and_code
+from tests.web_harness import VIEWPORT, LoopbackSite, base_url, browser_login, chromium, chromium_paths, logged_in, \
+    shoot, token_and_code
 
 CHROMIUM, DRIVER = chromium_paths()
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
@@ -134,3 +138,100 @@ def test_the_trace_page_explains_why_a_newsletter_was_dropped(web, browser):
     steps = [" ".join(r.text.split()) for r in path.find_elements(By.CSS_SELECTOR, "tr.step")]
     assert [s.split()[2] for s in steps] == ["routed", "dropped"]  # date, time, stage, actor, reason
     assert "newsletter" in steps[1] and "Weekly deals newsletter" in path.text
+
+
+def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_approved_makes_that_task_only(web,
+                                                                                                          browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    token, _ = token_and_code(web)
+    event = {"title": "Trip to Japan", "start": "2027-04-10", "end": "2027-04-24", "location": "Tokyo"}
+    posted = httpx.post(base_url() + "/api/stimuli", headers={"Authorization": f"Bearer {token}"}, timeout=10,
+                        json={"text": "Trip to Japan, Tokyo, 10-24 April", "source": "shortcut", "key": "trip-1",
+                              "event": event})
+    assert posted.status_code == 202, posted.text
+    assert web.wait_idle()
+    assert Approval.select().count() == 0  # buffered: nothing before the sync
+    web.sync()
+    assert web.wait_idle()
+
+    browser_login(browser, web)
+    wait = WebDriverWait(browser, 15)
+    browser.find_element(By.LINK_TEXT, "Proposals (1)").click()
+    approval = Approval.get()
+    card = wait.until(seen.presence_of_element_located((By.ID, f"proposal-{approval.id}")))
+    assert "Trip" in card.text and "Book flights" in card.text
+    flights = next(i for i in approval.items if i.tool == "create_task" and "Book flights" in i.description)
+    others = [i.position for i in approval.items if i.position != flights.position]
+    card.find_element(By.ID, f"approve-{approval.id}-{flights.position}").click()
+    wait.until(seen.presence_of_element_located((By.ID, "sent")))
+    assert web.wait_idle()
+
+    assert [t.title for t in Task.select()] == ["Book flights"]  # that task, and nothing else
+    assert Topic.select().count() == 0
+    assert Approval.get_by_id(approval.id).status == "partial"
+    assert {i.position: i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval.id)} == {
+        flights.position: "executed", **{p: "pending" for p in others}}
+    browser.refresh()
+    card = wait.until(seen.presence_of_element_located((By.ID, f"proposal-{approval.id}")))
+    assert "(executed)" in browser.find_element(By.ID, f"item-{approval.id}-{flights.position}").text
+    assert not card.find_elements(By.ID, f"approve-{approval.id}-{flights.position}")
+    assert card.find_elements(By.ID, f"approve-{approval.id}-{others[-1]}")  # the rest can still be decided
+
+    browser.find_element(By.LINK_TEXT, "Topics").click()
+    loose = wait.until(seen.presence_of_element_located((By.ID, "loose")))
+    assert [r.find_element(By.TAG_NAME, "td").text for r in loose.find_elements(By.CSS_SELECTOR, "tr")] == [
+        "Book flights"]
+    assert "Trip to Japan" in browser.find_element(By.TAG_NAME, "main").text  # still proposed, not made
+
+
+def test_a_page_watched_through_the_dashboard_changes_and_reaches_the_buffer_once(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from channels.web import watcher
+
+    page = ("<html><head><title>Visa for Japan</title></head><body><main><h1>Visa for Japan</h1>"
+            "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>")
+    wait = WebDriverWait(browser, 15)
+
+    def watched_rows() -> list[ReceptorBuffer]:
+        return list(ReceptorBuffer.select().where((ReceptorBuffer.channel == "web")
+                                                  & ~ReceptorBuffer.dedup_key.startswith("web:intake:")))
+
+    with LoopbackSite() as site:
+        site.put("/visa", page.format(""))
+        url = site.url("/visa")
+        browser_login(browser, web)
+        browser.find_element(By.NAME, "url").send_keys(url)
+        browser.find_element(By.NAME, "every").send_keys("1h")
+        browser.find_element(By.NAME, "watch").click()
+        card = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "section.proposal")))
+        assert f"Watch {url}" in card.text
+        assert watcher.sources() == []  # nothing watched before the approval
+        card.find_element(By.NAME, "approve").click()
+        wait.until(seen.presence_of_element_located((By.ID, "sent")))
+        assert web.wait_idle()
+        assert [s["url"] for s in watcher.sources()] == [url]
+
+        web.sync()  # the first look: what the page says now is the baseline, not news
+        assert web.wait_idle()
+        assert site.asked("/visa") == 1 and watched_rows() == []
+
+        site.put("/visa", page.format("<p>From 1 March 2027 travellers fill in an online form before departure.</p>"))
+        web.advance(timedelta(hours=1, minutes=1))
+        assert web.wait_idle()
+        rows = watched_rows()
+        assert site.asked("/visa") == 2 and len(rows) == 1
+        assert "online form" in rows[0].text
+
+        web.advance(timedelta(hours=1, minutes=1))  # the next look finds the same page
+        assert web.wait_idle()
+        assert site.asked("/visa") == 3 and len(watched_rows()) == 1
+
+    browser.get(base_url() + "/today")
+    seen_box = wait.until(seen.presence_of_element_located((By.ID, "seen")))
+    assert "online form" in seen_box.text

@@ -216,3 +216,35 @@ def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
     page = logged_in(web).get("/today").text
     assert "<script" not in page.lower() and "<embed" not in page.lower() and "<object" not in page.lower()
     assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", page, re.IGNORECASE)
+
+
+def test_an_event_posted_to_the_intake_api_is_a_calendar_event_and_items_are_decided_one_by_one(web):
+    token, _ = token_and_code(web)
+    with httpx.Client(base_url=base_url(), timeout=10, headers={"Authorization": f"Bearer {token}"}) as client:
+        for event, words in (("tomorrow", "must be an object"), ({"title": "Trip"}, "needs a title and a start"),
+                             ({"title": "Trip", "start": "soon"}, "ISO date"),
+                             ({"title": "Trip", "start": "2027-04-10", "end": "2027-04-01"}, "before its start"),
+                             ({"title": "Trip", "start": "2027-04-10T09:00+01:00", "end": "2027-04-10T10:00"},
+                              "both with a zone"),
+                             ({"title": "Trip", "start": "2027-04-10", "rrule": "x"}, "Unknown event field")):
+            answer = client.post("/api/stimuli", json={"text": "x", "event": event})
+            assert answer.status_code == 400 and words in answer.json()["error"], (event, answer.text)
+        trip = {"title": "Trip to Japan", "start": "2027-04-10", "end": "2027-04-24", "location": "Tokyo"}
+        assert client.post("/api/stimuli", json={"text": "Trip to Japan", "event": trip}).status_code == 202
+        assert web.wait_idle()
+        assert web_rows()[-1].payload["change"] == "new" and web_rows()[-1].payload["all_day"] is True
+        web.sync()
+        assert web.wait_idle()
+        approval = Approval.get()
+        positions = [i.position for i in approval.items.order_by(ApprovalItem.position)]
+        assert len(positions) > 2
+        for bad in ([0], "2", [True], list(range(1, 60))):
+            answer = client.post(f"/api/proposals/{approval.id}", json={"action": "reject", "items": bad})
+            assert answer.status_code == 400, (bad, answer.text)
+        answer = client.post(f"/api/proposals/{approval.id}", json={"action": "reject", "items": [positions[1]],
+                                                                    "nonce": approval.nonce})
+        assert answer.status_code == 202
+        assert web.wait_idle()
+    statuses = {i.position: i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval.id)}
+    assert statuses == {p: "rejected" if p == positions[1] else "pending" for p in positions}
+    assert Approval.get_by_id(approval.id).status == "partial" and Task.select().count() == 0

@@ -165,16 +165,20 @@ class WebChannel(Channel):
         """Who is at the dashboard: the owner (the token is theirs)."""
         return str(self.config.get("core", "owner") or "owner")
 
-    def decide(self, approval_id: int, action: str, text: str, nonce: str | None) -> int:
-        """A press on the Proposals page: a decision row, then the gate is told."""
+    def decide(self, approval_id: int, action: str, text: str, nonce: str | None,
+               items: tuple[int, ...] = ()) -> int:
+        """A press on the Proposals page: a decision row, then the gate is told. `items` narrows approve
+        or reject to those items; the others stay pending (as Telegram's per-item answers do)."""
         if action not in server.ACTIONS:
             raise server.Refused(400, "Choose approve, modify or reject.")
         if action == "modify" and not text:
             raise server.Refused(400, "Say what should change, then press Modify.")
         if nonce is not None and len(nonce) > 64:
             raise server.Refused(400, "That form is not one of Wilson's.")
+        if items and action == "modify":
+            raise server.Refused(400, "Modify is for the whole proposal: say which item to change in the text.")
         row = decisions.record(approval_id=approval_id, action=action, user_id=self.user(), channel=self.name,
-                               at=self.now(), text=text if action == "modify" else "", nonce=nonce)
+                               at=self.now(), text=text if action == "modify" else "", items=items, nonce=nonce)
         faults.point("web:after-decision-commit")
         self.tell("approval", DecisionRecorded(row.id))
         return row.id

@@ -152,6 +152,11 @@ def tasks(tz) -> list[dict]:
     return views.tasks(tz, "open")
 
 
+def loose_tasks(tz, owner: str | None) -> list[dict]:
+    """Open tasks in no topic (one approved on its own from a proposal whose topic still waits, say)."""
+    return [t for t in views.tasks(tz, "open", owner, owner) if t["topic_id"] is None]
+
+
 def topics(tz, owner: str | None) -> list[dict]:
     """Each topic with its tasks and dates, and a timeline: its history and the proposals made about it,
     with their reasons and what became of them (each linked to its trace)."""

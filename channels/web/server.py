@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from datetime import datetime
 from pathlib import Path
 
 from loguru import logger
@@ -146,6 +147,62 @@ def clean(text, limit: int = MAX_TEXT) -> str:
     return text
 
 
+EVENT_FIELDS = {"title": 300, "start": 40, "end": 40, "location": 300}
+
+
+def calendar_event(event) -> dict:
+    """An intake item's `event` (a calendar entry from a script or a shortcut) as the calendar channel
+    words a new event, so that triage and the rules read it as one: {"title", "start"} required,
+    "end" and "location" optional, dates as ISO text (a date alone is an all-day event)."""
+    from wilson.timeparse import date_or_datetime
+
+    if not isinstance(event, dict):
+        raise Refused(400, 'event must be an object: {"title": "...", "start": "2027-04-10"}.')
+    unknown = sorted(set(event) - set(EVENT_FIELDS))
+    if unknown:
+        raise Refused(400, f"Unknown event field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
+                           "An event has title, start, and optionally end and location.")
+    found = {name: clean(event[name], limit) for name, limit in EVENT_FIELDS.items() if event.get(name) is not None}
+    if not found.get("title") or not found.get("start"):
+        raise Refused(400, "An event needs a title and a start.")
+    moments = {}
+    for name in ("start", "end"):
+        if found.get(name):
+            try:
+                moments[name] = date_or_datetime(found[name])
+            except ValueError:
+                raise Refused(400, f"event {name} must be an ISO date or date-time, like 2027-04-10 "
+                                   "or 2027-04-10T09:30:00+01:00.") from None
+    def kind(moment) -> tuple:  # dates, zoned and naive date-times cannot be compared with each other
+        return type(moment), getattr(moment, "tzinfo", None) is None
+
+    if "end" in moments and kind(moments["end"]) != kind(moments["start"]):
+        raise Refused(400, "event start and end must both be dates, or both date-times (both with a zone "
+                           "or both without).")
+    if "end" in moments and moments["end"] < moments["start"]:
+        raise Refused(400, "event end must not be before its start.")
+    all_day = not isinstance(moments["start"], datetime)
+    return {"change": "new", "title": found["title"], "start": moments["start"].isoformat(),
+            "end": moments["end"].isoformat() if "end" in moments else None, "all_day": all_day,
+            "location": found.get("location") or None, "previous": None}
+
+
+MAX_ITEMS = 50  # item numbers in one decision; a proposal has far fewer
+
+
+def item_positions(raw: list) -> tuple[int, ...]:
+    """The items a decision is about (1-based numbers, as the page shows them); () for the whole proposal."""
+    if len(raw) > MAX_ITEMS:
+        raise Refused(400, f"At most {MAX_ITEMS} items at once.")
+    found = set()
+    for value in raw:
+        text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+        if not text.isdigit() or len(text) > 4 or int(text) < 1:
+            raise Refused(400, "Items are numbered from 1, as the proposal lists them.")
+        found.add(int(text))
+    return tuple(sorted(found))
+
+
 def build(site) -> Starlette:
     """The app for one web channel incarnation; `site` is the channel (config, now(), the gate's door)."""
 
@@ -242,7 +299,9 @@ def build(site) -> Starlette:
     async def decide(request: Request, who, now) -> Response:
         approval_id = proposal_id(request)
         form = await form_of(request)
-        site.decide(approval_id, form.get("action", ""), clean(form.get("text", "")), form.get("nonce") or None)
+        raw = form.get("item", "")
+        site.decide(approval_id, form.get("action", ""), clean(form.get("text", "")), form.get("nonce") or None,
+                    item_positions([raw] if raw else []))
         return RedirectResponse(f"/proposals?sent={approval_id}", status_code=303)
 
     async def conversation(request: Request, who, now) -> Response:
@@ -269,8 +328,12 @@ def build(site) -> Starlette:
     async def api_decide(request: Request, who, now) -> Response:
         approval_id = proposal_id(request)
         data = await read_json(request)
+        chosen = data.get("items", [])
+        if not isinstance(chosen, list):
+            raise Refused(400, "items must be a list of item numbers, like [2].")
         decision_id = site.decide(approval_id, data.get("action", ""), clean(data.get("text", "")),
-                                  data.get("nonce") if isinstance(data.get("nonce"), str) else None)
+                                  data.get("nonce") if isinstance(data.get("nonce"), str) else None,
+                                  item_positions(chosen))
         return JSONResponse({"decision": decision_id, "approval": approval_id}, status_code=202)
 
     async def api_messages(request: Request, who, now) -> Response:
@@ -306,8 +369,9 @@ def build(site) -> Starlette:
         return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
 
     async def topics(request: Request, who, now) -> Response:
-        return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(site.config.timezone,
-                                                                                          site.user()))
+        tz = site.config.timezone
+        return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(tz, site.user()),
+                    loose=pages.loose_tasks(tz, site.user()))
 
     async def trace_page(request: Request, who, now) -> Response:
         wanted = request.query_params.get("id", "").strip()
@@ -349,10 +413,10 @@ def build(site) -> Starlette:
     # The user's own intake ----------------------------------------------------------------------
     async def api_stimuli(request: Request, who, now) -> Response:
         data = await read_json(request)
-        unknown = sorted(set(data) - {"text", "title", "source", "url", "key"})
+        unknown = sorted(set(data) - {"text", "title", "source", "url", "key", "event"})
         if unknown:
             raise Refused(400, f"Unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
-                               "Send text, and optionally title, source, url and key.")
+                               "Send text, and optionally title, source, url, key and event.")
         text = clean(data.get("text", ""), INTAKE_TEXT)
         if not text:
             raise Refused(400, "Send some text: {\"text\": \"...\"}.")
@@ -365,6 +429,8 @@ def build(site) -> Starlette:
         key = data.get("key")
         if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 100):
             raise Refused(400, "key must be a string of 1 to 100 characters.")
+        if data.get("event") is not None:
+            payload.update(calendar_event(data["event"]))
         row_id = site.intake(text, key, payload)
         if row_id is None:
             return JSONResponse({"buffered": None, "duplicate": True}, status_code=200)
