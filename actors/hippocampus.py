@@ -2,7 +2,8 @@
 
 Told `Consolidate()` by the tick (config hippocampus.schedule). One run reads
 what happened since the last run (decided proposals, completed tasks, the user's
-reactions and words), stores each as an episode, and climbs the ladder
+reactions and words, reminders and mail the user acted on or let pass), stores
+each as an episode, and climbs the ladder
 
     episode -> interpretation -> belief -> principle
 
@@ -30,8 +31,8 @@ from loguru import logger
 
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
-from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Memory, Outbox, Setting, Task, Topic,
-                            Turn)
+from storage.models import (Approval, ApprovalItem, Cursor, Feedback, Inbox, Memory, Outbox, ReceptorBuffer, Setting,
+                            Task, Topic, Turn)
 from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import UTC, as_utc
@@ -302,6 +303,7 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
                          "text": f"The user reacted {fb.value}{about}"})
 
     episodes += followup_episodes(since, until, skip)
+    episodes += mail_episodes(since, until, skip)
 
     said = (Turn.role == "user") & (Turn.created_at >= since) & (Turn.created_at < until)
     for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
@@ -366,6 +368,99 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
     return found
 
 
+MAIL_CHANNELS = ("email",)
+
+
+def _mail(buffer: dict) -> dict | None:
+    """(sender, subject, buffer id) of a buffered item that is a mail with a sender, else None."""
+    if not isinstance(buffer, dict) or buffer.get("channel") not in MAIL_CHANNELS:
+        return None
+    sender = str(buffer.get("from") or "").strip().lower()
+    if not sender:
+        return None
+    return {"sender": sender, "name": str(buffer.get("from_name") or "").strip(),
+            "subject": str(buffer.get("subject") or "").strip(), "buffer_id": buffer.get("buffer_id")}
+
+
+def _briefing_mails(rows: list[Inbox]) -> list[dict]:
+    ids = [i for row in rows for item in (row.payload or {}).get("items") or [] if isinstance(item, dict)
+           for i in item.get("buffer_ids") or [] if isinstance(i, int)]
+    found = []
+    for buffer in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(ids or [0])).order_by(ReceptorBuffer.id):
+        mail = _mail(dict(buffer.payload or {}, channel=buffer.channel, buffer_id=buffer.id))
+        if mail is not None:
+            found.append(mail)
+    return found
+
+
+def mails_told(box: Outbox) -> tuple[list[dict], list[int]]:
+    """The mails a delivered message told the user (surfaced on their own, or in a morning briefing),
+    and the inbox rows it spoke for (what a task made from them would cite)."""
+    key = box.idempotency_key or ""
+    if key.startswith("briefing:"):
+        # the day's briefing carries the words of the briefing runs that name it
+        opened = as_utc(box.created_at) - timedelta(days=1)
+        rows = [r for r in Inbox.select().where((Inbox.kind == "briefing") & (Inbox.created_at >= opened)
+                                                & (Inbox.created_at <= as_utc(box.delivered_at)))
+                if (r.payload or {}).get("briefing_outbox") == box.id]
+        return _briefing_mails(rows), [r.id for r in rows]
+    part = key.split(":")[1] if key.startswith("surface:") else ""
+    row = Inbox.get_or_none(Inbox.id == int(part)) if part.isdigit() else None
+    if row is None:
+        return [], []
+    if row.kind == "briefing":
+        return _briefing_mails([row]), [row.id]
+    mails = [m for m in map(_mail, (row.payload or {}).get("buffers") or []) if m is not None]
+    return mails, [row.id]
+
+
+def _mail_heeded(box: Outbox, mail: dict, rows: list[int]) -> bool:
+    """Whether the user reacted to a told mail within HEED_WITHIN: a reaction to the message (not a 👎),
+    words of theirs naming its sender or subject, or a task made from it."""
+    sent = as_utc(box.delivered_at)
+
+    def window(column):
+        return (column >= sent) & (column <= sent + HEED_WITHIN)
+
+    for fb in Feedback.select().where((Feedback.outbox_id == box.id) & Feedback.kind.in_(("reaction", "ack"))
+                                      & window(Feedback.at)):
+        if _thumb(fb.value) != "down":
+            return True
+    names = [mail["sender"]] + [n for n in (mail["name"], mail["subject"]) if len(n) >= 4]
+    said = Turn.select(Turn.text).where((Turn.role == "user") & window(Turn.created_at))
+    if any(n.lower() in (turn.text or "").lower() for turn in said for n in names):
+        return True
+    decided = Approval.select().where(Approval.inbox_id.in_(rows or [0]) & window(Approval.decided_at)
+                                      & Approval.status.in_(("approved", "partial")))
+    if decided.exists():
+        return True
+    subject = engram.normalise(mail["subject"])
+    return bool(subject) and any(subject in engram.normalise(t.title) for t in Task.select(Task.title).where(
+        window(Task.created_at)))
+
+
+def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
+    """Mail told to the user in messages delivered in [since, until) shifted back by HEED_WITHIN (each is
+    judged once, a day after it reached the user): reacted to or let pass, per sender."""
+    told = ((Outbox.status == "delivered") & (Outbox.surfaced == True)  # noqa: E712
+            & (Outbox.delivered_at >= since - HEED_WITHIN) & (Outbox.delivered_at < until - HEED_WITHIN)
+            & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("briefing:")))
+    found = []
+    for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
+        if f"mail:{box.id}" in skip:
+            continue
+        mails, rows = mails_told(box)
+        facts = [dict(m, heeded=_mail_heeded(box, m, rows)) for m in mails]
+        if not facts:
+            continue
+        found.append({"id": f"mail:{box.id}", "source": "mail", "at": _iso(box.delivered_at),
+                      "provenance": [f"outbox:{box.id}"] + [f"buffer:{f['buffer_id']}" for f in facts],
+                      "facts": facts,
+                      "text": "Mail " + ", ".join(f"from {f['sender']} (“{f['subject'][:80]}”) was "
+                                                  + ("reacted to" if f["heeded"] else "let pass") for f in facts)})
+    return found
+
+
 # -- interpreting ----------------------------------------------------------------
 
 def _forms_of(word: str) -> set[str]:
@@ -418,6 +513,12 @@ def _unheeded(title: str) -> dict:
             "principle": f"Remind about {about} only when it is due"}
 
 
+def _let_pass(sender: str) -> dict:
+    sender = sender.strip().lower()
+    return {"pattern": f"mail:{sender}", "text": f"user ignores mail from {sender}",
+            "principle": f"Keep mail from {sender} for the morning briefing"}
+
+
 def _forms(pattern: dict) -> list[str]:
     """Every text under which a pattern may live in the engram, at any rung."""
     forms = [pattern["text"], fallback_principle(pattern["text"])]
@@ -452,6 +553,10 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
             for fact in ep["facts"]:
                 if not fact["heeded"]:
                     seen.append((_unheeded(fact["title"]), ep["provenance"], None))
+        elif ep.get("source") == "mail":
+            for fact in ep["facts"]:
+                if not fact["heeded"]:
+                    seen.append((_let_pass(fact["sender"]), ep["provenance"], None))
         elif ep.get("source") == "task" and ep.get("timing") in ("late", "early"):
             title = ep.get("title") or ""
             if ep["timing"] == "late":
@@ -487,6 +592,11 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
         if ep.get("source") == "followup":
             found += [{"contradicts": _forms(_unheeded(f["title"])), "provenance": ep["provenance"],
                        "because": f"{ep['id']}: a reminder about {f['title']} acted on"}
+                      for f in ep["facts"] if f["heeded"]]
+            continue
+        if ep.get("source") == "mail":
+            found += [{"contradicts": _forms(_let_pass(f["sender"])), "provenance": ep["provenance"],
+                       "because": f"{ep['id']}: mail from {f['sender']} reacted to"}
                       for f in ep["facts"] if f["heeded"]]
             continue
         if ep.get("source") != "approval":
@@ -992,6 +1102,60 @@ def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
             if memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT):
                 return {"memory": memory.id, "text": memory.text}
     return None
+
+
+_IGNORED_SENDER = re.compile(r"^(?:keep in mind: )?user ignores mail from (\S+)$"
+                             r"|^keep mail from (\S+) for the morning briefing$")
+
+
+def ignored_senders(at: datetime | None = None) -> dict[str, dict]:
+    """Senders whose mail the user lets pass, by address: {"memory", "text"} of the live belief (of
+    HOLD_BACK_AT nights or more) or principle that says so. Triage ranks their mail for the briefing."""
+    alive = Memory.invalidated_at.is_null()
+    if at is not None:
+        alive = (Memory.created_at <= at) & (alive | (Memory.invalidated_at > at))
+    query = Memory.select().where(Memory.kind.in_(("principle", "belief")) & Memory.key.contains("mail from")
+                                  & alive).order_by(Memory.kind.desc(), Memory.id)
+    found: dict[str, dict] = {}
+    for memory in query:
+        match = _IGNORED_SENDER.match(memory.text.strip().lower())
+        if match and (memory.kind == "principle" or memory.strength >= HOLD_BACK_AT):
+            found.setdefault(match.group(1) or match.group(2), {"memory": memory.id, "text": memory.text})
+    return found
+
+
+def sender_advice(payload: dict | None, senders: dict[str, dict]) -> dict | None:
+    """The memory that says the user ignores this item's sender, or None (not a mail, or not such a sender)."""
+    payload = payload if isinstance(payload, dict) else {}
+    sender = str(payload.get("from") or "").strip().lower()
+    advice = senders.get(sender) if sender and payload.get("channel", "email") in MAIL_CHANNELS else None
+    return dict(advice, sender=sender) if advice else None
+
+
+def sender_fact(row, senders: dict[str, dict]) -> dict:
+    """{"ignored_sender": advice} for a buffered mail from a sender the user ignores, for the offline rules."""
+    advice = sender_advice(dict(row.payload or {}, channel=row.channel), senders)
+    return {"ignored_sender": advice} if advice else {}
+
+
+def triage_hints(rows: list, now: datetime) -> dict:
+    """{"learned": line} for the triage model when some of these rows come from senders the user ignores."""
+    hint = sender_hint(ignored_senders(now), rows)
+    return {"learned": hint} if hint else {}
+
+
+def sender_hint(senders: dict[str, dict], rows: list) -> str | None:
+    """One line for the triage model naming the senders of these rows whose mail the user ignores."""
+    named = {}
+    for row in rows:
+        advice = sender_advice(dict(row.payload or {}, channel=row.channel), senders)
+        if advice:
+            named[advice["sender"]] = advice["memory"]
+    if not named:
+        return None
+    listed = ", ".join(f"{sender} (memory {memory})" for sender, memory in named.items())
+    return (f"Learned: the user lets mail from {listed} pass. Put their mail in the briefing (priority 3) "
+            "or drop it, unless it needs the user today (a child, health, travel trouble, a deadline today).")
 
 
 def memories_for(row, now: datetime, config=None) -> list[dict]:

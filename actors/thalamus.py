@@ -22,6 +22,7 @@ from storage.models import Inbox, Outbox, ReceptorBuffer
 # The routing rules are commits in storage/routing.py, where receptors call them; still named here.
 from storage.routing import REALTIME_PRIORITY, commit_buffered, commit_realtime  # noqa: F401
 from actors import briefing as day_briefing
+from actors import hippocampus
 from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import monotonic
@@ -91,15 +92,18 @@ def triage_request(rows: list, now: datetime, tz) -> list[dict]:
               "text": r.text[:2000], "payload": r.payload} for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
             "notice": UNTRUSTED_ITEMS, "items": items}
+    body.update(hippocampus.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
     return [{"role": "system", "content": TRIAGE_PROMPT},
             {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
 
 
 def triage_context(rows: list, now: datetime, tz) -> dict:
-    """The same items as structured facts, for the offline rules (which never read the prompt)."""
+    """The same items as structured facts, for the offline rules (which never read the prompt); a mail
+    from a sender the user lets pass carries the memory that says so (`ignored_sender`)."""
+    senders = hippocampus.ignored_senders(now)
     return {"kind": "triage", "now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
-            "items": [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload}
-                      for r in rows]}
+            "items": [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload,
+                       **hippocampus.sender_fact(r, senders)} for r in rows]}
 
 
 def normalise_decisions(raw_items, rows: list) -> list[dict]:
@@ -158,7 +162,8 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
                     # and the decision is kept so that later syncs do not pay to triage these rows again.
                     _keep_waiting(decision, members)
                     for member in members:
-                        trace.record(member.trace_id, "waiting", "thalamus", "kept for the morning briefing", now)
+                        trace.record(member.trace_id, "waiting", "thalamus", "kept for the morning briefing"
+                                     + (f": {decision['reason']}" if decision["reason"] else ""), now)
                 continue
             row = _inbox_for(decision, members, now)
             if row is not None:
@@ -231,9 +236,10 @@ def _briefing_row(gathered: list, now: datetime, day_box: int | None = None) -> 
     ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
     if row is not None:
         day_briefing.await_rows(day_box, [row.id])
-    for _, members in gathered:
+    for decision, members in gathered:
         for member in members:
-            trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing", now)
+            trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing"
+                         + (f": {decision['reason']}" if decision["reason"] else ""), now)
     return row.id if row is not None else None
 
 

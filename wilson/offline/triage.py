@@ -72,11 +72,21 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     return found
 
 
+def sink(item: dict, judgement: urgency.Judgement) -> urgency.Judgement:
+    """Mail from a sender the user lets pass (`ignored_sender`: the memory that says so) waits for the
+    briefing, unless what it is about needs the user today; the rule names the memory."""
+    learned = item.get("ignored_sender")
+    if not isinstance(learned, dict) or judgement.situation or judgement.level in (None, 3):
+        return judgement
+    return urgency.Judgement(3, f"you usually let mail from {learned.get('sender')} pass: memory "
+                                f"{learned.get('memory')} ({learned.get('text')}); otherwise {judgement.rule}")
+
+
 def triage_item(item: dict, now: datetime, tz) -> dict:
     bid = item.get("buffer_id")
     text = str(item.get("text") or "")
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
-    judgement = judge(item, now, tz)
+    judgement = sink(item, judge(item, now, tz))
     entry = {"buffer_ids": [bid] if bid is not None else [],
              "summary": summary(text, payload, situation=judgement.level == 1),
              "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
@@ -95,7 +105,7 @@ def arousal(items: list, now: datetime, tz) -> dict:
     for item in items:
         if not isinstance(item, dict):
             continue
-        judgement = judge(item, now, tz)
+        judgement = sink(item, judge(item, now, tz))
         if urgency.arousing(judgement):
             urgent_ids.append(item.get("buffer_id"))
             reasons.append(f"{item.get('channel') or 'item'}: {judgement.rule}")

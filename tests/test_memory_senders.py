@@ -1,0 +1,147 @@
+"""Mail from senders the user ignores sinks: mail that reached the user (on its own or in the morning
+briefing) and got no reaction within a day, from one sender on three nights, becomes a belief; triage
+then names the sender to the model, and the offline rules keep that sender's mail for the briefing
+(unless it is about something urgent), traced with the memory. A reacted-to mail refutes the belief,
+and forgetting it restores triage as it was."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from actors import hippocampus
+from actors.hippocampus import consolidate, forget
+from actors.thalamus import apply_triage, triage_context, triage_request
+from storage import buffers, inbox, outbox, trace
+from storage.models import Feedback, Outbox, ReceptorBuffer, Turn
+from tests.test_hippocampus import FakeSynapse, at, night
+from wilson.clock import UTC
+from wilson.offline import triage as offline_triage
+
+SENDER = "news@shop.example"
+BELIEF = f"user ignores mail from {SENDER}"
+DAYS = ("2027-01-04", "2027-01-11", "2027-01-18", "2027-01-25")
+
+
+@pytest.fixture
+def db(any_db):
+    return any_db
+
+
+def mail(n: int, day: str, subject: str, text: str, sender: str = SENDER) -> ReceptorBuffer:
+    payload = {"channel": "email", "from": sender, "subject": subject}
+    return buffers.add(channel="email", text=text, dedup_key=f"mail:{sender}:{n}", at=at(day, 7), payload=payload)
+
+
+def surfaced(row: ReceptorBuffer, day: str, *, reacted: bool = False, replied: str | None = None) -> Outbox:
+    """The mail told on its own at 09:00 on `day` (as triage and the cortex leave it)."""
+    run = inbox.add(source="email", kind="buffered", origin="background", priority=2, at=at(day, 8),
+                    text=row.text, trace_id=row.trace_id,
+                    payload={"buffers": [dict(row.payload, buffer_id=row.id, channel=row.channel)]})
+    box = outbox.add(channel="repl", text=f"New mail: {row.payload['subject']}", trace_id=run.trace_id,
+                     key=f"surface:{run.id}:0", at=at(day, 9))
+    return _delivered(box, day, reacted=reacted, replied=replied)
+
+
+def briefed(row: ReceptorBuffer, day: str) -> Outbox:
+    """The mail told in the morning briefing at 09:00 on `day`."""
+    box = outbox.add(channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}",
+                     at=at(day, 7))
+    inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=at(day, 7),
+              text=f"Morning briefing:\n- {row.payload['subject']}", dedup_key=f"briefing:{row.id}:1",
+              payload={"items": [{"summary": row.payload["subject"], "buffer_ids": [row.id]}],
+                       "briefing_outbox": box.id})
+    return _delivered(box, day)
+
+
+def _delivered(box: Outbox, day: str, *, reacted: bool = False, replied: str | None = None) -> Outbox:
+    Outbox.update(status="delivered", delivered_at=at(day, 9)).where(Outbox.id == box.id).execute()
+    if reacted:
+        Feedback.create(outbox_id=box.id, kind="reaction", value="👍", at=at(day, 10))
+    if replied:
+        Turn.create(channel="repl", role="user", text=replied, created_at=at(day, 11))
+    return box
+
+
+def nights_of_newsletters(*, reacted_on: int | None = None, nights: int = 3) -> None:
+    for n, day in enumerate(DAYS[:nights]):
+        row = mail(n, day, f"Your weekly picks #{n}", "Hand-picked for you this week.")
+        if n == 1:
+            briefed(row, day)  # the briefing tells mail too
+        else:
+            surfaced(row, day, reacted=n == reacted_on)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+
+
+def next_mail(subject: str, text: str, n: int = 99) -> ReceptorBuffer:
+    return mail(n, "2027-02-01", subject, text)
+
+
+NOW = at("2027-02-01", 8)
+ORDINARY = ("Your order ships on Friday", "Your order 4411 leaves our warehouse on Friday 5 February.")
+
+
+def offline(rows: list) -> list[dict]:
+    return offline_triage.triage(triage_context(rows, NOW, UTC)["items"], NOW, UTC)["items"]
+
+
+def test_three_nights_of_ignored_mail_sink_the_next_one_for_the_briefing_traced_with_the_memory(db):
+    row = next_mail(*ORDINARY)
+    [before] = offline([row])
+    assert before["priority"] == 2  # a date within the week: needs action, before anything was learned
+
+    nights_of_newsletters()
+    belief = hippocampus.ignored_senders(NOW)[SENDER]
+    assert belief["text"] == BELIEF
+    [decision] = offline([row])
+    assert decision["priority"] == 3 and decision["action"] == "inbox"
+    assert f"memory {belief['memory']}" in decision["reason"] and BELIEF in decision["reason"]
+
+    apply_triage([decision], [row], NOW, daily=False)
+    reasons = [t.reason for t in trace.path(row.trace_id)]
+    assert any("kept for the morning briefing" in r and f"memory {belief['memory']}" in r for r in reasons)
+    other = mail(100, "2027-02-01", *ORDINARY, sender="shop@another.example")
+    assert offline([other])[0]["priority"] == 2  # another sender's mail is ranked as before
+
+
+def test_the_models_triage_request_names_the_ignored_sender(db):
+    nights_of_newsletters()
+    memory = hippocampus.ignored_senders(NOW)[SENDER]["memory"]
+    row, other = next_mail(*ORDINARY), mail(100, "2027-02-01", *ORDINARY, sender="friend@example.org")
+    body = json.loads(triage_request([row, other], NOW, UTC)[1]["content"])
+    assert f"{SENDER} (memory {memory})" in body["learned"]
+    assert "friend@example.org" not in body["learned"]
+    assert "learned" not in json.loads(triage_request([other], NOW, UTC)[1]["content"])
+
+
+def test_an_urgent_situation_from_an_ignored_sender_is_not_sunk(db):
+    nights_of_newsletters()
+    row = next_mail("Flight cancelled", "Your flight LH 400 to Tokyo has been cancelled. Please rebook today.")
+    [decision] = offline([row])
+    assert decision["priority"] == 1 and "memory" not in decision["reason"]
+
+
+def test_a_mail_reacted_to_refutes_the_belief(db):
+    nights_of_newsletters(reacted_on=3, nights=4)  # three let pass, then a 👍 within the day
+    assert hippocampus.ignored_senders(NOW) == {}
+    assert offline([next_mail(*ORDINARY)])[0]["priority"] == 2
+
+
+def test_words_about_the_mail_count_as_a_reaction(db):
+    for n, day in enumerate(DAYS[:3]):
+        row = mail(n, day, f"Your weekly picks #{n}", "Hand-picked for you this week.")
+        surfaced(row, day, replied=f"what did {SENDER} want?" if n == 2 else None)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+    assert hippocampus.ignored_senders(NOW) == {}
+
+
+def test_forgetting_the_belief_restores_triage(db):
+    nights_of_newsletters()
+    memory = hippocampus.ignored_senders(NOW)[SENDER]["memory"]
+    forget(memory, night("2027-01-31"), "I read their mail")
+    assert hippocampus.ignored_senders(NOW) == {}
+    row = next_mail(*ORDINARY)
+    assert offline([row])[0]["priority"] == 2
+    assert "learned" not in json.loads(triage_request([row], NOW, UTC)[1]["content"])
