@@ -145,3 +145,41 @@ def test_forgetting_the_belief_restores_triage(db):
     row = next_mail(*ORDINARY)
     assert offline([row])[0]["priority"] == 2
     assert "learned" not in json.loads(triage_request([row], NOW, UTC)[1]["content"])
+
+
+# The whole app: the sync's request to the model, and the offline rules behind the same sync ------
+
+def believed(app) -> int:
+    """The belief as three nights leave it (the evidence is the tests above), learned before the app's day."""
+    from storage import engram
+
+    return engram.store("belief", BELIEF, ["mail:1", "mail:2", "mail:3"], app.clock.now() - timedelta(days=1),
+                        weight=3).id
+
+
+def test_the_morning_syncs_model_request_carries_the_hint(make_app):
+    from tests.test_thalamus import START, advance_to, at as local, brain, requests_of
+    from wilson.scripted import ScriptedServer
+
+    server = ScriptedServer(brain())
+    server.start()
+    try:
+        app = make_app(start=START, llm=server.base_url, env={"WILSON_LLM_RETRIES": "0"})
+        memory = believed(app)
+        app.inject_buffered("email", ORDINARY[1], {"from": SENDER, "subject": ORDINARY[0]})
+        advance_to(app, local(app, 6, 7, 1))
+        [request] = [r for r in requests_of(server, "fast") if "triage" in json.dumps(r["body"].get("tools"))]
+    finally:
+        server.stop()
+    learned = json.loads(request["body"]["messages"][-1]["content"])["learned"]
+    assert f"{SENDER} (memory {memory})" in learned
+
+
+def test_offline_the_morning_sync_keeps_the_mail_for_the_briefing_traced_with_the_memory(make_app):
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    memory = believed(app)
+    row = app.inject_buffered("email", "Your order 4411 leaves our warehouse on Thursday 7 January.",
+                              {"from": SENDER, "subject": "Your order ships on Thursday"})
+    app.advance(timedelta(hours=22))
+    reasons = [t.reason for t in trace.path(row.trace_id)]
+    assert any(r.startswith("for the morning briefing") and f"memory {memory}" in r for r in reasons), reasons
