@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 from loguru import logger
 
@@ -124,8 +124,20 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
     buffers = [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
     if buffers:
         first = buffers[0]
-        line = (_calendar_reason(first, tz, now) if first.get("channel") == "calendar"
-                else f"because of {tools.source_label(row)}")
+        if first.get("channel") == "calendar":
+            line = _calendar_reason(first, tz, now)
+        elif first.get("via") == "api" and first.get("change") == "new" and first.get("title"):
+            # an event a script of the user's sent in: said as an event, not as a web page
+            start = aware_or_none(first.get("start"))
+            if start is None and len(str(first.get("start") or "")) == 10:  # a date alone: all day
+                try:
+                    start = datetime.combine(date.fromisoformat(first["start"]), time(0), tz)
+                except ValueError:
+                    start = None
+            when = f" on {_day(start, tz, now, False)}" if start else ""
+            line = f"because you sent me “{_one_line(first['title'], 60)}”{when}"
+        else:
+            line = f"because of {tools.source_label(row)}"
         return line if len(buffers) == 1 or first.get("channel") != "calendar" else \
             f"{line} (and {len(buffers) - 1} more change{'s' if len(buffers) > 2 else ''})"
     if row.kind == "briefing":

@@ -236,6 +236,7 @@ def test_an_event_posted_to_the_intake_api_is_a_calendar_event_and_items_are_dec
         web.sync()
         assert web.wait_idle()
         approval = Approval.get()
+        assert approval.reason.startswith("because you sent me “Trip to Japan” on Sat 10 Apr")  # not "a web page"
         positions = [i.position for i in approval.items.order_by(ApprovalItem.position)]
         assert len(positions) > 2
         for bad in ([0], "2", [True], list(range(1, 60))):
