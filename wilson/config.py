@@ -593,6 +593,7 @@ def _cell(text: str) -> str:
 def docs_markdown() -> str:
     """docs/configuration.md, made from SCHEMA, DEFAULTS and EXPECTED (`make docs`, `wilson config --docs`);
     tests/test_config_docs.py fails when the committed file differs, so the page cannot fall behind."""
+    add_skill_sections()  # the installed skills' own sections, whatever this process loaded before
     role_keys = {f"{role}_{key}" for role in ROLES for key in _ROLE_KEYS}
     lines = [
         "# Configuration",

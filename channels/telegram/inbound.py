@@ -219,6 +219,9 @@ class Inbound:
             text = self._quiet(argument, incoming.now)
         elif name == "budget":
             text = self.ctx.synapse.budget_report()
+        elif name == "expired":
+            self._show_expired(incoming)
+            return
         elif name == "memory":
             text = views.table("memories", views.memories(tz)) + "\n\nIf one is wrong, say /forget and its number."
         elif name == "forget":
