@@ -250,6 +250,48 @@ def cmd_memory(opts, config) -> int:
     return 0
 
 
+def cmd_watch(opts, config) -> int:
+    """`watch add URL [--every 6h]` and `watch remove URL` propose (the gate shows them when Wilson runs);
+    `watch list` shows what is watched."""
+    from actors import approval as gate
+    from channels.web import watcher
+    from wilson.clock import wall_now
+
+    _open(config)
+    if opts.action == "list":
+        watched = [watcher.view(s, config.timezone) for s in watcher.sources()]
+        for view in watched:
+            _out(" ".join(str(view.get(k) or "") for k in ("url", "every", "last_look") if view.get(k)))
+        if not watched:
+            _out("nothing watched; `wilson watch add URL` proposes a page or feed")
+        return 0
+    if not opts.url:
+        print(f"wilson watch {opts.action}: which address? e.g. wilson watch {opts.action} https://example.org/feed",
+              file=sys.stderr)
+        return 2
+    tool, args = ("watch", {"url": opts.url}) if opts.action == "add" else ("unwatch", {"url": opts.url})
+    if opts.action == "add" and opts.every:
+        args["every"] = opts.every
+    now = wall_now()
+    try:
+        made = gate.propose_one(tool, args, owner=config.get("core", "owner"), channel=_primary(config),
+                                reason=f"because you asked: wilson watch {opts.action} {one_line(opts.url, 120)}",
+                                key=f"cli:{tool}:{opts.url}:{now.isoformat()}", now=now, config=config)
+    except gate.CannotPropose as exc:
+        print(f"wilson watch: {exc}", file=sys.stderr)
+        return 2
+    _out(f"Proposal {made.id}: {made.items.get().description}. Nothing changes until you approve it "
+         "(Wilson shows it where it talks with you).")
+    return 0
+
+
+def _primary(config) -> str:
+    """Where Wilson talks with you when it runs (Telegram when set up, else the terminal)."""
+    from wilson.app import channel_roles
+
+    return channel_roles(config)[0]
+
+
 def cmd_service(opts, config) -> int:
     from wilson import service
 
@@ -324,6 +366,10 @@ def _main(argv: list[str] | None) -> int:
 
     eval_arguments(sub.add_parser("eval", help="measure how well the model (or the offline rules) serves you, "
                                               "on scenarios with a simulated clock"))
+    watch = sub.add_parser("watch", help="propose watching a page or feed (add, remove), or list what is watched")
+    watch.add_argument("action", choices=("add", "remove", "list"))
+    watch.add_argument("url", nargs="?", help="the page or feed, http or https")
+    watch.add_argument("--every", help="add: how often to look, e.g. 30m, 6h, 1d (default [web] watch_poll)")
     memory = sub.add_parser("memory", help="import memories from a JSON-lines file, or recall what Wilson knows")
     memory.add_argument("action", choices=("import", "recall"))
     memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
@@ -350,7 +396,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
                 "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills,
-                "eval": cmd_eval, "memory": cmd_memory}
+                "eval": cmd_eval, "memory": cmd_memory, "watch": cmd_watch}
     import peewee
 
     try:
