@@ -1,7 +1,11 @@
-"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`, `service`.
+"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`, `skills`,
+`web-token`, `eval`, `memory`, `watch`, `service`.
 
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
+
+Size: one module over 400 lines because each subcommand is a few lines of parser and a short handler
+that calls into the package doing the work; together they are the one place to read what `wilson` offers.
 """
 
 from __future__ import annotations
