@@ -250,7 +250,7 @@ def screenshots(out_dir) -> list:
     with tempfile.TemporaryDirectory() as scratch:
         config = make_config(Path(scratch) / "home", WILSON_WEB_ENABLED="true", WILSON_WEB_PORT="0")
         app = Wilson(config, SimClock(datetime.fromisoformat("2027-01-05T08:00:00+01:00")), llm="offline",
-                     log_level="WARNING", watchdog=False).start()
+                     log_level="WARNING").start()  # the watchdog on, as in `wilson run`
         try:
             with LoopbackSite() as site:
                 demo(app, site)
