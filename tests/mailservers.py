@@ -87,6 +87,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_dovecot(**options) -> "Dovecot":
+    """A started Dovecot, or the test fails saying why: not skipped, since CI installs Dovecot (and openssl)
+    and a machine without them should say so."""
+    import pytest
+
+    try:
+        return Dovecot(**options).start()
+    except DovecotUnavailable as exc:
+        pytest.fail(f"Dovecot is needed for the email tests: {exc}")
+
+
 class DovecotUnavailable(RuntimeError):
     pass
 

@@ -19,7 +19,7 @@ from actors import tools
 from channels.email.skill import BACKGROUND_SEND
 from storage.models import ApprovalItem, Outbox, ReceptorBuffer
 from tests.brain import call, context_of, is_cortex, organ_reply
-from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, SmtpSink
+from tests.mailservers import PASSWORD, USER, start_dovecot, SmtpSink
 from wilson.scripted import ScriptedServer, tool_names
 
 START = "2027-01-05T14:03:00+01:00"
@@ -28,10 +28,7 @@ _folders = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def dovecot():
-    try:
-        server = Dovecot().start()
-    except DovecotUnavailable as exc:  # not skipped: CI installs Dovecot, and a machine without it should say so
-        pytest.fail(f"Dovecot is needed for the email tests: {exc}")
+    server = start_dovecot()
     yield server
     server.stop()
 

@@ -16,7 +16,7 @@ from channels.email.imap import IDLE_REFRESH, ImapClient
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer, Trace
-from tests.mailservers import PASSWORD, USER, CuttingProxy, Dovecot, DovecotUnavailable
+from tests.mailservers import PASSWORD, USER, CuttingProxy, Dovecot, start_dovecot
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -25,13 +25,6 @@ from tests.actor_support import RecordingDirectory
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 _folders = itertools.count(1)
-
-
-def start_dovecot(**kw) -> Dovecot:
-    try:
-        return Dovecot(**kw).start()
-    except DovecotUnavailable as exc:  # not skipped: CI installs Dovecot, and a machine without it should say so
-        pytest.fail(f"Dovecot is needed for the IMAP tests: {exc}")
 
 
 @pytest.fixture(scope="module")

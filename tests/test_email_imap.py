@@ -17,7 +17,7 @@ from channels.email.imap import ImapClient, ImapError, check_security
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer, Trace
-from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable
+from tests.mailservers import PASSWORD, USER, start_dovecot
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -32,10 +32,7 @@ _folders = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def dovecot():
-    try:
-        server = Dovecot().start()
-    except DovecotUnavailable as exc:  # not skipped: CI installs Dovecot, and a machine without it should say so
-        pytest.fail(f"Dovecot is needed for the IMAP tests: {exc}")
+    server = start_dovecot()
     yield server
     server.stop()
 

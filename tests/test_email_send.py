@@ -19,7 +19,7 @@ from storage import trace
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Outbox
-from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, SmtpSink, free_port
+from tests.mailservers import PASSWORD, USER, Dovecot, start_dovecot, SmtpSink, free_port
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -154,10 +154,7 @@ def send_and_die(home: Path, env: dict, point: str = "email:after-send") -> subp
 
 @pytest.fixture
 def dovecot():
-    try:
-        server = Dovecot().start()
-    except DovecotUnavailable as exc:
-        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    server = start_dovecot()
     yield server
     server.stop()
 
@@ -243,11 +240,8 @@ def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, dovecot, monkey
 
 
 def test_the_copy_goes_to_the_folder_the_server_marks_as_sent(home, sink, monkeypatch):
-    try:
-        server = Dovecot(extra='namespace inbox {\n  inbox = yes\n  mailbox "Sent Items" {\n    auto = create\n'
-                               '    special_use = \\Sent\n  }\n}\n').start()
-    except DovecotUnavailable as exc:
-        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    server = start_dovecot(extra='namespace inbox {\n  inbox = yes\n  mailbox "Sent Items" {\n    auto = create\n'
+                                 '    special_use = \\Sent\n  }\n}\n')
     try:
         server.append_many([], "Sent")  # a folder by the usual name that is not the marked one
         ref, config, _ = start_channel(home, environ(home, sink.port, server.port), monkeypatch)

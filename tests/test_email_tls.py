@@ -15,7 +15,7 @@ from channels.email.smtp import SendError, SmtpSender, build
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer
-from tests.mailservers import PASSWORD, USER, Dovecot, DovecotUnavailable, SmtpSink, make_ca
+from tests.mailservers import PASSWORD, USER, start_dovecot, SmtpSink, make_ca
 from wilson import config as configmod
 from wilson.actor import Context
 from wilson.clock import SimClock
@@ -25,10 +25,7 @@ from tests.actor_support import RecordingDirectory
 
 @pytest.fixture(scope="module")
 def dovecot():
-    try:
-        server = Dovecot(tls=True).start()
-    except DovecotUnavailable as exc:  # not skipped: CI installs Dovecot and openssl
-        pytest.fail(f"Dovecot with TLS is needed for these tests: {exc}")
+    server = start_dovecot(tls=True)
     yield server
     server.stop()
 
@@ -75,10 +72,7 @@ def test_the_system_store_does_not_trust_a_throwaway_ca(dovecot):
 
 
 def test_starttls_against_a_server_without_it_says_what_to_do():
-    try:
-        plain = Dovecot().start()
-    except DovecotUnavailable as exc:
-        pytest.fail(f"Dovecot is needed for this test: {exc}")
+    plain = start_dovecot()
     try:
         client = ImapClient("127.0.0.1", plain.port, "starttls", USER, PASSWORD)
         with pytest.raises(ImapError) as caught:
