@@ -19,8 +19,7 @@ from loguru import logger
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
-# The routing rules are commits in storage/routing.py, where receptors call them; still named here.
-from storage.routing import REALTIME_PRIORITY, commit_buffered, commit_realtime  # noqa: F401
+from storage.routing import REALTIME_PRIORITY
 from actors import briefing as day_briefing
 from actors import hippocampus
 from wilson import faults

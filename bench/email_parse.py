@@ -10,7 +10,7 @@ time is counted. Three paths over the same bytes, each the best of a few rounds:
   - transduce: channels/email/parse.py's parse_message, describe, payload and dedup_key, which decode
     every header Wilson uses, walk the parts, turn HTML into text and list attachments;
   - buffer: the same, committed to a fresh SQLite database as the channel does (batches of 25 rows
-    in one transaction through thalamus.commit_buffered).
+    in one transaction through storage.routing.commit_buffered).
 The ratios say what Wilson's reading costs over the bare parse; absolute rates are noise on a
 shared machine.
 """
@@ -69,7 +69,7 @@ def transduce(mails: list[bytes], account: str = "bench@local") -> list:
 def buffer(mails: list[bytes], account: str) -> int:
     from datetime import datetime, timezone
 
-    from actors.thalamus import commit_buffered
+    from storage.routing import commit_buffered
     from storage.db import database
 
     at = datetime(2027, 1, 5, 8, tzinfo=timezone.utc)

@@ -25,8 +25,9 @@ def put_setting(key: str, value) -> None:
         conflict_target=[Setting.key], update={Setting.value: value}).execute()
 
 
-def delete_setting(key: str) -> None:
-    Setting.delete().where(Setting.key == key).execute()
+def delete_setting(key: str) -> bool:
+    """Whether there was one to delete."""
+    return Setting.delete().where(Setting.key == key).execute() > 0
 
 
 def get_cursor(name: str, default=None):

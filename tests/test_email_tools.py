@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from actors import tools
-from actors.thalamus import commit_buffered, compact, triage_request
+from actors.thalamus import compact, triage_request
+from storage.routing import commit_buffered
 from channels.email.skill import BACKGROUND_SEND, ReadEmail, SearchEmail, SendEmail
 from tests.conftest import make_config
 from wilson.skills import Call

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from actors import thalamus
+from storage import routing
 from storage.models import Approval, Inbox, Task, Topic, Turn
 from tests.test_cortex import (background, call, cortex_requests, is_cortex, scripted,  # noqa: F401 (a fixture)
                                user_texts)
@@ -20,7 +20,7 @@ SECRET = "my biopsy result came back: XYZZY-positive"
 
 def say_as(app, user_id: str, text: str, topic_id: int | None = None) -> Inbox:
     """A message from one person, in their private chat or in a topic's shared thread."""
-    row = thalamus.commit_realtime(source="repl", text=text, user_id=user_id, at=app.clock.now(),
+    row = routing.commit_realtime(source="repl", text=text, user_id=user_id, at=app.clock.now(),
                                    payload={"topic_id": topic_id} if topic_id else None)
     app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
     assert app.wait_idle(), "Wilson did not settle"

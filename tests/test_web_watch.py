@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors import thalamus
+from storage import routing
 from channels.web import watcher
 from storage.models import ReceptorBuffer, Trace
 from tests.conftest import corpus_dir
@@ -29,7 +30,7 @@ PAGE = """<html><head><title>Visa for Japan</title><script>track()</script></hea
 
 def commit(now):
     def one(text, key, payload):
-        return thalamus.commit_buffered(channel="web", text=text, dedup_key=key, payload=payload, at=now)
+        return routing.commit_buffered(channel="web", text=text, dedup_key=key, payload=payload, at=now)
     return one
 
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from loguru import logger
 
-from actors import thalamus
-from storage import decisions, inbox
+from storage import decisions, inbox, routing
 from storage.db import hold_for_process, is_postgres, open_database, writes_first
 from storage.migrations import migrate
 from storage.models import Approval, Outbox
@@ -176,7 +175,7 @@ class Wilson:
     def say(self, text: str, user_id: str | None = None, channel: str = "repl"):
         """The user types on the REPL: a realtime stimulus, committed before anyone is told."""
         writes_first()
-        row = thalamus.commit_realtime(source=channel, text=text, at=self.clock.now(),
+        row = routing.commit_realtime(source=channel, text=text, at=self.clock.now(),
                                        user_id=user_id or self.config.get("core", "owner"))
         self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
         return row
@@ -184,7 +183,7 @@ class Wilson:
     def inject_buffered(self, channel: str, text: str, payload: dict | None = None):
         """A synthetic buffered stimulus (email, web) from the REPL."""
         key = f"{channel}:" + hashlib.sha1(f"{self.clock.now().isoformat()}|{text}".encode()).hexdigest()[:16]
-        row = thalamus.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload,
+        row = routing.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload,
                                        at=self.clock.now())
         if row is not None:
             self.supervisor.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))

@@ -29,15 +29,14 @@ from datetime import timedelta
 
 from loguru import logger
 
-from actors import thalamus
 from channels.base import Channel
 from channels.email import parse
 from channels.email.idle import IdleWatcher
 from channels.email.imap import SENT_NAMES, ImapClient, ImapError
 from channels.email.smtp import SendError, SendUnknown, SmtpSender, build
-from storage import outbox, trace
+from storage import kv, outbox, routing, trace
 from storage.db import database
-from storage.models import Cursor, Outbox, ReceptorBuffer
+from storage.models import Outbox, ReceptorBuffer
 from wilson import faults, liveness
 from wilson.messages import Deliver, StimulusCommitted, TickNow
 
@@ -183,7 +182,7 @@ class EmailChannel(Channel):
 
     def sync_folder(self, client, folder: str) -> int:
         cursor_name = f"email:{self.account()}:{folder}"
-        cursor = Cursor.get_or_none(Cursor.name == cursor_name)
+        cursor = kv.cursor_row(cursor_name)
         state = dict(cursor.value or {}) if cursor is not None else {}
         validity, uidnext = client.select(folder)
         now = self.now()
@@ -214,14 +213,10 @@ class EmailChannel(Channel):
             buffered += self._take(client, folder, uids[at:at + BATCH], validity, cursor_name, state, quiet=resync)
         if resync:
             state.pop("resync", None)
-            self._save_cursor(cursor_name, {**state, "last_uid": state.get("last_uid", last)}, now)
+            kv.put_cursor(cursor_name, {**state, "last_uid": state.get("last_uid", last)}, now)
         if not uids:
-            self._save_cursor(cursor_name, {**state, "last_uid": last}, now)
+            kv.put_cursor(cursor_name, {**state, "last_uid": last}, now)
         return buffered
-
-    def _save_cursor(self, name: str, value: dict, now) -> None:
-        if Cursor.update(value=value, updated_at=now).where(Cursor.name == name).execute() == 0:
-            Cursor.create(name=name, value=value, updated_at=now)
 
     def _take(self, client, folder: str, uids: list[int], validity: int, cursor_name: str, state: dict,
               quiet: bool = False) -> int:
@@ -263,7 +258,7 @@ class EmailChannel(Channel):
                                  f"mail {folder} uid {uid} ({parse.human_size(size or 0)}) not read: {problem}", now,
                                  {"folder": folder, "uid": uid, "uidvalidity": validity})
                     continue
-                row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=body, at=now)
+                row = routing.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=body, at=now)
                 if row is None:
                     if not quiet:  # after a renumbering every mail is one seen before: no line for each
                         trace.record(trace.new_trace_id(), "duplicate", self.name,
@@ -280,7 +275,7 @@ class EmailChannel(Channel):
                     trace.record(row.trace_id, "defects", self.name,
                                  f"read with defects: {', '.join(sorted(set(parsed.defects)))[:300]}", now)
             state["last_uid"] = prepared[-1][0]
-            self._save_cursor(cursor_name, dict(state), now)
+            kv.put_cursor(cursor_name, dict(state), now)
         for uid, size, *_, problem in prepared:
             if problem is not None:
                 logger.warning("email: mail {} uid {} not read: {}", folder, uid, problem)

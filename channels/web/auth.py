@@ -19,6 +19,7 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
+from storage import kv
 from storage.db import database
 from storage.models import Setting
 
@@ -34,32 +35,22 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
 
 
-def _put(key: str, value) -> None:
-    Setting.insert(key=key, value=value).on_conflict(conflict_target=[Setting.key],
-                                                     update={Setting.value: value}).execute()
-
-
-def _get(key: str):
-    row = Setting.get_or_none(Setting.key == key)
-    return row.value if row is not None else None
-
-
 def new_token(now: datetime) -> tuple[str, str]:
     """A fresh token and login code (the previous token and every session end); returns both."""
     token, code = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
     with database.atomic():
-        _put(TOKEN_KEY, {"hash": digest(token), "created": now.isoformat()})
-        _put(CODE_KEY, {"hash": digest(code), "expires": (now + LOGIN_CODE_TIME).isoformat()})
+        kv.put_setting(TOKEN_KEY, {"hash": digest(token), "created": now.isoformat()})
+        kv.put_setting(CODE_KEY, {"hash": digest(code), "expires": (now + LOGIN_CODE_TIME).isoformat()})
         Setting.delete().where(Setting.key.startswith(SESSION_PREFIX)).execute()
     return token, code
 
 
 def has_token() -> bool:
-    return bool((_get(TOKEN_KEY) or {}).get("hash"))
+    return bool((kv.get_setting(TOKEN_KEY) or {}).get("hash"))
 
 
 def token_ok(token: str | None) -> bool:
-    stored = (_get(TOKEN_KEY) or {}).get("hash")
+    stored = (kv.get_setting(TOKEN_KEY) or {}).get("hash")
     if not stored or not token or len(token) > MAX_SECRET:
         return False
     return hmac.compare_digest(digest(token), stored)
@@ -71,10 +62,10 @@ def use_login_code(code: str | None, now: datetime) -> bool:
     if not code or len(code) > MAX_SECRET:
         return False
     with database.atomic():
-        stored = _get(CODE_KEY) or {}
+        stored = kv.get_setting(CODE_KEY) or {}
         if not stored.get("hash") or not hmac.compare_digest(digest(code), stored["hash"]):
             return False
-        Setting.delete().where(Setting.key == CODE_KEY).execute()
+        kv.delete_setting(CODE_KEY)
         try:
             return now < datetime.fromisoformat(stored["expires"])
         except (KeyError, TypeError, ValueError):
@@ -83,7 +74,7 @@ def use_login_code(code: str | None, now: datetime) -> bool:
 
 def new_session(now: datetime) -> str:
     sid = secrets.token_urlsafe(32)
-    _put(SESSION_PREFIX + digest(sid), {"csrf": secrets.token_urlsafe(24), "created": now.isoformat(),
+    kv.put_setting(SESSION_PREFIX + digest(sid), {"csrf": secrets.token_urlsafe(24), "created": now.isoformat(),
                                         "expires": (now + SESSION_TIME).isoformat()})
     return sid
 
@@ -92,7 +83,7 @@ def session(sid: str | None, now: datetime) -> dict | None:
     """The session's record ({"csrf", ...}) while it is valid, else None."""
     if not sid or len(sid) > MAX_SECRET:
         return None
-    value = _get(SESSION_PREFIX + digest(sid))
+    value = kv.get_setting(SESSION_PREFIX + digest(sid))
     if not isinstance(value, dict):
         return None
     try:
@@ -105,7 +96,7 @@ def session(sid: str | None, now: datetime) -> dict | None:
 
 def end_session(sid: str | None) -> None:
     if sid and len(sid) <= MAX_SECRET:
-        Setting.delete().where(Setting.key == SESSION_PREFIX + digest(sid)).execute()
+        kv.delete_setting(SESSION_PREFIX + digest(sid))
 
 
 def csrf_ok(record: dict | None, sent: str | None) -> bool:

@@ -39,12 +39,10 @@ from datetime import timedelta
 
 from loguru import logger
 
-from actors import thalamus
 from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.web import server, watcher
-from channels.web.auth import _put as put_setting
-from storage import decisions
+from storage import decisions, kv, routing
 from storage.db import database
 from storage.models import Outbox
 from wilson import faults, liveness
@@ -111,7 +109,7 @@ class WebChannel(Channel):
             return
         self.address = sock.getsockname()[:2]
         self.looper.start(lambda: self._serve(sock), timeout=10)
-        put_setting(ADDRESS_KEY, {"host": host, "port": self.address[1]})
+        kv.put_setting(ADDRESS_KEY, {"host": host, "port": self.address[1]})
         self._health("serving", "")
         logger.info("dashboard on {}", self.url)
         super().on_start()
@@ -134,7 +132,9 @@ class WebChannel(Channel):
         self.looper.close(self._teardown, timeout=self.stop_grace + 5)
 
     def _health(self, state: str, error: str) -> None:
-        put_setting(HEALTH_KEY, {"state": state, "address": self.url, **({"error": error} if error else {})})
+        # a cursor, as the other channels keep theirs: `wilson status` lists them
+        kv.put_cursor(HEALTH_KEY, {"state": state, "address": self.url, **({"error": error} if error else {})},
+                      self.now())
 
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
@@ -185,7 +185,7 @@ class WebChannel(Channel):
 
     def say(self, text: str, key: str | None) -> int | None:
         """Words typed on the Conversation page: a realtime stimulus, once per form."""
-        row = thalamus.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
+        row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
                                        dedup_key=f"web:{key}" if key else None, payload={"via": "dashboard"})
         if row is None:
             return None
@@ -197,7 +197,7 @@ class WebChannel(Channel):
         """An item a script posted to /api/stimuli: a buffered stimulus like a watched page's change
         (triaged with the others at the next sync); None when its key was posted before."""
         dedup = f"web:intake:{key}" if key else f"web:intake:{secrets.token_hex(12)}"
-        row = thalamus.commit_buffered(channel=self.name, text=text, dedup_key=dedup,
+        row = routing.commit_buffered(channel=self.name, text=text, dedup_key=dedup,
                                        payload={**payload, "via": "api"}, at=self.now())
         if row is None:
             return None
@@ -251,7 +251,7 @@ class WebChannel(Channel):
         count = 0
 
         def commit(text, key, payload):
-            return thalamus.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=payload, at=now)
+            return routing.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=payload, at=now)
 
         with watcher.client() as http:
             for state in due:

@@ -6,13 +6,13 @@ from datetime import datetime
 
 from channels.web import auth
 from channels.web.channel import ADDRESS_KEY, is_loopback
-from storage.models import Setting
+from storage import kv
 
 
 def login_base(config) -> str:
     """Where the dashboard is: the address it last listened on, else the configured one."""
-    row = Setting.get_or_none(Setting.key == ADDRESS_KEY)
-    value = row.value if row is not None and isinstance(row.value, dict) else {}
+    value = kv.get_setting(ADDRESS_KEY, {})
+    value = value if isinstance(value, dict) else {}
     host = str(value.get("host") or config.get("web", "host") or "127.0.0.1")
     port = value.get("port") or config.get("web", "port") or 8765
     if host in ("0.0.0.0", "::"):

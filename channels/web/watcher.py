@@ -43,7 +43,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 from loguru import logger
 
-from storage import trace
+from storage import kv, trace
 from storage.db import database
 from storage.models import Setting
 from wilson import clock as clockmod
@@ -127,8 +127,8 @@ def source_id(url: str) -> str:
 
 
 def get(url: str) -> dict | None:
-    row = Setting.get_or_none(Setting.key == PREFIX + source_id(url))
-    return row.value if row is not None and isinstance(row.value, dict) else None
+    state = kv.get_setting(PREFIX + source_id(url))
+    return state if isinstance(state, dict) else None
 
 
 def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
@@ -142,12 +142,11 @@ def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
 
 
 def remove(url: str) -> bool:
-    return Setting.delete().where(Setting.key == PREFIX + source_id(url)).execute() > 0
+    return kv.delete_setting(PREFIX + source_id(url))
 
 
 def save(state: dict) -> None:
-    Setting.insert(key=PREFIX + state["id"], value=state).on_conflict(
-        conflict_target=[Setting.key], update={Setting.value: state}).execute()
+    kv.put_setting(PREFIX + state["id"], state)
 
 
 def sources() -> list[dict]:
