@@ -26,14 +26,7 @@ from wilson.clock import SimClock
 from wilson.messages import Consolidate
 from tests.actor_support import RecordingDirectory
 
-try:
-    from wilson.synapse import BudgetExhausted, SynapseError
-except ImportError:  # the gateway is recognised by its error names when its module is absent
-    class SynapseError(Exception):
-        pass
-
-    class BudgetExhausted(SynapseError):
-        pass
+from wilson.synapse import BudgetExhausted, SynapseError
 
 UTC = timezone.utc
 LATE = "user books flights late"
@@ -428,7 +421,6 @@ def test_subjects_name_known_habits_and_quote_the_rest():
 
 
 def offline_synapse(tmp_path, **environ):
-    pytest.importorskip("wilson.offline")
     from wilson import config as configmod
     from wilson.synapse import Synapse
 

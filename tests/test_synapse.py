@@ -323,8 +323,8 @@ def backend(request, tmp_path):
     db.close()
 
 
-def test_concurrent_calls_are_counted_exactly(backend, tmp_path, clock):
-    synapse = Synapse(configmod.load(tmp_path, environ={}), clock)  # offline: no server needed
+def _forty_calls(synapse) -> list:
+    """Four threads, ten calls each, all at once."""
     results = []
 
     def work(n):
@@ -336,7 +336,27 @@ def test_concurrent_calls_are_counted_exactly(backend, tmp_path, clock):
         worker.start()
     for worker in workers:
         worker.join()
-    assert len(results) == 40 and TokenUsage.select().count() == 0  # the offline rules spend no model tokens
+    return results
+
+
+def test_concurrent_calls_are_counted_exactly(backend, tmp_path, clock, serve):
+    server = serve([{"reply": {"text": "ok"}}])
+    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_MODEL": "m"})
+    synapse = Synapse(config, clock)
+    try:
+        results = _forty_calls(synapse)
+    finally:
+        synapse.close()
+    row = usage_row("fast")
+    assert row.calls == 40 == len(results)
+    assert row.prompt_tokens == sum(r.prompt_tokens for r in results)
+    assert row.completion_tokens == sum(r.completion_tokens for r in results)
+    assert TokenUsage.select().count() == 1
+
+
+def test_concurrent_offline_calls_spend_no_tokens(backend, tmp_path, clock):
+    synapse = Synapse(configmod.load(tmp_path, environ={}), clock)  # offline: no server needed
+    assert len(_forty_calls(synapse)) == 40 and TokenUsage.select().count() == 0
 
 
 def test_usage_is_estimated_when_the_server_sends_none(serve, connect):

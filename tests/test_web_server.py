@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from channels.web import server
-from channels.web.channel import is_loopback, listening_socket
+from channels.web.channel import ADDRESS_KEY, HEALTH_KEY, is_loopback, listening_socket
+from storage import kv
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task
 from tests.web_harness import base_url, csrf_of, logged_in, token_and_code
 
@@ -205,6 +206,8 @@ def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app):
         assert app.supervisor.health["web"].state == "running"
         app.say("hello")
         assert app.wait_idle()
+        assert kv.get_cursor(HEALTH_KEY)["state"] == "unavailable"  # said, in `wilson status`
+        assert kv.get_setting(ADDRESS_KEY) is None  # and it listens nowhere else
     finally:
         taken.close()
 

@@ -228,7 +228,7 @@ EXPECTED = {
     "list": "a list",
     "prices": "three numbers, input/cached/output per million tokens, e.g. 2.00/0.50/8.00",
 }
-_OFF = ("", "off", "0", "none", "false")
+_OFF = timeparse.OFF_WORDS  # one list of the words that mean off, with the quiet hours' reader
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
@@ -292,16 +292,19 @@ def _check(kind: str, value):
         if text and not re.match(r"(?i)^[a-z][a-z0-9+.-]*://", text):
             raise ValueError
         return text
+    # every word for off is read as "off", so that each reader needs to know only that one
     if kind == "duration_or_off":
-        if text.lower() not in _OFF:
-            _duration(text)
+        if text.lower() in _OFF:
+            return "off"
+        _duration(text)
         return text
     if kind == "cron_or_off":
-        if text.lower() not in _OFF:
-            from croniter import croniter
+        if text.lower() in _OFF:
+            return "off"
+        from croniter import croniter
 
-            if not croniter.is_valid(text):
-                raise ValueError
+        if not croniter.is_valid(text):
+            raise ValueError
         return text
     if kind == "windows":
         for name in (w.strip().lower() for w in text.split(",")):
