@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from peewee import Value, fn
+
 from storage import outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TaskFiring, Topic, Trace
@@ -418,12 +420,17 @@ def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
 def orphaned(now: datetime) -> list[int]:
     """Proposals kept for a morning briefing that did not tell them: a briefing went out (or was
     dropped) since without them, or none came within ORPHAN_AFTER. The gate shows them on their own."""
-    kept = [a for a in Approval.select().where(Approval.status.in_(("pending", "partial"))
-                                               & Approval.presented_at.is_null(False) & (Approval.expires_at > now))]
+    # the tick asks every scan: one query that is nearly always empty (a proposal shown on its own,
+    # the common case, has its outbox row and is not looked at again)
+    own_row = Outbox.select(Outbox.id).where(
+        Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text")))
+    kept = list(Approval.select().where(Approval.status.in_(("pending", "partial"))
+                                        & Approval.presented_at.is_null(False) & (Approval.expires_at > now)
+                                        & ~fn.EXISTS(own_row)))
     if not kept:
         return []
     ids = [a.id for a in kept]
-    told = _shown_alone(ids) | _briefed_before(ids, min(as_utc(a.created_at) for a in kept))
+    told = _briefed_before(ids, min(as_utc(a.created_at) for a in kept))
     found = []
     for approval in kept:
         if approval.id in told or carries(approval, Inbox.get_or_none(Inbox.id == approval.inbox_id)) is not None:

@@ -139,8 +139,14 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
 
 
 def thinned_by(task: Task) -> dict | None:
-    """The memory that leaves this task's heads-ups out ({"memory", "text"}), or None."""
-    return hippocampus.reminder_advice(task.title, task.topic.title if task.topic_id else None)
+    """The memory that leaves this task's heads-ups out ({"memory", "text"}), or None (always None for a
+    task with windows of its own). Asked once per task object: firing a task plans it and traces it too."""
+    if isinstance(task.escalation, list) and task.escalation:
+        return None
+    if "_thinned_by" not in task.__dict__:
+        task.__dict__["_thinned_by"] = hippocampus.reminder_advice(task.title,
+                                                                   task.topic.title if task.topic_id else None)
+    return task.__dict__["_thinned_by"]
 
 
 def _configured_windows(task: Task, default_windows: Windows) -> list[str]:
@@ -301,7 +307,7 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
         return None
     firing.inbox_id = row.id
     firing.save()
-    thinned = thinned_by(task) if not (isinstance(task.escalation, list) and task.escalation) else None
+    thinned = thinned_by(task)
     trace.record(trace_id, "fired", ACTOR, f"task {task.id} '{task.title}': window {window}"
                  + (f"; heads-ups left out: memory {thinned['memory']} ({thinned['text']})" if thinned else ""),
                  now, {"task_id": task.id, "window": window, "inbox_id": row.id})
