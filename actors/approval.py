@@ -170,10 +170,9 @@ def _detail_change(tool: str, old: dict, new: dict, old_text: str, new_text: str
     parts = []
     for key in ("due", "starts", "ends", "until"):
         if old.get(key) != new.get(key):
-            word = {"due": "due", "starts": "starts", "ends": "ends", "until": "until"}[key]
             now_ = _when(new[key], tz) if new.get(key) else "no date"
             was = _when(old[key], tz) if old.get(key) else "no date"
-            parts.append(f"{word} {now_} (was {was})")
+            parts.append(f"{key} {now_} (was {was})")
     if old.get("topic") != new.get("topic"):
         parts.append(f"in {new.get('topic') or 'no topic'} (was {old.get('topic') or 'no topic'})")
     if old.get("cron") != new.get("cron"):

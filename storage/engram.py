@@ -159,13 +159,6 @@ def install_index(db) -> None:
     db.execute_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
 
 
-def reindex() -> int:
-    """Rebuild the full-text index from the memories; returns how many memories it covers."""
-    if not _postgres():
-        database.execute_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
-    return Memory.select().count()
-
-
 # -- writing ------------------------------------------------------------------
 
 def find(kind: str, text: str) -> Memory | None:

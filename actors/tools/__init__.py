@@ -56,10 +56,6 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def schemas(user_run: bool = False, box: Toolbox | None = None) -> list[dict]:
-    return (box or toolbox()).schemas(user_run)
-
-
 # Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
 # A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
 RUNS = ("user", "background", "fast")
