@@ -14,8 +14,11 @@ from datetime import datetime, timedelta, timezone
 import pykka
 import pytest
 
-from actors import hippocampus
-from actors.hippocampus import HippocampusActor, calibration, collect_episodes, consolidate, interpret
+from actors.hippocampus.actor import HippocampusActor
+from actors.hippocampus.episodes import collect_episodes
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.outcomes import calibration
+from actors.hippocampus.rules import interpret, subject_of
 from storage import engram
 from storage import trace as traces
 from storage.db import open_database
@@ -415,9 +418,9 @@ def test_old_weak_memories_are_pruned_during_consolidation(db):
 
 
 def test_subjects_name_known_habits_and_quote_the_rest():
-    assert hippocampus.subject_of("Book flight to Oslo")[1] == "books flights"
-    assert hippocampus.subject_of("File taxes 2026")[2] == "tax filing"
-    assert hippocampus.subject_of("Call grandma")[1:] == ("does tasks like 'Call grandma'", "tasks like 'Call grandma'")
+    assert subject_of("Book flight to Oslo")[1] == "books flights"
+    assert subject_of("File taxes 2026")[2] == "tax filing"
+    assert subject_of("Call grandma")[1:] == ("does tasks like 'Call grandma'", "tasks like 'Call grandma'")
 
 
 def offline_synapse(tmp_path, **environ):

@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 
 from actors import hippocampus
-from actors.hippocampus import consolidate, forget, memory_list
+from actors.hippocampus import consolidate, forget, nightly
 from storage import engram
+from storage.beliefs import memory_list
 from storage import trace as traces
 from storage.models import Memory
 from tests.test_hippocampus import LATE, FakeSynapse, at, done_task, live, night
@@ -86,7 +87,7 @@ def test_the_same_evidence_cannot_rebuild_a_retired_belief(db):
     # an interpretation resting on that evidence alone is not promoted again
     engram.store("interpretation", LATE, ["task:1", "task:2"], night("2027-01-15"), weight=2)
     touched = {m.id: m for m in Memory.select().where(Memory.kind == "interpretation")}
-    assert hippocampus._promote(touched, {}, night("2027-01-15")) == (0, 0)
+    assert nightly._promote(touched, {}, night("2027-01-15")) == (0, 0)
     assert live("belief", LATE) is None
 
 

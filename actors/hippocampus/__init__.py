@@ -1,6 +1,47 @@
-"""The hippocampus, on its way to a package: its code moved to episodes.py first, whole, so that
-history follows the biggest part; the split along its seams comes next."""
+"""The hippocampus: nightly consolidation of working memory into the engram.
 
-from actors.hippocampus import episodes as _whole
+Told `Consolidate()` by the tick (config hippocampus.schedule). One run reads
+what happened since the last run (decided proposals, completed tasks, the user's
+reactions and words, reminders and mail the user acted on or let pass), stores
+each as an episode, and climbs the ladder
 
-globals().update({name: value for name, value in vars(_whole).items() if not name.startswith("__")})
+    episode -> interpretation -> belief -> principle
+
+with provenance at every step. Interpretations come from plain rules first; the
+deep model may rephrase or add to them, and when it cannot be reached the rule
+candidates are stored as they are. Repetition is counted by the engram's dedup
+(one strengthening per night), so a pattern seen on two nights becomes a belief
+and one seen on four becomes a principle. Counter-evidence invalidates what it
+contradicts. Old weak memories are pruned, and the outcome figures the cortex
+calibrates with are refreshed in the `calibration` setting.
+
+A run is recorded in a cursor (`hippocampus:last_run`) in the same transaction
+as the memories it wrote, so every episode is consolidated exactly once and a
+restarted actor resumes where the last committed run ended. A night with
+nothing new costs no tokens.
+
+The package, along its seams: `episodes` (reading the day) with `heeded` (reminders and
+mail acted on or let pass), `rules` (interpretations and counter-evidence), `outcomes`
+(calibration), `model` (the deep model's record_memories call), `nightly` (one run, one
+commit) and `actor`; what was learned is used by `recall` (memories for a planner) and
+`advice` (proposals steered, reminders thinned, senders named to triage); `skill` lets the
+user list and forget memories (the list itself is a storage read: storage/beliefs.py).
+"""
+
+from actors.hippocampus.actor import HippocampusActor
+from actors.hippocampus.advice import (ignored_senders, proposal_advice, reminder_advice, sender_fact, steer,
+                                       triage_hints)
+from actors.hippocampus.episodes import collect_episodes
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.outcomes import calibration, subject_rates
+from actors.hippocampus.recall import calibration_lines, event_kinds, memories_for, relevant_memories, situation_of
+from actors.hippocampus.rules import interpret, subject_of
+from actors.hippocampus.skill import SKILL, forget
+from storage.beliefs import memory_list
+
+__all__ = [
+    "HippocampusActor", "SKILL", "calibration", "calibration_lines", "collect_episodes", "consolidate",
+    "event_kinds", "forget", "ignored_senders", "interpret", "memories_for", "memory_list", "proposal_advice",
+    "relevant_memories", "reminder_advice", "sender_fact", "situation_of", "steer", "subject_of",
+    "subject_rates", "triage_hints",
+]

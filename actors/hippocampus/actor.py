@@ -1,0 +1,23 @@
+"""The hippocampus actor: told `Consolidate()` by the tick, it runs one night with the configured pruning."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from actors.hippocampus.nightly import BELIEF_AT, consolidate
+from wilson.actor import WilsonActor
+from wilson.messages import Consolidate
+
+
+class HippocampusActor(WilsonActor):
+    name = "hippocampus"
+
+    def receive(self, message):
+        if isinstance(message, Consolidate):
+            return self.consolidate(self.now())
+        return super().receive(message)
+
+    def consolidate(self, now: datetime) -> dict:
+        days = float(self.config.get("hippocampus", "prune_days", 90)) if self.config else 90.0
+        below = float(self.config.get("hippocampus", "prune_below", BELIEF_AT)) if self.config else BELIEF_AT
+        return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below)

@@ -1,0 +1,133 @@
+"""Recall for a planner: what Wilson learned that bears on a situation (its text, topic, titles,
+kind of event, people and places), the core profile, and how the kinds of proposal it will bring fared."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors.hippocampus.outcomes import _rates_line, subject_rates
+from actors.hippocampus.rules import _forms_of, subject_of
+from storage import engram
+from storage.models import Task, Topic
+
+# Kinds of events and what is worth recalling about each: a trip recalls what the user does
+# about flights and hotels before the plan is made, not only at the flight reminder.
+EVENT_KINDS = (
+    ("trip", ("trip", "travel", "flight", "fly", "holiday", "vacation", "journey", "hotel", "visit", "airport"),
+     "trip travel flights hotels packing passport"),
+    ("exam", ("exam", "test", "revision", "study", "course", "thesis"), "exam study revision"),
+    ("bill", ("bill", "invoice", "rent", "payment", "tax", "subscription"), "bills payment taxes invoice"),
+    ("birthday", ("birthday", "anniversary", "party", "wedding"), "birthday gifts party"),
+    ("appointment", ("dentist", "doctor", "appointment", "checkup", "clinic"), "appointment dentist doctor"),
+    ("documents", ("passport", "visa", "licence", "license", "renew", "renewal"), "documents passport visa renewal"),
+)
+CONTEXT_MEMORIES = 8
+PROFILE_SIZE = 3
+LEARNED_RECALL = ("principle", "belief", "interpretation")
+
+
+def event_kinds(*texts: str) -> list[str]:
+    """The kinds of event (trip, exam, bill, ...) the texts speak of, in EVENT_KINDS order."""
+    words = set(engram.normalise(" ".join(t for t in texts if t)).split())
+    return [name for name, hints, _ in EVENT_KINDS if any(words & _forms_of(h) for h in hints)]
+
+
+def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES,
+                      weights: engram.Weights | None = None) -> list[dict]:
+    """What Wilson has learned that bears on a situation, for any planner (the cortex's context, the
+    offline rules). `context` keys, all optional: text (the stimulus), topic (its title), titles (task or
+    event titles), kind (an event kind; found from the texts when absent), people, places.
+
+    Each answer: {"id", "kind", "text", "strength", "why"}, where why says which part of the situation
+    recalled it ("text", "topic: …", "kind: trip", "person: …", "profile", "calibration: flights").
+    Beliefs and principles about the event's kind come before a plan is made, the core profile is always
+    there, and how proposals of the kinds the situation will plan fared closes the list (kind calibration,
+    id None)."""
+    weights = weights or engram.Weights()
+    text = str(context.get("text") or "")
+    topic = str(context.get("topic") or "")
+    titles = [str(t) for t in context.get("titles") or [] if t]
+    kinds = [context["kind"]] if context.get("kind") else event_kinds(text, topic, *titles)
+    expansions = {name: words for name, _, words in EVENT_KINDS}
+    asks: list[tuple[str, str, tuple[str, ...] | None]] = [("text", text, None)]
+    if topic:
+        asks.append((f"topic: {topic}", topic, None))
+    asks += [(f"title: {t}", t, LEARNED_RECALL) for t in titles]
+    asks += [(f"kind: {k}", expansions.get(k, k), LEARNED_RECALL) for k in kinds]
+    asks += [(f"person: {p}", str(p), None) for p in context.get("people") or [] if p]
+    asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
+    found: dict[int, dict] = {}
+    for why, query, only in asks:
+        for memory in engram.recall(query, limit=limit, at=now, kinds=only, weights=weights):
+            if memory.kind == "episode" and why != "text":
+                continue  # an old episode under a broad word is noise; the stimulus' own words may name one
+            found.setdefault(memory.id, _memory_view(memory, why))
+    ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
+    chosen = ranked[:limit]
+    for memory in engram.profile(PROFILE_SIZE, at=now):
+        if memory.id not in {m["id"] for m in chosen}:
+            chosen.append(_memory_view(memory, "profile"))
+    return chosen + calibration_lines(context)
+
+
+# What each kind of event usually brings to propose: its calibration is shown when one is planned.
+EVENT_SUBJECTS = {"trip": ("flights", "hotels", "packing"), "bill": ("bills", "taxes"),
+                  "documents": ("documents",), "birthday": ("gifts",)}
+
+
+def calibration_lines(context: dict) -> list[dict]:
+    """How proposals of the kinds this situation will plan fared, for the planner to weigh."""
+    text, topic = str(context.get("text") or ""), str(context.get("topic") or "")
+    titles = [str(t) for t in context.get("titles") or [] if t]
+    kinds = [context["kind"]] if context.get("kind") else event_kinds(text, topic, *titles)
+    names = [n for k in kinds for n in EVENT_SUBJECTS.get(k, ())] + [subject_of(t)[0] for t in titles]
+    lines = []
+    for name in dict.fromkeys(names):
+        rates = subject_rates(name)
+        if rates and sum(rates.values()) >= 2:
+            lines.append({"id": None, "kind": "calibration", "text": _rates_line(name, rates), "strength": 0.0,
+                          "why": f"calibration: {name}"})
+    return lines
+
+
+def _memory_view(memory, why: str) -> dict:
+    return {"id": memory.id, "kind": memory.kind, "text": memory.text, "strength": memory.strength, "why": why}
+
+
+def situation_of(row, topic_title: str | None = None, task_title: str | None = None) -> dict:
+    """The `relevant_memories` context of an inbox row: its text, topic, the titles, places and people in
+    its payload (a calendar event's, a deadline's task, a buffered batch's)."""
+    payload = row.payload or {}
+    parts = [payload] + [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
+    titles = [p.get("title") for p in parts if isinstance(p.get("title"), str)]
+    if task_title:
+        titles.append(task_title)
+    places = [p.get("location") for p in parts if isinstance(p.get("location"), str) and p.get("location")]
+    people = []
+    for part in parts:
+        for key in ("attendees", "organizer", "from", "sender", "people"):
+            value = part.get(key)
+            people += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v]
+    topic = topic_title or (payload.get("topic") if isinstance(payload.get("topic"), str) else None)
+    return {"text": row.text or "", "topic": topic or "", "titles": list(dict.fromkeys(titles)),
+            "people": people[:5], "places": places[:5]}
+
+
+def memories_for(row, now: datetime, config=None) -> list[dict]:
+    """The memories the cortex puts in a run's context: `relevant_memories` of the row's situation."""
+    payload = row.payload or {}
+    topic_title = task_title = None
+    if isinstance(payload.get("topic_id"), int):
+        topic = Topic.get_or_none(Topic.id == payload["topic_id"])
+        topic_title = topic.title if topic is not None else None
+    if isinstance(payload.get("task_id"), int):
+        task = Task.get_or_none(Task.id == payload["task_id"])
+        if task is not None:
+            task_title = task.title
+            if topic_title is None and task.topic_id:
+                topic = Topic.get_or_none(Topic.id == task.topic_id)
+                topic_title = topic.title if topic is not None else None
+    situation = situation_of(row, topic_title, task_title)
+    weights = engram.Weights.from_config(config)
+    return [{"id": m["id"], "kind": m["kind"], "text": m["text"], "why": m["why"]}
+            for m in relevant_memories(situation, now, weights=weights)]
