@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from actors.approval import OPEN
 from actors.tools import task_view
+from storage.beliefs import memory_list
 from storage.models import (Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
                             Trace)
 from wilson import views
@@ -203,9 +204,7 @@ def recent_traces(tz, limit: int = 25) -> list[dict]:
 
 
 def memories(now: datetime) -> list[dict]:
-    """What Wilson believes about the user, with provenance and dates (actors/hippocampus.py)."""
-    from actors.hippocampus import memory_list
-
+    """What Wilson believes about the user, with provenance and dates (storage/beliefs.py)."""
     found = memory_list(now)
     for memory in found:
         provenance = memory.get("provenance")
