@@ -183,7 +183,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
 
     `fresh`: inbox rows of this morning's sync. The proposals they made, and any other proposal that
     was never shown on its own nor in an earlier briefing (one kept from the night), are told in full."""
-    from actors.approval import render
+    from actors.proposals import render
     from actors.tick import due_date, window_times
 
     today = now.astimezone(tz).date()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from actors.approval import NoLongerOpen, approve, reject
+from actors.proposals import NoLongerOpen, approve, reject
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
 from tests.calendar_support import add_event
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)

@@ -19,9 +19,10 @@ PACKAGES = ("wilson", "actors", "channels", "storage")
 
 # Each module that writes Approval or ApprovalItem rows, and why it may.
 APPROVAL_WRITERS = {
-    "actors/approval.py": "the gate: presents, decides, executes, expires, reminds and revives proposals",
-    "actors/cortex.py": "makes proposals, and supersedes the one a modification replaces",
-    "channels/telegram/outbound.py": "records which message shows a proposal (message_ref), so its outcome edits it",
+    "actors/proposals/make.py": "makes, supersedes, copies and presents proposals; notes the message showing one",
+    "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
+    "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
+    "actors/cortex.py": "makes proposals (until the lead wires create_proposal to proposals.propose)",
     "storage/migrations.py": "schema migrations carry existing rows over",
 }
 MODELS = {"Approval", "ApprovalItem"}

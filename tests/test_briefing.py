@@ -214,7 +214,7 @@ def test_a_plan_made_in_the_night_is_told_in_full_in_the_morning_briefing_not_on
 
 
 def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db, tmp_path):
-    from actors import approval as gate
+    from actors import proposals as gate
     from storage import outbox
 
     def kept(name):

@@ -12,7 +12,7 @@ import json
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from actors.approval import changes_between, reason_for, remind_moment
+from actors.proposals import changes_between, reason_for, remind_moment
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
 from tests.calendar_support import add_event
 from tests.test_approval import PLAN, TRIP, created, decide, planner, propose

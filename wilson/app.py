@@ -207,7 +207,7 @@ class Wilson:
     def propose(self, tool: str, args: dict, reason: str, channel: str = "repl") -> str | None:
         """The user asks for one change by a command of their own (`forget 5`): a proposal like any
         other, which they then approve. The reason it cannot be done, or None."""
-        from actors import approval as gate
+        from actors import proposals as gate
 
         writes_first()
         try:

@@ -257,7 +257,7 @@ def cmd_memory(opts, config) -> int:
 def cmd_watch(opts, config) -> int:
     """`watch add URL [--every 6h]` and `watch remove URL` propose (the gate shows them when Wilson runs);
     `watch list` shows what is watched."""
-    from actors import approval as gate
+    from actors import proposals as gate
     from channels.web import watcher
     from wilson.clock import wall_now
 

@@ -104,7 +104,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
             result.fired.append(sched.name)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
-    from actors.approval import release_kept, sweep_due
+    from actors.proposals import release_kept, sweep_due
 
     # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
     if release_kept(now) or sweep_due(now):

@@ -260,7 +260,7 @@ def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | Non
                 .order_by(Topic.ends).limit(1).first())
     if upcoming is not None:
         candidates.append(upcoming.ends)
-    from actors.approval import due_moment  # an unanswered proposal's reminder or expiry
+    from actors.proposals import due_moment  # an unanswered proposal's reminder or expiry
 
     proposal = due_moment()
     if proposal is not None:

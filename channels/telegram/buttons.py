@@ -14,7 +14,7 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
-from actors.approval import OPEN, REVIVE, check, may_decide, render
+from actors.proposals import OPEN, REVIVE, check, may_decide, render
 from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, LEFT_OUT, Incoming
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
 from storage import decisions, kv, outbox, trace

@@ -234,7 +234,7 @@ class Inbound:
 
     def _forget(self, argument: str, incoming: Incoming) -> str | None:
         """/forget N: a proposal to forget memory N, decided like any other; the reason it cannot be, or None."""
-        from actors import approval as gate
+        from actors import proposals as gate
         from wilson import bounds
 
         try:

@@ -13,6 +13,7 @@ from loguru import logger
 from telegram import ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from actors import proposals
 from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
 from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
                                     revive_keyboard, split_text)
@@ -95,9 +96,7 @@ class Outbound:
                                       "message_id": str(message_id), "outbox_id": row.id}
                                      for message_id in result["message_ids"]]).on_conflict_ignore().execute()
             if approval:
-                Approval.update(message_ref={"chat_id": result["chat_id"],
-                                             "message_id": result["message_ids"][-1]}).where(
-                    Approval.id == approval["id"]).execute()
+                proposals.record_message_ref(approval["id"], result["chat_id"], result["message_ids"][-1])
             if note:
                 self._told_of_delay(result["chat_id"])
 

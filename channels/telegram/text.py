@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import RetryAfter
 
-from actors.approval import outcome_line
+from actors.proposals import outcome_line
 from storage.models import Approval
 from wilson.logs import redact
 

@@ -208,7 +208,7 @@ class WebChannel(Channel):
     def propose(self, tool: str, args: dict, key: str, reason: str) -> int:
         """A press that would change something: a proposal of `tool` for the user to approve, once per
         form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
-        from actors import approval as gate
+        from actors import proposals as gate
 
         try:
             approval = gate.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,

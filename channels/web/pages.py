@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from actors.approval import OPEN
+from actors.proposals import OPEN
 from actors.tools import task_view
 from storage.beliefs import memory_list
 from storage.models import (Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,

@@ -1,0 +1,39 @@
+"""Proposals: the only code that writes Approval and ApprovalItem rows (tests/test_architecture.py checks it).
+
+A proposal is the user's consent in waiting, so every change to its rows is one of a few transitions,
+each here and each in one transaction: made (`propose` for a run, replacing the proposal a modification
+asked to change; `propose_one` for a command of the user's; `copy_proposal` to ask again), shown once
+(`present`), its message noted (`record_message_ref`), decided (`approve`, `reject`, `modify`, `revive`,
+`refuse`), reminded of once and expired with one notice (`remind`, `expire`), and put back to be shown
+alone when the briefing it was kept for did not tell it (`release_kept`).
+
+The gate (actors/approval.py) runs these from its messages and delivers what they wrote; channels read
+through the pure parts: `check` (whether a decision can be taken), `may_decide`, `render` and the other
+words in `words.py`. Nothing here tells an actor: a caller does, after the transaction commits.
+
+  rules.py    what is true of a proposal, read from its rows (pure)
+  words.py    a proposal in words (pure)
+  make.py     making, superseding, copying and showing proposals
+  decide.py   approving, rejecting, modifying, reviving, and refusing an answer
+  lapse.py    the one reminder and the one notice of expiry
+"""
+
+from actors.proposals.decide import approve, hold_open, modify, refuse, reject, revive
+from actors.proposals.lapse import Expired, expire, remind
+from actors.proposals.make import (approver_for, copy_proposal, present, propose, propose_one, record_message_ref,
+                                      release_kept, take_over)
+from actors.proposals.rules import (MAX_REASON, OPEN, REMIND_BEFORE_HOURS, REVIVE, CannotPropose, DecisionResult,
+                                    NoLongerOpen, briefed, briefing_ahead, check, due_moment, ended_topics_to_close,
+                                    expiry, find, may_decide, remind_before, remind_moment, selected, settle_status,
+                                    sweep_due, why_not)
+from actors.proposals.words import (changes_between, expiry_text, label, one_line, outcome_line, reason_for,
+                                     reminder_text, render)
+
+__all__ = [
+    "MAX_REASON", "OPEN", "REMIND_BEFORE_HOURS", "REVIVE", "CannotPropose", "DecisionResult", "Expired",
+    "NoLongerOpen", "approve", "approver_for", "briefed", "briefing_ahead", "changes_between", "check",
+    "copy_proposal", "due_moment", "ended_topics_to_close", "expire", "expiry", "expiry_text", "find", "hold_open",
+    "label", "may_decide", "modify", "one_line", "outcome_line", "present", "propose", "propose_one", "reason_for",
+    "record_message_ref", "refuse", "reject", "release_kept", "remind", "remind_before", "remind_moment",
+    "reminder_text", "render", "revive", "selected", "settle_status", "sweep_due", "take_over", "why_not",
+]

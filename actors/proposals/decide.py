@@ -1,0 +1,157 @@
+"""Deciding a proposal: approve (each chosen item executed exactly once, in the transaction that marks it),
+reject, modify (the user's words handed back to the cortex), revive an expired one, and refuse an answer
+that cannot be taken. Called by the gate inside its decision's transaction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors import tools
+from actors.proposals.make import copy_proposal
+from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, may_decide, selected, settle_status,
+                                    why_not)
+from storage import inbox
+from storage.db import database
+from storage.models import Approval, ApprovalItem, Feedback, Task
+from wilson.messages import Decision
+
+
+def refuse(decision: Decision, approval: Approval | None, now: datetime, tz=None,
+           owner: str | None = None) -> tuple[str | None, bool]:
+    """check(), with what a refusal writes: a proposal whose time is up is marked expired, and this answer
+    is the notice of it (the sweep does not tell them twice) unless they were told already. Returns (why the
+    decision cannot be taken or None, whether the answer settles the proposal's message)."""
+    problem, lapsed = why_not(decision, approval, now, tz, owner)
+    if problem is None or approval is None:
+        return problem, False
+    if lapsed:
+        Approval.update(status="expired", decided_at=now).where(
+            (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
+    # the row knows whether it is expired (the sweep may have marked it), the object read before does not
+    expired = False
+    if Approval.get_by_id(approval.id).status == "expired":
+        expired = bool(Approval.update(expired_notice_at=now).where(
+            (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute())
+    return problem, expired
+
+
+def revive(decision: Decision, approval: Approval | None, now: datetime, config, owner) -> DecisionResult:
+    """Bring an expired proposal back as a new one (its pending items, a fresh expiry), once."""
+    if approval is None:
+        return DecisionResult(f"I don't know proposal {decision.approval_id}.")
+    if not may_decide(decision.user_id, approval, owner):
+        return DecisionResult("Sorry, only the person this proposal is for can bring it back.")
+    if decision.nonce is not None and decision.nonce != approval.nonce:
+        return DecisionResult("That button is out of date.")
+    Approval.update(status="expired", decided_at=now).where(
+        (Approval.id == approval.id) & Approval.status.in_(OPEN) & (Approval.expires_at <= now)).execute()
+    approval = Approval.get_by_id(approval.id)
+    if approval.status in OPEN:
+        return DecisionResult(f"Proposal {approval.id} is still waiting for you; approve, modify or reject it.")
+    if approval.status != "expired":
+        return DecisionResult(f"Proposal {approval.id} was {approval.status}; there is nothing to bring back.")
+    if approval.superseded_by:
+        return DecisionResult(f"Proposal {approval.id} is already back, as proposal {approval.superseded_by}.")
+    items = list(approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position))
+    if not items:
+        return DecisionResult(f"Nothing of proposal {approval.id} is left to bring back.")
+    again = copy_proposal(approval, items, now, config, key=f"revive:{approval.id}", reason=approval.reason)
+    Approval.update(expired_notice_at=now).where(
+        (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute()
+    Feedback.create(approval_id=approval.id, kind="revived", value=str(again.id), at=now)
+    return DecisionResult("", stage="revived", revived=again.id)
+
+
+def hold_open(approval: Approval, now: datetime) -> None:
+    """Inside the decision's transaction: lock the proposal's row, and make sure it is still open.
+
+    A replacement committed by the cortex after `check()` read the row would otherwise be
+    overwritten by this decision."""
+    held = Approval.update(decided_at=now).where(
+        (Approval.id == approval.id) & Approval.status.in_(OPEN)).execute()
+    if not held:
+        raise NoLongerOpen()
+
+
+def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, plan_task,
+            rest: str | None = None, owner: str | None = None, config=None) -> DecisionResult:
+    """Execute the chosen items exactly once, in one transaction; `rest="reject"` rejects the items not
+    chosen in the same transaction (a confirm after per-item toggles: these, and not the others).
+    What the items create belongs to the approver; `owner` (the configured one) sees every topic;
+    `config` says which skills are on (an item of a skill turned off fails)."""
+    executed, failed, task_ids, left_out, deliveries = [], [], [], [], []
+    created_topics: dict = {}
+    with database.atomic():
+        hold_open(approval, now)
+        for item in selected(approval, positions):
+            claimed = ApprovalItem.update(status="executing").where(
+                (ApprovalItem.id == item.id) & (ApprovalItem.status == "pending")).execute()
+            if not claimed:
+                continue
+            try:
+                with database.atomic():
+                    result, sent = tools.execute_approved(item, approval.approver, now, tz, created_topics,
+                                                          owner=owner, config=config)
+                deliveries += sent
+            except Exception as exc:  # one broken item must not undo the others
+                ApprovalItem.update(status="failed", result={"error": str(exc)}).where(ApprovalItem.id == item.id).execute()
+                failed.append(f"{item.description} ({exc})")
+                continue
+            ApprovalItem.update(status="executed", result=result, executed_at=now).where(
+                ApprovalItem.id == item.id).execute()
+            executed.append(item.description)
+            if "task_id" in result:
+                task_ids.append(result["task_id"])
+        for task_id in task_ids:
+            plan_task(Task.get_by_id(task_id), now)
+        if rest == "reject" and (executed or failed):
+            left_out = selected(approval, ())
+            ApprovalItem.update(status="rejected").where(
+                ApprovalItem.id.in_([i.id for i in left_out]) & (ApprovalItem.status == "pending")).execute()
+        status = settle_status(approval.id)
+        Approval.update(status=status, decided_at=now).where(Approval.id == approval.id).execute()
+        Feedback.create(approval_id=approval.id, kind="approved", value=str(len(executed)), at=now)
+        if left_out:
+            Feedback.create(approval_id=approval.id, kind="rejected",
+                            value=",".join(str(i.position) for i in left_out), at=now)
+    if not executed and not failed:
+        return DecisionResult(f"Already done: nothing left to approve in proposal {approval.id}.")
+    text = "Done:\n" + "\n".join(f"✓ {d}" for d in executed) if executed else ""
+    if failed:
+        text += ("\n" if text else "") + "Could not do:\n" + "\n".join(f"! {d}" for d in failed)
+    if left_out:
+        text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {i.description}" for i in left_out)
+    if status == "partial":
+        text += f"\nStill waiting on the rest of proposal {approval.id}."
+    return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
+                          deliveries=deliveries)
+
+
+def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:
+    with database.atomic():
+        hold_open(approval, now)
+        items = selected(approval, positions)
+        ApprovalItem.update(status="rejected").where(
+            ApprovalItem.id.in_([i.id for i in items]) & (ApprovalItem.status == "pending")).execute()
+        status = settle_status(approval.id)
+        Approval.update(status=status, decided_at=now).where(Approval.id == approval.id).execute()
+        Feedback.create(approval_id=approval.id, kind="rejected", value=",".join(str(i.position) for i in items), at=now)
+    if not items:
+        return DecisionResult(f"Nothing left to reject in proposal {approval.id}.")
+    text = "Rejected, nothing changed:\n" + "\n".join(f"✗ {i.description}" for i in items)
+    if status == "partial":
+        text += f"\nThe rest of proposal {approval.id} still waits for you."
+    return DecisionResult(text, settled=status != "partial", stage="rejected")
+
+
+def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionResult:
+    """Hand the user's words back to the cortex, which proposes a replacement."""
+    if not decision.text.strip():
+        return DecisionResult(f"What should I change in proposal {approval.id}? "
+                              f"Tell me, e.g. “modify {approval.id} book flights by Feb 1”.", stage="asked")
+    row = inbox.add(source=decision.channel, text=decision.text, priority=0, at=now, kind="modify", origin="user",
+                    payload={"approval_id": approval.id}, user_id=str(decision.user_id),
+                    reply_channel=decision.channel, trace_id=approval.trace_id)
+    Feedback.create(approval_id=approval.id, kind="modified", value=decision.text[:200], at=now)
+    return DecisionResult("", stage="modify", inbox_id=row.id if row else None)
+

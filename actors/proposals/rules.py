@@ -1,0 +1,186 @@
+"""What is true of proposals, read from their rows: who may decide, whether a decision can be taken,
+which items it selects, when a reminder or expiry is due, and what a decision came to. Pure: no writes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from storage.models import Approval, ApprovalItem, Outbox, Schedule, Topic
+from wilson.bounds import MAX_ID, MAX_ITEM
+from wilson.messages import Decision
+
+OPEN = ("pending", "partial")
+REVIVE = "revive"
+MAX_REASON = 200  # characters: one line, however long the words it quotes
+REMIND_BEFORE_HOURS = 24
+
+
+def expiry(config) -> timedelta:
+    """How long a new proposal waits for its answer."""
+    return timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+
+
+@dataclass
+class DecisionResult:
+    text: str
+    settled: bool = False
+    stage: str = "refused"
+    inbox_id: int | None = None
+    task_ids: list = field(default_factory=list)
+    revived: int | None = None  # the new proposal an expired one came back as
+    deliveries: list = field(default_factory=list)  # (channel, outbox id) an approved item wrote, to nudge
+
+
+def remind_before(config) -> timedelta:
+    try:
+        hours = float(config.get("approval", "remind_before_hours", REMIND_BEFORE_HOURS))
+    except (TypeError, ValueError):
+        hours = REMIND_BEFORE_HOURS
+    return timedelta(hours=max(hours, 0.0))
+
+
+def remind_moment(created_at: datetime, expires_at: datetime, before: timedelta) -> datetime:
+    """When to nudge: `before` ahead of expiry, but never in the first half of a proposal's life."""
+    return max(created_at + (expires_at - created_at) / 2, expires_at - before)
+
+
+
+def due_moment() -> datetime | None:
+    """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
+    owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
+    candidates = []
+    remind = (Approval.select(Approval.remind_at)
+              .where(Approval.status.in_(OPEN) & Approval.reminded_at.is_null() & Approval.remind_at.is_null(False)
+                     & Approval.presented_at.is_null(False))
+              .order_by(Approval.remind_at).first())
+    if remind is not None:
+        candidates.append(remind.remind_at)
+    expire = Approval.select(Approval.expires_at).where(Approval.status.in_(OPEN)).order_by(Approval.expires_at).first()
+    if expire is not None:
+        candidates.append(expire.expires_at)
+    owed = (Approval.select(Approval.expires_at).where((Approval.status == "expired")
+                                                       & Approval.expired_notice_at.is_null())
+            .order_by(Approval.expires_at).first())
+    if owed is not None:
+        candidates.append(owed.expires_at)
+    return min(candidates, default=None)
+
+
+BRIEFING_MARGIN = timedelta(minutes=30)  # a briefing this close to expiry is too late to count as the reminder
+BRIEFING_SETTLE = timedelta(minutes=10)  # a briefing that fired is written within this
+
+
+def briefed(approval: Approval, since: datetime, now: datetime) -> bool:
+    """Whether a morning briefing since `since` listed this proposal as waiting (the briefing then is its
+    reminder). The briefing names each waiting proposal as "Proposal N:" (actors/thalamus.py)."""
+    mention = re.compile(rf"\bProposal {approval.id}:")
+    rows = (Outbox.select(Outbox.text, Outbox.payload)
+            .where((Outbox.created_at >= since) & (Outbox.created_at <= now)
+                   & Outbox.idempotency_key.startswith("briefing:"))
+            .order_by(Outbox.id.desc()).limit(10))
+    return any(mention.search(row.text or "") for row in rows)
+
+
+def briefing_ahead(since: datetime, now: datetime, expires_at: datetime) -> datetime | None:
+    """When to look again because a morning briefing will list the proposal before it expires (or one fired
+    just now and is being written); None when no briefing comes in time and the gate nudges itself."""
+    sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin"))
+    if sched is None or not sched.enabled:
+        return None
+    if sched.last_fired_at is not None and since <= sched.last_fired_at and now < sched.last_fired_at + BRIEFING_SETTLE:
+        return sched.last_fired_at + BRIEFING_SETTLE
+    if sched.next_fire_at is not None and now < sched.next_fire_at <= expires_at - BRIEFING_MARGIN:
+        return sched.next_fire_at + BRIEFING_SETTLE
+    return None
+
+
+class CannotPropose(ValueError):
+    """The tool is not there or says this cannot be done; the message says why, for the user."""
+
+
+
+def sweep_due(now: datetime) -> bool:
+    moment = due_moment()
+    return moment is not None and moment <= now
+
+
+
+def ended_topics_to_close(approval: Approval, now: datetime) -> list[ApprovalItem]:
+    """Items of an expiring proposal that would close a topic whose end has passed and which is still open.
+    Asked once more only: a proposal that is itself the second asking is not asked a third time."""
+    if (approval.idempotency_key or "").startswith("reclose:"):
+        return []
+    found = []
+    for item in approval.items.where((ApprovalItem.status == "pending") & (ApprovalItem.tool == "close_topic")):
+        topic = Topic.get_or_none(Topic.id == (item.args or {}).get("topic_id"))
+        if topic is not None and topic.status == "active" and topic.ends is not None and topic.ends <= now:
+            found.append(item)
+    return found
+
+
+
+def settle_status(approval_id: int) -> str:
+    statuses = [i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval_id)]
+    if "pending" in statuses:
+        return "partial" if any(s != "pending" for s in statuses) else "pending"
+    # an item that failed was still approved by the user; only their own "no" makes a rejection
+    return "approved" if {"executed", "failed"} & set(statuses) else "rejected"
+
+
+def may_decide(user_id, approval: Approval, owner: str | None = None) -> bool:
+    """The person a proposal is for decides it; so does the owner, when `owner` is given (they decide for all)."""
+    return str(user_id) in {str(approval.approver), str(owner) if owner is not None else str(approval.approver)}
+
+
+def why_not(decision: Decision, approval: Approval | None, now: datetime, tz=None,
+            owner: str | None = None) -> tuple[str | None, bool]:
+    """Why this decision cannot be taken (None when it can), and whether that is because the proposal's
+    time is up (an open one whose expiry has passed is then due to be marked expired)."""
+    if approval is None:
+        return f"I don't know proposal {decision.approval_id}.", False
+    if not may_decide(decision.user_id, approval, owner):
+        return "Sorry, only the person this proposal is for can decide on it.", False
+    if decision.nonce is not None and decision.nonce != approval.nonce:
+        return "That button is out of date.", False
+    if approval.status == "superseded":
+        return f"Proposal {approval.id} was replaced by proposal {approval.superseded_by}; please use that one.", False
+    if approval.status in ("approved", "rejected"):
+        return f"Already done: proposal {approval.id} was {approval.status}.", False
+    if approval.status == "expired" and approval.superseded_by:
+        return (f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; "
+                "please use that one."), False
+    if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
+        expired = approval.expires_at.astimezone(tz) if tz else approval.expires_at
+        return (f"Proposal {approval.id} expired on {expired:%d %b %H:%M}{'' if tz else ' UTC'}, so I changed "
+                f"nothing. Ask me again if you still want it, or say “revive {approval.id}” to bring it back."), True
+    return None, False
+
+
+def check(decision: Decision, approval: Approval | None, now: datetime, tz=None, owner: str | None = None) -> str | None:
+    """Why this decision cannot be taken, or None when it can (`tz`: the user's, for the times it names;
+    `owner`: someone who may decide for everyone). Reads only: a channel may ask it on its own thread;
+    the gate marks a lapsed proposal expired when the decision reaches it (decide.refuse)."""
+    return why_not(decision, approval, now, tz, owner)[0]
+
+
+def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalItem]:
+    query = approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)
+    if positions:
+        # a number no proposal has selects nothing (and must not overflow the query)
+        query = query.where(ApprovalItem.position.in_([p for p in positions if 0 < p <= MAX_ITEM] or [0]))
+    return list(query)
+
+
+class NoLongerOpen(Exception):
+    """The proposal was decided or replaced between the check and the decision's transaction."""
+
+
+
+def find(approval_id: int) -> Approval | None:
+    """The proposal, or None, for any number a person could type or a button could carry."""
+    if not 0 < approval_id <= MAX_ID:
+        return None
+    return Approval.get_or_none(Approval.id == approval_id)
+

@@ -1,0 +1,193 @@
+"""A proposal in words: the message that asks for it, why it was made, what a modification changed,
+and the lines that remind of it, drop it, or say how it ended. Pure: reads rows, writes none."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+from actors import tools
+from storage.models import Approval, ApprovalItem, Inbox
+from wilson.timeparse import aware_or_none
+
+
+def render(approval: Approval, tz) -> str:
+    items = list(approval.items.order_by(ApprovalItem.position))
+    lines = [f"Proposal {approval.id}: I'd like to do this — approve, modify or reject?"]
+    if approval.reason:
+        lines.append(approval.reason[:1].upper() + approval.reason[1:] + ".")
+    if (approval.idempotency_key or "").startswith("revive:") and approval.supersedes:
+        lines.append(f"(Back again: proposal {approval.supersedes} had expired.)")
+    for item in items:
+        lines.append(f"{item.position}. {item.description}")
+    if approval.changes and approval.supersedes:
+        lines.append(f"What changed from proposal {approval.supersedes}:")
+        lines += [f"  {line}" for line in approval.changes.splitlines()]
+    return "\n".join(lines)
+
+
+# Why a proposal was made, and what a modification changed ---------------------------------------
+def one_line(text, limit: int = 80) -> str:
+    """Words as they may stand inside a quoted line: one line, no curly quotes, links defanged, cut short."""
+    return tools._quoted(text if isinstance(text, str) else str(text), limit)
+
+
+def _day(moment: datetime, tz, now: datetime | None, with_time: bool) -> str:
+    local = moment.astimezone(tz)
+    text = f"{local:%a} {local.day} {local:%b}"
+    if now is None or local.year != now.astimezone(tz).year:
+        text += f" {local.year}"
+    return text + (f" {local:%H:%M}" if with_time and (local.hour, local.minute) != (0, 0) else "")
+
+
+def _calendar_reason(buffer: dict, tz, now: datetime) -> str:
+    title = one_line(buffer.get("title") or "an event", 60)
+    start = aware_or_none(buffer.get("start"))
+    when = f" on {_day(start, tz, now, not buffer.get('all_day'))}" if start else ""
+    change = buffer.get("change")
+    if change == "cancelled":
+        return f"because “{title}”{when} was cancelled in your calendar"
+    if change == "changed":
+        return f"because “{title}” changed in your calendar, now{when}" if when else \
+            f"because “{title}” changed in your calendar"
+    return f"because “{title}” is in your calendar{when}"
+
+
+def reason_for(row: Inbox | None, now: datetime, tz) -> str:
+    """One line saying what led to a proposal: the event, message, deadline or reminder of the run
+    that made it. Words others wrote are quoted short, with their source named."""
+    if row is None:
+        return ""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    if row.origin == "user":
+        return f"because you asked: “{one_line(row.text)}”"
+    if row.kind == "deadline" and payload.get("title"):
+        due = aware_or_none(payload.get("due"))
+        when = f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}" \
+            if due else " has a deadline"
+        return f"because “{one_line(payload['title'], 60)}”{when}"
+    if row.kind == "topic_end" and payload.get("title"):
+        ends = aware_or_none(payload.get("ends"))
+        if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
+            ends -= timedelta(days=1)  # an all-day end is the midnight after its last day
+        on = f" on {_day(ends, tz, now, False)}" if ends else ""
+        return f"because “{one_line(payload['title'], 60)}” ended{on}"
+    if row.kind == "reminder":
+        return f"because of your reminder “{one_line(payload.get('text') or row.text, 60)}”"
+    buffers = [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
+    if buffers:
+        first = buffers[0]
+        if first.get("channel") == "calendar":
+            line = _calendar_reason(first, tz, now)
+        elif first.get("via") == "api" and first.get("change") == "new" and first.get("title"):
+            # an event a script of the user's sent in: said as an event, not as a web page
+            start = aware_or_none(first.get("start"))
+            if start is None and len(str(first.get("start") or "")) == 10:  # a date alone: all day
+                try:
+                    start = datetime.combine(date.fromisoformat(first["start"]), time(0), tz)
+                except ValueError:
+                    start = None
+            when = f" on {_day(start, tz, now, False)}" if start else ""
+            line = f"because you sent me “{one_line(first['title'], 60)}”{when}"
+        else:
+            line = f"because of {tools.source_label(row)}"
+        return line if len(buffers) == 1 or first.get("channel") != "calendar" else \
+            f"{line} (and {len(buffers) - 1} more change{'s' if len(buffers) > 2 else ''})"
+    if row.kind == "briefing":
+        summaries = [i.get("summary") for i in payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
+        what = f": “{one_line(summaries[0], 60)}”" if summaries else ""
+        return f"because of what I found in {tools.source_label(row)}{what}"
+    source = tools.source_label(row) or "your " + one_line(row.source, 30)
+    return f"because of {source}: “{one_line(row.text, 60)}”"
+
+
+def _identity(tool: str, args: dict) -> tuple:
+    """What makes two items the same item in two versions of a proposal (its subject, not its details)."""
+    for key in ("task_id", "topic_id"):
+        if args.get(key) is not None:
+            return tool, key, str(args[key])
+    subject = args.get("title") or args.get("text") or args.get("to") or ""
+    return tool, " ".join(str(subject).lower().split())
+
+
+def _when(value, tz) -> str:
+    try:
+        moment, is_date = tools.parse_when(value, tz)
+    except ValueError:
+        return str(value)
+    return tools.show_when(moment, is_date, tz)
+
+
+def _detail_change(tool: str, old: dict, new: dict, old_text: str, new_text: str, tz) -> str:
+    subject = new.get("title") or new.get("text") or old.get("title") or new_text
+    parts = []
+    for key in ("due", "starts", "ends", "until"):
+        if old.get(key) != new.get(key):
+            now_ = _when(new[key], tz) if new.get(key) else "no date"
+            was = _when(old[key], tz) if old.get(key) else "no date"
+            parts.append(f"{key} {now_} (was {was})")
+    if old.get("topic") != new.get("topic"):
+        parts.append(f"in {new.get('topic') or 'no topic'} (was {old.get('topic') or 'no topic'})")
+    if old.get("cron") != new.get("cron"):
+        parts.append(f"schedule {new.get('cron')} (was {old.get('cron')})")
+    for key in ("notes", "subject", "body", "escalation"):
+        if old.get(key) != new.get(key):
+            parts.append(f"new {key}")
+    if not parts:  # something else differs: show both versions whole
+        return f"changed: {new_text} (was: {old_text})"
+    return f"changed: {one_line(subject, 60)} {', '.join(parts)}"
+
+
+def changes_between(old: list[tuple[str, dict, str]], new: list[tuple[str, dict, str]], tz) -> str:
+    """What a replacement changes against the proposal it supersedes, one line per item added, removed or
+    changed (items as (tool, args, description)); '' when they are the same."""
+    remaining = list(old)
+    lines, added = [], []
+    for tool, args, description in new:
+        match = next((o for o in remaining if _identity(o[0], o[1]) == _identity(tool, args)), None)
+        if match is None:
+            added.append(description)
+            continue
+        remaining.remove(match)
+        if match[1] != args:
+            lines.append(_detail_change(tool, match[1], args, match[2], description, tz))
+    lines += [f"added: {d}" for d in added]
+    lines += [f"removed: {d}" for d in (o[2] for o in remaining)]
+    return "\n".join(line.splitlines()[0] for line in lines)
+
+
+def label(approval: Approval) -> str:
+    """A proposal in a few words: 'the “Trip to Japan” plan', or its first item."""
+    items = list(approval.items.order_by(ApprovalItem.position))
+    topic = next((i for i in items if i.tool == "create_topic" and (i.args or {}).get("title")), None)
+    if topic is not None:
+        return f"the “{one_line(topic.args['title'], 50)}” plan"
+    if not items:
+        return "an empty proposal"
+    first = f"“{one_line(items[0].description.splitlines()[0], 50)}”"
+    return first if len(items) == 1 else f"{first} and {len(items) - 1} more"
+
+
+
+def _lasted(approval: Approval) -> str:
+    hours = round((approval.expires_at - approval.created_at).total_seconds() / 3600)
+    if hours >= 48:
+        return f"{round(hours / 24)} days"
+    return f"{hours} hour{'s' if hours != 1 else ''}"
+
+
+def reminder_text(approval: Approval, tz, now: datetime) -> str:
+    return (f"Still waiting for your answer on proposal {approval.id}, {label(approval)}. "
+            f"I'll drop it on {_day(approval.expires_at, tz, now, True)} if I don't hear from you.")
+
+
+def expiry_text(approval: Approval) -> str:
+    return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
+            f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
+
+
+
+def outcome_line(approval: Approval) -> str:
+    marks = {"executed": "✓", "rejected": "✗", "superseded": "↻", "failed": "!", "pending": "·"}
+    items = approval.items.order_by(ApprovalItem.position)
+    return "\n".join(f"{marks.get(i.status, '·')} {i.description}" for i in items)
+
