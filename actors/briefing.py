@@ -24,9 +24,10 @@ from datetime import date, datetime, timedelta
 
 from peewee import Value, fn
 
-from storage import outbox, trace
+from storage import calendar_days, outbox, trace
+from storage.calendar_days import DayEvent
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TaskFiring, Topic, Trace
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, Topic, Trace
 from wilson import attention
 from wilson.clock import as_utc
 
@@ -67,19 +68,12 @@ def _short_day(day: date) -> str:
     return f"{day:%a} {day.day} {day:%b}"
 
 
-def _event_line(entry: dict, today: date, tz) -> str | None:
-    """One calendar entry as a line of today's briefing; None when it is not on today."""
-    from channels.calendar import CANCELLED, event_from_entry
-
-    if entry.get("status") == CANCELLED or not entry.get("start"):
-        return None
-    event = event_from_entry(entry)
+def _event_line(event: DayEvent, today: date, tz) -> str:
+    """One calendar event that starts today as a line of today's briefing."""
     start = event.start.astimezone(tz)
-    if start.date() != today:
-        return None  # a multi-day event is told on its first day, not every day of it
     where = f" ({event.location})" if event.location else ""
     if event.all_day:
-        last = (event.end.astimezone(tz) - timedelta(days=1)).date() if event.end else today
+        last = event.last_day(tz)
         until = f", until {_short_day(last)}" if last > today else ""
         return f"{event.title}{where} (all day{until})"
     end = event.end.astimezone(tz) if event.end else None
@@ -88,19 +82,15 @@ def _event_line(entry: dict, today: date, tz) -> str | None:
 
 
 def todays_events(now: datetime, tz) -> list[str]:
-    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start."""
+    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start.
+    A multi-day event is told on its first day, not every day of it."""
     today = now.astimezone(tz).date()
-    found: dict[str, tuple[str, str]] = {}
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
-        for key, entry in ((cursor.value or {}).get("events") or {}).items():
-            if isinstance(entry, dict):
-                line = _event_line(entry, today, tz)
-                if line is not None:
-                    found.setdefault(key, (str(entry.get("start")), line))
+    lines = [_event_line(event, today, tz) for event in calendar_days.events_on(today, tz)
+             if event.first_day(tz) == today]
     from actors import tools
 
     allowed = tools.own_hosts()
-    return [tools.defang(line, allowed) for _, line in sorted(found.values())]
+    return [tools.defang(line, allowed) for line in lines]
 
 
 def _task_line(task: Task, tz, *, overdue: bool) -> str:

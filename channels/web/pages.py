@@ -14,8 +14,9 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from actors.proposals import OPEN
 from actors.tools import task_view
+from storage import calendar_days
 from storage.beliefs import memory_list
-from storage.models import (Approval, ApprovalItem, Cursor, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
+from storage.models import (Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
                             Trace)
 from wilson import views
 
@@ -44,31 +45,9 @@ def briefing() -> dict | None:
 
 
 def events_on(day: date, tz) -> list[dict]:
-    """Today's events as the calendar channel last read them (its snapshot), cancelled ones left out."""
-    found = []
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
-        value = cursor.value if isinstance(cursor.value, dict) else {}
-        events = value.get("events") if isinstance(value.get("events"), dict) else {}
-        for entry in events.values():
-            if not isinstance(entry, dict) or str(entry.get("status") or "").upper() == "CANCELLED" \
-                    or entry.get("cancelled") or not entry.get("start"):
-                continue
-            try:
-                start = datetime.fromisoformat(str(entry["start"]))
-                end = datetime.fromisoformat(str(entry["end"])) if entry.get("end") else start
-            except ValueError:
-                continue
-            if start.tzinfo is None:
-                start = start.replace(tzinfo=tz)
-            if end.tzinfo is None:
-                end = end.replace(tzinfo=tz)
-            first = start.astimezone(tz).date()
-            last = (end - timedelta(seconds=1)).astimezone(tz).date() if end > start else first
-            if first <= day <= last:
-                found.append({"title": str(entry.get("title") or "(no title)"),
-                              "when": "all day" if entry.get("all_day") else start.astimezone(tz).strftime("%H:%M"),
-                              "location": str(entry.get("location") or ""), "sort": start.isoformat()})
-    return [{k: v for k, v in e.items() if k != "sort"} for e in sorted(found, key=lambda e: e["sort"])]
+    """The day's events as the calendar channel last read them (its snapshot), cancelled ones left out."""
+    return [{"title": event.title, "when": "all day" if event.all_day else event.start.astimezone(tz).strftime("%H:%M"),
+             "location": event.location} for event in calendar_days.events_on(day, tz)]
 
 
 def due_and_overdue(now: datetime, tz) -> dict:

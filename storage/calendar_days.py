@@ -1,0 +1,64 @@
+"""Calendar events on a day, read from the snapshots the calendar channel keeps.
+
+The calendar channel stores what it last read as Cursor rows named "calendar:<source>", one entry
+per event (channels/calendar/diff.py `snapshot_entry`: ISO start and end in UTC, all_day, title,
+location, status). The morning briefing and the dashboard list a day's events from here: no fetch,
+no model, and neither needs the calendar channel's code to read its rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from storage.models import Cursor
+from wilson.timeparse import utc_or_none
+
+CANCELLED = "CANCELLED"  # as channels/calendar/event.py writes a tombstone's status
+
+
+@dataclass(frozen=True)
+class DayEvent:
+    key: str  # the snapshot's key: one per event or occurrence
+    title: str
+    start: datetime  # aware UTC
+    end: datetime | None  # aware UTC, exclusive
+    all_day: bool
+    location: str
+
+    def first_day(self, tz) -> date:
+        return self.start.astimezone(tz).date()
+
+    def last_day(self, tz) -> date:
+        """The last local day the event covers (an end at midnight belongs to the day before)."""
+        if self.end is None or self.end <= self.start:
+            return self.first_day(tz)
+        return (self.end - timedelta(seconds=1)).astimezone(tz).date()
+
+
+def _entry_event(key: str, entry) -> DayEvent | None:
+    """A snapshot entry as a DayEvent; None for a tombstone or an entry this version cannot read."""
+    if not isinstance(entry, dict) or str(entry.get("status") or "").upper() == CANCELLED:
+        return None
+    try:
+        start, end = utc_or_none(entry.get("start")), utc_or_none(entry.get("end"))
+    except ValueError:
+        return None
+    if start is None:
+        return None
+    return DayEvent(key=key, title=str(entry.get("title") or "(untitled)"), start=start, end=end,
+                    all_day=bool(entry.get("all_day")), location=str(entry.get("location") or ""))
+
+
+def events_on(day: date, tz) -> list[DayEvent]:
+    """Every event of every calendar whose span touches the local `day`, by start (an event that two
+    sources both hold is listed once)."""
+    found: dict[str, DayEvent] = {}
+    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
+        value = cursor.value if isinstance(cursor.value, dict) else {}
+        events = value.get("events") if isinstance(value.get("events"), dict) else {}
+        for key, entry in events.items():
+            event = _entry_event(key, entry)
+            if event is not None and event.first_day(tz) <= day <= event.last_day(tz):
+                found.setdefault(key, event)
+    return sorted(found.values(), key=lambda e: (e.start, e.title))

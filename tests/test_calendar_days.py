@@ -1,0 +1,50 @@
+"""A day's events, read from the calendar channel's snapshots (storage/calendar_days.py): what the
+morning briefing and the dashboard both list."""
+
+from datetime import date, datetime, timezone
+from zoneinfo import ZoneInfo
+
+from storage import calendar_days, kv
+from storage.models import Cursor
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2027, 3, 1, 6, 0, tzinfo=timezone.utc)
+
+
+def entry(uid, start, end=None, *, all_day=False, status=None, title=None, location=None):
+    return {"uid": uid, "recurrence_id": None, "sequence": 0, "title": title or uid, "start": start, "end": end,
+            "all_day": all_day, "location": location, "status": status, "doc": "x.ics", "version": 0}
+
+
+def snapshot(name, *entries):
+    kv.put_cursor(f"calendar:{name}", {"events": {e["uid"] + "|": e for e in entries}}, NOW)
+
+
+def titles(day):
+    return [e.title for e in calendar_days.events_on(day, BERLIN)]
+
+
+def test_a_day_lists_its_events_by_start_and_leaves_out_cancelled_ones(db):
+    snapshot("home",
+             entry("late", "2027-03-02T17:00:00+00:00", "2027-03-02T18:00:00+00:00", location="Gym"),
+             entry("early", "2027-03-02T07:30:00+00:00", "2027-03-02T08:00:00+00:00"),
+             entry("gone", "2027-03-02T09:00:00+00:00", "2027-03-02T10:00:00+00:00", status="CANCELLED"),
+             entry("tomorrow", "2027-03-03T09:00:00+00:00"))
+    assert titles(date(2027, 3, 2)) == ["early", "late"]
+    late = calendar_days.events_on(date(2027, 3, 2), BERLIN)[1]
+    assert late.location == "Gym" and late.start == datetime(2027, 3, 2, 17, 0, tzinfo=timezone.utc)
+
+
+def test_a_multi_day_event_covers_each_of_its_local_days_and_ends_before_midnight(db):
+    # all day 4–6 March in Berlin: stored as UTC instants, the exclusive end at local midnight of the 7th
+    snapshot("home", entry("trip", "2027-03-03T23:00:00+00:00", "2027-03-06T23:00:00+00:00", all_day=True))
+    assert [titles(date(2027, 3, d)) for d in (3, 4, 6, 7)] == [[], ["trip"], ["trip"], []]
+    trip = calendar_days.events_on(date(2027, 3, 5), BERLIN)[0]
+    assert (trip.first_day(BERLIN), trip.last_day(BERLIN)) == (date(2027, 3, 4), date(2027, 3, 6))
+
+
+def test_an_event_two_sources_hold_is_listed_once_and_an_unreadable_entry_is_skipped(db):
+    snapshot("a", entry("shared", "2027-03-02T10:00:00+00:00"))
+    snapshot("b", entry("shared", "2027-03-02T10:00:00+00:00"), entry("broken", "not a date"))
+    Cursor.create(name="calendar:odd", value={"events": ["not", "a", "dict"]}, updated_at=NOW)
+    assert titles(date(2027, 3, 2)) == ["shared"]
