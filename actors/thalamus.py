@@ -262,9 +262,11 @@ class ThalamusActor(WilsonActor):
 
     def receive(self, message):
         match message:
-            case StimulusCommitted(table="inbox", row_id=row_id):
-                # The routing decision was traced with the row (commit_realtime); what is left is the nudge.
-                priority = Inbox.select(Inbox.priority).where(Inbox.id == row_id).scalar()
+            case StimulusCommitted(table="inbox", row_id=row_id, priority=priority):
+                # The routing decision was traced with the row (commit_realtime); what is left is the nudge,
+                # to the lane the row's priority names (carried in the message; read when a sender left it out).
+                if priority is None:
+                    priority = Inbox.select(Inbox.priority).where(Inbox.id == row_id).scalar()
                 if priority is None:
                     return
                 self.tell("cortex-realtime" if priority == REALTIME_PRIORITY else "cortex", InboxReady())

@@ -189,7 +189,7 @@ def _background_burst(app, count: int) -> float:
                             text=f"Newsletter {i}: nothing to do here")
             trace.record(row.trace_id, "routed", "thalamus", "inbox priority 2 from email", app.clock.now())
         first = first or row.id
-        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
     deadline = start + 120
     while monotonic() < deadline:
         done = Inbox.select().where((Inbox.id >= first) & (Inbox.status == "done")).count()

@@ -66,7 +66,7 @@ class Channel(WilsonActor):
         row = routing.commit_realtime(source=self.name, text=text, user_id=user_id, dedup_key=dedup_key,
                                        payload=payload, kind=kind, at=self.now())
         if row is not None:
-            self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+            self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row
 
     def buffer(self, text: str, *, dedup_key: str, payload: dict | None = None):
@@ -123,7 +123,7 @@ class Channel(WilsonActor):
 
     # Delivering ----------------------------------------------------------
     def deliver_row(self, outbox_id: int) -> None:
-        row = Outbox.get_or_none(Outbox.id == outbox_id)
+        row = outbox.get(outbox_id)
         if row is None or row.status != "pending":
             return
         try:

@@ -8,6 +8,7 @@ row; on PostgreSQL the claim query itself uses FOR UPDATE SKIP LOCKED.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from pathlib import Path
@@ -135,6 +136,20 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
     def rollback(self):
         try:
             super().rollback()
+        finally:
+            self._drop_writer()
+
+    @contextlib.contextmanager
+    def writing(self):
+        """Hold the write lock around a write statement and the reading of its results: an
+        `UPDATE … RETURNING` holds SQLite's lock until its rows are read to the end, so the next
+        writer must not be woken when the statement merely started."""
+        if getattr(self._holding, "on", False):
+            yield
+            return
+        self._take_writer()
+        try:
+            yield
         finally:
             self._drop_writer()
 

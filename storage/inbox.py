@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import peewee
 
-from storage import trace
-from storage.db import claim_transaction, database, skip_locked
+from storage import hot, trace
+from storage.db import database, is_postgres
 from storage.models import Inbox
-from wilson import liveness
+from wilson import faults, liveness
 from wilson.clock import wall_now
 from wilson.redact import redact
 
 MAX_ATTEMPTS = 3
 LEASE_SECONDS = 120.0
 GAVE_UP = "gave up: the run hung or broke each time"
+TAKING_OVER = "taking over from "  # an owner for the moment between a takeover's two statements
 
 
 class LostClaim(Exception):
@@ -35,17 +35,12 @@ def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | 
         user_id: str | None = None, reply_channel: str | None = None,
         dedup_key: str | None = None) -> Inbox | None:
     """Commit one inbox row; returns None when `dedup_key` was already seen."""
-    trace_id = trace_id or trace.new_trace_id()
-    try:
-        with database.atomic():
-            row = Inbox.create(
-                trace_id=trace_id, source=source, kind=kind, origin=origin, priority=priority,
-                text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
-                dedup_key=dedup_key, created_at=at,
-            )
-    except peewee.IntegrityError:
-        return None
-    return row
+    row = Inbox(trace_id=trace_id or trace.new_trace_id(), source=source, kind=kind, origin=origin,
+                priority=priority, text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
+                dedup_key=dedup_key, created_at=at)
+    # ON CONFLICT DO NOTHING instead of a savepoint around the insert: one statement, and the
+    # caller's transaction is never rolled back to a savepoint for a duplicate
+    return row if hot.insert(Inbox, row, skip_duplicate=True) is not None else None
 
 
 def claimable(now_wall: datetime):
@@ -57,27 +52,42 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
                owner: str | None = None, lease_seconds: float = LEASE_SECONDS) -> Inbox | None:
     """Claim the most urgent claimable row in the priority range for `owner`, or None.
 
-    The claim and its trace ("claimed" by `lane`) commit together. When a plain read finds
-    nothing claimable, no write lock is taken: a worker that drains until empty ends every
-    drain with such a look, and it must not make a user's message wait for the lock."""
+    One `UPDATE … RETURNING` picks and claims the row: nothing can come between the look and
+    the claim (SQLite's write lock, PostgreSQL's row lock with SKIP LOCKED), and a look that
+    finds nothing, as every drain ends with, is that one statement. The claim's trace is a
+    second statement: a crash between the two leaves a claimed row without its "claimed"
+    line, which `recover` traces when it takes the row back."""
     now_wall = wall_now()
-    wanted = claimable(now_wall) & (Inbox.priority >= min_priority) & (Inbox.priority <= max_priority)
-    if not Inbox.select(Inbox.id).where(wanted).exists():
-        return None
     owner = owner or f"{liveness.PROCESS}/{lane}"
     lease_until = now_wall + timedelta(seconds=lease_seconds)
-    with claim_transaction():
-        row = skip_locked(Inbox.select().where(wanted).order_by(Inbox.priority, Inbox.id).limit(1)).first()
-        if row is None:
-            return None
-        taken_over = row.status == "claimed"
-        Inbox.update(status="claimed", claimed_at=at, lane=lane, owner=owner, lease_until=lease_until).where(
-            (Inbox.id == row.id) & claimable(now_wall)).execute()
-        trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})"
-                     + (f", taken over from {row.owner} whose lease ran out" if taken_over else ""), at)
-    # the write lock (or the row lock) was held from the read on, so the row is now exactly this
-    row.status, row.claimed_at, row.lane, row.owner, row.lease_until = "claimed", at, lane, owner, lease_until
+    found = hot.execute(("claim", is_postgres()), _claim_sql, [
+        Inbox.claimed_at.db_value(at), lane, TAKING_OVER, owner, Inbox.lease_until.db_value(lease_until),
+        Inbox.lease_until.db_value(now_wall), min_priority, max_priority,
+        Inbox.lease_until.db_value(now_wall)]).rows
+    if not found:
+        return None
+    row = hot.instance(Inbox, found[0])
+    taken_from = None
+    if row.owner != owner:
+        # a row whose lease ran out: the claim marked it "taking over from <old owner>" (its lease is
+        # fresh, so nobody else takes it, and the old owner can no longer finish it); now it is ours
+        taken_from = row.owner[len(TAKING_OVER):]
+        Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
+        row.owner = owner
+    faults.point("inbox:after-claim")  # claimed, its trace not yet written
+    trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})"
+                 + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at)
     return row
+
+
+def _claim_sql() -> str:
+    claimable_sql = '("status" = \'pending\' OR ("status" = \'claimed\' AND "lease_until" < ?))'
+    lock = " FOR UPDATE SKIP LOCKED" if is_postgres() else ""
+    return ('UPDATE "inbox" SET "status" = \'claimed\', "claimed_at" = ?, "lane" = ?, '
+            '"owner" = CASE WHEN "status" = \'claimed\' THEN ? || COALESCE("owner", \'\') ELSE ? END, "lease_until" = ? '
+            f'WHERE "id" = (SELECT "id" FROM "inbox" WHERE {claimable_sql} AND "priority" >= ? AND "priority" <= ? '
+            f'ORDER BY "priority", "id" LIMIT 1{lock}) AND {claimable_sql} '
+            f'RETURNING {hot.column_list(Inbox)}')
 
 
 def owned(row_id: int, owner: str | None):
@@ -90,7 +100,14 @@ def owned(row_id: int, owner: str | None):
 
 def finish(row_id: int, at: datetime, owner: str | None = None) -> None:
     """Mark the row done; inside the run's transaction, so a `LostClaim` undoes everything it recorded."""
-    done = Inbox.update(status="done", done_at=at, lease_until=None).where(owned(row_id, owner)).execute()
+    # a statement every stimulus runs: built once (storage/hot.py); the owner's condition is owned()'s
+    if owner is None:
+        done = Inbox.update(status="done", done_at=at, lease_until=None).where(owned(row_id, owner)).execute()
+    else:
+        done = hot.execute("finish", lambda: (
+            'UPDATE "inbox" SET "status" = \'done\', "done_at" = ?, "lease_until" = NULL '
+            'WHERE "id" = ? AND "owner" = ? AND "status" = \'claimed\''),
+            [Inbox.done_at.db_value(at), row_id, owner]).rowcount
     if not done and owner is not None:
         raise LostClaim(f"inbox {row_id} is no longer held by {owner}")
 

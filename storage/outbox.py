@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import peewee
-
+from storage import hot
 from storage.db import database
 from storage.models import Outbox
 
@@ -27,13 +26,18 @@ DUE = ("pending", "retry")
 def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, payload: dict | None = None,
         surfaced: bool = True, deliver_after: datetime | None = None) -> Outbox:
     """Commit one outbox row; the same idempotency key returns the existing row."""
-    try:
-        with database.atomic():
-            return Outbox.create(channel=channel, text=text, trace_id=trace_id, idempotency_key=key,
-                                 created_at=at, payload=payload or {}, surfaced=surfaced,
-                                 status="held" if deliver_after else "pending", deliver_after=deliver_after)
-    except peewee.IntegrityError:
+    row = Outbox(channel=channel, text=text, trace_id=trace_id, idempotency_key=key, created_at=at,
+                 payload=payload or {}, surfaced=surfaced, status="held" if deliver_after else "pending",
+                 deliver_after=deliver_after)
+    # ON CONFLICT DO NOTHING instead of a savepoint: one statement for every reply
+    if hot.insert(Outbox, row, skip_duplicate=True) is None:
         return Outbox.get(Outbox.idempotency_key == key)
+    return row
+
+
+def get(outbox_id: int) -> Outbox | None:
+    """The row a channel was told to deliver (a statement every delivery runs: built once)."""
+    return hot.by_id(Outbox, outbox_id)
 
 
 def mark_delivered(outbox_id: int, at: datetime, result: dict | None = None) -> bool:
@@ -41,8 +45,10 @@ def mark_delivered(outbox_id: int, at: datetime, result: dict | None = None) -> 
 
     One UPDATE, atomic by itself; a caller that records more about the delivery (its trace)
     wraps both in one transaction."""
-    changed = Outbox.update(status="delivered", delivered_at=at, result=result).where(
-        (Outbox.id == outbox_id) & (Outbox.status == "pending")).execute()
+    changed = hot.execute("mark_delivered", lambda: (
+        'UPDATE "outbox" SET "status" = \'delivered\', "delivered_at" = ?, "result" = ? '
+        'WHERE "id" = ? AND "status" = \'pending\''),
+        [Outbox.delivered_at.db_value(at), Outbox.result.db_value(result), outbox_id]).rowcount
     return bool(changed)
 
 

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from loguru import logger
 
+from storage import hot
 from storage.models import Trace
 from wilson.redact import redact, redact_data
 
@@ -20,7 +21,8 @@ def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, dat
     # outlives every log file, so it is redacted before it is written
     reason = redact(reason)
     data = redact_data(data) if data is not None else None
-    Trace.insert(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data).execute()
+    hot.insert(Trace, Trace(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data),
+               returning=False)
     logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
 
 

@@ -177,7 +177,7 @@ class Wilson:
         writes_first()
         row = routing.commit_realtime(source=channel, text=text, at=self.clock.now(),
                                        user_id=user_id or self.config.get("core", "owner"))
-        self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row
 
     def inject_buffered(self, channel: str, text: str, payload: dict | None = None):

@@ -21,6 +21,7 @@ class StimulusCommitted:
     table: str
     row_id: int
     trace_id: str
+    priority: int | None = None  # an inbox row's: the thalamus picks the lane without reading the row
 
 
 @dataclass(frozen=True)

@@ -573,9 +573,15 @@ class Synapse:
 
     def _spent(self, role: str) -> int:
         """Tokens the role spent today, read from the database on every call (other processes spend too)."""
+        from storage import hot
+
         try:
-            spent = (TokenUsage.select(TokenUsage.prompt_tokens + TokenUsage.completion_tokens)
-                     .where((TokenUsage.day == self._day()) & (TokenUsage.role == role)).scalar())
+            # read before every call, so the statement is built once (storage/hot.py); a counter kept in
+            # this process would miss what other processes spend
+            found = hot.execute("tokens_spent", lambda: (
+                'SELECT "prompt_tokens" + "completion_tokens" FROM "token_usage" WHERE "day" = ? AND "role" = ?'),
+                (self._day(), role)).rows
+            spent = found[0][0] if found else 0
         except peewee.PeeweeException as exc:
             raise SynapseError(f"cannot read the token budget: {exc}") from exc
         return spent or 0
