@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from loguru import logger
 
@@ -29,7 +28,6 @@ from wilson import faults
 from wilson.actor import WilsonActor
 from wilson.clock import as_utc
 from wilson.messages import RasScan, SyncRequest
-from wilson.timeparse import aware_or_none
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -69,32 +67,6 @@ def scan_context(rows: list, now: datetime, tz) -> dict:
             "timezone": getattr(tz, "key", str(tz)),
             "items": [{"buffer_id": r.id, "channel": r.channel, "snippet": r.snippet, "text": r.text[:2000],
                        "payload": r.payload if isinstance(r.payload, dict) else {}} for r in rows]}
-
-
-def same_day(rows: list, now: datetime, tz: ZoneInfo) -> dict[int, str]:
-    """Calendar changes that touch the rest of today, by rule: {buffer id: reason}.
-
-    A new, moved or cancelled event starting later today (in `tz`) counts, and so does one moved
-    away from a time later today: the user may be on the way to it. Events already over do not.
-    """
-    today = now.astimezone(tz).date()
-    found = {}
-    for row in rows:
-        payload = row.payload if isinstance(row.payload, dict) else {}
-        change = payload.get("change")
-        if row.channel != "calendar" or change not in ("new", "changed", "cancelled"):
-            continue
-        start, end = aware_or_none(payload.get("start")), aware_or_none(payload.get("end"))
-        previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
-        before = aware_or_none(previous.get("start"))
-        for moment, finish, was in ((start, end, False), (before, aware_or_none(previous.get("end")), True)):
-            if moment is None or moment.astimezone(tz).date() != today or (finish or moment) < now:
-                continue
-            title = str(payload.get("title") or "an event")[:80]
-            verb = {"new": "new", "changed": "moved" if was else "changed", "cancelled": "cancelled"}[change]
-            found[row.id] = f"{title}: {verb}, {'was' if was else 'starts'} today at {moment.astimezone(tz):%H:%M}"
-            break
-    return found
 
 
 def already_aroused() -> set[int]:
@@ -137,14 +109,6 @@ class RasActor(WilsonActor):
         known = {r.id for r in rows}
         urgent_ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
         urgent = bool(args.get("urgent")) and (urgent_ids or not args.get("buffer_ids"))
-        if self.reflex_offline():
-            ruled = same_day(rows, now, self.config.timezone)
-            if ruled and not (urgent and not urgent_ids):  # an alarm about every row covers these already
-                if not urgent:
-                    urgent_ids, args["reason"] = set(), ""
-                urgent = True
-                urgent_ids |= set(ruled)
-                args["reason"] = "; ".join(filter(None, [str(args.get("reason") or ""), *ruled.values()]))
         with database.atomic():
             ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(known))).execute()
             fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()
@@ -158,13 +122,6 @@ class RasActor(WilsonActor):
             self.tell("thalamus", SyncRequest("arousal"))
             return True
         return self.retry_alarm()
-
-    def reflex_offline(self) -> bool:
-        synapse = self.ctx.synapse
-        try:
-            return bool(synapse.is_offline("reflex"))
-        except (AttributeError, KeyError):
-            return False
 
     def retry_alarm(self) -> bool:
         """An alarm whose early sync failed is raised again (no model call here) until a sync gets

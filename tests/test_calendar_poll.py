@@ -13,10 +13,9 @@ import json
 import threading
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler
-from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from actors.ras import same_day
+from wilson.offline import urgency
 from channels.calendar import CalDavSource
 from storage import buffers, trace
 from storage.models import Inbox, ReceptorBuffer
@@ -164,11 +163,14 @@ def test_an_unchanged_calendar_costs_no_model_call_over_three_days(make_app, scr
 
 
 # Offline: the same-day rule ---------------------------------------------------------------------
-def row(id_, change, start, end=None, previous=None, channel="calendar"):
-    payload = {"change": change, "title": f"event {id_}", "start": start.isoformat(),
-               "end": end.isoformat() if end else None,
-               "previous": {"start": previous.isoformat()} if previous else None}
-    return SimpleNamespace(id=id_, channel=channel, payload=payload, snippet="", trace_id=f"t{id_}")
+def row(id_, change, start, end=None, previous=None):
+    return {"change": change, "title": f"event {id_}", "start": start.isoformat(),
+            "end": end.isoformat() if end else None, "previous": {"start": previous.isoformat()} if previous else None}
+
+
+def same_day(rows, now, tz):
+    found = {i: urgency.same_day(payload, now, tz) for i, payload in enumerate(rows, 1)}
+    return {i: why for i, why in found.items() if why is not None}
 
 
 def test_the_same_day_rule_reads_today_in_the_users_timezone():
@@ -179,12 +181,13 @@ def test_the_same_day_rule_reads_today_in_the_users_timezone():
             row(4, "changed", now + timedelta(hours=1), previous=now + timedelta(days=3)),
             row(5, "changed", now + timedelta(days=3), previous=now + timedelta(hours=6)),
             row(6, "new", now - timedelta(hours=2), end=now - timedelta(hours=1)),
-            row(7, "new", now + timedelta(hours=2), channel="email")]
+            {"change": "deleted?", "title": "not a calendar change", "start": (now + timedelta(hours=2)).isoformat()}]
     found = same_day(rows, now, BERLIN)
     assert sorted(found) == [1, 3, 4, 5]
     assert found[1] == "event 1: new, starts today at 23:30"
     assert found[5] == "event 5: moved, was today at 14:00"
     assert same_day(rows, now, ZoneInfo("UTC")).keys() == {1, 2, 3, 4, 5}, "00:30 in Berlin is 23:30 UTC, today"
+    assert urgency.judge_calendar(rows[4], now, BERLIN) == urgency.Judgement(1, found[5]), "what the RAS wakes for"
 
 
 def test_offline_a_same_day_event_raises_the_alarm_by_rule(make_app):

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from wilson.timeparse import aware_or_none
 from wilson.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
 PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
@@ -77,8 +78,31 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Ju
     return Judgement(None, "nothing that needs you")
 
 
+def same_day(payload: dict, now: datetime, tz) -> str | None:
+    """Why a calendar change touches the rest of today (in `tz`), or None: a new, moved or cancelled event
+    starting later today counts, and so does one moved away from a time later today (the user may be on
+    the way to it). Events already over do not."""
+    change = payload.get("change")
+    if change not in ("new", "changed", "cancelled"):
+        return None
+    today = now.astimezone(tz).date()
+    previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
+    for start, end, was in ((aware_or_none(payload.get("start")), aware_or_none(payload.get("end")), False),
+                            (aware_or_none(previous.get("start")), aware_or_none(previous.get("end")), True)):
+        if start is None or start.astimezone(tz).date() != today or (end or start) < now:
+            continue
+        title = str(payload.get("title") or "an event")[:80]
+        verb = {"new": "new", "changed": "moved" if was else "changed", "cancelled": "cancelled"}[change]
+        return f"{title}: {verb}, {'was' if was else 'starts'} today at {start.astimezone(tz):%H:%M}"
+    return None
+
+
 def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
-    """A calendar change: time-critical when the event starts (or started, before a move) within hours."""
+    """A calendar change: time-critical when it touches the rest of today, or when the event starts (or
+    started, before a move) within hours."""
+    today = same_day(payload, now, tz)
+    if today is not None:
+        return Judgement(1, today)
     change = payload.get("change")
     start = parse_moment(payload.get("start"), tz)
     previous = parse_moment((payload.get("previous") or {}).get("start"), tz) \
