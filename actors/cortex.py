@@ -47,8 +47,8 @@ NEXT_TASKS = 3  # the next few due are always shown: "what's next?" needs no loo
 
 SYSTEM_PROMPT = """You are Wilson, a proactive assistant that runs a person's life alongside them.
 You see one stimulus at a time with its context (CONTEXT message). Rules:
-- Every change to the user's world (tasks, topics, email) is a tool call that becomes a proposal;
-  the user approves it. Never claim something was done or approved: you cannot know.
+- Every change to the user's world (tasks, topics, email) goes in one `propose` call, which becomes a
+  proposal the user approves. Never claim something was done or approved: you cannot know.
 - A run the user did not start reaches the user only through `surface(text, why)`. Silence is the
   default: surface only what needs the user now. Otherwise end without calling it.
 - Replies are short, friendly and specific. Dates in the user's timezone.
@@ -178,6 +178,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
     stimulus.update(text=row.text, payload=_payload_view(row))  # build_messages sends the text once, last
     return {
         "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "weekday": f"{now.astimezone(tz):%A}",  # instead of a `now` tool: models misjudge weekdays from dates
         "timezone": str(tz),
         "first_contact": first_contact,
         "stimulus": stimulus,
@@ -319,7 +320,8 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     from wilson.synapse import SynapseError
 
     run = "fast" if role == "fast" else "user" if origin == "user" else "background"
-    schemas = tools.schemas_for(run, box)
+    # `decide` only when there is something to decide (build_context lists the user's pending proposals)
+    schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
     offered = {s["function"]["name"] for s in schemas}
     for round_number in range(MAX_ROUNDS):
         try:
@@ -378,6 +380,8 @@ def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin:
     try:
         if name == "decide":
             return decide_call(args, outcome, now, origin, user_id)
+        if name == tools.PROPOSE:
+            return propose_call(args, outcome, now, tz, origin, user_id, owner, box)
         tool = (box or tools.toolbox()).get(str(name))
         if tool is not None and tool.user_only and origin != "user":
             # it speaks or acts for the user (forgets what they said, sends their mail): never on others' words
@@ -439,6 +443,37 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz, viewe
         return {"status": "sync requested"}
     outcome.rejected_calls.append((name[:100], "unknown tool"))
     return {"error": f"unknown tool {name[:100]}"}
+
+
+def propose_call(args: dict, outcome: RunOutcome, now: datetime, tz, origin: str, user_id: str | None,
+                 owner: str | None, box) -> dict:
+    """Each change of a `propose` call goes the way the same mutation called on its own would: its tool
+    validates and describes it, and it becomes an item of the run's one proposal; the answer says per change
+    what became of it, and has an "error" when any change was refused, so the model can mend it."""
+    box = box or tools.toolbox()
+    changes, problem = tools.changes_of(args)
+    if problem:
+        outcome.rejected_calls.append((tools.PROPOSE, problem))
+        return {"error": problem}
+    answers = []
+    for action, action_args, problem in changes:
+        if problem is None and box.kind_of(action) != tools.MUTATE:
+            problem = f"{action[:100]} is not an action of propose (see its list)"
+        if problem is not None:
+            outcome.rejected_calls.append((tools.PROPOSE, problem))
+            answers.append({"action": action[:100], "error": problem})
+            continue
+        answer = handle_call(action, action_args, outcome, now, tz, origin=origin, user_id=user_id, owner=owner,
+                             box=box)
+        answer = dict(answer) if isinstance(answer, dict) else {"result": answer}
+        answer.pop("note", None)  # said once below
+        answers.append({"action": action, **answer})
+    refused = sum("error" in a for a in answers)
+    if refused == len(answers):
+        return {"error": "every change was refused, so nothing is proposed", "changes": answers}
+    if refused:
+        return {"error": f"{refused} of {len(answers)} change(s) refused; the others are proposed", "changes": answers}
+    return {"status": "proposed", "note": "Nothing changes until the user approves.", "changes": answers}
 
 
 DECIDE_ACTIONS = ("approve", "reject", "modify")

@@ -32,7 +32,10 @@ def stimulus_text(body: dict) -> str:
 
 
 def tool_names(body: dict) -> set[str]:
-    return {t["function"]["name"] for t in body.get("tools") or []}
+    """The tools a request offers, and the actions of its `propose` tool."""
+    from wilson.scripted import tool_names as offered
+
+    return set(offered(body))
 
 
 def is_cortex(body: dict) -> bool:

@@ -19,6 +19,7 @@ import pytest
 
 from actors.proposals import NoLongerOpen, approve, reject
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
+from tests.brain import tool_names
 from tests.calendar_support import add_event
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)
                                stages, user_texts)
@@ -442,7 +443,7 @@ def test_a_tool_not_set_up_is_not_offered_and_a_model_that_calls_it_anyway_gets_
     row = say(app, "email Ann that I'll see her Friday")
 
     first = next(r["body"] for r in server.requests if is_cortex(r["body"]))
-    assert "send_email" not in {t["function"]["name"] for t in first["tools"]}
+    assert "send_email" not in tool_names(first)  # neither a tool nor an action of `propose`
     answers = [json.loads(m["content"]) for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"]
     assert answers[0] == {"error": "email sending is not set up (no [email] smtp_host and from_address)"}
     assert not Approval.select().where(Approval.inbox_id == row.id).exists()

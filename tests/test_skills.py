@@ -18,6 +18,7 @@ import pytest
 
 from actors import tools
 from storage.models import Approval, ApprovalItem, Outbox, ReceptorBuffer, Task, Trace
+from tests.brain import tool_names
 from tests.test_cortex import call, cortex_requests, say, scripted, tool_results, user_texts  # noqa: F401 (fixture)
 from wilson import cli, skills
 from wilson import config as configmod
@@ -105,7 +106,7 @@ def test_a_third_party_skills_mutation_waits_for_approval_and_its_receptor_goes_
     # the tools: offered with the built-in ones, the read runs at once, the write becomes a proposal
     asked = say(app, "note that I need oat milk and bread")
     first = cortex_requests(server)[-1]
-    offered = {t["function"]["name"] for t in first["tools"]}
+    offered = tool_names(first)  # the tools and the actions of `propose`
     assert {"list_notes", "write_note", "create_task"} <= offered
     assert "list_notes" in first["messages"][0]["content"]  # the skill's prompt line
     read, proposed = tool_results(server)[-2:]
@@ -137,7 +138,7 @@ def test_a_skill_turned_off_offers_nothing_starts_nothing_and_its_old_proposal_f
     assert "notes" not in app.supervisor.names() and "calendar" not in app.supervisor.names()
     assert app.config.get("core", "buffered_channels") == []
     say(app, "add milk to my shopping list")  # a request for a change: the deep role's full tool set
-    offered = {t["function"]["name"] for t in cortex_requests(server)[-1]["tools"]}
+    offered = tool_names(cortex_requests(server)[-1])
     assert not offered & {"list_notes", "write_note", "calendar_lookup"} and "create_task" in offered
 
     now = app.clock.now()

@@ -40,7 +40,16 @@ def _text(content) -> str:
 
 
 def tool_names(body: dict) -> list[str]:
-    return [(t.get("function") or {}).get("name", "") for t in body.get("tools") or [] if isinstance(t, dict)]
+    """The tools a request offers, then the actions of a `propose` tool among them (a rule's "tool" matches
+    either: a mutation is offered as an action of `propose`)."""
+    names, actions = [], []
+    for tool in body.get("tools") or []:
+        function = (tool.get("function") or {}) if isinstance(tool, dict) else {}
+        names.append(function.get("name", ""))
+        if function.get("name") == "propose":
+            changes = (function.get("parameters") or {}).get("properties", {}).get("changes", {})
+            actions += changes.get("items", {}).get("properties", {}).get("action", {}).get("enum", [])
+    return names + actions
 
 
 class Rule:

@@ -11,6 +11,7 @@ are interpreted by the cortex itself; `decide` is offered only to runs the user 
 from __future__ import annotations
 
 import functools
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -59,11 +60,13 @@ def __getattr__(name: str):
 # Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
 # A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
 RUNS = ("user", "background", "fast")
-# Background runs act on what came in (an event, a mail, a deadline); the context already holds the time.
-BACKGROUND_LEAVES_OUT = frozenset({"now", "list_reminders", "rename_topic", "cancel_task", "decide", "watch",
+# What every context already says (the time, with its weekday): offered to no run.
+IN_CONTEXT = frozenset({"now"})
+# Background runs act on what came in (an event, a mail, a deadline).
+BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset({"list_reminders", "rename_topic", "cancel_task", "decide", "watch",
                                    "unwatch", "list_watches"})
 # Routine chat reads the user's own lists, calendar and mail; anything else goes to the planner.
-FAST_READS = frozenset({"now", "recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
+FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
                         "search_email"})
 ESCALATE = {"type": "function", "function": {
     "name": "escalate",
@@ -71,33 +74,109 @@ ESCALATE = {"type": "function", "function": {
                    "reminders, email).",
     "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
 
+# Every mutation is offered through one tool: each change names its action (a mutation tool, which still
+# validates, describes and executes it) with a one-line argument list, instead of a full schema per tool.
+PROPOSE = "propose"
+MAX_CHANGES = 20
+PROPOSE_HEAD = ("Propose changes; nothing changes until the user approves. Each change is "
+                '{"action": NAME, ...its arguments}; "?" marks optional ones, dates YYYY-MM-DD or ISO datetime. '
+                "Actions:")
 
-def schemas_for(run: str, box: Toolbox | None = None) -> list[dict]:
-    """The schemas one kind of run is offered: "user" (everything), "background" (no user-only tools and
-    fewer reads), "fast" (routine chat: a few read tools, `decide`, and `escalate` to the planner)."""
-    return list(_schemas_for(run, box or toolbox()))
+
+def action_line(tool: Tool) -> str:
+    """One action of `propose`: its arguments and the gist of its description (`brief` when it has one)."""
+    required = set(tool.parameters.get("required") or ())
+    args = ", ".join(k if k in required else f"{k}?" for k in tool.properties())
+    gist = getattr(tool, "brief", "") or _gist(tool.description)
+    return f"{tool.name}({args}): {gist}" if gist else f"{tool.name}({args})"
+
+
+def _gist(description: str) -> str:
+    text = re.sub(r"^Propose\s+", "", (description or "").strip())
+    text = re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.;:])\s", text, maxsplit=1)[0].rstrip(".;:")
+    return text[:1].lower() + text[1:]
+
+
+def propose_schema(actions: list[Tool]) -> dict:
+    return {"type": "function", "function": {
+        "name": PROPOSE,
+        "description": "\n".join([PROPOSE_HEAD] + [action_line(t) for t in actions]),
+        "parameters": {"type": "object", "required": ["changes"], "properties": {"changes": {
+            "type": "array", "items": {"type": "object", "required": ["action"], "properties": {
+                "action": {"type": "string", "enum": [t.name for t in actions]}}}}}}}}
+
+
+def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | None]:
+    """The changes of a `propose` call as (action, its arguments, why it is unusable or None); or the reason
+    the call as a whole cannot be read. `{"action": X, "args": {...}}` is read like the flat shape."""
+    changes = args.get("changes")
+    if isinstance(changes, dict):
+        changes = [changes]  # one change not wrapped in a list
+    if not isinstance(changes, list) or not changes:
+        return [], 'propose needs `changes`: a list of {"action": NAME, ...its arguments}'
+    if len(changes) > MAX_CHANGES:
+        return [], f"at most {MAX_CHANGES} changes in one propose call, got {len(changes)}"
+    read = []
+    for position, change in enumerate(changes, start=1):
+        action = change.get("action") if isinstance(change, dict) else None
+        if not isinstance(action, str) or not action.strip():
+            read.append((_short(action), {}, f"change {position} has no action name"))
+            continue
+        rest = {k: v for k, v in change.items() if k != "action"}
+        if set(rest) == {"args"} and isinstance(rest["args"], dict):
+            rest = rest["args"]
+        read.append((action.strip(), rest, None))
+    return read, None
+
+
+def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> list[dict]:
+    """The schemas one kind of run is offered: "user" (every read, `propose` for every change, the decision
+    tools), "background" (fewer reads and changes, nothing only the user may start), "fast" (routine chat: a
+    few read tools, `decide`, and `escalate` to the planner). `deciding` False: the user has no pending
+    proposal, so `decide` (the last schema, so that what comes before it stays a cacheable prefix) is left out."""
+    return list(_schemas_for(run, box or toolbox(), deciding))
 
 
 @functools.lru_cache(maxsize=64)  # toolboxes are cached themselves, so one entry per configuration and run
-def _schemas_for(run: str, box: Toolbox) -> tuple[dict, ...]:
-    return tuple(_select(run, box))
+def _schemas_for(run: str, box: Toolbox, deciding: bool) -> tuple[dict, ...]:
+    return tuple(s for s in _select(run, box) if deciding or s["function"]["name"] != "decide")
 
 
 def _select(run: str, box: Toolbox) -> list[dict]:
-    if run == "user":
-        return box.schemas(True)
-    if run == "background":
-        return [s for s in box.schemas(False) if s["function"]["name"] not in BACKGROUND_LEAVES_OUT]
     if run == "fast":
-        return [s for s in box.schemas(True) if s["function"]["name"] in FAST_READS | {"decide"}] + [ESCALATE]
-    raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
+        return [s for s in box.schemas(True) if s["function"]["name"] in FAST_READS] + [ESCALATE] + \
+            [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
+    if run not in ("user", "background"):
+        raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
+    user_run = run == "user"
+    leaves_out = IN_CONTEXT if user_run else BACKGROUND_LEAVES_OUT
+    chosen = [t for t in box.order if not box.why_not(t) and (user_run or not t.user_only)
+              and t.name not in leaves_out]
+    actions = [t for t in chosen if t.kind == MUTATE]
+    schemas = [t.schema() for t in chosen if t.kind == READ]
+    if actions:
+        schemas.append(propose_schema(actions))
+    return schemas + [t.schema() for t in chosen if t.kind == DECISION]
 
 
 def offered(run: str, box: Toolbox | None = None) -> set[str]:
-    return {s["function"]["name"] for s in schemas_for(run, box)}
+    """The names a run is offered: its tools, and the actions its `propose` can take."""
+    return names_in(schemas_for(run, box))
+
+
+def names_in(schemas: list[dict]) -> set[str]:
+    names = set()
+    for schema in schemas:
+        function = schema["function"]
+        names.add(function["name"])
+        if function["name"] == PROPOSE:
+            names.update(function["parameters"]["properties"]["changes"]["items"]["properties"]["action"]["enum"])
+    return names
 
 
 def kind_of(name: str, box: Toolbox | None = None) -> str | None:
+    if name == PROPOSE:
+        return MUTATE  # it only ever makes proposals
     return (box or toolbox()).kind_of(name)
 
 

@@ -21,6 +21,7 @@ class CreateReminder(BuiltinTool):
     name = "create_reminder"
     description = ("Propose a recurring reminder, as a cron expression in the user's timezone "
                    "(e.g. \"0 9 1-7 * 1\" for every first Monday at 09:00).")
+    brief = 'recurring; cron in the user\'s timezone, e.g. "0 9 1-7 * 1": first Mondays 09:00'
     parameters = _obj(["text", "cron"], text=S, cron=S)
 
     def validate(self, args, call):
@@ -45,6 +46,7 @@ class CreateReminder(BuiltinTool):
 class Remind(BuiltinTool):
     name = "remind"
     description = "Propose a one-off reminder at a time (a date alone means 09:00 that day)."
+    brief = "one-off; a date alone means 09:00"
     parameters = _obj(["text", "at"], text=S, at=WHEN)
     dates = ("at",)
 

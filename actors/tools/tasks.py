@@ -94,6 +94,7 @@ class ListTopics(BuiltinTool):
 class CreateTopic(BuiltinTool):
     name = "create_topic"
     description = "Propose a new topic (a time-bound area of the user's life)."
+    brief = "a time-bound area of the user's life"
     parameters = _obj(["title"], title=S, starts=WHEN, ends=WHEN, notes=S)
     dates = ("starts", "ends")
 
@@ -136,6 +137,7 @@ class RenameTopic(TopicTool):
 class UpdateTopic(TopicTool):
     name = "update_topic"
     description = "Propose a change to a topic (e.g. new dates when the event moved)."
+    brief = "e.g. new dates when the event moved"
     parameters = _obj(["topic_id"], topic_id=I, title=S, starts=WHEN, ends=WHEN, notes=S)
     dates = ("starts", "ends")
 
@@ -190,6 +192,7 @@ class CloseTopic(TopicTool):
 class CreateTask(BuiltinTool):
     name = "create_task"
     description = "Propose a task, optionally with a due date and a topic (by title)."
+    brief = "topic by its title"
     parameters = _obj(["title"], title=S, due=WHEN, topic=S, notes=S)
     dates = ("due",)
 
@@ -215,6 +218,7 @@ class UpdateTask(TaskTool):
     name = "update_task"
     description = ("Propose a change to a task; escalation lists when to follow up, "
                    "e.g. \"7d,1d,due,overdue\".")
+    brief = 'escalation: when to follow up, e.g. "7d,1d,due,overdue"'
     parameters = _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S, escalation=S)
     dates = ("due",)
 
@@ -258,6 +262,7 @@ class SnoozeTask(TaskTool):
     name = "snooze_task"
     description = ("Propose pausing a task (or the follow-up just sent about it) until a date or "
                    "time; it comes back then with one follow-up.")
+    brief = "pause it (or the follow-up just sent) until then; it comes back with one follow-up"
     parameters = _obj(["task_id", "until"], task_id=I, until=WHEN)
 
     def validate(self, args, call):
@@ -291,6 +296,7 @@ class SnoozeTask(TaskTool):
 class CancelTask(TaskTool):
     name = "cancel_task"
     description = "Propose dropping a task the user no longer needs (no more follow-ups)."
+    brief = "drop it: no more follow-ups"
     parameters = _obj(["task_id"], task_id=I)
 
     def validate(self, args, call):

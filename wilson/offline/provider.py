@@ -18,6 +18,7 @@ from wilson.offline.plans import plan_calls
 from wilson.offline.recognition import load_playbook, recognise_event
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
+PROPOSE = "propose"  # one tool for every change, its actions listed in it (actors/tools: propose_schema)
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 
 
@@ -40,6 +41,24 @@ def _json_in(text) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _actions_of(propose: dict) -> list[str]:
+    """The actions a `propose` tool takes (the enum of its changes' action)."""
+    try:
+        return list(propose["parameters"]["properties"]["changes"]["items"]["properties"]["action"]["enum"])
+    except (KeyError, TypeError):
+        return []
+
+
+def _folded(calls: list, actions: list[str]) -> list:
+    """The rules' mutations as the model is asked for them: one `propose` call, where the first of them was."""
+    changes = [{"action": name, **args} for name, args in calls if name in actions]
+    if not changes:
+        return calls
+    first = next(i for i, (name, _) in enumerate(calls) if name in actions)
+    kept = [(name, args) for name, args in calls if name not in actions]
+    return kept[:first] + [(PROPOSE, {"changes": changes})] + kept[first:]
+
+
 class OfflineProvider:
     def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = ""):
         self.playbook = load_playbook(playbook_path, skills_playbook)
@@ -48,9 +67,11 @@ class OfflineProvider:
     def complete(self, payload: dict, role: str = "deep", context: dict | None = None) -> dict:
         """An OpenAI chat-completion response body for one request."""
         messages = [m for m in payload.get("messages") or [] if isinstance(m, dict)]
-        offered = [(t.get("function") or {}).get("name", "") for t in payload.get("tools") or []]
-        text, calls, rule = self.respond(messages, offered, payload.get("response_format"), context)
-        calls = [(name, args) for name, args in calls if name in offered]
+        tools = [t.get("function") or {} for t in payload.get("tools") or [] if isinstance(t, dict)]
+        offered = [t.get("name", "") for t in tools]
+        actions = [a for t in tools if t.get("name") == PROPOSE for a in _actions_of(t) if a not in offered]
+        text, calls, rule = self.respond(messages, offered + actions, payload.get("response_format"), context)
+        calls = _folded([(name, args) for name, args in calls if name in offered or name in actions], actions)
         message = {"role": "assistant", "content": text if (text or not calls) else None}
         if calls:
             message["tool_calls"] = [
