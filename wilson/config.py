@@ -96,7 +96,7 @@ DEFAULTS: dict[str, dict] = {
 }
 
 SECRET_KEYS = ("token", "api_key", "password", "secret")
-ROLES = ("reflex", "fast", "deep")  # as wilson.synapse.ROLES; kept here so loading needs no HTTP client
+ROLES = ("reflex", "fast", "deep")  # the model roles, cheapest first: every other module takes them from here
 
 # What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by _check().
 SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
@@ -126,7 +126,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/playbook.toml"),
         **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
                                      "output (the defaults are examples, not your provider's prices)")
-           for _r in ("reflex", "fast", "deep")},
+           for _r in ROLES},
     },
     "telegram": {
         "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),

@@ -39,10 +39,9 @@ from loguru import logger
 from storage.models import Setting, TokenUsage
 from wilson import clock as clockmod
 from wilson import liveness, skills
-from wilson.config import Config
+from wilson.config import ROLES, Config
 from wilson.redact import redact, register
 
-ROLES = ("reflex", "fast", "deep")
 ORIGINS = ("user", "background")
 JSON_FORMATS = ("json_object", "json_schema")
 DEFAULT_MODEL = "default"

@@ -19,6 +19,7 @@ from storage.beliefs import memory_list
 from storage.models import (Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
                             Trace)
 from wilson import views
+from wilson.config import ROLES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MESSAGES = 100  # conversation entries on one page
@@ -192,7 +193,6 @@ def memories(now: datetime) -> list[dict]:
 
 
 CHART_DAYS = 14
-CHART_ROLES = ("reflex", "fast", "deep")
 
 
 def budget(synapse, now: datetime) -> dict:
@@ -205,8 +205,8 @@ def budget(synapse, now: datetime) -> dict:
     bars = []
     for day in days:
         parts = {role: (use[(day, role)].prompt_tokens + use[(day, role)].completion_tokens)
-                 if (day, role) in use else 0 for role in CHART_ROLES}
-        calls = sum(use[(day, role)].calls for role in CHART_ROLES if (day, role) in use)
+                 if (day, role) in use else 0 for role in ROLES}
+        calls = sum(use[(day, role)].calls for role in ROLES if (day, role) in use)
         bars.append({"day": day, "parts": parts, "total": sum(parts.values()), "calls": calls})
     return {"report": synapse.budget_report() if synapse is not None else "", "bars": bars,
             "top": max([b["total"] for b in bars] + [1])}

@@ -404,7 +404,7 @@ def build(site) -> Starlette:
     async def budget(request: Request, who, now) -> Response:
         return page("budget.html", who, now, "budget", title="Budget",
                     b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
-                    roles=pages.CHART_ROLES)
+                    roles=pages.ROLES)
 
     def form_key(form: dict) -> str:
         key = clean(form.get("key", ""), 40)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from wilson import clock as clockmod
 from wilson.eval import scorer
+from wilson.config import ROLES
 from wilson.eval.format import ScenarioError
 
 class _Settings:
@@ -41,7 +42,7 @@ def price_table(llm: dict) -> dict | None:
 def example_prices(config) -> bool:
     """Whether the prices in effect are the settings' shipped examples rather than the person's own."""
     return all(config.sources.get(("llm", f"price_{role}"), "default") == "default"
-               for role in ("reflex", "fast", "deep"))
+               for role in ROLES)
 
 
 def pct(value: float | None) -> str:
