@@ -1,0 +1,78 @@
+"""The reads a user's run makes on every stimulus, with their SQL built once (storage/hot.py says why).
+
+They return what the cortex's peewee queries returned (model instances, in the same order, under
+the same visibility rules: `_whose` for turns, `actors.tools.visible_to` for tasks and topics), and
+the open proposals in one query instead of one per proposal.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from storage import hot
+from storage.models import Approval, Task, Topic, Turn
+
+def _whose(user_id: str | None, owner: str | None) -> tuple[str, list]:
+    """Turns of one person's conversation; the owner's also holds the turns written before turns had a user."""
+    if user_id is not None:
+        sql, params = '"user_id" = ?', [str(user_id)]
+    else:
+        sql, params = '"user_id" IS NULL', []
+    if owner is not None and (user_id is None or str(user_id) == str(owner)):
+        sql = f'({sql} OR "user_id" IS NULL)'
+    return sql, params
+
+def recent_turns(user_id: str | None, topic_id: int | None, owner: str | None, limit: int) -> list[Turn]:
+    """The asking person's newest `limit` turns, oldest first; in a topic's thread, everyone's there too."""
+    where, params = _whose(user_id, owner)
+    if topic_id is not None:
+        where, params = f'({where} OR "topic_id" = ?)', params + [topic_id]
+    found = hot.execute(("recent_turns", where), lambda: (
+        f'SELECT {hot.column_list(Turn)} FROM "turn" WHERE {where} ORDER BY "id" DESC LIMIT ?'), params + [limit])
+    return [hot.instance(Turn, r) for r in reversed(found.rows)]
+
+def assistant_spoke(user_id: str | None, owner: str | None) -> bool:
+    """Whether Wilson ever answered this person (their first contact is over)."""
+    where, params = _whose(user_id, owner)
+    found = hot.execute(("assistant_spoke", where), lambda: (
+        f'SELECT 1 FROM "turn" WHERE "role" = \'assistant\' AND {where} LIMIT 1'), params)
+    return bool(found.rows)
+
+def _visible(column: str, user_id: str | None, owner: str | None) -> tuple[str, list]:
+    """`actors.tools.visible_to` as SQL: `column` is the topic's id (topics) or the task's topic."""
+    if user_id is None or (owner is not None and str(user_id) == str(owner)):
+        return "", []
+    return (f' AND ("owner_id" = ? OR "{column}" IN (SELECT "id" FROM "topic" WHERE "thread_ref" IS NOT NULL))',
+            [str(user_id)])
+
+def open_topics(user_id: str | None, owner: str | None) -> list[Topic]:
+    """Topics not closed that this person may see, by id."""
+    visible, params = _visible("id", user_id, owner)
+    found = hot.execute(("open_topics", bool(visible)), lambda: (
+        f'SELECT {hot.column_list(Topic)} FROM "topic" WHERE "status" != \'closed\'{visible} ORDER BY "id"'), params)
+    return [hot.instance(Topic, r) for r in found.rows]
+
+def open_tasks(user_id: str | None, owner: str | None, limit: int) -> list[Task]:
+    """Open tasks this person may see, those due first (soonest first), then the undated, by id."""
+    visible, params = _visible("topic_id", user_id, owner)
+    found = hot.execute(("open_tasks", bool(visible)), lambda: (
+        f'SELECT {hot.column_list(Task)} FROM "task" WHERE "status" = \'open\'{visible} '
+        f'ORDER BY ("due" IS NULL), "due", "id" LIMIT ?'), params + [limit])
+    return [hot.instance(Task, r) for r in found.rows]
+
+def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, list[tuple[int, str]]]]:
+    """The approver's newest `limit` open proposals that are not expired, newest first, each with its
+    undecided items as (position, description) by position; proposals with none are left out."""
+    found = hot.execute("pending_items", lambda: (
+        'SELECT a."id", i."position", i."description" FROM '
+        '(SELECT "id" FROM "approval" WHERE "status" IN (\'pending\', \'partial\') AND "expires_at" > ? '
+        'AND "approver" = ? ORDER BY "id" DESC LIMIT ?) AS a '
+        'JOIN "approval_item" AS i ON i."approval_id" = a."id" '
+        'WHERE i."status" = \'pending\' ORDER BY a."id" DESC, i."position"'),
+        [Approval.expires_at.db_value(now), str(approver), limit])
+    shown: list[tuple[int, list[tuple[int, str]]]] = []
+    for approval_id, position, description in found.rows:
+        if not shown or shown[-1][0] != approval_id:
+            shown.append((approval_id, []))
+        shown[-1][1].append((position, description))
+    return shown

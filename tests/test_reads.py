@@ -1,0 +1,84 @@
+"""The hot reads (storage/reads.py) return what the cortex's peewee queries return, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from actors import cortex
+from actors.tools import visible_to
+from storage import reads
+from storage.models import Approval, ApprovalItem, Task, Topic, Turn
+
+NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+OWNER, GUEST = "100", "200"
+
+
+def seed() -> None:
+    shared = Topic.create(title="Japan trip", status="active", created_at=NOW, thread_ref="77", owner_id=OWNER)
+    mine = Topic.create(title="Taxes", status="active", created_at=NOW, owner_id=GUEST)
+    Topic.create(title="Old", status="closed", created_at=NOW, owner_id=GUEST)
+    Topic.create(title="Legacy", status="active", created_at=NOW)  # from before rows had an owner
+    for i, (topic, owner, due) in enumerate([(shared, OWNER, NOW + timedelta(days=3)), (mine, GUEST, None),
+                                             (None, OWNER, NOW + timedelta(days=1)), (None, GUEST, NOW),
+                                             (None, None, None), (mine, GUEST, NOW + timedelta(days=1))]):
+        Task.create(title=f"task {i}", topic=topic, due=due, created_at=NOW, owner_id=owner)
+    Task.create(title="done", status="done", created_at=NOW, owner_id=GUEST)
+    for i, (user, topic) in enumerate([(OWNER, None), (None, None), (GUEST, None), (OWNER, shared.id),
+                                       (GUEST, shared.id), (GUEST, None), (OWNER, None)] * 3):
+        Turn.create(channel="telegram", role="user" if i % 2 else "assistant", user_id=user, text=f"turn {i}",
+                    topic_id=topic, created_at=NOW + timedelta(seconds=i))
+    for i, (approver, status, expires) in enumerate([(GUEST, "pending", 1), (GUEST, "partial", 1),
+                                                     (GUEST, "pending", -1), (OWNER, "pending", 1),
+                                                     (GUEST, "approved", 1), (GUEST, "pending", 1)]):
+        approval = Approval.create(trace_id=f"t{i}", status=status, approver=approver, channel="telegram",
+                                   nonce="n", created_at=NOW, expires_at=NOW + timedelta(hours=expires))
+        for position, item_status in enumerate(["pending", "executed", "pending"][: 3 - i % 3], start=1):
+            ApprovalItem.create(approval=approval, position=position, tool="add_task", args={},
+                                description=f"item {i}.{position}\nsecond line", status=item_status)
+
+
+def same(a: list, b: list) -> bool:
+    return [r.__data__ for r in a] == [r.__data__ for r in b]
+
+
+@pytest.mark.parametrize("user_id,topic_id,owner", [(OWNER, None, OWNER), (GUEST, None, OWNER), (None, None, OWNER),
+                                                    (GUEST, "shared", OWNER), (None, None, None), (GUEST, None, None)])
+def test_recent_turns_and_first_contact_match_the_peewee_queries(any_db, user_id, topic_id, owner):
+    seed()
+    if topic_id == "shared":
+        topic_id = Topic.get(Topic.title == "Japan trip").id
+    for limit in (3, 12, 100):
+        assert same(reads.recent_turns(user_id, topic_id, owner, limit),
+                    cortex.recent_turns(user_id, topic_id, owner, limit))
+    spoke = Turn.select().where((Turn.role == "assistant") & cortex._whose(user_id, owner)).exists()
+    assert reads.assistant_spoke(user_id, owner) is spoke
+    newest = reads.recent_turns(user_id, topic_id, owner, 4)
+    assert newest and newest[-1].created_at.tzinfo is not None
+
+
+@pytest.mark.parametrize("viewer,owner", [(OWNER, OWNER), (GUEST, OWNER), (None, OWNER), (GUEST, None)])
+def test_open_topics_and_tasks_match_the_visibility_rules(any_db, viewer, owner):
+    seed()
+    topics = list(Topic.select().where((Topic.status != "closed") & visible_to(Topic, viewer, owner))
+                  .order_by(Topic.id))
+    tasks = list(Task.select().where((Task.status == "open") & visible_to(Task, viewer, owner))
+                 .order_by(Task.due.is_null(), Task.due, Task.id).limit(200))
+    assert same(reads.open_topics(viewer, owner), topics)
+    assert same(reads.open_tasks(viewer, owner, 200), tasks)
+    assert same(reads.open_tasks(viewer, owner, 2), tasks[:2])
+    if viewer == GUEST:  # the guest's own and the shared topic's, not the owner's private ones
+        assert {t.title for t in reads.open_topics(viewer, owner)} == {"Japan trip", "Taxes"}
+
+
+def test_pending_items_are_the_open_proposals_newest_first_in_one_query(any_db):
+    seed()
+    for approver in (GUEST, OWNER, "nobody"):
+        expected = [(p["id"], [(i["position"], i["description"]) for i in p["items"]])
+                    for p in cortex.pending_proposals(approver, NOW)]
+        got = [(a, [(pos, cortex._one_line(d)) for pos, d in items])
+               for a, items in reads.pending_items(approver, NOW, cortex.PENDING_SHOWN)]
+        assert got == expected
+    newest_open = [Approval.get(Approval.trace_id == t).id for t in ("t5", "t1")]  # t4 is decided, t2 expired
+    assert [a for a, _ in reads.pending_items(GUEST, NOW, 2)] == newest_open
