@@ -122,7 +122,7 @@ def child_wilson() -> dict:
                 if item.kind == "chat":
                     app.say(item.text)
                 else:
-                    app.inject_buffered("email", item.text, item.payload)
+                    persona.deliver(app, item)
                 app.wait_idle()
             app.advance(begin + timedelta(hours=1) - clock.now())
             from storage.models import Inbox, Outbox, ReceptorBuffer

