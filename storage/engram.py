@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import operator
 import re
@@ -30,6 +31,7 @@ from loguru import logger
 from storage import trace
 from storage.db import claim_transaction, database
 from storage.models import Memory
+from wilson.timeparse import utc_or_none
 
 # The key column is a VARCHAR(255); longer texts keep a readable prefix plus a digest
 # so that two different long texts never collide.
@@ -448,10 +450,6 @@ def import_lines(lines, default_at: datetime) -> tuple[int, list[str]]:
     """Memories from JSON lines: {"text", "at" (ISO time), "kind" (default episode), "source" (an id, kept
     as provenance)}. A line that is not such an object is reported (line number and why) and skipped;
     the rest is stored as `store` would, in a few statements per 500 lines. Returns (stored, problems)."""
-    import json
-
-    from wilson.clock import as_utc
-
     rows, problems = [], []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -460,8 +458,7 @@ def import_lines(lines, default_at: datetime) -> tuple[int, list[str]]:
             item = json.loads(line)
             if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
                 raise ValueError("needs an object with text")
-            at = as_utc(datetime.fromisoformat(str(item["at"]).replace("Z", "+00:00"))) if item.get("at") \
-                else default_at
+            at = utc_or_none(str(item["at"])) if item.get("at") else default_at
             kind = item.get("kind") or "episode"
             if not isinstance(kind, str) or len(kind) > 40:
                 raise ValueError("kind must be a short text")

@@ -6,6 +6,7 @@ import re
 from datetime import datetime
 
 from wilson.clock import as_utc
+from wilson.timeparse import utc_or_none
 
 LEARNED_KINDS = ("interpretation", "belief", "principle")
 
@@ -24,7 +25,7 @@ def _parse_due(value) -> datetime | None:
     if not isinstance(value, str) or not value.strip():
         return None
     try:
-        return as_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        return utc_or_none(value.strip())
     except ValueError:
         return None
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wilson.clock import parse_duration
+from wilson.timeparse import date_or_datetime
 
 SPLITS = ("dev", "test")
 EXPECT = ("surface", "silent", "drop", "any")
@@ -188,7 +189,7 @@ def _when(value, where: str, key: str):
         return value
     text = str(value).strip()
     try:
-        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        return date_or_datetime(text)
     except ValueError:
         _fail(where, f"`{key}` = {value!r} is not an ISO date or datetime")
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 from wilson import clock as clockmod
 from wilson.eval.format import Scenario, Step
+from wilson.timeparse import date_or_datetime
 
 # Settings a scenario never inherits from the person's own configuration: an evaluation must not
 # reach their Telegram, their mailbox, their calendar or their dashboard port.
@@ -278,7 +279,7 @@ def _dues(args: dict, tz) -> list[str]:
         if not isinstance(value, str) or len(value) < 10:
             continue
         try:
-            moment = date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value)
+            moment = date_or_datetime(value)
         except ValueError:
             continue
         if isinstance(moment, datetime):

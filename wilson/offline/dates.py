@@ -15,6 +15,8 @@ from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from wilson.timeparse import date_or_datetime
+
 UTC = timezone.utc
 LANGUAGES = ["en", "de", "fr", "es"]
 
@@ -68,11 +70,11 @@ def parse_moment(value, tz: ZoneInfo) -> date | datetime | None:
         return None
     value = value.strip()
     try:
-        if len(value) == 10:
-            return date.fromisoformat(value)
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = date_or_datetime(value)
     except ValueError:
         return None
+    if not isinstance(moment, datetime):
+        return moment
     return moment if moment.tzinfo else moment.replace(tzinfo=tz)
 
 
