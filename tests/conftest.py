@@ -83,6 +83,14 @@ def make_app(tmp_path):
 
 
 @pytest.fixture
+def web(make_app):
+    """A running Wilson with its dashboard on a free loopback port (tests keep the dashboard off otherwise)."""
+    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
+    assert app.wait_idle()  # the channel has started listening (its on_start ran before the ping)
+    return app
+
+
+@pytest.fixture
 def fake():
     """A fake Telegram Bot API server on loopback, with a forum supergroup (tests/fake_telegram.py)."""
     from tests.fake_telegram import FORUM_CHAT_ID, FakeTelegram

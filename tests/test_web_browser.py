@@ -44,13 +44,6 @@ def browser(shared_browser):
     return shared_browser
 
 
-@pytest.fixture
-def web(make_app):
-    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
-    assert app.wait_idle()
-    return app
-
-
 def test_log_in_with_the_token_see_today_and_approve_a_proposal(web, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as seen

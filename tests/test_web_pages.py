@@ -18,13 +18,6 @@ PAGE = ("<html><head><title>Visa for Japan</title></head><body><main><h1>Visa fo
         "<p>Updated 3 December 2026</p><p>Short stays need no visa.</p>{extra}</main></body></html>")
 
 
-@pytest.fixture
-def web(make_app):
-    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
-    assert app.wait_idle()
-    return app
-
-
 def approve(app, client: httpx.Client, approval_id: int) -> None:
     approval = Approval.get_by_id(approval_id)
     page = client.get("/proposals")

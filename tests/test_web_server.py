@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import httpx
-import pytest
 
 from channels.web import server
 from channels.web.channel import ADDRESS_KEY, HEALTH_KEY, is_loopback, listening_socket
@@ -14,13 +13,6 @@ from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task
 from tests.web_harness import base_url, csrf_of, logged_in, token_and_code
 
 JAPAN = "I'm flying to Japan on 2027-04-10"
-
-
-@pytest.fixture
-def web(make_app):
-    app = make_app(env={"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
-    assert app.wait_idle()  # the channel has started listening (its on_start ran before the ping)
-    return app
 
 
 def propose(app, client: httpx.Client) -> Approval:
