@@ -475,11 +475,8 @@ def _inbox_mix() -> dict:
 
 
 def _floor_note(wilson: dict, naive: dict) -> str:
-    """What no design built from these components can go below, in naive's own prices.
-
-    Every design answers the user (user-started runs), follows up deadlines and consolidates;
-    and an email that matters gets its own deep run in Wilson as in naive.
-    """
+    """Where naive's tokens go, at today's prompts: user-started runs, follow-ups and consolidation, and a deep
+    run per email that matters. Not a floor: leaner prompts, a router and templated follow-ups move all three."""
     purposes = naive["tokens_by_purpose"]
     shared = sum(v["tokens"] for k, v in purposes.items()
                  if k.startswith(("deep: deadline", "deep: reminder", "deep: topic_end", "deep: consolidation")))
@@ -489,7 +486,8 @@ def _floor_note(wilson: dict, naive: dict) -> str:
     per_run = buffered / naive_runs if naive_runs else 0
     n = naive["tokens"]
     floor_bg = shared + mattering * per_run
-    return (f"floor: user-started runs alone are {n['user'] / n['total']:.0%} of naive's total; in the background, "
+    return (f"shares at today's prompts (not a floor): user-started runs are {n['user'] / n['total']:.0%} of "
+            f"naive's total; in the background, "
             f"deadlines and consolidation ({shared:,}) plus one deep run for each of the {mattering} emails that "
             f"matter (naive pays {per_run:,.0f} a run on average) come to at least {floor_bg:,.0f} = "
             f"{floor_bg / n['background']:.0%} of naive's background before any scanning or triage")
@@ -657,11 +655,11 @@ def idle_day() -> dict:
             "idle_day_requests": len(server.requests) - requests_before}
 
 
-def run(quick: bool = False) -> dict:
+def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> dict:
     days = 2 if quick else 7
     encoding = _exact_counter()
     runs = {mode: simulate(mode, days, encoding) for mode in ("wilson", "naive", "heartbeat")}
-    agent = per_event_agent(days, runs["wilson"]["follow_ups"])
+    agent = per_event_agent(days, runs["wilson"]["follow_ups"], bootstrap_tokens)
     erring = simulate("wilson", days, None, SENSITIVITY)
     grown = simulate("wilson", days, None, extra_open=GROWTH_EXTRA)
     idle = idle_day()
@@ -674,7 +672,7 @@ def run(quick: bool = False) -> dict:
     tasks = len(persona.TASKS)
     figures = [
         Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD",
-               f"(c) per-event agent ({AGENT_BOOTSTRAP_TOKENS:,}-token bootstrap + session)", ba["usd"],
+               f"(c) per-event agent ({bootstrap_tokens:,}-token bootstrap + session)", ba["usd"],
                ratio(bw["usd"], ba["usd"]), f"≤ {AGENT_GOAL:.0%} of the per-event agent",
                bw["usd"] <= AGENT_GOAL * ba["usd"],
                f"{agent['turns']} agent turns, {agent['rounds']} model calls"),
@@ -739,7 +737,7 @@ def run(quick: bool = False) -> dict:
                  f"{agent['tokens']['prompt']:,}+{agent['tokens']['completion']:,} tokens (prompt+completion), "
                  f"billed ${ba['usd']:.4f} (${ba['usd_no_cache']:.4f} without the prefix cache; "
                  f"{ba['cached_tokens']:,} of {ba['prompt_tokens']:,} prompt tokens cached); bootstrap "
-                 f"{AGENT_BOOTSTRAP_TOKENS:,} tokens (a stated parameter), main session reset daily at "
+                 f"{bootstrap_tokens:,} tokens (a stated parameter: --bootstrap-tokens), main session reset daily at "
                  f"{AGENT_RESET_HOUR:02d}:00 and compacted beyond {AGENT_CONTEXT_TOKENS:,} tokens "
                  f"({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
                  f"Wilson's; {agent['wall_s']} s")
@@ -768,14 +766,21 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.proactivity", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--mode", choices=("wilson", "naive", "heartbeat"), help="one simulated run only")
+    parser.add_argument("--mode", choices=("wilson", "naive", "heartbeat", "agent"), help="one simulated run only "
+                        "(agent: the per-event agent, without Wilson's follow-ups)")
     parser.add_argument("--days", type=int)
+    parser.add_argument("--bootstrap-tokens", type=int, default=AGENT_BOOTSTRAP_TOKENS,
+                        help=f"the per-event agent's bootstrap context (default {AGENT_BOOTSTRAP_TOKENS:,})")
     args = parser.parse_args(argv)
+    if args.mode == "agent":
+        print(json.dumps(per_event_agent(args.days or (2 if args.quick else 7), [], args.bootstrap_tokens),
+                         default=str, indent=1))
+        return 0
     if args.mode:
         print(json.dumps(simulate(args.mode, args.days or (2 if args.quick else 7), _exact_counter()),
                          default=str, indent=1))
         return 0
-    emit(run(args.quick), args.json)
+    emit(run(args.quick, args.bootstrap_tokens), args.json)
     return 0
 
 
