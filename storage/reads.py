@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage import hot
-from storage.models import Approval, Task, Topic, Turn
+from storage.models import Approval, Memory, Task, Topic, Turn
 
 def _whose(user_id: str | None, owner: str | None) -> tuple[str, list]:
     """Turns of one person's conversation; the owner's also holds the turns written before turns had a user."""
@@ -76,3 +76,17 @@ def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, l
             shown.append((approval_id, []))
         shown[-1][1].append((position, description))
     return shown
+
+
+def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:
+    """The strongest live memories of these kinds (alive at `at`, when given), as `storage.engram.profile`
+    reads its principles and beliefs on every run."""
+    alive = '"invalidated_at" IS NULL'
+    params: list = list(kinds)
+    if at is not None:
+        alive = '"created_at" <= ? AND ("invalidated_at" IS NULL OR "invalidated_at" > ?)'
+        params += [Memory.created_at.db_value(at), Memory.invalidated_at.db_value(at)]
+    found = hot.execute(("strongest_memories", len(kinds), at is not None), lambda: (
+        f'SELECT {hot.column_list(Memory)} FROM "memory" WHERE "kind" IN ({", ".join("?" for _ in kinds)}) '
+        f'AND {alive} ORDER BY "strength" DESC, "id" DESC LIMIT ?'), params + [limit])
+    return [hot.instance(Memory, r) for r in found.rows]

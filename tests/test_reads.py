@@ -82,3 +82,29 @@ def test_pending_items_are_the_open_proposals_newest_first_in_one_query(any_db):
         assert got == expected
     newest_open = [Approval.get(Approval.trace_id == t).id for t in ("t5", "t1")]  # t4 is decided, t2 expired
     assert [a for a, _ in reads.pending_items(GUEST, NOW, 2)] == newest_open
+
+
+def test_strongest_memories_are_engrams_profile(any_db):
+    from storage import engram
+    from storage.models import Memory
+
+    for i, (kind, strength, invalidated) in enumerate([("belief", 0.5, None), ("principle", 2.0, None),
+                                                       ("episode", 9.0, None), ("belief", 3.0, NOW),
+                                                       ("belief", 2.0, None), ("principle", 1.0, None)]):
+        Memory.create(kind=kind, text=f"memory {i}", strength=strength, created_at=NOW - timedelta(days=i),
+                      invalidated_at=invalidated)
+    for at in (None, NOW - timedelta(hours=1), NOW - timedelta(days=3, hours=1)):
+        for limit in (2, 5):
+            assert same(reads.strongest_memories(engram.LEARNED, limit, at), engram.profile(limit, at))
+    assert [m.text for m in reads.strongest_memories(engram.LEARNED, 5)] == [
+        "memory 4", "memory 1", "memory 5", "memory 0"]  # ties by strength: the newer id first
+
+
+def test_a_row_created_through_the_hot_insert_reads_back_as_peewee_reads_it(any_db):
+    from storage import hot
+
+    turn = hot.create(Turn, channel="repl", role="user", user_id=OWNER, text="hi", created_at=NOW)
+    stored = Turn.get_by_id(turn.id)
+    assert (stored.channel, stored.role, stored.user_id, stored.text, stored.created_at, stored.topic_id) == (
+        "repl", "user", OWNER, "hi", NOW, None)
+    assert same([hot.by_id(Turn, turn.id)], [stored])
