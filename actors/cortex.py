@@ -32,7 +32,7 @@ from actors import briefing
 from actors import tools
 from storage import decisions, inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, Topic, Turn
+from storage.models import Approval, ApprovalItem, Inbox, Setting, Task, TaskFiring, Topic, Turn
 from wilson.actor import WilsonActor
 from wilson import attention, faults, liveness, quiet, skills
 from wilson.messages import Deliver, DecisionRecorded, InboxReady, ProposalCreated, Recover, SyncRequest
@@ -40,6 +40,7 @@ from wilson.messages import Deliver, DecisionRecorded, InboxReady, ProposalCreat
 MAX_ROUNDS = 6
 RECENT_TURNS = 12
 HISTORY_TOKENS = 1500  # the conversation a run sees, newest first, in tokens (bytes/4), not in turns
+FAST_HISTORY_TOKENS = 400  # routine chat needs the last few lines; what needs more escalates to the planner
 OPEN_TASKS_READ = 200
 CONTEXT_TASKS = 15  # relevant open tasks shown; the model lists the others with a read tool
 SOON = timedelta(days=7)
@@ -59,9 +60,9 @@ You see one stimulus at a time with its context (CONTEXT message). Rules:
 
 
 # Routine chat goes to the fast role with this prompt and a few read tools; it hands anything else on.
-FAST_PROMPT = """You are Wilson, a proactive assistant. Answer the user's message (last) briefly, friendly and
-specifically, from the CONTEXT message or one read tool. Dates in the user's timezone.
-If it needs a plan or any change (tasks, topics, reminders, email), call `escalate`; do not attempt it.
+FAST_PROMPT = """You are Wilson, a proactive assistant. Answer the user's last message briefly, friendly and
+specifically, from CONTEXT or one read tool; dates in the user's timezone.
+For a plan or any change (tasks, topics, reminders, email) call `escalate` instead.
 When the user answers one of their pending_proposals in words, call `decide` for it.
 - """ + tools.UNTRUSTED_RULE
 
@@ -131,10 +132,10 @@ _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule
 ROUTINE_CHARS = 120
 
 
-def choose_route(row: Inbox) -> tuple[str, str]:
+def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
-    which can hand it on; a deadline or reminder follow-up that needs no judgement is phrased from a
-    template without a model; everything else goes to the deep role."""
+    which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
+    unless `judgement` (from `judgement_for`) says why it needs one; everything else goes to the deep role."""
     text = (row.text or "").strip()
     if row.origin == "user":
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
@@ -144,9 +145,41 @@ def choose_route(row: Inbox) -> tuple[str, str]:
         if _LOOKUP.match(text) or text.endswith("?"):
             return "fast", "a lookup"
         return "deep", "not recognisably routine"
-    if row.kind == "reminder" or (row.kind == "deadline" and (row.payload or {}).get("window") != "overdue"):
+    if row.kind in ("reminder", "deadline"):
+        if judgement:
+            return "deep", f"a {row.kind} needs judgement: {judgement}"
         return "template", f"{row.kind} follow-up from a template (nothing to judge)"
     return "deep", f"a {row.kind} needs judgement"
+
+
+LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
+
+
+def judgement_for(row: Inbox, now: datetime) -> str:
+    """Why a deadline follow-up needs a model rather than its template ("" when nothing does): a change to
+    its task waits for the user's approval (a template would talk past it), or the user has written about
+    the task since its previous follow-up (a reply to handle)."""
+    payload = row.payload or {}
+    if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
+        return ""
+    task_id = int(payload["task_id"])
+    waiting = (ApprovalItem.select(ApprovalItem.args).join(Approval)
+               .where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now)
+                      & (ApprovalItem.status == "pending")).order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
+    if any(isinstance(i.args, dict) and tools._is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
+           for i in waiting):
+        return "a change to this task awaits the user's approval"
+    earlier = (TaskFiring.select(TaskFiring.fired_at)
+               .where((TaskFiring.task == task_id) & (TaskFiring.inbox_id.is_null() | (TaskFiring.inbox_id != row.id)))
+               .order_by(TaskFiring.fired_at.desc()).first())
+    named = _words(payload.get("title") or row.text)
+    if earlier is None or not named:
+        return ""
+    said = (Turn.select(Turn.text).where((Turn.role == "user") & (Turn.created_at > earlier.fired_at))
+            .order_by(Turn.id.desc()).limit(LOOKED_AT))
+    if any(named & _words(turn.text) for turn in said):
+        return "the user wrote about it since its last follow-up"
+    return ""
 
 
 # Context ----------------------------------------------------------------------
@@ -805,7 +838,7 @@ class CortexActor(WilsonActor):
         owner = self.config.get("core", "owner")
         topic_id = (row.payload or {}).get("topic_id")
         turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
-        route, why = choose_route(row)
+        route, why = choose_route(row, judgement_for(row, now))
         context = build_context(row, now, tz, memories, turns, owner)
         from wilson.synapse import trace_scope
 
@@ -819,7 +852,8 @@ class CortexActor(WilsonActor):
             else:
                 outcome = None
                 if route == "fast":
-                    messages = build_messages(context, row, turns, self.config, system=FAST_PROMPT)
+                    messages = build_messages(context, row, turns, self.config, system=FAST_PROMPT,
+                                              history_tokens=FAST_HISTORY_TOKENS)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
                                      box=box, context=context, role="fast")
                     if outcome.escalated is not None:

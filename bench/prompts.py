@@ -8,7 +8,8 @@ short text and bills request bytes // 4 as prompt tokens). Each user message's t
 every model request its run made (all rounds, a fast run that escalated included), with its billed cost
 at the example price table ([llm] price_<role>). Figures: "hello" and "what's on my calendar today?"
 beside a planning request in the same run; the planning request with 60 open tasks beside the same
-request with 6 (goal: within +15 %).
+request with 6 (goal: within +15 %); the tool schemas each kind of run is offered beside every tool with
+its own schema.
 """
 
 from __future__ import annotations
@@ -38,6 +39,23 @@ def _tokens_of(server, since: int, config) -> tuple[int, float, list[str]]:
         usd += cost(table[role], usage["prompt_tokens"], usage["completion_tokens"])
         roles.append(role)
     return tokens, usd, roles
+
+
+def _schema_tokens(config) -> dict:
+    """Tokens (bytes // 4) of the tool schemas each kind of cortex run is offered, and of every tool with its
+    own schema (each mutation a tool of its own, as before `propose`) for a user's and a background run."""
+    import json
+
+    from actors import tools
+
+    box = tools.toolbox(config)
+
+    def size(schemas) -> int:
+        return len(json.dumps(schemas, ensure_ascii=False).encode()) // 4
+
+    return {"user": size(tools.schemas_for("user", box)), "background": size(tools.schemas_for("background", box)),
+            "fast": size(tools.schemas_for("fast", box, deciding=False)),
+            "user_each_own": size(box.schemas(True)), "background_each_own": size(box.schemas(False))}
 
 
 def run(quick: bool = False) -> dict:
@@ -74,9 +92,10 @@ def run(quick: bool = False) -> dict:
                                 created_at=now)
                 out["plan60"] = say(PLAN)
                 out["hello60"] = say("hello")
+                out["schemas"] = _schema_tokens(config)
             finally:
                 app.stop()
-    plan, plan60 = out["plan6"], out["plan60"]
+    plan, plan60, schemas = out["plan6"], out["plan60"], out.pop("schemas")
     figures = [
         Figure('tokens per user "hello"', out["hello"][0], "tokens", "a planning request", plan[0],
                ratio(out["hello"][0], plan[0]), note=f"roles {', '.join(out['hello'][2])}; "
@@ -87,6 +106,14 @@ def run(quick: bool = False) -> dict:
                round(plan[1] * 1e6, 1), ratio(out["hello"][1], plan[1]), note="example prices"),
         Figure("tokens per planning request, 60 open tasks", plan60[0], "tokens", "with 6 open tasks", plan[0],
                ratio(plan60[0], plan[0]), f"≤ {GROWTH_GOAL:.2f} × 6 tasks", plan60[0] <= GROWTH_GOAL * plan[0]),
+        Figure("tool schema tokens, a user's run", schemas["user"], "tokens", "every tool with its own schema",
+               schemas["user_each_own"], ratio(schemas["user"], schemas["user_each_own"]),
+               note="reads, one propose for every change, the decision tools"),
+        Figure("tool schema tokens, a background run", schemas["background"], "tokens",
+               "every tool with its own schema", schemas["background_each_own"],
+               ratio(schemas["background"], schemas["background_each_own"])),
+        Figure("tool schema tokens, routine chat (fast)", schemas["fast"], "tokens", "a user's run", schemas["user"],
+               ratio(schemas["fast"], schemas["user"]), note="no proposal pending: no decide"),
         Figure('tokens per user "hello", 60 open tasks', out["hello60"][0], "tokens", "with 6 open tasks",
                out["hello"][0], ratio(out["hello60"][0], out["hello"][0])),
     ]

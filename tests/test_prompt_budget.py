@@ -12,7 +12,7 @@ import pytest
 from actors import tools
 from storage import inbox
 from storage.models import Task, Topic
-from tests.brain import context_of, is_cortex, routine_reply
+from tests.brain import context_of, is_cortex, routine_reply, tool_names
 from wilson.messages import InboxReady
 from wilson.scripted import ScriptedServer
 
@@ -21,7 +21,7 @@ from wilson.scripted import ScriptedServer
 # knowingly, or leave the tool out of a run (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS).
 TOOL_BUDGET = {"user": 1550, "background": 1000, "fast": 720}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
-REQUEST_BUDGET = {"hello": 1300, "plan": 3000, "email": 2600}
+REQUEST_BUDGET = {"hello": 800, "plan": 1600, "email": 1450}
 
 
 def tokens(value) -> int:
@@ -109,6 +109,27 @@ def test_history_is_trimmed_by_tokens_not_turns(wilson):
     history = body["messages"][2:-1]
     assert tokens([m["content"] for m in history]) <= 1500
     assert [m["content"] for m in history][-1] == "Sure.", "the newest turns are kept"
+
+
+def test_routine_chat_sees_a_shorter_history_than_the_planner(wilson):
+    app, server = wilson
+    for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"):
+        say(app, f"my notes for {day}: " + "the boiler, the garden gate, the kitchen tap; " * 12)
+    say(app, "thanks")
+    say(app, "plan my trip to Japan in April")
+    *_, thanks, plan = cortex_bodies(server)
+    fast_history, deep_history = (tokens([m["content"] for m in body["messages"][2:-1]]) for body in (thanks, plan))
+    assert fast_history <= 400 < deep_history <= 1500
+    assert thanks["messages"][-2]["content"] == "Sure.", "the newest lines are the ones kept"
+
+
+def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
+    app, server = wilson
+    say(app, "hello")
+    say(app, "plan my trip to Japan in April")
+    assert all("decide" not in tool_names(body) for body in cortex_bodies(server))
+    assert [s["function"]["name"] for s in tools.schemas_for("user")][-1] == "decide", \
+        "offered last, so that the schemas before it are the same prefix either way"
 
 
 def test_the_budget_shows_money_at_the_configured_prices(make_app):

@@ -120,11 +120,12 @@ def test_a_deadline_follow_up_is_phrased_from_a_template_without_a_model(wilson)
     assert said and said[0].startswith("Reminder: “Book flights” is due in 7 days")
 
 
-def test_an_overdue_task_needs_judgement_and_goes_to_the_deep_role(wilson):
+def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
+    # what does need judgement (a pending change, a reply to handle): tests/test_cortex_router.py
     app, server = wilson
     row = follow_up(app, "overdue")
-    assert [role(r) for r in cortex(server)] == ["deep"]
-    assert routed(row) == ["deep: a deadline needs judgement"]
+    assert cortex(server) == []
+    assert routed(row) == ["template: deadline follow-up from a template (nothing to judge)"]
 
 
 @pytest.mark.parametrize("text, route", [
