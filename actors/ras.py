@@ -142,4 +142,4 @@ class RasActor(WilsonActor):
         return True
 
     def interval(self) -> timedelta:
-        return timedelta(minutes=float(self.config.get("ras", "interval_minutes", 15) or 15))
+        return timedelta(minutes=float(self.config.get("ras", "interval_minutes")))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pykka
 import pytest
@@ -26,6 +27,7 @@ from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Trace, Turn
 from wilson.actor import Context
 from wilson.clock import SimClock
+from wilson.config import Config
 from wilson.messages import Consolidate
 from tests.actor_support import RecordingDirectory
 
@@ -385,7 +387,7 @@ def test_the_actor_consolidates_when_told_and_a_fresh_actor_resumes(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
     clock = SimClock(night("2027-01-09"))
     synapse = FakeSynapse()
-    ctx = Context(config=None, clock=clock, synapse=synapse, directory=RecordingDirectory(strict=True, delivers=False))
+    ctx = Context(config=Config(home=Path(".")), clock=clock, synapse=synapse, directory=RecordingDirectory(strict=True, delivers=False))
 
     first = HippocampusActor.start(ctx)
     try:

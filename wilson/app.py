@@ -145,7 +145,7 @@ class Wilson:
             channels = [s.name for s in specs if getattr(s.actor_class, "can_deliver", False)]
             self.waker = Waker(self.supervisor, [s.name for s in specs], channels,
                                dsn=self.config.get("database", "url") if is_postgres() else None,
-                               poll_seconds=float(self.config.get("core", "poll_seconds") or 30)).start()
+                               poll_seconds=float(self.config.get("core", "poll_seconds"))).start()
         logger.info("Wilson is up ({} clock, {} model)", "simulated" if self.clock.simulated else "real",
                     "offline" if self.synapse.offline else "language")
         return self

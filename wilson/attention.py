@@ -52,18 +52,18 @@ ACK_AFTER = timedelta(hours=6)  # an "on it" that does not reply to anything ans
 
 def max_per_day(config) -> int:
     try:
-        return max(0, int(config.get("attention", "max_per_day", 3)))
+        return max(0, int(config.get("attention", "max_per_day")))
     except (TypeError, ValueError):
         return 3
 
 
 def briefing_mode(config) -> str:
-    mode = str(config.get("attention", "briefing", "when_useful") or "when_useful").strip().lower()
+    mode = str(config.get("attention", "briefing")).strip().lower()
     return mode if mode in BRIEFING_MODES else "when_useful"
 
 
 def briefing_enabled(config) -> bool:
-    return str(config.get("thalamus", "briefing", "") or "off").strip().lower() not in ("", "off")
+    return str(config.get("thalamus", "briefing") or "off").strip().lower() not in ("", "off")
 
 
 def day_bounds(day: date, tz) -> tuple[datetime, datetime]:
@@ -118,7 +118,7 @@ def placement_for(now: datetime, config, quiet_end: datetime | None, *, urgent: 
 def quiet_end_of_next_night(now: datetime, config) -> datetime:
     """Without a briefing, what is over the cap waits until the next morning."""
     tz = config.timezone
-    window = parse_window(config.get("core", "quiet_hours", "22:00-07:00"))
+    window = parse_window(config.get("core", "quiet_hours"))
     at = window[1] if window else time(9, 0)
     return local_moment(as_utc(now).astimezone(tz).date() + timedelta(days=1), at, tz)
 

@@ -46,6 +46,7 @@ DEFAULTS: dict[str, dict] = {
         "daily_budget": 2_000_000,  # tokens per role per day for background work
         "user_reserve": 500_000,  # extra tokens per day only user-started runs may spend
         "record": "",
+        "playbook": "",
         # Example prices (USD per million tokens: input/cached input/output), for `wilson budget` and the
         # benchmarks; set your provider's.
         "price_reflex": "0.10/0.025/0.40",
@@ -68,6 +69,7 @@ DEFAULTS: dict[str, dict] = {
         "caldav_username": "",
         "caldav_password": "",
         "horizon_days": 365,
+        "apple": False,
         "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
     },
     # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
@@ -83,7 +85,7 @@ DEFAULTS: dict[str, dict] = {
     "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
              "windows_packing": "", "windows_bill": "", "windows_appointment": "", "windows_birthday": "",
              "windows_generic": ""},
-    "hippocampus": {"schedule": "0 3 * * *"},
+    "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2},
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful"},
@@ -376,13 +378,23 @@ class Config:
         return self.home / "wilson.toml"
 
     def get(self, section: str, key: str, default=None):
-        return self.data.get(section, {}).get(key, default)
+        """A setting's value. One this Config lacks (a partial Config built by hand) is its default from
+        DEFAULTS, where every default lives (the installed skills add theirs to it)."""
+        values = self.data.get(section, {})
+        if key in values:
+            return values[key]
+        return DEFAULTS.get(section, {}).get(key, default)
 
     def section(self, name: str) -> dict:
         return dict(self.data.get(name, {}))
 
     def set(self, section: str, key: str, value) -> None:
         self.data.setdefault(section, {})[key] = value
+
+    @property
+    def primary_channel(self) -> str:
+        """Where Wilson talks to the user: set at start from the channels in use (the REPL until then)."""
+        return self.get("core", "primary_channel") or "repl"
 
     @property
     def timezone(self) -> ZoneInfo:
@@ -578,9 +590,6 @@ def describe(config: Config) -> list[str]:
 
 # Keys Wilson sets for itself at start; a value given for them is overwritten, so they are not documented.
 _INTERNAL = {("core", "primary_channel"), ("core", "buffered_channels")}
-# Defaults of keys read with a fallback in code rather than listed in DEFAULTS.
-_CODE_DEFAULTS = {("llm", "playbook"): "", ("calendar", "apple"): False, ("hippocampus", "prune_days"): 90,
-                  ("hippocampus", "prune_below"): 2}
 
 
 def _doc_value(value) -> str:
@@ -620,10 +629,7 @@ def docs_markdown() -> str:
         for key, (kind, doc) in keys.items():
             if (section, key) in _INTERNAL or (section == "llm" and key in role_keys):
                 continue
-            if key in DEFAULTS.get(section, {}):
-                default = DEFAULTS[section][key]
-            else:
-                default = _CODE_DEFAULTS.get((section, key), "")
+            default = DEFAULTS.get(section, {}).get(key, "")
             shown = "*(empty)*" if default in ("", []) else f"`{_doc_value(default)}`"
             env = f"WILSON_{section.upper()}_{key.upper()}"
             lines.append(f"| `{key}`<br>`{env}` | {_cell(shown)} | {_cell(doc or '')} | {_cell(EXPECTED[kind])} |")

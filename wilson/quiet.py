@@ -96,4 +96,4 @@ def mute(until: datetime | None) -> None:
 
 def hold_until(config, now: datetime) -> datetime | None:
     """Convenience for writers of non-urgent rows: quiet hours from config plus the stored mute."""
-    return quiet_until(now, config.timezone, config.get("core", "quiet_hours", "22:00-07:00"), muted_until())
+    return quiet_until(now, config.timezone, config.get("core", "quiet_hours"), muted_until())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from actors.hippocampus.nightly import BELIEF_AT, consolidate
+from actors.hippocampus.nightly import consolidate
 from wilson.actor import WilsonActor
 from wilson.messages import Consolidate
 
@@ -18,6 +18,6 @@ class HippocampusActor(WilsonActor):
         return super().receive(message)
 
     def consolidate(self, now: datetime) -> dict:
-        days = float(self.config.get("hippocampus", "prune_days", 90)) if self.config else 90.0
-        below = float(self.config.get("hippocampus", "prune_below", BELIEF_AT)) if self.config else BELIEF_AT
+        days = float(self.config.get("hippocampus", "prune_days"))
+        below = float(self.config.get("hippocampus", "prune_below"))
         return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below)

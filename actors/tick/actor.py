@@ -146,7 +146,7 @@ class TickActor(WilsonActor):
         except Exception as exc:  # noqa: BLE001
             logger.error("tick: start-up scan failed ({}: {}); retrying on the next tick", type(exc).__name__, exc)
         if not getattr(self.ctx.clock, "simulated", False):
-            interval = float(self.config.get("tick", "interval_seconds", 1.0) or 1.0)
+            interval = float(self.config.get("tick", "interval_seconds"))
             self._timer = threading.Thread(target=self._run_timer, args=(interval,), name="tick-timer", daemon=True)
             self._timer.start()
 

@@ -96,8 +96,8 @@ def ras_cron(minutes: int) -> str:
 
 def builtin_crons(config) -> dict[str, str]:
     return {
-        "briefing": str(config.get("thalamus", "briefing", "0 7 * * *") or "").strip(),
-        "ras": ras_cron(config.get("ras", "interval_minutes", 15) or 15),
-        "consolidate": str(config.get("hippocampus", "schedule", "0 3 * * *") or "").strip(),
+        "briefing": str(config.get("thalamus", "briefing") or "").strip(),
+        "ras": ras_cron(config.get("ras", "interval_minutes")),
+        "consolidate": str(config.get("hippocampus", "schedule") or "").strip(),
     }
 

@@ -28,7 +28,7 @@ def ensure_builtin_schedules(config, now: datetime) -> None:
     An empty or invalid cron disables the job (logged) instead of stopping the tick.
     """
     now = as_utc(now)
-    tz_name = str(config.get("core", "timezone", "UTC") or "UTC")
+    tz_name = str(config.get("core", "timezone") or "UTC")
     tz = zone_of(tz_name)
     for name, cron in builtin_crons(config).items():
         cron = cron or "off"

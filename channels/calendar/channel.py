@@ -33,7 +33,7 @@ class CalendarChannel(Channel):
 
     def horizon(self) -> timedelta:
         try:
-            days = int(self.config.get("calendar", "horizon_days") or 365)
+            days = int(self.config.get("calendar", "horizon_days"))
         except (TypeError, ValueError):
             days = 365
         return timedelta(days=max(days, 1))

@@ -349,11 +349,11 @@ def sources_from_config(config) -> list[CalendarSource]:
     if caldav_url:
         sources.append(CalDavSource(caldav_url, config.get("calendar", "caldav_username") or None,
                                     config.get("calendar", "caldav_password") or None))
-    apple = config.get("calendar", "apple", False)
+    apple = config.get("calendar", "apple")
     if isinstance(apple, str):
         apple = apple.strip().lower() in ("1", "true", "yes", "on")
     if apple:
-        sources.append(AppleCalendarSource(int(config.get("calendar", "horizon_days") or 365)))
+        sources.append(AppleCalendarSource(int(config.get("calendar", "horizon_days"))))
     return sources
 
 

@@ -70,14 +70,14 @@ def status_line(config) -> str:
     """For `wilson status`: whether the channel is on, and where it reads."""
     if not enabled(config):
         return "email: off (no [email] imap_host)"
-    folders = config.get("email", "folders") or ["INBOX"]
+    folders = config.get("email", "folders")
     folders = ", ".join([folders] if isinstance(folders, str) else folders)
     poll = str(config.get("email", "poll") or "off")
     when = "at once where the server offers IDLE, " + ("else every " + poll if poll != "off" else "else at each sync")
     sending = "sends through " + str(config.get("email", "smtp_host")) if config.get("email", "smtp_host") \
         else "cannot send (no smtp_host)"
     return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
-            f"({config.get('email', 'imap_security') or 'ssl'}) {when}; {sending}")
+            f"({config.get('email', 'imap_security')}) {when}; {sending}")
 
 
 class EmailChannel(Channel):
@@ -133,7 +133,7 @@ class EmailChannel(Channel):
                           str(self._setting("smtp_username") or self._setting("username", "")), password(self.config))
 
     def folders(self) -> list[str]:
-        folders = self.config.get("email", "folders") or ["INBOX"]
+        folders = self.config.get("email", "folders")
         return [folders] if isinstance(folders, str) else [str(f) for f in folders]
 
     def receive(self, message):
@@ -409,7 +409,7 @@ class EmailChannel(Channel):
             client.close()
 
     def _tell_user(self, row: Outbox, text: str) -> None:
-        channel = self.config.get("core", "primary_channel") or "repl"
+        channel = self.config.primary_channel
         told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"email-report:{row.id}",
                           at=self.now(), payload={"email_outbox": row.id})
         self.tell(channel, Deliver(told.id))

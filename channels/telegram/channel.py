@@ -86,11 +86,11 @@ class TelegramChannel(Polling, Inbound, Buttons, Outbound, Placement, Forum, Cha
     @property
     def liveness(self) -> float:
         # A long poll legitimately stays silent for poll_timeout seconds; never call that a stall.
-        return max(float(self.config.get("telegram", "liveness_seconds") or 120), self.poll_timeout + 2.0)
+        return max(float(self.config.get("telegram", "liveness_seconds")), self.poll_timeout + 2.0)
 
     @property
     def retry_max(self) -> float:
-        return max(0.01, float(self.config.get("telegram", "retry_max_seconds") or 30.0))
+        return max(0.01, float(self.config.get("telegram", "retry_max_seconds")))
 
     def allowed(self, user_id: str) -> bool:
         return is_allowed(self.config, user_id)

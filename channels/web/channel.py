@@ -94,7 +94,7 @@ class WebChannel(Channel):
 
     # Lifecycle (actor thread) ------------------------------------------------------------------
     def on_start(self):
-        host = str(self.config.get("web", "host") or "127.0.0.1").strip()
+        host = str(self.config.get("web", "host")).strip()
         port = int(self.config.get("web", "port") or 0)
         if not is_loopback(host):
             logger.warning("the dashboard listens on {}: anyone who can reach this computer on port {} can try "
@@ -163,7 +163,7 @@ class WebChannel(Channel):
     # What the pages do (loop thread) -----------------------------------------------------------
     def user(self) -> str:
         """Who is at the dashboard: the owner (the token is theirs)."""
-        return str(self.config.get("core", "owner") or "owner")
+        return str(self.config.get("core", "owner"))
 
     def decide(self, approval_id: int, action: str, text: str, nonce: str | None,
                items: tuple[int, ...] = ()) -> int:

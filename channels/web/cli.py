@@ -13,8 +13,8 @@ def login_base(config) -> str:
     """Where the dashboard is: the address it last listened on, else the configured one."""
     value = kv.get_setting(ADDRESS_KEY, {})
     value = value if isinstance(value, dict) else {}
-    host = str(value.get("host") or config.get("web", "host") or "127.0.0.1")
-    port = value.get("port") or config.get("web", "port") or 8765
+    host = str(value.get("host") or config.get("web", "host"))
+    port = value.get("port") or config.get("web", "port")
     if host in ("0.0.0.0", "::"):
         host = "127.0.0.1"  # listening everywhere: this computer is one of the places
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
@@ -29,6 +29,6 @@ def web_token(config, now: datetime) -> list[str]:
              "Line 2 logs you in once, within 15 minutes. The previous token and logins no longer work."]
     if not config.get("web", "enabled"):
         lines.append("The dashboard is switched off: set [web] enabled = true (or WILSON_WEB_ENABLED=true).")
-    elif not is_loopback(str(config.get("web", "host") or "127.0.0.1")):
+    elif not is_loopback(str(config.get("web", "host"))):
         lines.append(f"Careful: the dashboard listens on {config.get('web', 'host')}, not only on this computer.")
     return lines
