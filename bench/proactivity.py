@@ -577,7 +577,7 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
         system = {"role": "system", "content": _bootstrap(bootstrap_tokens)}
         session: list[dict] = []
         session_day = None
-        turns = rounds = compactions = 0
+        turns = rounds = compactions = peak = longest = 0
         with ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server, \
                 httpx.Client(base_url=server.base_url, timeout=30) as client:
             for item in schedule:
@@ -600,6 +600,7 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
                     answer = client.post("/chat/completions", headers={"x-wilson-role": "deep"},
                                          json={"model": "agent", "messages": messages}).json()
                     rounds += 1
+                    longest = max(longest, len(messages))
                     message = answer["choices"][0]["message"]
                     messages.append({k: v for k, v in message.items() if v is not None})
                     if not message.get("tool_calls"):
@@ -609,6 +610,7 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
                                          "content": _tool_result(call["function"]["name"], events, tz, item.at)})
                 if item.kind != "email":
                     session = messages[1:]
+                    peak = max(peak, len(json.dumps(session)) // 4)
                     if len(json.dumps(session)) // 4 > AGENT_CONTEXT_TOKENS - bootstrap_tokens:
                         session = [{"role": "user", "content": "Summary of the session so far: "
                                     + "x" * (AGENT_COMPACT_TO * 4)}]
@@ -619,7 +621,8 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
     prompt = sum(u["prompt_tokens"] for u in usage)
     completion = sum(u["completion_tokens"] for u in usage)
     return {"tokens": {"total": prompt + completion, "prompt": prompt, "completion": completion},
-            "billed": bill, "turns": turns, "rounds": rounds, "compactions": compactions,
+            "billed": bill, "turns": turns, "rounds": rounds, "compactions": compactions, "session_peak": peak,
+            "longest_prompt_messages": longest,
             "bootstrap_tokens": bootstrap_tokens, "wall_s": round(monotonic() - started, 1)}
 
 
@@ -738,8 +741,8 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  f"billed ${ba['usd']:.4f} (${ba['usd_no_cache']:.4f} without the prefix cache; "
                  f"{ba['cached_tokens']:,} of {ba['prompt_tokens']:,} prompt tokens cached); bootstrap "
                  f"{bootstrap_tokens:,} tokens (a stated parameter: --bootstrap-tokens), main session reset daily at "
-                 f"{AGENT_RESET_HOUR:02d}:00 and compacted beyond {AGENT_CONTEXT_TOKENS:,} tokens "
-                 f"({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
+                 f"{AGENT_RESET_HOUR:02d}:00 (at most {agent['session_peak']:,} tokens) and compacted beyond "
+                 f"{AGENT_CONTEXT_TOKENS:,} tokens ({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
                  f"Wilson's; {agent['wall_s']} s")
     notes.append(f"sensitivity: the scripted RAS and triage err, seeded: 10 % of the items to drop (not urgent) are "
                  f"kept (called urgent), 10 % of those to keep (urgent) are dropped (missed); billed "

@@ -86,6 +86,9 @@ def test_the_per_event_agent_runs_every_event_as_a_turn_on_its_bootstrap_and_ses
         e.text, {"calendar_lookup", "list_tasks"}))
     assert run["rounds"] > run["turns"] + calendar_chats  # tool rounds: calendar reads, messages to the user
     assert run["tokens"]["prompt"] > run["rounds"] * 2_000  # every call carries the bootstrap
+    chats = [e.text for e in events if e.kind == "chat"]
+    assert run["longest_prompt_messages"] > 2 * len(chats)  # the day's chats and their answers pile up in one session
+    assert run["session_peak"] > 0
     assert run["billed"]["usd"] > 0
 
 
