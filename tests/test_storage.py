@@ -96,6 +96,28 @@ def test_an_expired_lease_is_taken_over_and_the_old_owner_cannot_finish(any_db):
     assert Inbox.get_by_id(row.id).status == "done"
 
 
+def test_a_takeover_is_traced_with_the_owner_it_took_the_row_from_and_the_row_is_wholly_the_new_owners(any_db):
+    row = inbox.add(source="x", text="work", priority=1, at=NOW)
+    inbox.claim_next(NOW, lane="cortex", owner="host:1:abc/cortex#1", lease_seconds=-1)
+    taken = inbox.claim_next(NOW, lane="cortex", owner="host:2:def/cortex#2", lease_seconds=60)
+    stored = Inbox.get_by_id(row.id)
+    assert (taken.owner, stored.owner, stored.status) == ("host:2:def/cortex#2",) * 2 + ("claimed",)
+    assert stored.lease_until == taken.lease_until and stored.lease_until > clockmod.wall_now()
+    assert [t.reason for t in trace.path(row.trace_id) if t.stage == "claimed"] == [
+        f"inbox {row.id} priority 1 (message)",
+        f"inbox {row.id} priority 1 (message), taken over from host:1:abc/cortex#1 whose lease ran out"]
+
+
+def test_a_claim_that_finds_nothing_changes_nothing(any_db):
+    row = inbox.add(source="x", text="work", priority=1, at=NOW)
+    held = inbox.claim_next(NOW, lane="cortex", owner="a", lease_seconds=60)
+    before = (Inbox.get_by_id(row.id).__data__, len(trace.path(row.trace_id)))
+    assert inbox.claim_next(NOW, lane="cortex", owner="b") is None
+    assert inbox.claim_next(NOW, lane="cortex", owner="b", min_priority=2) is None
+    assert (Inbox.get_by_id(row.id).__data__, len(trace.path(row.trace_id))) == before
+    assert held.owner == "a"
+
+
 def test_a_live_lease_is_not_taken(any_db):
     inbox.add(source="x", text="work", priority=1, at=NOW)
     assert inbox.claim_next(NOW, lane="cortex", owner="a") is not None

@@ -538,3 +538,23 @@ def test_repl_calendar_event_becomes_a_proposal_the_next_morning(tmp_path, llm):
     # Which brain answered: the offline one plans the whole trip, the script only books flights.
     assert ("passport" in proposals[0]["text"]) == (llm == "offline")
     assert "Book flights" in proposals[0]["text"]
+
+
+def test_the_nudge_carries_the_priority_that_picks_the_lane_and_one_without_it_reads_the_row(db, tmp_path):
+    from tests.actor_support import RecordingDirectory
+    from tests.conftest import make_config
+    from storage import inbox
+    from wilson.actor import Context
+    from wilson.messages import InboxReady, StimulusCommitted
+
+    directory = RecordingDirectory(strict=True)
+    ctx = Context(config=make_config(tmp_path), clock=clockmod.SimClock(T0), synapse=None, directory=directory)
+    ref = thalamus.ThalamusActor.start(ctx)
+    try:
+        background = inbox.add(source="email", text="later", priority=2, at=T0, origin="background")
+        ref.ask(StimulusCommitted("inbox", 10_000, "no-row", 0))  # carried: no read, so no row needed
+        ref.ask(StimulusCommitted("inbox", background.id, background.trace_id))  # a sender that left it out
+        ref.ask(StimulusCommitted("inbox", 10_001, "gone"))  # neither carried nor there: nobody to nudge
+    finally:
+        ref.stop()
+    assert directory.told == [("cortex-realtime", InboxReady()), ("cortex", InboxReady())]
