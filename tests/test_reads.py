@@ -109,7 +109,7 @@ def test_pending_items_are_the_open_proposals_newest_first_in_one_query(any_db):
     assert [a for a, _ in reads.pending_items(GUEST, NOW, 2)] == newest_open
 
 
-def test_strongest_memories_are_engrams_profile(any_db):
+def test_strongest_memories_are_engrams_profile_read(any_db):
     from storage import engram
     from storage.models import Memory
 
@@ -120,7 +120,10 @@ def test_strongest_memories_are_engrams_profile(any_db):
                       invalidated_at=invalidated)
     for at in (None, NOW - timedelta(hours=1), NOW - timedelta(days=3, hours=1)):
         for limit in (2, 5):
-            assert same(reads.strongest_memories(engram.LEARNED, limit, at), engram.profile(limit, at))
+            alive = engram._alive(at)  # the rule the read must keep
+            expected = list(Memory.select().where(Memory.kind.in_(list(engram.LEARNED)), alive)
+                            .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
+            assert same(reads.strongest_memories(engram.LEARNED, limit, at), expected)
     assert [m.text for m in reads.strongest_memories(engram.LEARNED, 5)] == [
         "memory 4", "memory 1", "memory 5", "memory 0"]  # ties by strength: the newer id first
 
