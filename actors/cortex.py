@@ -152,6 +152,12 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     return "deep", f"a {row.kind} needs judgement"
 
 
+def is_greeting(row: Inbox) -> bool:
+    """A greeting, thanks or "ok" that asks nothing: routine chat that needs no read tool."""
+    text = (row.text or "").strip()
+    return bool(_ROUTINE.fullmatch(text)) and "?" not in text and not _LOOKUP.search(text)
+
+
 LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
 
 
@@ -343,16 +349,18 @@ def recent_turns(user_id: str | None = None, topic_id: int | None = None, owner:
 
 # The reasoning loop (model calls through Synapse only) -------------------------
 def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None,
-           owner: str | None = None, box=None, context: dict | None = None, role: str = "deep") -> RunOutcome:
+           owner: str | None = None, box=None, context: dict | None = None, role: str = "deep",
+           reads: bool = True) -> RunOutcome:
     """`user_id`: whose words a user-started run answers (its `decide` calls speak for them, its reads
     see what they may see); `owner`: the configured owner, who sees everything; `box`: the tools of the
     skills that are on (every installed skill's when None); `role` "fast": routine chat, which ends with
-    `escalated` set, having done nothing, when the model asks for the planner or for a tool it was not offered."""
+    `escalated` set, having done nothing, when the model asks for the planner or for a tool it was not offered;
+    `reads` False: a greeting or thanks, offered no read tools either (it can still escalate)."""
     outcome = RunOutcome()
     box = box or tools.toolbox()
     from wilson.synapse import SynapseError
 
-    run = "fast" if role == "fast" else "user" if origin == "user" else "background"
+    run = ("fast" if reads else "greeting") if role == "fast" else "user" if origin == "user" else "background"
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
     offered = {s["function"]["name"] for s in schemas}
@@ -855,7 +863,7 @@ class CortexActor(WilsonActor):
                     messages = build_messages(context, row, turns, self.config, system=FAST_PROMPT,
                                               history_tokens=FAST_HISTORY_TOKENS)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
-                                     box=box, context=context, role="fast")
+                                     box=box, context=context, role="fast", reads=not is_greeting(row))
                     if outcome.escalated is not None:
                         why = f"{why}; escalated to deep: {outcome.escalated}"
                         route, outcome = "deep", None

@@ -19,9 +19,9 @@ from wilson.scripted import ScriptedServer
 # Tokens of the tool schemas each kind of run is offered (the built-in skills and the registered ones; every
 # change is an action of one `propose`). A skill that adds a tool meets this ceiling on purpose: raise it
 # knowingly, or leave the tool out of a run (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS).
-TOOL_BUDGET = {"user": 1550, "background": 1000, "fast": 720}
+TOOL_BUDGET = {"user": 1550, "background": 1000, "fast": 720, "greeting": 260}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
-REQUEST_BUDGET = {"hello": 800, "plan": 1600, "email": 1450}
+REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450}
 
 
 def tokens(value) -> int:
@@ -42,6 +42,9 @@ def test_a_background_run_is_offered_fewer_tools_than_a_users_run_and_fast_fewer
     box = tools.toolbox()
     assert {box.kind_of(n) for n in fast - {"escalate"}} <= {tools.READ, tools.DECISION}
     assert fast & {"surface", "request_sync"} == set()
+    # a greeting or thanks reads nothing: it can hand on, and answer a pending proposal
+    assert tools.offered("greeting") == {"escalate", "decide"}
+    assert tools.names_in(tools.schemas_for("greeting", deciding=False)) == {"escalate"}
 
 
 @pytest.fixture
@@ -121,6 +124,16 @@ def test_routine_chat_sees_a_shorter_history_than_the_planner(wilson):
     fast_history, deep_history = (tokens([m["content"] for m in body["messages"][2:-1]]) for body in (thanks, plan))
     assert fast_history <= 400 < deep_history <= 1500
     assert thanks["messages"][-2]["content"] == "Sure.", "the newest lines are the ones kept"
+
+
+@pytest.mark.parametrize("text, reads", [
+    ("hello", False), ("thanks!", False), ("ok, sounds good", False), ("good morning", False),
+    ("hi, what's due today?", True), ("what's on my calendar today?", True), ("good morning, anything new", True)])
+def test_a_greeting_or_thanks_is_offered_no_read_tool_and_a_question_is(wilson, text, reads):
+    app, server = wilson
+    say(app, text)
+    (body,) = cortex_bodies(server)
+    assert ("list_tasks" in tool_names(body)) == reads and "escalate" in tool_names(body)
 
 
 def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):

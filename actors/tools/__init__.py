@@ -59,7 +59,7 @@ def __getattr__(name: str):
 
 # Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
 # A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
-RUNS = ("user", "background", "fast")
+RUNS = ("user", "background", "fast", "greeting")
 # What every context already says (the time, with its weekday): offered to no run.
 IN_CONTEXT = frozenset({"now"})
 # Background runs act on what came in (an event, a mail, a deadline).
@@ -132,7 +132,7 @@ def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | No
 def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> list[dict]:
     """The schemas one kind of run is offered: "user" (every read, `propose` for every change, the decision
     tools), "background" (fewer reads and changes, nothing only the user may start), "fast" (routine chat: a
-    few read tools, `decide`, and `escalate` to the planner). `deciding` False: the user has no pending
+    few read tools, `decide`, and `escalate` to the planner), "greeting" (the same without the reads). `deciding` False: the user has no pending
     proposal, so `decide` (the last schema, so that what comes before it stays a cacheable prefix) is left out."""
     return list(_schemas_for(run, box or toolbox(), deciding))
 
@@ -143,8 +143,9 @@ def _schemas_for(run: str, box: Toolbox, deciding: bool) -> tuple[dict, ...]:
 
 
 def _select(run: str, box: Toolbox) -> list[dict]:
-    if run == "fast":
-        return [s for s in box.schemas(True) if s["function"]["name"] in FAST_READS] + [ESCALATE] + \
+    if run in ("fast", "greeting"):  # a greeting or thanks reads nothing
+        reads = FAST_READS if run == "fast" else frozenset()
+        return [s for s in box.schemas(True) if s["function"]["name"] in reads] + [ESCALATE] + \
             [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
     if run not in ("user", "background"):
         raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
