@@ -21,19 +21,20 @@ import peewee
 from storage.db import WRITES, database
 from storage.models import UTCDateTimeField
 
-_text: dict = {}  # (key, param style) -> SQL text
+_text: dict = {}  # (key, param style) -> (SQL text, whether it writes)
 
 
 def _quote(name: str) -> str:
     return f'"{name}"'
 
 
-def _sql(key, build) -> str:
-    """The statement for `key` in the open database's parameter style, built once."""
+def _sql(key, build) -> tuple[str, bool]:
+    """The statement for `key` in the open database's parameter style (built once), and whether it writes."""
     param = database.obj.param
     cached = _text.get((key, param))
     if cached is None:
-        cached = _text[(key, param)] = build().replace("?", param)
+        sql = build().replace("?", param)
+        cached = _text[(key, param)] = (sql, sql.lstrip()[:7].upper().startswith(WRITES))
     return cached
 
 
@@ -101,10 +102,9 @@ def execute(key, build, params=()) -> Result:
 
     Its rows are read to the end before it returns: an unfinished SELECT would hold SQLite's
     read snapshot, an unfinished `… RETURNING` its write lock."""
-    sql = _sql(key, build)
-    writing = getattr(database.obj, "writing", None)
-    scope = writing() if writing is not None and sql[:7].upper().startswith(WRITES) else contextlib.nullcontext()
-    with scope:
+    sql, writes = _sql(key, build)
+    writing = getattr(database.obj, "writing", None) if writes else None
+    with writing() if writing is not None else contextlib.nullcontext():
         cursor = database.execute_sql(sql, params)
         rows = cursor.fetchall() if cursor.description else []
     return Result(rows, cursor.rowcount)
