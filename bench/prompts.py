@@ -115,7 +115,8 @@ def run(quick: bool = False) -> dict:
         Figure("tool schema tokens, routine chat (fast)", schemas["fast"], "tokens", "a user's run", schemas["user"],
                ratio(schemas["fast"], schemas["user"]), note="no proposal pending: no decide"),
         Figure('tokens per user "hello", 60 open tasks', out["hello60"][0], "tokens", "with 6 open tasks",
-               out["hello"][0], ratio(out["hello60"][0], out["hello"][0])),
+               out["hello"][0], ratio(out["hello60"][0], out["hello"][0]),
+               note="also five more turns of history (routine chat sees at most 400 tokens of it)"),
     ]
     notes = [f"planning request roles: {', '.join(plan[2])}; thanks: {out['thanks'][0]} tokens "
              f"({', '.join(out['thanks'][2])})",
