@@ -20,8 +20,6 @@ from loguru import logger
 
 from actors import proposals
 from actors.proposals import OPEN, REVIVE, DecisionResult, NoLongerOpen
-# The cortex still makes its proposals with these until it calls proposals.propose; then they go.
-from actors.proposals import MAX_REASON, changes_between, reason_for, remind_before, remind_moment  # noqa: F401
 from storage import decisions, outbox, trace
 from storage.db import database
 from storage.models import Approval, DecisionRow, Task

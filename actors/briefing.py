@@ -296,8 +296,6 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
     """The day's one briefing message, in one transaction; None when there is nothing to say (or it was
     written before). `compose`: the runs of this morning's sync are still to come, so the row waits
     for them (status compose, "gathering" until the sync has named them all) instead of going out now."""
-    from actors.cortex import primary_channel
-
     tz = config.timezone
     with database.atomic():
         today = now.astimezone(tz).date()
@@ -316,7 +314,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
         payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids}
         if compose:
             payload.update(awaits=[], gathering=True)
-        box = outbox.add(channel=primary_channel(config), text=text, trace_id=trace_id, key=key, at=now,
+        box = outbox.add(channel=config.primary_channel, text=text, trace_id=trace_id, key=key, at=now,
                          payload=payload)
         if compose:
             Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors import approval as approval_gate
+from actors import proposals
 from actors import hippocampus
 from actors import briefing
 from actors import tools
@@ -583,14 +582,12 @@ def present(text: str, label: str | None, allowed: set[str] | None) -> str:
 
 
 # Writing down what was decided --------------------------------------------------
-def primary_channel(config) -> str:
-    return config.get("core", "primary_channel") or "repl"
 
 
 def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
     """Commit the run's results in one transaction; returns what to tell whom afterwards."""
     user_run = row.origin == "user"
-    channel = row.reply_channel if user_run and row.reply_channel else primary_channel(config)
+    channel = row.reply_channel if user_run and row.reply_channel else config.primary_channel
     notify = {"approval": None, "again": None, "deliver": [], "sync": outcome.sync_requested}
     topic_id = (row.payload or {}).get("topic_id")
     label = tools.source_label(row)
@@ -608,7 +605,7 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.unfinished:
             trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
         if outcome.proposals:
-            approval = create_proposal(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
+            approval = proposals.propose(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
@@ -687,66 +684,6 @@ def open_original(row: Inbox) -> Approval | None:
                                 & Approval.status.in_(("pending", "partial")))
 
 
-def approver_for(row: Inbox, original: Approval | None, config) -> str:
-    """Who decides a proposal: the person whose message asked for it; for a replacement, whoever decided
-    the original; for a run nobody started, the configured owner."""
-    if original is not None:
-        return original.approver
-    if row.origin == "user" and row.user_id:
-        return str(row.user_id)
-    return str(config.get("core", "owner"))
-
-
-def create_proposal(row: Inbox, items: list, channel: str, now: datetime, config, offline: str = "") -> Approval | None:
-    """Persist a proposal; None when it was to replace one the user decided while this run was thinking.
-
-    One run makes at most one proposal: its key is the inbox row, so a run that is somehow
-    recorded twice finds its proposal already there instead of making a second one."""
-    key = f"proposal:inbox:{row.id}"
-    made = Approval.get_or_none(Approval.idempotency_key == key)
-    if made is not None:
-        return made
-    supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
-    if supersedes:
-        # taking the original out of the open states first is what makes a late press on it lose the race
-        taken = Approval.update(status="superseded", decided_at=now).where(
-            (Approval.id == supersedes) & (Approval.status.in_(("pending", "partial")))).execute()
-        if not taken:
-            trace.record(row.trace_id, "dropped", "cortex", f"proposal {supersedes} was decided meanwhile", now)
-            return None
-        ApprovalItem.update(status="superseded").where(
-            (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
-    expiry = timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
-    topic_id = (row.payload or {}).get("topic_id")
-    original = Approval.get_by_id(supersedes) if supersedes else None
-    if topic_id is None and original is not None:
-        topic_id = original.topic_id  # a replacement stays where the original was
-    # a replacement keeps the reason the plan was made for; the user's change shows in `changes`
-    reason = (original.reason if original is not None and original.reason
-              else approval_gate.reason_for(row, now, config.timezone))
-    if offline and not (original is not None and original.reason):
-        reason = f"{reason} (offline rules: {offline})" if reason else f"offline rules: {offline}"
-    reason = reason[:approval_gate.MAX_REASON]
-    changes = ""
-    if original is not None:
-        replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
-        changes = approval_gate.changes_between([(i.tool, i.args, i.description) for i in replaced], items,
-                                                config.timezone) or "nothing: the same items as before"
-    expires = now + expiry
-    approval = Approval.create(
-        trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
-        summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        topic_id=topic_id, created_at=now, expires_at=expires, idempotency_key=key, reason=reason,
-        changes=changes, remind_at=approval_gate.remind_moment(now, expires, approval_gate.remind_before(config)))
-    for position, (name, args, description) in enumerate(items, start=1):
-        ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
-    if supersedes:
-        Approval.update(superseded_by=approval.id).where(Approval.id == supersedes).execute()
-        trace.record(row.trace_id, "superseded", "cortex", f"proposal {supersedes} replaced by {approval.id}", now)
-    trace.record(row.trace_id, "proposed", "cortex", f"proposal {approval.id} with {len(items)} item(s)", now)
-    return approval
-
-
 class CortexActor(WilsonActor):
     name = "cortex"
 
@@ -765,7 +702,7 @@ class CortexActor(WilsonActor):
             if Setting.get_or_none(Setting.key == f"budget_notice:{day}"):
                 return
             Setting.create(key=f"budget_notice:{day}", value=error[:200])
-            channel = primary_channel(self.config)
+            channel = self.config.primary_channel
             box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
                              key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
         self.tell(channel, Deliver(box.id))
@@ -831,7 +768,7 @@ class CortexActor(WilsonActor):
         """A message of the user's that Wilson gave up on gets an answer saying so, never silence."""
         if row.origin != "user":
             return
-        channel = row.reply_channel or primary_channel(self.config)
+        channel = row.reply_channel or self.config.primary_channel
         box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
         self.tell(channel, Deliver(box.id))
 

@@ -22,7 +22,6 @@ APPROVAL_WRITERS = {
     "actors/proposals/make.py": "makes, supersedes, copies and presents proposals; notes the message showing one",
     "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
     "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
-    "actors/cortex.py": "makes proposals (until the lead wires create_proposal to proposals.propose)",
     "storage/migrations.py": "schema migrations carry existing rows over",
 }
 MODELS = {"Approval", "ApprovalItem"}

@@ -18,7 +18,7 @@ JAPAN = "I'm flying to Japan on 2027-04-10"
 def propose(app, client: httpx.Client) -> Approval:
     """The user asks on the Conversation page; a proposal for that message reaches the gate, which
     presents it on the web channel (made here, so the test does not hang on a model's wording)."""
-    from actors.cortex import create_proposal
+    from actors.proposals import propose
     from wilson.messages import ProposalCreated
 
     page = client.get("/conversation")
@@ -26,7 +26,7 @@ def propose(app, client: httpx.Client) -> Approval:
     assert answer.status_code == 303
     assert app.wait_idle()
     row = Inbox.get((Inbox.source == "web") & (Inbox.text == JAPAN))
-    approval = create_proposal(row, [("create_task", {"title": "Book flights to Japan", "due": "2027-03-01"},
+    approval = propose(row, [("create_task", {"title": "Book flights to Japan", "due": "2027-03-01"},
                                       "Create task: Book flights to Japan")], "web", app.clock.now(), app.config)
     app.supervisor.tell("approval", ProposalCreated(approval.id))
     assert app.wait_idle()
