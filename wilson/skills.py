@@ -88,6 +88,7 @@ class Tool:
 
     name: str = ""
     description: str = ""
+    brief: str = ""  # a mutation's one line in the `propose` tool; empty: the description's first sentence
     parameters: dict = {"type": "object", "properties": {}}
     read_only: bool = False  # False: a mutation, proposed to the user and executed by the gate only
     kind: str = ""  # READ or MUTATE from read_only; DECISION for the cortex's own tools

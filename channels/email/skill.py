@@ -33,6 +33,7 @@ class SendEmail(Tool):
     name = "send_email"
     description = ("Propose sending an email for the user (to, subject, body in full). For a reply, pass the "
                    "Message-ID of the mail answered as in_reply_to.")
+    brief = "an email in full; a reply passes the answered mail's Message-ID as in_reply_to"  # one line in propose
     parameters = {"type": "object", "required": ["to", "subject", "body"],
                   "properties": {"to": {"type": "string"}, "subject": {"type": "string"}, "body": {"type": "string"},
                                  "in_reply_to": {"type": "string"}}}
