@@ -120,6 +120,8 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
             self._writer.release()
 
     def begin(self, lock_type=None):
+        if getattr(self._holding, "on", False):  # FairLock is not reentrant: this would wait for itself
+            raise RuntimeError("a transaction cannot begin inside writing(); begin it first")
         self._take_writer()
         try:
             super().begin(lock_type)
@@ -143,7 +145,8 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
     def writing(self):
         """Hold the write lock around a write statement and the reading of its results: an
         `UPDATE … RETURNING` holds SQLite's lock until its rows are read to the end, so the next
-        writer must not be woken when the statement merely started."""
+        writer must not be woken when the statement merely started. Statements inside commit one
+        by one; a transaction cannot begin inside (it would wait for this very lock)."""
         if getattr(self._holding, "on", False):
             yield
             return
@@ -176,6 +179,14 @@ def open_database(url: str | None, home: Path) -> peewee.Database:
         db = QueuedWriterSqlite(str(home / "wilson.sqlite3"), pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE")
     database.initialize(db)
     return db
+
+
+def write_lock():
+    """This process' SQLite write lock held across several statements that each commit on their own:
+    a realtime writer that takes it once does not queue behind background transactions twice. On
+    PostgreSQL (no such lock) it is nothing."""
+    writing = getattr(database.obj, "writing", None)
+    return writing() if writing is not None else contextlib.nullcontext()
 
 
 def is_postgres() -> bool:

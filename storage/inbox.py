@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 
 from storage import hot, trace
-from storage.db import database, is_postgres
+from storage.db import database, is_postgres, write_lock
 from storage.models import Inbox
 from wilson import faults, liveness
 from wilson.clock import wall_now
@@ -60,23 +60,25 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
     now_wall = wall_now()
     owner = owner or f"{liveness.PROCESS}/{lane}"
     lease_until = now_wall + timedelta(seconds=lease_seconds)
-    found = hot.execute(("claim", is_postgres()), _claim_sql, [
-        Inbox.claimed_at.db_value(at), lane, TAKING_OVER, owner, Inbox.lease_until.db_value(lease_until),
-        Inbox.lease_until.db_value(now_wall), min_priority, max_priority,
-        Inbox.lease_until.db_value(now_wall)]).rows
-    if not found:
-        return None
-    row = hot.instance(Inbox, found[0])
-    taken_from = None
-    if row.owner != owner:
-        # a row whose lease ran out: the claim marked it "taking over from <old owner>" (its lease is
-        # fresh, so nobody else takes it, and the old owner can no longer finish it); now it is ours
-        taken_from = row.owner[len(TAKING_OVER):]
-        Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
-        row.owner = owner
-    faults.point("inbox:after-claim")  # claimed, its trace not yet written
-    trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})"
-                 + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at)
+    # the claim and its trace take the write lock once: the realtime lane claims with every message
+    with write_lock():
+        found = hot.execute(("claim", is_postgres()), _claim_sql, [
+            Inbox.claimed_at.db_value(at), lane, TAKING_OVER, owner, Inbox.lease_until.db_value(lease_until),
+            Inbox.lease_until.db_value(now_wall), min_priority, max_priority,
+            Inbox.lease_until.db_value(now_wall)]).rows
+        if not found:
+            return None
+        row = hot.instance(Inbox, found[0])
+        taken_from = None
+        if row.owner != owner:
+            # a row whose lease ran out: the claim marked it "taking over from <old owner>" (its lease is
+            # fresh, so nobody else takes it, and the old owner can no longer finish it); now it is ours
+            taken_from = row.owner[len(TAKING_OVER):]
+            Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
+            row.owner = owner
+        faults.point("inbox:after-claim")  # claimed, its trace not yet written
+        trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})"
+                     + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at)
     return row
 
 

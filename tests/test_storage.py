@@ -222,3 +222,16 @@ def test_upgrading_a_home_from_schema_v3_keeps_every_proposal_and_its_items(db):
     approval = Approval.get_by_id(1)
     assert [i.description for i in approval.items] == ["New task: Book flights"]
     assert approval.reason == "" and approval.presented_at == NOW  # shown when it was made
+
+
+def test_a_transaction_begun_inside_the_held_write_lock_fails_at_once_instead_of_waiting_for_itself(db):
+    from storage.db import database, write_lock
+
+    with write_lock():
+        inbox.add(source="x", text="one", priority=1, at=NOW)  # statements commit one by one inside
+        with pytest.raises(RuntimeError, match="cannot begin inside"):
+            with database.atomic():
+                pass
+    with database.atomic():  # and the lock was let go
+        inbox.add(source="x", text="two", priority=1, at=NOW)
+    assert Inbox.select().count() == 2
