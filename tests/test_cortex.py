@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from actors.cortex import BROKEN_RUN, COULD_NOT_FINISH, MAX_ROUNDS, NO_ANSWER
+from actors.cortex.calls import MAX_ROUNDS
+from actors.cortex.prompts import BROKEN_RUN, COULD_NOT_FINISH, NO_ANSWER
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
 from wilson import clock as clockmod
@@ -337,16 +338,16 @@ def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(s
 
 
 def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
-    from actors import cortex
+    from actors.cortex import actor as cortex_actor
 
-    build = cortex.build_context
+    build = cortex_actor.build_context
 
     def build_or_break(row, *args, **kwargs):
         if row.text == "first":
             raise RuntimeError("a bug met in one run")
         return build(row, *args, **kwargs)
 
-    monkeypatch.setattr(cortex, "build_context", build_or_break)
+    monkeypatch.setattr(cortex_actor, "build_context", build_or_break)
 
     def decide(ctx, body):
         return {"text": "Still here."}

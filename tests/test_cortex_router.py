@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from actors.cortex import choose_route, judgement_for
+from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
 from storage.models import Inbox, Outbox, Task, TaskFiring, Trace, Turn
 from tests.brain import call, is_cortex

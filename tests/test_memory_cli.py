@@ -91,7 +91,7 @@ def test_forget_at_the_terminal_proposes_and_only_the_approval_retires_the_belie
 def test_a_run_the_user_did_not_start_cannot_use_a_tool_that_speaks_for_the_user(db):
     from datetime import datetime, timezone
 
-    from actors.cortex import RunOutcome, handle_call
+    from actors.cortex.calls import RunOutcome, handle_call
     from storage import engram
 
     now = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)

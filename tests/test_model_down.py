@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from loguru import logger
 
-from actors.cortex import MODEL_DOWN
+from actors.cortex.prompts import MODEL_DOWN
 from storage import trace
 from storage.models import Approval, ApprovalItem, Outbox, Setting
 from tests.test_cortex import say, user_texts

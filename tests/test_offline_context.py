@@ -1,4 +1,4 @@
-"""actors/cortex.py `relevant`: a task named by a short word ("the gym task", "tax", "car", "vet") is in the
+"""actors/cortex/context.py `relevant`: a task named by a short word ("the gym task", "tax", "car", "vet") is in the
 context the offline rules (and a model) read, so "drop the gym task" can find it among many others."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from actors.cortex import relevant
+from actors.cortex.context import relevant
 
 NOW = datetime(2027, 1, 5, 9, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from actors.cortex import build_context
+from actors.cortex.context import build_context
 from actors.thalamus import WAITING, waiting_decisions
 from storage import inbox
 from storage.models import Inbox, ReceptorBuffer, Task

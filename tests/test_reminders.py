@@ -33,12 +33,12 @@ def test_snoozed_task_is_quiet_until_the_snooze_ends_then_follows_up_once(make_a
     task = Task.create(title="File taxes", due=now + timedelta(days=10), created_at=now,
                        escalation=["7d", "3d", "1d", "due"])
     plan_task(task, now, ["7d", "3d", "1d", "due"], app.config.timezone)
-    from actors.cortex import create_proposal
+    from actors.proposals import propose
     from storage import inbox
 
     row = inbox.add(source="repl", text="snooze taxes", priority=0, at=now)
     inbox.finish(row.id, now)
-    create_proposal(row, [("snooze_task", {"task_id": task.id, "until": "2027-01-13"}, "Snooze")], "repl", now,
+    propose(row, [("snooze_task", {"task_id": task.id, "until": "2027-01-13"}, "Snooze")], "repl", now,
                     app.config)
     approve_latest(app)
     assert Task.get_by_id(task.id).status == "snoozed"
@@ -53,12 +53,12 @@ def test_user_adjusted_escalation_replans_the_follow_ups(make_app):
     now = app.clock.now()
     task = Task.create(title="Book dentist", due=now + timedelta(days=20), created_at=now)
     plan_task(task, now, ["14d", "7d", "3d", "1d", "due", "overdue"], app.config.timezone)
-    from actors.cortex import create_proposal
+    from actors.proposals import propose
     from storage import inbox
 
     row = inbox.add(source="repl", text="only remind me the day before", priority=0, at=now)
     inbox.finish(row.id, now)
-    create_proposal(row, [("update_task", {"task_id": task.id, "escalation": "1d"}, "Change")], "repl", now,
+    propose(row, [("update_task", {"task_id": task.id, "escalation": "1d"}, "Change")], "repl", now,
                     app.config)
     approve_latest(app)
     app.advance(timedelta(days=25))

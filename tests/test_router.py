@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from actors.cortex import choose_route
+from actors.cortex.route import choose_route
 from storage import inbox
 from storage.models import Approval, Inbox, Outbox, Trace
 from tests.brain import call, context_of, is_cortex, routine_reply, tool_names

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from actors.cortex import CortexActor
+from actors.cortex.actor import CortexActor
 from storage import decisions
 from storage.models import Approval, DecisionRow, Inbox, Outbox, Task
 from tests.test_approval import PLAN, planner, propose

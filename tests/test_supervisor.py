@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
-from actors.cortex import CortexActor
+from actors.cortex.actor import CortexActor
 from storage import inbox
 from storage.models import Inbox
 from wilson import clock as clockmod

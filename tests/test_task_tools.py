@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors import tools
-from actors.cortex import RunOutcome, handle_call
+from actors.cortex.calls import RunOutcome, handle_call
 from actors.tick import plan_task
 from storage.models import Approval, ApprovalItem, Schedule, Task, TaskFiring, Topic
 from tests.brain import call

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from actors import tools
-from actors.cortex import RunOutcome, handle_call
+from actors.cortex.calls import RunOutcome, handle_call
 from storage.models import Task, Topic
 
 TZ = ZoneInfo("Europe/Berlin")

@@ -13,7 +13,7 @@ import json
 from datetime import datetime, timedelta
 
 from actors import tools
-from actors.cortex import present
+from actors.cortex.calls import present
 from storage.models import Inbox, ReceptorBuffer, Task, Turn
 from tests.brain import call, context_of, is_cortex, organ_reply
 from tests.test_cortex import say, scripted, user_texts  # noqa: F401 (a fixture)

@@ -216,7 +216,7 @@ def test_watch_and_unwatch_are_proposals_whose_execute_only_the_gate_runs(db, tm
 
 def test_what_a_watched_feed_says_reaches_the_model_only_as_untrusted_data(db):
     from actors import tools
-    from actors.cortex import build_context, build_messages
+    from actors.cortex.context import build_context, build_messages
 
     with LoopbackSite() as site:
         site.put("/feed.xml", "<rss version='2.0'><channel><title>Embassy</title></channel></rss>",

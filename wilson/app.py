@@ -45,7 +45,7 @@ def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSp
     cortex and the gate (start as many as you like), `ingress` everything else (exactly
     one: it polls Telegram and fires the schedules), `all` both in one process."""
     from actors.approval import ApprovalActor
-    from actors.cortex import CortexActor
+    from actors.cortex.actor import CortexActor
     from actors.hippocampus import HippocampusActor
     from actors.ras import RasActor
     from actors.thalamus import ThalamusActor, TriageActor

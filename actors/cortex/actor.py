@@ -1,0 +1,171 @@
+"""The cortex actor: two lanes claim inbox rows by priority, run them and tell what the run decided."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from loguru import logger
+
+from actors import hippocampus
+from actors import briefing
+from actors import tools
+from actors.cortex.calls import RunOutcome, reason
+from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
+from actors.cortex.outcome import record_outcome
+from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT
+from actors.cortex.route import choose_route, fallback_followup, is_greeting, judgement_for
+from storage import inbox, outbox, trace
+from storage.db import database
+from storage.models import Inbox, Setting
+from wilson.actor import WilsonActor
+from wilson import faults, liveness, quiet
+from wilson.messages import Deliver, DecisionRecorded, InboxReady, ProposalCreated, Recover, SyncRequest
+
+
+class CortexActor(WilsonActor):
+    name = "cortex"
+
+    def __init__(self, ctx, name: str | None = None, min_priority: int = 1, max_priority: int = 99):
+        super().__init__(ctx, name)
+        self.min_priority = min_priority
+        self.max_priority = max_priority
+        self.realtime = max_priority == 0  # the lane that answers the user
+
+    def notice_budget(self, error: str, now: datetime) -> None:
+        """When background reasoning pauses for the day's budget, say so to the user once that day."""
+        if not error.startswith("BudgetExhausted"):
+            return
+        day = now.astimezone(self.config.timezone).date().isoformat()
+        with database.atomic():
+            if Setting.get_or_none(Setting.key == f"budget_notice:{day}"):
+                return
+            Setting.create(key=f"budget_notice:{day}", value=error[:200])
+            channel = self.config.primary_channel
+            box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
+                             key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
+        self.tell(channel, Deliver(box.id))
+
+    def quiet_hold(self, at: datetime) -> datetime | None:
+        """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
+        return quiet.hold_until(self.config, at)
+
+    def on_start(self):
+        released = inbox.recover(self.now())
+        if released:
+            logger.warning("{} picked up {} unfinished row(s) again", self.name, released)
+        for row in inbox.given_up(self.name):
+            self.report_given_up(row)
+        # straight to this actor: while it starts, the directory may still name the one it replaces
+        self.actor_ref.tell(InboxReady())
+
+    def receive(self, message):
+        if isinstance(message, (InboxReady, Recover)):
+            self.drain()
+
+    def drain(self) -> None:
+        lease = float(self.config.get("supervisor", "lease_seconds") or inbox.LEASE_SECONDS)
+        while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
+            row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
+                                   max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
+            if row is None:
+                return
+            faults.point("cortex:after-claim")
+            liveness.beat(self.handler_budget(row), f"inbox {row.id}")
+            try:
+                self.run(row)
+            except inbox.LostClaim as exc:  # replaced while it worked: the new owner runs the row
+                logger.warning("{}: {}; its results were not kept", self.name, exc)
+                return
+            except Exception as exc:  # one broken run must not take the cortex (and every later message) down
+                self.contain(row, exc)
+            if row.origin != "user":
+                self.settle_briefing()
+
+    def settle_briefing(self) -> None:
+        """A morning briefing waiting for this morning's runs goes out once the last of them has ended."""
+        box = briefing.settle(self.now(), self.config)
+        if box is not None:
+            self.tell(box.channel, Deliver(box.id))
+
+    def report_given_up(self, row: Inbox) -> None:
+        now = self.now()
+        logger.error("{} gave up on inbox {}: it was being worked on each time the actor died", self.name, row.id)
+        trace.record(row.trace_id, "error", self.name, inbox.GAVE_UP, now)
+        self.apologise(row, now)
+        inbox.mark_reported(row.id)
+
+    def contain(self, row: Inbox, exc: Exception) -> None:
+        now = self.now()
+        logger.opt(exception=exc).error("{} run on inbox {} broke", self.name, row.id)
+        status = inbox.fail_or_retry(row.id, now, f"{type(exc).__name__}: {exc}", owner=self.owner)
+        trace.record(row.trace_id, "error", self.name, f"{type(exc).__name__}: {exc} ({status})", now)
+        if status == "failed":
+            self.apologise(row, now)
+
+    def apologise(self, row: Inbox, now: datetime) -> None:
+        """A message of the user's that Wilson gave up on gets an answer saying so, never silence."""
+        if row.origin != "user":
+            return
+        channel = row.reply_channel or self.config.primary_channel
+        box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
+        self.tell(channel, Deliver(box.id))
+
+    def run(self, row: Inbox) -> None:
+        now = self.now()
+        tz = self.config.timezone
+        memories = []
+        try:  # recalled by the stimulus, its topic, its kind of event, its people and places
+            memories = hippocampus.memories_for(row, now, self.config)
+        except Exception as exc:
+            logger.warning("recall unavailable: {}", exc)
+        owner = self.config.get("core", "owner")
+        topic_id = (row.payload or {}).get("topic_id")
+        turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
+        route, why = choose_route(row, judgement_for(row, now))
+        context = build_context(row, now, tz, memories, turns, owner)
+        from wilson.synapse import trace_scope
+
+        user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
+        box = tools.toolbox(self.config)
+        with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
+            if route == "template":
+                outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
+                if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
+                    self.notice_budget("BudgetExhausted: deep", now)
+            else:
+                outcome = None
+                if route == "fast":
+                    messages = build_messages(context, row, turns, self.config, system=FAST_PROMPT,
+                                              history_tokens=FAST_HISTORY_TOKENS)
+                    outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
+                                     box=box, context=context, role="fast", reads=not is_greeting(row))
+                    if outcome.escalated is not None:
+                        why = f"{why}; escalated to deep: {outcome.escalated}"
+                        route, outcome = "deep", None
+                if outcome is None:
+                    messages = build_messages(context, row, turns, self.config)
+                    outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
+                                     box=box, context=context)
+        outcome.route = f"{route}: {why}"
+        if outcome.error and row.origin != "user":
+            self.notice_budget(outcome.error, now)
+            fallback = fallback_followup(row, tz)
+            if fallback is None:
+                inbox.defer(row.id, outcome.error, owner=self.owner)
+                trace.record(row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync",
+                             now)
+                return
+            # deadlines keep firing without a model: the follow-up goes out as plain words
+            outcome = RunOutcome(surfaced=[(fallback, f"deadline follow-up without a model ({outcome.error})", False)])
+        notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
+        faults.point("cortex:after-outcome-commit")  # the proposal and replies are rows; nobody told yet
+        if notify["approval"]:
+            self.tell("approval", ProposalCreated(notify["approval"]))
+        if notify["again"]:
+            self.tell("approval", ProposalCreated(notify["again"], again_for=row.id))
+        for channel, outbox_id in notify["deliver"]:
+            self.tell(channel, Deliver(outbox_id))
+        if notify["sync"]:
+            self.tell("thalamus", SyncRequest("request"))
+        for decision_id in notify.get("decisions") or ():
+            self.tell("approval", DecisionRecorded(decision_id))

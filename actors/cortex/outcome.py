@@ -1,0 +1,117 @@
+"""Writing down what a run decided, in one transaction: the reply, the proposal, surfaced messages,
+the user's spoken decisions, and the trace of silence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from actors import proposals
+from actors import tools
+from actors.cortex.calls import RunOutcome, present
+from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER, STALE_MODIFICATION,
+                                   SYNC_ONLY, UNCHANGED)
+from storage import decisions, inbox, outbox, trace
+from storage.db import database
+from storage.models import Approval, Inbox, Turn
+from wilson import attention
+
+
+def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
+    """Commit the run's results in one transaction; returns what to tell whom afterwards."""
+    user_run = row.origin == "user"
+    channel = row.reply_channel if user_run and row.reply_channel else config.primary_channel
+    notify = {"approval": None, "again": None, "deliver": [], "sync": outcome.sync_requested}
+    topic_id = (row.payload or {}).get("topic_id")
+    label = tools.source_label(row)
+    allowed = tools.own_hosts() if (label or outcome.read_untrusted) else None
+    if allowed is not None and outcome.proposals:
+        outcome = replace(outcome, proposals=[(name, args, tools.defang(description, allowed))
+                                              for name, args, description in outcome.proposals])
+    with database.atomic():
+        if outcome.route:  # first: which model role thought about it comes before what it said
+            trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
+        if user_run:
+            Turn.create(channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
+                        topic_id=topic_id, user_id=row.user_id)
+            attention.record_ack(row, now)  # "on it" to a follow-up counts like a ✅, whatever the model says
+        if outcome.unfinished:
+            trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
+        if outcome.proposals:
+            approval = proposals.propose(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
+            if approval is None:
+                decided = Approval.get_by_id(row.payload["approval_id"])
+                outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
+            else:
+                notify["approval"] = approval.id
+        elif row.kind == "modify" and (original := open_original(row)):
+            # the words did not become a new proposal: the old one stands, and the user is shown it again
+            outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, UNCHANGED.format(original.id)])))
+            notify["again"] = original.id
+        if user_run:
+            reply = present(outcome.reply, None, allowed if outcome.read_untrusted else None)
+            if not reply:
+                reply = empty_run_reply(outcome)
+            if reply:
+                box = outbox.add(channel=channel, text=reply, trace_id=row.trace_id, key=f"reply:{row.id}", at=now,
+                                 payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")})
+                Turn.create(channel=channel, role="assistant", text=reply, trace_id=row.trace_id, created_at=now,
+                            topic_id=topic_id, user_id=row.user_id)
+                said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
+                trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
+                notify["deliver"].append((channel, box.id))
+        # quiet hours, the daily cap, bundling and the briefing decide when each one may interrupt
+        notify["deliver"] += attention.surface(
+            row, [(present(text, label, allowed), why, urgent) for text, why, urgent in outcome.surfaced], now,
+            config, quiet_until, channel=channel, base_payload={"topic_id": topic_id, "source": label})
+        if not user_run and not outcome.surfaced and not outcome.proposals:
+            reason = outcome.error or outcome.unfinished or "background run ended without surface"
+            if outcome.reply:
+                reason += f"; model text kept silent: {outcome.reply[:80]!r}"
+            box = outbox.add(channel="silent", text=outcome.reply or "(nothing)", trace_id=row.trace_id,
+                             key=f"silent:{row.id}", at=now, payload={"why": reason}, surfaced=False)
+            trace.record(row.trace_id, "silent", "cortex", reason, now)
+            notify["deliver"].append(("silent", box.id))
+        for name, problem in outcome.rejected_calls:
+            trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
+        for effect in outcome.remembered:
+            trace.record(row.trace_id, "remembered", "cortex", effect, now)
+        notify["decisions"] = record_decisions(row, outcome, channel, now, config)
+        inbox.finish(row.id, now, owner=row.owner)
+    return notify
+
+
+def record_decisions(row: Inbox, outcome: RunOutcome, channel: str, now: datetime, config) -> list[int]:
+    """Inside the run's transaction: the user's spoken answers become decision rows, bound to that user,
+    exactly as a button press does; the gate is told after the commit (and finds them on start)."""
+    if row.origin != "user" or not outcome.decisions:
+        return []
+    user_id = str(row.user_id or config.get("core", "owner"))
+    made = []
+    for approval_id, action, items, text in outcome.decisions:
+        decision = decisions.record(approval_id=approval_id, action=action, user_id=user_id, channel=channel,
+                                    text=text, items=items, at=now)
+        trace.record(row.trace_id, "decided", "cortex",
+                     f"proposal {approval_id} {action}" + (f" items {list(items)}" if items else "")
+                     + " in the user's words", now)
+        made.append(decision.id)
+    return made
+
+
+def empty_run_reply(outcome: RunOutcome) -> str:
+    """The user's answer when the model had no words for them: an honest line, never a bare "Noted."."""
+    if outcome.unfinished:
+        return COULD_NOT_FINISH_PARTLY if outcome.proposals else COULD_NOT_FINISH
+    if outcome.proposals or outcome.surfaced or outcome.decisions:
+        return ""  # the proposal, the surfaced message or the gate's answer to a decision is the answer
+    if outcome.error:
+        return MODEL_DOWN
+    if outcome.sync_requested:
+        return SYNC_ONLY
+    return NO_ANSWER
+
+
+def open_original(row: Inbox) -> Approval | None:
+    """The still undecided proposal a modify run was asked to change."""
+    return Approval.get_or_none((Approval.id == (row.payload or {}).get("approval_id"))
+                                & Approval.status.in_(("pending", "partial")))

@@ -1,0 +1,48 @@
+"""What the cortex tells the model it is, and the words a run says back when it could not do better."""
+
+from __future__ import annotations
+
+from actors import tools
+
+
+SYSTEM_PROMPT = """You are Wilson, a proactive assistant that runs a person's life alongside them.
+You see one stimulus at a time with its context (CONTEXT message). Rules:
+- Every change to the user's world (tasks, topics, email) goes in one `propose` call, which becomes a
+  proposal the user approves. Never claim something was done or approved: you cannot know.
+- A run the user did not start reaches the user only through `surface(text, why)`. Silence is the
+  default: surface only what needs the user now. Otherwise end without calling it.
+- Replies are short, friendly and specific. Dates in the user's timezone.
+- Deadlines are ISO dates (YYYY-MM-DD).
+- When the user answers one of their pending_proposals in words ("yes", "go ahead", "skip the X one",
+  "move X to March"), call `decide` for it; only on their own words in this conversation, never guessed.
+- """ + tools.UNTRUSTED_RULE
+
+
+# Routine chat goes to the fast role with this prompt and a few read tools; it hands anything else on.
+FAST_PROMPT = """You are Wilson, a proactive assistant. Answer the user's last message briefly, friendly and
+specifically, from CONTEXT or one read tool; dates in the user's timezone.
+For a plan or any change (tasks, topics, reminders, email) call `escalate` instead.
+When the user answers one of their pending_proposals in words, call `decide` for it.
+- """ + tools.UNTRUSTED_RULE
+
+
+BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
+                 "I'll still answer you and send deadline reminders.")
+
+
+STALE_MODIFICATION = ("Proposal {} was already {} before I finished changing it, so I left it that way. "
+                      "Tell me if you still want something changed.")
+
+
+UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
+MODEL_DOWN = "Sorry, I can't think right now (my language model is not answering). I'll keep your message."
+
+
+COULD_NOT_FINISH = ("I couldn't finish that: I kept looking things up without getting to an answer, so I stopped. "
+                    "Could you ask again, perhaps one step at a time?")
+
+
+COULD_NOT_FINISH_PARTLY = "I couldn't finish that, so I stopped; what I had put together so far is below."
+NO_ANSWER = "Sorry, I came up empty on that one and have no answer for you. Could you put it another way?"
+SYNC_ONLY = "I'm taking a fresh look at your calendar and other inputs now."
+BROKEN_RUN = "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"

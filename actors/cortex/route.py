@@ -1,0 +1,107 @@
+"""The router: which role a stimulus goes to (routine chat to fast, the rest to deep), and the
+deadline follow-ups phrased from a template when nothing needs judgement."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from actors import tools
+from actors.cortex.context import _words
+from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
+
+
+def fallback_followup(row: Inbox, tz) -> str | None:
+    """A deadline or reminder in plain words, for when no model can phrase it; None for other rows."""
+    payload = row.payload or {}
+    if row.kind == "reminder":
+        return f"Reminder: {payload.get('text') or row.text}"
+    if row.kind != "deadline":
+        return None
+    title, window = payload.get("title") or row.text, payload.get("window") or ""
+    due = ""
+    if payload.get("due"):
+        local = datetime.fromisoformat(payload["due"]).astimezone(tz)
+        due = f" ({local:%a} {local.day} {local:%b})"
+    if window == "overdue":
+        return f"“{title}” is overdue{due}. Done, or shall we move it?"
+    if window == "due":
+        return f"“{title}” is due today{due}."
+    days = window[:-1] if window.endswith("d") else window
+    return f"Reminder: “{title}” is due in {days} day{'s' if days != '1' else ''}{due}."
+
+
+# Routing ----------------------------------------------------------------------
+_ROUTINE = re.compile(r"(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|cheers|ok|"
+                      r"okay|cool|great|nice|perfect|got it|bye|see you)\b[\s\w,.!?']{0,40}", re.I)
+
+
+_LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i|am i|is there|are there|"
+                     r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|"
+                     r"remind me (what|when|where|who))\b", re.I)
+
+
+# words that ask for a plan or a change: the deep role with every tool
+_PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
+                       r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
+                       r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
+                       r"done with|finished|complete|close|watch|forget)\w*", re.I)
+
+
+ROUTINE_CHARS = 120
+
+
+def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
+    """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
+    which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
+    unless `judgement` (from `judgement_for`) says why it needs one; everything else goes to the deep role."""
+    text = (row.text or "").strip()
+    if row.origin == "user":
+        if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
+            return "deep", "a request that may need planning"
+        if _ROUTINE.fullmatch(text):
+            return "fast", "routine chat"
+        if _LOOKUP.match(text) or text.endswith("?"):
+            return "fast", "a lookup"
+        return "deep", "not recognisably routine"
+    if row.kind in ("reminder", "deadline"):
+        if judgement:
+            return "deep", f"a {row.kind} needs judgement: {judgement}"
+        return "template", f"{row.kind} follow-up from a template (nothing to judge)"
+    return "deep", f"a {row.kind} needs judgement"
+
+
+def is_greeting(row: Inbox) -> bool:
+    """A greeting, thanks or "ok" that asks nothing: routine chat that needs no read tool."""
+    text = (row.text or "").strip()
+    return bool(_ROUTINE.fullmatch(text)) and "?" not in text and not _LOOKUP.search(text)
+
+
+LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
+
+
+def judgement_for(row: Inbox, now: datetime) -> str:
+    """Why a deadline follow-up needs a model rather than its template ("" when nothing does): a change to
+    its task waits for the user's approval (a template would talk past it), or the user has written about
+    the task since its previous follow-up (a reply to handle)."""
+    payload = row.payload or {}
+    if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
+        return ""
+    task_id = int(payload["task_id"])
+    waiting = (ApprovalItem.select(ApprovalItem.args).join(Approval)
+               .where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now)
+                      & (ApprovalItem.status == "pending")).order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
+    if any(isinstance(i.args, dict) and tools._is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
+           for i in waiting):
+        return "a change to this task awaits the user's approval"
+    earlier = (TaskFiring.select(TaskFiring.fired_at)
+               .where((TaskFiring.task == task_id) & (TaskFiring.inbox_id.is_null() | (TaskFiring.inbox_id != row.id)))
+               .order_by(TaskFiring.fired_at.desc()).first())
+    named = _words(payload.get("title") or row.text)
+    if earlier is None or not named:
+        return ""
+    said = (Turn.select(Turn.text).where((Turn.role == "user") & (Turn.created_at > earlier.fired_at))
+            .order_by(Turn.id.desc()).limit(LOOKED_AT))
+    if any(named & _words(turn.text) for turn in said):
+        return "the user wrote about it since its last follow-up"
+    return ""
