@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import httpx
 import pytest
 
-from channels.web import watcher
+from channels.web import fetching, watcher
 from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, TokenUsage, Topic
 from tests.conftest import corpus_dir
 from tests.web_harness import LoopbackSite, base_url, csrf_of, logged_in, token_and_code
@@ -198,7 +198,7 @@ def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
     files = sorted((corpus_dir() / "feeds" / "feedparser").glob("wellformed__sanitize__*"))
     assert len(files) >= 8
     now = web.clock.now()
-    with LoopbackSite() as site, watcher.client() as http:
+    with LoopbackSite() as site, fetching.client() as http:
         for n, path in enumerate(files):
             site.put(f"/{n}", empty, "application/rss+xml")
             watcher.add(site.url(f"/{n}"), timedelta(minutes=15), now)

@@ -10,7 +10,7 @@ import pytest
 
 from actors import thalamus
 from storage import routing
-from channels.web import watcher
+from channels.web import fetching, watcher
 from storage.models import ReceptorBuffer, Trace
 from tests.conftest import corpus_dir
 from tests.web_harness import LoopbackSite, corpus_feeds
@@ -37,7 +37,7 @@ def commit(now):
 def look(url: str, now: datetime = NOW, http=None):
     """One look at a watched source, recorded as the channel records it."""
     state = watcher.get(url)
-    with (http or watcher.client()) as client:
+    with (http or fetching.client()) as client:
         result = watcher.look(state, client, now)
     rows = watcher.record(result, now, commit(now))
     return result, rows
@@ -162,15 +162,15 @@ def test_redirects_size_and_schemes_are_capped(db, monkeypatch):
         site.put("/to-file", b"", redirect="file:///etc/passwd")
         site.put("/short", b"", redirect="/hop5")
         site.put("/big", b"<html><body>" + b"x" * 5000 + b"</body></html>")
-        monkeypatch.setattr(watcher, "MAX_BYTES", 4000)
-        with watcher.client() as http:
-            with pytest.raises(watcher.WatchError, match="more than 5 redirects"):
-                watcher.fetch(http, site.url("/hop0"))
-            with pytest.raises(watcher.WatchError, match="not http or https"):
-                watcher.fetch(http, site.url("/to-file"))
-            with pytest.raises(watcher.WatchError, match="too big"):
-                watcher.fetch(http, site.url("/big"))
-            assert watcher.fetch(http, site.url("/short")).url == site.url("/hop7")
+        monkeypatch.setattr(fetching, "MAX_BYTES", 4000)
+        with fetching.client() as http:
+            with pytest.raises(fetching.WatchError, match="more than 5 redirects"):
+                fetching.fetch(http, site.url("/hop0"))
+            with pytest.raises(fetching.WatchError, match="not http or https"):
+                fetching.fetch(http, site.url("/to-file"))
+            with pytest.raises(fetching.WatchError, match="too big"):
+                fetching.fetch(http, site.url("/big"))
+            assert fetching.fetch(http, site.url("/short")).url == site.url("/hop7")
     for bad in ("file:///etc/passwd", "javascript:alert(1)", "ftp://example.org/x", "http://user:pw@example.org/",
                 "http:///nohost", "", "https://exa mple.org"):
         with pytest.raises(ValueError):
@@ -246,7 +246,7 @@ def test_every_corpus_feed_yields_items_or_one_clear_trace_line_and_none_stops_t
         for n, (name, body, kind) in enumerate(feeds):
             site.put(f"/{n}", body, kind)
             watcher.add(site.url(f"/{n}"), EVERY, NOW)
-        with watcher.client() as http:
+        with fetching.client() as http:
             results = {}
             for state in watcher.due(NOW):
                 result = watcher.look(state, http, NOW)

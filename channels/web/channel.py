@@ -41,7 +41,7 @@ from loguru import logger
 
 from channels.base import Channel
 from channels.loopthread import LoopThread
-from channels.web import server, watcher
+from channels.web import fetching, server, watcher
 from storage import decisions, kv, routing
 from storage.db import database
 from storage.models import Outbox
@@ -253,9 +253,9 @@ class WebChannel(Channel):
         def commit(text, key, payload):
             return routing.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=payload, at=now)
 
-        with watcher.client() as http:
+        with fetching.client() as http:
             for state in due:
-                liveness.beat(watcher.LOOK_SECONDS + watcher.TIMEOUT_SECONDS + 30,
+                liveness.beat(fetching.LOOK_SECONDS + fetching.TIMEOUT_SECONDS + 30,
                               f"web: looking at {state['url'][:80]}")
                 result = watcher.look(state, http, now)
                 rows = watcher.record(result, now, commit)

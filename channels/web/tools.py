@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from channels.web import watcher
+from channels.web import fetching, watcher
 from wilson.clock import parse_duration
 from wilson.skills import Tool
 
@@ -35,7 +35,7 @@ class Watch(Tool):
     parameters = {"type": "object", "required": ["url"], "additionalProperties": False,
                   "properties": {"url": {"type": "string", "description": "http or https address"},
                                  "every": {"type": "string", "description": "e.g. 30m, 6h, 1d"}}}
-    limits = {"url": watcher.MAX_URL, "every": 20}
+    limits = {"url": fetching.MAX_URL, "every": 20}
 
     def needs(self, config) -> str:
         return _off(config)
@@ -71,7 +71,7 @@ class Unwatch(Tool):
     description = "Propose no longer watching a page or feed (its address, as list_watches shows it)."
     parameters = {"type": "object", "required": ["url"], "additionalProperties": False,
                   "properties": {"url": {"type": "string"}}}
-    limits = {"url": watcher.MAX_URL}
+    limits = {"url": fetching.MAX_URL}
 
     def needs(self, config) -> str:
         return _off(config)

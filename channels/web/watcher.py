@@ -7,7 +7,8 @@ digest of the last body, the feed item ids already seen, or the page's readable 
 Only the `watch` tool (an approved proposal, through the gate) adds a row; `unwatch`
 removes one.
 
-Looking. The site's robots.txt is asked first (once a day per source): a page it closes to
+Looking (the GET and its bounds are channels/web/fetching.py; the parsing is
+channels/web/reading.py). The site's robots.txt is asked first (once a day per source): a page it closes to
 robots is not read. Then a GET with the validators of the last answer: a 304, or a body identical to the
 last one, ends the look there (no parsing, nothing written but the time). Redirects are
 followed by hand, at most MAX_REDIRECTS, each to http or https only; a body larger than
@@ -32,55 +33,29 @@ keeps failing; the other sources are looked at as usual.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from loguru import logger
 
+from channels.web.fetching import MAX_URL, Fetched, WatchError, fetch, robots_allow
+from channels.web.reading import SNAPSHOT_CHARS, masked, page_change, page_text, read_feed
 from storage import kv, trace
 from storage.db import database
 from storage.models import Setting
 from wilson import clock as clockmod
 
 PREFIX = "web:watch:"
-MAX_URL = 2000
-MAX_BYTES = 2_000_000  # a page or feed larger than this is not read
-MAX_REDIRECTS = 5
-TIMEOUT_SECONDS = 15.0  # connecting, and each read
-LOOK_SECONDS = 30.0  # one look at one source, however slowly the server drips
 MIN_EVERY = timedelta(minutes=5)  # the user may ask for less often, never more (be kind to servers)
 MAX_EVERY = timedelta(days=7)
 DEFAULT_EVERY = timedelta(minutes=15)
 SEEN_KEPT = 500  # feed item ids remembered per source
 NEW_ITEMS = 20  # rows from one look at one feed; more are counted in the trace, not buffered
 ROBOTS_EVERY = timedelta(days=1)  # how long a site's robots.txt answer is trusted
-ROBOTS_BYTES = 100_000
-SNAPSHOT_CHARS = 100_000
 ROW_CHARS = 3000
-ITEM_CHARS = 1000
-USER_AGENT = "Wilson/0.1 (personal assistant; watches pages its user asked for)"
-FEED_TYPES = ("rss", "atom", "rdf", "xml", "json")
-
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|sat|sun"
-_VOLATILE = re.compile(rf"\d+|\b(?:{_MONTHS}|{_DAYS}|today|yesterday|tomorrow|am|pm)\b", re.IGNORECASE)
-_DROPPED = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form",
-            "iframe", "button", "select", "object", "embed", "canvas", "dialog")
-_AD = re.compile(r"(?:^|[\s_-])(?:ad|ads|advert\w*|banner|promo\w*|sponsor\w*|cookie\w*|consent|newsletter-signup)"
-                 r"(?:$|[\s_-])", re.IGNORECASE)
-_BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "blockquote",
-          "pre", "hr", "section", "article", "main", "dt", "dd", "figcaption", "td", "th"}
-
-
-class WatchError(Exception):
-    """Why a look at a source failed, in words for the trace."""
 
 
 # The user's list ---------------------------------------------------------------------------------
@@ -187,210 +162,6 @@ def view(state: dict, tz) -> dict:
             "every": describe_every(timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))),
             "checked": local(state.get("checked_at")), "changed": local(state.get("changed_at")),
             "problem": state.get("error") or "", "trace": state.get("trace") or ""}
-
-
-# Fetching ------------------------------------------------------------------------------------------
-@dataclass
-class Fetched:
-    status: int
-    body: bytes
-    headers: dict
-    url: str
-
-
-def client() -> httpx.Client:
-    return httpx.Client(follow_redirects=False, timeout=httpx.Timeout(TIMEOUT_SECONDS),
-                        headers={"User-Agent": USER_AGENT}, trust_env=False)
-
-
-def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "") -> Fetched:
-    headers = {"Accept": "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, "
-                         "text/html;q=0.9, application/xml;q=0.8, */*;q=0.5"}
-    if etag:
-        headers["If-None-Match"] = etag
-    if last_modified:
-        headers["If-Modified-Since"] = last_modified
-    deadline = clockmod.monotonic() + LOOK_SECONDS
-    current = url
-    for _ in range(MAX_REDIRECTS + 1):
-        try:
-            with http.stream("GET", current, headers=headers) as response:
-                if response.status_code in (301, 302, 303, 307, 308):
-                    location = response.headers.get("location", "")
-                    target = urljoin(current, location)
-                    if not location or urlsplit(target).scheme.lower() not in ("http", "https"):
-                        raise WatchError(f"it redirects to {target[:200] or 'nowhere'}, which is not http or https")
-                    current = target
-                    continue
-                if response.status_code == 304:
-                    return Fetched(304, b"", dict(response.headers), current)
-                if response.status_code >= 400:
-                    raise WatchError(f"the server answered HTTP {response.status_code}")
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > MAX_BYTES:
-                    raise WatchError(f"it is too big ({int(declared) // 1000} kB; at most {MAX_BYTES // 1000} kB)")
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_BYTES:
-                        raise WatchError(f"it is too big (more than {MAX_BYTES // 1000} kB)")
-                    if clockmod.monotonic() > deadline:
-                        raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to read")
-                return Fetched(response.status_code, bytes(body), dict(response.headers), current)
-        except httpx.TimeoutException:
-            raise WatchError(f"no answer within {TIMEOUT_SECONDS:.0f} seconds") from None
-        except httpx.HTTPError as exc:
-            raise WatchError(f"could not reach it ({type(exc).__name__}: {str(exc)[:200]})") from None
-    raise WatchError(f"more than {MAX_REDIRECTS} redirects")
-
-
-def robots_allow(http: httpx.Client, url: str) -> bool:
-    """Whether the site's robots.txt lets Wilson read `url`. No robots.txt, or one that cannot be read,
-    allows (as for every crawler); one that answers 401 or 403 does not."""
-    from urllib.robotparser import RobotFileParser
-
-    parts = urlsplit(url)
-    robots = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
-    try:
-        fetched = fetch(http, robots)
-    except WatchError as exc:
-        return "HTTP 401" not in str(exc) and "HTTP 403" not in str(exc)
-    rules = RobotFileParser()
-    rules.parse(fetched.body[:ROBOTS_BYTES].decode("utf-8", "replace").splitlines())
-    return rules.can_fetch(USER_AGENT.split("/", 1)[0], url)
-
-
-# Reading -------------------------------------------------------------------------------------------
-def _clean(text, limit: int) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
-    """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
-    import lxml.html
-    from lxml import etree
-
-    if not html or not str(html).strip():
-        return ""
-    try:
-        root = lxml.html.fragment_fromstring(html, create_parent="div")
-    except (etree.ParserError, ValueError, TypeError):
-        return _clean(re.sub(r"<[^>]*>", " ", str(html)), limit)
-    for bad in root.xpath(".//script|.//style|.//noscript|.//template"):
-        bad.drop_tree()
-    return _clean(root.text_content(), limit)
-
-
-def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
-    """(title, readable text) of an HTML page: the main part, one block per line."""
-    import lxml.html
-    from lxml import etree
-
-    charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
-    parser = lxml.html.HTMLParser(encoding=charset.group(1)) if charset else None
-    try:
-        root = lxml.html.document_fromstring(body, parser=parser)
-    except (etree.ParserError, ValueError, LookupError):
-        try:
-            root = lxml.html.document_fromstring(body)
-        except (etree.ParserError, ValueError) as exc:
-            raise WatchError(f"the page could not be read ({exc})") from None
-    title = _clean(" ".join(root.xpath("//title//text()")), 200)
-    for bad in root.xpath("|".join(f"//{tag}" for tag in _DROPPED)):
-        if bad.getparent() is not None:
-            bad.drop_tree()
-    for node in list(root.iter()):
-        if isinstance(node.tag, str) and node.getparent() is not None and (
-                _AD.search(node.get("class") or "") or _AD.search(node.get("id") or "")
-                or (node.get("role") or "").lower() in ("banner", "navigation", "complementary", "contentinfo")
-                or node.get("hidden") is not None or (node.get("aria-hidden") or "").lower() == "true"):
-            node.drop_tree()
-    main = (root.xpath("//main") or root.xpath("//*[@role='main']") or root.xpath("//article")
-            or root.xpath("//body") or [root])[0]
-    for node in main.iter():
-        if isinstance(node.tag, str) and node.tag.lower() in _BLOCK:
-            node.tail = "\n" + (node.tail or "")
-            if node.tag.lower() in ("br", "hr"):
-                continue
-            node.text = "\n" + (node.text or "")
-    lines = [" ".join(line.split()) for line in main.text_content().splitlines()]
-    text = "\n".join(line for line in lines if line)
-    return title, text[:SNAPSHOT_CHARS]
-
-
-def _safe_link(value) -> str:
-    link = str(value or "").strip()
-    return link[:MAX_URL] if urlsplit(link).scheme.lower() in ("http", "https") else ""
-
-
-def _json_feed(body: bytes) -> tuple[str, list[dict]] | None:
-    """A JSON Feed (jsonfeed.org 1.0/1.1): (title, items), or None when the body is not one."""
-    try:
-        data = json.loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or not str(data.get("version") or "").startswith("https://jsonfeed.org/version/"):
-        return None
-    items = []
-    for entry in data.get("items") if isinstance(data.get("items"), list) else []:
-        if not isinstance(entry, dict):
-            continue
-        text = entry.get("content_text") or html_text(entry.get("content_html") or "") or entry.get("summary") or ""
-        items.append({"id": str(entry.get("id") or entry.get("url") or ""), "title": _clean(entry.get("title"), 300),
-                      "link": _safe_link(entry.get("url") or entry.get("external_url")),
-                      "text": _clean(text, ITEM_CHARS), "published": _clean(entry.get("date_published"), 40)})
-    return _clean(data.get("title"), 200), items
-
-
-def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | None:
-    """(feed title, items) when the body is a feed; None when it is not one (a page, or nothing)."""
-    content_type = str(headers.get("content-type") or "").lower()
-    start = body[:200].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if "json" in content_type or start.startswith(b"{"):
-        found = _json_feed(body)
-        if found is not None or "json" in content_type:
-            return found
-    if "html" in content_type and b"<rss" not in start and b"<feed" not in start and b"<rdf" not in start.lower():
-        return None
-    import feedparser
-
-    wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
-                                                                         "content-language")}
-    wanted.setdefault("content-location", url)
-    parsed = feedparser.parse(body, response_headers=wanted, sanitize_html=True, resolve_relative_uris=True)
-    if not parsed.get("version") and not parsed.entries:
-        return None
-    items = []
-    for entry in parsed.entries:
-        content = entry.get("content") or []
-        summary = entry.get("summary") or (content[0].get("value") if content and isinstance(content[0], dict) else "")
-        title = html_text(entry.get("title") or "", 300)
-        link = _safe_link(entry.get("link"))
-        text = html_text(summary or "")
-        key = str(entry.get("id") or link or "") or hashlib.sha256(f"{title}|{text}".encode()).hexdigest()[:24]
-        items.append({"id": key, "title": title, "link": link, "text": text,
-                      "published": _clean(entry.get("published") or entry.get("updated"), 40)})
-    return html_text(parsed.feed.get("title") or "", 200), items
-
-
-def masked(line: str) -> str:
-    """A line with what changes by itself (numbers, dates, weekdays) blanked: only words count as change."""
-    return _VOLATILE.sub("#", line.lower())
-
-
-def page_change(old: str, new: str) -> tuple[list[str], list[str]]:
-    """(lines added, lines removed) between two texts, ignoring lines that differ only in numbers and dates."""
-    before, after = old.splitlines(), new.splitlines()
-    a, b = [masked(x) for x in before], [masked(x) for x in after]
-    added, removed = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += before[i1:i2]
-        if tag in ("replace", "insert"):
-            added += after[j1:j2]
-    return added, removed
-
 
 # One look ------------------------------------------------------------------------------------------
 @dataclass
