@@ -9,12 +9,77 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from enum import StrEnum
 
 import peewee
 
 from storage.db import database
 
 UTC = timezone.utc
+
+
+# Every value a status column holds, one StrEnum per column (tests/test_architecture.py checks that the
+# code writes and compares no other). A member is its string, so code may spell either.
+class InboxStatus(StrEnum):
+    PENDING = "pending"
+    CLAIMED = "claimed"  # a lane is running it (Inbox.owner, Inbox.lease_until)
+    DEFERRED = "deferred"  # waits for a later moment (the quiet hours, a model that was down)
+    DONE = "done"
+    FAILED = "failed"  # given up after its attempts
+
+
+class OutboxStatus(StrEnum):
+    PENDING = "pending"
+    HELD = "held"  # until deliver_after (quiet hours, a mute)
+    RETRY = "retry"  # a delivery failed; tried again at next_attempt_at
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    # the attention loop's states (wilson/attention.py, actors/briefing.py)
+    BUNDLING = "bundling"  # a follow-up waiting for the rest of its bundle
+    BUNDLED = "bundled"  # its text went out inside the bundle's message
+    WAITING = "waiting"  # over the day's cap: kept for the next briefing
+    BRIEFED = "briefed"  # told in a briefing
+    DROPPED = "dropped"  # acknowledged meanwhile: nothing left to say
+    COMPOSE = "compose"  # a briefing waiting for the runs of its morning sync
+
+
+class TopicStatus(StrEnum):
+    ACTIVE = "active"
+    CLOSED = "closed"
+
+
+class TaskStatus(StrEnum):
+    OPEN = "open"
+    DONE = "done"
+    SNOOZED = "snoozed"
+    CANCELLED = "cancelled"
+
+
+class ApprovalStatus(StrEnum):
+    PENDING = "pending"
+    PARTIAL = "partial"  # some items decided, others still open
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    SUPERSEDED = "superseded"  # replaced by the proposal a modification made
+    EXPIRED = "expired"
+
+
+class ItemStatus(StrEnum):
+    PENDING = "pending"
+    EXECUTING = "executing"  # claimed by the gate; executed at most once
+    EXECUTED = "executed"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+
+
+class DecisionStatus(StrEnum):
+    PENDING = "pending"
+    APPLIED = "applied"
+
+
+STATUSES = {"Inbox": InboxStatus, "Outbox": OutboxStatus, "Topic": TopicStatus, "Task": TaskStatus,
+            "Approval": ApprovalStatus, "ApprovalItem": ItemStatus, "DecisionRow": DecisionStatus}
 
 
 class UTCDateTimeField(peewee.DateTimeField):
@@ -62,7 +127,7 @@ class Inbox(BaseModel):
     user_id = peewee.CharField(null=True)
     reply_channel = peewee.CharField(null=True)
     dedup_key = peewee.CharField(null=True, unique=True)
-    status = peewee.CharField(default="pending", index=True)  # pending, claimed, done, failed
+    status = peewee.CharField(default=InboxStatus.PENDING.value, index=True)  # InboxStatus
     attempts = peewee.IntegerField(default=0)
     lane = peewee.CharField(null=True)
     owner = peewee.CharField(null=True)  # who holds the claim: process and actor incarnation
@@ -101,7 +166,7 @@ class Outbox(BaseModel):
     text = peewee.TextField()
     payload = JSONField(default=dict)  # approval, topic, reply_to, chat ...
     surfaced = peewee.BooleanField(default=False)  # reached the user (not the silent channel)
-    status = peewee.CharField(default="pending", index=True)  # pending, delivered, failed, held
+    status = peewee.CharField(default=OutboxStatus.PENDING.value, index=True)  # OutboxStatus
     attempts = peewee.IntegerField(default=0)
     created_at = UTCDateTimeField()
     deliver_after = UTCDateTimeField(null=True)  # quiet hours hold it until then
@@ -138,7 +203,7 @@ class Turn(BaseModel):
 
 class Topic(BaseModel):
     title = peewee.CharField()
-    status = peewee.CharField(default="active", index=True)  # proposed, active, closed
+    status = peewee.CharField(default=TopicStatus.ACTIVE.value, index=True)  # TopicStatus
     starts = UTCDateTimeField(null=True)
     ends = UTCDateTimeField(null=True)
     notes = peewee.TextField(default="")
@@ -154,7 +219,7 @@ class Task(BaseModel):
     topic = peewee.ForeignKeyField(Topic, null=True, backref="tasks", on_delete="SET NULL")
     due = UTCDateTimeField(null=True)
     due_is_date = peewee.BooleanField(default=False)
-    status = peewee.CharField(default="open", index=True)  # open, done, snoozed, cancelled
+    status = peewee.CharField(default=TaskStatus.OPEN.value, index=True)  # TaskStatus
     notes = peewee.TextField(default="")
     escalation = JSONField(null=True)  # window names, e.g. ["14d","7d","3d","1d","due","overdue"]
     next_fire_at = UTCDateTimeField(null=True, index=True)
@@ -182,7 +247,7 @@ class Approval(BaseModel):
     """A proposal: one or more mutations waiting for the user's decision."""
 
     trace_id = peewee.CharField(index=True)
-    status = peewee.CharField(default="pending", index=True)  # pending, approved, rejected, superseded, expired, partial
+    status = peewee.CharField(default=ApprovalStatus.PENDING.value, index=True)  # ApprovalStatus
     approver = peewee.CharField()
     channel = peewee.CharField()
     summary = peewee.TextField(default="")
@@ -210,7 +275,7 @@ class ApprovalItem(BaseModel):
     tool = peewee.CharField()
     args = JSONField()
     description = peewee.TextField()
-    status = peewee.CharField(default="pending")  # pending, executed, rejected, failed
+    status = peewee.CharField(default=ItemStatus.PENDING.value)  # ItemStatus
     result = JSONField(null=True)
     executed_at = UTCDateTimeField(null=True)
 
@@ -225,7 +290,7 @@ class DecisionRow(BaseModel):
     text = peewee.TextField(default="")
     items = JSONField(default=list)
     nonce = peewee.CharField(null=True)
-    status = peewee.CharField(default="pending", index=True)  # pending, applied
+    status = peewee.CharField(default=DecisionStatus.PENDING.value, index=True)  # DecisionStatus
     created_at = UTCDateTimeField()
     applied_at = UTCDateTimeField(null=True)
 

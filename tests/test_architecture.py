@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from storage.models import STATUSES
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("wilson", "actors", "channels", "storage")
 
@@ -124,3 +126,67 @@ def test_a_module_over_400_lines_says_at_its_top_why_it_is_one_module():
         if not re.search(r"(?m)^Size: \S", doc):
             unexplained.append(name)
     assert not unexplained, f"over {LONG} lines with no 'Size:' paragraph in the docstring: {unexplained}"
+
+
+def _string_values(node, constants: dict) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [v for element in node.elts for v in _string_values(element, constants)]
+    if isinstance(node, ast.IfExp):
+        return _string_values(node.body, constants) + _string_values(node.orelse, constants)
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    return sorted(constants.get(name, ())) if name and name.isupper() else []
+
+
+def status_values() -> tuple[dict[str, set[str]], set[str]]:
+    """The status strings the code writes or compares: per model where the code names it (Task.status ==,
+    Approval.update(status=...)), and, for a status set on a row (`row.status = ...`), without a model."""
+    constants: dict[str, set[str]] = {}
+    trees = [ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in source_files()]
+    for tree in trees:  # module constants that hold statuses, e.g. OPEN = ("pending", "partial")
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+                values = _string_values(node.value, {})
+                for target in node.targets:
+                    constants.setdefault(target.id, set()).update(values)
+    by_model: dict[str, set[str]] = {}
+    loose: set[str] = set()
+
+    def model_of(node):
+        if isinstance(node, ast.Attribute) and node.attr == "status" and isinstance(node.value, ast.Name):
+            return node.value.id if node.value.id in STATUSES else None
+        return None
+
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and (model := model_of(node.left)):
+                for other in node.comparators:
+                    by_model.setdefault(model, set()).update(_string_values(other, constants))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if node.func.attr == "in_" and (model := model_of(owner)):
+                    for arg in node.args:
+                        by_model.setdefault(model, set()).update(_string_values(arg, constants))
+                elif isinstance(owner, ast.Name) and owner.id in STATUSES and node.func.attr in CLASS_WRITES:
+                    for keyword in node.keywords:
+                        if keyword.arg == "status":
+                            by_model.setdefault(owner.id, set()).update(_string_values(keyword.value, constants))
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) and isinstance(
+                        node.value, ast.Tuple) else [(target, node.value)]
+                    for left, right in pairs:
+                        if isinstance(left, ast.Attribute) and left.attr == "status":
+                            loose.update(_string_values(right, constants))
+    return by_model, loose
+
+
+def test_every_status_the_code_uses_is_one_its_column_declares():
+    by_model, loose = status_values()
+    assert set(by_model) >= {"Inbox", "Outbox", "Task", "Approval", "ApprovalItem"}, by_model  # the scan sees them
+    unknown = {model: sorted(values - set(STATUSES[model])) for model, values in by_model.items()
+               if values - set(STATUSES[model])}
+    assert not unknown, f"statuses missing from their StrEnum in storage/models.py: {unknown}"
+    every = {value for enum in STATUSES.values() for value in enum}
+    assert loose <= every, f"a row's status set to a value no status column declares: {sorted(loose - every)}"

@@ -29,17 +29,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from storage import outbox, trace
-from storage.models import Feedback, Inbox, Outbox, Task, TaskFiring
+from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Task, TaskFiring
 from wilson.clock import UTC, as_utc
 from wilson.quiet import parse_window
 from wilson.timeparse import local_moment
 
-BUNDLING = "bundling"  # a follow-up waiting for the rest of its bundle
-BUNDLED = "bundled"  # its text went out inside the bundle's message
-WAITING = "waiting"  # over the day's cap: kept for the next briefing
-BRIEFED = "briefed"  # told in a briefing
-DROPPED = "dropped"  # acknowledged meanwhile: nothing left to say
-COMPOSE = "compose"  # a briefing waiting for the runs of its morning sync (actors/briefing.py)
+# the outbox states of the attention loop (their meaning is in storage/models.py OutboxStatus)
+BUNDLING, BUNDLED, WAITING = OutboxStatus.BUNDLING.value, OutboxStatus.BUNDLED.value, OutboxStatus.WAITING.value
+BRIEFED, DROPPED, COMPOSE = OutboxStatus.BRIEFED.value, OutboxStatus.DROPPED.value, OutboxStatus.COMPOSE.value
 COUNTED = ("pending", "retry", "held", "delivered", "failed")
 PROACTIVE_KEYS = ("surface:", "followups:")
 ACK_REACTIONS = {"✅", "👍", "👌", "✔", "✔️", "☑️", "🆗"}
