@@ -42,6 +42,7 @@ from loguru import logger
 from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.web import fetching, server, watcher
+from channels.web.forms import Refused
 from storage import decisions, kv, routing
 from storage.db import database
 from storage.models import Outbox
@@ -170,13 +171,13 @@ class WebChannel(Channel):
         """A press on the Proposals page: a decision row, then the gate is told. `items` narrows approve
         or reject to those items; the others stay pending (as Telegram's per-item answers do)."""
         if action not in server.ACTIONS:
-            raise server.Refused(400, "Choose approve, modify or reject.")
+            raise Refused(400, "Choose approve, modify or reject.")
         if action == "modify" and not text:
-            raise server.Refused(400, "Say what should change, then press Modify.")
+            raise Refused(400, "Say what should change, then press Modify.")
         if nonce is not None and len(nonce) > 64:
-            raise server.Refused(400, "That form is not one of Wilson's.")
+            raise Refused(400, "That form is not one of Wilson's.")
         if items and action == "modify":
-            raise server.Refused(400, "Modify is for the whole proposal: say which item to change in the text.")
+            raise Refused(400, "Modify is for the whole proposal: say which item to change in the text.")
         row = decisions.record(approval_id=approval_id, action=action, user_id=self.user(), channel=self.name,
                                at=self.now(), text=text if action == "modify" else "", items=items, nonce=nonce)
         faults.point("web:after-decision-commit")
@@ -214,7 +215,7 @@ class WebChannel(Channel):
             approval = gate.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
                                         key=f"web:propose:{key}", now=self.now(), config=self.config)
         except gate.CannotPropose as exc:
-            raise server.Refused(400, str(exc)) from None
+            raise Refused(400, str(exc)) from None
         faults.point("web:after-proposal-commit")
         self.tell("approval", ProposalCreated(approval.id))
         return approval.id
