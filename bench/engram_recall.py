@@ -23,7 +23,7 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from storage import engram
+from storage import engram, recall
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Memory
@@ -126,10 +126,10 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> dict:
             filled = size
             queries = _queries(corpus, size, query_count, rng)
             for q in queries[:5]:
-                engram.recall(q)  # warm the page cache so the first size is not penalised
-            recall_s = _time(engram.recall, queries)
+                recall.recall(q)  # warm the page cache so the first size is not penalised
+            recall_s = _time(recall.recall, queries)
             scan_s = _time(_scan, queries[: max(5, query_count // 10)])
-            hits = sum(1 for q in queries[:20] if engram.recall(q))
+            hits = sum(1 for q in queries[:20] if recall.recall(q))
             results[size] = {"recall_ms": round(recall_s * 1000, 3), "scan_ms": round(scan_s * 1000, 3),
                              "hits_of_20": hits}
         first, last = results[sizes[0]], results[sizes[-1]]

@@ -8,8 +8,8 @@ answer memory per question (a belief or principle that says what was learned) an
 said about it, which is how episodes crowd the beliefs drawn from them); twelve is
 more than the ten recall returns, so there text relevance alone buries the answer. For each question
 the answer is known. Printed per size and database: recall@5, recall@10, p50 and
-p99 latency of `engram.recall` (text relevance blended with importance and recency)
-beside a plain BM25-only baseline (`engram.text_matches`: bm25 on SQLite,
+p99 latency of `recall.recall` (text relevance blended with importance and recency)
+beside a plain BM25-only baseline (`recall.text_matches`: bm25 on SQLite,
 ts_rank_cd on PostgreSQL) computed in the same run.
 
 Goal (issue 20): recall@10 at or above the baseline; p50 under 20 ms at 100k.
@@ -31,7 +31,7 @@ from pathlib import Path
 from bench.common import Figure, emit, ratio
 from bench.common import result as bench_result
 from bench.engram_recall import Corpus, _name
-from storage import engram
+from storage import engram, recall
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Memory
@@ -115,9 +115,9 @@ def run(quick: bool = False, postgres: str | None = None, sizes: tuple[int, ...]
                 if url:
                     db.execute_sql("ANALYZE memory")
                 for q in qs[:5]:
-                    engram.recall(q["query"], limit=10, at=NOW)  # warm the cache
-                blended = measure(lambda text: engram.recall(text, limit=10, at=NOW), qs, answers)
-                baseline = measure(lambda text: engram.text_matches(text, limit=10, at=NOW), qs, answers)
+                    recall.recall(q["query"], limit=10, at=NOW)  # warm the cache
+                blended = measure(lambda text: recall.recall(text, limit=10, at=NOW), qs, answers)
+                baseline = measure(lambda text: recall.text_matches(text, limit=10, at=NOW), qs, answers)
                 results[f"{backend} {size}"] = {"recall": blended, "bm25": baseline, "questions": count}
             finally:
                 database.obj.close()

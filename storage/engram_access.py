@@ -6,8 +6,8 @@ from datetime import datetime
 
 
 def recall(query: str, now: datetime, limit: int = 5) -> list:
-    from storage import engram
+    from storage import recall as found
 
     if not query.strip():
         return []
-    return list(engram.recall(query, limit=limit, at=now))
+    return list(found.recall(query, limit=limit, at=now))

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import peewee
 import pytest
 
-from storage import engram
+from storage import engram, recall
 from storage import trace as traces
 from storage.db import database, open_database
 from storage.migrations import migrate
@@ -51,8 +51,8 @@ def test_query_terms_skip_filler_and_keep_word_forms_for_the_engine():
 
 def test_recall_meets_across_word_forms(db):
     late = engram.store("belief", "The user booked the flights late", [], T0)
-    assert [m.id for m in engram.recall("booking a flight")] == [late.id]
-    assert [m.id for m in engram.recall("books flights")] == [late.id]
+    assert [m.id for m in recall.recall("booking a flight")] == [late.id]
+    assert [m.id for m in recall.recall("books flights")] == [late.id]
 
 
 def test_store_dedups_same_kind_and_key_by_strengthening(db):
@@ -69,7 +69,7 @@ def test_store_dedups_same_kind_and_key_by_strengthening(db):
     assert other_kind.id != first.id
     assert Memory.select().count() == 2
     # Indexed once per memory, not once per store: one hit per live memory.
-    assert sorted(m.id for m in engram.recall("flights late", limit=10)) == sorted([first.id, other_kind.id])
+    assert sorted(m.id for m in recall.recall("flights late", limit=10)) == sorted([first.id, other_kind.id])
 
 
 def test_store_many_ends_where_storing_one_by_one_ends(db):
@@ -86,7 +86,7 @@ def test_store_many_ends_where_storing_one_by_one_ends(db):
     assert engram.store_many("episode", entries, T0) == 1  # one new memory; "hi" was there already
     stored = sorted((m.key, m.strength, tuple(m.provenance)) for m in Memory.select().where(Memory.kind == "episode"))
     assert stored == expected
-    assert [m.text for m in engram.recall("gas bill", kinds=("episode",))] == ["The user said: pay the gas bill"]
+    assert [m.text for m in recall.recall("gas bill", kinds=("episode",))] == ["The user said: pay the gas bill"]
 
 
 def test_store_refuses_empty_text(db):
@@ -99,7 +99,7 @@ def test_recall_ranks_by_text_then_importance_and_recency(db):
     cheap = engram.store("interpretation", "flights to Lisbon are cheap in spring", ["turn:1"], T0)
     engram.store("episode", "dentist appointment moved to Friday", ["task:9"], T0)
 
-    found = engram.recall("book flights late")
+    found = recall.recall("book flights late")
     assert [m.id for m in found] == [late.id, cheap.id]  # more of the query's words win
     assert found[0].relevance > found[1].relevance > 0
     assert found[0].score > found[1].score
@@ -107,30 +107,30 @@ def test_recall_ranks_by_text_then_importance_and_recency(db):
     # Equal text: the stronger, the higher-rung and the more recent memory comes first.
     weak = engram.store("interpretation", "user likes aisle seats", [], T0)
     strong = engram.store("interpretation", "user likes window seats", [], T0, weight=6)
-    assert [m.id for m in engram.recall("seats")] == [strong.id, weak.id]
+    assert [m.id for m in recall.recall("seats")] == [strong.id, weak.id]
     belief = engram.store("belief", "user likes quiet trains", [], T0)
     episode = engram.store("episode", "user took noisy trains", [], T0)
-    assert [m.id for m in engram.recall("trains")] == [belief.id, episode.id]
+    assert [m.id for m in recall.recall("trains")] == [belief.id, episode.id]
     old = engram.store("episode", "paid the gas bill", [], T0)
     new = engram.store("episode", "paid the water bill", [], T0 + timedelta(days=120))
-    assert [m.id for m in engram.recall("bill", at=T0 + timedelta(days=121))] == [new.id, old.id]
+    assert [m.id for m in recall.recall("bill", at=T0 + timedelta(days=121))] == [new.id, old.id]
     # Weights come from config: with recency off, age no longer counts, and the two tie.
-    no_recency = engram.Weights(recency=0.0)
-    first, second = engram.recall("bill", at=T0 + timedelta(days=121), weights=no_recency)
+    no_recency = recall.Weights(recency=0.0)
+    first, second = recall.recall("bill", at=T0 + timedelta(days=121), weights=no_recency)
     assert {first.id, second.id} == {new.id, old.id} and first.score == second.score
 
-    assert engram.recall("book flights late", limit=1)[0].id == late.id
-    assert engram.recall("gardening") == []
-    assert engram.recall("the of and") == []
-    assert [m.text for m in engram.recall("dentist", kinds=("episode",))] == ["dentist appointment moved to Friday"]
-    assert engram.recall("dentist", kinds=("belief",)) == []
+    assert recall.recall("book flights late", limit=1)[0].id == late.id
+    assert recall.recall("gardening") == []
+    assert recall.recall("the of and") == []
+    assert [m.text for m in recall.recall("dentist", kinds=("episode",))] == ["dentist appointment moved to Friday"]
+    assert recall.recall("dentist", kinds=("belief",)) == []
 
 
 def test_query_text_cannot_speak_the_engines_syntax(db):
     engram.store("belief", "user books flights late", [], T0)
     for nasty in ['flights" OR "x', "flights & !late | (", "NEAR(flights late)", "flights:* <-> late", "'; DROP"]:
-        engram.recall(nasty)  # no syntax error from FTS5 or to_tsquery
-    assert [m.text for m in engram.recall('"flights"* AND')] == ["user books flights late"]
+        recall.recall(nasty)  # no syntax error from FTS5 or to_tsquery
+    assert [m.text for m in recall.recall('"flights"* AND')] == ["user books flights late"]
 
 
 def test_weights_are_read_from_the_memory_section():
@@ -138,7 +138,7 @@ def test_weights_are_read_from_the_memory_section():
         def get(self, section, key, default=None):
             return {"weight_recency": "0.5", "half_life_days": 10}.get(key) if section == "memory" else None
 
-    weights = engram.Weights.from_config(Config())
+    weights = recall.Weights.from_config(Config())
     assert (weights.recency, weights.half_life_days, weights.text) == (0.5, 10.0, 1.0)
 
 
@@ -158,10 +158,10 @@ def test_recall_excludes_invalidated_and_answers_as_of_a_moment(db):
     assert engram.invalidate(late.id, T0 + timedelta(days=3), "contradicted by task:7")
     assert not engram.invalidate(late.id, T0 + timedelta(days=4), "again")  # once is enough
 
-    assert [m.id for m in engram.recall("flights")] == [later.id]
+    assert [m.id for m in recall.recall("flights")] == [later.id]
     # As things stood on day 1: the belief held and the later one did not exist yet.
-    assert [m.id for m in engram.recall("flights", at=T0 + timedelta(days=1))] == [late.id]
-    assert [m.id for m in engram.recall("flights", at=T0 + timedelta(days=4))] == []
+    assert [m.id for m in recall.recall("flights", at=T0 + timedelta(days=1))] == [late.id]
+    assert [m.id for m in recall.recall("flights", at=T0 + timedelta(days=4))] == []
 
     reasons = [r.reason for r in traces.path(f"memory:{late.id}")]
     assert reasons == ["contradicted by task:7"]
@@ -187,7 +187,7 @@ def test_prune_removes_weak_old_and_long_invalidated_memories(db):
     assert removed == 2
     left = {m.id for m in Memory.select()}
     assert left == {strong_old.id, weak_new.id, dead_new.id}
-    assert [m.id for m in engram.recall("weather")] == [weak_new.id]
+    assert [m.id for m in recall.recall("weather")] == [weak_new.id]
     assert engram.prune(now, min_strength=2, older_than=timedelta(days=90)) == 0
 
 
@@ -214,14 +214,14 @@ def test_memories_from_before_the_index_become_recallable_after_migration(tmp_pa
         Memory.create(kind="belief", text="user prefers aisle seats", key="user prefers aisle seats",
                       provenance=[], strength=2, created_at=T0)
         assert migrate() >= 17
-        assert [m.text for m in engram.recall("aisle seat")] == ["user prefers aisle seats"]
+        assert [m.text for m in recall.recall("aisle seat")] == ["user prefers aisle seats"]
     finally:
         handle.close()
 
 
 def test_recall_is_an_index_lookup_not_a_scan(db):
     engram.store("belief", "user books flights late", [], T0)
-    sql, params = engram.recall_query("flights late")
+    sql, params = recall.recall_query("flights late")
     if isinstance(db, peewee.PostgresqlDatabase):
         # a tiny table is cheaper to read whole: forbid that, and the plan must find the GIN index
         database.execute_sql("SET enable_seqscan = off")
@@ -241,7 +241,7 @@ def test_bench_reports_a_ratio_and_leaves_the_database_alone(db):
     result = engram_recall.run(quick=True, sizes=(200, 2000))
     assert set(result["sizes"]) == {200, 2000}
     assert result["ratio"] > 0 and result["sizes"][2000]["hits_of_20"] == 20
-    assert [m.text for m in engram.recall("flights")] == ["user books flights late"]
+    assert [m.text for m in recall.recall("flights")] == ["user books flights late"]
 
 
 def test_derived_memories_and_retired_evidence_are_found_on_each_database(db):
@@ -260,10 +260,10 @@ def test_episodes_repeating_one_sentence_do_not_bury_the_belief_drawn_from_them(
     for n in range(12):
         engram.store("episode", f"The user said: Kyoto ryokans booking question number{n}", [f"turn:{n}"], T0)
     query = "booking Kyoto ryokans question"
-    assert belief.id not in [m.id for m in engram.text_matches(query, 10)]  # text alone: twelve echoes first
-    assert belief.id in [m.id for m in engram.recall(query, 10)][:3]
-    no_help = engram.Weights(importance=0.0, diversity=0.0)
-    assert belief.id not in [m.id for m in engram.recall(query, 10, weights=no_help)]
+    assert belief.id not in [m.id for m in recall.text_matches(query, 10)]  # text alone: twelve echoes first
+    assert belief.id in [m.id for m in recall.recall(query, 10)][:3]
+    no_help = recall.Weights(importance=0.0, diversity=0.0)
+    assert belief.id not in [m.id for m in recall.recall(query, 10, weights=no_help)]
 
 
 def test_memory_bench_measures_recall_beside_the_bm25_baseline(db):
@@ -273,7 +273,7 @@ def test_memory_bench_measures_recall_beside_the_bm25_baseline(db):
     row = result["sqlite 600"]
     assert set(row["recall"]) == {"recall@5", "recall@10", "p50_ms", "p99_ms"}
     assert row["recall"]["recall@10"] >= row["bm25"]["recall@10"]
-    assert [m.text for m in engram.recall("flights")] == []  # the test's own database is left alone
+    assert [m.text for m in recall.recall("flights")] == []  # the test's own database is left alone
 
 
 def test_import_lines_store_memories_and_recall_rows_name_their_source(db):
@@ -288,7 +288,7 @@ def test_import_lines_store_memories_and_recall_rows_name_their_source(db):
     assert belief.created_at == datetime(2027, 1, 2, 10, tzinfo=timezone.utc)
     dentist = engram.find("episode", "Dentist moved to Friday")
     assert dentist.created_at == datetime(2027, 1, 3, 9, tzinfo=timezone.utc)
-    rows = engram.recall_rows("flights")
+    rows = recall.recall_rows("flights")
     assert [(r["id"], r["kind"], r["source"], r["text"]) for r in rows] == [
         (belief.id, "belief", "s1", "User books flights late")]
     assert set(rows[0]) == {"id", "kind", "score", "source", "text"}
@@ -301,4 +301,4 @@ def test_importing_ten_thousand_lines_stores_them_all(db):
              for n in range(10_000)]
     assert engram.import_lines(lines, T0) == (10_000, [])
     assert Memory.select().count() == 10_000
-    assert [r["source"] for r in engram.recall_rows("item5 note 5", limit=1)] == ["n5"]
+    assert [r["source"] for r in recall.recall_rows("item5 note 5", limit=1)] == ["n5"]

@@ -20,7 +20,7 @@ from actors.hippocampus.episodes import collect_episodes
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.outcomes import calibration
 from actors.hippocampus.rules import interpret, subject_of
-from storage import engram
+from storage import engram, recall
 from storage import trace as traces
 from storage.db import open_database
 from storage.migrations import migrate
@@ -189,7 +189,7 @@ def test_the_same_pattern_on_two_nights_becomes_a_belief_and_counter_evidence_in
     assert interpretation.strength == 2
     assert belief is not None and belief.strength == 2
     assert set(belief.provenance) == {f"approval:{original.id}", f"approval:{successor.id}", f"task:{task.id}"}
-    assert [m.id for m in engram.recall("flights booked late", kinds=("belief",))] == [belief.id]
+    assert [m.id for m in recall.recall("flights booked late", kinds=("belief",))] == [belief.id]
 
     # Weeks ahead of its due, the next flight booking is done: the belief no longer holds.
     early = done_task("Book flights to Lisbon", "2027-04-01", at("2027-03-01", 9))
@@ -198,7 +198,7 @@ def test_the_same_pattern_on_two_nights_becomes_a_belief_and_counter_evidence_in
     assert counts["invalidated"] == 2
     assert live("belief", LATE) is None and live("interpretation", LATE) is None
     assert Memory.get_by_id(belief.id).invalidated_at == night("2027-03-02")
-    assert engram.recall("flights late", kinds=("belief", "interpretation")) == [live("interpretation",
+    assert recall.recall("flights late", kinds=("belief", "interpretation")) == [live("interpretation",
                                                                                        "user books flights early")]
     assert f"task:{early.id}" in traces.path(f"memory:{belief.id}")[0].reason
 

@@ -10,7 +10,7 @@ import pytest
 
 from actors import hippocampus
 from actors.hippocampus import consolidate, forget, nightly
-from storage import engram
+from storage import engram, recall
 from storage.beliefs import memory_list
 from storage import trace as traces
 from storage.models import Memory
@@ -55,8 +55,8 @@ def test_forgetting_a_belief_retires_what_grew_from_it_and_keeps_the_history(db)
     assert forget(belief.id, now) == []  # once is enough
     assert Memory.select().where(Memory.id.in_(retired)).count() == 3  # the rows stay, dated
     assert all(m.invalidated_at == now for m in Memory.select().where(Memory.id.in_(retired)))
-    assert [m.id for m in engram.recall("flights late", at=now - timedelta(days=1), kinds=("belief",))] == [belief.id]
-    assert engram.recall("flights late", kinds=("belief", "principle", "interpretation")) == []
+    assert [m.id for m in recall.recall("flights late", at=now - timedelta(days=1), kinds=("belief",))] == [belief.id]
+    assert recall.recall("flights late", kinds=("belief", "principle", "interpretation")) == []
     reason = traces.path(f"memory:{principle.id}")[0].reason
     assert reason.startswith("retired by the user: I book flights early") and f"memory {belief.id}" in reason
     assert memory_list() == []

@@ -15,7 +15,7 @@ import pytest
 
 from actors import hippocampus
 from actors.hippocampus import consolidate, proposal_advice, relevant_memories, situation_of, steer
-from storage import engram
+from storage import engram, recall
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
 from tests.brain import call, context_of
 from tests.test_cortex import background, cortex_requests, scripted, tool_results  # noqa: F401 (fixture)
@@ -48,7 +48,7 @@ def test_a_new_trip_recalls_flight_habits_though_its_text_never_says_flights(db)
                 payload={"buffers": [{"title": "Trip to Japan", "change": "new", "location": "Tokyo"}]})
 
     # The stimulus text alone recalls an unrelated episode and nothing about flights.
-    assert [m.text for m in engram.recall(row.text, at=NOW)] == ["The user said: the Japan vase is fragile"]
+    assert [m.text for m in recall.recall(row.text, at=NOW)] == ["The user said: the Japan vase is fragile"]
 
     situation = situation_of(row)
     assert situation["titles"] == ["Trip to Japan"] and situation["places"] == ["Tokyo"]

@@ -225,7 +225,7 @@ def cmd_memory(opts, config) -> int:
     """`memory import FILE.jsonl` (one memory a line) and `memory recall "QUERY"` (best first)."""
     import json
 
-    from storage import engram
+    from storage import engram, recall
     from wilson.clock import wall_now
 
     _open(config)
@@ -243,7 +243,7 @@ def cmd_memory(opts, config) -> int:
         _out(f"stored {stored} memor{'y' if stored == 1 else 'ies'}"
              + (f"; {len(problems)} line(s) skipped" if problems else ""))
         return 0 if stored or not problems else 1
-    rows = engram.recall_rows(opts.target, limit=opts.limit)
+    rows = recall.recall_rows(opts.target, limit=opts.limit)
     for row in rows:
         if opts.json:
             _out(json.dumps(row, ensure_ascii=False))

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
-from storage import engram
+from storage import engram, recall
 from storage.models import Task, Topic
 
 # Kinds of events and what is worth recalling about each: a trip recalls what the user does
@@ -33,7 +33,7 @@ def event_kinds(*texts: str) -> list[str]:
 
 
 def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES,
-                      weights: engram.Weights | None = None) -> list[dict]:
+                      weights: recall.Weights | None = None) -> list[dict]:
     """What Wilson has learned that bears on a situation, for any planner (the cortex's context, the
     offline rules). `context` keys, all optional: text (the stimulus), topic (its title), titles (task or
     event titles), kind (an event kind; found from the texts when absent), people, places.
@@ -43,7 +43,7 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     Beliefs and principles about the event's kind come before a plan is made, the core profile is always
     there, and how proposals of the kinds the situation will plan fared closes the list (kind calibration,
     id None)."""
-    weights = weights or engram.Weights()
+    weights = weights or recall.Weights()
     text = str(context.get("text") or "")
     topic = str(context.get("topic") or "")
     titles = [str(t) for t in context.get("titles") or [] if t]
@@ -58,7 +58,7 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
     found: dict[int, dict] = {}
     for why, query, only in asks:
-        for memory in engram.recall(query, limit=limit, at=now, kinds=only, weights=weights):
+        for memory in recall.recall(query, limit=limit, at=now, kinds=only, weights=weights):
             if memory.kind == "episode" and why != "text":
                 continue  # an old episode under a broad word is noise; the stimulus' own words may name one
             found.setdefault(memory.id, _memory_view(memory, why))
@@ -128,6 +128,6 @@ def memories_for(row, now: datetime, config=None) -> list[dict]:
                 topic = Topic.get_or_none(Topic.id == task.topic_id)
                 topic_title = topic.title if topic is not None else None
     situation = situation_of(row, topic_title, task_title)
-    weights = engram.Weights.from_config(config)
+    weights = recall.Weights.from_config(config)
     return [{"id": m["id"], "kind": m["kind"], "text": m["text"], "why": m["why"]}
             for m in relevant_memories(situation, now, weights=weights)]

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from actors.hippocampus.common import LEARNED_KINDS
 from actors.hippocampus.rules import fallback_principle
-from storage import engram
+from storage import engram, recall
 from storage.beliefs import memory_list
 from storage.db import claim_transaction
 from storage.models import Memory
@@ -91,7 +91,7 @@ def _skill():
         def execute(self, args, call):
             return memory_list(call.now, limit=30)
 
-    weights = engram.Weights()
+    weights = recall.Weights()
     return Skill(
         description="Memory: what Wilson learned about you, listed and corrected; how recall ranks it.",
         tools=(ForgetMemory, ListMemories),
