@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wilson.offline import intents
+from wilson.offline import intents, phrases
 from wilson.offline.recognition import load_playbook
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -23,7 +23,7 @@ TOPICS = [{"id": 7, "title": "Trip to Japan", "status": "active", "starts": "202
 
 
 def answer(text, pending=(), tasks=TASKS, topics=TOPICS, first_contact=False):
-    return intents.answer(intents.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
+    return intents.answer(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
                                        topics=list(topics), pending=list(pending), offered=TOOLS,
                                        first_contact=first_contact))
 
@@ -90,7 +90,7 @@ def test_what_no_rule_understands_gets_an_honest_answer(text):
 
 def test_first_contact_says_how_to_connect_a_model():
     reply = answer("hello", first_contact=True)
-    assert reply.text.startswith(intents.INTRO) and "WILSON_LLM_BASE_URL" in reply.text
+    assert reply.text.startswith(phrases.INTRO) and "WILSON_LLM_BASE_URL" in reply.text
 
 
 @settings(max_examples=60, deadline=None)
@@ -120,7 +120,7 @@ def test_reminder_cron():
      ("remind", {"text": "call dad", "at": "2027-01-26T20:00:00+01:00"}), "8 read as 20:00, the evening"),
 ])
 def test_a_reminder_at_a_bare_hour_states_how_the_hour_was_read(text, now, call, reading):
-    reply = intents.answer(intents.Chat(text=text, now=now, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS))
+    reply = intents.answer(phrases.Chat(text=text, now=now, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS))
     assert reply.calls == [call]
     assert reading in reply.rule  # the rule is the proposal's reason line: the user sees the reading
 

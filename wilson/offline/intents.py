@@ -8,105 +8,16 @@ proposal; a message no rule understands gets `HELP`, never "Noted.".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 
 from wilson.offline import dates, places
+from wilson.offline.answers import NO_RE, spoken_decision
+from wilson.offline.phrases import (ABOUT_RE, ADD_RE, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, HELP, INTRO,
+                                    LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
+                                    TOPICISH, WEEKDAYS, Chat, Reply, normal)
 from wilson.offline.plans import plan_calls
-from wilson.offline.recognition import Playbook, place_title, recognise_message
+from wilson.offline.recognition import place_title, recognise_message
 from wilson.offline.words import best, words
-
-INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
-         "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
-HELP = ("I didn't understand that — I'm running offline (no language model connected), so I only follow simple "
-        "requests: “what's on my plate this week?”, “add pay rent by Friday”, "
-        "“remind me to call Mum on Sunday”, "
-        "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
-        "“close the Japan topic”, or “yes”/“no” to my last proposal. Nothing was changed.")
-
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
-REMINDER_RE = re.compile(
-    r"^remind me (?:every|each) (?:(?P<ord>first|second|third|fourth) )?(?P<unit>day|\w+day|month)"
-    r"(?: at (?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?)?\s*[:,-]?\s*(?:to )?(?P<what>.+)$", re.I)
-DONE_RES = [
-    re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
-               r"(?P<what>.+)$", re.I),
-    re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
-    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:done|finished|complete|completed)\b", re.I),
-]
-LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
-                     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"anything (?:due|coming)|what'?s on)\b", re.I)
-REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
-ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
-                      r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
-MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
-                     r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
-DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|never ?mind)\s+"
-                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
-                     r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
-CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
-                      r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
-                      re.I)
-RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
-ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
-                    r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
-                    r"\s*[.!]*$", re.I)
-# "add …", "todo: …": the user names the task; no life event's plan is read into it
-EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:)", re.I)
-# "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
-POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
-TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
-
-# Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
-# Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
-_YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
-_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
-_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
-YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
-NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$")
-EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
-                       r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
-SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
-                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
-                     r"(?:the rest|everything else|the others))?$")
-REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
-CHANGE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
-PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
-REMOVE_RE = re.compile(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])",
-                       re.I)
-
-
-@dataclass
-class Reply:
-    text: str = ""
-    calls: list = field(default_factory=list)
-    rule: str = ""
-
-
-@dataclass
-class Chat:
-    """What a message is read against: the user's open tasks and topics, pending proposals, the time."""
-
-    text: str
-    now: datetime
-    tz: object
-    playbook: Playbook
-    tasks: list = field(default_factory=list)
-    topics: list = field(default_factory=list)
-    pending: list = field(default_factory=list)
-    offered: tuple = ()
-    first_contact: bool = False
-    home: object = None
-
-    @property
-    def today(self) -> date:
-        return self.now.astimezone(self.tz).date()
-
-
-def normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w'#\s-]", " ", text.lower().replace("’", "'")).split())
 
 
 def reminder_cron(text: str) -> tuple[str, str] | None:
@@ -202,7 +113,7 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
-    reply = (_spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
+    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
              or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
              or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
              or _add(chat, text))
@@ -380,120 +291,3 @@ def _add(chat: Chat, text: str) -> Reply | None:
         args["notes"] = f"Offline rules read {when.stated(chat.tz)}."
         rule += f" ({when.stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
-
-
-# -- answers to pending proposals -------------------------------------------------------------
-
-
-def _spoken_decision(chat: Chat, text: str) -> Reply | None:
-    """"yes", "skip the X one", "all but X", "move the X one to …" on a pending proposal → decide calls;
-    None when the words are not an answer to one."""
-    proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
-    if "decide" not in chat.offered or not proposals:
-        return None
-    said = normal(text)
-    ref = PROPOSAL_REF_RE.search(said)
-    if ref:
-        wanted = int(ref.group(1) or ref.group(2))
-        proposals = [p for p in proposals if p.get("id") == wanted]
-        if not proposals:
-            return Reply(f"I don't see an open proposal {wanted} of yours.", [], "answer to an unknown proposal")
-        said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
-        said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
-    newest = proposals[0]
-    if YES_RE.match(said):
-        return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
-    if NO_RE.match(said):
-        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal")
-    for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
-        found = pattern.match(said)
-        if not found:
-            continue
-        picked = _items_named(proposals, found.group("what"))
-        if picked is None:
-            if pattern is SKIP_RE:
-                return None
-            return Reply(_which(newest), [], "answer naming no item")
-        proposal, positions = picked
-        calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
-        rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
-        if keep_rest and rest:
-            calls.append(("decide", {"proposal": proposal["id"], "action": "approve", "items": rest}))
-        return Reply("", calls, "part of a proposal")
-    found = CHANGE_RE.match(said)
-    if found:
-        picked = _items_named(proposals, found.group("what"))
-        if picked is not None:
-            return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
-                                          "changes": text.strip()})], "change to a proposal")
-    return None
-
-
-def _items_named(proposals: list[dict], what: str) -> tuple[dict, list[int]] | None:
-    parts = [p.strip() for p in re.split(r",|\band\b|\bor\b", what) if p.strip()]
-    for proposal in proposals:
-        items = [i for i in proposal["items"] if isinstance(i, dict)]
-        positions = []
-        for part in parts:
-            part = re.sub(r"\b(?:the|ones?|items?|number|no\.?)\b", " ", part).strip()
-            if part.isdigit() and any(i.get("position") == int(part) for i in items):
-                positions.append(int(part))
-                continue
-            item = best_item(items, words(part), set())
-            if item is None:
-                positions = []
-                break
-            positions.append(item["position"])
-        if positions:
-            return proposal, sorted(set(positions))
-    return None
-
-
-def _which(proposal: dict) -> str:
-    lines = "\n".join(f"{i.get('position')}. {i.get('description')}" for i in proposal["items"])
-    return f"I couldn't tell which item you mean in proposal {proposal['id']}:\n{lines}"
-
-
-def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> dict | None:
-    found, score = None, 0
-    for item in items:
-        if id(item) in excluded:
-            continue
-        args = item.get("args") or {}
-        shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(
-            clause_words & words(str(item.get("description") or "")))
-        if shared > score:
-            found, score = item, shared
-    return found
-
-
-def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
-    """The user's change to a proposal ("book flights by Feb 1", "skip the insurance") → its items again."""
-    items = sorted((i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)),
-                   key=lambda i: i.get("position", 0))
-    if not items:
-        return Reply("I don't see a proposal to change.", [], "modify without a proposal")
-    args = {id(item): dict(item.get("args") or {}) for item in items}
-    removed, changed = set(), False
-    for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
-        clause_words = words(clause)
-        if not clause_words:
-            continue
-        if REMOVE_RE.search(clause):
-            item = best_item(items, clause_words, removed)
-            if item is not None:
-                removed.add(id(item))
-                changed = True
-            continue
-        found = dates.search(clause, now, tz)
-        if found:
-            dated = [i for i in items
-                     if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})]
-            item = best_item(dated, clause_words, removed)
-            if item is not None:
-                args[id(item)]["due"] = dates.iso(found[0].value)
-                changed = True
-    if not changed:
-        return Reply("I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
-                     "“book flights by Feb 1” or “skip the insurance”.", [], "modify not understood")
-    return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")

@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.offline import bills, dates, intents, places, triage
+from wilson.offline import answers, bills, dates, intents, phrases, places, triage
 from wilson.offline.plans import plan_calls
 from wilson.offline.recognition import load_playbook, recognise_event
 
@@ -109,7 +109,7 @@ class OfflineProvider:
             return "{}", [], "no offline rule for this request"
         if offered:
             return "", [], "no offline rule for this request"
-        return intents.INTRO, [], "no offline rule for free text"
+        return phrases.INTRO, [], "no offline rule for free text"
 
     def home(self, timezone: str | None):
         return places.home_place(self.home_setting, timezone)
@@ -130,7 +130,7 @@ class OfflineProvider:
         else:
             answer = ""
         if context.get("first_contact"):
-            return f"{intents.INTRO}\n\n{answer}".strip()
+            return f"{phrases.INTRO}\n\n{answer}".strip()
         return answer
 
 
@@ -314,13 +314,13 @@ class Cortex:
     # -- the user ----------------------------------------------------------------------------
 
     def on_modify(self) -> tuple[str, list, str]:
-        reply = intents.modify(self.context.get("proposal"), str(self.stimulus.get("text") or ""), self.now, self.tz)
+        reply = answers.modify(self.context.get("proposal"), str(self.stimulus.get("text") or ""), self.now, self.tz)
         return reply.text, reply.calls, reply.rule
 
     def on_message(self) -> tuple[str, list, str]:
         if self.stimulus.get("origin", "user") != "user":
             return "", [], "not the user's message"
-        chat = intents.Chat(text=str(self.stimulus.get("text") or ""), now=self.now, tz=self.tz,
+        chat = phrases.Chat(text=str(self.stimulus.get("text") or ""), now=self.now, tz=self.tz,
                             playbook=self.playbook, tasks=list(self.context.get("tasks") or []),
                             topics=list(self.context.get("topics") or []),
                             pending=list(self.context.get("pending_proposals") or []),
