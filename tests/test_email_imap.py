@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from channels.email import parse
-from channels.email.channel import EmailChannel, status_line
+from channels.email.channel import EmailChannel
+from channels.email.settings import status_line
 from channels.email.imap import ImapClient, ImapError, check_security
 from storage.db import open_database
 from storage.migrations import migrate

@@ -136,7 +136,7 @@ def cmd_status(opts, config) -> int:
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
     _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
           f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
-    from channels.email.channel import status_line as email_status
+    from channels.email.settings import status_line as email_status
 
     _out(email_status(config))
     from wilson import views

@@ -17,33 +17,31 @@ MAX_IDLE_FOLDERS) waits for new mail and tells the actor `MailArrived`, which re
 at once; the poll goes on as the safety net.
 
 Delivering. Outbox rows of channel "email" hold a mail the user approved (channels/email/smtp.py
-explains the exactly-once protocol). They are sent on start, when the channel is told
-`Deliver`, and at each tick.
+explains the exactly-once protocol; channels/email/outbound.py sends them). They are sent on
+start, when the channel is told `Deliver`, and at each tick. The settings (whether the channel
+is on, the password, the status line) are channels/email/settings.py.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from datetime import timedelta
 
 from loguru import logger
 
 from channels.base import Channel
 from channels.email import parse
 from channels.email.idle import IdleWatcher
-from channels.email.imap import SENT_NAMES, ImapClient, ImapError
-from channels.email.smtp import SendError, SendUnknown, SmtpSender, build
-from storage import kv, outbox, routing, trace
+from channels.email.imap import ImapClient, ImapError
+from channels.email.outbound import Outbound
+from channels.email.settings import enabled, password
+from channels.email.smtp import SmtpSender
+from storage import kv, routing, trace
 from storage.db import database
-from storage.models import Outbox, ReceptorBuffer
+from storage.models import ReceptorBuffer
 from wilson import faults, liveness
-from wilson.messages import Deliver, StimulusCommitted, TickNow
+from wilson.messages import StimulusCommitted, TickNow
 
-PASSWORD_ENV = "WILSON_EMAIL_PASSWORD"
 BATCH = 25  # mails committed per transaction (with the cursor past them)
-RETRY_FIRST = timedelta(minutes=1)
-RETRY_MAX = timedelta(hours=1)
 MAX_IDLE_FOLDERS = 4  # one connection each; servers cap connections per user (Gmail at 15)
 
 
@@ -54,33 +52,7 @@ class MailArrived:
     folder: str
 
 
-def password(config) -> str:
-    """Only from the environment: a password written into wilson.toml is not used (and says so)."""
-    source = str(getattr(config, "sources", {}).get(("email", "password"), ""))
-    if config.get("email", "password") and not source.startswith("env"):
-        logger.warning("email: a password in wilson.toml is ignored; set {} instead", PASSWORD_ENV)
-    return os.environ.get(PASSWORD_ENV, "") or (config.get("email", "password") if source.startswith("env") else "")
-
-
-def enabled(config) -> bool:
-    return bool(str(config.get("email", "imap_host") or "").strip())
-
-
-def status_line(config) -> str:
-    """For `wilson status`: whether the channel is on, and where it reads."""
-    if not enabled(config):
-        return "email: off (no [email] imap_host)"
-    folders = config.get("email", "folders")
-    folders = ", ".join([folders] if isinstance(folders, str) else folders)
-    poll = str(config.get("email", "poll") or "off")
-    when = "at once where the server offers IDLE, " + ("else every " + poll if poll != "off" else "else at each sync")
-    sending = "sends through " + str(config.get("email", "smtp_host")) if config.get("email", "smtp_host") \
-        else "cannot send (no smtp_host)"
-    return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
-            f"({config.get('email', 'imap_security')}) {when}; {sending}")
-
-
-class EmailChannel(Channel):
+class EmailChannel(Outbound, Channel):
     name = "email"
     realtime = False
     can_deliver = True
@@ -293,123 +265,3 @@ class EmailChannel(Channel):
         keys = [parse.key_for_message_id(self.account(), ref) for ref in refs[:5]]
         known = ReceptorBuffer.select(ReceptorBuffer.payload).where(ReceptorBuffer.dedup_key.in_(keys)).first()
         return ((known.payload or {}).get("subject") or None) if known is not None else None
-
-    # Delivering ---------------------------------------------------------------
-    def deliver_owed(self) -> None:
-        for row in list(Outbox.select(Outbox.id).where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
-                        .order_by(Outbox.id)):
-            self.deliver_row(row.id)
-
-    def deliver_row(self, outbox_id: int) -> None:
-        row = Outbox.get_or_none(Outbox.id == outbox_id)
-        if row is None or row.status not in outbox.DUE:
-            return
-        now = self.now()
-        if row.status == "retry" and row.next_attempt_at is not None and row.next_attempt_at > now:
-            return
-        if row.sending_at is not None:
-            self._settle_cut_short(row, now)
-            return
-        payload = dict(row.payload or {})
-        try:
-            msg = build(payload, now)
-        except Exception as exc:
-            self.record_failure(row, f"the mail cannot be built: {type(exc).__name__}: {exc}", now)
-            self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}”: "
-                                 f"it is malformed ({exc}).")
-            return
-        if not outbox.start_attempt(row.id, now):
-            return
-        faults.point("email:before-send")
-        liveness.beat(90, f"email: sending outbox {row.id}")
-        try:
-            result = self._smtp_factory().send(msg)
-        except SendError as exc:
-            attempts = row.attempts + 1
-            if exc.lasting:
-                self.record_failure(row, str(exc), now, counted=True)
-                self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}” "
-                                     f"to {payload.get('to')}: {exc}.")
-                return
-            wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
-            self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
-            return
-        except SendUnknown as exc:
-            self._settle_cut_short(Outbox.get_by_id(row.id), now, reason=str(exc))
-            return
-        # Killed here: the server has the mail and the row says an attempt started; see _settle_cut_short.
-        faults.point("email:after-send")
-        if self.record_delivery(row, result, now):
-            faults.point("email:after-delivery")  # killed here: delivered once, with no copy in Sent
-            self._file_in_sent(msg, row, now)
-
-    def _file_in_sent(self, msg, row: Outbox, now) -> None:
-        """A copy in the Sent folder, as a mail program keeps one: appended only after the delivery is recorded
-        (so a copy there always means the server took the mail) and only when the server has not filed it
-        itself (Gmail does). Killed in between, the copy is missing; the mail was sent once all the same."""
-        if not enabled(self.config):
-            return
-        message_id = str(msg["Message-ID"])
-        try:
-            client = self._imap_factory()
-            client.connect()
-        except ImapError as exc:
-            logger.warning("email: the sent mail was not filed in Sent: {}", exc)
-            return
-        try:
-            folder = client.sent_folder()
-            if folder is None:
-                trace.record(row.trace_id, "filed", self.name, "no Sent folder on the server; no copy kept", now)
-                return
-            if client.has_message_id(folder, message_id):
-                trace.record(row.trace_id, "filed", self.name, f"the server filed it in {folder} itself", now)
-                return
-            client.append(folder, msg.as_bytes())
-            trace.record(row.trace_id, "filed", self.name, f"a copy kept in {folder}", now)
-        except ImapError as exc:
-            logger.warning("email: the sent mail was not filed in Sent: {}", exc)
-        finally:
-            client.close()
-
-    def _settle_cut_short(self, row: Outbox, now, reason: str = "Wilson stopped while the mail was being sent") -> None:
-        """An attempt that may have reached the server is never repeated blindly: the Sent folder decides,
-        and when it cannot, the user is asked to look rather than risk a second copy."""
-        message_id = (row.payload or {}).get("message_id")
-        found = self._in_sent_folder(message_id) if message_id else None
-        if found:
-            self.record_delivery(row, {"message_id": message_id, "confirmed": f"found in {found}"}, now)
-            return
-        subject = (row.payload or {}).get("subject", "")
-        self.record_failure(row, f"{reason}; it may have gone out; not sent again to avoid a duplicate", now,
-                            counted=True)
-        self._tell_user(row, f"I'm not sure the email “{subject}” to {(row.payload or {}).get('to')} went out "
-                             f"({reason}). Please check your Sent folder; I won't send it again on my own.")
-
-    def _in_sent_folder(self, message_id: str) -> str | None:
-        if not enabled(self.config):
-            return None
-        try:
-            client = self._imap_factory()
-            client.connect()
-        except ImapError:
-            return None
-        try:
-            try:
-                marked = client.sent_folder()
-            except ImapError:
-                marked = None
-            for folder in dict.fromkeys([f for f in (marked, *SENT_NAMES) if f]):
-                try:
-                    if client.has_message_id(folder, message_id):
-                        return folder
-                except ImapError:
-                    continue
-            return None
-        finally:
-            client.close()
-
-    def _tell_user(self, row: Outbox, text: str) -> None:
-        channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"email-report:{row.id}",
-                          at=self.now(), payload={"email_outbox": row.id})
-        self.tell(channel, Deliver(told.id))
