@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 import peewee
 from loguru import logger
 
-from storage import trace
+from storage import reads, trace
 from storage.db import claim_transaction
 from storage.models import Memory
 from wilson.timeparse import utc_or_none
@@ -279,9 +279,7 @@ def _alive(at: datetime | None):
 
 def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:
     """The core profile: the strongest live principles and beliefs, always in context whatever is asked."""
-    query = (Memory.select().where(Memory.kind.in_(list(LEARNED)), _alive(at))
-             .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
-    return list(query)
+    return reads.strongest_memories(LEARNED, limit, at)  # read on every run: its SQL is built once there
 
 
 # -- bulk import (`wilson memory import`) --------------------------------------------------------

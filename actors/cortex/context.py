@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 
 from actors import tools
 from actors.cortex.prompts import SYSTEM_PROMPT
-from storage.models import Approval, ApprovalItem, Inbox, Task, Topic, Turn
+from storage import reads
+from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
 from wilson import skills
 
 
@@ -29,10 +30,8 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
     `owner`: the configured owner, whose conversation also holds turns from before turns had a user."""
     # a user's run sees their own and shared tasks and topics; a run nobody started works for the owner
     viewer = row.user_id if row.origin == "user" else None
-    topics = list(Topic.select().where((Topic.status != "closed") & tools.visible_to(Topic, viewer, owner))
-                  .order_by(Topic.id))
-    tasks = list(Task.select().where((Task.status == "open") & tools.visible_to(Task, viewer, owner))
-                 .order_by(Task.due.is_null(), Task.due, Task.id).limit(OPEN_TASKS_READ))
+    topics = reads.open_topics(viewer, owner)  # tools.visible_to's rules, with the SQL built once
+    tasks = reads.open_tasks(viewer, owner, OPEN_TASKS_READ)
     topics, tasks = relevant(row, topics, tasks, now, memories)
     proposal = None
     if row.kind == "modify":
@@ -43,7 +42,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
                 for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]}
     first_contact = row.origin == "user" and not (
         any(t.role == "assistant" for t in turns)
-        or Turn.select().where((Turn.role == "assistant") & _whose(row.user_id, owner)).exists())
+        or reads.assistant_spoke(row.user_id, owner))
     stimulus = {"id": row.id, "kind": row.kind, "origin": row.origin, "source": row.source}
     label = tools.source_label(row)
     if label:
@@ -105,16 +104,8 @@ def pending_proposals(user_id: str | None, now: datetime) -> list[dict]:
     """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on."""
     if user_id is None:
         return []
-    query = (Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now)
-                                     & (Approval.approver == str(user_id)))
-             .order_by(Approval.id.desc()).limit(PENDING_SHOWN))
-    shown = []
-    for approval in query:
-        items = [{"position": i.position, "description": _one_line(i.description)}
-                 for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
-        if items:
-            shown.append({"id": approval.id, "items": items})
-    return shown
+    return [{"id": approval_id, "items": [{"position": p, "description": _one_line(d)} for p, d in items]}
+            for approval_id, items in reads.pending_items(str(user_id), now, PENDING_SHOWN)]
 
 
 def _one_line(text: str) -> str:
@@ -165,19 +156,7 @@ def trim_history(turns: list[Turn], budget: int = HISTORY_TOKENS) -> list[Turn]:
     return list(reversed(kept))
 
 
-def _whose(user_id: str | None, owner: str | None):
-    """Turns of one person's conversation; the owner's also holds the turns written before turns had a user."""
-    mine = Turn.user_id == str(user_id) if user_id is not None else Turn.user_id.is_null()
-    if owner is not None and (user_id is None or str(user_id) == str(owner)):
-        mine = mine | Turn.user_id.is_null()
-    return mine
-
-
 def recent_turns(user_id: str | None = None, topic_id: int | None = None, owner: str | None = None,
                  limit: int = RECENT_TURNS) -> list[Turn]:
     """The asking person's recent turns; in a topic's shared thread, everyone's turns there as well."""
-    where = _whose(user_id, owner)
-    if topic_id is not None:
-        where = where | (Turn.topic_id == topic_id)
-    rows = list(Turn.select().where(where).order_by(Turn.id.desc()).limit(limit))
-    return list(reversed(rows))
+    return reads.recent_turns(user_id, topic_id, owner, limit)

@@ -11,7 +11,7 @@ from actors import tools
 from actors.cortex.calls import RunOutcome, present
 from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER, STALE_MODIFICATION,
                                    SYNC_ONLY, UNCHANGED)
-from storage import decisions, inbox, outbox, trace
+from storage import decisions, hot, inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, Inbox, Turn
 from wilson import attention
@@ -32,8 +32,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.route:  # first: which model role thought about it comes before what it said
             trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
         if user_run:
-            Turn.create(channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
-                        topic_id=topic_id, user_id=row.user_id)
+            hot.create(Turn, channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
+                       topic_id=topic_id, user_id=row.user_id)
             attention.record_ack(row, now)  # "on it" to a follow-up counts like a ✅, whatever the model says
         if outcome.unfinished:
             trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
@@ -55,8 +55,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             if reply:
                 box = outbox.add(channel=channel, text=reply, trace_id=row.trace_id, key=f"reply:{row.id}", at=now,
                                  payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")})
-                Turn.create(channel=channel, role="assistant", text=reply, trace_id=row.trace_id, created_at=now,
-                            topic_id=topic_id, user_id=row.user_id)
+                hot.create(Turn, channel=channel, role="assistant", text=reply, trace_id=row.trace_id,
+                           created_at=now, topic_id=topic_id, user_id=row.user_id)
                 said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
                 trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
                 notify["deliver"].append((channel, box.id))
