@@ -18,16 +18,17 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors import proposals
-from actors.proposals import OPEN, REVIVE, DecisionResult, NoLongerOpen
+from actors.proposals import decide as proposals_decide, lapse, make, rules
+from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE
+from actors.tick.deadlines import plan_task, windows_config
 from storage import decisions, outbox, trace
 from storage.db import database
 from storage.models import Approval, DecisionRow, Task
-from wilson import faults
-from wilson.actor import WilsonActor
-from wilson.bounds import MAX_ID
-from wilson.messages import (ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated,
-                             Recover)
+from wilson.kernel import faults
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.bounds import MAX_ID
+from wilson.kernel.messages import (ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated,
+                                    Recover)
 
 DECISION_BROKE = ("Sorry, something went wrong on my side with your answer to proposal {}, so nothing changed. "
                   "Could you try again?")
@@ -97,7 +98,7 @@ class ApprovalActor(WilsonActor):
     def sweep(self) -> None:
         """Expire what ran out of time (telling the user), and remind once of what soon will."""
         now = self.now()
-        if not proposals.sweep_due(now):
+        if not rules.sweep_due(now):
             return
         for (approval_id,) in Approval.select(Approval.id).where(
                 Approval.status.in_(OPEN) & (Approval.expires_at <= now)).tuples():
@@ -112,7 +113,7 @@ class ApprovalActor(WilsonActor):
 
     def expire(self, approval_id: int) -> None:
         """Mark one proposal expired and tell its person once; a close of a topic that has ended is asked again."""
-        done = proposals.expire(approval_id, self.now(), self.config, self.name)
+        done = lapse.expire(approval_id, self.now(), self.config, self.name)
         if done is None:
             return
         faults.point("approval:after-expiry-commit")
@@ -123,8 +124,8 @@ class ApprovalActor(WilsonActor):
             self.present(done.again.id)
 
     def remind(self, approval_id: int) -> None:
-        """The one reminder before a proposal expires (see proposals.remind)."""
-        nudge = proposals.remind(approval_id, self.now(), self.config, self.name)
+        """The one reminder before a proposal expires (see lapse.remind)."""
+        nudge = lapse.remind(approval_id, self.now(), self.config, self.name)
         if nudge is None:
             return
         faults.point("approval:after-remind-commit")
@@ -150,7 +151,7 @@ class ApprovalActor(WilsonActor):
                                 nonce=decision.nonce, at=self.now())
 
     def present(self, approval_id: int, again_for: int | None = None) -> None:
-        shown = proposals.present(approval_id, again_for, self.now(), self.config, self.name)
+        shown = make.present(approval_id, again_for, self.now(), self.config, self.name)
         if shown is None:
             return
         faults.point("approval:after-present-commit")
@@ -192,10 +193,10 @@ class ApprovalActor(WilsonActor):
     def decide(self, decision: Decision, now: datetime) -> tuple[Approval | None, DecisionResult]:
         tz = self.config.timezone
         owner = self.config.get("core", "owner") if self.config.get("approval", "owner_decides_all") else None
-        approval = proposals.find(decision.approval_id)
+        approval = rules.find(decision.approval_id)
         if decision.action == REVIVE:
-            return approval, proposals.revive(decision, approval, now, self.config, owner)
-        problem, settled = proposals.refuse(decision, approval, now, tz, owner)
+            return approval, proposals_decide.revive(decision, approval, now, self.config, owner)
+        problem, settled = proposals_decide.refuse(decision, approval, now, tz, owner)
         if problem:
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
             return approval, DecisionResult(problem, settled=settled)
@@ -203,7 +204,7 @@ class ApprovalActor(WilsonActor):
             return approval, self.take(decision, approval, now)
         except NoLongerOpen:
             fresh = Approval.get_by_id(approval.id)
-            return approval, DecisionResult(proposals.check(decision, fresh, now, tz, owner)
+            return approval, DecisionResult(rules.check(decision, fresh, now, tz, owner)
                                             or f"Proposal {approval.id} changed just now, so I did nothing; "
                                                "have a look at it again.")
 
@@ -211,18 +212,16 @@ class ApprovalActor(WilsonActor):
         if decision.action == "confirm":  # per-item toggles: the chosen items, and not the others
             if not decision.items:
                 return DecisionResult("Choose at least one item, or reject the proposal.")
-            return proposals.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
+            return proposals_decide.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
                                      rest="reject", owner=self.config.get("core", "owner"), config=self.config)
         if decision.action == "approve":
-            return proposals.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
+            return proposals_decide.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
                                      owner=self.config.get("core", "owner"), config=self.config)
         if decision.action == "reject":
-            return proposals.reject(approval, decision.items, now)
+            return proposals_decide.reject(approval, decision.items, now)
         if decision.action == "modify":
-            return proposals.modify(approval, decision, now)
+            return proposals_decide.modify(approval, decision, now)
         return DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
 
     def plan_task(self, task: Task, now: datetime) -> None:
-        from actors.tick import plan_task, windows_config
-
         plan_task(task, now, windows_config(self.config), self.config.timezone)

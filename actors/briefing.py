@@ -24,12 +24,15 @@ from datetime import date, datetime, timedelta
 
 from peewee import Value, fn
 
+from actors import attention, tools
+from actors.proposals.words import render
+from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
 from storage import calendar_days, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, Topic, Trace
-from wilson import attention
-from wilson.clock import as_utc
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
+from wilson.kernel.clock import as_utc
+from wilson.model.offline.provider import SEEN_NO_PLAN
 
 SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
 RUNNING = ("pending", "claimed")
@@ -87,7 +90,6 @@ def todays_events(now: datetime, tz) -> list[str]:
     today = now.astimezone(tz).date()
     lines = [_event_line(event, today, tz) for event in calendar_days.events_on(today, tz)
              if event.first_day(tz) == today]
-    from actors import tools
 
     allowed = tools.own_hosts()
     return [tools.defang(line, allowed) for line in lines]
@@ -96,8 +98,6 @@ def todays_events(now: datetime, tz) -> list[str]:
 def _task_line(task: Task, tz, *, overdue: bool) -> str:
     topic = f" ({task.topic.title})" if task.topic_id else ""
     if task.due_is_date:
-        from actors.tick import due_date
-
         return f"{task.title}{topic}" + (f", was due {_short_day(due_date(task.due, tz))}" if overdue else "")
     local = task.due.astimezone(tz)
     return f"{task.title}{topic}" + (f", was due {_short_day(local.date())} {local:%H:%M}" if overdue
@@ -105,8 +105,6 @@ def _task_line(task: Task, tz, *, overdue: bool) -> str:
 
 
 def _windows(task: Task, config) -> list[str]:
-    from actors.tick import _task_windows, windows_config
-
     return _task_windows(task, windows_config(config))
 
 
@@ -139,7 +137,6 @@ NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counte
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
     briefing yet and not planned since: (lines, their trace ids). Today's are in "Today in your calendar"."""
-    from wilson.offline.provider import SEEN_NO_PLAN
 
     seen = {r.trace_id for r in Trace.select(Trace.trace_id).where(
         (Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))}
@@ -173,8 +170,6 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
 
     `fresh`: inbox rows of this morning's sync. The proposals they made, and any other proposal that
     was never shown on its own nor in an earlier briefing (one kept from the night), are told in full."""
-    from actors.proposals import render
-    from actors.tick import due_date, window_times
 
     today = now.astimezone(tz).date()
     day = Day(today, events=todays_events(now, tz))
@@ -227,8 +222,6 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
 
 
 def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
-    from actors.tick import due_date
-
     today = now.astimezone(tz).date()
     ids = set()
     for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)):
@@ -264,7 +257,6 @@ def _text_for(day: Day, config, extra: str = "") -> str:
 
 def _fire(task_id: int, window: str, now: datetime, config) -> None:
     """The briefing said what this window would have: it counts as fired, and the task plans its next one."""
-    from actors.tick import plan_task, windows_config
 
     task = Task.get_by_id(task_id)
     TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
@@ -393,7 +385,6 @@ ORPHAN_AFTER = timedelta(hours=27)  # kept, and no briefing came at all since: s
 
 def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
     """When the morning briefing goes out, if it does so as the quiet hours end (give or take)."""
-    from storage.models import Schedule
 
     if not attention.briefing_enabled(config):
         return None

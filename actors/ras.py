@@ -7,7 +7,7 @@ about rows it already raised the alarm for is debounced.
 
 Receptors keep their buffers fresh on their own cadence (channels/base.py polls),
 so a calendar change made during the day is here by the next interval. Without a
-model for the `reflex` role, the offline rules (wilson/offline/urgency.py) judge each row
+model for the `reflex` role, the offline rules (wilson/model/offline/urgency.py) judge each row
 by its sender and situation (a child or health situation, travel disruption, a deadline
 today) and by its structure (an event starting within hours), and one more rule here: a
 change to an event that starts (or started, before a move) later today in the user's
@@ -24,10 +24,11 @@ from loguru import logger
 from storage import buffers, kv, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
-from wilson import faults
-from wilson.actor import WilsonActor
-from wilson.clock import as_utc
-from wilson.messages import RasScan, SyncRequest
+from wilson.kernel import faults
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.clock import as_utc
+from wilson.kernel.messages import RasScan, SyncRequest
+from wilson.model.errors import SynapseError
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -95,7 +96,6 @@ class RasActor(WilsonActor):
         if not rows:
             return self.retry_alarm()  # nothing new: no model call, no cost
         now = self.now()
-        from wilson.synapse import SynapseError
 
         try:
             result = self.ctx.synapse.chat("reflex", scan_request(rows, now, self.config.timezone),

@@ -16,16 +16,17 @@ from datetime import datetime
 
 from loguru import logger
 
+from actors import briefing as day_briefing
+from actors.hippocampus import advice
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
 from storage.routing import REALTIME_PRIORITY
-from actors import briefing as day_briefing
-from actors import hippocampus
-from wilson import faults
-from wilson.actor import WilsonActor
-from wilson.clock import monotonic
-from wilson.messages import ChannelSync, ChannelSynced, Deliver, InboxReady, StimulusCommitted, SyncRequest
+from wilson.kernel import faults
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.clock import monotonic
+from wilson.kernel.messages import ChannelSync, ChannelSynced, Deliver, InboxReady, StimulusCommitted, SyncRequest
+from wilson.model.errors import SynapseError
 
 # Triage ------------------------------------------------------------------------
 TRIAGE_TOOL = {"type": "function", "function": {
@@ -91,7 +92,7 @@ def triage_request(rows: list, now: datetime, tz) -> list[dict]:
               "text": r.text[:2000], "payload": r.payload} for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
             "notice": UNTRUSTED_ITEMS, "items": items}
-    body.update(hippocampus.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
+    body.update(advice.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
     return [{"role": "system", "content": TRIAGE_PROMPT},
             {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
 
@@ -99,10 +100,10 @@ def triage_request(rows: list, now: datetime, tz) -> list[dict]:
 def triage_context(rows: list, now: datetime, tz) -> dict:
     """The same items as structured facts, for the offline rules (which never read the prompt); a mail
     from a sender the user lets pass carries the memory that says so (`ignored_sender`)."""
-    senders = hippocampus.ignored_senders(now)
+    senders = advice.ignored_senders(now)
     return {"kind": "triage", "now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
             "items": [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload,
-                       **hippocampus.sender_fact(r, senders)} for r in rows]}
+                       **advice.sender_fact(r, senders)} for r in rows]}
 
 
 def normalise_decisions(raw_items, rows: list) -> list[dict]:
@@ -334,7 +335,6 @@ class TriageActor(WilsonActor):
         if not rows and not (daily and waiting):
             logger.info("sync ({}): nothing new buffered, no model call", reason)
             return []
-        from wilson.synapse import SynapseError
 
         created = []
         briefing = [] if daily else None
@@ -345,7 +345,7 @@ class TriageActor(WilsonActor):
             by_id = {r.id: r for r in waiting}
             briefing.extend((d, [by_id[i] for i in d["buffer_ids"]]) for d in waiting_decisions(waiting))
         tz = self.config.timezone
-        for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars") or 12000)):
+        for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars"))):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
                                                origin="background", tool_choice="required",

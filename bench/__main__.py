@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from bench.common import ROOT, Figure, machine, print_result
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 BENCHMARKS = {
     "realtime": "realtime under load (p50/p99 reply time, idle vs loaded)",

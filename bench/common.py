@@ -147,7 +147,7 @@ class TempHome:
 
 
 def bench_config(home: Path, **env):
-    from wilson import config as configmod
+    from wilson.kernel import config as configmod
 
     environ = {
         "WILSON_CORE_TIMEZONE": "Europe/Berlin",
@@ -167,14 +167,14 @@ def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | N
     The watchdog runs as it does in `wilson run`, unless a benchmark says otherwise.
 
     The application has no parameter for its actor list, so the benchmark swaps
-    `wilson.app.build_specs` for the length of `start()` only.
+    `wilson.app.application.build_specs` for the length of `start()` only.
     """
-    from wilson.app import Wilson
+    from wilson.app.application import Wilson
 
     class BenchWilson(Wilson):
         def start(self):
-            from wilson import app as appmod
-            from wilson.supervisor import ActorSpec
+            from wilson.app import application as appmod
+            from wilson.kernel.supervisor import ActorSpec
 
             original = appmod.build_specs
 
@@ -313,7 +313,7 @@ def replay(units: list[Unit], path: Path) -> tuple[float, int]:
     import sqlite3
 
     from storage.db import SQLITE_PRAGMAS
-    from wilson.clock import monotonic
+    from wilson.kernel.clock import monotonic
 
     conn = sqlite3.connect(str(path), isolation_level=None)
     for key, value in SQLITE_PRAGMAS.items():

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 from loguru import logger
 
 from bench.common import ROOT, Figure, cli, ratio, result
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 TZ = ZoneInfo("Europe/Berlin")
 BATCH = 25  # as channels/email/channel.py commits

@@ -27,7 +27,7 @@ from storage import engram, recall
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Memory
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 SIZES = (1_000, 10_000, 100_000)
 EVERYDAY = 2_000  # words of the fixed everyday vocabulary

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench.common import ROOT, Figure, TempHome, emit, ratio, result
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 LIBRARIES = "pykka, telegram, peewee, httpx, croniter, loguru, icalendar, recurring_ical_events, caldav"
 
@@ -93,7 +93,7 @@ def child_wilson() -> dict:
     exec(f"import {LIBRARIES}")  # noqa: S102 - Wilson imports them lazily; count them the same way
     from bench import persona
     from bench.common import bench_config, make_wilson
-    from wilson.clock import SimClock
+    from wilson.kernel.clock import SimClock
 
     with TempHome("rss") as home:
         config = bench_config(home)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench import engram_recall, tick_scan
 from bench.common import Figure, cli, ms, ratio, result
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 SIZES = (1_000, 10_000, 100_000)
 NOW = datetime(2027, 1, 5, 12, 0, tzinfo=timezone.utc)

@@ -35,7 +35,7 @@ from storage import engram, recall
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Memory
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 SIZES = (10_000, 100_000)
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

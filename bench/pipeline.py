@@ -40,7 +40,7 @@ import pykka
 
 from bench.common import (Figure, SqlRecorder, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio,
                           replay, result, snapshot_database)
-from wilson.clock import RealClock, monotonic, pause
+from wilson.kernel.clock import RealClock, monotonic, pause
 
 OVERHEAD_GOAL_MS = 2.0
 
@@ -179,7 +179,7 @@ def _background_burst(app, count: int) -> float:
     from storage import inbox, trace
     from storage.db import database
     from storage.models import Inbox, Outbox
-    from wilson.messages import StimulusCommitted
+    from wilson.kernel.messages import StimulusCommitted
 
     first = None
     start = monotonic()
@@ -214,7 +214,7 @@ def _warm(app, deliveries, timer, n=20):
 
 def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) -> dict:
     from storage.models import Outbox
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     server = None
     if llm_kind == "scripted":

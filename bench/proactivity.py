@@ -44,8 +44,8 @@ from datetime import datetime, timedelta
 
 from bench import persona
 from bench.common import Figure, TempHome, bench_config, emit, make_wilson, ratio, result
-from wilson.actor import WilsonActor
-from wilson.clock import SimClock, monotonic
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.clock import SimClock, monotonic
 
 START = "2027-03-01T06:00:00+01:00"  # a Monday, before the 07:00 briefing
 HEARTBEAT = timedelta(minutes=30)
@@ -224,7 +224,7 @@ class Beat:
 def _heartbeat_class():
     from storage import inbox
     from storage.models import ReceptorBuffer, Task
-    from wilson.messages import ChannelSync, ChannelSynced, InboxReady
+    from wilson.kernel.messages import ChannelSync, ChannelSynced, InboxReady
 
     class HeartbeatActor(WilsonActor):
         """Named 'triage' so that the calendar reports its syncs here; ignores sync requests."""
@@ -303,8 +303,8 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
     (wilson only); `extra_open`: that many more open tasks, none due this week (the growth point)."""
     from storage import inbox
     from storage.models import ReceptorBuffer
-    from wilson.messages import StimulusCommitted
-    from wilson.scripted import ScriptedServer
+    from wilson.kernel.messages import StimulusCommitted
+    from wilson.model.scripted import ScriptedServer
 
     replace = {}
     if mode == "naive":
@@ -390,7 +390,7 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
 
 def billed(requests: list[dict], config) -> dict:
     """USD at the [llm] price table, with prefix-cache hits billed at the cached input price (see CACHE_*)."""
-    from wilson.synapse import cost, prices
+    from wilson.model.replies import cost, prices
 
     table = prices(config)
     recent: dict[str, list] = {}
@@ -557,7 +557,7 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
     briefings fell due (the agent's cron turns come at the same moments)."""
     import httpx
 
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     moments: list = []
 
@@ -629,7 +629,7 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
 def idle_day() -> dict:
     """A fresh Wilson with the persona's calendar and tasks (deadlines far off): one settling day, then one
     day with no new input, whose tokens are counted."""
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     server = ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}])
     base_url = server.start()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bench.common import Figure, TempHome, bench_config, cli, make_wilson, ratio, result
-from wilson.clock import SimClock
+from wilson.kernel.clock import SimClock
 
 START = "2027-01-05T09:00:00+01:00"
 PLAN = "plan my trip to Japan in April: flights, a hotel in Tokyo and what to book first"
@@ -25,7 +25,7 @@ GROWTH_GOAL = 1.15
 
 
 def _tokens_of(server, since: int, config) -> tuple[int, float, list[str]]:
-    from wilson.synapse import cost, prices
+    from wilson.model.replies import cost, prices
 
     table = prices(config)
     tokens, usd, roles = 0, 0.0, []
@@ -60,7 +60,7 @@ def _schema_tokens(config) -> dict:
 
 def run(quick: bool = False) -> dict:
     from storage.models import Task, Topic
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     out = {}
     with ScriptedServer([{"match": lambda body, headers: True, "reply": {"text": "Sure, here you are."}}]) as server:

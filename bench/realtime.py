@@ -32,7 +32,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.common import Figure, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio, result
-from wilson.clock import RealClock, monotonic, pause
+from wilson.kernel.clock import RealClock, monotonic, pause
 
 BUFFERED = 500
 ITEMS_PER_CHUNK = 25
@@ -101,7 +101,7 @@ def serve_model() -> int:
     calls answer at once from now on), `calls` (print the call log as one JSON line), `stop`
     (or end of input) to stop serving. Times are time.monotonic(), which is CLOCK_MONOTONIC
     and so comparable with the parent's."""
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     model = Model()
     server = ScriptedServer(model.rules())
@@ -233,7 +233,7 @@ def _episodes(app, count: int) -> None:
 
 def run(quick: bool = False) -> dict:
     from storage.models import ReceptorBuffer, Trace
-    from wilson.messages import Consolidate, SyncRequest
+    from wilson.kernel.messages import Consolidate, SyncRequest
 
     samples = 60 if quick else 200
     rng = random.Random(8)

@@ -22,7 +22,7 @@ import sys
 from datetime import date, datetime, timedelta
 
 from bench.common import Figure, TempHome, bench_config, emit, make_wilson, ratio, result
-from wilson.clock import SimClock, monotonic
+from wilson.kernel.clock import SimClock, monotonic
 
 START = "2027-01-05T08:00:00+01:00"
 MESSAGES = 12
@@ -70,7 +70,7 @@ def reply(body: dict) -> dict:
 def run(quick: bool = True) -> dict:
     from channels.calendar import add_event
     from storage.models import Approval, Inbox, Task
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     problems: list[str] = []
     details: dict = {}

@@ -28,11 +28,12 @@ from zoneinfo import ZoneInfo
 
 from loguru import logger
 
-from actors.tick import next_due, run_scan
+from actors.tick.actor import run_scan
+from actors.tick.schedules import next_due
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Inbox, Task, TaskFiring, Trace
-from wilson.clock import monotonic
+from wilson.kernel.clock import monotonic
 
 SIZES = (1_000, 10_000, 100_000)
 DUE_NOW = 20

@@ -23,9 +23,9 @@ from loguru import logger
 from storage import outbox, routing, trace
 from storage.db import database
 from storage.models import Outbox
-from wilson.actor import WilsonActor
-from wilson.clock import parse_duration
-from wilson.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted, TickNow
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.clock import parse_duration
+from wilson.kernel.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted, TickNow
 
 
 class Channel(WilsonActor):
@@ -89,7 +89,7 @@ class Channel(WilsonActor):
 
     def poll_interval(self) -> timedelta | None:
         """The `[<channel>] poll` cadence; None when unset, "off" or unreadable (logged once)."""
-        raw = str(self.config.get(self.name, "poll", "") or "").strip().lower()
+        raw = str(self.config.get(self.name, "poll") or "").strip().lower()
         if raw in ("", "off", "0", "none", "false"):
             return None
         try:

@@ -19,8 +19,8 @@ import threading
 
 from loguru import logger
 
-from storage.db import writes_first
-from wilson.logs import redact
+from wilson.kernel.lanes import writes_first
+from wilson.kernel.logs import redact
 
 
 def describe(exc: BaseException) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage import engram
-from wilson.clock import as_utc
+from wilson.kernel.clock import as_utc
 
 
 def memory_list(at: datetime | None = None, limit: int = 40) -> list[dict]:

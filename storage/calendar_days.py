@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from storage.models import Cursor
-from wilson.timeparse import utc_or_none
+from wilson.kernel.timeparse import utc_or_none
 
 CANCELLED = "CANCELLED"  # as channels/calendar/event.py writes a tombstone's status
 

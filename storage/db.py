@@ -16,7 +16,8 @@ from pathlib import Path
 import peewee
 from playhouse.db_url import connect as connect_url
 
-from wilson.clock import monotonic
+from wilson.kernel import lanes
+from wilson.kernel.clock import monotonic
 
 database = peewee.DatabaseProxy()
 
@@ -29,14 +30,6 @@ SQLITE_PRAGMAS = {
 
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
-
-
-_lane = threading.local()
-
-
-def writes_first() -> None:
-    """Mark the calling thread as one the user waits on: its writes go ahead of queued background writes."""
-    _lane.urgent = True
 
 
 class FairLock:
@@ -109,7 +102,7 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
         self._writer_timeout = SQLITE_PRAGMAS["busy_timeout"] / 1000
 
     def _take_writer(self) -> None:
-        if not self._writer.acquire(timeout=self._writer_timeout, urgent=getattr(_lane, "urgent", False)):
+        if not self._writer.acquire(timeout=self._writer_timeout, urgent=lanes.is_urgent()):
             raise peewee.OperationalError(f"database is locked (another writer of this process held it for "
                                           f"{self._writer_timeout:g} s)")
         self._holding.on = True
@@ -224,6 +217,7 @@ def hold_for_process(url: str, name: str) -> bool:
     and a standby process can take it then."""
     if name in _process_locks:
         return True
+    # lazy: psycopg2 is installed only where PostgreSQL is used
     import psycopg2
 
     connection = psycopg2.connect(url)

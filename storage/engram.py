@@ -27,7 +27,7 @@ from loguru import logger
 from storage import reads, trace
 from storage.db import claim_transaction
 from storage.models import Memory
-from wilson.timeparse import utc_or_none
+from wilson.kernel.timeparse import utc_or_none
 
 # The key column is a VARCHAR(255); longer texts keep a readable prefix plus a digest
 # so that two different long texts never collide.

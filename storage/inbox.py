@@ -1,6 +1,6 @@
 """The inbox: work for the cortex, claimed by (priority, id) in one atomic step.
 
-A claim names its owner (process and actor incarnation, see `wilson.liveness`) and
+A claim names its owner (process and actor incarnation, see `wilson.kernel.liveness`) and
 holds a lease in wall-clock time that the supervisor renews while the owner works.
 Only a dead owner's rows or an expired lease are taken over, so a row is never worked
 by two live owners; and an owner that lost its claim cannot finish the row
@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from storage import hot, trace
 from storage.db import database, is_postgres, write_lock
 from storage.models import Inbox
-from wilson import faults, liveness
-from wilson.clock import wall_now
-from wilson.redact import redact
+from wilson.kernel import faults, liveness
+from wilson.kernel.clock import wall_now
+from wilson.kernel.redact import redact
 
 MAX_ATTEMPTS = 3
 LEASE_SECONDS = 120.0

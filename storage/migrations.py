@@ -16,7 +16,8 @@ from playhouse.migrate import migrate as apply
 
 from storage import models
 from storage.db import database
-from wilson.clock import wall_now
+from storage.engram import install_index
+from wilson.kernel.clock import wall_now
 
 
 def _v1_create_tables(db, migrator):
@@ -91,7 +92,7 @@ NOTIFY_SQL = [
 
 
 def _v9_notify_between_processes(db, migrator):
-    """On PostgreSQL, committed work wakes the other processes (wilson/waker.py LISTENs)."""
+    """On PostgreSQL, committed work wakes the other processes (wilson/kernel/waker.py LISTENs)."""
     if not isinstance(db, peewee.PostgresqlDatabase):
         return
     for statement in NOTIFY_SQL:
@@ -114,7 +115,6 @@ def _v13_task_owners(db, migrator):
 
 def _v17_memory_full_text(db, migrator):
     """Recall runs on the database's full-text engine (FTS5 / tsvector); the hand-made term index goes."""
-    from storage.engram import install_index
 
     db.execute_sql('DROP TABLE IF EXISTS "memoryterm"')
     db.execute_sql('DROP TABLE IF EXISTS "memory_term"')

@@ -34,7 +34,7 @@ class OutboxStatus(StrEnum):
     RETRY = "retry"  # a delivery failed; tried again at next_attempt_at
     DELIVERED = "delivered"
     FAILED = "failed"
-    # the attention loop's states (wilson/attention.py, actors/briefing.py)
+    # the attention loop's states (actors/attention.py, actors/briefing.py)
     BUNDLING = "bundling"  # a follow-up waiting for the rest of its bundle
     BUNDLED = "bundled"  # its text went out inside the bundle's message
     WAITING = "waiting"  # over the day's cap: kept for the next briefing

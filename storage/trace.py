@@ -9,7 +9,7 @@ from loguru import logger
 
 from storage import hot
 from storage.models import Trace
-from wilson.redact import redact, redact_data
+from wilson.kernel.redact import redact, redact_data
 
 
 def new_trace_id() -> str:

@@ -33,7 +33,7 @@ def stimulus_text(body: dict) -> str:
 
 def tool_names(body: dict) -> set[str]:
     """The tools a request offers, and the actions of its `propose` tool."""
-    from wilson.scripted import tool_names as offered
+    from wilson.model.scripted import tool_names as offered
 
     return set(offered(body))
 

@@ -11,8 +11,8 @@ import pytest
 
 from storage.db import open_database
 from storage.migrations import migrate
-from wilson import config as configmod
-from wilson.clock import SimClock
+from wilson.kernel import config as configmod
+from wilson.kernel.clock import SimClock
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("WILSON_TEST_DATABASE_URL")
@@ -63,7 +63,7 @@ def make_config(home: Path, **env):
 @pytest.fixture
 def make_app(tmp_path):
     """Build and start a Wilson on a simulated clock; stopped at the end of the test."""
-    from wilson.app import Wilson
+    from wilson.app.application import Wilson
 
     apps = []
 

@@ -36,8 +36,8 @@ from pathlib import Path
 from tests.brain import call, context_of, organ_reply
 from tests.calendar_support import add_event, move_event
 from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
-from wilson import clock as clockmod
-from wilson.scripted import ScriptedServer
+from wilson.kernel import clock as clockmod
+from wilson.model.scripted import ScriptedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 OWNER = 1001

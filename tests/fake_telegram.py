@@ -29,7 +29,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
 
-from wilson.loopback import LoopbackServer
+from wilson.kernel.loopback import LoopbackServer
 
 FORUM_CHAT_ID = -1001234567  # the forum supergroup the tests configure
 DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"

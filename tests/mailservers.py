@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 USER = "wilson"
 PASSWORD = "mail-test-secret"

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from actors.proposals import NoLongerOpen, approve, reject
+from actors.proposals.decide import approve, reject
+from actors.proposals.rules import NoLongerOpen
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
 from tests.brain import tool_names
 from tests.calendar_support import add_event
 from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)
                                stages, user_texts)
-from wilson.messages import ApprovalSettled, Decision
+from wilson.kernel.messages import ApprovalSettled, Decision
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIP = "Trip to Japan"

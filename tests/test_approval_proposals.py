@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from actors import proposals
+from actors.proposals import decide, make, rules
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Trace
 from tests.conftest import make_config
-from wilson.messages import Decision
+from wilson.kernel.messages import Decision
 
 NOW = datetime.fromisoformat("2027-01-05T08:00:00+01:00")
 ITEMS = [("create_task", {"title": "Book flights", "due": "2027-02-15"},
@@ -31,7 +31,7 @@ def state(approval_id: int) -> tuple[str, list[str]]:
 
 def test_a_modification_replaces_its_proposal_once_keeping_its_reason(db, tmp_path):
     config = make_config(tmp_path / "home")
-    original = proposals.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
+    original = make.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
     assert original.approver == "ann" and original.reason == "because you asked: “I'm flying to Japan”"
     assert original.remind_at is not None and original.expires_at == NOW + timedelta(hours=72)
 
@@ -39,48 +39,48 @@ def test_a_modification_replaces_its_proposal_once_keeping_its_reason(db, tmp_pa
     changed = [("create_task", {"title": "Book flights", "due": "2027-02-01"},
                 "Create task “Book flights” due Mon 1 Feb")]
     later = NOW + timedelta(minutes=5)
-    again = proposals.propose(change, changed, "repl", later, config)
+    again = make.propose(change, changed, "repl", later, config)
     assert state(original.id) == ("superseded", ["superseded", "superseded"])
     assert Approval.get_by_id(original.id).superseded_by == again.id
     assert again.supersedes == original.id and again.reason == original.reason and again.approver == "ann"
     assert again.changes.splitlines() == ["changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)",
                                           "removed: Create task “Pack”"]
     # the same run recorded twice finds its proposal; it does not supersede anything a second time
-    assert proposals.propose(change, changed, "repl", later, config).id == again.id
+    assert make.propose(change, changed, "repl", later, config).id == again.id
     assert Approval.select().count() == 2
 
     # a second modification of the original arrives after it was replaced: nothing is made
     late = message("and pack later", kind="modify", payload={"approval_id": original.id})
-    assert proposals.propose(late, ITEMS, "repl", later, config) is None
+    assert make.propose(late, ITEMS, "repl", later, config) is None
     assert Approval.select().count() == 2 and state(again.id) == ("pending", ["pending"])
     assert Trace.select().where((Trace.stage == "dropped") & (Trace.trace_id == late.trace_id)).exists()
 
 
 def test_check_only_reads_and_the_gate_marks_a_late_answer_expired_telling_it_once(db, tmp_path):
     config = make_config(tmp_path / "home")
-    approval = proposals.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
+    approval = make.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
     late = approval.expires_at + timedelta(minutes=1)
     decision = Decision(approval_id=approval.id, action="approve", user_id="ann", channel="repl")
 
-    problem = proposals.check(decision, approval, late, config.timezone)
+    problem = rules.check(decision, approval, late, config.timezone)
     assert problem.startswith(f"Proposal {approval.id} expired on 08 Jan 08:00")
     assert state(approval.id) == ("pending", ["pending", "pending"])  # asking changed nothing
-    assert proposals.check(decision, approval, late - timedelta(minutes=2), config.timezone) is None
+    assert rules.check(decision, approval, late - timedelta(minutes=2), config.timezone) is None
 
-    assert proposals.refuse(decision, approval, late, config.timezone) == (problem, True)
+    assert decide.refuse(decision, approval, late, config.timezone) == (problem, True)
     row = Approval.get_by_id(approval.id)
     assert row.status == "expired" and row.expired_notice_at is not None
-    assert proposals.refuse(decision, row, late, config.timezone) == (problem, False)  # told once
+    assert decide.refuse(decision, row, late, config.timezone) == (problem, False)  # told once
 
     # another person's answer is refused without touching the row
     stranger = Decision(approval_id=approval.id, action="approve", user_id="mallory", channel="repl")
-    other = proposals.propose(message("Pack for Japan"), ITEMS[1:], "repl", NOW, config)
-    assert proposals.refuse(stranger, other, late - timedelta(days=1), config.timezone)[1] is False
+    other = make.propose(message("Pack for Japan"), ITEMS[1:], "repl", NOW, config)
+    assert decide.refuse(stranger, other, late - timedelta(days=1), config.timezone)[1] is False
     assert state(other.id) == ("pending", ["pending"])
 
 
 def test_the_message_showing_a_proposal_is_noted_on_it(db, tmp_path):
     config = make_config(tmp_path / "home")
-    approval = proposals.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
-    proposals.record_message_ref(approval.id, 4242, 17)
+    approval = make.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
+    make.record_message_ref(approval.id, 4242, 17)
     assert Approval.get_by_id(approval.id).message_ref == {"chat_id": 4242, "message_id": 17}

@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from actors import attention
+from actors.attention import Placement, place
 from storage.models import Approval, Inbox, Outbox, Task
 from tests.calendar_support import add_event
-from wilson import attention, quiet
-from wilson.attention import Placement, place
-from wilson.clock import UTC
+from wilson.kernel import quiet
+from wilson.kernel.clock import UTC
 
 TRIP = "Trip to Japan"
 START = "2027-01-05T08:00:00+01:00"
@@ -190,7 +191,7 @@ def test_on_it_counts_only_as_an_answer_to_a_follow_up(db):
 
 
 def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_comes(make_app):
-    from actors.tick import plan_task
+    from actors.tick.deadlines import plan_task
     from storage.models import Feedback
 
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")

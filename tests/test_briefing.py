@@ -83,7 +83,7 @@ def test_an_overdue_task_alone_makes_one_briefing_not_one_every_morning(db, tmp_
 
 def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_path):
     from storage import outbox
-    from wilson import attention
+    from actors import attention
 
     kept = outbox.add(channel="repl", text="Heads-up: the parcel is at the post office", trace_id="t",
                       key="surface:9:0", at=MORNING - timedelta(hours=10))
@@ -151,7 +151,7 @@ def test_an_urgent_or_asked_for_plan_is_not_kept_for_the_briefing(db, tmp_path):
 
 
 def test_a_briefing_whose_last_run_died_before_telling_it_is_sent_by_the_tick(db, tmp_path):
-    from actors.tick import run_scan
+    from actors.tick.actor import run_scan
 
     cfg = config(tmp_path)
     box = briefing.write_day_briefing(MORNING, cfg, compose=True)
@@ -214,7 +214,7 @@ def test_a_plan_made_in_the_night_is_told_in_full_in_the_morning_briefing_not_on
 
 
 def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db, tmp_path):
-    from actors import proposals as gate
+    from actors.proposals import make
     from storage import outbox
 
     def kept(name):
@@ -224,12 +224,12 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
         return approval
 
     told, missed, waiting = kept("told"), kept("missed"), kept("waiting")
-    assert gate.release_kept(MORNING + timedelta(hours=1)) == []  # no briefing yet: they wait for it
+    assert make.release_kept(MORNING + timedelta(hours=1)) == []  # no briefing yet: they wait for it
     outbox.add(channel="repl", text="Good morning!", trace_id="b", key="briefing:2027-02-09",
                at=MORNING + timedelta(hours=2), payload={"proposals": [told.id]})
     Approval.update(presented_at=MORNING + timedelta(hours=3)).where(Approval.id == waiting.id).execute()
-    assert gate.release_kept(MORNING + timedelta(hours=4)) == [missed.id]  # that briefing left it out
+    assert make.release_kept(MORNING + timedelta(hours=4)) == [missed.id]  # that briefing left it out
     assert Approval.get_by_id(missed.id).presented_at is None  # the gate's recover shows it now
     assert Approval.get_by_id(told.id).presented_at is not None
     # kept after that briefing, and no briefing came since (turned off, or Wilson was down): a day later
-    assert gate.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]
+    assert make.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]

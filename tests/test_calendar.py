@@ -23,10 +23,10 @@ from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer
 from tests.calendar_support import add_event, cancel_event, move_event
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping, StimulusCommitted
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping, StimulusCommitted
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -17,10 +17,10 @@ from channels.calendar import CalDavSource, CalendarChannel, SourceError, parse_
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer
-from wilson import clock as clockmod
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
+from wilson.kernel import clock as clockmod
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
 from tests.actor_support import RecordingDirectory
 
 UTC = timezone.utc

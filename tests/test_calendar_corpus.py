@@ -21,10 +21,10 @@ from channels.calendar import (
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping
 from tests.actor_support import RecordingDirectory
 
 CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "corpus")

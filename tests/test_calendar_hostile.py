@@ -26,10 +26,10 @@ from channels.calendar import (
 )
 from storage.models import Cursor, ReceptorBuffer, Trace
 from tests.calendar_support import add_event
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping
 from tests.actor_support import RecordingDirectory
 
 UTC = timezone.utc

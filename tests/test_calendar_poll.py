@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from zoneinfo import ZoneInfo
 
-from wilson.offline import urgency
+from wilson.model.offline import urgency
 from channels.calendar import CalDavSource
 from storage import buffers, trace
 from storage.models import Inbox, ReceptorBuffer
@@ -23,8 +23,8 @@ from tests.brain import context_of
 from tests.calendar_support import add_event, cancel_event, move_event
 from tests.test_calendar_caldav import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
 from tests.test_thalamus import START, advance_to, at, call, requests_of, scripted, triage_reply  # noqa: F401
-from wilson.loopback import LoopbackServer
-from wilson.scripted import tool_names
+from wilson.kernel.loopback import LoopbackServer
+from wilson.model.scripted import tool_names
 
 BERLIN = ZoneInfo("Europe/Berlin")
 POLL = timedelta(minutes=5)
@@ -290,8 +290,8 @@ def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_chan
 def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
     from tests.conftest import make_config
     from tests.test_thalamus import eventually
-    from wilson.app import Wilson
-    from wilson.clock import RealClock, wall_now
+    from wilson.app.application import Wilson
+    from wilson.kernel.clock import RealClock, wall_now
 
     config = make_config(tmp_path / "home", WILSON_CALENDAR_POLL="1s", WILSON_TICK_INTERVAL_SECONDS="0.05")
     app = Wilson(config, RealClock(), llm="offline", log_level="WARNING").start()

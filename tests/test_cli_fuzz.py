@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from wilson import cli
-from wilson.repl import CommandError, parse
+from wilson.app import cli
+from wilson.app.repl import CommandError, parse
 
 HOSTILE = st.one_of(
     st.text(max_size=40),

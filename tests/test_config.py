@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from wilson import config as configmod
+from wilson.kernel import config as configmod
 
 WILSON = [sys.executable, str(ROOT / "bin" / "wilson")]
 PLAIN_PYTHON = "/usr/bin/python3"

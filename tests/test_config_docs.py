@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT
-from wilson import cli
-from wilson import config as configmod
+from wilson.app import cli
+from wilson.kernel import config as configmod
 
 DOCS = ROOT / "docs" / "configuration.md"
 

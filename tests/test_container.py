@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from wilson import config as configmod
+from wilson.kernel import config as configmod
 
 
 def instructions() -> list[tuple[str, str]]:

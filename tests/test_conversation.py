@@ -16,7 +16,7 @@ from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
 from tests.brain import call, context_of, is_cortex, tool_names
 from tests.test_cortex import scripted, tool_results  # noqa: F401 (scripted is a fixture)
-from wilson.messages import InboxReady
+from wilson.kernel.messages import InboxReady
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 PLAN = [call("create_topic", title="Dentist", starts="2027-01-20"),

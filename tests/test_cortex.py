@@ -17,10 +17,10 @@ from actors.cortex.calls import MAX_ROUNDS
 from actors.cortex.prompts import BROKEN_RUN, COULD_NOT_FINISH, NO_ANSWER
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
-from wilson import clock as clockmod
-from wilson.messages import InboxReady
 from tests.brain import call, context_of, is_cortex, organ_reply
-from wilson.scripted import ScriptedServer
+from wilson.kernel import clock as clockmod
+from wilson.kernel.messages import InboxReady
+from wilson.model.scripted import ScriptedServer
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 

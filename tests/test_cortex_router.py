@@ -11,7 +11,7 @@ from storage import inbox
 from storage.models import Inbox, Outbox, Task, TaskFiring, Trace, Turn
 from tests.brain import call, is_cortex
 from tests.test_cortex import say, scripted  # noqa: F401 (a fixture)
-from wilson.messages import InboxReady
+from wilson.kernel.messages import InboxReady
 
 
 def planner(ctx, body):

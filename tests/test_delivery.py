@@ -16,11 +16,11 @@ import pytest
 from storage import outbox
 from storage.models import Cursor, Outbox, Trace
 from tests.fake_telegram import DEFAULT_TOKEN
-from wilson.app import Wilson
-from wilson.clock import SimClock
-from wilson.config import load
-from wilson.messages import Deliver
-from wilson.scripted import ScriptedServer
+from wilson.app.application import Wilson
+from wilson.kernel.clock import SimClock
+from wilson.kernel.config import load
+from wilson.kernel.messages import Deliver
+from wilson.model.scripted import ScriptedServer
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

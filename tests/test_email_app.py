@@ -20,7 +20,7 @@ from channels.email.skill import BACKGROUND_SEND
 from storage.models import ApprovalItem, Outbox, ReceptorBuffer
 from tests.brain import call, context_of, is_cortex, organ_reply
 from tests.mailservers import PASSWORD, USER, start_dovecot, SmtpSink
-from wilson.scripted import ScriptedServer, tool_names
+from wilson.model.scripted import ScriptedServer, tool_names
 
 START = "2027-01-05T14:03:00+01:00"
 _folders = itertools.count(1)

@@ -17,10 +17,10 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer, Trace
 from tests.mailservers import PASSWORD, USER, CuttingProxy, Dovecot, start_dovecot
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping, TickNow
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping, TickNow
 from tests.actor_support import RecordingDirectory
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)

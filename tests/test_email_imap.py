@@ -13,16 +13,16 @@ import pytest
 
 from channels.email import parse
 from channels.email.channel import EmailChannel
-from channels.email.settings import status_line
 from channels.email.imap import ImapClient, ImapError, check_security
+from channels.email.settings import status_line
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer, Trace
 from tests.mailservers import PASSWORD, USER, start_dovecot
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping, StimulusCommitted
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping, StimulusCommitted
 from tests.actor_support import RecordingDirectory
 
 CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
@@ -170,7 +170,7 @@ def test_status_says_when_the_channel_is_off(tmp_path):
 
 
 def test_wilson_status_shows_the_email_channel(tmp_path, monkeypatch, capsys):
-    from wilson import cli
+    from wilson.app import cli
 
     monkeypatch.setenv("WILSON_EMAIL_IMAP_HOST", "imap.example.org")
     monkeypatch.setenv("WILSON_EMAIL_FOLDERS", "INBOX,Bills")

@@ -20,10 +20,10 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Outbox
 from tests.mailservers import PASSWORD, USER, Dovecot, start_dovecot, SmtpSink, free_port
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import Deliver, Ping
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import Deliver, Ping
 from tests.actor_support import RecordingDirectory
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
@@ -126,10 +126,10 @@ CHILD = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from channels.email.channel import EmailChannel
     from storage.db import open_database
-    from wilson import config as configmod
-    from wilson.actor import Context
-    from wilson.clock import SimClock
-    from wilson.messages import Ping
+    from wilson.kernel import config as configmod
+    from wilson.kernel.actor import Context
+    from wilson.kernel.clock import SimClock
+    from wilson.kernel.messages import Ping
 
     class Directory:
         def tell(self, *a): return True

@@ -16,10 +16,10 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import ReceptorBuffer
 from tests.mailservers import PASSWORD, USER, start_dovecot, SmtpSink, make_ca
-from wilson import config as configmod
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import ChannelSync, Ping
+from wilson.kernel import config as configmod
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import ChannelSync, Ping
 from tests.actor_support import RecordingDirectory
 
 

@@ -203,7 +203,7 @@ def test_prune_can_be_limited_to_kinds(db):
 def test_memories_from_before_the_index_become_recallable_after_migration(tmp_path):
     from storage.migrations import MIGRATIONS
     from storage.models import SchemaVersion
-    from wilson.clock import wall_now
+    from wilson.kernel.clock import wall_now
 
     handle = open_database(None, tmp_path)
     try:

@@ -11,11 +11,11 @@ from dataclasses import replace
 import pytest
 
 from tests.brain import call, is_cortex, routine_reply, stimulus_text
-from wilson import cli
-from wilson.eval import scorer
-from wilson.eval.runner import run_scenario
-from wilson.eval.scenarios import suite
-from wilson.scripted import ScriptedServer
+from wilson.app import cli
+from wilson.app.eval import scorer
+from wilson.app.eval.runner import run_scenario
+from wilson.app.eval.scenarios import suite
+from wilson.model.scripted import ScriptedServer
 
 
 def built_in(name: str):

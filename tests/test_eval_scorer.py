@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from wilson.eval import scorer
-from wilson.eval.format import ScenarioError, parse
-from wilson.eval.scenarios import suite
+from wilson.app.eval import scorer
+from wilson.app.eval.format import ScenarioError, parse
+from wilson.app.eval.scenarios import suite
 
 SCENARIO = tomllib.loads('''
 name = "fixed-strategies"
@@ -192,7 +192,7 @@ def test_answers_to_the_user_are_not_unprompted_and_a_silent_window_counts_every
 
 
 def test_cost_is_computed_from_a_price_table_and_absent_without_one():
-    from wilson.eval.report import price_table
+    from wilson.app.eval.report import price_table
 
     usage = {"deep": {"calls": 2, "prompt": 1_000_000, "completion": 100_000}, "fast": {"calls": 1, "prompt": 500_000,
                                                                                     "completion": 0}}
@@ -240,7 +240,7 @@ def test_a_users_own_directory_is_a_suite(tmp_path):
 
 
 def test_compare_takes_llm_settings_and_refuses_what_is_not_one():
-    from wilson.eval.report import llm_overrides
+    from wilson.app.eval.report import llm_overrides
 
     assert llm_overrides("deep_model=qwen2.5:14b, fast_timeout=30") == {"deep_model": "qwen2.5:14b",
                                                                        "fast_timeout": 30.0}

@@ -14,9 +14,9 @@ import pytest
 from storage.db import open_database
 from storage.models import Inbox, Outbox, Trace
 from tests.conftest import ROOT
-from wilson import clock as clockmod
-from wilson.repl import CommandError, parse
-from wilson.scripted import ScriptedServer
+from wilson.app.repl import CommandError, parse
+from wilson.kernel import clock as clockmod
+from wilson.model.scripted import ScriptedServer
 
 REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
 

@@ -25,13 +25,13 @@ from storage import trace as traces
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Trace, Turn
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.config import Config
-from wilson.messages import Consolidate
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.config import Config
+from wilson.kernel.messages import Consolidate
 from tests.actor_support import RecordingDirectory
 
-from wilson.synapse import BudgetExhausted, SynapseError
+from wilson.model.errors import BudgetExhausted, SynapseError
 
 UTC = timezone.utc
 LATE = "user books flights late"
@@ -426,8 +426,8 @@ def test_subjects_name_known_habits_and_quote_the_rest():
 
 
 def offline_synapse(tmp_path, **environ):
-    from wilson import config as configmod
-    from wilson.synapse import Synapse
+    from wilson.kernel import config as configmod
+    from wilson.model.synapse import Synapse
 
     return Synapse(configmod.load(tmp_path, environ=environ), SimClock(night("2027-01-11")))
 

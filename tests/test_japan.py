@@ -15,7 +15,7 @@ import pytest
 from storage.models import Approval, ApprovalItem, Memory, Task, TaskFiring, Topic, TokenUsage
 from tests.brain import call, context_of, routine_reply
 from tests.calendar_support import add_event
-from wilson.scripted import ScriptedServer
+from wilson.model.scripted import ScriptedServer
 
 TRIP = "Trip to Japan"
 START = "2027-01-05T08:00:00+01:00"

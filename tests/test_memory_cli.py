@@ -69,7 +69,7 @@ def test_forget_at_the_terminal_proposes_and_only_the_approval_retires_the_belie
 
     from storage import engram
     from storage.models import Approval, Memory
-    from wilson.repl import Repl
+    from wilson.app.repl import Repl
 
     app = make_app(llm="offline")
     belief = engram.store("belief", "the user books flights late", ["task:1"], app.clock.now())

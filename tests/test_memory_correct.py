@@ -8,14 +8,16 @@ from datetime import timedelta
 
 import pytest
 
-from actors import hippocampus
-from actors.hippocampus import consolidate, forget, nightly
+from actors.hippocampus import advice, skill
+from actors.hippocampus import nightly
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.skill import forget
+from channels import views
 from storage import engram, recall
-from storage.beliefs import memory_list
 from storage import trace as traces
+from storage.beliefs import memory_list
 from storage.models import Memory
 from tests.test_hippocampus import LATE, FakeSynapse, at, done_task, live, night
-from wilson import views
 
 PRINCIPLE = "Propose flight booking earlier than usual"
 
@@ -60,7 +62,7 @@ def test_forgetting_a_belief_retires_what_grew_from_it_and_keeps_the_history(db)
     reason = traces.path(f"memory:{principle.id}")[0].reason
     assert reason.startswith("retired by the user: I book flights early") and f"memory {belief.id}" in reason
     assert memory_list() == []
-    assert hippocampus.proposal_advice("create_task", {"title": "Book flights", "due": "2027-06-01"}, now) is None
+    assert advice.proposal_advice("create_task", {"title": "Book flights", "due": "2027-06-01"}, now) is None
 
 
 def test_a_retired_belief_stays_retired_after_the_next_nights(db):
@@ -96,7 +98,7 @@ def memory_box():
     from actors.tools import core
     from wilson.skills import Installed, Toolbox
 
-    return Toolbox([tool() for tool in core.TOOLS], [Installed("memory", hippocampus.SKILL, "wilson test")])
+    return Toolbox([tool() for tool in core.TOOLS], [Installed("memory", skill.SKILL, "wilson test")])
 
 
 def test_forgetting_is_a_proposal_the_gate_executes_once(db):

@@ -9,13 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from actors import hippocampus
-from actors.hippocampus import consolidate, forget
-from actors.tick import _task_windows, plan_task, scan_deadlines
+from actors.hippocampus import advice as hippocampus_advice
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.skill import forget
+from actors.tick.deadlines import _task_windows, plan_task, scan_deadlines
 from storage import inbox, outbox, trace
 from storage.models import Feedback, Outbox, Task
 from tests.test_hippocampus import FakeSynapse, at, night
-from wilson.clock import UTC
+from wilson.kernel.clock import UTC
 
 WINDOWS = ["7d", "1d", "due", "overdue"]
 BELIEF = "user lets early reminders about bill payment pass"
@@ -47,7 +48,7 @@ def nights_of_bills(*, acted_on: int | None = None, window: str = "7d") -> None:
 
 def test_heads_ups_let_pass_on_three_nights_leave_only_the_due_and_overdue_reminders(db):
     nights_of_bills()
-    advice = hippocampus.reminder_advice("Pay the water bill")
+    advice = hippocampus_advice.reminder_advice("Pay the water bill")
     assert advice is not None and advice["text"] == BELIEF
     water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
     assert _task_windows(water, WINDOWS) == ["due", "overdue"]
@@ -66,18 +67,18 @@ def test_heads_ups_let_pass_on_three_nights_leave_only_the_due_and_overdue_remin
 
 def test_a_heads_up_acted_on_refutes_the_belief_and_reminders_on_the_day_are_no_evidence(db):
     nights_of_bills(acted_on=3)  # three let pass, then one answered with a ✅ within the day
-    assert hippocampus.reminder_advice("Pay the water bill") is None
+    assert hippocampus_advice.reminder_advice("Pay the water bill") is None
     Task.delete().execute()
 
 
 def test_due_day_reminders_let_pass_are_not_evidence_against_heads_ups(db):
     nights_of_bills(window="due")
-    assert hippocampus.reminder_advice("Pay the water bill") is None
+    assert hippocampus_advice.reminder_advice("Pay the water bill") is None
 
 
 def test_forgetting_the_belief_brings_the_heads_ups_back(db):
     nights_of_bills()
-    advice = hippocampus.reminder_advice("Pay the water bill")
+    advice = hippocampus_advice.reminder_advice("Pay the water bill")
     forget(advice["memory"], night("2027-02-01"), "I want the week-ahead reminders")
     water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
     assert _task_windows(water, WINDOWS) == WINDOWS

@@ -11,14 +11,15 @@ from datetime import timedelta
 
 import pytest
 
-from actors import hippocampus
-from actors.hippocampus import consolidate, forget
+from actors.hippocampus import advice
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.skill import forget
 from actors.thalamus import apply_triage, triage_context, triage_request
 from storage import buffers, inbox, outbox, trace
 from storage.models import Feedback, Outbox, ReceptorBuffer, Turn
 from tests.test_hippocampus import FakeSynapse, at, night
-from wilson.clock import UTC
-from wilson.offline import triage as offline_triage
+from wilson.kernel.clock import UTC
+from wilson.model.offline import triage as offline_triage
 
 SENDER = "news@shop.example"
 BELIEF = f"user ignores mail from {SENDER}"
@@ -93,7 +94,7 @@ def test_three_nights_of_ignored_mail_sink_the_next_one_for_the_briefing_traced_
     assert before["priority"] == 2  # a date within the week: needs action, before anything was learned
 
     nights_of_newsletters()
-    belief = hippocampus.ignored_senders(NOW)[SENDER]
+    belief = advice.ignored_senders(NOW)[SENDER]
     assert belief["text"] == BELIEF
     [decision] = offline([row])
     assert decision["priority"] == 3 and decision["action"] == "inbox"
@@ -108,7 +109,7 @@ def test_three_nights_of_ignored_mail_sink_the_next_one_for_the_briefing_traced_
 
 def test_the_models_triage_request_names_the_ignored_sender(db):
     nights_of_newsletters()
-    memory = hippocampus.ignored_senders(NOW)[SENDER]["memory"]
+    memory = advice.ignored_senders(NOW)[SENDER]["memory"]
     row, other = next_mail(*ORDINARY), mail(100, "2027-02-01", *ORDINARY, sender="friend@example.org")
     body = json.loads(triage_request([row, other], NOW, UTC)[1]["content"])
     assert f"{SENDER} (memory {memory})" in body["learned"]
@@ -125,7 +126,7 @@ def test_an_urgent_situation_from_an_ignored_sender_is_not_sunk(db):
 
 def test_a_mail_reacted_to_refutes_the_belief(db):
     nights_of_newsletters(reacted_on=3, nights=4)  # three let pass, then a 👍 within the day
-    assert hippocampus.ignored_senders(NOW) == {}
+    assert advice.ignored_senders(NOW) == {}
     assert offline([next_mail(*ORDINARY)])[0]["priority"] == 2
 
 
@@ -134,14 +135,14 @@ def test_words_about_the_mail_count_as_a_reaction(db):
         row = mail(n, day, f"Your weekly picks #{n}", "Hand-picked for you this week.")
         surfaced(row, day, replied=f"what did {SENDER} want?" if n == 2 else None)
         consolidate(night(day) + timedelta(days=2), FakeSynapse())
-    assert hippocampus.ignored_senders(NOW) == {}
+    assert advice.ignored_senders(NOW) == {}
 
 
 def test_forgetting_the_belief_restores_triage(db):
     nights_of_newsletters()
-    memory = hippocampus.ignored_senders(NOW)[SENDER]["memory"]
+    memory = advice.ignored_senders(NOW)[SENDER]["memory"]
     forget(memory, night("2027-01-31"), "I read their mail")
-    assert hippocampus.ignored_senders(NOW) == {}
+    assert advice.ignored_senders(NOW) == {}
     row = next_mail(*ORDINARY)
     assert offline([row])[0]["priority"] == 2
     assert "learned" not in json.loads(triage_request([row], NOW, UTC)[1]["content"])
@@ -159,7 +160,7 @@ def believed(app) -> int:
 
 def test_the_morning_syncs_model_request_carries_the_hint(make_app):
     from tests.test_thalamus import START, advance_to, at as local, brain, requests_of
-    from wilson.scripted import ScriptedServer
+    from wilson.model.scripted import ScriptedServer
 
     server = ScriptedServer(brain())
     server.start()

@@ -10,7 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from actors.hippocampus import collect_episodes, consolidate
+from actors.hippocampus.episodes import collect_episodes
+from actors.hippocampus.nightly import consolidate
 from storage.models import Approval, ApprovalItem, Memory
 from tests.test_hippocampus import LATE, FakeSynapse, at, live, night, proposal
 

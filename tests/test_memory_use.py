@@ -13,8 +13,10 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from actors import hippocampus
-from actors.hippocampus import consolidate, proposal_advice, relevant_memories, situation_of, steer
+from actors.hippocampus import outcomes as hippocampus_outcomes, recall as hippocampus_recall
+from actors.hippocampus.advice import proposal_advice, steer
+from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.recall import relevant_memories, situation_of
 from storage import engram, recall
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
 from tests.brain import call, context_of
@@ -67,8 +69,8 @@ def test_an_exam_recalls_study_habits_and_a_bill_recalls_payment_habits(db):
     bill = relevant_memories({"text": "Invoice 2231 from Stadtwerke"}, NOW)
     assert "user starts exam revision two weeks ahead" in [m["text"] for m in exam if m["why"] != "profile"]
     assert [m["text"] for m in bill if m["why"] != "profile"] == ["user pays bills late"]
-    assert hippocampus.event_kinds("Trip to Japan", "flight LH 714") == ["trip"]
-    assert hippocampus.event_kinds("Book a taxi") == []
+    assert hippocampus_recall.event_kinds("Trip to Japan", "flight LH 714") == ["trip"]
+    assert hippocampus_recall.event_kinds("Book a taxi") == []
 
 
 def test_recall_by_topic_and_person(db):
@@ -99,14 +101,14 @@ def test_calibration_counts_each_kind_of_proposal_and_holds_back_one_always_turn
     proposal("Book flights to Oslo", "2027-01-20", decided=at("2027-01-10"), status="approved",
              item_status="executed")
     consolidate(night("2027-01-11"), FakeSynapse())
-    assert hippocampus.subject_rates("packing") == {"approved": 0, "rejected": 3, "ignored": 0}
-    assert hippocampus.subject_rates("flights") == {"approved": 1, "rejected": 0, "ignored": 0}
+    assert hippocampus_outcomes.subject_rates("packing") == {"approved": 0, "rejected": 3, "ignored": 0}
+    assert hippocampus_outcomes.subject_rates("flights") == {"approved": 1, "rejected": 0, "ignored": 0}
     assert live_belief_count() == 0
 
     advice = proposal_advice("create_task", {"title": "Pack for Japan"}, night("2027-01-12"))
     assert advice["action"] == "hold" and advice["memory"] == "calibration"
     assert advice["text"] == "proposals of packing lists: 0 approved, 3 turned down, 0 unanswered of 3"
-    lines = hippocampus.calibration_lines({"text": "Trip to Japan"})
+    lines = hippocampus_recall.calibration_lines({"text": "Trip to Japan"})
     assert [line["why"] for line in lines] == ["calibration: packing"]  # flights: one outcome is too few to weigh
 
 

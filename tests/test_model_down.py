@@ -16,7 +16,7 @@ from storage import trace
 from storage.models import Approval, ApprovalItem, Outbox, Setting
 from tests.test_cortex import say, user_texts
 from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, requests_of, scripted  # noqa: F401
-from wilson.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
+from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
 
 JAPAN = {"channel": "calendar", "change": "new", "uid": "japan-1", "title": "Trip to Japan",
          "start": "2027-04-10", "end": "2027-04-24", "all_day": True, "location": "Tokyo", "previous": None}
@@ -47,7 +47,7 @@ def log_records():
 
 
 def warnings_from_synapse(records) -> list[str]:
-    return [r["message"] for r in records if r["level"].name == "WARNING" and r["name"] == "wilson.synapse"]
+    return [r["message"] for r in records if r["level"].name == "WARNING" and r["name"] == "wilson.model.synapse"]
 
 
 def told(app, text: str) -> int:

@@ -11,10 +11,10 @@ import pytest
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import TokenUsage
-from wilson import config as configmod
-from wilson.clock import SimClock
-from wilson.offline import find_dates, words
-from wilson.synapse import Synapse
+from wilson.kernel import config as configmod
+from wilson.kernel.clock import SimClock
+from wilson.model.offline import find_dates, words
+from wilson.model.synapse import Synapse
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 NOW = "2027-01-05T09:00+01:00"

@@ -1,4 +1,4 @@
-"""wilson/offline/bills.py: a bill or a renewal notice in a mail becomes one task due before its date."""
+"""wilson/model/offline/bills.py: a bill or a renewal notice in a mail becomes one task due before its date."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from wilson.offline import bills
+from wilson.model.offline import bills
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2027, 1, 12, 10, 0, tzinfo=BERLIN)  # a Tuesday

@@ -1,4 +1,4 @@
-"""wilson/offline/dates.py: dates as people write them, in the user's timezone, resolved forward."""
+"""wilson/model/offline/dates.py: dates as people write them, in the user's timezone, resolved forward."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from wilson.offline import dates
+from wilson.model.offline import dates
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

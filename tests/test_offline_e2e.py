@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from storage.models import Trace
-from wilson.repl import Repl
+from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")
 SICK = ("Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up "

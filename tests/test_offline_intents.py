@@ -1,4 +1,4 @@
-"""wilson/offline/intents.py: what a person's message asks for, as proposals, answers or honest help."""
+"""wilson/model/offline/intents.py: what a person's message asks for, as proposals, answers or honest help."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wilson.offline import intents, phrases
-from wilson.offline.recognition import load_playbook
+from wilson.model.offline import intents, phrases
+from wilson.model.offline.recognition import load_playbook
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)  # a Tuesday

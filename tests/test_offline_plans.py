@@ -1,4 +1,4 @@
-"""wilson/offline/plans.py: a playbook plan fitted to the time left before the event."""
+"""wilson/model/offline/plans.py: a playbook plan fitted to the time left before the event."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import date, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wilson.offline.plans import fit, plan_calls
-from wilson.offline.recognition import load_playbook
+from wilson.model.offline.plans import fit, plan_calls
+from wilson.model.offline.recognition import load_playbook
 
 PLAYBOOK = load_playbook()
 TRIP = PLAYBOOK.of_kind("trip")

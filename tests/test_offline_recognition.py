@@ -1,4 +1,4 @@
-"""wilson/offline/recognition.py and places.py: what an event is, by its words, its place and its length."""
+"""wilson/model/offline/recognition.py and places.py: what an event is, by its words, its place and its length."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from wilson.offline import places
-from wilson.offline.recognition import load_playbook, place_title, recognise_event, recognise_message
+from wilson.model.offline import places
+from wilson.model.offline.recognition import load_playbook, place_title, recognise_event, recognise_message
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PLAYBOOK = load_playbook()

@@ -8,9 +8,9 @@ import sys
 from datetime import datetime, timezone
 
 from tests.conftest import ROOT
-from wilson import config as configmod
-from wilson.clock import SimClock
-from wilson.synapse import Synapse
+from wilson.kernel import config as configmod
+from wilson.kernel.clock import SimClock
+from wilson.model.synapse import Synapse
 
 
 def status(home, **env) -> str:

@@ -1,5 +1,5 @@
 """The offline rules against a table of ordinary life: calendar events and chat lines, each with
-the outcome a person would expect, run through the REPL (wilson/repl.py's Repl, as
+the outcome a person would expect, run through the REPL (wilson/app/repl.py's Repl, as
 bin/wilson-repl runs it) on a whole Wilson with no model.
 
 tests/data/offline/dev.txt is the half the rules were tuned on; held_back.txt was written
@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from storage.models import Approval, ApprovalItem, Task, Topic
-from wilson.offline.recognition import load_playbook
-from wilson.repl import Repl
+from wilson.app.repl import Repl
+from wilson.model.offline.recognition import load_playbook
 
 DATA = Path(__file__).resolve().parent / "data" / "offline"
 START = "2027-01-05T10:00:00+01:00"

@@ -1,4 +1,4 @@
-"""wilson/offline/urgency.py and triage.py: how pressing an item is, by who, what situation and when."""
+"""wilson/model/offline/urgency.py and triage.py: how pressing an item is, by who, what situation and when."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from wilson.offline import triage, urgency
+from wilson.model.offline import triage, urgency
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NIGHT = datetime(2027, 1, 6, 3, 15, tzinfo=BERLIN)

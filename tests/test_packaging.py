@@ -46,14 +46,14 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_declares_both_commands_and_carries_every_package(wheel):
     scripts = console_scripts_in_setup_cfg()
-    assert scripts == {"wilson": "wilson.cli:main", "wilson-repl": "wilson.repl:main"}
+    assert scripts == {"wilson": "wilson.app.cli:main", "wilson-repl": "wilson.app.repl:main"}
     with zipfile.ZipFile(wheel) as whl:
         names = whl.namelist()
         [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         parser = configparser.ConfigParser()
         parser.read_string(whl.read(entry_points).decode())
     assert {k: v for k, v in parser["console_scripts"].items()} == scripts
-    for package in ("wilson/cli.py", "wilson/repl.py", "wilson/service.py", "wilson/playbook.toml",
+    for package in ("wilson/app/cli.py", "wilson/app/repl.py", "wilson/app/service.py", "wilson/model/playbook.toml",
                     "actors/__init__.py", "channels/__init__.py", "storage/__init__.py"):
         assert package in names, f"{package} is not in the wheel"
     assert not [n for n in names if n.startswith(("tests/", "bench/"))]

@@ -21,8 +21,8 @@ from storage.migrations import migrate
 from storage.models import Inbox, Schedule, Trace
 from tests.conftest import POSTGRES_URL, reset_postgres
 from tests.crash_workload import OWNER, TAG, RecordingTelegram, model_reply
-from wilson import clock as clockmod
-from wilson.scripted import ScriptedServer
+from wilson.kernel import clock as clockmod
+from wilson.model.scripted import ScriptedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 3  # seconds: short, so a killed worker's rows are taken over within the test

@@ -13,8 +13,8 @@ from actors import tools
 from storage import inbox
 from storage.models import Task, Topic
 from tests.brain import context_of, is_cortex, routine_reply, tool_names
-from wilson.messages import InboxReady
-from wilson.scripted import ScriptedServer
+from wilson.kernel.messages import InboxReady
+from wilson.model.scripted import ScriptedServer
 
 # Tokens of the tool schemas each kind of run is offered (the built-in skills and the registered ones; every
 # change is an action of one `propose`). A skill that adds a tool meets this ceiling on purpose: raise it
@@ -146,7 +146,7 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
 
 
 def test_the_budget_shows_money_at_the_configured_prices(make_app):
-    from wilson.synapse import cost, prices, usd
+    from wilson.model.replies import cost, prices, usd
 
     with ScriptedServer([{"match": lambda body, headers: True, "reply": {"text": "Hi!"}}]) as server:
         app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m", "WILSON_LLM_PRICE_FAST": "1/0.5/4"})

@@ -12,13 +12,14 @@ import json
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from actors.proposals import changes_between, reason_for, remind_moment
+from actors.proposals.rules import remind_moment
+from actors.proposals.words import changes_between, reason_for
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
 from tests.calendar_support import add_event
 from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
 from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)
-from wilson import views
-from wilson.repl import Repl
+from channels import views
+from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -16,10 +16,10 @@ from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
 from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, ids_asked, offers,
                                  request_items, requests_of, scripted, triage_requests)  # noqa: F401
-from wilson.actor import Context
-from wilson.clock import SimClock
-from wilson.messages import SyncRequest
-from wilson.synapse import make_synapse
+from wilson.kernel.actor import Context
+from wilson.kernel.clock import SimClock
+from wilson.kernel.messages import SyncRequest
+from wilson.model.synapse import make_synapse
 from tests.actor_support import RecordingDirectory
 
 URGENT = "URGENT: the school called, please pick up Mia by 15:00 today"

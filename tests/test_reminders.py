@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from actors.tick import plan_task
+from actors.tick.deadlines import plan_task
 from storage.models import Approval, Schedule, Task, TaskFiring
 
 
@@ -33,7 +33,7 @@ def test_snoozed_task_is_quiet_until_the_snooze_ends_then_follows_up_once(make_a
     task = Task.create(title="File taxes", due=now + timedelta(days=10), created_at=now,
                        escalation=["7d", "3d", "1d", "due"])
     plan_task(task, now, ["7d", "3d", "1d", "due"], app.config.timezone)
-    from actors.proposals import propose
+    from actors.proposals.make import propose
     from storage import inbox
 
     row = inbox.add(source="repl", text="snooze taxes", priority=0, at=now)
@@ -53,7 +53,7 @@ def test_user_adjusted_escalation_replans_the_follow_ups(make_app):
     now = app.clock.now()
     task = Task.create(title="Book dentist", due=now + timedelta(days=20), created_at=now)
     plan_task(task, now, ["14d", "7d", "3d", "1d", "due", "overdue"], app.config.timezone)
-    from actors.proposals import propose
+    from actors.proposals.make import propose
     from storage import inbox
 
     row = inbox.add(source="repl", text="only remind me the day before", priority=0, at=now)

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from storage.models import Inbox, ReceptorBuffer
-from wilson import bounds, cli
-from wilson.repl import MAX_LINE, CommandError, Repl, parse
+from wilson.app import cli
+from wilson.app.repl import MAX_LINE, CommandError, Repl, parse
+from wilson.kernel import bounds
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 

@@ -13,8 +13,8 @@ from actors.cortex.route import choose_route
 from storage import inbox
 from storage.models import Approval, Inbox, Outbox, Trace
 from tests.brain import call, context_of, is_cortex, routine_reply, tool_names
-from wilson.messages import InboxReady
-from wilson.scripted import ScriptedServer
+from wilson.kernel.messages import InboxReady
+from wilson.model.scripted import ScriptedServer
 
 
 def role(request) -> str:

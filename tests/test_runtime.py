@@ -14,9 +14,9 @@ from storage.models import Approval, DecisionRow, Inbox, Outbox, Task
 from tests.test_approval import PLAN, planner, propose
 from tests.test_cortex import cortex_requests, model, say, scripted  # noqa: F401 (a fixture)
 from tests.test_supervisor import wait_for
-from wilson.messages import DecisionRecorded, InboxReady
-from wilson.scripted import ScriptedServer
-from wilson.supervisor import ActorSpec
+from wilson.kernel.messages import DecisionRecorded, InboxReady
+from wilson.model.scripted import ScriptedServer
+from wilson.kernel.supervisor import ActorSpec
 
 
 def proposals_shown(app) -> list[int]:

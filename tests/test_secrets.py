@@ -20,13 +20,13 @@ import pytest
 from loguru import logger
 
 from tests.fake_telegram import FakeTelegram
-from wilson import cli
-from wilson.app import Wilson
-from wilson.clock import RealClock
-from wilson.config import load
-from wilson.logs import setup_logging
-from wilson.redact import redact, register, url_credentials
-from wilson.scripted import ScriptedServer
+from wilson.app import cli
+from wilson.app.application import Wilson
+from wilson.kernel.clock import RealClock
+from wilson.kernel.config import load
+from wilson.kernel.logs import setup_logging
+from wilson.kernel.redact import redact, register, url_credentials
+from wilson.model.scripted import ScriptedServer
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

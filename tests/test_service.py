@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from wilson import cli, service
+from wilson.app import cli, service
 
 ODD_HOME = Path("/tmp/wilson home/100% \"quoted\"")
 ARGV = service.command(sys.executable)
@@ -40,7 +40,7 @@ def test_unit_restarts_on_failure_logs_to_journald_and_runs_the_cli_without_a_te
     assert settings["Restart"] == ["on-failure"]
     assert settings["RestartPreventExitStatus"] == ["2"]  # a refused configuration is not restarted in a loop
     assert settings["StandardOutput"] == settings["StandardError"] == ["journal"]
-    assert settings["ExecStart"] == [f"{sys.executable} -m wilson.cli run --no-terminal"]
+    assert settings["ExecStart"] == [f"{sys.executable} -m wilson.app.cli run --no-terminal"]
     assert 'Environment="WILSON_HOME=/home/ann/.wilson"' in unit.splitlines()
     assert settings["EnvironmentFile"] == ["-/home/ann/.wilson/service.env"]  # optional: '-'
     assert settings["WantedBy"] == ["default.target"]

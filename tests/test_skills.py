@@ -20,8 +20,9 @@ from actors import tools
 from storage.models import Approval, ApprovalItem, Outbox, ReceptorBuffer, Task, Trace
 from tests.brain import tool_names
 from tests.test_cortex import call, cortex_requests, say, scripted, tool_results, user_texts  # noqa: F401 (fixture)
-from wilson import cli, skills
-from wilson import config as configmod
+from wilson.app import cli
+from wilson import skills
+from wilson.kernel import config as configmod
 
 ROOT = Path(__file__).resolve().parent.parent
 SUPPORT = Path(__file__).resolve().parent / "skill_support"
@@ -177,7 +178,7 @@ def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installe
 
 
 def test_a_skills_playbook_entries_teach_the_offline_rules_a_life_event_without_rewriting_the_users():
-    from wilson.offline.recognition import load_playbook, match_words
+    from wilson.model.offline.recognition import load_playbook, match_words
 
     extra = ('[allotment]\nlabel = "Allotment"\ntriggers = ["allotment"]\n'
              '[[allotment.tasks]]\ntitle = "Order seeds"\ndays_before = 14\n'

@@ -12,8 +12,8 @@ from storage import buffers, inbox, outbox, trace
 from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
 from storage.models import Approval, Inbox, SchemaVersion
-from wilson import clock as clockmod
-from wilson import liveness
+from wilson.kernel import clock as clockmod
+from wilson.kernel import liveness
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 

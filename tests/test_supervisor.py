@@ -8,12 +8,12 @@ from datetime import datetime, timezone
 from actors.cortex.actor import CortexActor
 from storage import inbox
 from storage.models import Inbox
-from wilson import clock as clockmod
-from wilson import config as configmod
-from wilson import liveness
-from wilson.actor import Context, WilsonActor
-from wilson.messages import InboxReady, Ping
-from wilson.supervisor import ActorSpec, Claims, Supervisor
+from wilson.kernel import clock as clockmod
+from wilson.kernel import config as configmod
+from wilson.kernel import liveness
+from wilson.kernel.actor import Context, WilsonActor
+from wilson.kernel.messages import InboxReady, Ping
+from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 EVENTS: list[str] = []

@@ -17,14 +17,15 @@ from loguru import logger
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import TokenUsage, Trace
-from wilson import clock as clockmod
-from wilson import config as configmod
-from wilson.clock import SimClock
-from wilson.doctor import run_doctor
-from wilson.logs import setup_logging
-from wilson.scripted import ScriptedServer, load_script
-from wilson.synapse import (BudgetExhausted, ChatResult, ModelOutputError, ModelUnavailable, Synapse, SynapseError,
-                            ToolCall, make_synapse)
+from wilson.app.doctor import run_doctor
+from wilson.kernel import clock as clockmod
+from wilson.kernel import config as configmod
+from wilson.kernel.clock import SimClock
+from wilson.kernel.logs import setup_logging
+from wilson.model.errors import BudgetExhausted, ModelOutputError, ModelUnavailable, SynapseError
+from wilson.model.replies import ChatResult, ToolCall
+from wilson.model.scripted import ScriptedServer, load_script
+from wilson.model.synapse import Synapse, make_synapse
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 TASK_TOOL = {"type": "function", "function": {

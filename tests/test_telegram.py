@@ -16,15 +16,16 @@ from actors import briefing as day_briefing
 from channels import telegram as tg
 from channels.telegram import access
 from channels.telegram import text as tg_text
+from storage import mute
 from storage import kv, outbox
 from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Outbox, Setting, Task,
                             Topic, Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
-from wilson.app import Wilson
-from wilson.clock import RealClock
-from wilson.config import load
-from wilson.messages import ApprovalSettled, Deliver
-from wilson.scripted import ScriptedServer
+from wilson.app.application import Wilson
+from wilson.kernel.clock import RealClock
+from wilson.kernel.config import load
+from wilson.kernel.messages import ApprovalSettled, Deliver
+from wilson.model.scripted import ScriptedServer
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -376,7 +377,7 @@ def test_five_wrong_pairing_codes_void_the_code(wilson, fake):
 
 
 def test_wilson_pair_prints_a_code_that_expires(tmp_path, capsys):
-    from wilson import cli
+    from wilson.app import cli
 
     assert cli.main(["--home", str(tmp_path), "pair"]) == 0
     printed = capsys.readouterr().out
@@ -401,9 +402,7 @@ def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson
     fake.send_text(OWNER, "/nonsense")
     wait_text(fake, OWNER, "I don't know /nonsense")
     assert app.wait_idle(10)
-    from wilson import quiet
-
-    muted = quiet.muted_until()
+    muted = mute.muted_until()
     assert muted is not None and 1.9 * 3600 < (muted - app.clock.now()).total_seconds() <= 2 * 3600
     assert not Inbox.select().where(Inbox.text.startswith("/")).exists()  # commands never reach the model
     assert Outbox.select().where((Outbox.channel == "telegram") & (Outbox.status != "delivered")).count() == 0

@@ -13,10 +13,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from storage import mute
 from storage import trace
 from storage.models import Inbox, Memory
-from wilson import quiet, views
-from wilson.repl import CommandError, Repl, parse
+
+from channels import views
+from wilson.app.repl import CommandError, Repl, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
@@ -66,8 +68,8 @@ def test_today_quiet_and_memories_answer(make_app):
     assert "looking at what's new" in run(repl, "today")
     out = run(repl, "quiet 3h")
     assert "Quiet until Tue 05 Jan 11:00 (Europe/Berlin)" in out and "quiet off ends it early" in out
-    assert quiet.muted_until() == datetime(2027, 1, 5, 10, 0, tzinfo=timezone.utc)
-    assert "Quiet is over" in run(repl, "quiet off") and quiet.muted_until() is None
+    assert mute.muted_until() == datetime(2027, 1, 5, 10, 0, tzinfo=timezone.utc)
+    assert "Quiet is over" in run(repl, "quiet off") and mute.muted_until() is None
     assert "For how long? For example quiet 3h" in run(repl, "quiet soon")
     assert run(repl, "memories") == "(no memories)\n"
     Memory.create(kind="belief", text="Prefers window seats", created_at=app.clock.now())

@@ -22,10 +22,10 @@ from actors import thalamus
 from actors.thalamus import apply_triage, chunks, normalise_decisions
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
-from tests.calendar_support import add_event
-from wilson import clock as clockmod
 from tests.brain import context_of
-from wilson.scripted import ScriptedServer, tool_names
+from tests.calendar_support import add_event
+from wilson.kernel import clock as clockmod
+from wilson.model.scripted import ScriptedServer, tool_names
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "2027-01-05T08:00:00+01:00"
@@ -544,8 +544,8 @@ def test_the_nudge_carries_the_priority_that_picks_the_lane_and_one_without_it_r
     from tests.actor_support import RecordingDirectory
     from tests.conftest import make_config
     from storage import inbox
-    from wilson.actor import Context
-    from wilson.messages import InboxReady, StimulusCommitted
+    from wilson.kernel.actor import Context
+    from wilson.kernel.messages import InboxReady, StimulusCommitted
 
     directory = RecordingDirectory(strict=True)
     ctx = Context(config=make_config(tmp_path), clock=clockmod.SimClock(T0), synapse=None, directory=directory)

@@ -8,20 +8,21 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from actors.tick import (
-    TickActor, add_reminder, due_schedules, ensure_builtin_schedules, next_due, next_fire, plan_task,
-    run_scan, window_times,
-)
+from actors.tick.actor import TickActor, run_scan
+from actors.tick.cron import next_fire
+from actors.tick.deadlines import plan_task, window_times
+from actors.tick.schedules import add_reminder, due_schedules, ensure_builtin_schedules, next_due
+from storage import mute
 from storage import outbox
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
-from wilson import quiet
-from wilson.actor import Context, WilsonActor
-from wilson.clock import UTC, RealClock, SimClock, monotonic, pause, wall_now
-from wilson.config import load
-from wilson.messages import Deliver, InboxReady, SyncRequest, TickNow
-from wilson.supervisor import ActorSpec, Supervisor
+from wilson.kernel import quiet
+from wilson.kernel.actor import Context, WilsonActor
+from wilson.kernel.clock import UTC, RealClock, SimClock, monotonic, pause, wall_now
+from wilson.kernel.config import load
+from wilson.kernel.messages import Deliver, InboxReady, SyncRequest, TickNow
+from wilson.kernel.supervisor import ActorSpec, Supervisor
 
 BERLIN = ZoneInfo("Europe/Berlin")
 WINDOWS = ["14d", "7d", "3d", "1d", "due", "overdue"]
@@ -352,11 +353,11 @@ def test_quiet_until_handles_midnight_dst_and_mutes(db):
     assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 15, 0)) == local(2027, 1, 5, 15, 0)
     assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 23, 0)) == local(2027, 1, 6, 7, 0)
     assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 11, 0)) is None
-    assert quiet.muted_until() is None
-    quiet.mute(local(2027, 1, 5, 15, 0))
-    assert quiet.muted_until() == local(2027, 1, 5, 15, 0)
-    quiet.mute(None)
-    assert quiet.muted_until() is None
+    assert mute.muted_until() is None
+    mute.mute(local(2027, 1, 5, 15, 0))
+    assert mute.muted_until() == local(2027, 1, 5, 15, 0)
+    mute.mute(None)
+    assert mute.muted_until() is None
 
 
 def test_a_follow_up_in_quiet_hours_is_held_and_released_at_0700(db):
@@ -370,7 +371,7 @@ def test_a_follow_up_in_quiet_hours_is_held_and_released_at_0700(db):
     run_scan(clock.now(), BERLIN, WINDOWS, tell)
     row = Inbox.get(Inbox.kind == "deadline")
     # what the cortex does with a non-urgent surfacing at 23:00
-    hold = quiet.quiet_until(clock.now(), BERLIN, "22:00-07:00", quiet.muted_until())
+    hold = quiet.quiet_until(clock.now(), BERLIN, "22:00-07:00", mute.muted_until())
     assert hold == local(2027, 1, 10, 7, 0)
     held = outbox.add(channel="telegram", text="Your flight is soon", trace_id=row.trace_id, key="o1",
                       at=clock.now(), deliver_after=hold)
@@ -484,7 +485,7 @@ def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
 # Windows per kind of task ---------------------------------------------------------
 
 def test_a_task_kind_is_read_from_its_title_then_its_topic():
-    from actors.tick import task_kind
+    from actors.tick.deadlines import task_kind
 
     assert task_kind("Renew passport") == "document"
     assert task_kind("Book flights to Tokyo") == "booking"
@@ -498,7 +499,7 @@ def test_a_task_kind_is_read_from_its_title_then_its_topic():
 
 
 def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrides_them(db, config):
-    from actors.tick import windows_config
+    from actors.tick.deadlines import windows_config
 
     config.set("tick", "windows_birthday", "3d,due")
     config.set("tick", "windows_bill", "3d,due,overdue")

@@ -1,4 +1,4 @@
-"""wilson/timeparse.py: the one reader of ISO dates, stored moments, local wall times and HH:MM windows."""
+"""wilson/kernel/timeparse.py: the one reader of ISO dates, stored moments, local wall times and HH:MM windows."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from wilson import config as configmod
-from wilson import timeparse
+from wilson.kernel import config as configmod
+from wilson.kernel import timeparse
 
 UTC = timezone.utc
 BERLIN = ZoneInfo("Europe/Berlin")

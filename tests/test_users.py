@@ -13,7 +13,7 @@ from storage import routing
 from storage.models import Approval, Inbox, Task, Topic, Turn
 from tests.test_cortex import (background, call, cortex_requests, is_cortex, scripted,  # noqa: F401 (a fixture)
                                user_texts)
-from wilson.messages import StimulusCommitted
+from wilson.kernel.messages import StimulusCommitted
 
 SECRET = "my biopsy result came back: XYZZY-positive"
 
@@ -146,7 +146,7 @@ def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(s
     assert PRIVATE in for_owner and "Bring flowers" in for_owner, "the owner sees everyone's"
     assert PRIVATE in json.dumps(cortex_requests(server)[-1]), "a run nobody started works for the owner"
 
-    from wilson import views
+    from channels import views
     tz = app.config.timezone
     assert {t["title"] for t in views.tasks(tz, "open", "bob", owner)} == {"Book the ryokan", "Bring flowers"}
     assert {t["title"] for t in views.topics(tz, "bob", owner)} == {"Trip to Japan"}

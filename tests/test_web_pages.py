@@ -147,7 +147,7 @@ def memory_skill(monkeypatch):
     from wilson import skills
 
     if "memory" not in {s.name for s in skills.installed()}:
-        monkeypatch.setitem(skills.BUILTIN, "memory", "actors.hippocampus:SKILL")
+        monkeypatch.setitem(skills.BUILTIN, "memory", "actors.hippocampus.skill:SKILL")
         skills.refresh()
         yield
         monkeypatch.undo()

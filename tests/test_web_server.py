@@ -18,8 +18,8 @@ JAPAN = "I'm flying to Japan on 2027-04-10"
 def propose(app, client: httpx.Client) -> Approval:
     """The user asks on the Conversation page; a proposal for that message reaches the gate, which
     presents it on the web channel (made here, so the test does not hang on a model's wording)."""
-    from actors.proposals import propose
-    from wilson.messages import ProposalCreated
+    from actors.proposals.make import propose
+    from wilson.kernel.messages import ProposalCreated
 
     page = client.get("/conversation")
     answer = client.post("/conversation", data={"csrf": csrf_of(page.text), "key": "k1", "text": JAPAN})

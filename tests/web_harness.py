@@ -241,8 +241,8 @@ def screenshots(out_dir) -> list:
     from pathlib import Path
 
     from tests.conftest import make_config
-    from wilson.app import Wilson
-    from wilson.clock import SimClock
+    from wilson.app.application import Wilson
+    from wilson.kernel.clock import SimClock
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ A skill is a `Skill` object registered under the entry-point group `wilson.skill
 - channels: receptor/effector actors (`Channel`), started with the other actors. A
   receptor commits what it receives through `channels.base.Channel.stimulus` (realtime)
   or `.buffer` (buffered), so every row goes through the thalamus.
-- playbook entries (TOML, as wilson/playbook.toml) for the offline rules.
+- playbook entries (TOML, as wilson/model/playbook.toml) for the offline rules.
 - a config section named after the skill, with defaults and checks (`Section`).
 - prompt lines added to the cortex's rules.
 
@@ -50,7 +50,7 @@ class Call:
     tz: object  # ZoneInfo
     user_id: str | None = None  # whose run (or whose approval): reads and creations are theirs
     owner: str | None = None  # the configured owner, who sees everything
-    config: object = None  # wilson.config.Config when the caller has one
+    config: object = None  # wilson.kernel.config.Config when the caller has one
     scratch: dict = field(default_factory=dict)  # shared by the items of one approved proposal
     item_id: int | None = None  # the approved item being executed (None outside the gate)
     trace_id: str | None = None
@@ -221,7 +221,7 @@ class Channel:
 @dataclass(frozen=True)
 class Section:
     """A skill's [section] in wilson.toml: `schema` maps each key to (kind, one line of help) with the
-    kinds of wilson.config.SCHEMA ("text", "url", "positive", "count", "bool", "list", ...); `check`
+    kinds of wilson.kernel.config.SCHEMA ("text", "url", "positive", "count", "bool", "list", ...); `check`
     sees the whole checked section and returns problems, one line each."""
 
     defaults: dict
@@ -234,7 +234,7 @@ class Skill:
     description: str = ""
     tools: tuple = ()  # Tool subclasses (or instances)
     channels: tuple = ()  # Channel specs
-    playbook: str = ""  # TOML, as wilson/playbook.toml
+    playbook: str = ""  # TOML, as wilson/model/playbook.toml
     config: Section | None = None  # the [<skill name>] section
     prompt: str = ""  # rules added to the cortex's system prompt, one per line
 
@@ -256,7 +256,7 @@ class Installed:
 BUILTIN = {
     "calendar": "actors.tools.calendar:SKILL",
     "email": "channels.email.skill:SKILL",
-    "memory": "actors.hippocampus:SKILL",
+    "memory": "actors.hippocampus.skill:SKILL",
     "reminders": "actors.tools.reminders:SKILL",
     "tasks": "actors.tools.tasks:SKILL",
     "telegram": "actors.tools.telegram:SKILL",
@@ -345,7 +345,7 @@ def playbook(config=None) -> str:
 
 def sections() -> tuple[dict, dict]:
     """The config sections of installed skills, {name: Section}, and {name: error} for the skills that
-    could not be loaded (wilson/config.py adds the one and warns of the other)."""
+    could not be loaded (wilson/kernel/config.py adds the one and warns of the other)."""
     found, broken = {}, {}
     for s in installed():
         if s.skill is None:

@@ -6,20 +6,20 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors import hippocampus
-from actors import briefing
-from actors import tools
+from actors import briefing, tools
 from actors.cortex.calls import RunOutcome, reason
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT
 from actors.cortex.route import choose_route, fallback_followup, is_greeting, judgement_for
-from storage import inbox, outbox, trace
+from actors.hippocampus import recall as hippocampus_recall
+from storage import inbox, mute, outbox, trace
 from storage.db import database
 from storage.models import Inbox, Setting
-from wilson.actor import WilsonActor
-from wilson import faults, liveness, quiet
-from wilson.messages import Deliver, DecisionRecorded, InboxReady, ProposalCreated, Recover, SyncRequest
+from wilson.kernel import faults, liveness
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.messages import DecisionRecorded, Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
+from wilson.model.synapse import trace_scope
 
 
 class CortexActor(WilsonActor):
@@ -47,7 +47,7 @@ class CortexActor(WilsonActor):
 
     def quiet_hold(self, at: datetime) -> datetime | None:
         """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
-        return quiet.hold_until(self.config, at)
+        return mute.hold_until(self.config, at)
 
     def on_start(self):
         released = inbox.recover(self.now())
@@ -115,7 +115,7 @@ class CortexActor(WilsonActor):
         tz = self.config.timezone
         memories = []
         try:  # recalled by the stimulus, its topic, its kind of event, its people and places
-            memories = hippocampus.memories_for(row, now, self.config)
+            memories = hippocampus_recall.memories_for(row, now, self.config)
         except Exception as exc:
             logger.warning("recall unavailable: {}", exc)
         owner = self.config.get("core", "owner")
@@ -123,7 +123,6 @@ class CortexActor(WilsonActor):
         turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
         route, why = choose_route(row, judgement_for(row, now))
         context = build_context(row, now, tz, memories, turns, owner)
-        from wilson.synapse import trace_scope
 
         user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
         box = tools.toolbox(self.config)

@@ -7,9 +7,10 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from actors import hippocampus
 from actors import tools
+from actors.hippocampus import advice
 from storage.models import Approval, ApprovalItem
+from wilson.model.errors import SynapseError
 
 
 MAX_ROUNDS = 6
@@ -43,7 +44,6 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     `reads` False: a greeting or thanks, offered no read tools either (it can still escalate)."""
     outcome = RunOutcome()
     box = box or tools.toolbox()
-    from wilson.synapse import SynapseError
 
     run = ("fast" if reads else "greeting") if role == "fast" else "user" if origin == "user" else "background"
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
@@ -143,7 +143,7 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz, viewe
             outcome.rejected_calls.append((name, problem))
             return {"error": problem}
         args = tool.known_args(args)
-        args, held, note = hippocampus.steer(name, args, now, outcome.remembered, background=viewer is None)
+        args, held, note = advice.steer(name, args, now, outcome.remembered, background=viewer is None)
         if held:
             return held
         outcome.proposals.append((name, args, tools.describe_item(name, args, tz, viewer, owner, box=box) + note))

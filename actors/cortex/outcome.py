@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from actors import proposals
+from actors.proposals import make
 from actors import tools
 from actors.cortex.calls import RunOutcome, present
 from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER, STALE_MODIFICATION,
@@ -14,7 +14,7 @@ from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MO
 from storage import decisions, hot, inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, Inbox, Turn
-from wilson import attention
+from actors import attention
 
 
 def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
@@ -38,7 +38,7 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.unfinished:
             trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
         if outcome.proposals:
-            approval = proposals.propose(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
+            approval = make.propose(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))

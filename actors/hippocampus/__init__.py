@@ -27,21 +27,3 @@ commit) and `actor`; what was learned is used by `recall` (memories for a planne
 `advice` (proposals steered, reminders thinned, senders named to triage); `skill` lets the
 user list and forget memories (the list itself is a storage read: storage/beliefs.py).
 """
-
-from actors.hippocampus.actor import HippocampusActor
-from actors.hippocampus.advice import (ignored_senders, proposal_advice, reminder_advice, sender_fact, steer,
-                                       triage_hints)
-from actors.hippocampus.episodes import collect_episodes
-from actors.hippocampus.nightly import consolidate
-from actors.hippocampus.outcomes import calibration, subject_rates
-from actors.hippocampus.recall import calibration_lines, event_kinds, memories_for, relevant_memories, situation_of
-from actors.hippocampus.rules import interpret, subject_of
-from actors.hippocampus.skill import SKILL, forget
-from storage.beliefs import memory_list
-
-__all__ = [
-    "HippocampusActor", "SKILL", "calibration", "calibration_lines", "collect_episodes", "consolidate",
-    "event_kinds", "forget", "ignored_senders", "interpret", "memories_for", "memory_list", "proposal_advice",
-    "relevant_memories", "reminder_advice", "sender_fact", "situation_of", "steer", "subject_of",
-    "subject_rates", "triage_hints",
-]

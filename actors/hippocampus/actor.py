@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from actors.hippocampus.nightly import consolidate
-from wilson.actor import WilsonActor
-from wilson.messages import Consolidate
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.messages import Consolidate
 
 
 class HippocampusActor(WilsonActor):

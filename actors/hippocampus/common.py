@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.clock import as_utc
-from wilson.timeparse import utc_or_none
+from wilson.kernel.clock import as_utc
+from wilson.kernel.timeparse import utc_or_none
 
 LEARNED_KINDS = ("interpretation", "belief", "principle")
 

@@ -10,7 +10,7 @@ from actors.hippocampus.common import _day, _iso, _parse_due, _thumb
 from actors.hippocampus.heeded import followup_episodes, mail_episodes
 from storage import engram
 from storage.models import Approval, ApprovalItem, Feedback, Outbox, Task, Turn
-from wilson.clock import as_utc
+from wilson.kernel.clock import as_utc
 
 # Approval (and item) statuses as the outcomes calibration speaks of.
 OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "rejected": "rejected",

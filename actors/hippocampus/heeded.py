@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from actors.hippocampus.common import _iso, _thumb
 from storage import engram
 from storage.models import Approval, Feedback, Inbox, Outbox, ReceptorBuffer, Task, Turn
-from wilson.clock import as_utc
+from wilson.kernel.clock import as_utc
 
 HEED_WITHIN = timedelta(days=1)  # a reminder acted on within a day was heeded; judged a day after it went
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors.hippocampus.common import LEARNED_KINDS, _iso
-from wilson.synapse import SynapseError
+from wilson.model.errors import SynapseError
 
 MODEL_EPISODES = 50  # episodes shown to the model; the rule candidates cover the rest
 

@@ -14,8 +14,8 @@ from actors.hippocampus.rules import counter_evidence, fallback_principle, inter
 from storage import engram, trace
 from storage.db import claim_transaction, serialise
 from storage.models import Cursor
-from wilson import faults
-from wilson.clock import UTC, as_utc
+from wilson.kernel import faults
+from wilson.kernel.clock import UTC, as_utc
 
 CURSOR = "hippocampus:last_run"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -9,7 +9,7 @@ from actors.hippocampus.common import _iso, _thumb
 from actors.hippocampus.episodes import approval_episodes
 from actors.hippocampus.rules import SUBJECTS, subject_of
 from storage.models import Feedback, Outbox, Setting
-from wilson.clock import UTC
+from wilson.kernel.clock import UTC
 
 CALIBRATION_KEY = "calibration"
 CALIBRATION_DAYS = 30

@@ -11,6 +11,7 @@ from storage import engram, recall
 from storage.beliefs import memory_list
 from storage.db import claim_transaction
 from storage.models import Memory
+from wilson.skills import Section, Skill, Tool
 
 
 def forget(memory_id: int, at: datetime, reason: str = "the user said it is wrong") -> list[int]:
@@ -47,8 +48,6 @@ def describe_forget(memory_id: int) -> str:
 
 
 def _skill():
-    from wilson.skills import Section, Skill, Tool
-
     class ForgetMemory(Tool):
         name = "forget_memory"
         description = ("Propose forgetting something Wilson learned about the user (a memory id from "

@@ -17,23 +17,3 @@ words in `words.py`. Nothing here tells an actor: a caller does, after the trans
   decide.py   approving, rejecting, modifying, reviving, and refusing an answer
   lapse.py    the one reminder and the one notice of expiry
 """
-
-from actors.proposals.decide import approve, hold_open, modify, refuse, reject, revive
-from actors.proposals.lapse import Expired, expire, remind
-from actors.proposals.make import (approver_for, copy_proposal, present, propose, propose_one, record_message_ref,
-                                      release_kept, take_over)
-from actors.proposals.rules import (MAX_REASON, OPEN, REMIND_BEFORE_HOURS, REVIVE, CannotPropose, DecisionResult,
-                                    NoLongerOpen, briefed, briefing_ahead, check, due_moment, ended_topics_to_close,
-                                    expiry, find, may_decide, remind_before, remind_moment, selected, settle_status,
-                                    sweep_due, why_not)
-from actors.proposals.words import (changes_between, expiry_text, label, one_line, outcome_line, reason_for,
-                                     reminder_text, render)
-
-__all__ = [
-    "MAX_REASON", "OPEN", "REMIND_BEFORE_HOURS", "REVIVE", "CannotPropose", "DecisionResult", "Expired",
-    "NoLongerOpen", "approve", "approver_for", "briefed", "briefing_ahead", "changes_between", "check",
-    "copy_proposal", "due_moment", "ended_topics_to_close", "expire", "expiry", "expiry_text", "find", "hold_open",
-    "label", "may_decide", "modify", "one_line", "outcome_line", "present", "propose", "propose_one", "reason_for",
-    "record_message_ref", "refuse", "reject", "release_kept", "remind", "remind_before", "remind_moment",
-    "reminder_text", "render", "revive", "selected", "settle_status", "sweep_due", "take_over", "why_not",
-]

@@ -13,7 +13,7 @@ from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, may_deci
 from storage import inbox
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Feedback, Task
-from wilson.messages import Decision
+from wilson.kernel.messages import Decision
 
 
 def refuse(decision: Decision, approval: Approval | None, now: datetime, tz=None,

@@ -10,10 +10,10 @@ from datetime import datetime
 from actors.proposals.make import copy_proposal
 from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, remind_before
 from actors.proposals.words import expiry_text, one_line, reminder_text
+from storage import mute
 from storage import outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Outbox, Topic
-from wilson import quiet
 
 
 @dataclass
@@ -48,7 +48,7 @@ def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> 
                          f"proposal {approval.id} expired; closing asked again as proposal {again.id}", now)
         rest = approval.items.where(ApprovalItem.status == "pending").count() - len(closing)
         if rest > 0:
-            held = quiet.hold_until(config, now)
+            held = mute.hold_until(config, now)
             box = outbox.add(channel=approval.channel, text=expiry_text(approval), trace_id=approval.trace_id,
                              at=now, key=f"expired:{approval.id}", deliver_after=held,
                              payload={"revive": {"id": approval.id, "nonce": approval.nonce},
@@ -83,7 +83,7 @@ def remind(approval_id: int, now: datetime, config,
             trace.record(approval.trace_id, "reminded", actor,
                          f"proposal {approval.id} listed as waiting in the morning briefing", now)
             return None
-        held = quiet.hold_until(config, now)
+        held = mute.hold_until(config, now)
         if held is not None and held >= approval.expires_at:
             held = None  # a nudge after the proposal has gone would be no nudge
         box = outbox.add(channel=approval.channel, text=reminder_text(approval, config.timezone, now),

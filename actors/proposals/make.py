@@ -9,10 +9,10 @@ from datetime import datetime
 from actors import briefing, tools
 from actors.proposals.rules import MAX_REASON, OPEN, CannotPropose, expiry, find, remind_before, remind_moment
 from actors.proposals.words import changes_between, reason_for, render
+from storage import mute
 from storage import outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Outbox
-from wilson import quiet
 
 
 def approver_for(row: Inbox, original: Approval | None, config) -> str:
@@ -118,7 +118,6 @@ def release_kept(now: datetime) -> list[int]:
     return orphans
 
 
-
 def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, config, *, key: str,
                   reason: str) -> Approval:
     """A new proposal with some of an old one's items, in the caller's transaction; it supersedes the old one."""
@@ -133,7 +132,6 @@ def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, 
                             description=item.description)
     Approval.update(superseded_by=again.id).where(Approval.id == original.id).execute()
     return again
-
 
 
 def present(approval_id: int, again_for: int | None, now: datetime, config,
@@ -162,7 +160,7 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
         # A proposal the user did not ask for waits out the night like any other non-urgent message.
         held = None
         if source is not None and source.origin != "user" and source.priority > 1:
-            held = quiet.hold_until(config, now)
+            held = mute.hold_until(config, now)
         morning = briefing.briefing_after_quiet(held, config) if held is not None and again_for is None else None
         if morning is not None:  # the night's plans are told in full in the briefing that ends it
             trace.record(approval.trace_id, "presented", actor,

@@ -8,18 +8,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from storage.models import Approval, ApprovalItem, Outbox, Schedule, Topic
-from wilson.bounds import MAX_ID, MAX_ITEM
-from wilson.messages import Decision
+from wilson.kernel.bounds import MAX_ID, MAX_ITEM
+from wilson.kernel.messages import Decision
 
 OPEN = ("pending", "partial")
 REVIVE = "revive"
 MAX_REASON = 200  # characters: one line, however long the words it quotes
-REMIND_BEFORE_HOURS = 24
 
 
 def expiry(config) -> timedelta:
     """How long a new proposal waits for its answer."""
-    return timedelta(hours=float(config.get("approval", "expiry_hours") or 72))
+    return timedelta(hours=float(config.get("approval", "expiry_hours")))
 
 
 @dataclass
@@ -34,11 +33,7 @@ class DecisionResult:
 
 
 def remind_before(config) -> timedelta:
-    try:
-        hours = float(config.get("approval", "remind_before_hours", REMIND_BEFORE_HOURS))
-    except (TypeError, ValueError):
-        hours = REMIND_BEFORE_HOURS
-    return timedelta(hours=max(hours, 0.0))
+    return timedelta(hours=max(float(config.get("approval", "remind_before_hours")), 0.0))
 
 
 def remind_moment(created_at: datetime, expires_at: datetime, before: timedelta) -> datetime:

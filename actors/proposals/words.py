@@ -7,7 +7,7 @@ from datetime import date, datetime, time, timedelta
 
 from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox
-from wilson.timeparse import aware_or_none
+from wilson.kernel.timeparse import aware_or_none
 
 
 def render(approval: Approval, tz) -> str:

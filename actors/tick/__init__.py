@@ -5,7 +5,7 @@ It watches four kinds of moment and turns each into a row or a nudge:
   its own, see `task_kind`): one
   inbox row per (task, window), for the cortex to decide whether and how to surface; the
   windows falling due within the same local hour fire together, as one bundle that
-  reaches the user as one message (wilson/attention.py);
+  reaches the user as one message (actors/attention.py);
 - cron schedules (croniter) in the user's timezone: the morning briefing, the RAS
   interval, the nightly hippocampus run and the user's recurring reminders;
 - quiet-hour holds that have ended: held outbox rows become deliverable;
@@ -33,20 +33,3 @@ The package, along its seams: `deadlines` (task windows and topic ends), `cron` 
 expressions across DST), `schedules` (the builtin jobs and reminders, the missed-job policy,
 `next_due`) and `actor` (one scan of everything, and the actor).
 """
-
-from actors.tick.actor import TickActor, ScanResult, run_scan
-from actors.tick.cron import builtin_crons, next_fire, ras_cron, valid_cron
-from actors.tick.deadlines import (
-    DATE_ONLY_HOUR, DEADLINE_PRIORITY, Windows, _task_windows, due_date, parse_windows, plan_task, scan_deadlines,
-    scan_topic_ends, task_kind, thinned_by, window_times, windows_config,
-)
-from actors.tick.schedules import (
-    add_once, add_reminder, arm_schedules, due_schedules, ensure_builtin_schedules, fire_once, next_due,
-)
-
-__all__ = [
-    "DATE_ONLY_HOUR", "DEADLINE_PRIORITY", "ScanResult", "TickActor", "Windows", "_task_windows", "add_once",
-    "add_reminder", "arm_schedules", "builtin_crons", "due_date", "due_schedules", "ensure_builtin_schedules",
-    "fire_once", "next_due", "next_fire", "parse_windows", "plan_task", "ras_cron", "run_scan", "scan_deadlines",
-    "scan_topic_ends", "task_kind", "thinned_by", "valid_cron", "window_times", "windows_config",
-]

@@ -9,16 +9,17 @@ from zoneinfo import ZoneInfo
 
 from loguru import logger
 
-from actors import briefing
+from actors import attention, briefing
+from actors.proposals.make import release_kept
+from actors.proposals.rules import sweep_due
 from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, Windows, scan_deadlines, scan_topic_ends, windows_config
 from actors.tick.schedules import arm_schedules, due_schedules, ensure_builtin_schedules, fire_once
-from storage import inbox, outbox, trace
+from storage import inbox, mute, outbox, trace
 from storage.db import claim_transaction
 from storage.models import Schedule
-from wilson import attention, quiet
-from wilson.actor import WilsonActor
-from wilson.clock import as_utc
-from wilson.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
+from wilson.kernel.actor import WilsonActor
+from wilson.kernel.clock import as_utc
+from wilson.kernel.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
 
 
 # One scan -----------------------------------------------------------------------
@@ -63,7 +64,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
     if config is not None:
         for bundle in attention.pending_bundles():
             with claim_transaction():
-                flushed = attention.flush_bundle(bundle, now, config, lambda at: quiet.hold_until(config, at))
+                flushed = attention.flush_bundle(bundle, now, config, lambda at: mute.hold_until(config, at))
             for channel, outbox_id in flushed:
                 tell(channel, Deliver(outbox_id))
         # a morning briefing whose runs all ended without telling it (a run that died after its commit),
@@ -104,7 +105,6 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
             result.fired.append(sched.name)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
-    from actors.proposals import release_kept, sweep_due
 
     # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
     if release_kept(now) or sweep_due(now):

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from croniter import croniter
 from loguru import logger
 
-from wilson.clock import UTC, as_utc
+from wilson.kernel.clock import UTC, as_utc
 
 DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
 BUILTIN_TARGETS = {"briefing": "thalamus", "ras": "ras", "consolidate": "hippocampus"}

@@ -13,12 +13,12 @@ from zoneinfo import ZoneInfo
 import peewee
 from loguru import logger
 
-from actors import hippocampus
+from actors.hippocampus import advice
 from storage import inbox, trace
 from storage.db import claim_transaction, database
 from storage.models import Inbox, Task, TaskFiring, Topic
-from wilson.clock import UTC, as_utc, parse_duration
-from wilson.timeparse import local_moment
+from wilson.kernel.clock import UTC, as_utc, parse_duration
+from wilson.kernel.timeparse import local_moment
 
 ACTOR = "tick"
 DEADLINE_PRIORITY = 4
@@ -144,7 +144,7 @@ def thinned_by(task: Task) -> dict | None:
     if isinstance(task.escalation, list) and task.escalation:
         return None
     if "_thinned_by" not in task.__dict__:
-        task.__dict__["_thinned_by"] = hippocampus.reminder_advice(task.title,
+        task.__dict__["_thinned_by"] = advice.reminder_advice(task.title,
                                                                    task.topic.title if task.topic_id else None)
     return task.__dict__["_thinned_by"]
 

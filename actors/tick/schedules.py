@@ -9,13 +9,15 @@ from zoneinfo import ZoneInfo
 
 from loguru import logger
 
+from actors.proposals.rules import due_moment
 from actors.ras import alarm_unanswered
 from actors.tick.cron import builtin_crons, next_fire, valid_cron, zone_of
 from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, due_date, ended_unfired
 from storage import buffers, inbox, trace
 from storage.db import claim_transaction, skip_locked
 from storage.models import Outbox, Schedule, Task, TaskFiring, Topic
-from wilson.clock import as_utc
+from wilson.kernel import faults
+from wilson.kernel.clock import as_utc
 
 MIN_GRACE = timedelta(seconds=60)  # an on-time job a few seconds late is never "stale"
 SKIP_DETAIL = 20  # skipped occurrences recorded one by one; beyond that one summary row
@@ -131,8 +133,6 @@ def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
                          {"schedule": sched.name, "occurrence": planned.isoformat()})
             written.append(row.id)
     if written:
-        from wilson import faults
-
         faults.point("tick:after-once-commit")  # the reminder rows exist; the cortex is not told yet
     return written
 
@@ -260,7 +260,6 @@ def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | Non
                 .order_by(Topic.ends).limit(1).first())
     if upcoming is not None:
         candidates.append(upcoming.ends)
-    from actors.proposals import due_moment  # an unanswered proposal's reminder or expiry
 
     proposal = due_moment()
     if proposal is not None:

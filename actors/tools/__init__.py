@@ -22,6 +22,7 @@ from actors.tools.common import (EARLIEST_YEAR, LATEST_YEAR, LIMITS, SURFACE_LIM
                                  valid_windows, visible_to)
 from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RULE, _quoted, defang,  # noqa: F401
                                     hosts_in, own_hosts, source_label, untrusted_block)
+from storage import outbox
 from storage.models import ApprovalItem
 from wilson import skills
 from wilson.skills import DECISION, MUTATE, READ, Call, Tool, Toolbox  # noqa: F401
@@ -247,8 +248,6 @@ def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz
     sent = []
 
     def sender(channel: str, text: str, payload: dict) -> int:
-        from storage import outbox
-
         row = outbox.add(channel=channel, text=text, payload=payload, at=now, trace_id=claimed.approval.trace_id,
                          key=f"item:{claimed.id}:{len(sent)}")
         sent.append(row.id)

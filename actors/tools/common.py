@@ -11,11 +11,14 @@ from zoneinfo import ZoneInfo
 import peewee
 from cron_descriptor import ExpressionDescriptor, Options
 
+from actors.tick.deadlines import parse_windows
+from actors.tick.deadlines import DATE_ONLY_HOUR
 from storage.models import ReceptorBuffer, Schedule, Task, Topic
-from wilson.clock import UTC, as_utc
+from wilson.kernel.clock import UTC, as_utc
+from wilson.kernel.clock import parse_duration
 from wilson.skills import Call, Tool
 from wilson.skills import is_int as _is_int, short as _short, storable  # noqa: F401 (shared by the tools)
-from wilson.timeparse import date_or_datetime
+from wilson.kernel.timeparse import date_or_datetime
 
 
 def _obj(required=(), **props) -> dict:
@@ -203,8 +206,6 @@ def _said(args: dict, key: str, label: str) -> str:
 
 def valid_windows(text: str) -> bool:
     """Follow-up windows the tick can plan: due, overdue, or a lead time of at most a year."""
-    from actors.tick import parse_windows
-    from wilson.clock import parse_duration
 
     windows = parse_windows(text)
     for window in windows:
@@ -222,7 +223,6 @@ def valid_windows(text: str) -> bool:
 
 def reminder_at(value, tz: ZoneInfo) -> datetime:
     """When a one-off reminder or a snooze ends: a date alone means the morning of that day, local time."""
-    from actors.tick import DATE_ONLY_HOUR
 
     moment, is_date = parse_when(value, tz)
     if moment is None:

@@ -3,7 +3,8 @@ tools the cortex interprets itself (`surface`, `request_sync`, `decide`)."""
 
 from __future__ import annotations
 
-from actors.tools.common import POSITIONS, BuiltinTool, I, S, _obj, _text_arg
+from actors.tools.common import BuiltinTool, I, POSITIONS, S, _obj, _text_arg
+from storage import engram_access
 from wilson.skills import DECISION
 
 
@@ -28,8 +29,6 @@ class Recall(BuiltinTool):
         return None  # an empty query recalls what is most relevant now; a wrong one is refused below
 
     def execute(self, args, call):
-        from storage import engram_access
-
         return [{"kind": m.kind, "text": m.text} for m in engram_access.recall(_text_arg(args, "query") or "", call.now)]
 
 

@@ -3,7 +3,9 @@ the list of both in words. The tick fires them."""
 
 from __future__ import annotations
 
-from actors.tools.common import WHEN, BuiltinTool, S, _obj, describe_cron, reminder_at, reminder_views, show_when, slug
+from actors.tick.cron import valid_cron
+from actors.tick.schedules import add_once, add_reminder
+from actors.tools.common import BuiltinTool, S, WHEN, _obj, describe_cron, reminder_at, reminder_views, show_when, slug
 from wilson.skills import Skill
 
 
@@ -25,8 +27,6 @@ class CreateReminder(BuiltinTool):
     parameters = _obj(["text", "cron"], text=S, cron=S)
 
     def validate(self, args, call):
-        from actors.tick import valid_cron
-
         problem = super().validate(args, call)
         if problem is None and not valid_cron(str(args.get("cron"))):
             return f"not a cron expression: {args.get('cron')!r}"
@@ -36,8 +36,6 @@ class CreateReminder(BuiltinTool):
         return f"New reminder: {args.get('text')} ({describe_cron(args.get('cron'))})"
 
     def execute(self, args, call):
-        from actors.tick import add_reminder
-
         schedule = add_reminder(f"reminder:{slug(args['text'])}", str(args["cron"]), str(args["text"]), str(call.tz),
                                 call.now)
         return {"schedule": schedule.name}
@@ -65,8 +63,6 @@ class Remind(BuiltinTool):
         return f"Remind you once, {show_when(at, False, call.tz)}: {args.get('text')}"
 
     def execute(self, args, call):
-        from actors.tick import add_once
-
         at = reminder_at(args["at"], call.tz)
         schedule = add_once(f"once:{slug(args['text'])}:{at.isoformat()}", at, str(args["text"]), str(call.tz))
         return {"schedule": schedule.name, "at": at.isoformat()}

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from actors.tools.common import (WHEN, BuiltinTool, I, S, _find_topic, _obj, _said, _short, _text_arg, already,
-                                 parse_when, reminder_at, repeated, show_span, show_when, task_view, topic_view,
-                                 valid_windows, visible_to, EARLIEST_YEAR, LATEST_YEAR)
+from actors.tick.deadlines import parse_windows
+from actors.tick.schedules import add_once
+from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
+                                 _text_arg, already, parse_when, reminder_at, repeated, show_span, show_when, task_view,
+                                 topic_view, valid_windows, visible_to)
 from storage.models import Schedule, Task, Topic
 from wilson.skills import Call, Skill
 
@@ -243,8 +245,6 @@ class UpdateTask(TaskTool):
         return f"Change task: {label} — {', '.join(changes) or 'no change'}{_said(args, 'notes', 'Notes')}"
 
     def execute(self, args, call):
-        from actors.tick import parse_windows
-
         task = Task.get_by_id(args["task_id"])
         if args.get("title"):
             task.title = args["title"]
@@ -280,8 +280,6 @@ class SnoozeTask(TaskTool):
         return f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {_when(args, 'until', call)}"
 
     def execute(self, args, call):
-        from actors.tick import add_once
-
         task = Task.get_by_id(args["task_id"])
         task.status, task.snoozed_until = "snoozed", reminder_at(args["until"], call.tz)
         task.save()

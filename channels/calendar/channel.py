@@ -16,9 +16,9 @@ from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
 from storage import kv, routing, trace
 from storage.db import database
-from wilson import faults, liveness
-from wilson.timeparse import utc_or_none
-from wilson.messages import StimulusCommitted
+from wilson.kernel import faults, liveness
+from wilson.kernel.timeparse import utc_or_none
+from wilson.kernel.messages import StimulusCommitted
 
 class CalendarChannel(Channel):
     """Buffered and receive-only: each sync buffers one sentence per calendar change."""

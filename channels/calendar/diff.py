@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from channels.calendar.event import CANCELLED, Event, event_from_entry, is_over
-from wilson.timeparse import utc_or_none
+from wilson.kernel.timeparse import utc_or_none
 
 @dataclass(frozen=True)
 class Change:

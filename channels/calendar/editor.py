@@ -16,7 +16,7 @@ import icalendar
 
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar, sequence_of
-from wilson.timeparse import date_or_datetime
+from wilson.kernel.timeparse import date_or_datetime
 
 def _read_calendar(path: Path) -> icalendar.Calendar:
     if not path.exists():

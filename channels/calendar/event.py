@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from wilson.timeparse import utc_or_none
+from wilson.kernel.timeparse import utc_or_none
 
 UTC = timezone.utc
 CANCELLED = "CANCELLED"

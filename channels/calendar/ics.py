@@ -21,12 +21,13 @@ import recurring_ical_events
 from icalendar.parser.content_line import Contentline
 from icalendar.parser.ical.calendar import CalendarIcalParser
 from loguru import logger
+import x_wr_timezone
 
 from channels.calendar.event import (
     CANCELLED, UTC, CalendarError, Event, OverBudget, one_line, raw_uid, uid_of,
 )
 from channels.calendar.rules import REJECTED, bound_series, guard_rules
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 CUT = "…[cut]"  # marks every field that was cut short
 # Hostile or broken calendars must not stall a sync, eat memory or flood the models: every read is
@@ -289,8 +290,6 @@ def _standardise_x_wr_timezone(calendar):
     if "X-WR-TIMEZONE" not in calendar:
         return calendar
     try:
-        import x_wr_timezone
-
         return x_wr_timezone.to_standard(calendar)
     except Exception:  # an unknown zone name: keep the calendar as written
         return calendar

@@ -16,6 +16,10 @@ from urllib.parse import urlsplit
 
 import icalendar
 from loguru import logger
+from caldav.elements import dav
+from caldav.elements.base import BaseElement
+import caldav
+import httpx
 
 from channels.calendar.event import CANCELLED, SourceError, one_line
 from channels.calendar.ics import new_calendar
@@ -99,8 +103,6 @@ class IcsUrlSource(CalendarSource):
         self.label = _public_url(url)
 
     def fetch(self, state):
-        import httpx
-
         headers = {"Accept": "text/calendar, */*;q=0.5"}
         if state.get("etag"):
             headers["If-None-Match"] = state["etag"]
@@ -162,8 +164,6 @@ class CalDavSource(CalendarSource):
     def _version(calendar) -> str | None:
         """The calendar's change marker (CalendarServer ctag and/or RFC 6578 sync-token), None when
         the server offers neither: any change to the collection changes it."""
-        from caldav.elements import dav
-        from caldav.elements.base import BaseElement
 
         class GetCTag(BaseElement):
             tag = "{http://calendarserver.org/ns/}getctag"
@@ -177,8 +177,6 @@ class CalDavSource(CalendarSource):
         return "|".join(values) if any(values) else None
 
     def _client(self):
-        import caldav
-
         return caldav.DAVClient(url=self.url, username=self.username, password=self.password, timeout=self.timeout)
 
     def _error(self, exc: Exception) -> SourceError:

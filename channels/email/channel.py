@@ -38,8 +38,8 @@ from channels.email.smtp import SmtpSender
 from storage import kv, routing, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
-from wilson import faults, liveness
-from wilson.messages import StimulusCommitted, TickNow
+from wilson.kernel import faults, liveness
+from wilson.kernel.messages import StimulusCommitted, TickNow
 
 BATCH = 25  # mails committed per transaction (with the cursor past them)
 MAX_IDLE_FOLDERS = 4  # one connection each; servers cap connections per user (Gmail at 15)

@@ -14,7 +14,7 @@ import re
 import socket
 import ssl
 
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 SECURITIES = ("ssl", "starttls", "none")
 SENT_NAMES = ("Sent", "Sent Items", "Sent Messages", "INBOX.Sent", "[Gmail]/Sent Mail")

@@ -17,8 +17,8 @@ from channels.email.settings import enabled
 from channels.email.smtp import SendError, SendUnknown, build
 from storage import outbox, trace
 from storage.models import Outbox
-from wilson import faults, liveness
-from wilson.messages import Deliver
+from wilson.kernel import faults, liveness
+from wilson.kernel.messages import Deliver
 
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_MAX = timedelta(hours=1)

@@ -20,6 +20,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 
+from lxml import etree
+import lxml.html
+
 MAX_PARSE_BYTES = 512 * 1024  # read of a larger message: only its beginning (the text comes first in practice)
 MAX_HTML_BYTES = 256 * 1024
 MAX_BODY_CHARS = 20_000  # kept of the body at all
@@ -111,8 +114,6 @@ _BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tab
 
 def html_to_text(html: str) -> str:
     """Readable text from HTML with lxml: scripts, styles and comments dropped, blocks on their own lines."""
-    import lxml.html
-    from lxml import etree
 
     html = html[:MAX_HTML_BYTES]
     if not html.strip():

@@ -20,7 +20,8 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from channels.email.imap import LOOPBACK, ImapError, check_security, tls_problem
+from channels.email.imap import ImapError, LOOPBACK, check_security, tls_problem
+from storage import outbox
 
 
 class SendError(Exception):
@@ -58,7 +59,6 @@ def build(payload: dict, at: datetime) -> EmailMessage:
 def queue_send(args: dict, *, key: str, trace_id: str, at: datetime, config) -> dict:
     """The execution of an approved send_email: one outbox row for the email channel (call it inside the
     gate's transaction). The same key returns the row written before: approving twice queues once."""
-    from storage import outbox
 
     sender = str(config.get("email", "from_address") or config.get("email", "username") or "").strip()
     if not config.get("email", "smtp_host") or not sender:

@@ -57,7 +57,7 @@ stalls listening and a stalled poll can be replaced on its own.
 
 The bot token is part of every request URL. httpx and PTB log URLs, so their
 loggers are held at WARNING, and whatever this module logs or stores about an
-error goes through `wilson.logs.redact` first.
+error goes through `wilson.kernel.logs.redact` first.
 
 The package, along its seams: `channel` (the actor and its loop's lifecycle), `polling`,
 `inbound` (one update), `buttons` (answers to proposals), `outbound` (delivering),

@@ -14,12 +14,14 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
-from actors.proposals import OPEN, REVIVE, check, may_decide, render
-from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, LEFT_OUT, Incoming
+from actors.proposals.rules import OPEN, REVIVE, check, may_decide
+from actors.proposals.words import render
+from channels import views
+from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
 from storage import decisions, kv, outbox, trace
 from storage.models import Approval, ApprovalItem
-from wilson.messages import Decision, DecisionRecorded, Deliver
+from wilson.kernel.messages import Decision, DecisionRecorded, Deliver
 
 CALLBACK_ANSWER_MAX = 190
 MODIFY_WAIT = timedelta(hours=1)
@@ -54,8 +56,6 @@ class Buttons:
         return True
 
     def _show_expired(self, incoming: Incoming) -> None:
-        from wilson import views
-
         rows = views.expired(self.config.timezone)
         mine = [r for r in rows if may_decide(incoming.uid, Approval.get_by_id(r["id"]), self._owner_decides())]
         text = views.table("expired", mine)

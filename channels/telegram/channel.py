@@ -27,8 +27,8 @@ from channels.telegram.placement import Placement
 from channels.telegram.polling import Polling
 from channels.telegram.text import describe
 from storage.db import database
-from wilson import clock as clockmod
-from wilson.messages import ApprovalSettled
+from wilson.kernel import clock as clockmod
+from wilson.kernel.messages import ApprovalSettled
 
 
 def quiet_client_loggers() -> None:

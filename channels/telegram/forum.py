@@ -10,7 +10,7 @@ from channels.telegram.state import RENAMED
 from channels.telegram.text import briefing_keyboard, describe, settled_text
 from storage import kv
 from storage.models import Approval, ApprovalItem, Outbox, Topic
-from wilson import faults
+from wilson.kernel import faults
 
 
 class Forum:

@@ -12,15 +12,17 @@ import peewee
 from loguru import logger
 from telegram import Message, Update
 
+from actors.proposals import make, rules
+from channels import views
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
 from channels.telegram.polling import COMMANDS
-from channels.telegram.state import OFFSET_CURSOR, Incoming
+from channels.telegram.state import Incoming, OFFSET_CURSOR
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
 from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
-from wilson import faults
-from wilson.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest
+from wilson.kernel import bounds, faults
+from wilson.kernel.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest
 
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
@@ -203,8 +205,6 @@ class Inbound:
         self._reply(REFUSAL, incoming, "refusal")
 
     def _command(self, incoming: Incoming, name: str, argument: str) -> None:
-        from wilson import views
-
         tz = self.config.timezone
         if name in ("start", "help"):
             text = HELP
@@ -234,25 +234,21 @@ class Inbound:
 
     def _forget(self, argument: str, incoming: Incoming) -> str | None:
         """/forget N: a proposal to forget memory N, decided like any other; the reason it cannot be, or None."""
-        from actors import proposals as gate
-        from wilson import bounds
 
         try:
             memory = bounds.parse_id(argument)
         except ValueError:
             return "Which one? Say /forget and the number /memory shows, e.g. /forget 5."
         try:
-            made = gate.propose_one("forget_memory", {"memory": memory}, owner=incoming.uid, channel=self.name,
+            made = make.propose_one("forget_memory", {"memory": memory}, owner=incoming.uid, channel=self.name,
                                     reason=f"because you said memory {memory} is wrong", key=f"{incoming.key}:forget",
                                     now=incoming.now, config=self.config)
-        except gate.CannotPropose as exc:
+        except rules.CannotPropose as exc:
             return str(exc)
         incoming.after.append(lambda: self.tell("approval", ProposalCreated(made.id)))
         return None
 
     def _quiet(self, argument: str, now: datetime) -> str:
-        from wilson import views
-
         return views.quiet(argument, now, self.config.timezone, "/quiet")
 
     def _reply(self, text: str, incoming: Incoming, what: str) -> None:

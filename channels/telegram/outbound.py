@@ -13,14 +13,14 @@ from loguru import logger
 from telegram import ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from actors import proposals
+from actors.proposals import make as proposals_make
 from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
 from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
                                     revive_keyboard, split_text)
 from storage import kv, outbox, trace
 from storage.models import Approval, Outbox, SentMessage
-from wilson import clock as clockmod
-from wilson import faults
+from wilson.kernel import clock as clockmod
+from wilson.kernel import faults
 
 NOTE_ROOM = 120  # units kept free in a message's first part for the delay line
 
@@ -96,7 +96,7 @@ class Outbound:
                                       "message_id": str(message_id), "outbox_id": row.id}
                                      for message_id in result["message_ids"]]).on_conflict_ignore().execute()
             if approval:
-                proposals.record_message_ref(approval["id"], result["chat_id"], result["message_ids"][-1])
+                proposals_make.record_message_ref(approval["id"], result["chat_id"], result["message_ids"][-1])
             if note:
                 self._told_of_delay(result["chat_id"])
 

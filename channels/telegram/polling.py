@@ -17,7 +17,7 @@ from telegram.error import InvalidToken, TelegramError
 from channels.telegram.state import HEALTH_CURSOR, OFFSET_CURSOR
 from channels.telegram.text import describe, usable_update_id
 from storage import kv
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
 COMMANDS = [

@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import RetryAfter
 
-from actors.proposals import outcome_line
+from actors.proposals.words import outcome_line
 from storage.models import Approval
-from wilson.logs import redact
+from wilson.kernel.logs import redact
 
 MAX_TEXT = 4096
 MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact integers)

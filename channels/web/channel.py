@@ -36,9 +36,12 @@ import ipaddress
 import secrets
 import socket
 from datetime import timedelta
+import asyncio
 
 from loguru import logger
+import uvicorn
 
+from actors.proposals import make, rules
 from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.web import fetching, server, watcher
@@ -46,9 +49,9 @@ from channels.web.forms import Refused
 from storage import decisions, kv, routing
 from storage.db import database
 from storage.models import Outbox
-from wilson import faults, liveness
-from wilson.clock import parse_duration
-from wilson.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
+from wilson.kernel import faults, liveness
+from wilson.kernel.clock import parse_duration
+from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
 
 ADDRESS_KEY = "web:address"
 HEALTH_KEY = "health:web"
@@ -139,8 +142,6 @@ class WebChannel(Channel):
 
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
-        import uvicorn
-
         config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
                                 http="h11", ws="none", proxy_headers=False, server_header=False,
                                 date_header=False, timeout_graceful_shutdown=self.stop_grace)
@@ -150,7 +151,6 @@ class WebChannel(Channel):
     async def _teardown(self) -> None:
         if self.uvicorn is not None and self._serving is not None:
             self.uvicorn.should_exit = True
-            import asyncio
 
             try:
                 await asyncio.wait_for(asyncio.shield(self._serving), timeout=self.stop_grace + 1)
@@ -209,12 +209,11 @@ class WebChannel(Channel):
     def propose(self, tool: str, args: dict, key: str, reason: str) -> int:
         """A press that would change something: a proposal of `tool` for the user to approve, once per
         form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
-        from actors import proposals as gate
 
         try:
-            approval = gate.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
+            approval = make.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
                                         key=f"web:propose:{key}", now=self.now(), config=self.config)
-        except gate.CannotPropose as exc:
+        except rules.CannotPropose as exc:
             raise Refused(400, str(exc)) from None
         faults.point("web:after-proposal-commit")
         self.tell("approval", ProposalCreated(approval.id))

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.robotparser import RobotFileParser
 
 import httpx
 
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 MAX_URL = 2000
 MAX_BYTES = 2_000_000  # a page or feed larger than this is not read
@@ -86,7 +87,6 @@ def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "")
 def robots_allow(http: httpx.Client, url: str) -> bool:
     """Whether the site's robots.txt lets Wilson read `url`. No robots.txt, or one that cannot be read,
     allows (as for every crawler); one that answers 401 or 403 does not."""
-    from urllib.robotparser import RobotFileParser
 
     parts = urlsplit(url)
     robots = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from channels.web import auth, pages
+from wilson.kernel.timeparse import date_or_datetime
 
 COOKIE = "wilson_session"
 MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
@@ -79,7 +81,6 @@ def identify(request: Request, now) -> Who | None:
 
 async def read_form(request: Request) -> dict:
     body = await read_body(request)
-    from urllib.parse import parse_qs
 
     if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
         raise Refused(415, "Send this as a form.")
@@ -129,7 +130,6 @@ def calendar_event(event) -> dict:
     """An intake item's `event` (a calendar entry from a script or a shortcut) as the calendar channel
     words a new event, so that triage and the rules read it as one: {"title", "start"} required,
     "end" and "location" optional, dates as ISO text (a date alone is an all-day event)."""
-    from wilson.timeparse import date_or_datetime
 
     if not isinstance(event, dict):
         raise Refused(400, 'event must be an object: {"title": "...", "start": "2027-04-10"}.')

@@ -12,14 +12,15 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from actors.proposals import OPEN
+from actors.proposals.rules import OPEN
 from actors.tools import task_view
+from channels import views
+from channels.web import watcher
 from storage import calendar_days
 from storage.beliefs import memory_list
-from storage.models import (Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage,
-                            Trace)
-from wilson import views
-from wilson.config import ROLES
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage, Trace
+from wilson.kernel.clock import as_utc
+from wilson.kernel.config import ROLES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MESSAGES = 100  # conversation entries on one page
@@ -67,7 +68,6 @@ def due_and_overdue(now: datetime, tz) -> dict:
 
 def watched(tz=None) -> list[dict]:
     """What the watcher looks at, with when it last did and any problem (channels/web/watcher.py)."""
-    from channels.web import watcher
 
     return [watcher.view(state, tz) for state in watcher.sources()]
 
@@ -197,7 +197,6 @@ CHART_DAYS = 14
 
 def budget(synapse, now: datetime) -> dict:
     """Today's use as `wilson budget` shows it, and tokens per role per day for the last two weeks."""
-    from wilson.clock import as_utc
 
     today = as_utc(now).date()
     days = [(today - timedelta(days=n)).isoformat() for n in range(CHART_DAYS - 1, -1, -1)]

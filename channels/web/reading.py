@@ -15,6 +15,10 @@ import json
 import re
 from urllib.parse import urlsplit
 
+from lxml import etree
+import feedparser
+import lxml.html
+
 from channels.web.fetching import MAX_URL, WatchError
 
 SNAPSHOT_CHARS = 100_000
@@ -40,8 +44,6 @@ def _clean(text, limit: int) -> str:
 
 def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
     """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
-    import lxml.html
-    from lxml import etree
 
     if not html or not str(html).strip():
         return ""
@@ -56,8 +58,6 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
 
 def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
     """(title, readable text) of an HTML page: the main part, one block per line."""
-    import lxml.html
-    from lxml import etree
 
     charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
     parser = lxml.html.HTMLParser(encoding=charset.group(1)) if charset else None
@@ -125,7 +125,6 @@ def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | 
             return found
     if "html" in content_type and b"<rss" not in start and b"<feed" not in start and b"<rdf" not in start.lower():
         return None
-    import feedparser
 
     wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
                                                                          "content-language")}

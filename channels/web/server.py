@@ -27,10 +27,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from actors import tools
 from channels.web import auth, pages
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
                                 read_form, read_json, refusal)
-from wilson.bounds import MAX_ID
+from wilson.kernel.bounds import MAX_ID
 
 STATIC = Path(__file__).resolve().parent / "static"
 INTAKE_TEXT = 8000  # characters of one item posted to /api/stimuli (the body is capped at MAX_BODY too)
@@ -225,8 +226,6 @@ def build(site) -> Starlette:
                     recent=[] if wanted else pages.recent_traces(tz), tz=str(tz))
 
     async def memory(request: Request, who, now) -> Response:
-        from actors import tools
-
         can_forget = tools.toolbox(site.config).get("forget_memory") is not None
         return page("memory.html", who, now, "memory", title="Memory", memories=pages.memories(now),
                     can_forget=can_forget, key=secrets.token_urlsafe(12))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from channels.web import fetching, watcher
-from wilson.clock import parse_duration
+from wilson.kernel.clock import parse_duration
 from wilson.skills import Tool
 
 

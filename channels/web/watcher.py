@@ -46,7 +46,7 @@ from channels.web.reading import SNAPSHOT_CHARS, masked, page_change, page_text,
 from storage import kv, trace
 from storage.db import database
 from storage.models import Setting
-from wilson import clock as clockmod
+from wilson.kernel import clock as clockmod
 
 PREFIX = "web:watch:"
 MIN_EVERY = timedelta(minutes=5)  # the user may ask for less often, never more (be kind to servers)

@@ -1,0 +1,181 @@
+"""Read-only views of working memory for the REPL, the CLI and Telegram commands."""
+
+from __future__ import annotations
+
+from actors.tools import reminder_views, task_view, topic_view, visible_to
+from storage import mute, trace
+from storage.beliefs import memory_list
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace
+from wilson.kernel import clock as clockmod
+from wilson.kernel.redact import redact
+from wilson.model.endpoints import resolve_endpoint
+from wilson.model.synapse import ROLES
+
+
+def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """`user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
+    query = (Task.select().where(visible_to(Task, user_id, owner))
+             .order_by(Task.status != "open", Task.due.is_null(), Task.due, Task.id))
+    if status:
+        query = query.where(Task.status == status)
+    return [task_view(t, tz) for t in query]
+
+
+def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """Each topic with its tasks, dates and history; topics still waiting in a proposal show as proposed.
+    `user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
+    views = []
+    for topic in Topic.select().where(visible_to(Topic, user_id, owner)).order_by(Topic.id):
+        view = topic_view(topic, tz)
+        view["tasks"] = [task_view(t, tz) for t in topic.tasks.where(visible_to(Task, user_id, owner))
+                         .order_by(Task.due.is_null(), Task.due, Task.id)]
+        view["history"] = [f"{topic.created_at.astimezone(tz):%Y-%m-%d} created"] + (
+            [f"{topic.closed_at.astimezone(tz):%Y-%m-%d} closed"] if topic.closed_at else [])
+        views.append(view)
+    pending = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
+               .where((ApprovalItem.tool == "create_topic") & (ApprovalItem.status == "pending")
+                      & Approval.status.in_(("pending", "partial"))))
+    if user_id is not None and str(user_id) != str(owner):
+        pending = pending.where(Approval.approver == str(user_id))
+    for item in pending:
+        views.append({"id": None, "title": item.args.get("title"), "status": "proposed",
+                      "starts": item.args.get("starts"), "ends": item.args.get("ends"),
+                      "proposal": item.approval_id, "tasks": [], "history": []})
+    return views
+
+
+def _approval_row(approval: Approval, tz) -> dict:
+    return {"id": approval.id, "status": approval.status,
+            "expires": approval.expires_at.astimezone(tz).isoformat(timespec="minutes"),
+            "supersedes": approval.supersedes, "superseded_by": approval.superseded_by,
+            "reason": approval.reason, "changes": approval.changes,
+            "items": [{"position": i.position, "tool": i.tool, "status": i.status, "description": i.description}
+                      for i in approval.items.order_by(ApprovalItem.position)]}
+
+
+def approvals(tz) -> list[dict]:
+    return [_approval_row(a, tz) for a in Approval.select().order_by(Approval.id)]
+
+
+def expired(tz) -> list[dict]:
+    """Proposals that ran out of time and were not brought back, newest first: what `revive N` can bring back."""
+    query = (Approval.select().where((Approval.status == "expired") & Approval.superseded_by.is_null())
+             .order_by(Approval.id.desc()).limit(20))
+    return [_approval_row(a, tz) for a in query]
+
+
+def reminders(tz) -> list[dict]:
+    """Recurring and one-off reminders, their schedules in words."""
+
+    return reminder_views(tz)
+
+
+def inbox(tz) -> list[dict]:
+    return [{"id": r.id, "priority": r.priority, "kind": r.kind, "origin": r.origin, "status": r.status,
+             "trace": r.trace_id, "text": r.text[:80]}
+            for r in Inbox.select().order_by(Inbox.id.desc()).limit(30)]
+
+
+def outbox(tz) -> list[dict]:
+    return [{"id": r.id, "channel": r.channel, "status": r.status, "trace": r.trace_id, "text": r.text[:80]}
+            for r in Outbox.select().order_by(Outbox.id.desc()).limit(30)]
+
+
+def memories(tz) -> list[dict]:
+    """What the hippocampus has learned (principles, beliefs, interpretations), each with the id that
+    `forget N` names, since when it is held, and what it rests on."""
+
+    return memory_list()
+
+
+def trace_steps(trace_id: str, tz=None) -> list[dict]:
+    """`tz`: the user's zone (None: this machine's)."""
+    # rows written before redaction existed may still hold a secret
+    return [{"at": r.at.astimezone(tz).isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
+            for r in trace.path(trace_id)]
+
+
+def trace_text(trace_id: str, tz=None) -> str:
+    """`tz`: the user's zone (None: this machine's)."""
+    return trace.format_path(trace_id, tz)
+
+
+def quiet(argument: str, now, tz, command: str = "/quiet") -> str:
+    """Start or end a mute ("3h", "45m", "off"), as Telegram's /quiet and the REPL's `quiet` do; the answer to show.
+    `command`: how the user types it on their channel, for the hints."""
+
+    if argument.strip().lower() in ("off", "stop", "end", "0"):
+        mute.mute(None)
+        return "Quiet is over: I'll tell you things as they come."
+    try:
+        until = now + clockmod.parse_duration(argument)
+    except ValueError:
+        return f"For how long? For example {command} 3h or {command} 45m ({command} off ends it)."
+    mute.mute(until)
+    local = until.astimezone(tz)
+    return (f"Quiet until {local:%a %d %b %H:%M} ({tz}). "
+            f"Urgent things still come through. {command} off ends it early.")
+
+
+def table(name: str, rows: list[dict]) -> str:
+    if not rows:
+        return "(no expired proposals)" if name == "expired" else f"(no {name})"
+    lines = []
+    for row in rows:
+        if name == "tasks":
+            lines.append(f"#{row['id']:<4} {row['status']:<6} {row['due'] or '—':<12} {row['title']}"
+                         + (f"  [{row['topic']}]" if row.get("topic") else ""))
+        elif name == "topics":
+            span = f"{row['starts'] or ''}–{row['ends'] or ''}"
+            ident = f"#{row['id']}" if row["id"] else f"(proposal {row['proposal']})"
+            lines.append(f"{ident:<6} {row['status']:<8} {row['title']}  {span}")
+            lines += [f"       · {t['status']:<6} {t['due'] or '—':<12} {t['title']}" for t in row["tasks"]]
+        elif name in ("approvals", "expired"):
+            if row["status"] == "expired":
+                back = f", back as #{row['superseded_by']}" if row.get("superseded_by") else f"  (revive {row['id']})"
+                lines.append(f"#{row['id']:<4} {'expired':<10} on {row['expires']}{back}")
+            else:
+                lines.append(f"#{row['id']:<4} {row['status']:<10} expires {row['expires']}")
+            if row.get("reason"):
+                lines.append(f"       {row['reason'][:1].upper()}{row['reason'][1:]}.")
+            lines += [f"       {i['position']}. [{i['status']}] {i['description']}" for i in row["items"]]
+            if row.get("changes") and row.get("supersedes"):
+                lines.append(f"       What changed from #{row['supersedes']}:")
+                lines += [f"         {c}" for c in row["changes"].splitlines()]
+        elif name == "memories":
+            lines.append(f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
+                         + (f"  (from {', '.join(row['provenance'][:3])}"
+                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else ""))
+        elif name == "reminders":
+            lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
+        else:
+            lines.append("  ".join(str(v) for v in row.values()))
+    return "\n".join(lines)
+
+
+def latest_traces(limit: int = 10) -> list[str]:
+    seen, ids = set(), []
+    for row in Trace.select(Trace.trace_id).order_by(Trace.id.desc()).limit(500):
+        if row.trace_id not in seen:
+            seen.add(row.trace_id)
+            ids.append(row.trace_id)
+        if len(ids) >= limit:
+            break
+    return ids
+
+
+def model_lines(config) -> list[str]:
+    """What answers the model roles, for `wilson status`: said plainly when no model is connected (the
+    offline rules spend no tokens), then the token use of the last days a model was used."""
+
+    endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
+    if not any(e.base_url for e in endpoints.values()):
+        lines = ["model: none connected; the offline rules answer, and no tokens are spent "
+                 "(set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL to connect one)"]
+    else:
+        lines = [f"model {role}: {e.models[0]}" if e.base_url else f"model {role}: none (offline rules, no tokens)"
+                 for role, e in endpoints.items()]
+    for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
+        lines.append(f"model {row.day} {row.role:<6} {row.calls} calls, "
+                     f"{row.prompt_tokens}+{row.completion_tokens} tokens")
+    return lines

@@ -1,0 +1,148 @@
+"""The user's answer to a pending proposal, read by rules: "yes", "no", "all but the X one",
+"skip the X", "move the X one to …" become `decide` calls, and a change in words ("book flights
+by Feb 1", "skip the insurance") becomes the proposal's items again.
+
+Only words that answer a question count: "great" or "fine" said about something else must not
+approve a plan, and the `decide` tool is offered only in a run the user started.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from wilson.model.offline import dates
+from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.words import words
+
+# Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
+# Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
+_YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
+_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
+_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
+YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$")
+EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
+                       r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
+SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
+                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
+                     r"(?:the rest|everything else|the others))?$")
+REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
+CHANGE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
+PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
+REMOVE_RE = re.compile(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])",
+                       re.I)
+
+
+def spoken_decision(chat: Chat, text: str) -> Reply | None:
+    """"yes", "skip the X one", "all but X", "move the X one to …" on a pending proposal → decide calls;
+    None when the words are not an answer to one."""
+    proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
+    if "decide" not in chat.offered or not proposals:
+        return None
+    said = normal(text)
+    ref = PROPOSAL_REF_RE.search(said)
+    if ref:
+        wanted = int(ref.group(1) or ref.group(2))
+        proposals = [p for p in proposals if p.get("id") == wanted]
+        if not proposals:
+            return Reply(f"I don't see an open proposal {wanted} of yours.", [], "answer to an unknown proposal")
+        said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
+        said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
+    newest = proposals[0]
+    if YES_RE.match(said):
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
+    if NO_RE.match(said):
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal")
+    for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
+        found = pattern.match(said)
+        if not found:
+            continue
+        picked = _items_named(proposals, found.group("what"))
+        if picked is None:
+            if pattern is SKIP_RE:
+                return None
+            return Reply(_which(newest), [], "answer naming no item")
+        proposal, positions = picked
+        calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
+        rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
+        if keep_rest and rest:
+            calls.append(("decide", {"proposal": proposal["id"], "action": "approve", "items": rest}))
+        return Reply("", calls, "part of a proposal")
+    found = CHANGE_RE.match(said)
+    if found:
+        picked = _items_named(proposals, found.group("what"))
+        if picked is not None:
+            return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
+                                          "changes": text.strip()})], "change to a proposal")
+    return None
+
+
+def _items_named(proposals: list[dict], what: str) -> tuple[dict, list[int]] | None:
+    parts = [p.strip() for p in re.split(r",|\band\b|\bor\b", what) if p.strip()]
+    for proposal in proposals:
+        items = [i for i in proposal["items"] if isinstance(i, dict)]
+        positions = []
+        for part in parts:
+            part = re.sub(r"\b(?:the|ones?|items?|number|no\.?)\b", " ", part).strip()
+            if part.isdigit() and any(i.get("position") == int(part) for i in items):
+                positions.append(int(part))
+                continue
+            item = best_item(items, words(part), set())
+            if item is None:
+                positions = []
+                break
+            positions.append(item["position"])
+        if positions:
+            return proposal, sorted(set(positions))
+    return None
+
+
+def _which(proposal: dict) -> str:
+    lines = "\n".join(f"{i.get('position')}. {i.get('description')}" for i in proposal["items"])
+    return f"I couldn't tell which item you mean in proposal {proposal['id']}:\n{lines}"
+
+
+def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> dict | None:
+    found, score = None, 0
+    for item in items:
+        if id(item) in excluded:
+            continue
+        args = item.get("args") or {}
+        shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(
+            clause_words & words(str(item.get("description") or "")))
+        if shared > score:
+            found, score = item, shared
+    return found
+
+
+def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
+    """The user's change to a proposal ("book flights by Feb 1", "skip the insurance") → its items again."""
+    items = sorted((i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)),
+                   key=lambda i: i.get("position", 0))
+    if not items:
+        return Reply("I don't see a proposal to change.", [], "modify without a proposal")
+    args = {id(item): dict(item.get("args") or {}) for item in items}
+    removed, changed = set(), False
+    for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
+        clause_words = words(clause)
+        if not clause_words:
+            continue
+        if REMOVE_RE.search(clause):
+            item = best_item(items, clause_words, removed)
+            if item is not None:
+                removed.add(id(item))
+                changed = True
+            continue
+        found = dates.search(clause, now, tz)
+        if found:
+            dated = [i for i in items
+                     if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})]
+            item = best_item(dated, clause_words, removed)
+            if item is not None:
+                args[id(item)]["due"] = dates.iso(found[0].value)
+                changed = True
+    if not changed:
+        return Reply("I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
+                     "“book flights by Feb 1” or “skip the insurance”.", [], "modify not understood")
+    return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")

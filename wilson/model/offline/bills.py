@@ -1,0 +1,125 @@
+"""Bills and renewal notices in a mail, read by rules: what there is to pay or decide, and by when.
+
+A bill needs an amount and a date to pay by; a renewal notice needs the date it renews or
+expires. Either becomes one task due before that date, named after the thing ("Pay electricity
+bill", "Review car insurance renewal"), for the approval gate like any other proposal. A mail
+that reads like phishing (verify your account, gift cards, an instruction to the assistant)
+gets no task: paying is exactly what such a mail wants.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from wilson.model.offline import dates
+
+AMOUNT_RE = re.compile(r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
+                       r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
+BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
+# a receipt or a refund is a bill already settled
+SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
+                        r"payment (?:was |has been )?received|thank you for your payment)\b", re.I)
+RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
+# what renews: the thing a renewal notice is about
+RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
+                          r"domain|passport|permit|registration|plan|lease)\b", re.I)
+# an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
+OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
+# (not "log in to your account": real bills and insurers say it too)
+PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
+                         r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
+                         r"ignore (?:all )?(?:previous|prior) instructions|assistant:)", re.I)
+# words before a date that make it the date to pay by, or the date something renews
+DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
+                        r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)
+_NOT_A_NAME = set("""a an the your our my this that these new latest current monthly annual yearly quarterly final
+first second last next upcoming outstanding open unpaid due for of from to is are will and or""".split())
+_MONTHS = {m.lower() for m in ("January February March April May June July August September October November "
+                               "December").split()}
+PAY_LEAD_DAYS = 2  # a bill is paid a couple of days early: transfers take a day or two
+RENEWAL_LEAD_DAYS = 7  # a week to compare offers or cancel before it renews
+
+
+@dataclass(frozen=True)
+class Due:
+    """A task a mail calls for: its title, due date, and the rule in words (for the trace and the reason)."""
+
+    title: str
+    due: date
+    notes: str
+    rule: str
+
+
+def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, str] | None:
+    """("electricity", "bill") from "Your electricity bill for December": up to `words` words before the noun
+    that name the thing (not "your", "new", a month); ("", "passport") when none do."""
+    for found in noun_re.finditer(text or ""):
+        before = re.findall(r"[A-Za-zÀ-ÿ][\w&'-]*", text[:found.start()])
+        kept: list[str] = []
+        for word in reversed(before[-words:]):
+            if word.lower() in _NOT_A_NAME or word.lower() in _MONTHS:
+                break
+            kept.insert(0, word)
+        return " ".join(w if w.isupper() else w.lower() for w in kept), found.group(0).lower()
+    return None
+
+
+def _date_to_act_by(text: str, now: datetime, tz) -> dates.Found | None:
+    """The date a bill is due or a contract renews: the first date after a cue ("pay by", "renews on"),
+    else the first date to come; today or later only."""
+    found = [f for f in dates.search(text, now, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
+    cued = [f for f in found if DUE_CUE_RE.search(text[:f.start])]
+    return (cued or found or [None])[0]
+
+
+def _due(act_by: date, lead: int, today: date) -> date:
+    """`lead` days before `act_by`, never before tomorrow, and before `act_by` itself while there is a day left."""
+    tomorrow = today + timedelta(days=1)
+    if act_by <= tomorrow:
+        return max(act_by, today)
+    return min(max(act_by - timedelta(days=lead), tomorrow), act_by - timedelta(days=1))
+
+
+def sender_of(payload: dict) -> str:
+    return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
+
+
+def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
+    """The task a bill or renewal notice calls for, or None (not one, no date, or it reads like phishing)."""
+    subject = str(payload.get("subject") or "")
+    blob = f"{subject}\n{text or ''}"
+    if payload.get("change") or PHISHING_RE.search(blob):
+        return None
+    today = now.astimezone(tz).date()
+    sender = sender_of(payload)
+    quoted = f"“{subject}”" if subject else "their mail"
+    amount = AMOUNT_RE.search(blob)
+    if BILL_RE.search(blob) and amount and not SETTLED_RE.search(blob) and not OFFER_RE.search(blob):
+        when = _date_to_act_by(blob, now, tz)
+        if when is None:
+            return None
+        named = _name_before(subject, BILL_RE)
+        named = named if named and named[0] else _name_before(text, BILL_RE)
+        title = f"Pay {named[0]} {named[1]}" if named and named[0] else f"Pay the bill from {sender}"
+        pay_by = dates.local_date(when.value, tz)
+        return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
+                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",
+                   f"a bill from {sender}: {amount.group(0)}, {when.stated(tz)}")
+    renews = RENEWAL_RE.search(blob)
+    if renews:
+        when = _date_to_act_by(blob, now, tz)
+        named = _name_before(subject, RENEWABLE_RE)
+        named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)
+        if when is None or named is None:
+            return None
+        thing = " ".join(filter(None, named))
+        act_by = dates.local_date(when.value, tz)
+        expires = renews.group(0).lower().startswith(("expir", "run"))
+        title = f"Renew {thing}" if expires else f"Review {thing} renewal"
+        notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
+                 + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
+        return Due(title, _due(act_by, RENEWAL_LEAD_DAYS, today), notes,
+                   f"a renewal notice from {sender}: {thing}, {when.stated(tz)}")
+    return None

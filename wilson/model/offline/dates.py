@@ -1,0 +1,345 @@
+"""Dates as people write them, read in the user's timezone and resolved forward in time.
+
+ISO dates from machines are read exactly; everything a person writes ("next Tuesday",
+"the 25th", "by Friday", "in two weeks", "tomorrow at 3pm", "12 Jan") goes through
+`dateparser`, with the user's local "now" as its base and future dates preferred. The
+only words read here are the few it lacks: "end of March", "beginning of next month".
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from wilson.kernel.timeparse import date_or_datetime
+
+UTC = timezone.utc
+LANGUAGES = ["en", "de", "fr", "es"]
+
+ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?"
+                    r"(Z|[+-]\d{2}:?\d{2})?)?")
+_MONTH_NAMES = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTH_NAMES.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+_EDGE_RE = re.compile(r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)\s+)?(month|" +
+                      "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\b", re.I)
+# A phrase is a date only when it names a day: a number, a weekday or a relative word.
+# "March 2027 was busy" and "I may" are not deadlines.
+_DAYLIKE_RE = re.compile(r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
+                         r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
+                         r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b", re.I)
+_TIME_RE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b"
+                      r"|\b(tonight|noon|midnight)\b",
+                      re.I)
+_NOT_DATES = re.compile(r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|mon|wed|date|day|week|month|"
+                        r"\d+(?:\.\d+)?)$", re.I)
+_ORDINAL_ONLY = re.compile(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
+_STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
+# "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
+# is read here. Not "at 9am", "at 9:30", "at 9.30", "at 10%", "at 3 days".
+_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|a\.m\.|p\.m\.|"
+                           r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
+                           r"years?\b|percent))", re.I)
+# what makes "at 8" mean the evening; without it an hour from 1 to 11 is the morning's
+_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
+# the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
+_DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
+_DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
+_DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
+
+
+def zone(name) -> ZoneInfo:
+    if isinstance(name, ZoneInfo):
+        return name
+    try:
+        return ZoneInfo(str(name or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def parse_moment(value, tz: ZoneInfo) -> date | datetime | None:
+    """An ISO date (kept as a date) or datetime (made aware, naive read in `tz`)."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=tz)
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        moment = date_or_datetime(value)
+    except ValueError:
+        return None
+    if not isinstance(moment, datetime):
+        return moment
+    return moment if moment.tzinfo else moment.replace(tzinfo=tz)
+
+
+def now_of(value) -> datetime:
+    moment = parse_moment(value, ZoneInfo("UTC")) if value else None
+    if isinstance(moment, datetime):
+        return moment
+    if isinstance(moment, date):
+        return as_datetime(moment, ZoneInfo("UTC"))
+    return datetime(1970, 1, 1, tzinfo=UTC)  # no "now" given: nothing will look imminent
+
+
+def local_date(moment: date | datetime, tz: ZoneInfo) -> date:
+    return moment.astimezone(tz).date() if isinstance(moment, datetime) else moment
+
+
+def as_datetime(moment: date | datetime, tz: ZoneInfo) -> datetime:
+    if isinstance(moment, datetime):
+        return moment
+    return datetime.combine(moment, time(0), tzinfo=tz)
+
+
+def fmt_day(day: date) -> str:
+    return f"{day:%a} {day.day} {day:%b}"
+
+
+def fmt_moment(moment: date | datetime, tz: ZoneInfo) -> str:
+    if isinstance(moment, datetime):
+        local = moment.astimezone(tz)
+        return f"{fmt_day(local.date())} {local.year} {local:%H:%M}"
+    return f"{fmt_day(moment)} {moment.year}"
+
+
+def iso(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One date phrase in a text: what was written and what it means."""
+
+    phrase: str
+    value: date | datetime  # a date when no time of day was written
+    start: int = 0
+    reading: str = ""  # how an ambiguous part was taken ("9 as 09:00, the morning"), said with it
+
+    def stated(self, tz: ZoneInfo) -> str:
+        """“the 25th → Mon 25 Jan”: how the phrase was read, for the proposal to show."""
+        shown = fmt_moment(self.value, tz) if isinstance(self.value, datetime) else fmt_day(self.value)
+        return f"“{self.phrase}” → {shown}" + (f" ({self.reading})" if self.reading else "")
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    # lazy: dateparser takes a moment to import and to load its languages: only when a date must be read
+    import dateparser
+    from dateparser.search import search_dates
+    return dateparser, search_dates
+
+
+def _settings(now: datetime, tz: ZoneInfo, order: str) -> dict:
+    return {"PREFER_DATES_FROM": "future", "RELATIVE_BASE": now.astimezone(tz).replace(tzinfo=None),
+            "RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DAY_OF_MONTH": "first", "DATE_ORDER": order,
+            "REQUIRE_PARTS": []}
+
+
+def date_order(tz: ZoneInfo) -> str:
+    """Month first where people write it so (the US), day first elsewhere."""
+    return "MDY" if str(getattr(tz, "key", tz)).startswith(("America/", "US/")) else "DMY"
+
+
+def _edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    which, rel, what = match.group(1).lower(), (match.group(2) or "").lower(), match.group(3).lower()
+    today = now.astimezone(tz).date()
+    if what == "month":
+        year, month = today.year, today.month
+        if rel == "next":
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    else:
+        month = _MONTH_NAMES[what]
+        year = today.year if month >= today.month else today.year + 1
+    day = calendar.monthrange(year, month)[1] if which == "end" else 1
+    found = date(year, month, day)
+    return found if found >= today else None
+
+
+def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> date | datetime | None:
+    if _TIME_RE.search(phrase):
+        local = parsed.replace(tzinfo=tz)
+        if local <= now and not re.search(r"\d{4}", phrase):
+            # a time alone that has passed today means tomorrow
+            local = (datetime.combine(parsed.date() + timedelta(days=1), parsed.time())).replace(tzinfo=tz)
+        if re.search(r"\btonight\b", phrase, re.I) and not re.search(r"\d", phrase):
+            local = local.replace(hour=20, minute=0)
+        return local
+    return parsed.date()
+
+
+def _ordinal(phrase: str, now: datetime, tz: ZoneInfo) -> date | None:
+    """“the 25th”: the next 25th, this month or the next one that has it."""
+    found = _ORDINAL_ONLY.match(phrase.strip())
+    if not found or not (found.group(2) or phrase.lower().startswith("the")):
+        return None
+    day, today = int(found.group(1)), now.astimezone(tz).date()
+    year, month = today.year, today.month
+    for _ in range(13):
+        if day <= calendar.monthrange(year, month)[1] and date(year, month, day) >= today:
+            return date(year, month, day)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return None
+
+
+def resolve(phrase: str, now: datetime, tz: ZoneInfo) -> date | datetime | None:
+    """One date phrase → a date (no time written) or an aware local datetime, on or after today."""
+    phrase = " ".join((phrase or "").split())
+    if not phrase:
+        return None
+    iso_found = ISO_RE.fullmatch(phrase)
+    if iso_found:
+        return parse_moment(phrase, tz)
+    edge = _EDGE_RE.search(phrase)
+    if edge:
+        return _edge(edge, now, tz)
+    ordinal = _ordinal(phrase, now, tz)
+    if ordinal is not None:
+        return ordinal
+    dateparser, _ = _parser()
+    bare = _STRIP_LEAD.sub("", phrase)
+    parsed = dateparser.parse(bare, languages=LANGUAGES, settings=_settings(now, tz, date_order(tz)))
+    if parsed is None:
+        return None
+    value = _to_value(phrase, parsed, now, tz)
+    return value if local_date(value, tz) >= now.astimezone(tz).date() else None
+
+
+def bare_hour(hour: int, text: str) -> tuple[int, str]:
+    """The hour of “at 9” (no am/pm) on a 24-hour clock, and how it was read when that was a choice:
+    1 to 11 is the morning unless the text speaks of the evening."""
+    if not 1 <= hour <= 11:
+        return hour, ""
+    if _EVENING_RE.search(text):
+        return hour + 12, f"{hour} read as {hour + 12:02d}:00, the evening"
+    return hour, f"{hour} read as {hour:02d}:00, the morning"
+
+
+def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datetime, tz: ZoneInfo) -> list[Found]:
+    """Each bare hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on Saturday");
+    alone, it is the next time the clock shows that hour."""
+    found = list(found)
+    for match in hours:
+        hour, reading = bare_hour(int(match.group("hour")), text)
+        day_phrase = None
+        for f in found:
+            end = f.start + len(f.phrase)
+            if (end <= match.start() and not text[end:match.start()].strip(" ,")) or \
+                    (f.start >= match.end() and not text[match.end():f.start].strip(" ,")):
+                day_phrase = f
+                break
+        if day_phrase is not None:
+            found.remove(day_phrase)
+            start = min(day_phrase.start, match.start())
+            end = max(day_phrase.start + len(day_phrase.phrase), match.end())
+            value = datetime.combine(local_date(day_phrase.value, tz), time(hour), tzinfo=tz)
+        else:
+            start, end = match.start(), match.end()
+            after, before = _DAYPART_AFTER.match(text[end:]), _DAYPART_BEFORE.search(text[:start])
+            if after:
+                end += after.end()
+            elif before:
+                start = before.start()
+            value = datetime.combine(now.astimezone(tz).date(), time(hour), tzinfo=tz)
+            if value <= now:
+                value = datetime.combine(value.date() + timedelta(days=1), time(hour), tzinfo=tz)
+        found.append(Found(text[start:end], value, start, reading))
+    return found
+
+
+def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
+    """Every date phrase in a text, in order, each read forward from `now` in `tz`."""
+    text = text or ""
+    found: list[Found] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, phrase: str, value):
+        if value is None or any(start < e and s < end for s, e in taken):
+            return
+        taken.append((start, end))
+        found.append(Found(phrase, value, start))
+
+    for m in ISO_RE.finditer(text):
+        add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
+    for m in _EDGE_RE.finditer(text):
+        add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
+    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3})", text, re.I):
+        add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
+    hours = [m for m in _BARE_HOUR_RE.finditer(text) if int(m.group("hour")) <= 23
+             and not any(m.start() < e and s < m.end() for s, e in taken)]
+    masked = text
+    for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
+        masked = masked[:s] + " " * (e - s) + masked[e:]
+    if not _DAYLIKE_RE.search(masked):
+        return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+    _, search_dates = _parser()
+    try:
+        hits = search_dates(masked, languages=LANGUAGES,
+                            settings=_settings(now, tz, date_order(tz))) or []
+    except (ValueError, OverflowError, AttributeError):
+        hits = []
+    cursor = 0
+    for phrase, parsed in hits:
+        start = masked.find(phrase, cursor)
+        if start < 0:
+            continue
+        cursor = start + len(phrase)
+        cleaned = phrase.strip(" ,.;:!?")
+        if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
+                or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
+                and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned):
+            continue
+        if re.search(r"\b\d+(\.\d+)+\b", cleaned) and not re.search(r"\d{1,2}\.\d{1,2}\.\d{4}", cleaned):
+            continue  # "version 1.2"
+        value = _to_value(cleaned, parsed, now, tz)
+        if local_date(value, tz) < now.astimezone(tz).date():
+            continue
+        add(start + (len(phrase) - len(phrase.lstrip(" ,.;:!?"))), start + len(phrase), cleaned, value)
+    return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+
+
+def find_dates(text: str, today: date, tz: ZoneInfo, now: datetime | None = None) -> list[date | datetime]:
+    """The dates in a text, in order; a year left out means the next such day on or after today."""
+    now = now or datetime.combine(today, time(9, 0), tzinfo=tz)
+    return [f.value for f in search(text, now, tz)]
+
+
+def at_moment(found: Found | None, now: datetime, tz: ZoneInfo, default_hour: int = 9) -> datetime | None:
+    """A reminder's moment: a date alone means `default_hour` that day; a moment still to come, or None."""
+    if found is None:
+        return None
+    value = found.value
+    if not isinstance(value, datetime):
+        value = datetime.combine(value, time(default_hour), tzinfo=tz)
+    return value if value > now else None
+
+
+def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str]:
+    """The span a question asks about ("today", "tomorrow", "this week", "next week", "this month"),
+    with its name; two weeks from today when it names none."""
+    today = now.astimezone(tz).date()
+    said = words.lower()
+    if "tomorrow" in said:
+        return today + timedelta(days=1), today + timedelta(days=1), "tomorrow"
+    if "today" in said or "tonight" in said:
+        return today, today, "today"
+    if "next week" in said:
+        monday = today + timedelta(days=7 - today.weekday())
+        return monday, monday + timedelta(days=6), "next week"
+    if "weekend" in said:
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+        return max(today, saturday), saturday + timedelta(days=1), "this weekend"
+    if "week" in said:
+        return today, today + timedelta(days=6 - today.weekday()), "this week"
+    if "month" in said:
+        return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
+    return today, today + timedelta(days=13), "the next two weeks"

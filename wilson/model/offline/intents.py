@@ -1,0 +1,301 @@
+"""What a person's message asks for, read by rules: each intent becomes a proposal for the gate,
+a read-only answer (a list), or an honest line saying what the offline rules can do.
+
+Nothing here claims an action: a change is a tool call the approval gate turns into a
+proposal; a message no rule understands gets `HELP`, never "Noted.".
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from wilson.model.offline import dates, places
+from wilson.model.offline.answers import NO_RE, spoken_decision
+from wilson.model.offline.phrases import (ABOUT_RE, ADD_RE, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, HELP, INTRO,
+                                    LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
+                                    TOPICISH, WEEKDAYS, Chat, Reply, normal)
+from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.recognition import place_title, recognise_message
+from wilson.model.offline.words import best, words
+
+
+def reminder_cron(text: str) -> tuple[str, str] | None:
+    """'remind me every first Monday: pay rent' → ('0 9 1-7 * 1', 'pay rent'); None when it isn't one."""
+    found = REMINDER_RE.match(text.strip())
+    if not found:
+        return None
+    hour, minute = int(found.group("hour") or 9), int(found.group("minute") or 0)
+    half = (found.group("half") or "").lower()
+    if half == "pm" and hour < 12:
+        hour += 12
+    if hour > 23 or minute > 59:
+        return None
+    unit, ordinal = found.group("unit").lower(), found.group("ord")
+    if unit == "day":
+        days, weekday = "*", "*"
+    elif unit == "month":
+        days, weekday = "1", "*"
+    elif unit in WEEKDAYS:
+        days = ORDINALS.get((ordinal or "").lower(), "*")
+        weekday = str(WEEKDAYS.index(unit) + 1 if unit != "sunday" else 0)
+    else:
+        return None
+    return f"{minute} {hour} {days} * {weekday}", found.group("what").strip().rstrip(".")
+
+
+def _split_when(rest: str, chat: Chat) -> tuple[str, dates.Found | None]:
+    """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last."""
+    found = dates.search(rest, chat.now, chat.tz)
+    if not found:
+        return rest.strip(), None
+    first = found[0]
+    start = rest.find(first.phrase, first.start)
+    what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
+    what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for)\s*$", "", what.strip())
+    what = re.sub(r"^(?:on|at|by|in)\s+|^to\s+", "", what.strip())
+    what = re.sub(r"^\s*to\s+", "", what)
+    what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
+    return what, first
+
+
+def _title(text: str) -> str:
+    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!"), flags=re.I)
+    return text[:1].upper() + text[1:]
+
+
+def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
+    tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+
+    def due_of(task):
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        return dates.local_date(due, chat.tz) if due else None
+
+    if span is None:
+        if not tasks:
+            return "You have no open tasks."
+        lines = [f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
+                 for t in sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))]
+        return "Your open tasks:\n" + "\n".join(lines)
+    first, last, name = span
+    inside = [t for t in tasks if due_of(t) is not None and due_of(t) <= last]
+    events = []
+    for topic in chat.topics:
+        starts = dates.parse_moment(topic.get("starts"), chat.tz)
+        if starts is not None and first <= dates.local_date(starts, chat.tz) <= last \
+                and topic.get("status") != "closed":
+            events.append((dates.local_date(starts, chat.tz), f"• {topic.get('title')} starts "
+                                                            f"{dates.fmt_day(dates.local_date(starts, chat.tz))}"))
+    lines = [line for _, line in sorted(events)]
+    for task in sorted(inside, key=lambda t: (due_of(t), str(t.get("title")))):
+        due = due_of(task)
+        late = " (overdue)" if due < chat.today else ""
+        lines.append(f"• {task.get('title')} — due {dates.fmt_day(due)}{late}")
+    undated = [t for t in tasks if due_of(t) is None]
+    if not lines:
+        tail = f" {len(undated)} open task(s) have no date." if undated else ""
+        return f"Nothing due {name}.{tail}"
+    tail = f"\n(+ {len(undated)} open task(s) without a date)" if undated else ""
+    return f"Coming up {name}:\n" + "\n".join(lines) + tail
+
+
+def _topic_named(chat: Chat, what: str) -> dict | None:
+    open_topics = [t for t in chat.topics if t.get("status") != "closed"]
+    wanted = words(re.sub(r"\b(topic|the)\b", " ", what, flags=re.I))
+    return best(open_topics, wanted)
+
+
+def _task_named(chat: Chat, what: str) -> dict | None:
+    open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+    return best(open_tasks, words(what))
+
+
+def answer(chat: Chat) -> Reply:
+    """The offline answer to one message of the user's."""
+    text = chat.text.strip()
+    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
+             or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
+             or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
+             or _add(chat, text))
+    if reply is None:
+        reply = Reply(HELP, [], "no offline rule understood the message")
+    if chat.first_contact:
+        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO
+    return reply
+
+
+def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
+    """"no, forget it" with no proposal waiting: an honest word, not a search for a task called "it"."""
+    if NO_RE.match(normal(text)) and not any(isinstance(p, dict) and p.get("items") for p in chat.pending):
+        return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
+                     "no, with nothing pending")
+    return None
+
+
+def _on_it(text: str) -> Reply | None:
+    if is_on_it(text):  # the acknowledgement itself is recorded by code (actors/attention.py record_ack)
+        return Reply("Great — I won't chase you about it again until the next reminder.", [], "acknowledgement")
+    return None
+
+
+def _done(chat: Chat, text: str) -> Reply | None:
+    for pattern in DONE_RES:
+        found = pattern.match(text)
+        if found:
+            task = _task_named(chat, found.group("what"))
+            if task is not None:
+                return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
+            return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
+                         "done with an unknown task")
+    return None
+
+
+def _recurring(text: str) -> Reply | None:
+    found = reminder_cron(text)
+    if found is None:
+        return None
+    return Reply("", [("create_reminder", {"text": found[1], "cron": found[0]})], "recurring reminder")
+
+
+def _remind(chat: Chat, text: str) -> Reply | None:
+    about = ABOUT_RE.match(text)
+    if about:
+        task = _task_named(chat, about.group("what"))
+        found = dates.search(about.group("when"), chat.now, chat.tz)
+        at = dates.at_moment(found[0] if found else None, chat.now, chat.tz)
+        if task is not None and at is not None:
+            return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+                         f"snooze a task ({found[0].stated(chat.tz)})")
+    found = REMIND_RE.match(text)
+    if not found or re.match(r"(?:every|each)\b", found.group("rest"), re.I):
+        return None
+    what, when = _split_when(found.group("rest"), chat)
+    at = dates.at_moment(when, chat.now, chat.tz)
+    if at is None or not what:
+        return Reply("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. "
+                     "Nothing was set.", [], "reminder without a time to come")
+    return Reply("", [("remind", {"text": what, "at": at.isoformat()})], f"one-off reminder ({when.stated(chat.tz)})")
+
+
+def _move(chat: Chat, text: str) -> Reply | None:
+    found = MOVE_RE.match(text)
+    if not found:
+        return None
+    when = dates.search(found.group("when"), chat.now, chat.tz)
+    task = _task_named(chat, found.group("what"))
+    if task is None:
+        return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
+                     "move an unknown task")
+    if not when:
+        return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. "
+                     "Nothing was changed.",
+                     [], "move without a date")
+    verb = text.strip().split()[0].lower()
+    if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
+        at = dates.at_moment(when[0], chat.now, chat.tz)
+        if at is not None:
+            return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+                         f"snooze a task ({when[0].stated(chat.tz)})")
+    due = when[0].value
+    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due),
+                                       "notes": f"Moved offline: {when[0].stated(chat.tz)}"})],
+                 f"move a task ({when[0].stated(chat.tz)})")
+
+
+def _drop(chat: Chat, text: str) -> Reply | None:
+    found = DROP_RE.match(text)
+    if not found:
+        return None
+    what = found.group("what") or found.group("what2")
+    task = _task_named(chat, what)
+    topic = _topic_named(chat, what)
+    if topic is not None and (TOPICISH.search(what) or task is None):
+        return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "drop a topic")
+    if task is not None:
+        return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
+    return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {task_list(chat)}", [],
+                 "drop something unknown")
+
+
+def _close(chat: Chat, text: str) -> Reply | None:
+    found = CLOSE_RE.match(text)
+    if not found:
+        return None
+    what = found.group("what") or found.group("what2")
+    topic = _topic_named(chat, what)
+    if topic is None:
+        return None
+    return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "close a topic")
+
+
+def _rename(chat: Chat, text: str) -> Reply | None:
+    found = RENAME_RE.match(text)
+    if not found:
+        return None
+    topic = _topic_named(chat, found.group("old"))
+    if topic is None:
+        return None
+    return Reply("", [("rename_topic", {"topic_id": topic.get("id"), "title": found.group("new").strip()})],
+                 "rename a topic")
+
+
+def _listing(chat: Chat, text: str) -> Reply | None:
+    if not LIST_RE.search(text) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
+        return None
+    said = text.lower()
+    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
+        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)), [], "list what's coming")
+    return Reply(task_list(chat), [], "list open tasks")
+
+
+def _life_event(chat: Chat, text: str) -> Reply | None:
+    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
+    if not matched:
+        return None
+    found = [f for f in dates.search(text, chat.now, chat.tz)]
+    if not found:
+        return None
+    event, trigger = matched
+    place = places.find_place(None, text)
+    title = place_title(event, text, trigger, place)
+    todo = ADD_RE.match(text)
+    if todo and "{place}" not in event.title:
+        # "I need to file my taxes by the 25th": the topic is what the user has to do
+        what, _ = _split_when(todo.group("what"), chat)
+        if words(what):
+            title = _title(POSSESSIVE_RE.sub("", what))
+    start = found[0]
+    start_day = dates.local_date(start.value, chat.tz)
+    notes = f"From your message: {text}\nOffline rules read {start.stated(chat.tz)}."
+    calls = plan_calls(event, title, dates.iso(start.value), None, start_day, chat.today, notes, chat.topics,
+                       chat.tasks)
+    if not calls:
+        return None
+    return Reply("", calls,
+                 f"“{trigger.group(0)}” in the message (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+def _add(chat: Chat, text: str) -> Reply | None:
+    found = ADD_RE.match(text)
+    if not found:
+        return None
+    what, when = _split_when(found.group("what"), chat)
+    if not words(what):
+        return None
+    args = {"title": _title(what)}
+    rule = "add a task"
+    if when is not None:
+        args["due"] = dates.iso(when.value)
+        args["notes"] = f"Offline rules read {when.stated(chat.tz)}."
+        rule += f" ({when.stated(chat.tz)})"
+    return Reply("", [("create_task", args)], rule)
+
+ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
+                      r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")
+
+def is_on_it(text: str | None) -> bool:
+    """The user's whole message says they are dealing with it ("on it", "working on it", "will do")."""
+    if not text or len(text) > 60:
+        return False
+    words = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    return ON_IT_RE.match(words) is not None

@@ -1,0 +1,88 @@
+"""What the offline chat rules read and say: the phrases each rule matches, its fixed lines, and the
+shapes of a message read (`Chat`) and of its answer (`Reply`).
+
+The rules themselves are wilson/model/offline/intents.py (a message) and wilson/model/offline/answers.py
+(an answer to a pending proposal); the table is here so both read the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from wilson.model.offline.recognition import Playbook
+
+INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
+         "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
+HELP = ("I didn't understand that — I'm running offline (no language model connected), so I only follow simple "
+        "requests: “what's on my plate this week?”, “add pay rent by Friday”, "
+        "“remind me to call Mum on Sunday”, "
+        "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
+        "“close the Japan topic”, or “yes”/“no” to my last proposal. Nothing was changed.")
+
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
+REMINDER_RE = re.compile(
+    r"^remind me (?:every|each) (?:(?P<ord>first|second|third|fourth) )?(?P<unit>day|\w+day|month)"
+    r"(?: at (?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?)?\s*[:,-]?\s*(?:to )?(?P<what>.+)$", re.I)
+DONE_RES = [
+    re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
+               r"(?P<what>.+)$", re.I),
+    re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
+    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:done|finished|complete|completed)\b", re.I),
+]
+LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
+                     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
+                     r"anything (?:due|coming)|what'?s on)\b", re.I)
+REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
+ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
+                      r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
+MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
+                     r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
+DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|never ?mind)\s+"
+                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
+                     r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
+CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
+                      r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
+                      re.I)
+RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
+ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
+                    r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
+                    r"\s*[.!]*$", re.I)
+# "add …", "todo: …": the user names the task; no life event's plan is read into it
+EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:)", re.I)
+# "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
+POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
+TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    calls: list = field(default_factory=list)
+    rule: str = ""
+
+
+@dataclass
+class Chat:
+    """What a message is read against: the user's open tasks and topics, pending proposals, the time."""
+
+    text: str
+    now: datetime
+    tz: object
+    playbook: Playbook
+    tasks: list = field(default_factory=list)
+    topics: list = field(default_factory=list)
+    pending: list = field(default_factory=list)
+    offered: tuple = ()
+    first_contact: bool = False
+    home: object = None
+
+    @property
+    def today(self) -> date:
+        return self.now.astimezone(self.tz).date()
+
+
+def normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w'#\s-]", " ", text.lower().replace("’", "'")).split())

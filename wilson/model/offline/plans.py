@@ -1,0 +1,49 @@
+"""A playbook plan fitted to the time left before the event.
+
+Each task is due `days_before` the event. A task whose lead time is gone is moved up to
+tomorrow, unless the event is closer than its `min_days` (then it is left out: no "book
+flights" for a trip that leaves in three days). No deadline falls on or after the day the
+event starts, except on that day itself when nothing earlier is left.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from wilson.model.offline.recognition import PlaybookEvent, PlaybookTask
+
+
+def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date) -> list[tuple[PlaybookTask, date]]:
+    """(task, due) for the tasks that still make sense, in the playbook's order."""
+    days_left = (start_day - today).days
+    if days_left < 0:
+        return []  # under way or over: nothing to prepare
+    latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
+    earliest = min(today + timedelta(days=1), latest)
+    fitted = []
+    for task in tasks:
+        if days_left < task.min_days:
+            continue
+        if task.days_before <= 0:
+            fitted.append((task, start_day))
+            continue
+        due = start_day - timedelta(days=task.days_before)
+        fitted.append((task, min(max(due, earliest), latest)))
+    return fitted
+
+
+def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, today: date, notes: str,
+               topics: list[dict], tasks: list[dict]) -> list[tuple[str, dict]]:
+    """create_topic (unless it is open already) and create_task for each fitted task not already there."""
+    known_topics = {str(t.get("title", "")).strip().lower() for t in topics if t.get("status") != "closed"}
+    known_tasks = {(str(t.get("topic") or "").lower(), str(t.get("title", "")).lower()) for t in tasks}
+    calls = []
+    if title.lower() not in known_topics:
+        topic = {"title": title, "starts": start, "ends": end, "notes": notes}
+        calls.append(("create_topic", {k: v for k, v in topic.items() if v not in (None, "")}))
+    for task, due in fit(event.tasks, start_day, today):
+        if (title.lower(), task.title.lower()) in known_tasks:
+            continue
+        calls.append(("create_task", {"title": task.title, "due": due.isoformat(), "topic": title,
+                                      "notes": task.notes}))
+    return calls

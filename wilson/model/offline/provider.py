@@ -1,0 +1,337 @@
+"""The offline provider: Wilson without a language model, answering through the Synapse.
+
+It answers in the OpenAI wire format, with tool calls, so actors handle its answers like a
+model's. What it reads is the structured context the actor built (`context=` of
+`Synapse.chat`: kind "cortex", "triage" or "arousal"), never the prompt's prose. Each answer
+names the rule that fired (`offline.rule` in the body), which the Synapse traces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from pathlib import Path
+
+from wilson.model.offline import answers, bills, dates, intents, phrases, places, triage
+from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.recognition import load_playbook, recognise_event
+
+MUTATING_TOOLS_EXCLUDED = {"surface"}
+PROPOSE = "propose"  # one tool for every change, its actions listed in it (actors/tools: propose_schema)
+SEEN_NO_PLAN = "seen, no plan (offline rules)"
+
+
+def _content(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+def _json_in(text) -> dict:
+    text = text or ""
+    start = text.find("{")
+    if start < 0:
+        return {}
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _actions_of(propose: dict) -> list[str]:
+    """The actions a `propose` tool takes (the enum of its changes' action)."""
+    try:
+        return list(propose["parameters"]["properties"]["changes"]["items"]["properties"]["action"]["enum"])
+    except (KeyError, TypeError):
+        return []
+
+
+def _folded(calls: list, actions: list[str]) -> list:
+    """The rules' mutations as the model is asked for them: one `propose` call, where the first of them was."""
+    changes = [{"action": name, **args} for name, args in calls if name in actions]
+    if not changes:
+        return calls
+    first = next(i for i, (name, _) in enumerate(calls) if name in actions)
+    kept = [(name, args) for name, args in calls if name not in actions]
+    return kept[:first] + [(PROPOSE, {"changes": changes})] + kept[first:]
+
+
+class OfflineProvider:
+    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = ""):
+        self.playbook = load_playbook(playbook_path, skills_playbook)
+        self.home_setting = home or None
+
+    def complete(self, payload: dict, role: str = "deep", context: dict | None = None) -> dict:
+        """An OpenAI chat-completion response body for one request."""
+        messages = [m for m in payload.get("messages") or [] if isinstance(m, dict)]
+        tools = [t.get("function") or {} for t in payload.get("tools") or [] if isinstance(t, dict)]
+        offered = [t.get("name", "") for t in tools]
+        actions = [a for t in tools if t.get("name") == PROPOSE for a in _actions_of(t) if a not in offered]
+        text, calls, rule = self.respond(messages, offered + actions, payload.get("response_format"), context)
+        calls = _folded([(name, args) for name, args in calls if name in offered or name in actions], actions)
+        message = {"role": "assistant", "content": text if (text or not calls) else None}
+        if calls:
+            message["tool_calls"] = [
+                {"id": f"call_offline_{len(messages)}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+                for i, (name, args) in enumerate(calls)]
+        return {
+            "id": f"offline-{len(messages)}", "object": "chat.completion", "model": "offline",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no model, no tokens
+            "offline": {"rule": rule},
+        }
+
+    def respond(self, messages, offered, response_format=None, context=None) -> tuple[str, list, str]:
+        context = context if isinstance(context, dict) else {}
+        if not context and ("triage" in offered or "arousal" in offered) and messages:
+            # a batch body is JSON already (a recorded or hand-made request without `context`): read as data
+            context = {"kind": "triage" if "triage" in offered else "arousal", **_json_in(_content(messages[-1]))}
+        kind = context.get("kind")
+        if messages and messages[-1].get("role") == "tool":
+            return self._after_tools(messages, context), [], "closing words after the tool results"
+        if kind == "triage" and "triage" in offered:
+            now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
+            return "", [("triage", triage.triage(context.get("items") or [], now, tz))], "triage rules"
+        if kind == "arousal" and "arousal" in offered:
+            now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
+            return "", [("arousal", triage.arousal(context.get("items") or [], now, tz))], "urgency rules"
+        if kind == "cortex":
+            return Cortex(self, context, offered).respond()
+        if "record_memories" in offered:
+            # the hippocampus sends its candidates as a JSON body: kept as they are, nothing judged
+            candidates = _json_in(_content(messages[-1]) if messages else "").get("candidates") or []
+            return "", [("record_memories", {"items": candidates})], "memories kept as proposed"
+        if response_format and response_format.get("type") in ("json_object", "json_schema"):
+            return "{}", [], "no offline rule for this request"
+        if offered:
+            return "", [], "no offline rule for this request"
+        return phrases.INTRO, [], "no offline rule for free text"
+
+    def home(self, timezone: str | None):
+        return places.home_place(self.home_setting, timezone)
+
+    def _after_tools(self, messages: list[dict], context: dict) -> str:
+        stimulus = context.get("stimulus") or {}
+        if stimulus.get("origin", "background") != "user":
+            return ""
+        called = []
+        for message in reversed(messages):
+            if message.get("role") == "assistant" and message.get("tool_calls"):
+                called = [(c.get("function") or {}).get("name") for c in message["tool_calls"]]
+                break
+        if called and all(name == "decide" for name in called):
+            return ""  # the approval gate answers with what it did
+        if any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
+            answer = "I've put that together for your approval (offline rules)."
+        else:
+            answer = ""
+        if context.get("first_contact"):
+            return f"{phrases.INTRO}\n\n{answer}".strip()
+        return answer
+
+
+class Cortex:
+    """One cortex request, read from the cortex's structured context."""
+
+    def __init__(self, provider: OfflineProvider, context: dict, offered: list[str]):
+        self.provider = provider
+        self.playbook = provider.playbook
+        self.context = context
+        self.offered = offered
+        self.tz = dates.zone(context.get("timezone"))
+        self.now = dates.now_of(context.get("now"))
+        self.today = self.now.astimezone(self.tz).date()
+        self.stimulus = context.get("stimulus") or {}
+        payload = self.stimulus.get("payload")
+        self.payload = payload if isinstance(payload, dict) else {}
+
+    def respond(self) -> tuple[str, list, str]:
+        kind = self.stimulus.get("kind")
+        handler = getattr(self, f"on_{kind}", None) if isinstance(kind, str) else None
+        if handler is None:
+            return "", [], f"no offline rule for a {kind or 'stimulus'} run"
+        return handler()
+
+    # -- calendar -----------------------------------------------------------------------
+
+    def on_event(self) -> tuple[str, list, str]:
+        calls, rules, unseen = [], [], []
+        for buffer in self.payload.get("buffers") or []:
+            if not isinstance(buffer, dict):
+                continue
+            change = buffer.get("change")
+            if change == "new":
+                made, rule = self._new_event(buffer)
+                if not made:
+                    unseen.append(str(buffer.get("title") or "an event"))
+            elif change == "changed":
+                made, rule = self._moved_event(buffer), "a moved event moves its topic and tasks"
+            elif change == "cancelled":
+                made, rule = self._cancelled_event(buffer), "a cancelled event closes its topic"
+            else:
+                continue
+            calls += made
+            rules.append(rule)
+        text = f"{SEEN_NO_PLAN}: {', '.join(unseen)}" if unseen and not calls else ""
+        return text, calls, "; ".join(rules) or "no calendar change"
+
+    def _new_event(self, buffer: dict) -> tuple[list, str]:
+        title = str(buffer.get("title") or "").strip()
+        if not title:
+            return [], "an event without a title"
+        location = buffer.get("location")
+        found = recognise_event(self.playbook, title, location, buffer.get("start"), buffer.get("end"), self.tz,
+                                self.provider.home(self.context.get("timezone")),
+                                str(buffer.get("description") or ""))
+        if found.event is None:
+            return [], f"{SEEN_NO_PLAN}: {found.rule}"
+        start = dates.parse_moment(buffer.get("start"), self.tz)
+        if start is None:
+            return [], "an event without a start"
+        notes = "\n".join(filter(None, [f"Location: {location}" if location else "",
+                                        f"Planned by the offline rules: {found.rule}."]))
+        calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
+                           dates.local_date(start, self.tz), self.today, notes, self.context.get("topics") or [],
+                           self.context.get("tasks") or [])
+        return calls, found.rule
+
+    def _titles(self, buffer: dict) -> set[str]:
+        previous = buffer.get("previous") or {}
+        return {str(t).strip().lower() for t in (buffer.get("title"), previous.get("title")) if t}
+
+    def _matching_topics(self, buffer: dict) -> list[dict]:
+        titles = self._titles(buffer)
+        return [t for t in self.context.get("topics") or []
+                if str(t.get("title", "")).strip().lower() in titles and t.get("status") != "closed"]
+
+    def _moved_event(self, buffer: dict) -> list:
+        previous = buffer.get("previous") or {}
+        old = dates.parse_moment(previous.get("start"), self.tz)
+        new = dates.parse_moment(buffer.get("start"), self.tz)
+        if old is None or new is None:
+            return []
+        delta = dates.as_datetime(new, self.tz) - dates.as_datetime(old, self.tz)
+        if not delta:
+            return []
+        titles = self._titles(buffer)
+        topic_ids = {t.get("id") for t in self.context.get("topics") or []
+                     if str(t.get("title", "")).strip().lower() in titles}
+        calls = [("update_topic", {"topic_id": t.get("id"), "starts": buffer.get("start"), "ends": buffer.get("end")})
+                 for t in self._matching_topics(buffer)]
+        start_day = dates.local_date(new, self.tz)
+        for task in self.context.get("tasks") or []:
+            if task.get("status", "open") != "open":
+                continue
+            mine = (str(task.get("topic") or "").strip().lower() in titles
+                    or (task.get("topic_id") is not None and task.get("topic_id") in topic_ids))
+            due = dates.parse_moment(task.get("due"), self.tz)
+            if not mine or due is None:
+                continue
+            calls.append(("update_task", {"task_id": task.get("id"), "due": self._shift(due, delta, start_day)}))
+        return calls
+
+    def _shift(self, due, delta: timedelta, start_day) -> str:
+        tomorrow = self.today + timedelta(days=1)
+        if isinstance(due, dates.datetime):
+            moved = due + delta
+            if moved <= self.now:
+                moved = dates.datetime.combine(tomorrow, moved.astimezone(self.tz).timetz())
+            return moved.isoformat()
+        moved = due + timedelta(days=round(delta.total_seconds() / 86400))
+        return min(max(moved, tomorrow), max(start_day, self.today)).isoformat()
+
+    def _cancelled_event(self, buffer: dict) -> list:
+        return [("close_topic", {"topic_id": t.get("id")}) for t in self._matching_topics(buffer)]
+
+    # -- tick -------------------------------------------------------------------------------
+
+    def on_deadline(self) -> tuple[str, list, str]:
+        title = self.payload.get("title") or self.stimulus.get("text") or "a task"
+        window = str(self.payload.get("window") or "")
+        due = dates.parse_moment(self.payload.get("due"), self.tz)
+        day = dates.local_date(due, self.tz) if due else None
+        topic = self.payload.get("topic")
+        name = f"“{title}”" + (f" ({topic})" if topic else "")
+        when = f" ({dates.fmt_day(day)})" if day else ""
+        if window == "overdue":
+            was = f" (was due {day.day} {day:%b})" if day else ""
+            text = f"{name} is overdue{was}. Want to move it or mark it done?"
+        elif window == "due":
+            text = f"Reminder: {name} is due today{when}."
+        else:
+            days = _window_days(window)
+            if days is None and day:
+                days = (day - self.today).days
+            if days == 1:
+                text = f"Reminder: {name} is due tomorrow{when}."
+            elif days is not None and days > 1:
+                text = f"Reminder: {name} is due in {days} days{when}."
+            else:
+                text = f"Reminder: {name} is coming up{when}."
+        return "", [("surface", {"text": text, "why": f"deadline window {window or 'unknown'}"})], \
+            f"deadline follow-up ({window or 'unknown'})"
+
+    def on_buffered(self) -> tuple[str, list, str]:
+        """Triage kept a non-calendar item because it needs the user: a bill or a renewal notice becomes a
+        task to approve (the proposal tells of it), anything else is passed on as its summary."""
+        text = str(self.stimulus.get("text") or "")
+        for buffer in self.payload.get("buffers") or []:
+            due = bills.task_for(text, buffer, self.now, self.tz) if isinstance(buffer, dict) else None
+            if due is not None and "create_task" in self.offered:
+                return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
+                    due.rule
+        summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if not summary:
+            return "", [], "nothing to pass on"
+        channels = sorted({str(b.get("channel")) for b in self.payload.get("buffers") or []
+                           if isinstance(b, dict) and b.get("channel")})
+        where = f" from your {' and '.join(channels)}" if channels else ""
+        if self.stimulus.get("untrusted"):
+            where = ""  # the cortex names the source of others' text itself
+        return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
+            "pass on what triage kept"
+
+    def on_topic_end(self) -> tuple[str, list, str]:
+        topic_id = self.payload.get("topic_id")
+        return "", ([("close_topic", {"topic_id": topic_id})] if topic_id is not None else []), "a topic's end"
+
+    def on_briefing(self) -> tuple[str, list, str]:
+        items = [i for i in self.payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
+        if not items:
+            return "", [], "an empty briefing"
+        lines = "\n".join(f"• {i['summary']}" for i in items)
+        return "", [("surface", {"text": f"Good morning! Here is what needs you today:\n{lines}",
+                                 "why": "morning briefing"})], "morning briefing"
+
+    def on_reminder(self) -> tuple[str, list, str]:
+        text = self.payload.get("text") or self.stimulus.get("text") or ""
+        return "", [("surface", {"text": f"Reminder: {text}", "why": "scheduled reminder"})], "scheduled reminder"
+
+    # -- the user ----------------------------------------------------------------------------
+
+    def on_modify(self) -> tuple[str, list, str]:
+        reply = answers.modify(self.context.get("proposal"), str(self.stimulus.get("text") or ""), self.now, self.tz)
+        return reply.text, reply.calls, reply.rule
+
+    def on_message(self) -> tuple[str, list, str]:
+        if self.stimulus.get("origin", "user") != "user":
+            return "", [], "not the user's message"
+        chat = phrases.Chat(text=str(self.stimulus.get("text") or ""), now=self.now, tz=self.tz,
+                            playbook=self.playbook, tasks=list(self.context.get("tasks") or []),
+                            topics=list(self.context.get("topics") or []),
+                            pending=list(self.context.get("pending_proposals") or []),
+                            offered=tuple(self.offered), first_contact=bool(self.context.get("first_contact")))
+        reply = intents.answer(chat)
+        return reply.text, reply.calls, reply.rule
+
+
+def _window_days(window: str) -> int | None:
+    found = re.fullmatch(r"(\d+)\s*([dwh])", window.strip().lower())
+    if not found:
+        return None
+    number, unit = int(found.group(1)), found.group(2)
+    return number * 7 if unit == "w" else number if unit == "d" else max(0, number // 24)

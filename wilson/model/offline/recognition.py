@@ -1,0 +1,182 @@
+"""What an event or a message is about, by rules: the playbook's words, the place, the length.
+
+An event is recognised as one of the playbook's life events when a trigger is in its title
+(and no negative cue such as "review" or "report" says it is only about one), or as travel
+when its place is abroad, or far from home for more than a day. Every answer names the
+rule that fired, so the trace can say why.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from wilson.model.offline import places
+from wilson.model.offline.dates import as_datetime, parse_moment
+
+PLAYBOOK_PATH = Path(__file__).resolve().parent.parent / "playbook.toml"
+
+
+@dataclass(frozen=True)
+class PlaybookTask:
+    title: str
+    days_before: int
+    notes: str = ""
+    min_days: int = 0
+
+
+@dataclass(frozen=True)
+class PlaybookEvent:
+    name: str
+    label: str
+    title: str
+    triggers: tuple[str, ...]
+    tasks: tuple[PlaybookTask, ...]
+    kind: str = ""
+
+    def find(self, text: str) -> re.Match | None:
+        best = None
+        for trigger in self.triggers:
+            match = re.search(rf"(?<![\w-]){re.escape(trigger)}(?![\w-])", text or "", re.I)
+            if match and (best is None or match.start() < best.start()):
+                best = match
+        return best
+
+
+@dataclass(frozen=True)
+class Playbook:
+    events: tuple[PlaybookEvent, ...]
+    negative: tuple[str, ...] = ()
+
+    def __iter__(self):
+        return iter(self.events)
+
+    def of_kind(self, kind: str) -> PlaybookEvent | None:
+        """The entry named `kind`, else the first of that kind."""
+        return next((e for e in self.events if e.name == kind), None) or next(
+            (e for e in self.events if e.kind == kind), None)
+
+
+def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
+    """The playbook file, then `extra` (the enabled skills' entries, as TOML): an entry whose name the
+    file already has is left out, so a skill adds life events but never rewrites the user's."""
+    path = Path(path) if path else PLAYBOOK_PATH
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"playbook {path}: {exc}") from None
+    try:
+        added = tomllib.loads(extra) if extra.strip() else {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"a skill's playbook entries: {exc}") from None
+    for name, spec in added.items():
+        if name != "negative":
+            data.setdefault(name, spec)
+    events = []
+    for name, spec in data.items():
+        if not isinstance(spec, dict):
+            continue
+        tasks = tuple(PlaybookTask(str(t["title"]), int(t.get("days_before", 0)), str(t.get("notes", "")),
+                                   int(t.get("min_days", 0)))
+                      for t in spec.get("tasks", []))
+        label = str(spec.get("label") or name.capitalize())
+        events.append(PlaybookEvent(name=name, label=label, title=str(spec.get("title") or label),
+                                    triggers=tuple(str(w) for w in spec.get("triggers", [])), tasks=tasks,
+                                    kind=str(spec.get("kind") or name)))
+    negative = tuple(str(w) for w in data.get("negative", []) if isinstance(w, str))
+    return Playbook(tuple(events), negative)
+
+
+def negative_cue(playbook: Playbook, text: str) -> str | None:
+    for cue in playbook.negative:
+        if re.search(rf"(?<![\w-]){re.escape(cue)}(?![\w-])", text or "", re.I):
+            return cue
+    return None
+
+
+def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
+    """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
+    if negative_cue(playbook, text):
+        return None
+    for event in playbook:
+        found = event.find(text)
+        if found:
+            return event, found
+    return None
+
+
+@dataclass(frozen=True)
+class Recognition:
+    event: PlaybookEvent | None  # None: seen, no plan
+    rule: str  # which rule fired, in words, for the trace and the proposal's reason
+    place: places.Place | None = None
+    notes: list = field(default_factory=list)
+
+
+def days_long(start, end, tz) -> float:
+    """How many days an event spans (an all-day event ending at the next midnight is one day)."""
+    begin, finish = parse_moment(start, tz), parse_moment(end, tz)
+    if begin is None or finish is None:
+        return 0.0
+    return (as_datetime(finish, tz) - as_datetime(begin, tz)) / timedelta(days=1)
+
+
+def recognise_event(playbook: Playbook, title: str, location: str | None, start, end, tz,
+                    home: places.Place | None, description: str = "") -> Recognition:
+    """A calendar event → the plan it calls for, or none, and the rule that decided."""
+    title = (title or "").strip()
+    cue = negative_cue(playbook, title)
+    if cue:
+        return Recognition(None, f"negative cue “{cue}” in the title")
+    found = match_words(playbook, title) or (match_words(playbook, description) if description else None)
+    place = places.find_place(location, title)
+    where = places.away(place, home)
+    span = days_long(start, end, tz)
+    # a stay away is a trip (not the conference entry, which is of the travel kind too)
+    travel = playbook.of_kind("trip") or playbook.of_kind("travel")
+    if found:
+        event, trigger = found
+        rule = f"“{trigger.group(0)}” in the title (playbook: {event.name})"
+        if event.kind != "travel" and where == "abroad" and event.name in ("wedding", "exam") and travel:
+            rule += f"; {place.name} is abroad"
+        return Recognition(event, rule, place)
+    if travel is None or place is None or where is None:
+        return Recognition(None, "no playbook word in the title" + (
+            f"; {place.name} is not away from home" if place is not None and home is not None else ""), place)
+    if where == "abroad":
+        return Recognition(travel, f"the place, {place.name}, is abroad ({places.country_display(place.country)})",
+                           place)
+    if span >= 1.5:
+        return Recognition(travel, f"{span:.0f} days in {place.name}, far from home", place)
+    return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
+
+
+def recognise_message(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
+    return match_words(playbook, text)
+
+
+def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place: places.Place | None = None) -> str:
+    """A topic title for a life event told in a message: "Trip to Japan", "Chemistry exam"."""
+    if "{place}" in event.title:
+        found = re.search(r"\b(?:to|in)\s+((?:[A-Z][\w'’-]*)(?:\s+[A-Z][\w'’-]*)*)", text)
+        name = place.name if place is not None else (found.group(1) if found else None)
+        if found and places.find_place(found.group(1)) is not None:
+            name = found.group(1)
+        return event.title.replace("{place}", name) if name else event.label
+    if trigger is None:
+        return event.label
+    before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]
+    kept = []
+    for word in reversed(before):
+        if word.lower() in _FILLER:
+            break
+        kept.insert(0, word)
+    phrase = " ".join(kept + [trigger.group(0)]).strip()
+    return phrase[:1].upper() + phrase[1:] if kept else event.label
+
+
+_FILLER = set("""a an the my our your his her their i i'm i've im have has got had is are was will be on at in by to for
+of with next this that and or need must should file do go going am just also""".split())

@@ -1,0 +1,112 @@
+"""Triage and arousal without a model: one decision per buffered item, with the rule that fired."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from wilson.model.offline import bills, urgency
+from wilson.model.offline.dates import fmt_moment, parse_moment
+
+CALENDAR_CHANGES = ("new", "changed", "cancelled")
+OFFLINE = "offline rule"
+
+
+def first_sentence(text: str, subject: str) -> str:
+    """The body's first sentence (not the subject line again), for an item whose subject says too little."""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or (subject and subject.lower() in line.lower()):
+            continue
+        found = re.match(r".+?[.!?](?=\s|$)", line)
+        return (found.group(0) if found else line)[:140]
+    return ""
+
+
+def summary(text: str, payload: dict, situation: bool = False) -> str:
+    """"Subject (from sender)"; when `situation` (a rule found the user is needed now), with the body's first
+    sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not."""
+    subject = str(payload.get("subject") or payload.get("title") or "").strip()
+    sender = str(payload.get("from") or "").strip()
+    if not subject:
+        subject = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
+    elif situation:
+        said = first_sentence(text, subject)
+        subject = f"{subject}: {said}" if said else subject
+    line = f"{subject} (from {sender})" if subject and sender else subject
+    return line[:157] + "…" if len(line) > 160 else line
+
+
+def calendar_summary(payload: dict, tz) -> str:
+    title = payload.get("title") or "an event"
+    start = parse_moment(payload.get("start"), tz)
+    when = fmt_moment(start, tz) if start else "no date"
+    change = payload.get("change")
+    if change == "cancelled":
+        return f"Cancelled: {title} ({when})"
+    if change == "changed":
+        previous = parse_moment((payload.get("previous") or {}).get("start"), tz)
+        if previous and previous != start:
+            return f"Moved: {title} from {fmt_moment(previous, tz)} to {when}"
+        return f"Changed: {title} ({when})"
+    return f"New event: {title} ({when})"
+
+
+def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
+    """Calendar changes by their time; a mail by its situation, then as a bill or renewal to act on; bulk
+    mail (list or auto-submitted headers, marked by the channel) only for a situation or a bill."""
+    payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+    if payload.get("change") in CALENDAR_CHANGES:
+        return urgency.judge_calendar(payload, now, tz)
+    text = str(item.get("text") or item.get("snippet") or "")
+    found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
+                                  str(payload.get("from") or ""), now, tz)
+    if found.situation or (found.level == 1 and not payload.get("bulk")):
+        return found
+    due = bills.task_for(text, payload, now, tz)
+    if due is not None:
+        return urgency.Judgement(2, due.rule)
+    if payload.get("bulk"):
+        why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
+        return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")
+    return found
+
+
+def sink(item: dict, judgement: urgency.Judgement) -> urgency.Judgement:
+    """Mail from a sender the user lets pass (`ignored_sender`: the memory that says so) waits for the
+    briefing, unless what it is about needs the user today; the rule names the memory."""
+    learned = item.get("ignored_sender")
+    if not isinstance(learned, dict) or judgement.situation or judgement.level in (None, 3):
+        return judgement
+    return urgency.Judgement(3, f"you usually let mail from {learned.get('sender')} pass: memory "
+                                f"{learned.get('memory')} ({learned.get('text')}); otherwise {judgement.rule}")
+
+
+def triage_item(item: dict, now: datetime, tz) -> dict:
+    bid = item.get("buffer_id")
+    text = str(item.get("text") or "")
+    payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+    judgement = sink(item, judge(item, now, tz))
+    entry = {"buffer_ids": [bid] if bid is not None else [],
+             "summary": summary(text, payload, situation=judgement.level == 1),
+             "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
+             "reason": judgement.rule, "topic": None}
+    if payload.get("change") in CALENDAR_CHANGES:
+        entry.update(summary=calendar_summary(payload, tz), topic=payload.get("title") or None)
+    return entry
+
+
+def triage(items: list, now: datetime, tz) -> dict:
+    return {"items": [triage_item(i, now, tz) for i in items if isinstance(i, dict)]}
+
+
+def arousal(items: list, now: datetime, tz) -> dict:
+    urgent_ids, reasons = [], []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        judgement = sink(item, judge(item, now, tz))
+        if urgency.arousing(judgement):
+            urgent_ids.append(item.get("buffer_id"))
+            reasons.append(f"{item.get('channel') or 'item'}: {judgement.rule}")
+    return {"urgent": bool(urgent_ids), "reason": "; ".join(reasons) or "nothing urgent", "buffer_ids": urgent_ids}

@@ -1,0 +1,124 @@
+"""How pressing an item is, without a model: who sent it, what situation it describes, when it happens.
+
+Each rule returns a Judgement with its level (1 urgent, 2 needs action, 3 for the briefing,
+None: nothing that needs the user) and the rule's name, so the trace says which fired.
+Offline urgency never breaks quiet hours by itself: it ranks, the attention budget places.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from wilson.kernel.timeparse import aware_or_none
+from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
+
+PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
+                      r"coupon|black friday)\b|\d+\s?% off", re.I)
+AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
+                                 r"info|hello|team|updates?)@", re.I)
+CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
+                      r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
+HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
+                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist))\b", re.I)
+PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
+                       r"as soon as (?:you|possible))\b", re.I)
+TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection)\b", re.I)
+DISRUPTION_RE = re.compile(r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
+                           r"missed connection|overbooked)\b", re.I)
+TODAY_DEADLINE_RE = re.compile(r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
+                               r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b", re.I)
+ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
+BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
+QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
+SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
+
+
+@dataclass(frozen=True)
+class Judgement:
+    level: int | None  # 1 urgent, 2 needs action, 3 briefing, None nothing for the user
+    rule: str
+    situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
+
+
+def from_a_person(sender: str) -> bool:
+    return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
+
+
+def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Judgement:
+    """A mail, feed or web item. Situations first (a child, health, travel trouble, today's deadline),
+    then who wrote it and when the things it mentions happen."""
+    blob = f"{subject} {text}"
+    if PROMO_RE.search(blob) and not (CHILD_RE.search(blob) and HEALTH_RE.search(blob)):
+        return Judgement(None, "newsletter or promotion")
+    if CHILD_RE.search(blob) and (HEALTH_RE.search(blob) or PICKUP_RE.search(blob)):
+        return Judgement(1, "situation: your child needs you", True)
+    if HEALTH_RE.search(blob) and from_a_person(sender) and re.search(r"\b(hospital|ambulance|emergency|accident)\b",
+                                                                      blob, re.I):
+        return Judgement(1, "situation: health emergency", True)
+    if TRAVEL_RE.search(blob) and DISRUPTION_RE.search(blob):
+        return Judgement(1, "situation: travel disruption", True)
+    found = TODAY_DEADLINE_RE.search(blob)
+    if found:
+        return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
+    found = ASKING_RE.search(blob)
+    if found:
+        return Judgement(1, f"urgent wording (“{found.group(0)}”)")
+    today = now.astimezone(tz).date()
+    dated = [f for f in search(blob, now, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
+    if BILL_RE.search(blob):
+        return Judgement(2, "a bill or payment due")
+    if dated:
+        return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
+    if from_a_person(sender) and QUESTION_RE.search(blob):
+        return Judgement(2, "a person asks you something")
+    if from_a_person(sender):
+        return Judgement(3, "a person wrote to you")
+    return Judgement(None, "nothing that needs you")
+
+
+def same_day(payload: dict, now: datetime, tz) -> str | None:
+    """Why a calendar change touches the rest of today (in `tz`), or None: a new, moved or cancelled event
+    starting later today counts, and so does one moved away from a time later today (the user may be on
+    the way to it). Events already over do not."""
+    change = payload.get("change")
+    if change not in ("new", "changed", "cancelled"):
+        return None
+    today = now.astimezone(tz).date()
+    previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
+    for start, end, was in ((aware_or_none(payload.get("start")), aware_or_none(payload.get("end")), False),
+                            (aware_or_none(previous.get("start")), aware_or_none(previous.get("end")), True)):
+        if start is None or start.astimezone(tz).date() != today or (end or start) < now:
+            continue
+        title = str(payload.get("title") or "an event")[:80]
+        verb = {"new": "new", "changed": "moved" if was else "changed", "cancelled": "cancelled"}[change]
+        return f"{title}: {verb}, {'was' if was else 'starts'} today at {start.astimezone(tz):%H:%M}"
+    return None
+
+
+def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
+    """A calendar change: time-critical when it touches the rest of today, or when the event starts (or
+    started, before a move) within hours."""
+    today = same_day(payload, now, tz)
+    if today is not None:
+        return Judgement(1, today)
+    change = payload.get("change")
+    start = parse_moment(payload.get("start"), tz)
+    previous = parse_moment((payload.get("previous") or {}).get("start"), tz) \
+        if isinstance(payload.get("previous"), dict) else None
+    for moment in (start, previous):
+        if moment is None:
+            continue
+        at = as_datetime(moment, tz)
+        if now - timedelta(hours=1) <= at <= now + timedelta(hours=SOON_HOURS):
+            return Judgement(1, f"calendar event {change} starting within {SOON_HOURS} hours")
+    soon = start is not None and now - timedelta(hours=12) <= as_datetime(start, tz) <= now + timedelta(hours=48)
+    if soon:
+        return Judgement(1, f"calendar event {change} starting within 48 hours")
+    return Judgement(2, f"calendar event {change}")
+
+
+def arousing(judgement: Judgement) -> bool:
+    """What the RAS wakes the thalamus for before the next sync."""
+    return judgement.level == 1

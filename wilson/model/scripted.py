@@ -1,0 +1,261 @@
+"""A scripted OpenAI-compatible model server for tests, demos and benchmarks.
+
+It answers POST /v1/chat/completions and GET /v1/models on 127.0.0.1 from a list
+of rules, over real HTTP, so the whole client path (headers, retries, timeouts,
+parsing, accounting) is exercised without a model. A rule:
+
+    {"match": {"role": "deep", "tool": "create_task", "last_contains": "Japan"},
+     "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "Book flights"}}]},
+     "times": 1, "latency_ms": 20, "fault": None}
+
+`match` may instead be a callable(request_json, headers) -> bool and `reply` a
+callable(request_json) -> reply dict. Faults: "429" (with `retry_after`), "500",
+"502", "timeout" (holds the request for `sleep_ms`, default 30 s), "malformed_json"
+(an invalid JSON body), "bad_arguments" (tool-call arguments that are not JSON).
+The first matching rule wins; without a match the reply is empty text.
+Every request is kept in `server.requests`; every answer carries `usage`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+from wilson.kernel.loopback import LoopbackServer
+
+MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
+FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
+
+
+def _text(content) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return json.dumps(content)
+
+
+def tool_names(body: dict) -> list[str]:
+    """The tools a request offers, then the actions of a `propose` tool among them (a rule's "tool" matches
+    either: a mutation is offered as an action of `propose`)."""
+    names, actions = [], []
+    for tool in body.get("tools") or []:
+        function = (tool.get("function") or {}) if isinstance(tool, dict) else {}
+        names.append(function.get("name", ""))
+        if function.get("name") == "propose":
+            changes = (function.get("parameters") or {}).get("properties", {}).get("changes", {})
+            actions += changes.get("items", {}).get("properties", {}).get("action", {}).get("enum", [])
+    return names + actions
+
+
+class Rule:
+    def __init__(self, spec: dict, index: int):
+        if not isinstance(spec, dict):
+            raise ValueError(f"rule {index}: expected a dict, got {type(spec).__name__}")
+        self.index = index
+        self.name = spec.get("name") or f"rule {index}"
+        self.match = spec.get("match")
+        if isinstance(self.match, dict):
+            unknown = set(self.match) - MATCH_KEYS
+            if unknown:
+                raise ValueError(f"{self.name}: unknown match keys {sorted(unknown)}; use {sorted(MATCH_KEYS)}")
+        elif self.match is not None and not callable(self.match):
+            raise ValueError(f"{self.name}: match must be a dict or a callable")
+        self.reply = spec.get("reply", {"text": ""})
+        self.times = spec.get("times")
+        self.used = 0
+        self.latency_ms = spec.get("latency_ms")
+        self.fault = None if spec.get("fault") is None else str(spec.get("fault"))
+        if self.fault not in FAULTS:
+            raise ValueError(f"{self.name}: unknown fault {self.fault!r}")
+        self.retry_after = spec.get("retry_after", 1)
+        self.sleep_ms = spec.get("sleep_ms", 30_000)
+
+    def available(self) -> bool:
+        return self.times is None or self.used < self.times
+
+    def matches(self, body: dict, headers: dict) -> bool:
+        if self.match is None:
+            return True
+        if callable(self.match):
+            return bool(self.match(body, headers))
+        m = self.match
+        messages = [msg for msg in body.get("messages") or [] if isinstance(msg, dict)]
+        if "role" in m and m["role"] not in (headers.get("x-wilson-role"), body.get("model")):
+            return False
+        if "model" in m and m["model"] != body.get("model"):
+            return False
+        if "tool" in m and m["tool"] not in tool_names(body):
+            return False
+        if "system_contains" in m and not any(
+                m["system_contains"].lower() in _text(msg.get("content")).lower()
+                for msg in messages if msg.get("role") == "system"):
+            return False
+        if "last_contains" in m and not (
+                messages and m["last_contains"].lower() in _text(messages[-1].get("content")).lower()):
+            return False
+        if "any_contains" in m and not any(
+                m["any_contains"].lower() in _text(msg.get("content")).lower() for msg in messages):
+            return False
+        return True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "WilsonScripted/1"
+
+    def log_message(self, format, *args):  # the test output stays clean
+        pass
+
+    def _send(self, status: int, body: bytes, headers: dict | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass  # the client gave up (a scripted timeout)
+
+    def do_GET(self):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.server.owner.models]
+            self._send(200, json.dumps({"object": "list", "data": data}).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self):
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self._send(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
+        status, payload, headers = self.server.owner.answer(body, raw, dict(self.headers.items()))
+        self._send(status, payload, headers)
+
+
+class ScriptedServer(LoopbackServer):
+    handler = _Handler
+    path = "/v1"
+    thread_name = "scripted-model-server"
+
+    def __init__(self, rules=(), *, latency_ms: int = 0, models: list[str] | None = None,
+                 host: str = "127.0.0.1", port: int = 0):
+        super().__init__(host, port)
+        self.rules = [Rule(spec, i) for i, spec in enumerate(rules)]
+        self.latency_ms = latency_ms
+        self.models = list(models) if models else self._default_models()
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._serial = 0
+
+    def _default_models(self) -> list[str]:
+        names = ["default"]
+        for rule in self.rules:
+            if isinstance(rule.match, dict) and rule.match.get("model") and rule.match["model"] not in names:
+                names.append(rule.match["model"])
+        return names
+
+    # -- answering -----------------------------------------------------------
+
+    def add_rule(self, spec: dict) -> None:
+        with self._lock:
+            self.rules.append(Rule(spec, len(self.rules)))
+
+    def answered(self) -> list[dict]:
+        """The recorded requests that got a billed (usage-carrying) answer."""
+        with self._lock:
+            return [r for r in self.requests if r["usage"] is not None]
+
+    def answer(self, body: dict, raw: bytes, headers: dict) -> tuple[int, bytes, dict]:
+        headers = {k.lower(): v for k, v in headers.items()}
+        with self._lock:
+            rule = None
+            for candidate in self.rules:
+                if candidate.available() and candidate.matches(body, headers):
+                    candidate.used += 1
+                    rule = candidate
+                    break
+            self._serial += 1
+            serial = self._serial
+            entry = {"body": body, "headers": headers, "rule": rule.index if rule else None,
+                     "rule_name": rule.name if rule else None, "status": None, "usage": None}
+            self.requests.append(entry)
+
+        latency = rule.latency_ms if rule and rule.latency_ms is not None else self.latency_ms
+        if latency:
+            self._stopping.wait(latency / 1000)
+        fault = rule.fault if rule else None
+
+        if fault in ("429", "500", "502"):
+            extra = {"Retry-After": str(rule.retry_after)} if fault == "429" and rule.retry_after is not None else {}
+            return self._finish(entry, int(fault), {"error": {"message": f"scripted fault {fault}"}}, extra)
+        if fault == "timeout":
+            self._stopping.wait(rule.sleep_ms / 1000)
+            return self._finish(entry, 504, {"error": {"message": "scripted timeout"}})
+        if fault == "malformed_json":
+            entry["status"] = 200
+            return 200, b'{"choices": [{"message": {"content": "half', {}
+
+        reply = rule.reply if rule else {"text": ""}
+        if callable(reply):
+            reply = reply(body)
+        message = self._message(reply or {}, body, serial, broken=fault == "bad_arguments")
+        usage = {"prompt_tokens": max(1, len(raw) // 4),
+                 "completion_tokens": max(1, len(json.dumps(message)) // 4)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        response = {
+            "id": f"chatcmpl-scripted-{serial}", "object": "chat.completion", "created": 0,
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": usage,
+        }
+        with self._lock:
+            entry["usage"] = usage
+        return self._finish(entry, 200, response)
+
+    def _finish(self, entry: dict, status: int, payload: dict, headers: dict | None = None):
+        with self._lock:
+            entry["status"] = status
+        return status, json.dumps(payload).encode(), headers or {}
+
+    @staticmethod
+    def _message(reply: dict, body: dict, serial: int, broken: bool) -> dict:
+        calls = list(reply.get("tool_calls") or [])
+        if broken and not calls:
+            offered = tool_names(body)
+            calls = [{"name": offered[0] if offered else "tool", "arguments": {"value": 1}}]
+        message = {"role": "assistant", "content": reply.get("text", None if calls else "")}
+        if calls:
+            message["tool_calls"] = []
+            for i, call in enumerate(calls):
+                arguments = call.get("arguments", {})
+                arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+                if broken:
+                    arguments = arguments[:-1] + ', "'  # cut off mid-object, as a truncated model output is
+                message["tool_calls"].append({"id": call.get("id") or f"call_{serial}_{i}", "type": "function",
+                                              "function": {"name": call["name"], "arguments": arguments}})
+        return message
+
+
+def load_script(path: str | Path) -> ScriptedServer:
+    """A (not yet started) server from a JSON script {"rules": [...], "latency_ms": N, "models": [...]}."""
+    path = Path(path)
+    try:
+        script = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"scripted model script {path}: {exc}") from None
+    if isinstance(script, list):
+        script = {"rules": script}
+    return ScriptedServer(script.get("rules", []), latency_ms=script.get("latency_ms", 0),
+                          models=script.get("models"))

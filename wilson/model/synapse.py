@@ -1,0 +1,539 @@
+"""The Synapse: the only way from Wilson to a language model.
+
+Every actor asks for a *role* (reflex, fast, deep), never for a model. The role
+decides the endpoint and the model from `[llm]` configuration: a key such as
+`model` applies to every role, `deep_model` overrides it for one. With no
+`base_url` a role is answered by the offline provider, which speaks the same
+OpenAI wire format, so actors cannot tell the difference.
+
+One `chat()` call is: budget check -> request (retries with backoff, then the
+next model of the fallback chain) -> parse (one repair round trip for broken
+tool arguments or broken JSON) -> token accounting in `TokenUsage`. Every error
+that leaves this module is a `SynapseError`, so an actor can catch one type and
+carry on when a model fails.
+
+A model that does not answer (connection refused, timeouts, 5xx after every
+retry) opens a breaker for its role: until the next probe, a few minutes later,
+no background request goes out and background calls are answered by the offline
+rules (traced as "offline fallback (model unreachable)"); a user's call still
+gets one attempt, and the honest error when it fails. The user is told once when background work switches to
+the offline rules and once when the model answers again; that state is a Setting
+row, so a restart does not tell them twice.
+
+Size: one class, the gateway, whose budget counters, breakers and transports are state its methods
+share; what does not share it (endpoints, transports, replies, errors) is in modules of its own.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+
+import peewee
+from loguru import logger
+
+from storage import hot, mute, outbox, trace
+from storage.db import database
+from storage.models import Setting, TokenUsage
+from wilson import skills
+from wilson.kernel import clock as clockmod, liveness
+from wilson.kernel.config import ROLES
+from wilson.kernel.redact import redact, register
+from wilson.model.endpoints import Endpoint, _single_shot, _with_base_url, resolve_endpoint
+from wilson.model.errors import BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, SynapseError
+from wilson.model.offline import OfflineProvider
+from wilson.model.replay import Recorder, ReplayTransport
+from wilson.model.replies import ChatResult, _BadOutput, _usage, cost, parse_reply, prices, usd
+from wilson.model.scripted import load_script
+from wilson.model.transports import HttpTransport, OfflineTransport
+
+
+ORIGINS = ("user", "background")
+JSON_FORMATS = ("json_object", "json_schema")
+STEP_SLACK = 10.0  # seconds beyond a model call's own timeout before its actor counts as hung
+DOWN_PROBE_SECONDS = 300.0  # a model that is down is asked again at most this often
+FALLBACK_REASON = "offline fallback (model unreachable)"
+DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
+DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
+               "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
+BACK_NOTICE = "My language model is answering again, so I'm back to full thinking for background work."
+
+
+_scope = threading.local()
+
+
+@contextmanager
+def trace_scope(trace_id: str | None):
+    """Model calls made inside (on this thread) belong to `trace_id`: an offline fallback is traced there."""
+    previous = getattr(_scope, "trace_id", None), getattr(_scope, "fallback_traced", False)
+    _scope.trace_id, _scope.fallback_traced = trace_id, False
+    try:
+        yield
+    finally:
+        _scope.trace_id, _scope.fallback_traced = previous
+
+
+class Synapse:
+    def __init__(self, config, clock, *, provider_override: str | None = None, backoff_base: float = 0.25,
+                 max_backoff: float = 30.0, probe_seconds: float = DOWN_PROBE_SECONDS):
+        self.config = config
+        self.clock = clock
+        register(config.secrets())  # every error this module raises is redacted with these
+        self.backoff_base = backoff_base
+        self.max_backoff = max_backoff
+        self._random = random.Random()
+        self._lock = threading.Lock()
+        self._pause_logged: set[tuple[str, str]] = set()
+        self.probe_seconds = probe_seconds
+        # role -> (next probe on the domain clock, next probe on the monotonic clock): either one passing
+        # lets a probe through, so a simulated clock that stands still does not keep a role down forever
+        self._down: dict[str, tuple[datetime, float]] = {}
+        self._up_checked: set[str] = set()  # roles whose stored "down" state was cleared after an answer
+        self._down_noticed = False  # the stored "down" state was read or written by this process
+        self._down_roles_stored: set[str] = set()
+        self._closers: list = []
+        self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
+        self._transports = {}
+        self._http = None
+        self._offline = None
+        self.recorder = None
+
+        override = provider_override or ""
+        if override.startswith("replay:"):
+            replay = ReplayTransport(override[len("replay:"):])
+            self._transports = {role: replay for role in ROLES}
+            self.endpoints = {role: _single_shot(ep) for role, ep in self.endpoints.items()}
+        elif override and override != "offline":
+            raise ValueError(f"unknown provider {override!r}: use 'offline' or 'replay:DIR'")
+        for role, endpoint in self.endpoints.items():
+            if role in self._transports:
+                continue
+            if override == "offline" or not endpoint.base_url:
+                self._transports[role] = self._offline_transport()
+                self.endpoints[role] = _single_shot(endpoint, models=("offline",))
+            else:
+                if not endpoint.base_url.startswith(("http://", "https://")):
+                    raise ValueError(f"llm base_url for {role} must start with http:// or https:// "
+                                     f"(got {endpoint.base_url!r})")
+                if self._http is None:
+                    self._http = HttpTransport()
+                self._transports[role] = self._http
+        record_dir = str(config.get("llm", "record") or "")
+        if record_dir and self._http is not None:
+            self.recorder = Recorder(record_dir)
+
+    def _offline_transport(self):
+        if self._offline is None:
+            self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None,
+                                                             home=self.config.get("core", "home") or None,
+                                                             skills_playbook=skills.playbook(self.config)))
+        return self._offline
+
+    # -- public --------------------------------------------------------------
+
+    @property
+    def offline(self) -> bool:
+        """True when the offline provider answers (every role is offline)."""
+        return all(t.kind == "offline" for t in self._transports.values())
+
+    def is_offline(self, role: str) -> bool:
+        """True when the offline rules answer the role's background calls (configured so, or its model is down)."""
+        return self._transports[role].kind == "offline" or role in self._down
+
+    def is_down(self, role: str) -> bool:
+        """True while the role's configured model counts as unreachable (its breaker is open)."""
+        return role in self._down
+
+    def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
+             response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
+             context: dict | None = None) -> ChatResult:
+        """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
+        "arousal", ...); only the offline rules read it, a model reads the messages."""
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
+        if origin not in ORIGINS:
+            raise ValueError(f"unknown origin {origin!r}: 'user' or 'background'")
+        endpoint = self.endpoints[role]
+        self._check_budget(endpoint, origin)
+        json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
+        base = {"messages": list(messages), "max_tokens": endpoint.max_tokens}
+        if tools:
+            base["tools"] = tools
+            if tool_choice is not None:
+                base["tool_choice"] = tool_choice
+        if response_format:
+            base["response_format"] = response_format
+
+        prompt_total = completion_total = 0
+        for repair_round in (False, True):
+            body, model, payload, fell_back = self._answer(endpoint, base, origin, context)
+            ruled = fell_back or self._transports[role].kind == "offline"
+            prompt, completion = (0, 0) if ruled else _usage(body, payload)
+            prompt_total += prompt
+            completion_total += completion
+            if not ruled:  # the rules cost no tokens: the budget counts what a model spent
+                self._account(role, origin, prompt, completion)
+            try:
+                text, calls = parse_reply(body, json_wanted)
+            except _BadOutput as exc:
+                if repair_round:
+                    logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
+                    raise ModelOutputError(f"{role} model {model}: {exc} (still, after one repair request)") from None
+                logger.info("{} model {} gave unusable output, asking once for a repair: {}", role, model, exc)
+                base = {**base, "messages": base["messages"] + exc.repair}
+                continue
+            except (KeyError, TypeError, AttributeError, IndexError) as exc:
+                logger.warning("{} model {} sent a response of an unknown shape: {!r}", role, model, exc)
+                raise ModelOutputError(f"{role} model {model}: the response is not a chat completion") from None
+            result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
+                                completion_tokens=completion_total, model=model, offline=ruled,
+                                rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
+            logger.debug("{} {} answered ({} origin): {} tool calls, {}+{} tokens", role, model, origin,
+                         len(calls), prompt_total, completion_total)
+            if ruled:
+                self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
+            elif trace_id:
+                self._trace(trace_id, result, role, origin)
+            return result
+        raise AssertionError("unreachable")
+
+    def paused(self, role: str) -> bool:
+        """True when background reasoning for the role is paused by today's budget."""
+        return self._spent(role) >= self.endpoints[role].daily_budget
+
+    def usage_today(self) -> dict[str, dict]:
+        day = self._day()
+        found = {row.role: row for row in TokenUsage.select().where(TokenUsage.day == day)}
+        report = {}
+        for role in ROLES:
+            row = found.get(role)
+            report[role] = {
+                "calls": row.calls if row else 0,
+                "prompt_tokens": row.prompt_tokens if row else 0,
+                "completion_tokens": row.completion_tokens if row else 0,
+                "user_tokens": row.user_tokens if row else 0,
+            }
+        return report
+
+    def budget_report(self) -> str:
+        usage = self.usage_today()
+        table = prices(self.config)
+        lines = [f"Model use today ({self._day()} UTC):"]
+        billed = 0.0
+        for role in ROLES:
+            u, ep = usage[role], self.endpoints[role]
+            spent = u["prompt_tokens"] + u["completion_tokens"]
+            if self._transports[role].kind == "offline":
+                lines.append(f"  {role}: no language model (offline rules), no tokens")
+                continue
+            where = f"{ep.models[0]}, not answering: offline rules" if self.is_down(role) else ep.models[0]
+            calls = f"{u['calls']} call" + ("" if u["calls"] == 1 else "s")
+            money = cost(table[role], u["prompt_tokens"], u["completion_tokens"])
+            billed += money
+            line = f"  {role} ({where}): {spent:,} of {ep.daily_budget:,} tokens, {calls}, about {usd(money)}"
+            if spent >= ep.daily_budget:
+                left = max(0, ep.daily_budget + ep.user_reserve - spent)
+                line += f" - background reasoning paused; {left:,} tokens left for your own requests"
+            lines.append(line)
+        if billed:
+            # the provider's prefix cache bills repeated prompt starts for less: this is the most it costs
+            lines.append(f"  about {usd(billed)} in all at [llm] price_<role> (input not counted as cached)")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+        for closer in self._closers:
+            try:
+                closer()
+            except Exception as exc:
+                logger.warning("closing synapse: {}", exc)
+        self._closers.clear()
+
+    def on_close(self, callback) -> None:
+        self._closers.append(callback)
+
+    # -- internals -----------------------------------------------------------
+
+    def _trace_rule(self, trace_id: str | None, result: ChatResult, role: str) -> None:
+        """An offline answer is traced as such, with the rule that fired (never as a model's)."""
+        if not trace_id:
+            return
+        try:
+            trace.record(trace_id, "offline", "synapse", f"{role}: offline rule: {result.rule or 'none'}",
+                         at=self.clock.now(), data={"role": role, "rule": result.rule,
+                                                    "tool_calls": [c.name for c in result.tool_calls]})
+        except peewee.PeeweeException as exc:
+            logger.error("could not trace an offline answer: {}", exc)
+
+    def _trace(self, trace_id: str, result: ChatResult, role: str, origin: str) -> None:
+        try:
+            trace.record(trace_id, "model", "synapse",
+                         f"{role} {result.model}: {result.prompt_tokens}+{result.completion_tokens} tokens",
+                         at=self.clock.now(), data={"role": role, "model": result.model, "origin": origin,
+                                                    "tool_calls": [c.name for c in result.tool_calls]})
+        except peewee.PeeweeException as exc:
+            logger.error("could not trace a model call: {}", exc)
+
+    def _day(self) -> str:
+        return clockmod.as_utc(self.clock.now()).date().isoformat()
+
+    def _spent(self, role: str) -> int:
+        """Tokens the role spent today, read from the database on every call (other processes spend too)."""
+
+        try:
+            # read before every call, so the statement is built once (storage/hot.py); a counter kept in
+            # this process would miss what other processes spend
+            found = hot.execute("tokens_spent", lambda: (
+                'SELECT "prompt_tokens" + "completion_tokens" FROM "token_usage" WHERE "day" = ? AND "role" = ?'),
+                (self._day(), role)).rows
+            spent = found[0][0] if found else 0
+        except peewee.PeeweeException as exc:
+            raise SynapseError(f"cannot read the token budget: {exc}") from exc
+        return spent or 0
+
+    def _check_budget(self, endpoint: Endpoint, origin: str) -> None:
+        spent = self._spent(endpoint.role)
+        if origin == "background" and spent >= endpoint.daily_budget:
+            key = (self._day(), endpoint.role)
+            with self._lock:
+                first = key not in self._pause_logged
+                self._pause_logged.add(key)
+            if first:
+                logger.warning("background reasoning paused: {} budget spent", endpoint.role)
+            raise BudgetExhausted(f"{endpoint.role}: daily budget of {endpoint.daily_budget:,} tokens spent "
+                                  f"({spent:,} used); background reasoning waits for tomorrow")
+        limit = endpoint.daily_budget + endpoint.user_reserve
+        if origin == "user" and spent >= limit:
+            raise BudgetExhausted(f"{endpoint.role}: daily budget and user reserve spent ({spent:,} of {limit:,} "
+                                  "tokens); raise llm.daily_budget or wait for tomorrow")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(self.max_backoff, retry_after)
+        wait = self.backoff_base * (2 ** attempt)
+        return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
+
+    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False,
+                 context: dict | None = None) -> tuple[dict, str, dict]:
+        """`probe`: the role is known to be down; one attempt per model and a quiet log are enough."""
+        transport = self._transports[endpoint.role]
+        failures = []
+        unreachable = True
+        retries = 0 if probe else endpoint.retries
+        for position, model in enumerate(endpoint.models):
+            payload = {"model": model, **base}
+            last = None
+            for attempt in range(retries + 1):
+                # a slow model is not a hung actor: the watchdog gives each attempt its timeout
+                liveness.beat(endpoint.timeout + STEP_SLACK, f"{endpoint.role} model call")
+                try:
+                    body = (transport.send(endpoint, model, payload, context) if transport.kind == "offline"
+                            else transport.send(endpoint, model, payload))
+                except Retryable as exc:
+                    last = exc
+                    unreachable = unreachable and not exc.answered
+                    if attempt < retries:
+                        wait = self._backoff(attempt, exc.retry_after)
+                        logger.info("{} model {}: {}; retry {} of {} in {:.2f}s", endpoint.role, model, exc,
+                                    attempt + 1, endpoint.retries, wait)
+                        liveness.beat(wait + STEP_SLACK, f"{endpoint.role} retry wait")
+                        clockmod.pause(wait)
+                    continue
+                except Rejected as exc:
+                    last = exc
+                    unreachable = False
+                    break
+                if self.recorder is not None and transport is self._http:
+                    try:
+                        self.recorder.write(endpoint.role, model, payload, body)
+                    except OSError as exc:
+                        logger.error("could not record a model exchange: {}", exc)
+                return body, model, payload
+            failures.append(f"{model}: {last}")
+            more = position + 1 < len(endpoint.models)
+            # a transport failure is reported once, at the switch to the offline rules (see _answer)
+            silent = isinstance(last, Retryable) and not last.answered
+            level = "DEBUG" if probe else "INFO" if silent else "WARNING"
+            logger.log(level, "{} model {} unavailable ({}){}", endpoint.role, model,
+                       last, "; falling back to " + endpoint.models[position + 1] if more else "")
+        raise ModelUnavailable(redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"),
+                               unreachable=unreachable and transport.kind != "offline")
+
+    # -- a model that is down ------------------------------------------------
+
+    def _answer(self, endpoint: Endpoint, base: dict, origin: str,
+                context: dict | None = None) -> tuple[dict, str, dict, bool]:
+        """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
+
+        A user's call to a model that is down gets one attempt (no retries) and the honest error."""
+        role = endpoint.role
+        if self._transports[role].kind == "offline":
+            return (*self._request(endpoint, base, context=context), False)
+        down = self._down.get(role)
+        # someone waiting for an answer is worth one attempt; background work is not worth a timeout each
+        if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
+            return self._fallback(endpoint, base, context)
+        try:
+            body, model, payload = self._request(endpoint, base, probe=down is not None)
+        except ModelUnavailable as exc:
+            if not exc.unreachable:
+                raise
+            self._open_breaker(role, exc)
+            if origin == "user":
+                raise
+            return self._fallback(endpoint, base, context)
+        if down is not None or role not in self._up_checked:
+            self._model_back(role)
+        return body, model, payload, False
+
+    def _open_breaker(self, role: str, exc: ModelUnavailable) -> None:
+        with self._lock:
+            first, alone = role not in self._down, not self._down
+            self._down[role] = (self.clock.now() + timedelta(seconds=self.probe_seconds),
+                                clockmod.monotonic() + self.probe_seconds)
+        if first:
+            # the roles usually share one endpoint: one warning for the outage, not one per role
+            logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the "
+                       "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
+
+    def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None) -> tuple[dict, str, dict, bool]:
+        offline = _single_shot(endpoint, models=("offline",))
+        transport = self._offline_transport()
+        payload = {"model": "offline", **base}
+        try:
+            body = transport.send(offline, "offline", payload, context)
+        except Rejected as exc:
+            raise ModelUnavailable(f"{endpoint.role}: the model is not answering and {exc}") from None
+        trace_id = getattr(_scope, "trace_id", None)
+        if trace_id and not getattr(_scope, "fallback_traced", False):
+            _scope.fallback_traced = True  # one row per run, not one per round
+            try:
+                trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {FALLBACK_REASON}",
+                             at=self.clock.now(), data={"role": endpoint.role, "model": endpoint.models[0]})
+            except peewee.PeeweeException as exc:
+                logger.error("could not trace an offline fallback: {}", exc)
+        self._tell_down(endpoint.role)
+        return body, "offline", payload, True
+
+    def _tell_down(self, role: str) -> None:
+        """The first fallback after the model stopped answering tells the user, once (across restarts too)."""
+        if self._down_noticed:
+            with self._lock:
+                if role in self._down_roles_stored:
+                    return
+        now = self.clock.now()
+        try:
+            with _atomic():
+                row = Setting.get_or_none(Setting.key == DOWN_KEY)
+                value = dict(row.value or {}) if row is not None else {}
+                roles = set(value.get("roles") or [])
+                if role in roles and row is not None:
+                    stored = roles
+                else:
+                    value = {"since": value.get("since") or now.isoformat(), "roles": sorted(roles | {role})}
+                    if row is None:
+                        Setting.create(key=DOWN_KEY, value=value)
+                        self._notice(DOWN_NOTICE, f"model_down:{value['since']}", now, "model down")
+                    else:
+                        Setting.update(value=value).where(Setting.key == DOWN_KEY).execute()
+                    stored = set(value["roles"])
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the model is down: {}", exc)
+            return
+        with self._lock:
+            self._down_noticed = True
+            self._down_roles_stored = stored
+
+    def _model_back(self, role: str) -> None:
+        """The role's model answered: close its breaker; when no role is left down, tell the user once.
+
+        Roles on the same endpoint are back with it: the answering server is theirs too."""
+        same = {r for r in ROLES if self.endpoints[r].base_url == self.endpoints[role].base_url}
+        with self._lock:
+            was_down = any([self._down.pop(r, None) is not None for r in same])
+            self._up_checked.update(same)
+        now = self.clock.now()
+        try:
+            with _atomic():
+                row = Setting.get_or_none(Setting.key == DOWN_KEY)
+                if row is None:
+                    stored = set()
+                else:
+                    value = dict(row.value or {})
+                    stored = set(value.get("roles") or []) - same
+                    if stored:
+                        Setting.update(value={**value, "roles": sorted(stored)}).where(
+                            Setting.key == DOWN_KEY).execute()
+                    else:
+                        Setting.delete().where(Setting.key == DOWN_KEY).execute()
+                        self._notice(BACK_NOTICE, f"model_back:{value.get('since') or now.isoformat()}", now,
+                                     "model back")
+                        logger.info("{} model answers again; background work is back on the model", role)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the model is back: {}", exc)
+            return
+        with self._lock:
+            self._down_roles_stored = stored
+            self._down_noticed = bool(stored)
+        if was_down and stored:
+            logger.info("{} model answers again", role)
+
+    def _notice(self, text: str, key: str, now: datetime, why: str) -> None:
+        """A row the tick hands to the primary channel (it releases held rows), after quiet hours if any."""
+
+        channel = self.config.primary_channel
+        try:
+            hold = mute.hold_until(self.config, now)
+        except ValueError:
+            hold = None
+        outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
+                   payload={"why": why}, deliver_after=hold or now)
+
+    def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
+        user = prompt + completion if origin == "user" else 0
+        try:
+            # one upsert, atomic by itself: no transaction around it
+            (TokenUsage
+             .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
+                     completion_tokens=completion, user_tokens=user)
+             .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
+                          update={TokenUsage.calls: TokenUsage.calls + 1,
+                                  TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
+                                  TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
+                                  TokenUsage.user_tokens: TokenUsage.user_tokens + user})
+             .execute())
+        except peewee.PeeweeException as exc:
+            # losing one line of accounting is better than losing the answer the tokens paid for
+            logger.error("token accounting failed for {}: {}", role, exc)
+
+
+def _atomic():
+    return database.atomic()
+
+
+def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
+    """Build the Synapse the command line asked for.
+
+    llm: None (from configuration), "offline", an http(s) URL for every role,
+    "scripted:FILE" (a local scripted model server, stopped by close()) or "replay:DIR".
+    """
+    if not llm:
+        return Synapse(config, clock, **kw)
+    if llm == "offline" or llm.startswith("replay:"):
+        return Synapse(config, clock, provider_override=llm, **kw)
+    if llm.startswith(("http://", "https://")):
+        return Synapse(_with_base_url(config, llm), clock, **kw)
+    if llm.startswith("scripted:"):
+        server = load_script(llm[len("scripted:"):])
+        base_url = server.start()
+        try:
+            synapse = Synapse(_with_base_url(config, base_url), clock, **kw)
+        except Exception:
+            server.stop()
+            raise
+        synapse.on_close(server.stop)
+        return synapse
+    raise ValueError(f"--llm {llm!r}: use offline, an http(s) URL, scripted:FILE or replay:DIR")
