@@ -355,7 +355,7 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
                     elif mode == "naive":
                         row = inbox.add(source="email", kind="buffered", origin="background", priority=2,
                                         at=clock.now(), text=item.text, payload=item.payload)
-                        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+                        app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
                     else:
                         row = persona.deliver(app, item)
                         if item.label == "urgent" and row is not None:

@@ -152,7 +152,8 @@ class Inbound:
         row = routing.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
                                        dedup_key=incoming.key, payload=payload)
         if row is not None:
-            incoming.after.append(lambda: self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id)))
+            nudge = StimulusCommitted("inbox", row.id, row.trace_id, row.priority)
+            incoming.after.append(lambda: self.tell("thalamus", nudge))
 
     def _earlier_words(self, uid: str, chat_id: int, message_id: int) -> Inbox | None:
         """The inbox row of the message an edit corrects (its latest version), if Wilson heard it."""

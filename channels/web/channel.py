@@ -191,7 +191,7 @@ class WebChannel(Channel):
         if row is None:
             return None
         faults.point("web:after-message-commit")
-        self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
+        self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row.id
 
     def intake(self, text: str, key: str | None, payload: dict) -> int | None:

@@ -8,6 +8,7 @@ rule that fired, so the trace can say why.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -40,10 +41,16 @@ class PlaybookEvent:
     def find(self, text: str) -> re.Match | None:
         best = None
         for trigger in self.triggers:
-            match = re.search(rf"(?<![\w-]){re.escape(trigger)}(?![\w-])", text or "", re.I)
+            match = _trigger(trigger).search(text or "")
             if match and (best is None or match.start() < best.start()):
                 best = match
         return best
+
+
+@functools.lru_cache(maxsize=4096)
+def _trigger(words: str) -> re.Pattern:
+    """A playbook trigger as a whole-word pattern (built once: every stimulus asks every trigger)."""
+    return re.compile(rf"(?<![\w-]){re.escape(words)}(?![\w-])", re.I)
 
 
 @dataclass(frozen=True)
