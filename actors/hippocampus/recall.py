@@ -26,10 +26,14 @@ PROFILE_SIZE = 3
 LEARNED_RECALL = ("principle", "belief", "interpretation")
 
 
+# Every form of every hint, per kind: built once, since every stimulus asks
+KIND_FORMS = tuple((name, frozenset().union(*(_forms_of(h) for h in hints))) for name, hints, _ in EVENT_KINDS)
+
+
 def event_kinds(*texts: str) -> list[str]:
     """The kinds of event (trip, exam, bill, ...) the texts speak of, in EVENT_KINDS order."""
     words = set(engram.normalise(" ".join(t for t in texts if t)).split())
-    return [name for name, hints, _ in EVENT_KINDS if any(words & _forms_of(h) for h in hints)]
+    return [name for name, forms in KIND_FORMS if not words.isdisjoint(forms)]
 
 
 def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES,
