@@ -69,7 +69,7 @@ BRIEFING_SETTLE = timedelta(minutes=10)  # a briefing that fired is written with
 
 def briefed(approval: Approval, since: datetime, now: datetime) -> bool:
     """Whether a morning briefing since `since` listed this proposal as waiting (the briefing then is its
-    reminder). The briefing names each waiting proposal as "Proposal N:" (actors/thalamus.py)."""
+    reminder). The briefing names each waiting proposal as "Proposal N:" (actors/briefing.py)."""
     mention = re.compile(rf"\bProposal {approval.id}:")
     rows = (Outbox.select(Outbox.text, Outbox.payload)
             .where((Outbox.created_at >= since) & (Outbox.created_at <= now)
