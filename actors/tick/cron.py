@@ -13,8 +13,6 @@ from loguru import logger
 from wilson.kernel.clock import UTC, as_utc
 
 DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
-BUILTIN_TARGETS = {"briefing": "thalamus", "ras": "ras", "consolidate": "hippocampus"}
-
 
 
 # Cron ---------------------------------------------------------------------------

@@ -23,7 +23,6 @@ from channels.web.fetching import MAX_URL, WatchError
 
 SNAPSHOT_CHARS = 100_000
 ITEM_CHARS = 1000
-FEED_TYPES = ("rss", "atom", "rdf", "xml", "json")
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
