@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from channels.web import fetching, watcher
+from storage import engram
 from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, TokenUsage, Topic
 from tests.conftest import corpus_dir
 from tests.web_harness import LoopbackSite, base_url, csrf_of, logged_in, token_and_code
@@ -141,24 +142,7 @@ def test_trace_shows_a_stimulus_path_in_local_time(web):
     assert "Nothing is recorded" in client.get("/trace?id=nosuchtrace").text
 
 
-@pytest.fixture
-def memory_skill(monkeypatch):
-    """The memory skill (actors/hippocampus.py), registered for this test if this checkout does not yet."""
-    from wilson import skills
-
-    if "memory" not in {s.name for s in skills.installed()}:
-        monkeypatch.setitem(skills.BUILTIN, "memory", "actors.hippocampus.skill:SKILL")
-        skills.refresh()
-        yield
-        monkeypatch.undo()
-        skills.refresh()
-    else:
-        yield
-
-
-def test_memory_lists_beliefs_and_thats_wrong_becomes_a_proposal_the_gate_executes(memory_skill, web):
-    from storage import engram
-
+def test_memory_lists_beliefs_and_thats_wrong_becomes_a_proposal_the_gate_executes(web):
     belief = engram.store("belief", "You book flights late", ["approval:1", "approval:2"], web.clock.now())
     client = logged_in(web)
     page = client.get("/memory").text
