@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-
 from storage import hot, trace
 from storage.db import database, is_postgres, write_lock
 from storage.models import Inbox

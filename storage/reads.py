@@ -12,6 +12,7 @@ from datetime import datetime
 from storage import hot
 from storage.models import Approval, Memory, Task, Topic, Turn
 
+
 def _whose(user_id: str | None, owner: str | None) -> tuple[str, list]:
     """Turns of one person's conversation; the owner's also holds the turns written before turns had a user."""
     if user_id is not None:
@@ -22,6 +23,7 @@ def _whose(user_id: str | None, owner: str | None) -> tuple[str, list]:
         sql = f'({sql} OR "user_id" IS NULL)'
     return sql, params
 
+
 def recent_turns(user_id: str | None, topic_id: int | None, owner: str | None, limit: int) -> list[Turn]:
     """The asking person's newest `limit` turns, oldest first; in a topic's thread, everyone's there too."""
     where, params = _whose(user_id, owner)
@@ -31,12 +33,14 @@ def recent_turns(user_id: str | None, topic_id: int | None, owner: str | None, l
         f'SELECT {hot.column_list(Turn)} FROM "turn" WHERE {where} ORDER BY "id" DESC LIMIT ?'), params + [limit])
     return [hot.instance(Turn, r) for r in reversed(found.rows)]
 
+
 def assistant_spoke(user_id: str | None, owner: str | None) -> bool:
     """Whether Wilson ever answered this person (their first contact is over)."""
     where, params = _whose(user_id, owner)
     found = hot.execute(("assistant_spoke", where), lambda: (
         f'SELECT 1 FROM "turn" WHERE "role" = \'assistant\' AND {where} LIMIT 1'), params)
     return bool(found.rows)
+
 
 def _visible(column: str, user_id: str | None, owner: str | None) -> tuple[str, list]:
     """`actors.tools.visible_to` as SQL: `column` is the topic's id (topics) or the task's topic."""
@@ -45,12 +49,14 @@ def _visible(column: str, user_id: str | None, owner: str | None) -> tuple[str, 
     return (f' AND ("owner_id" = ? OR "{column}" IN (SELECT "id" FROM "topic" WHERE "thread_ref" IS NOT NULL))',
             [str(user_id)])
 
+
 def open_topics(user_id: str | None, owner: str | None) -> list[Topic]:
     """Topics not closed that this person may see, by id."""
     visible, params = _visible("id", user_id, owner)
     found = hot.execute(("open_topics", bool(visible)), lambda: (
         f'SELECT {hot.column_list(Topic)} FROM "topic" WHERE "status" != \'closed\'{visible} ORDER BY "id"'), params)
     return [hot.instance(Topic, r) for r in found.rows]
+
 
 def open_tasks(user_id: str | None, owner: str | None, limit: int) -> list[Task]:
     """Open tasks this person may see, those due first (soonest first), then the undated, by id."""
@@ -59,6 +65,7 @@ def open_tasks(user_id: str | None, owner: str | None, limit: int) -> list[Task]
         f'SELECT {hot.column_list(Task)} FROM "task" WHERE "status" = \'open\'{visible} '
         f'ORDER BY ("due" IS NULL), "due", "id" LIMIT ?'), params + [limit])
     return [hot.instance(Task, r) for r in found.rows]
+
 
 def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, list[tuple[int, str]]]]:
     """The approver's newest `limit` open proposals that are not expired, newest first, each with its

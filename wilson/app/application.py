@@ -34,7 +34,7 @@ from storage.models import Approval, Outbox
 from wilson import skills
 from wilson.kernel import clock as clockmod
 from wilson.kernel.actor import Context
-from wilson.kernel.config import Config, DEFAULTS
+from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
 from wilson.kernel.messages import DecisionRecorded, ProposalCreated, Recover, StimulusCommitted, SyncRequest, TickNow
@@ -57,7 +57,6 @@ def build_specs(config: Config, printer=None, role: str = "all") -> list[ActorSp
     `role` splits Wilson over processes sharing one PostgreSQL database: `worker` runs the
     cortex and the gate (start as many as you like), `ingress` everything else (exactly
     one: it polls Telegram and fires the schedules), `all` both in one process."""
-
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
     specs = [ActorSpec("silent", SilentChannel), ActorSpec("repl", ReplChannel, {"printer": printer})]
@@ -209,7 +208,6 @@ class Wilson:
     def propose(self, tool: str, args: dict, reason: str, channel: str = "repl") -> str | None:
         """The user asks for one change by a command of their own (`forget 5`): a proposal like any
         other, which they then approve. The reason it cannot be done, or None."""
-
         writes_first()
         try:
             made = make.propose_one(tool, args, owner=self.config.get("core", "owner"), channel=channel,

@@ -11,14 +11,14 @@ that calls into the package doing the work; together they are the one place to r
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
 from pathlib import Path
-import json
 
-from playhouse.db_url import schemes
 import peewee
+from playhouse.db_url import schemes
 
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
@@ -175,8 +175,6 @@ def cmd_pair(opts, config) -> int:
 
 def cmd_memory(opts, config) -> int:
     """`memory import FILE.jsonl` (one memory a line) and `memory recall "QUERY"` (best first)."""
-
-
     _open(config)
     if opts.action == "import":
         try:
@@ -206,7 +204,6 @@ def cmd_memory(opts, config) -> int:
 def cmd_watch(opts, config) -> int:
     """`watch add URL [--every 6h]` and `watch remove URL` propose (the gate shows them when Wilson runs);
     `watch list` shows what is watched."""
-
     _open(config)
     if opts.action == "list":
         watched = [watcher.view(s, config.timezone) for s in watcher.sources()]
@@ -237,7 +234,6 @@ def cmd_watch(opts, config) -> int:
 
 def _primary(config) -> str:
     """Where Wilson talks with you when it runs (Telegram when set up, else the terminal)."""
-
     return channel_roles(config)[0]
 
 

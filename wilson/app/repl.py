@@ -388,7 +388,6 @@ def sim_clock(start: str | None, home: Path, tz) -> clockmod.Clock:
 
 def main(argv: list[str] | None = None, announce: bool = True) -> int:
     """`announce`: tell about the first run and config warnings (`wilson run` has told already)."""
-
     parser = Parser(prog="wilson-repl", description="Talk to Wilson and inject synthetic stimuli.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--clock", choices=("sim", "real"), default="real")

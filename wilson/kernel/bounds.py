@@ -65,7 +65,6 @@ def parse_items(text: str, limit: int = MAX_ITEM) -> tuple[int, ...]:
 
 def parse_advance(text: str) -> timedelta:
     """A forward step of simulated time ('45m', '3d', '1d12h'), more than nothing and at most MAX_ADVANCE."""
-
     raw = str(text).strip()
     if raw.startswith("-"):
         raise ValueError("simulated time only runs forward: advance 1h, 2d, ...")

@@ -12,11 +12,11 @@ real elapsed time whatever the domain clock says; it also comes from here
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
-import re
 
 UTC = timezone.utc
 
@@ -91,7 +91,6 @@ def pause(seconds: float) -> None:
 
 def parse_duration(text: str) -> timedelta:
     """'45m', '12h', '3d', '1w', '90s', or combinations like '1d12h'."""
-
     text = text.strip().lower()
     parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhdw])", text)
     if not parts or "".join(f"{n}{u}" for n, u in parts) != re.sub(r"\s+", "", text):

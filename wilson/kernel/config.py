@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
-from croniter import croniter
 import tzlocal
+from croniter import croniter
 
 from wilson import skills
 from wilson.kernel import timeparse
@@ -307,7 +307,6 @@ def _check(kind: str, value):
     if kind == "cron_or_off":
         if text.lower() in _OFF:
             return "off"
-
         if not croniter.is_valid(text):
             raise ValueError
         return text
@@ -361,8 +360,6 @@ def did_you_mean(word: str, choices) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
-
-
 def default_home() -> Path:
     return Path(os.environ.get("WILSON_HOME") or Path.home() / ".wilson")
 
@@ -403,7 +400,6 @@ class Config:
 
     def secrets(self) -> list[str]:
         """Every configured secret value: keys named like a secret, and credentials inside any URL."""
-
         found = []
         for section in self.data.values():
             if not isinstance(section, dict):
@@ -565,7 +561,6 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
 
 def describe(config: Config) -> list[str]:
     """`wilson config`: the effective configuration, TOML-like, with each value's source; secrets masked."""
-
     register(config.secrets())
     lines = [f"# home {config.home}; file {config.path}" + ("" if config.path.exists() else " (not there)")]
     for section, values in config.data.items():

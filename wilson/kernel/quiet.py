@@ -20,6 +20,7 @@ from wilson.kernel import timeparse
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import local_moment
 
+
 def parse_window(quiet_hours: str | None) -> tuple[time, time] | None:
     """'22:00-07:00' -> (22:00, 07:00); None when quiet hours are switched off or empty ("all day" is
     what a mute is for)."""

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 import pykka
 from loguru import logger
 
-from wilson.kernel import clock as clockmod
-from wilson.kernel import liveness
+from wilson.kernel import clock as clockmod, liveness
 from wilson.kernel.messages import Ping
 from wilson.kernel.redact import redact
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-
-from wilson.kernel.config import Config, ROLES
-
+from wilson.kernel.config import ROLES, Config
 
 DEFAULT_MODEL = "default"
 

@@ -7,7 +7,6 @@ import json
 import re
 from dataclasses import dataclass
 
-
 from wilson.kernel.config import ROLES
 
 

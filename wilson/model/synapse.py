@@ -282,7 +282,6 @@ class Synapse:
 
     def _spent(self, role: str) -> int:
         """Tokens the role spent today, read from the database on every call (other processes spend too)."""
-
         try:
             # read before every call, so the statement is built once (storage/hot.py); a counter kept in
             # this process would miss what other processes spend
@@ -483,7 +482,6 @@ class Synapse:
 
     def _notice(self, text: str, key: str, now: datetime, why: str) -> None:
         """A row the tick hands to the primary channel (it releases held rows), after quiet hours if any."""
-
         channel = self.config.primary_channel
         try:
             hold = mute.hold_until(self.config, now)

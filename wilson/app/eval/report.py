@@ -10,11 +10,11 @@ fresh temporary home with its own database, no Telegram, no mailbox, no dashboar
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 from pathlib import Path
-import argparse
 
 from wilson.app.eval import scorer
 from wilson.app.eval.format import ScenarioError
@@ -26,6 +26,7 @@ from wilson.kernel.config import ROLES, SCHEMA, _check
 from wilson.kernel.logs import file_sink
 from wilson.model.replies import prices
 from wilson.model.synapse import DOWN_NOTICE
+
 
 class _Settings:
     """Just enough of a Config for wilson.model.replies.prices() to read [llm] settings from a dict."""
@@ -40,7 +41,6 @@ class _Settings:
 def price_table(llm: dict) -> dict | None:
     """{role: (input, cached input, output)} in USD per million tokens from [llm] price_<role>, as the
     budget report reads them; None when every price is zero (then only tokens are shown)."""
-
     table = prices(_Settings(llm or {}))
     return table if any(any(price) for price in table.values()) else None
 
@@ -104,7 +104,6 @@ def table(results: list[dict], total: dict, label: str = "") -> str:
 def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, prices: dict | None = None,
               out=None, log_sink=None, record: str | None = None) -> dict:
     """Every scenario in turn (one process, a fresh home and database each); a line per scenario on `out`."""
-
     out = out or sys.stdout
     began = clockmod.monotonic()
     results, observations = [], []
@@ -167,7 +166,6 @@ def _brief(r: dict) -> str:
 
 def llm_overrides(spec: str) -> dict:
     """"deep_model=qwen2.5:14b,fast_model=qwen2.5:3b" → [llm] settings for one side of --compare."""
-
     found = {}
     for part in spec.split(","):
         key, sep, value = part.partition("=")
@@ -198,8 +196,6 @@ def _one(spec: str, scenarios, opts, llm_settings, prices, log_sink) -> dict:
 
 def main(opts, config) -> int:
     """The `wilson eval` command (wilson/app/cli.py adds its arguments with add_arguments)."""
-
-
     try:
         scenarios = suite(opts.suite)
     except ScenarioError as exc:

@@ -64,7 +64,6 @@ def run_scenario(scenario: Scenario, llm: str | None = "offline", *, llm_setting
 
     `record`: a directory where the model's answers are kept, one subdirectory per scenario, for
     `llm="replay:DIR"` to serve back later (CI replays a real model's answers without it)."""
-
     llm_settings = dict(llm_settings or {})
     if record:
         llm_settings["record"] = str(Path(record) / scenario.name)
@@ -184,7 +183,6 @@ def _proposal_id(which) -> int | None:
 def _calendar_buffers(stimuli: dict, calendar_steps: list) -> None:
     """A calendar change is read by the channel's poll some minutes after the step: each buffer row
     belongs to the last calendar step on that title before the row was written."""
-
     for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
         title = str((row.payload or {}).get("title") or "").lower()
         created = clockmod.as_utc(row.created_at)

@@ -293,6 +293,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
 ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
                       r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")
 
+
 def is_on_it(text: str | None) -> bool:
     """The user's whole message says they are dealing with it ("on it", "working on it", "will do")."""
     if not text or len(text) > 60:

@@ -50,7 +50,6 @@ def _cities() -> dict[str, Place]:
 @lru_cache(maxsize=1)
 def _countries() -> dict[str, str]:
     """lower-case name or code → display name (alpha-2 codes map to names too)."""
-
     found = {}
     for country in pycountry.countries:
         for name in filter(None, (country.name, getattr(country, "common_name", None),
