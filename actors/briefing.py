@@ -25,6 +25,7 @@ from datetime import date, datetime, timedelta
 from peewee import Value, fn
 
 from actors import attention, tools
+from actors.proposals.rules import OPEN
 from actors.proposals.words import render
 from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
 from storage import calendar_days, outbox, trace
@@ -197,7 +198,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if later:
                 day.soon.append(_soon_line(task, on, today))
                 day.soon_told.extend((task.id, name) for name in later)
-    waiting = list(Approval.select().where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now))
+    waiting = list(Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > now))
                    .order_by(Approval.id))
     ids = [a.id for a in waiting]
     oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
@@ -403,7 +404,7 @@ def orphaned(now: datetime) -> list[int]:
     # the common case, has its outbox row and is not looked at again)
     own_row = Outbox.select(Outbox.id).where(
         Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text")))
-    kept = list(Approval.select().where(Approval.status.in_(("pending", "partial"))
+    kept = list(Approval.select().where(Approval.status.in_(OPEN)
                                         & Approval.presented_at.is_null(False) & (Approval.expires_at > now)
                                         & ~fn.EXISTS(own_row)))
     if not kept:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
 from storage import mute, trace
 from storage.beliefs import memory_list
@@ -34,7 +35,7 @@ def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dic
         views.append(view)
     pending = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
                .where((ApprovalItem.tool == "create_topic") & (ApprovalItem.status == "pending")
-                      & Approval.status.in_(("pending", "partial"))))
+                      & Approval.status.in_(OPEN)))
     if user_id is not None and str(user_id) != str(owner):
         pending = pending.where(Approval.approver == str(user_id))
     for item in pending:

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from actors import tools
 from actors.hippocampus import advice
+from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem
 from wilson.model.errors import SynapseError
 
@@ -217,8 +218,8 @@ def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, use
     approval = Approval.get_or_none(Approval.id == int(args["proposal"])) if 0 < int(args["proposal"]) < 2**62 else None
     if approval is None or str(approval.approver) != str(user_id):
         return {"error": f"the user has no proposal {tools._short(args.get('proposal'))}; see pending_proposals"}
-    if approval.status not in ("pending", "partial") or approval.expires_at <= now:
-        state = approval.status if approval.status not in ("pending", "partial") else "expired"
+    if approval.status not in OPEN or approval.expires_at <= now:
+        state = approval.status if approval.status not in OPEN else "expired"
         return {"error": f"proposal {approval.id} is {state}; it can no longer be decided"}
     action = args.get("action").strip().lower() if isinstance(args.get("action"), str) else None
     if action not in DECIDE_ACTIONS:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from actors.proposals import make
-from actors import tools
+from actors import attention, tools
 from actors.cortex.calls import RunOutcome, present
 from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER, STALE_MODIFICATION,
                                    SYNC_ONLY, UNCHANGED)
+from actors.proposals import make
+from actors.proposals.rules import OPEN
 from storage import decisions, hot, inbox, outbox, trace
 from storage.db import database
 from storage.models import Approval, Inbox, Turn
-from actors import attention
 
 
 def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
@@ -114,4 +114,4 @@ def empty_run_reply(outcome: RunOutcome) -> str:
 def open_original(row: Inbox) -> Approval | None:
     """The still undecided proposal a modify run was asked to change."""
     return Approval.get_or_none((Approval.id == (row.payload or {}).get("approval_id"))
-                                & Approval.status.in_(("pending", "partial")))
+                                & Approval.status.in_(OPEN))

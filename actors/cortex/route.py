@@ -8,6 +8,7 @@ from datetime import datetime
 
 from actors import tools
 from actors.cortex.context import _words
+from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
 
 
@@ -89,7 +90,7 @@ def judgement_for(row: Inbox, now: datetime) -> str:
         return ""
     task_id = int(payload["task_id"])
     waiting = (ApprovalItem.select(ApprovalItem.args).join(Approval)
-               .where(Approval.status.in_(("pending", "partial")) & (Approval.expires_at > now)
+               .where(Approval.status.in_(OPEN) & (Approval.expires_at > now)
                       & (ApprovalItem.status == "pending")).order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
     if any(isinstance(i.args, dict) and tools._is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
            for i in waiting):

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _day, _iso, _parse_due, _thumb
 from actors.hippocampus.heeded import followup_episodes, mail_episodes
+from actors.proposals.rules import OPEN
 from storage import engram
 from storage.models import Approval, ApprovalItem, Feedback, Outbox, Task, Turn
 from wilson.kernel.clock import as_utc
@@ -64,7 +65,7 @@ def _first_due(approval: Approval, item: ApprovalItem, title: str) -> tuple[date
 def _approval_episode(approval: Approval, since: datetime, until: datetime) -> dict | None:
     items = list(approval.items.order_by(ApprovalItem.position))
     expired = approval.status == "expired" or (
-        approval.status in ("pending", "partial") and approval.expires_at is not None and approval.expires_at < until)
+        approval.status in OPEN and approval.expires_at is not None and approval.expires_at < until)
     # A partly decided proposal that expires later: its decided items were an earlier night's episode.
     decided_now = approval.decided_at is not None and since <= approval.decided_at < until
     successors: list[ApprovalItem] = []
@@ -147,7 +148,7 @@ def approval_episodes(since: datetime, until: datetime, skip: frozenset = frozen
                & Approval.status.in_(("approved", "rejected", "superseded", "partial")))
     # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
     ignored = ((Approval.expires_at >= since) & (Approval.expires_at < until)
-               & Approval.status.in_(("expired", "pending", "partial")))
+               & Approval.status.in_(("expired", *OPEN)))
     episodes = []
     for approval in Approval.select().where(decided | ignored).order_by(Approval.id):
         if f"approval:{approval.id}" in skip:

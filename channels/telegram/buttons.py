@@ -34,7 +34,7 @@ def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
     or the user went on to other things (an hour later, it is a new message)."""
     approval = Approval.get_or_none(Approval.id == awaiting.get("approval_id"))
     asked = datetime.fromisoformat(awaiting["at"]) if awaiting.get("at") else None
-    return (approval is not None and approval.status in ("pending", "partial")
+    return (approval is not None and approval.status in OPEN
             and asked is not None and now - asked < MODIFY_WAIT)
 
 
