@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from actors import tools
+from actors.proposals import make
 from storage import inbox
 from storage.models import Task, Topic
 from tests.brain import context_of, is_cortex, routine_reply, tool_names
@@ -141,7 +142,15 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
     say(app, "hello")
     say(app, "plan my trip to Japan in April")
     assert all("decide" not in tool_names(body) for body in cortex_bodies(server))
-    assert [s["function"]["name"] for s in tools.schemas_for("user")][-1] == "decide", \
+    owner = app.config.get("core", "owner")
+    make.propose_one("create_task", {"title": "Pack"}, owner=owner, channel="repl", reason="a test's proposal",
+                     key="test:pending", now=app.clock.now(), config=app.config)
+    say(app, "hello")
+    say(app, "plan my trip to Japan in April")
+    greeting, plan = cortex_bodies(server)[-2:]
+    assert "decide" in tool_names(greeting) and "decide" in tool_names(plan)
+    without, with_decide = (tools.schemas_for("user", deciding=d) for d in (False, True))
+    assert with_decide[:-1] == without and with_decide[-1]["function"]["name"] == "decide", \
         "offered last, so that the schemas before it are the same prefix either way"
 
 
