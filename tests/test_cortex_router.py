@@ -98,4 +98,4 @@ def test_words_before_the_last_follow_up_or_about_other_things_need_no_model(scr
     first = Inbox(kind="deadline", origin="background", text="Pack", id=0,
                   payload={"task_id": flights(app).id, "title": "Book flights", "window": "1d"})
     assert judgement_for(first, now) == "", "a first follow-up has nothing earlier to reply to"
-    assert choose_route(row)[0] == "template"
+    assert choose_route(row, judgement_for(row, now))[0] == "template"

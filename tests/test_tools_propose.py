@@ -129,8 +129,13 @@ def test_a_mutation_called_by_its_own_name_is_still_a_proposal(scripted):
     app, server = scripted(lambda ctx, body: {"tool_calls": [call("create_task", title="Pack")]}
                            if ctx["stimulus"]["origin"] == "user" else {"text": ""})
     row = say(app, "remind me to pack")
-    (item,) = Approval.get(Approval.inbox_id == row.id).items
+    approval = Approval.get(Approval.inbox_id == row.id)
+    (item,) = approval.items
     assert (item.tool, item.args) == ("create_task", {"title": "Pack"})
+    assert Task.select().count() == 0, "nothing changes before the approval"
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert [t.title for t in Task.select()] == ["Pack"]
 
 
 def test_the_offline_rules_answer_with_one_propose_holding_what_they_would_call_one_by_one(synapse):
