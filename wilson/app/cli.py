@@ -4,8 +4,9 @@
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
 
-Size: one module over 400 lines because each subcommand is a few lines of parser and a short handler
-that calls into the package doing the work; together they are the one place to read what `wilson` offers.
+Each subcommand is a few lines of parser and a short handler that calls into the package doing the
+work, so this module is the one place to read what `wilson` offers; the option checks it shares with
+wilson-repl are in options.py.
 """
 
 from __future__ import annotations

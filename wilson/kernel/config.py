@@ -7,8 +7,10 @@ is a warning with a "did you mean". `first_run()` writes a commented wilson.toml
 from the environment; `Config.secrets()` lists their values (and credentials
 written into URLs) so that `wilson.kernel.redact` masks them wherever they appear.
 
-Size: most of it is SCHEMA, every setting with its default, check and one-line documentation;
-it is read top to bottom as one table, and `make docs` prints it as docs/configuration.md.
+Size: a third of it is the settings table (DEFAULTS, SCHEMA and EXPECTED: every setting with its
+default, kind and one line of documentation), read top to bottom; the rest is what that table drives
+(checking each kind, loading the three sources, the first run's wilson.toml, `wilson config`, and the
+Markdown `make docs` writes to docs/configuration.md), which changes whenever a kind or a setting does.
 """
 
 from __future__ import annotations
