@@ -7,9 +7,7 @@ through it).
 """
 
 from wilson.model.offline.dates import find_dates
-from wilson.model.offline.intents import reminder_cron
 from wilson.model.offline.provider import OfflineProvider
-from wilson.model.offline.recognition import load_playbook
 from wilson.model.offline.words import words
 
-__all__ = ["OfflineProvider", "find_dates", "load_playbook", "reminder_cron", "words"]
+__all__ = ["OfflineProvider", "find_dates", "words"]

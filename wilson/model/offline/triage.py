@@ -9,7 +9,6 @@ from wilson.model.offline import bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
-OFFLINE = "offline rule"
 
 
 def first_sentence(text: str, subject: str) -> str:
