@@ -465,6 +465,22 @@ def test_a_press_by_another_user_is_refused_and_the_owner_can_still_decide(wilso
     assert Topic.select().count() == 0
 
 
+def test_the_owner_who_decides_for_everyone_is_answered_as_the_gate_will_decide(wilson, fake):
+    app = wilson()  # [approval] owner_decides_all is on by default
+    family = -2024
+    fake.send_text(FRIEND, "I'm flying to Japan on 2027-04-10", chat_id=family)
+    proposal = wait_text(fake, family, "Proposal")
+    assert Approval.get().approver == str(FRIEND)
+    modify = fake.press(OWNER, proposal, buttons(proposal)["modify"])
+    wait_text(fake, family, "Tell me in your next message")  # the owner's next words are the change
+    press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, family, "Done:")
+    assert app.wait_idle(10)
+    assert fake.callback_answers[modify["callback_query"]["id"]]["text"] == "Tell me what to change."
+    assert fake.callback_answers[press["callback_query"]["id"]]["text"] == "Approving…"
+    assert Topic.select().count() == 1
+
+
 def test_a_press_on_an_expired_proposal_changes_nothing_and_says_so_in_place(wilson, fake):
     app = wilson()
     proposal = propose_japan(fake)

@@ -121,7 +121,8 @@ class Buttons:
             return
         decision = Decision(approval_id=approval_id, action=action, user_id=uid, channel=self.name, nonce=nonce)
         # The gate decides; this early look only picks the words of the quick answer.
-        problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone)
+        problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone,
+                        self._owner_decides())
         if action == "modify" and not problem:
             kv.put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
             incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
