@@ -34,8 +34,8 @@ class _Settings:
     def __init__(self, llm: dict):
         self.llm = llm
 
-    def get(self, section: str, key: str, default=None):
-        return self.llm.get(key, default) if section == "llm" else default
+    def get(self, section: str, key: str):
+        return self.llm.get(key) if section == "llm" else None
 
 
 def price_table(llm: dict) -> dict | None:
