@@ -168,7 +168,7 @@ def renew(owners: list[str], lease_seconds: float = LEASE_SECONDS) -> int:
 
 
 def given_up(lane: str) -> list[Inbox]:
-    """Rows `release_claimed` gave up on and nobody has told the user about yet."""
+    """Rows `release_owner` gave up on and nobody has told the user about yet."""
     return list(Inbox.select().where((Inbox.status == "failed") & (Inbox.error == GAVE_UP) & (Inbox.lane == lane)))
 
 
