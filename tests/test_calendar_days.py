@@ -4,6 +4,8 @@ morning briefing and the dashboard both list."""
 from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
+from channels.calendar.diff import snapshot as channel_snapshot
+from channels.calendar.event import CANCELLED, Event
 from storage import calendar_days, kv
 from storage.models import Cursor
 
@@ -48,3 +50,17 @@ def test_an_event_two_sources_hold_is_listed_once_and_an_unreadable_entry_is_ski
     snapshot("b", entry("shared", "2027-03-02T10:00:00+00:00"), entry("broken", "not a date"))
     Cursor.create(name="calendar:odd", value={"events": ["not", "a", "dict"]}, updated_at=NOW)
     assert titles(date(2027, 3, 2)) == ["shared"]
+
+
+def test_the_calendar_channels_own_snapshot_entries_are_read_and_its_cancelled_ones_left_out(db):
+    # storage may not import the channel, so it keeps its own copy of the entry's shape and of CANCELLED:
+    # entries the channel itself writes show whether the two still agree
+    def event(uid, hour, status=None):
+        return Event(uid=uid, recurrence_id=None, sequence=0, title=uid, start=datetime(2027, 3, 2, hour,
+                     tzinfo=timezone.utc), end=datetime(2027, 3, 2, hour + 1, tzinfo=timezone.utc), all_day=False,
+                     location="Room 4", description=None, attendees=(), status=status, doc="x.ics")
+
+    entries = channel_snapshot([event("standup", 8), event("dropped", 9, CANCELLED), event("review", 7)])
+    kv.put_cursor("calendar:home", {"events": entries}, NOW)
+    assert titles(date(2027, 3, 2)) == ["review", "standup"]
+    assert calendar_days.events_on(date(2027, 3, 2), BERLIN)[0].location == "Room 4"
