@@ -1,7 +1,8 @@
 """The approval gate: every mutation is a proposal the user approves, modifies or rejects.
 
-Decisions arrive as `Decision` messages from a channel (a REPL command, a Telegram button) and are
-handled here by code, never by a model. Approving executes each item exactly once: the item's status
+Decisions arrive as rows a channel or the cortex wrote (a REPL command, a Telegram button, the user's
+words), named by `DecisionRecorded` (a bare `Decision` is written down first), and are applied here by
+code, never by a model. Approving executes each item exactly once: the item's status
 moves from pending to executed in the same transaction that applies it, so a second press finds
 nothing left to do. Proposals are bound to their approver, expire, and are superseded by a modified
 proposal.
