@@ -180,6 +180,7 @@ def status_values() -> tuple[dict[str, set[str]], set[str]]:
 def test_every_status_the_code_uses_is_one_its_column_declares():
     by_model, loose = status_values()
     assert set(by_model) >= {"Inbox", "Outbox", "Task", "Approval", "ApprovalItem"}, by_model  # the scan sees them
+    assert {"pending", "claimed"} <= by_model["Inbox"] and "retry" in by_model["Outbox"], by_model  # and their values
     unknown = {model: sorted(values - set(STATUSES[model])) for model, values in by_model.items()
                if values - set(STATUSES[model])}
     assert not unknown, f"statuses missing from their StrEnum in storage/models.py: {unknown}"
