@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from actors.tools import visible_to
-from storage import reads
-from storage.models import Approval, ApprovalItem, Task, Topic, Turn
+from storage import engram, hot, reads
+from storage.models import Approval, ApprovalItem, Memory, Task, Topic, Turn
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 OWNER, GUEST = "100", "200"
@@ -110,9 +110,6 @@ def test_pending_items_are_the_open_proposals_newest_first_in_one_query(any_db):
 
 
 def test_strongest_memories_are_engrams_profile_read(any_db):
-    from storage import engram
-    from storage.models import Memory
-
     for i, (kind, strength, invalidated) in enumerate([("belief", 0.5, None), ("principle", 2.0, None),
                                                        ("episode", 9.0, None), ("belief", 3.0, NOW),
                                                        ("belief", 2.0, None), ("principle", 1.0, None)]):
@@ -129,8 +126,6 @@ def test_strongest_memories_are_engrams_profile_read(any_db):
 
 
 def test_a_row_created_through_the_hot_insert_reads_back_as_peewee_reads_it(any_db):
-    from storage import hot
-
     turn = hot.create(Turn, channel="repl", role="user", user_id=OWNER, text="hi", created_at=NOW)
     stored = Turn.get_by_id(turn.id)
     assert (stored.channel, stored.role, stored.user_id, stored.text, stored.created_at, stored.topic_id) == (
