@@ -25,13 +25,13 @@ demo: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python bin/wilson config --docs > docs/configuration.md.new && mv docs/configuration.md.new docs/configuration.md
 
-# docs/screenshots/*.png: each dashboard page of a demo Wilson in headless Chromium (Debian's chromium
-# and chromium-driver), at a fixed viewport
 # The built-in scenarios with the offline rules: a regression check of the pipeline (not of a model);
 # --strict fails on any word on an idle day, in quiet hours, or because of an injected instruction.
 eval: $(STAMP)
 	$(BIN)/python bin/wilson eval --llm offline --suite all --strict
 
+# docs/screenshots/*.png: each dashboard page of a demo Wilson in headless Chromium (Debian's chromium
+# and chromium-driver), at a fixed viewport
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.web_harness docs/screenshots
 
