@@ -4,9 +4,10 @@ one module per built-in skill (tasks.py, reminders.py, calendar.py; telegram.py 
 Read tools run at once (`run_read`). Mutations are offered as the actions of one `propose` tool
 (`schemas_for`; a call by a mutation's own name is still read) and never run when the model calls
 them: the cortex validates and describes them (`validate_mutation`, `describe_item`), the call
-becomes a proposal, and only the approval gate executes them, through `execute_approved`, which refuses any item the
-gate has not claimed from an approved proposal. Decision tools (`surface`, `request_sync`, `decide`)
-are interpreted by the cortex itself; `decide` is offered only to runs the user started.
+becomes a proposal, and only the approval gate executes them, through `execute_approved`, which
+refuses any item the gate has not claimed from an approved proposal. Decision tools (`surface`,
+`request_sync`, `decide`) are interpreted by the cortex itself; `decide` is offered only to runs the
+user started.
 """
 
 from __future__ import annotations
