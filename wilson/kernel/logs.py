@@ -20,13 +20,9 @@ from loguru import logger
 
 from wilson.kernel.redact import redact, redact_data, register
 
-__all__ = ["redact", "add_secrets", "setup_logging", "file_sink"]
+__all__ = ["redact", "setup_logging", "file_sink"]
 
 FORMAT = "{time:YYYY-MM-DD HH:mm:ss} {level:<7} {name}: {message}"
-
-
-def add_secrets(values) -> None:
-    register(values)
 
 
 def _scrubbed(exc: BaseException, depth: int = 0) -> BaseException:
