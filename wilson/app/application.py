@@ -177,7 +177,7 @@ class Wilson:
         """The user types on the REPL: a realtime stimulus, committed before anyone is told."""
         writes_first()
         row = routing.commit_realtime(source=channel, text=text, at=self.clock.now(),
-                                       user_id=user_id or self.config.get("core", "owner"))
+                                      user_id=user_id or self.config.get("core", "owner"))
         self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row
 
@@ -185,7 +185,7 @@ class Wilson:
         """A synthetic buffered stimulus (email, web) from the REPL."""
         key = f"{channel}:" + hashlib.sha1(f"{self.clock.now().isoformat()}|{text}".encode()).hexdigest()[:16]
         row = routing.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload,
-                                       at=self.clock.now())
+                                      at=self.clock.now())
         if row is not None:
             self.supervisor.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
         return row

@@ -103,9 +103,7 @@ def cmd_status(opts, config) -> int:
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
     _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
           f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
-
     _out(email_status(config))
-
     for line in views.model_lines(config):
         _out(line)
     for row in Cursor.select().where(Cursor.name.startswith("health:")):
@@ -222,9 +220,10 @@ def cmd_watch(opts, config) -> int:
         args["every"] = opts.every
     now = wall_now()
     try:
-        made = proposals_make.propose_one(tool, args, owner=config.get("core", "owner"), channel=_primary(config),
-                                reason=f"because you asked: wilson watch {opts.action} {one_line(opts.url, 120)}",
-                                key=f"cli:{tool}:{opts.url}:{now.isoformat()}", now=now, config=config)
+        made = proposals_make.propose_one(
+            tool, args, owner=config.get("core", "owner"), channel=_primary(config),
+            reason=f"because you asked: wilson watch {opts.action} {one_line(opts.url, 120)}",
+            key=f"cli:{tool}:{opts.url}:{now.isoformat()}", now=now, config=config)
     except proposals_rules.CannotPropose as exc:
         print(f"wilson watch: {exc}", file=sys.stderr)
         return 2

@@ -12,9 +12,9 @@ from datetime import date
 
 from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, spoken_decision
-from wilson.model.offline.phrases import (ABOUT_RE, ADD_RE, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, HELP, INTRO,
-                                    LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
-                                    TOPICISH, WEEKDAYS, Chat, Reply, normal)
+from wilson.model.offline.phrases import (ABOUT_RE, ADD_RE, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, HELP,
+                                          INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE,
+                                          RENAME_RE, TOPICISH, WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
