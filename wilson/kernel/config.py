@@ -3,9 +3,12 @@
 Every key can be overridden from the environment, e.g. WILSON_LLM_BASE_URL sets
 [llm] base_url. Every value is checked when it is loaded (`SCHEMA`): a wrong one stops
 the start with one line naming the key, the value and what is expected; an unknown key
-is a warning with a "did you mean". `first_run()` writes a commented wilson.toml. Secrets (keys named token, api_key, password) are meant to come
+is a warning with a "did you mean". `first_run()` writes a commented wilson.toml.
+Secrets (keys named like SECRET_KEYS: token, api_key, password, secret) are meant to come
 from the environment; `Config.secrets()` lists their values (and credentials
 written into URLs) so that `wilson.kernel.redact` masks them wherever they appear.
+Every default is in DEFAULTS (a Config built by hand answers a missing key from there),
+so a reader of a setting never writes a fallback of its own.
 
 Size: a third of it is the settings table (DEFAULTS, SCHEMA and EXPECTED: every setting with its
 default, kind and one line of documentation), read top to bottom; the rest is what that table drives
