@@ -11,9 +11,9 @@ import json
 
 import httpx
 
+from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact, register
 from wilson.model.endpoints import resolve_endpoint
-from wilson.model.synapse import ROLES
 
 CONNECT_HINT = ("To connect one, set WILSON_LLM_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama, "
                 "http://127.0.0.1:8080/v1 for llama.cpp) and WILSON_LLM_MODEL, or start Wilson with --llm URL.")

@@ -62,14 +62,14 @@ def resolve_endpoint(config, role: str) -> Endpoint:
     )
 
 
-def _single_shot(endpoint: Endpoint, models: tuple[str, ...] | None = None) -> Endpoint:
+def single_shot(endpoint: Endpoint, models: tuple[str, ...] | None = None) -> Endpoint:
     """Providers that cannot fail transiently need no retries and no fallback chain."""
     return Endpoint(role=endpoint.role, base_url=endpoint.base_url, models=models or endpoint.models[:1],
                     api_key=endpoint.api_key, timeout=endpoint.timeout, max_tokens=endpoint.max_tokens,
                     retries=0, daily_budget=endpoint.daily_budget, user_reserve=endpoint.user_reserve)
 
 
-def _with_base_url(config, base_url: str) -> Config:
+def with_base_url(config, base_url: str) -> Config:
     data = copy.deepcopy(config.data)
     llm = data.setdefault("llm", {})
     llm["base_url"] = base_url

@@ -28,7 +28,7 @@ class ChatResult:
     rule: str = ""  # offline answers: the rule that fired
 
 
-class _BadOutput(Exception):
+class BadOutput(Exception):
     def __init__(self, reason: str, repair: list[dict]):
         super().__init__(reason)
         self.repair = repair
@@ -77,7 +77,7 @@ def _content_text(content) -> str | None:
 
 
 def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCall, ...]]:
-    """Text and tool calls of one response; raises _BadOutput with the repair messages."""
+    """Text and tool calls of one response; raises BadOutput with the repair messages."""
     message = body["choices"][0].get("message") or {}
     text = _content_text(message.get("content"))
     calls = []
@@ -96,7 +96,7 @@ def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCa
             if not isinstance(parsed, dict):
                 reason = (f"the arguments of your call to `{name}` are not a valid JSON object"
                           f" ({parsed if isinstance(parsed, Exception) else type(parsed).__name__})")
-                raise _BadOutput(reason, [
+                raise BadOutput(reason, [
                     {"role": "assistant", "content": f"(tool call) {name}({arguments})"},
                     {"role": "user", "content": f"Error: {reason}. Call the tool again with its arguments "
                                                 "as one valid JSON object, nothing else."},
@@ -108,7 +108,7 @@ def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCa
             json.loads(candidate)
         except ValueError as exc:
             reason = f"your answer is not valid JSON ({exc})"
-            raise _BadOutput(reason, [
+            raise BadOutput(reason, [
                 {"role": "assistant", "content": text or ""},
                 {"role": "user", "content": f"Error: {reason}. Reply again with only one valid JSON value."},
             ]) from None
@@ -116,7 +116,8 @@ def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCa
     return text, tuple(calls)
 
 
-def _usage(body: dict, payload: dict) -> tuple[int, int]:
+def token_counts(body: dict, payload: dict) -> tuple[int, int]:
+    """(prompt, completion) tokens as the server reports them; estimated when it reports none."""
     usage = body.get("usage")
     if isinstance(usage, dict):
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")

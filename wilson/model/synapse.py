@@ -41,11 +41,11 @@ from wilson import skills
 from wilson.kernel import clock as clockmod, liveness
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact, register
-from wilson.model.endpoints import Endpoint, _single_shot, _with_base_url, resolve_endpoint
+from wilson.model.endpoints import Endpoint, resolve_endpoint, single_shot, with_base_url
 from wilson.model.errors import BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, SynapseError
 from wilson.model.offline import OfflineProvider
 from wilson.model.replay import Recorder, ReplayTransport
-from wilson.model.replies import ChatResult, _BadOutput, _usage, cost, parse_reply, prices, usd
+from wilson.model.replies import BadOutput, ChatResult, cost, parse_reply, prices, token_counts, usd
 from wilson.model.scripted import load_script
 from wilson.model.transports import HttpTransport, OfflineTransport
 
@@ -104,7 +104,7 @@ class Synapse:
         if override.startswith("replay:"):
             replay = ReplayTransport(override[len("replay:"):])
             self._transports = {role: replay for role in ROLES}
-            self.endpoints = {role: _single_shot(ep) for role, ep in self.endpoints.items()}
+            self.endpoints = {role: single_shot(ep) for role, ep in self.endpoints.items()}
         elif override and override != "offline":
             raise ValueError(f"unknown provider {override!r}: use 'offline' or 'replay:DIR'")
         for role, endpoint in self.endpoints.items():
@@ -112,7 +112,7 @@ class Synapse:
                 continue
             if override == "offline" or not endpoint.base_url:
                 self._transports[role] = self._offline_transport()
-                self.endpoints[role] = _single_shot(endpoint, models=("offline",))
+                self.endpoints[role] = single_shot(endpoint, models=("offline",))
             else:
                 if not endpoint.base_url.startswith(("http://", "https://")):
                     raise ValueError(f"llm base_url for {role} must start with http:// or https:// "
@@ -170,14 +170,14 @@ class Synapse:
         for repair_round in (False, True):
             body, model, payload, fell_back = self._answer(endpoint, base, origin, context)
             ruled = fell_back or self._transports[role].kind == "offline"
-            prompt, completion = (0, 0) if ruled else _usage(body, payload)
+            prompt, completion = (0, 0) if ruled else token_counts(body, payload)
             prompt_total += prompt
             completion_total += completion
             if not ruled:  # the rules cost no tokens: the budget counts what a model spent
                 self._account(role, origin, prompt, completion)
             try:
                 text, calls = parse_reply(body, json_wanted)
-            except _BadOutput as exc:
+            except BadOutput as exc:
                 if repair_round:
                     logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
                     raise ModelOutputError(f"{role} model {model}: {exc} (still, after one repair request)") from None
@@ -399,7 +399,7 @@ class Synapse:
                        "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
 
     def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None) -> tuple[dict, str, dict, bool]:
-        offline = _single_shot(endpoint, models=("offline",))
+        offline = single_shot(endpoint, models=("offline",))
         transport = self._offline_transport()
         payload = {"model": "offline", **base}
         try:
@@ -523,12 +523,12 @@ def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
     if llm == "offline" or llm.startswith("replay:"):
         return Synapse(config, clock, provider_override=llm, **kw)
     if llm.startswith(("http://", "https://")):
-        return Synapse(_with_base_url(config, llm), clock, **kw)
+        return Synapse(with_base_url(config, llm), clock, **kw)
     if llm.startswith("scripted:"):
         server = load_script(llm[len("scripted:"):])
         base_url = server.start()
         try:
-            synapse = Synapse(_with_base_url(config, base_url), clock, **kw)
+            synapse = Synapse(with_base_url(config, base_url), clock, **kw)
         except Exception:
             server.stop()
             raise
