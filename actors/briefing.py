@@ -138,7 +138,6 @@ NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counte
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
     briefing yet and not planned since: (lines, their trace ids). Today's are in "Today in your calendar"."""
-
     seen = {r.trace_id for r in Trace.select(Trace.trace_id).where(
         (Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))}
     if not seen:
@@ -171,7 +170,6 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
 
     `fresh`: inbox rows of this morning's sync. The proposals they made, and any other proposal that
     was never shown on its own nor in an earlier briefing (one kept from the night), are told in full."""
-
     today = now.astimezone(tz).date()
     day = Day(today, events=todays_events(now, tz))
     day.new_in_calendar, day.new_traces = unplanned_events(now, tz)
@@ -258,7 +256,6 @@ def _text_for(day: Day, config, extra: str = "") -> str:
 
 def _fire(task_id: int, window: str, now: datetime, config) -> None:
     """The briefing said what this window would have: it counts as fired, and the task plans its next one."""
-
     task = Task.get_by_id(task_id)
     TaskFiring.get_or_create(task=task_id, window=window, due=task.due, defaults={"fired_at": now})
     plan_task(task, now, windows_config(config), config.timezone)
@@ -386,7 +383,6 @@ ORPHAN_AFTER = timedelta(hours=27)  # kept, and no briefing came at all since: s
 
 def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
     """When the morning briefing goes out, if it does so as the quiet hours end (give or take)."""
-
     if not attention.briefing_enabled(config):
         return None
     sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin")

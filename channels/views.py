@@ -67,7 +67,6 @@ def expired(tz) -> list[dict]:
 
 def reminders(tz) -> list[dict]:
     """Recurring and one-off reminders, their schedules in words."""
-
     return reminder_views(tz)
 
 
@@ -85,7 +84,6 @@ def outbox(tz) -> list[dict]:
 def memories(tz) -> list[dict]:
     """What the hippocampus has learned (principles, beliefs, interpretations), each with the id that
     `forget N` names, since when it is held, and what it rests on."""
-
     return memory_list()
 
 
@@ -104,7 +102,6 @@ def trace_text(trace_id: str, tz=None) -> str:
 def quiet(argument: str, now, tz, command: str = "/quiet") -> str:
     """Start or end a mute ("3h", "45m", "off"), as Telegram's /quiet and the REPL's `quiet` do; the answer to show.
     `command`: how the user types it on their channel, for the hints."""
-
     if argument.strip().lower() in ("off", "stop", "end", "0"):
         mute.mute(None)
         return "Quiet is over: I'll tell you things as they come."
@@ -168,7 +165,6 @@ def latest_traces(limit: int = 10) -> list[str]:
 def model_lines(config) -> list[str]:
     """What answers the model roles, for `wilson status`: said plainly when no model is connected (the
     offline rules spend no tokens), then the token use of the last days a model was used."""
-
     endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
     if not any(e.base_url for e in endpoints.values()):
         lines = ["model: none connected; the offline rules answer, and no tokens are spent "

@@ -206,7 +206,6 @@ def _said(args: dict, key: str, label: str) -> str:
 
 def valid_windows(text: str) -> bool:
     """Follow-up windows the tick can plan: due, overdue, or a lead time of at most a year."""
-
     windows = parse_windows(text)
     for window in windows:
         if window in ("due", "overdue"):
@@ -223,7 +222,6 @@ def valid_windows(text: str) -> bool:
 
 def reminder_at(value, tz: ZoneInfo) -> datetime:
     """When a one-off reminder or a snooze ends: a date alone means the morning of that day, local time."""
-
     moment, is_date = parse_when(value, tz)
     if moment is None:
         raise ValueError("a time is required")

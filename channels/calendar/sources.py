@@ -164,7 +164,6 @@ class CalDavSource(CalendarSource):
     def _version(calendar) -> str | None:
         """The calendar's change marker (CalendarServer ctag and/or RFC 6578 sync-token), None when
         the server offers neither: any change to the collection changes it."""
-
         class GetCTag(BaseElement):
             tag = "{http://calendarserver.org/ns/}getctag"
 

@@ -114,7 +114,6 @@ _BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tab
 
 def html_to_text(html: str) -> str:
     """Readable text from HTML with lxml: scripts, styles and comments dropped, blocks on their own lines."""
-
     html = html[:MAX_HTML_BYTES]
     if not html.strip():
         return ""

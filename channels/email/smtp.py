@@ -59,7 +59,6 @@ def build(payload: dict, at: datetime) -> EmailMessage:
 def queue_send(args: dict, *, key: str, trace_id: str, at: datetime, config) -> dict:
     """The execution of an approved send_email: one outbox row for the email channel (call it inside the
     gate's transaction). The same key returns the row written before: approving twice queues once."""
-
     sender = str(config.get("email", "from_address") or config.get("email", "username") or "").strip()
     if not config.get("email", "smtp_host") or not sender:
         raise SendError("email sending is not set up (no [email] smtp_host or from_address)", lasting=True)

@@ -235,7 +235,6 @@ class Inbound:
 
     def _forget(self, argument: str, incoming: Incoming) -> str | None:
         """/forget N: a proposal to forget memory N, decided like any other; the reason it cannot be, or None."""
-
         try:
             memory = bounds.parse_id(argument)
         except ValueError:

@@ -209,7 +209,6 @@ class WebChannel(Channel):
     def propose(self, tool: str, args: dict, key: str, reason: str) -> int:
         """A press that would change something: a proposal of `tool` for the user to approve, once per
         form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
-
         try:
             approval = make.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
                                         key=f"web:propose:{key}", now=self.now(), config=self.config)

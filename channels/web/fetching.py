@@ -87,7 +87,6 @@ def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "")
 def robots_allow(http: httpx.Client, url: str) -> bool:
     """Whether the site's robots.txt lets Wilson read `url`. No robots.txt, or one that cannot be read,
     allows (as for every crawler); one that answers 401 or 403 does not."""
-
     parts = urlsplit(url)
     robots = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
     try:

@@ -130,7 +130,6 @@ def calendar_event(event) -> dict:
     """An intake item's `event` (a calendar entry from a script or a shortcut) as the calendar channel
     words a new event, so that triage and the rules read it as one: {"title", "start"} required,
     "end" and "location" optional, dates as ISO text (a date alone is an all-day event)."""
-
     if not isinstance(event, dict):
         raise Refused(400, 'event must be an object: {"title": "...", "start": "2027-04-10"}.')
     unknown = sorted(set(event) - set(EVENT_FIELDS))

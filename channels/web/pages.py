@@ -68,7 +68,6 @@ def due_and_overdue(now: datetime, tz) -> dict:
 
 def watched(tz=None) -> list[dict]:
     """What the watcher looks at, with when it last did and any problem (channels/web/watcher.py)."""
-
     return [watcher.view(state, tz) for state in watcher.sources()]
 
 
@@ -197,7 +196,6 @@ CHART_DAYS = 14
 
 def budget(synapse, now: datetime) -> dict:
     """Today's use as `wilson budget` shows it, and tokens per role per day for the last two weeks."""
-
     today = as_utc(now).date()
     days = [(today - timedelta(days=n)).isoformat() for n in range(CHART_DAYS - 1, -1, -1)]
     use = {(r.day, r.role): r for r in TokenUsage.select().where(TokenUsage.day.in_(days))}

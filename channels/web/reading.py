@@ -43,7 +43,6 @@ def _clean(text, limit: int) -> str:
 
 def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
     """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
-
     if not html or not str(html).strip():
         return ""
     try:
@@ -57,7 +56,6 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
 
 def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
     """(title, readable text) of an HTML page: the main part, one block per line."""
-
     charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
     parser = lxml.html.HTMLParser(encoding=charset.group(1)) if charset else None
     try:
