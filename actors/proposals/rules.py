@@ -41,7 +41,6 @@ def remind_moment(created_at: datetime, expires_at: datetime, before: timedelta)
     return max(created_at + (expires_at - created_at) / 2, expires_at - before)
 
 
-
 def due_moment() -> datetime | None:
     """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
     owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
@@ -95,11 +94,9 @@ class CannotPropose(ValueError):
     """The tool is not there or says this cannot be done; the message says why, for the user."""
 
 
-
 def sweep_due(now: datetime) -> bool:
     moment = due_moment()
     return moment is not None and moment <= now
-
 
 
 def ended_topics_to_close(approval: Approval, now: datetime) -> list[ApprovalItem]:
@@ -113,7 +110,6 @@ def ended_topics_to_close(approval: Approval, now: datetime) -> list[ApprovalIte
         if topic is not None and topic.status == "active" and topic.ends is not None and topic.ends <= now:
             found.append(item)
     return found
-
 
 
 def settle_status(approval_id: int) -> str:
@@ -170,7 +166,6 @@ def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalIte
 
 class NoLongerOpen(Exception):
     """The proposal was decided or replaced between the check and the decision's transaction."""
-
 
 
 def find(approval_id: int) -> Approval | None:

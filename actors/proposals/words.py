@@ -167,7 +167,6 @@ def label(approval: Approval) -> str:
     return first if len(items) == 1 else f"{first} and {len(items) - 1} more"
 
 
-
 def _lasted(approval: Approval) -> str:
     hours = round((approval.expires_at - approval.created_at).total_seconds() / 3600)
     if hours >= 48:
@@ -183,7 +182,6 @@ def reminder_text(approval: Approval, tz, now: datetime) -> str:
 def expiry_text(approval: Approval) -> str:
     return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
             f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
-
 
 
 def outcome_line(approval: Approval) -> str:

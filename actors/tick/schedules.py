@@ -23,7 +23,6 @@ MIN_GRACE = timedelta(seconds=60)  # an on-time job a few seconds late is never 
 SKIP_DETAIL = 20  # skipped occurrences recorded one by one; beyond that one summary row
 
 
-
 def ensure_builtin_schedules(config, now: datetime) -> None:
     """Upsert the builtin schedules from config; a changed cron or timezone re-plans the next firing.
 

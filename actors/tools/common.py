@@ -116,7 +116,6 @@ def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
             "ends": day(last)}
 
 
-
 def _text_arg(args: dict, key: str) -> str | None:
     """A string argument of a read tool, or None; a wrong type or an absurd length is the model's error."""
     value = args.get(key)
@@ -139,7 +138,6 @@ def visible_to(model: type[Task] | type[Topic], user_id: str | None, owner: str 
     if model is Topic:
         return (Topic.owner_id == str(user_id)) | Topic.id.in_(shared)
     return (Task.owner_id == str(user_id)) | Task.topic.in_(shared)
-
 
 
 # Reminders in words ------------------------------------------------------------
@@ -196,12 +194,10 @@ def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
     return sorted(events, key=lambda e: e["start"])
 
 
-
 def _said(args: dict, key: str, label: str) -> str:
     """A free-text argument shown whole in the proposal, for the user approves exactly this text."""
     value = args.get(key)
     return f"\n   {label}: {value}" if value not in (None, "") else ""
-
 
 
 def valid_windows(text: str) -> bool:
@@ -217,7 +213,6 @@ def valid_windows(text: str) -> bool:
         if not timedelta(0) < span <= timedelta(days=366):
             return False
     return bool(windows)
-
 
 
 def reminder_at(value, tz: ZoneInfo) -> datetime:

@@ -91,7 +91,6 @@ class _Budget:
             raise OverBudget(f"{self.name}: reading took longer than {self.seconds:g} s; left as it was")
 
 
-
 def new_calendar() -> icalendar.Calendar:
     calendar = icalendar.Calendar()
     calendar.add("PRODID", "-//Wilson//calendar//EN")
