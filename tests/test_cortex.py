@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from actors.cortex import actor as cortex_actor
 from actors.cortex.calls import MAX_ROUNDS
 from actors.cortex.prompts import BROKEN_RUN, COULD_NOT_FINISH, NO_ANSWER
 from storage import inbox
@@ -338,8 +339,6 @@ def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(s
 
 
 def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
-    from actors.cortex import actor as cortex_actor
-
     build = cortex_actor.build_context
 
     def build_or_break(row, *args, **kwargs):
