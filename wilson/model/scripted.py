@@ -167,10 +167,6 @@ class ScriptedServer(LoopbackServer):
 
     # -- answering -----------------------------------------------------------
 
-    def add_rule(self, spec: dict) -> None:
-        with self._lock:
-            self.rules.append(Rule(spec, len(self.rules)))
-
     def answered(self) -> list[dict]:
         """The recorded requests that got a billed (usage-carrying) answer."""
         with self._lock:

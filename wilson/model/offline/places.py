@@ -26,10 +26,6 @@ class Place:
     lat: float | None = None
     lon: float | None = None
 
-    def country_name(self) -> str:
-        country = _countries().get(self.country.lower())
-        return country or self.country
-
 
 @lru_cache(maxsize=1)
 def _cities() -> dict[str, Place]:
