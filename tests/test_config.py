@@ -151,3 +151,11 @@ def test_the_watchdog_can_be_switched_off_but_not_made_negative(tmp_path):
         "supervisor", "watchdog_seconds") == 0
     with pytest.raises(configmod.ConfigError, match="supervisor.watchdog_seconds"):
         configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "-1"})
+
+
+def test_a_setting_a_config_lacks_is_its_default_and_an_unknown_one_is_none(tmp_path):
+    partial = configmod.Config(home=tmp_path, data={"web": {"port": 9000}})  # built by hand, as tests do
+    assert partial.get("web", "port") == 9000
+    assert partial.get("web", "host") == configmod.DEFAULTS["web"]["host"] == "127.0.0.1"
+    assert partial.get("supervisor", "lease_seconds") == 120.0
+    assert partial.get("web", "no_such_key") is None and partial.get("no_such_section", "port") is None
