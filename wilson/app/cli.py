@@ -40,7 +40,6 @@ from wilson.app.options import Parser, UsageError, llm_option, log_level_option,
 from wilson.app.repl import main as repl_main
 from wilson.kernel import clock as clockmod, config as configmod
 from wilson.kernel.bounds import parse_trace_id
-from wilson.kernel.clock import wall_now
 from wilson.kernel.redact import redact, register
 
 TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the terminal.
@@ -178,7 +177,7 @@ def cmd_memory(opts, config) -> int:
     if opts.action == "import":
         try:
             with open(opts.target, encoding="utf-8", errors="replace") as lines:
-                stored, problems = engram.import_lines(lines, wall_now())
+                stored, problems = engram.import_lines(lines, clockmod.wall_now())
         except OSError as exc:
             print(f"wilson memory: cannot read {one_line(opts.target, 80)}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -218,7 +217,7 @@ def cmd_watch(opts, config) -> int:
     tool, args = ("watch", {"url": opts.url}) if opts.action == "add" else ("unwatch", {"url": opts.url})
     if opts.action == "add" and opts.every:
         args["every"] = opts.every
-    now = wall_now()
+    now = clockmod.wall_now()
     try:
         made = proposals_make.propose_one(
             tool, args, owner=config.get("core", "owner"), channel=_primary(config),

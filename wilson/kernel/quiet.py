@@ -18,7 +18,6 @@ from zoneinfo import ZoneInfo
 
 from wilson.kernel import timeparse
 from wilson.kernel.clock import as_utc
-from wilson.kernel.timeparse import local_moment
 
 
 def parse_window(quiet_hours: str | None) -> tuple[time, time] | None:
@@ -41,7 +40,7 @@ def _quiet_end(now: datetime, tz: ZoneInfo, window: tuple[time, time]) -> dateti
         inside, end_day = wall < end, today
     if not inside:
         return None
-    moment = local_moment(end_day, end, tz)
+    moment = timeparse.local_moment(end_day, end, tz)
     # A window end inside a spring-forward gap can map to before `now`; never end in the past.
     return moment if moment > now else None
 
