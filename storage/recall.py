@@ -50,10 +50,7 @@ class Weights:
                           ("recency", "weight_recency"), ("half_life_days", "half_life_days"),
                           ("diversity", "weight_diversity"),
                           ("semantic", "weight_semantic")):
-            try:
-                value = config.get("memory", key)
-            except Exception:  # a config without the section answers like an empty one
-                value = None
+            value = config.get("memory", key)
             if value is not None:
                 values[name] = float(value)
         return cls(**values)

@@ -308,7 +308,7 @@ GENERATION = 0  # counts refreshes, for caches built from the installed skills
 
 
 def disabled(config) -> set[str]:
-    raw = (config.get("skills", "disabled") or []) if config is not None else []
+    raw = config.get("skills", "disabled") if config is not None else []
     if isinstance(raw, str):
         raw = raw.split(",")
     return {str(name).strip() for name in raw or () if str(name).strip()}
