@@ -20,8 +20,8 @@ capabilities are skills registered the same way (setup.cfg); `[skills] disabled`
 turns any of them off. This module only finds and describes skills: it imports
 nothing of the actors, channels or storage (a skill's own module does).
 
-Size: the whole API a skill's author reads (Skill, Tool, Section, Call, discovery, listing) in
-one place, and nothing else.
+Size: the whole API a skill's author reads (Skill, Tool, Channel, Section, Call, the argument
+checks, discovery, listing) in one place, and the Toolbox that runs the tools by it.
 """
 
 from __future__ import annotations
