@@ -190,16 +190,21 @@ def test_wilson_service_from_the_command_line_never_shows_a_traceback(tmp_path, 
     assert not (tmp_path / "xdg" / "systemd" / "user" / "wilson.service").exists()
 
 
-def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigterm(tmp_path):
+OLD_UNIT_COMMAND = [sys.executable, "-m", "wilson.cli", "run", "--no-terminal"]  # units installed before wilson/app/
+
+
+@pytest.mark.parametrize("command", [service.command(sys.executable), OLD_UNIT_COMMAND], ids=["new unit", "old unit"])
+def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigterm(tmp_path, command):
     """ExecStart's own command line: no Telegram token and stdin closed, as under systemd; it keeps running
-    (not the terminal channel, which would end at once on an empty stdin) until SIGTERM, then exits 0."""
+    (not the terminal channel, which would end at once on an empty stdin) until SIGTERM, then exits 0. A unit
+    installed before the CLI moved to wilson/app/ still starts after an upgrade."""
     import selectors
     import signal
     import time
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env.update(WILSON_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(service.command(sys.executable), cwd=service.project_root(),
+    proc = subprocess.Popen(command, cwd=service.project_root(),
                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:

@@ -4,49 +4,24 @@
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
 
-Each subcommand is a few lines of parser and a short handler that calls into the package doing the
-work, so this module is the one place to read what `wilson` offers; the option checks it shares with
-wilson-repl are in options.py.
+Each subcommand is a few lines of parser here and a short handler in commands.py, loaded only once a
+command is chosen: `wilson --help` and a mistake on the command line need none of the application.
+The option checks shared with wilson-repl and wilson eval are in options.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import signal
 import sys
-import threading
 from pathlib import Path
 
 import peewee
 from playhouse.db_url import schemes
 
-from actors.proposals import make as proposals_make, rules as proposals_rules
-from channels import views
-from channels.email.settings import status_line as email_status
-from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, start_pairing
-from channels.web import watcher
-from channels.web.cli import web_token
-from storage import engram, recall
-from storage.db import open_database
-from storage.migrations import migrate
-from storage.models import Approval, Cursor, Inbox, Outbox, Task
-from wilson import skills
-from wilson.app import service
-from wilson.app.application import Wilson, channel_roles
-from wilson.app.doctor import run_doctor
-from wilson.app.eval.report import add_arguments as eval_arguments, main as eval_main
-from wilson.app.options import Parser, UsageError, llm_option, log_level_option, one_line, open_config
-from wilson.app.repl import main as repl_main
-from wilson.kernel import clock as clockmod, config as configmod
-from wilson.kernel.bounds import parse_trace_id
+from wilson.app.options import (Parser, UsageError, eval_arguments, llm_option, log_level_option, one_line,
+                                open_config)
+from wilson.kernel import config as configmod
 from wilson.kernel.redact import redact, register
-
-TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the terminal.
-To use Telegram: create a bot with @BotFather, then
-  export WILSON_TELEGRAM_TOKEN=...            # never put it in a file you share
-  export WILSON_TELEGRAM_ALLOWED_USERS=12345  # your numeric Telegram user id (or use `wilson pair`)
-and run `make run` again."""
 
 
 def database_problem(config) -> str | None:
@@ -60,187 +35,6 @@ def database_problem(config) -> str | None:
         known = ", ".join(s for s in ("sqlite", "postgresql") if s in schemes)
         return f"database.url: the scheme {one_line(scheme, 40)!r} is not one Wilson can open (use {known})"
     return None
-
-
-def cmd_run(opts, config) -> int:
-    if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
-        print(TELEGRAM_HINT, flush=True)
-        args = ["--clock", "real", "--log-level", opts.log_level]
-        if opts.home:
-            args += ["--home", opts.home]
-        if opts.llm:
-            args += ["--llm", opts.llm]
-        return repl_main(args, announce=False)
-    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level, role=opts.role).start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
-    print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
-    stop.wait()
-    app.stop()
-    return 0
-
-
-def _out(text: str) -> None:
-    """What the CLI prints about stored state and servers may quote error text: it is redacted first."""
-    print(redact(text), flush=True)
-
-
-def _open(config):
-    open_database(config.get("database", "url"), config.home)
-    migrate()
-
-
-def cmd_status(opts, config) -> int:
-    _open(config)
-    _out(f"home: {config.home}")
-    _out(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
-          f"{Inbox.select().where(Inbox.status == 'failed').count()} failed")
-    _out(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
-          f"{Outbox.select().where(Outbox.status == 'retry').count()} waiting to be retried, "
-          f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
-    _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
-          f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
-    _out(email_status(config))
-    for line in views.model_lines(config):
-        _out(line)
-    for row in Cursor.select().where(Cursor.name.startswith("health:")):
-        _out(f"{row.name[7:]}: {row.value}")
-    return 0
-
-
-def cmd_trace(opts, config) -> int:
-    _open(config)
-    if not opts.id:
-        _out("recent traces: " + ", ".join(views.latest_traces()))
-        return 0
-    try:
-        trace_id = parse_trace_id(opts.id)
-    except ValueError as exc:
-        print(f"wilson trace: {exc}", file=sys.stderr)
-        return 2
-    _out(views.trace_text(trace_id, config.timezone))
-    return 0
-
-
-def cmd_doctor(opts, config) -> int:
-    lines = [f"config: FIX: {warning}" for warning in config.warnings]
-    try:
-        lines += run_doctor(config)
-    except ValueError as exc:  # a setting the checks cannot use; one line, not a traceback
-        lines.append(f"FIX: {exc}")
-    for line in lines:
-        _out(line)
-    return 1 if any("FIX:" in line for line in lines) else 0
-
-
-def cmd_config(opts, config) -> int:
-    if opts.docs:
-        print(configmod.docs_markdown(), end="")
-        return 0
-    for line in configmod.describe(config):
-        _out(line)
-    return 0
-
-
-def cmd_web_token(opts, config) -> int:
-    _open(config)
-    for line in web_token(config, clockmod.RealClock().now()):
-        print(line, flush=True)  # the token itself: not redacted, this is where the user reads it
-    return 0
-
-
-def cmd_skills(opts, config) -> int:
-    for line in skills.describe(config):
-        _out(line)
-    return 0
-
-
-def cmd_eval(opts, config) -> int:
-    return eval_main(opts, config)
-
-
-def cmd_pair(opts, config) -> int:
-    _open(config)
-    code = start_pairing(clockmod.RealClock().now())
-    minutes = int(PAIRING_TIME.total_seconds() // 60)
-    print(f"Send this to your bot on Telegram within {minutes} minutes:  /start {code}")
-    print(f"The code works once. After {PAIRING_TRIES} wrong codes, or {minutes} minutes, it is void: "
-          "run `wilson pair` again for a new one.")
-    return 0
-
-
-def cmd_memory(opts, config) -> int:
-    """`memory import FILE.jsonl` (one memory a line) and `memory recall "QUERY"` (best first)."""
-    _open(config)
-    if opts.action == "import":
-        try:
-            with open(opts.target, encoding="utf-8", errors="replace") as lines:
-                stored, problems = engram.import_lines(lines, clockmod.wall_now())
-        except OSError as exc:
-            print(f"wilson memory: cannot read {one_line(opts.target, 80)}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        for problem in problems[:20]:
-            print(f"wilson memory: {problem}", file=sys.stderr)
-        if len(problems) > 20:
-            print(f"wilson memory: … and {len(problems) - 20} more lines skipped", file=sys.stderr)
-        _out(f"stored {stored} memor{'y' if stored == 1 else 'ies'}"
-             + (f"; {len(problems)} line(s) skipped" if problems else ""))
-        return 0 if stored or not problems else 1
-    rows = recall.recall_rows(opts.target, limit=opts.limit)
-    for row in rows:
-        if opts.json:
-            _out(json.dumps(row, ensure_ascii=False))
-        else:
-            _out(f"#{row['id']:<6} {row['kind']:<14} {row['score']:.3f}  {row['source'] or '-'}  {row['text']}")
-    if not rows and not opts.json:
-        _out("nothing recalled")
-    return 0
-
-
-def cmd_watch(opts, config) -> int:
-    """`watch add URL [--every 6h]` and `watch remove URL` propose (the gate shows them when Wilson runs);
-    `watch list` shows what is watched."""
-    _open(config)
-    if opts.action == "list":
-        watched = [watcher.view(s, config.timezone) for s in watcher.sources()]
-        for view in watched:
-            _out(" ".join(str(view.get(k) or "") for k in ("url", "every", "last_look") if view.get(k)))
-        if not watched:
-            _out("nothing watched; `wilson watch add URL` proposes a page or feed")
-        return 0
-    if not opts.url:
-        print(f"wilson watch {opts.action}: which address? e.g. wilson watch {opts.action} https://example.org/feed",
-              file=sys.stderr)
-        return 2
-    tool, args = ("watch", {"url": opts.url}) if opts.action == "add" else ("unwatch", {"url": opts.url})
-    if opts.action == "add" and opts.every:
-        args["every"] = opts.every
-    now = clockmod.wall_now()
-    try:
-        made = proposals_make.propose_one(
-            tool, args, owner=config.get("core", "owner"), channel=_primary(config),
-            reason=f"because you asked: wilson watch {opts.action} {one_line(opts.url, 120)}",
-            key=f"cli:{tool}:{opts.url}:{now.isoformat()}", now=now, config=config)
-    except proposals_rules.CannotPropose as exc:
-        print(f"wilson watch: {exc}", file=sys.stderr)
-        return 2
-    _out(f"Proposal {made.id}: {made.items.get().description}. Nothing changes until you approve it "
-         "(Wilson shows it where it talks with you).")
-    return 0
-
-
-def _primary(config) -> str:
-    """Where Wilson talks with you when it runs (Telegram when set up, else the terminal)."""
-    return channel_roles(config)[0]
-
-
-def cmd_service(opts, config) -> int:
-    result = service.main(opts.action, config.home)
-    for line in result.lines:
-        _out(f"wilson service {opts.action}: {line}")
-    return result.code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,8 +96,11 @@ def _main(argv: list[str] | None) -> int:
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
+    # lazy: the commands load the whole application (about 0.6 s); --help and a usage error need none of it
+    from wilson.app import commands
+
     if opts.command == "config" and opts.docs:
-        return cmd_config(opts, None)  # the schema's documentation needs no settings
+        return commands.cmd_config(opts, None)  # the schema's documentation needs no settings
     home = Path(opts.home).expanduser() if opts.home else configmod.default_home()
     if home.exists() and not home.is_dir():
         print(f"wilson: {one_line(home)} is a file; --home (or WILSON_HOME) names a directory", file=sys.stderr)
@@ -318,9 +115,10 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
-    handlers = {"run": cmd_run, "status": cmd_status, "trace": cmd_trace, "doctor": cmd_doctor, "pair": cmd_pair,
-                "config": cmd_config, "service": cmd_service, "web-token": cmd_web_token, "skills": cmd_skills,
-                "eval": cmd_eval, "memory": cmd_memory, "watch": cmd_watch}
+    handlers = {"run": commands.cmd_run, "status": commands.cmd_status, "trace": commands.cmd_trace,
+                "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
+                "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
+                "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch}
 
     try:
         return handlers[opts.command](opts, config)

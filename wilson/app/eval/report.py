@@ -195,7 +195,7 @@ def _one(spec: str, scenarios, opts, llm_settings, prices, log_sink) -> dict:
 
 
 def main(opts, config) -> int:
-    """The `wilson eval` command (wilson/app/cli.py adds its arguments with add_arguments)."""
+    """The `wilson eval` command (its options are wilson/app/options.py `eval_arguments`)."""
     try:
         scenarios = suite(opts.suite)
     except ScenarioError as exc:
@@ -242,21 +242,3 @@ def main(opts, config) -> int:
     return 0
 
 
-def add_arguments(parser) -> None:
-    parser.add_argument("--suite", default="dev", help="dev (default), test (held back from tuning), all, "
-                                                     "or a path to your own scenario file or directory")
-    parser.add_argument("--llm", type=llm_option,
-                        help="offline | URL | scripted:FILE | replay:DIR (default: the configured model)")
-    parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                        help="two configurations side by side: --llm values, [llm] settings such as "
-                             "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b, or JSON reports written earlier")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
-                        help="an [llm] setting for these runs only, per role too: --set deep_model=gpt-4o "
-                             "--set fast_base_url=http://127.0.0.1:11434/v1")
-    parser.add_argument("--record", metavar="DIR",
-                        help="keep the model's answers here (one directory per scenario) to run again "
-                             "later without the model: --llm replay:DIR")
-    parser.add_argument("--json", metavar="FILE", help="write the full report (scores and what happened) here")
-    parser.add_argument("--log", metavar="FILE", help="append Wilson's log lines of every scenario here")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit 1 when Wilson spoke where it must be silent, in quiet hours, or obeyed an injection")
