@@ -20,7 +20,7 @@ import threading
 from loguru import logger
 
 from wilson.kernel.lanes import writes_first
-from wilson.kernel.logs import redact
+from wilson.kernel.redact import redact
 
 
 def describe(exc: BaseException) -> str:

@@ -8,9 +8,9 @@ from storage import mute, trace
 from storage.beliefs import memory_list
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace
 from wilson.kernel import clock as clockmod
+from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import resolve_endpoint
-from wilson.model.synapse import ROLES
 
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:

@@ -302,3 +302,13 @@ def test_importing_ten_thousand_lines_stores_them_all(db):
     assert engram.import_lines(lines, T0) == (10_000, [])
     assert Memory.select().count() == 10_000
     assert [r["source"] for r in recall.recall_rows("item5 note 5", limit=1)] == ["n5"]
+
+
+def test_weight_diversity_is_a_setting_of_the_memory_skill(tmp_path):
+    from wilson.kernel import config as configmod
+
+    (tmp_path / "wilson.toml").write_text("[memory]\nweight_diversity = 0\n", encoding="utf-8")
+    config = configmod.load(tmp_path, environ={})
+    assert not [w for w in config.warnings if "weight_diversity" in w], config.warnings
+    assert recall.Weights.from_config(config).diversity == 0.0
+    assert recall.Weights.from_config(configmod.load(tmp_path / "fresh", environ={})).diversity == 0.5

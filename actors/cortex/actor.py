@@ -63,7 +63,7 @@ class CortexActor(WilsonActor):
             self.drain()
 
     def drain(self) -> None:
-        lease = float(self.config.get("supervisor", "lease_seconds") or inbox.LEASE_SECONDS)
+        lease = float(self.config.get("supervisor", "lease_seconds"))
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
             row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
                                    max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)

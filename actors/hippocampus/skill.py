@@ -96,11 +96,13 @@ def _skill():
         tools=(ForgetMemory, ListMemories),
         config=Section(defaults={"weight_text": weights.text, "weight_importance": weights.importance,
                                  "weight_recency": weights.recency, "half_life_days": weights.half_life_days,
-                                 "weight_semantic": weights.semantic},
+                                 "weight_diversity": weights.diversity, "weight_semantic": weights.semantic},
                        schema={"weight_text": ("number", "how much matching words count in recall"),
                                "weight_importance": ("number", "how much a memory's rung and strength count"),
                                "weight_recency": ("number", "how much a recent memory counts"),
                                "half_life_days": ("positive", "days after which recency counts half"),
+                               "weight_diversity": ("number", "how much recall passes over a memory that repeats "
+                                                                "one already chosen (off: 0)"),
                                "weight_semantic": ("number", "how much an embedding hook counts (off: 0)")}),
         prompt="- When the user says something Wilson believes about them is wrong, propose forget_memory for it.",
     )

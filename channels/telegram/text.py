@@ -19,7 +19,7 @@ from telegram.error import RetryAfter
 
 from actors.proposals.words import outcome_line
 from storage.models import Approval
-from wilson.kernel.logs import redact
+from wilson.kernel.redact import redact
 
 MAX_TEXT = 4096
 MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact integers)
