@@ -37,6 +37,7 @@ from loguru import logger
 
 GROUP = "wilson.skills"
 READ, MUTATE, DECISION = "read", "mutate", "decision"
+PROPOSE = "propose"  # the one tool every mutation is offered through (actors/tools: propose_schema)
 DEFAULT_LIMIT = 300  # characters of a string argument, unless the tool says otherwise
 
 

@@ -27,7 +27,7 @@ from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RU
 from storage import outbox
 from storage.models import ApprovalItem
 from wilson import skills
-from wilson.skills import DECISION, MUTATE, READ, Call, Tool, Toolbox  # noqa: F401
+from wilson.skills import DECISION, MUTATE, PROPOSE, READ, Call, Tool, Toolbox  # noqa: F401
 
 
 class NotAvailable(Exception):
@@ -79,7 +79,6 @@ ESCALATE = {"type": "function", "function": {
 
 # Every mutation is offered through one tool: each change names its action (a mutation tool, which still
 # validates, describes and executes it) with a one-line argument list, instead of a full schema per tool.
-PROPOSE = "propose"
 MAX_CHANGES = 20
 PROPOSE_HEAD = ("Propose changes; nothing changes until the user approves. Each change is "
                 '{"action": NAME, ...its arguments}; "?" marks optional ones, dates YYYY-MM-DD or ISO datetime. '

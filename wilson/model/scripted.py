@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from wilson.kernel.loopback import LoopbackServer
+from wilson.skills import PROPOSE
 
 MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
 FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
@@ -46,7 +47,7 @@ def tool_names(body: dict) -> list[str]:
     for tool in body.get("tools") or []:
         function = (tool.get("function") or {}) if isinstance(tool, dict) else {}
         names.append(function.get("name", ""))
-        if function.get("name") == "propose":
+        if function.get("name") == PROPOSE:
             changes = (function.get("parameters") or {}).get("properties", {}).get("changes", {})
             actions += changes.get("items", {}).get("properties", {}).get("action", {}).get("enum", [])
     return names + actions

@@ -16,9 +16,9 @@ from pathlib import Path
 from wilson.model.offline import answers, bills, dates, intents, phrases, places, triage
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
+from wilson.skills import PROPOSE
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
-PROPOSE = "propose"  # one tool for every change, its actions listed in it (actors/tools: propose_schema)
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 
 
