@@ -34,9 +34,9 @@ from datetime import datetime, timedelta
 import peewee
 from loguru import logger
 
-from storage import hot, mute, outbox, trace
+from storage import hot, kv, mute, outbox, trace
 from storage.db import database
-from storage.models import Setting, TokenUsage
+from storage.models import TokenUsage
 from wilson import skills
 from wilson.kernel import clock as clockmod, liveness
 from wilson.kernel.config import ROLES
@@ -426,18 +426,16 @@ class Synapse:
         now = self.clock.now()
         try:
             with _atomic():
-                row = Setting.get_or_none(Setting.key == DOWN_KEY)
-                value = dict(row.value or {}) if row is not None else {}
+                known = kv.get_setting(DOWN_KEY)
+                value = dict(known or {})
                 roles = set(value.get("roles") or [])
-                if role in roles and row is not None:
+                if role in roles and known is not None:
                     stored = roles
                 else:
                     value = {"since": value.get("since") or now.isoformat(), "roles": sorted(roles | {role})}
-                    if row is None:
-                        Setting.create(key=DOWN_KEY, value=value)
+                    kv.put_setting(DOWN_KEY, value)
+                    if known is None:
                         self._notice(DOWN_NOTICE, f"model_down:{value['since']}", now, "model down")
-                    else:
-                        Setting.update(value=value).where(Setting.key == DOWN_KEY).execute()
                     stored = set(value["roles"])
         except peewee.PeeweeException as exc:
             logger.error("could not record that the model is down: {}", exc)
@@ -457,17 +455,16 @@ class Synapse:
         now = self.clock.now()
         try:
             with _atomic():
-                row = Setting.get_or_none(Setting.key == DOWN_KEY)
-                if row is None:
+                known = kv.get_setting(DOWN_KEY)
+                if known is None:
                     stored = set()
                 else:
-                    value = dict(row.value or {})
+                    value = dict(known)
                     stored = set(value.get("roles") or []) - same
                     if stored:
-                        Setting.update(value={**value, "roles": sorted(stored)}).where(
-                            Setting.key == DOWN_KEY).execute()
+                        kv.put_setting(DOWN_KEY, {**value, "roles": sorted(stored)})
                     else:
-                        Setting.delete().where(Setting.key == DOWN_KEY).execute()
+                        kv.delete_setting(DOWN_KEY)
                         self._notice(BACK_NOTICE, f"model_back:{value.get('since') or now.isoformat()}", now,
                                      "model back")
                         logger.info("{} model answers again; background work is back on the model", role)
