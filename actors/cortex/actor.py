@@ -13,9 +13,9 @@ from actors.cortex.outcome import record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT
 from actors.cortex.route import choose_route, fallback_followup, is_greeting, judgement_for
 from actors.hippocampus import recall as hippocampus_recall
-from storage import inbox, mute, outbox, trace
+from storage import inbox, kv, mute, outbox, trace
 from storage.db import database
-from storage.models import Inbox, Setting
+from storage.models import Inbox
 from wilson.kernel import faults, liveness
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.messages import DecisionRecorded, Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
@@ -37,9 +37,9 @@ class CortexActor(WilsonActor):
             return
         day = now.astimezone(self.config.timezone).date().isoformat()
         with database.atomic():
-            if Setting.get_or_none(Setting.key == f"budget_notice:{day}"):
+            if kv.get_setting(f"budget_notice:{day}") is not None:
                 return
-            Setting.create(key=f"budget_notice:{day}", value=error[:200])
+            kv.put_setting(f"budget_notice:{day}", error[:200])
             channel = self.config.primary_channel
             box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
                              key=f"budget_notice:{day}", at=now, payload={"why": "budget"})

@@ -11,11 +11,11 @@ from actors.hippocampus.model import ask_model
 from actors.hippocampus.outcomes import (CALIBRATION_DAYS, SUBJECT_DAYS, _save_calibration, calibration,
                                          subject_outcomes)
 from actors.hippocampus.rules import counter_evidence, fallback_principle, interpret
-from storage import engram, trace
+from storage import engram, kv, trace
 from storage.db import claim_transaction, serialise
-from storage.models import Cursor
 from wilson.kernel import faults
-from wilson.kernel.clock import UTC, as_utc
+from wilson.kernel.clock import UTC
+from wilson.kernel.timeparse import utc_or_none
 
 CURSOR = "hippocampus:last_run"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -24,20 +24,14 @@ PRINCIPLE_AT = 4  # strength a belief needs before it guides behaviour
 
 
 def last_run() -> datetime:
-    row = Cursor.get_or_none(Cursor.name == CURSOR)
-    if row is None or not isinstance(row.value, dict) or not row.value.get("until"):
+    value = kv.get_cursor(CURSOR)
+    if not isinstance(value, dict) or not value.get("until"):
         return EPOCH
-    return as_utc(datetime.fromisoformat(row.value["until"]))
+    return utc_or_none(value["until"])
 
 
 def _set_cursor(until: datetime, now: datetime) -> None:
-    row = Cursor.get_or_none(Cursor.name == CURSOR)
-    value = {"until": _iso(until)}
-    if row is None:
-        Cursor.create(name=CURSOR, value=value, updated_at=now)
-    else:
-        row.value, row.updated_at = value, now
-        row.save()
+    kv.put_cursor(CURSOR, {"until": _iso(until)}, now)
 
 
 def _invalidate_all(refutations: list[tuple[list[str], str]], skip: set[str], now: datetime) -> int:

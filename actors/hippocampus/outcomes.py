@@ -8,7 +8,8 @@ from datetime import datetime
 from actors.hippocampus.common import _iso, _thumb
 from actors.hippocampus.episodes import approval_episodes
 from actors.hippocampus.rules import SUBJECTS, subject_of
-from storage.models import Feedback, Outbox, Setting
+from storage import kv
+from storage.models import Feedback, Outbox
 from wilson.kernel.clock import UTC
 
 CALIBRATION_KEY = "calibration"
@@ -61,19 +62,14 @@ def subject_outcomes(since: datetime, until: datetime) -> dict:
 
 def subject_rates(name: str) -> dict | None:
     """The saved outcome counts of one subject, or None when there are none."""
-    row = Setting.get_or_none(Setting.key == CALIBRATION_KEY)
-    subjects = (row.value or {}).get("subjects") if row is not None and isinstance(row.value, dict) else None
+    saved = kv.get_setting(CALIBRATION_KEY)
+    subjects = saved.get("subjects") if isinstance(saved, dict) else None
     counts = (subjects or {}).get(name)
     return counts if isinstance(counts, dict) and sum(counts.values()) else None
 
 
 def _save_calibration(figures: dict) -> None:
-    row = Setting.get_or_none(Setting.key == CALIBRATION_KEY)
-    if row is None:
-        Setting.create(key=CALIBRATION_KEY, value=figures)
-    else:
-        row.value = figures
-        row.save()
+    kv.put_setting(CALIBRATION_KEY, figures)
 
 
 def _rates_line(name: str, rates: dict) -> str:
