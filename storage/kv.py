@@ -30,6 +30,11 @@ def delete_setting(key: str) -> bool:
     return Setting.delete().where(Setting.key == key).execute() > 0
 
 
+def delete_settings(prefix: str) -> int:
+    """Every setting whose key starts with `prefix` (a family, such as the dashboard's sessions); how many."""
+    return Setting.delete().where(Setting.key.startswith(prefix)).execute()
+
+
 def get_cursor(name: str, default=None):
     """The cursor's value; `default` when there is none or it holds null."""
     row = cursor_row(name)

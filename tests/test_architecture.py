@@ -34,21 +34,26 @@ INSTANCE_WRITES = {"save", "delete_instance"}
 RAW_SQL = re.compile(r"(?i)\b(update|insert\s+into|delete\s+from|replace\s+into)\s+[\"'`]?approval(_item)?\b")
 
 
-def approval_writes(source: str, name: str = "<source>") -> list[str]:
-    """Every write to Approval/ApprovalItem rows in `source`: class-level writes (Approval.update(...)),
-    saves of an instance whose name says it is one (approval.save()), and raw SQL naming the tables."""
+def writes_to(source: str, models: set[str], instance_word: str, raw_sql: re.Pattern,
+              name: str = "<source>") -> list[str]:
+    """Every write to the rows of `models` in `source`: class-level writes (Approval.update(...)), saves of
+    an instance whose name says it is one (approval.save()), and raw SQL naming their tables."""
     found = []
     for node in ast.walk(ast.parse(source, name)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
             owner = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
-            if node.func.attr in CLASS_WRITES and owner in MODELS:
+            if node.func.attr in CLASS_WRITES and owner in models:
                 found.append(f"line {node.lineno}: {owner}.{node.func.attr}")
-            elif node.func.attr in INSTANCE_WRITES and owner and "approval" in owner.lower():
+            elif node.func.attr in INSTANCE_WRITES and owner and instance_word in owner.lower():
                 found.append(f"line {node.lineno}: {owner}.{node.func.attr}")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and RAW_SQL.search(node.value):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and raw_sql.search(node.value):
             found.append(f"line {node.lineno}: SQL {node.value[:40]!r}")
     return found
+
+
+def approval_writes(source: str, name: str = "<source>") -> list[str]:
+    return writes_to(source, MODELS, "approval", RAW_SQL, name)
 
 
 def source_files():
@@ -322,3 +327,12 @@ def test_defaults_live_only_in_the_settings():
                             'b = float(self.config.get("tick", "interval_seconds") or 1.0)\n'
                             'c = int(self.config.get("web", "port") or 0)\n') == [
         "line 1: a default passed to config.get", "line 2: config.get(...) or 1.0"]
+
+
+KV_SQL = re.compile(r"(?i)\b(update|insert\s+into|delete\s+from|replace\s+into)\s+[\"'`]?(setting|cursor)\b")
+
+
+def test_settings_and_cursors_are_written_only_through_kv():
+    writers = {path.relative_to(ROOT).as_posix() for path in source_files()
+               if writes_to(path.read_text(encoding="utf-8"), {"Setting", "Cursor"}, "cursor_row", KV_SQL, str(path))}
+    assert writers == {"storage/kv.py"}, writers

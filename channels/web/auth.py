@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 
 from storage import kv
 from storage.db import database
-from storage.models import Setting
 
 TOKEN_KEY = "web:token"
 CODE_KEY = "web:login_code"
@@ -41,7 +40,7 @@ def new_token(now: datetime) -> tuple[str, str]:
     with database.atomic():
         kv.put_setting(TOKEN_KEY, {"hash": digest(token), "created": now.isoformat()})
         kv.put_setting(CODE_KEY, {"hash": digest(code), "expires": (now + LOGIN_CODE_TIME).isoformat()})
-        Setting.delete().where(Setting.key.startswith(SESSION_PREFIX)).execute()
+        kv.delete_settings(SESSION_PREFIX)
     return token, code
 
 
