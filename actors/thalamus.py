@@ -18,6 +18,7 @@ from loguru import logger
 
 from actors import briefing as day_briefing
 from actors.hippocampus import advice
+from actors.tools.untrusted import unsaid_facts
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -84,12 +85,20 @@ def compact(row) -> dict:
             "text": " ".join(line.split())[:300], "payload": {"bulk": str(payload["bulk"])[:100]}}
 
 
+TRIAGE_TEXT = 1200  # an item's opening is enough to keep or drop it; the cortex reads the whole of a kept one
+
+
+def _facts(row) -> dict:
+    facts = unsaid_facts(row.payload, row.text[:TRIAGE_TEXT])
+    return {"payload": facts} if facts else {}
+
+
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.
     items = [compact(r) if bulk(r) else
              {"buffer_id": r.id, "channel": r.channel, "untrusted": f"from your {r.channel}",
-              "text": r.text[:2000], "payload": r.payload} for r in rows]
+              "text": r.text[:TRIAGE_TEXT], **_facts(r)} for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
             "notice": UNTRUSTED_ITEMS, "items": items}
     body.update(advice.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from actors import tools
-from actors.thalamus import compact, triage_request
+from actors.thalamus import TRIAGE_TEXT, compact, triage_request
 from storage.routing import commit_buffered
 from channels.email.skill import BACKGROUND_SEND, ReadEmail, SearchEmail, SendEmail
 from tests.conftest import make_config
@@ -88,4 +88,16 @@ def test_bulk_mail_goes_to_triage_as_one_line(db):
                                "text": "Bulk mail from news@shop.example: Weekly deals",
                                "payload": {"bulk": "it has a List-Unsubscribe header"}}
     items = json.loads(triage_request([letter, person], NOW, TZ)[-1]["content"])["items"]
-    assert items[0] == compact(letter) and items[1]["text"] == person.text and items[1]["payload"] == person.payload
+    assert items[0] == compact(letter) and items[1]["text"] == person.text
+    # The sender is not in the text, so it stays; the subject heads the text, so it is not sent twice.
+    assert items[1]["payload"] == {"from": "landlord@flats.example"}
+
+
+def test_triage_sends_what_an_item_says_once_and_leaves_out_where_it_is_stored(db):
+    mail = buffered("Email from landlord@flats.example: Lease renewal\n" + "Please sign. " * 200, 0,
+                    uid=7, uidvalidity=1, folder="INBOX", size=2600, message_id="<1@flats.example>", priority=3,
+                    truncated=False, attachments=[], in_reply_to=None, date="2027-03-01T09:00:00+01:00",
+                    thread="<0@flats.example>")
+    item = json.loads(triage_request([mail], NOW, TZ)[-1]["content"])["items"][0]
+    assert item["payload"] == {"date": "2027-03-01T09:00:00+01:00", "thread": "<0@flats.example>"}
+    assert item["text"] == mail.text[:TRIAGE_TEXT] and len(mail.text) > TRIAGE_TEXT, "the opening, not the whole"

@@ -22,7 +22,6 @@ from actors import thalamus
 from actors.thalamus import apply_triage, chunks, normalise_decisions
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
-from tests.brain import context_of
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer, tool_names
@@ -74,9 +73,6 @@ def deep_reply(body: dict) -> dict:
     last = body["messages"][-1]
     if last["role"] == "tool":
         return {"text": ""}
-    text = context_of(body)["stimulus"]["text"]
-    if text.startswith("Morning briefing"):
-        return call("surface", text="Your morning: " + text[:200], why="the briefing")
     return {"text": "OK."}
 
 
@@ -445,8 +441,22 @@ def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app
     assert Inbox.select().count() == 1
     said = app.user_deliveries()
     assert len(said) == 1 and said[0]["text"].startswith("Good morning!")
-    assert "\n\nFrom your email: Your morning" in said[0]["text"]  # the model's words, inside the day's briefing
+    # triage's summaries, one line each, inside the day's briefing: the deep model is not asked to repeat them
+    assert "\n\nFrom your email:\n• FYI parcel 0 has shipped and arrives soon\n• FYI parcel 1 " in said[0]["text"]
+    assert requests_of(server, "deep") == []
     assert_each_once(ids)
+
+
+def test_the_briefing_says_the_same_thing_once_with_how_many_there_were(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    emails(app, 3, lambda n: f"FYI your storage receipt is ready\nReceipt number {n}")
+    emails(app, 1, lambda n: "FYI parcel 7 has shipped and arrives soon")
+    advance_to(app, at(app, 6, 7, 1))
+    said = app.user_deliveries()
+    assert len(said) == 1
+    assert ("From your email:\n• FYI your storage receipt is ready (3 of these)\n"
+            "• FYI parcel 7 has shipped and arrives soon") in said[0]["text"]
 
 
 def test_a_morning_with_nothing_worth_saying_says_nothing(make_app, scripted):

@@ -265,4 +265,6 @@ def present(text: str, label: str | None, allowed: set[str] | None) -> str:
     if allowed is None:
         return text
     text = tools.defang(text, allowed)
-    return f"From {label}: {text}" if label else text
+    if not label:
+        return text
+    return f"From {label}:\n{text}" if text.startswith("•") else f"From {label}: {text}"  # a list starts on its own line

@@ -12,9 +12,26 @@ from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
 
 
+def briefing_lines(row: Inbox) -> str:
+    """What triage kept for the morning briefing, in triage's own words: one line per thing, and the same
+    thing said by several items (five receipts from one shop) once, with how many there were."""
+    counts: dict[str, int] = {}
+    for item in (row.payload or {}).get("items") or []:
+        summary = " ".join(str(item.get("summary") or "").split()) if isinstance(item, dict) else ""
+        if summary:
+            counts[summary] = counts.get(summary, 0) + 1
+    if not counts:
+        return row.text
+    return "\n".join(
+        f"• {summary}" + (f" ({n} of these)" if n > 1 else "") for summary, n in counts.items())
+
+
 def fallback_followup(row: Inbox, tz) -> str | None:
-    """A deadline or reminder in plain words, for when no model can phrase it; None for other rows."""
+    """A deadline, reminder or briefing in plain words, for when no model is needed or none can phrase it;
+    None for other rows."""
     payload = row.payload or {}
+    if row.kind == "briefing":
+        return briefing_lines(row)
     if row.kind == "reminder":
         return f"Reminder: {payload.get('text') or row.text}"
     if row.kind != "deadline":
@@ -55,7 +72,8 @@ ROUTINE_CHARS = 120
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
     which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
-    unless `judgement` (from `judgement_for`) says why it needs one; everything else goes to the deep role."""
+    unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
+    triage kept; everything else goes to the deep role."""
     text = (row.text or "").strip()
     if row.origin == "user":
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
@@ -65,6 +83,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
         if _LOOKUP.match(text) or text.endswith("?"):
             return "fast", "a lookup"
         return "deep", "not recognisably routine"
+    if row.kind == "briefing":  # triage kept these as worth a line and nothing more: its summaries are the lines
+        return "template", "the briefing's lines are triage's summaries (nothing to judge)"
     if row.kind in ("reminder", "deadline"):
         if judgement:
             return "deep", f"a {row.kind} needs judgement: {judgement}"

@@ -114,3 +114,19 @@ def source_label(row) -> str | None:
         return f"your {_quoted(row.source, 30)}"
     more = len(buffers) - 1
     return _one_source(buffers[0]) + (f" and {more} more item{'s' if more > 1 else ''}" if more else "")
+
+
+# Payload keys that say where an item is stored, not what it says: the channels need them (to reply, to
+# fetch again, to dedupe); a model reading the item does not.
+LOCATORS = frozenset({"channel", "uid", "uidvalidity", "folder", "size", "message_id", "recurrence_id", "priority",
+                      "buffer_id"})
+
+
+def unsaid_facts(payload, text: str) -> dict:
+    """An item's payload as a model needs it beside the item's text: without locators, empty values, and
+    words the text already says (a mail's sender and subject head its text)."""
+    if not isinstance(payload, dict):
+        return {}
+    return {key: value for key, value in payload.items()
+            if key not in LOCATORS and value not in (None, "", [], {}, False)
+            and not (isinstance(value, str) and value in text)}
