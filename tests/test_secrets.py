@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import random
 import sqlite3
 import sys
 import threading
@@ -25,6 +26,7 @@ from wilson.app.application import Wilson
 from wilson.kernel.clock import RealClock
 from wilson.kernel.config import load
 from wilson.kernel.logs import setup_logging
+from wilson.kernel import redact as redaction
 from wilson.kernel.redact import redact, register, url_credentials
 from wilson.model.scripted import ScriptedServer
 
@@ -201,6 +203,31 @@ def test_secret_shapes_are_masked_without_registration(text, secret):
 ])
 def test_ordinary_text_is_left_alone(text):
     assert redact(text) == text
+
+
+def _every_shape(text: str) -> str:
+    """What redact() did before it looked for a shape's telltale first: every substitution, always."""
+    for shape, replacement in redaction._SHAPES:
+        text = shape.sub(replacement, text)
+    return redaction._RANDOM.sub(redaction._random_looking, text)
+
+
+def test_the_shortcut_past_the_shapes_never_lets_a_secret_through():
+    # the shapes' own examples, cut and glued at random with ordinary text, in every case
+    pieces = ["Authorization: Bearer abcdefgh12345678", "bearer abcdefgh12345678", "BEARER xyzxyzxy", "bearer abcd1234",
+              "authorization=token q1w2e3r4", "http://bob:hunter2@127.0.0.1:8080/v1", "ftp://tok@host",
+              "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "sk-proj-abcdefghijklmnop1234",
+              "api_key=s3cr3tvalue", '"password": "correct horse"', "pwd:x", "ghp_16C7e42F292c6912E7710c838347Ae1",
+              "xoxb-1234567890ab", "AKIAABCDEFGHIJKL", "hf_abcdefghijklmn", "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq",
+              "inbox 12 priority 0 (message)", "reply on repl", "outbox 7", "a/b/c", "+/=-_", " ", "\n", "é"]
+    rng = random.Random(21)
+    texts = list(pieces)
+    for _ in range(3000):
+        parts = [rng.choice(pieces) for _ in range(rng.randint(1, 3))]
+        text = "".join(p[rng.randint(0, len(p)):] if rng.random() < 0.3 else p for p in parts)
+        texts.append(text.upper() if rng.random() < 0.2 else text)
+    assert [t for t in texts if redact(t) != _every_shape(t)] == []
+    assert sum(redact(t) != t for t in texts) > 1000  # the corpus does hold secrets for the shapes to find
 
 
 def test_registered_secrets_are_masked_also_when_percent_encoded():
