@@ -299,14 +299,6 @@ class Cortex:
         topic_id = self.payload.get("topic_id")
         return "", ([("close_topic", {"topic_id": topic_id})] if topic_id is not None else []), "a topic's end"
 
-    def on_briefing(self) -> tuple[str, list, str]:
-        items = [i for i in self.payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
-        if not items:
-            return "", [], "an empty briefing"
-        lines = "\n".join(f"• {i['summary']}" for i in items)
-        return "", [("surface", {"text": f"Good morning! Here is what needs you today:\n{lines}",
-                                 "why": "morning briefing"})], "morning briefing"
-
     def on_reminder(self) -> tuple[str, list, str]:
         text = self.payload.get("text") or self.stimulus.get("text") or ""
         return "", [("surface", {"text": f"Reminder: {text}", "why": "scheduled reminder"})], "scheduled reminder"
