@@ -81,6 +81,22 @@ class FairLock:
             self._cond.notify_all()
 
 
+_begin_hooks: list = []
+_end_hooks: list = []
+
+
+def transaction_hooks(on_begin, on_end) -> None:
+    """Have `on_begin()` run first thing inside every transaction this process opens on SQLite, on the thread
+    that opened it, and `on_end(committed)` when it ends (storage/trace.py writes the rows it held there)."""
+    _begin_hooks.append(on_begin)
+    _end_hooks.append(on_end)
+
+
+def has_transaction_hooks() -> bool:
+    """Whether the open database runs `transaction_hooks` (SQLite here; not PostgreSQL)."""
+    return isinstance(database.obj, QueuedWriterSqlite)
+
+
 class QueuedWriterSqlite(peewee.SqliteDatabase):
     """SQLite whose writers in this process queue on a lock instead of polling SQLite's.
 
@@ -121,18 +137,28 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
         except BaseException:
             self._drop_writer()
             raise
+        try:
+            for hook in _begin_hooks:
+                hook()
+        except BaseException:
+            self.rollback()
+            raise
 
     def commit(self):
         try:
             super().commit()
         finally:
             self._drop_writer()
+        for hook in _end_hooks:
+            hook(True)
 
     def rollback(self):
         try:
             super().rollback()
         finally:
             self._drop_writer()
+            for hook in _end_hooks:
+                hook(False)
 
     @contextlib.contextmanager
     def writing(self):

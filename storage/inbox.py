@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from storage import hot, trace
 from storage.db import database, is_postgres, write_lock
-from storage.models import Inbox
+from storage.models import Inbox, Trace
 from wilson.kernel import faults, liveness
 from wilson.kernel.clock import wall_now
 from wilson.kernel.redact import redact
@@ -54,8 +54,9 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
     One `UPDATE … RETURNING` picks and claims the row: nothing can come between the look and
     the claim (SQLite's write lock, PostgreSQL's row lock with SKIP LOCKED), and a look that
     finds nothing, as every drain ends with, is that one statement. The claim's trace is a
-    second statement: a crash between the two leaves a claimed row without its "claimed"
-    line, which `recover` traces when it takes the row back."""
+    second statement (held for the run's transaction inside `trace.held()`): a crash before it is
+    written leaves a claimed row without its "claimed" line, which `recover` writes from the row
+    when it takes the row back."""
     now_wall = wall_now()
     owner = owner or f"{liveness.PROCESS}/{lane}"
     lease_until = now_wall + timedelta(seconds=lease_seconds)
@@ -76,9 +77,15 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
             Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
             row.owner = owner
         faults.point("inbox:after-claim")  # claimed, its trace not yet written
-        trace.record(row.trace_id, "claimed", lane, f"inbox {row.id} priority {row.priority} ({row.kind})"
-                     + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at)
+        # a takeover's line is written now: the old owner it names is in no column
+        trace.record(row.trace_id, "claimed", lane, claim_reason(row)
+                     + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at,
+                     hold=not taken_from)
     return row
+
+
+def claim_reason(row: Inbox) -> str:
+    return f"inbox {row.id} priority {row.priority} ({row.kind})"
 
 
 def _claim_sql() -> str:
@@ -152,8 +159,14 @@ def recover(at: datetime) -> int:
                                            | Inbox.owner.in_(dead or [""]))
     released = 0
     with database.atomic():
-        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.owner).where(stale):
+        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.owner, Inbox.lane, Inbox.priority, Inbox.kind,
+                                Inbox.claimed_at).where(stale):
             why = "which is gone" if row.owner in dead else "whose lease ran out"
+            if row.claimed_at is not None and not Trace.select().where(
+                    (Trace.trace_id == row.trace_id) & (Trace.stage == "claimed")
+                    & (Trace.at == row.claimed_at)).exists():
+                # the run died before its claim's line was written (it waits for the run's results)
+                trace.record(row.trace_id, "claimed", row.lane or "inbox", claim_reason(row), row.claimed_at)
             released += Inbox.update(status="pending", claimed_at=None, lease_until=None).where(
                 (Inbox.id == row.id) & stale).execute()
             trace.record(row.trace_id, "released", "inbox", f"inbox {row.id} taken over from {row.owner}, {why}",

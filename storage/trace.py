@@ -1,29 +1,87 @@
-"""Traces: the path of one stimulus through Wilson, one row per decision."""
+"""Traces: the path of one stimulus through Wilson, one row per decision.
+
+A run's steps outside any transaction (its claim, the offline rule that answered) are held back
+inside `held()` and written with the thread's next transaction, first thing in it and in one
+statement, or when the block ends: the cortex holds them for its run, so they go out with the
+run's results instead of as transactions of their own. A process killed in between loses those
+lines with the run itself; `storage.inbox.recover` writes the claim's line back from the row.
+"""
 
 from __future__ import annotations
 
+import threading
 import uuid
+from contextlib import contextmanager
 from datetime import datetime
 
 from loguru import logger
 
 from storage import hot
+from storage.db import database, has_transaction_hooks, transaction_hooks
 from storage.models import Trace
 from wilson.kernel.redact import redact, redact_data
+
+_local = threading.local()  # held: rows waiting for a transaction; sent: rows written at its begin
 
 
 def new_trace_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None) -> None:
+def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None,
+           *, hold: bool = True) -> None:
+    """`hold` False: written now even inside `held()` (a line only this moment knows, such as a takeover's)."""
     # reasons often carry error text from outside (a provider's 401 body, a library's URL): a trace row
     # outlives every log file, so it is redacted before it is written
     reason = redact(reason)
     data = redact_data(data) if data is not None else None
-    hot.insert(Trace, Trace(trace_id=trace_id, stage=stage, actor=actor, reason=reason, at=at, data=data),
-               returning=False)
+    values = (trace_id, stage, actor, reason, Trace.data.db_value(data), Trace.at.db_value(at))
+    held_rows = getattr(_local, "held", None)
+    if hold and held_rows is not None and not database.in_transaction():
+        held_rows.append(values)
+    else:
+        _insert([values])
     logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
+
+
+def _insert(rows: list[tuple]) -> None:
+    """One INSERT for all `rows` (its text built once per row count, storage/hot.py)."""
+    hot.execute(("trace_rows", len(rows)), lambda: (
+        'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
+        + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))), [v for row in rows for v in row])
+
+
+@contextmanager
+def held():
+    """Inside, this thread's trace rows recorded outside a transaction wait for its next one (see above)."""
+    if getattr(_local, "held", None) is not None or not has_transaction_hooks():  # an outer block writes them;
+        yield  # without the hooks (PostgreSQL) every row is written at once
+        return
+    _local.held, _local.sent = [], None
+    try:
+        yield
+    finally:
+        rows, _local.held = _local.held, None
+        if rows:
+            _insert(rows)
+
+
+def _on_begin() -> None:
+    rows = getattr(_local, "held", None)
+    if rows:
+        _insert(rows)
+        _local.sent, _local.held = rows, []
+
+
+def _on_end(committed: bool) -> None:
+    sent = getattr(_local, "sent", None)
+    if sent:
+        _local.sent = None
+        if not committed and _local.held is not None:  # rolled back with the transaction: held again
+            _local.held[:0] = sent
+
+
+transaction_hooks(_on_begin, _on_end)
 
 
 def path(trace_id: str) -> list[Trace]:

@@ -65,19 +65,21 @@ class CortexActor(WilsonActor):
     def drain(self) -> None:
         lease = float(self.config.get("supervisor", "lease_seconds"))
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
-            row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
-                                   max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
-            if row is None:
-                return
-            faults.point("cortex:after-claim")
-            liveness.beat(self.handler_budget(row), f"inbox {row.id}")
-            try:
-                self.run(row)
-            except inbox.LostClaim as exc:  # replaced while it worked: the new owner runs the row
-                logger.warning("{}: {}; its results were not kept", self.name, exc)
-                return
-            except Exception as exc:  # one broken run must not take the cortex (and every later message) down
-                self.contain(row, exc)
+            # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py)
+            with trace.held():
+                row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
+                                       max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
+                if row is None:
+                    return
+                faults.point("cortex:after-claim")
+                liveness.beat(self.handler_budget(row), f"inbox {row.id}")
+                try:
+                    self.run(row)
+                except inbox.LostClaim as exc:  # replaced while it worked: the new owner runs the row
+                    logger.warning("{}: {}; its results were not kept", self.name, exc)
+                    return
+                except Exception as exc:  # one broken run must not take the cortex (and every later message) down
+                    self.contain(row, exc)
             if row.origin != "user":
                 self.settle_briefing()
 
@@ -133,9 +135,10 @@ class CortexActor(WilsonActor):
                     self.notice_budget("BudgetExhausted: deep", now)
             else:
                 outcome = None
-                if route == "fast":
-                    messages = build_messages(context, row, turns, self.config, system=FAST_PROMPT,
-                                              history_tokens=FAST_HISTORY_TOKENS)
+                if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
+                    messages = (build_messages(context, row, turns, self.config, system=FAST_PROMPT,
+                                               history_tokens=FAST_HISTORY_TOKENS) if row.origin == "user"
+                                else build_messages(context, row, turns, self.config))
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
                                      box=box, context=context, role="fast", reads=not is_greeting(row))
                     if outcome.escalated is not None:
