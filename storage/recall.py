@@ -16,6 +16,7 @@ from datetime import datetime
 import peewee
 from loguru import logger
 
+from storage import hot
 from storage.db import database
 from storage.engram import FTS_TABLE, LEARNED, terms
 from storage.models import Memory
@@ -105,7 +106,14 @@ def text_matches(query: str, limit: int = 5, at: datetime | None = None, *,
     if built is None:
         return []
     sql, params = built
-    return list(Memory.raw(sql, *params))
+    # run on every stimulus: the rows become Memory instances as storage/hot.py makes them, without
+    # peewee's raw-query machinery (the text differs only by the shape of the filters)
+    found = []
+    for values in database.execute_sql(sql, params).fetchall():
+        memory = hot.instance(Memory, values[:-1])
+        memory.relevance = values[-1]
+        found.append(memory)
+    return found
 
 
 def _importance(memory: Memory) -> float:
@@ -166,9 +174,11 @@ def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tup
     if limit <= 0:
         return []
     pool = max(CANDIDATES, limit * 5)
-    candidates = {m.id: m for m in text_matches(query, pool, at, kinds=kinds)}
+    matches = text_matches(query, pool, at, kinds=kinds)
+    candidates = {m.id: m for m in matches}
     learned = [k for k in (kinds or LEARNED) if k in LEARNED]
-    if learned and (weights or Weights()).importance > 0:
+    # fewer than `pool` matches are every match, the learned ones among them: no need to ask again
+    if learned and (weights or Weights()).importance > 0 and len(matches) >= pool:
         # many episodes quoting the same words must not crowd the few beliefs out of the candidates
         for memory in text_matches(query, limit, at, kinds=tuple(learned)):
             candidates.setdefault(memory.id, memory)
