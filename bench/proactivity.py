@@ -85,6 +85,7 @@ def _context(body: dict) -> dict:
 
 
 PROMO_WORDS = ("sale", "% off", "offer", "from 49", "free", "newsletter", "digest", "webinar", "watchlist")
+PLAN_WORDS = ("rebook", "prepare", "plan", "organise", "trip to")  # acting on it takes several steps
 # A user's question that a model answers with one read tool first (a tool round), by the words that ask it.
 CHAT_TOOLS = (("calendar", "calendar_lookup"), ("busy", "calendar_lookup"), ("dentist", "calendar_lookup"),
               ("tomorrow's meeting", "calendar_lookup"), ("due", "list_tasks"))
@@ -139,6 +140,8 @@ def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
         out = {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
     else:
         out = {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
+    if out["action"] == "inbox" and item.get("channel") != "calendar":
+        out["plan"] = any(word in subject for word in PLAN_WORDS)  # the rest is a note or one task
     if out["action"] == "drop" and errors.hit("triage", errors.false_inbox, item):
         return {**out, "action": "inbox", "reason": "kept in error"}
     if out["action"] == "inbox" and errors.hit("triage", errors.false_drop, item):
@@ -441,14 +444,17 @@ def _by_purpose(requests: list[dict]) -> dict:
         body = entry["body"]
         role = entry["headers"].get("x-wilson-role", "?")
         purpose = role
-        if role == "deep":
-            if "record_memories" in _tools(body):
-                purpose = "deep: consolidation"
-            else:
-                stimulus = _context(body).get("stimulus") or {}
-                purpose = f"deep: {stimulus.get('kind', '?')} ({stimulus.get('origin', '?')})"
-                if (body.get("messages") or [{}])[-1].get("role") == "tool":
-                    purpose += " after a tool call"
+        if "triage" in _tools(body):
+            purpose = f"{role}: triage"
+        elif "arousal" in _tools(body):
+            purpose = f"{role}: urgency scan"
+        elif "record_memories" in _tools(body):
+            purpose = f"{role}: consolidation"
+        elif role in ("deep", "fast"):
+            stimulus = _context(body).get("stimulus") or {}
+            purpose = f"{role}: {stimulus.get('kind', '?')} ({stimulus.get('origin', '?')})"
+            if (body.get("messages") or [{}])[-1].get("role") == "tool":
+                purpose += " after a tool call"
         slot = out.setdefault(purpose, {"calls": 0, "tokens": 0})
         slot["calls"] += 1
         slot["tokens"] += usage.get("total_tokens", 0)

@@ -4,12 +4,13 @@ about it since its previous follow-up, send it to the deep role. The router's ch
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
 from storage.models import Inbox, Outbox, Task, TaskFiring, Trace, Turn
-from tests.brain import call, is_cortex
+from tests.brain import call, is_cortex, tool_names
 from tests.test_cortex import say, scripted  # noqa: F401 (a fixture)
 from wilson.kernel.messages import InboxReady
 
@@ -99,3 +100,63 @@ def test_words_before_the_last_follow_up_or_about_other_things_need_no_model(scr
                   payload={"task_id": flights(app).id, "title": "Book flights", "window": "1d"})
     assert judgement_for(first, now) == "", "a first follow-up has nothing earlier to reply to"
     assert choose_route(row, judgement_for(row, now))[0] == "template"
+
+
+# A background item triage found nothing to plan in -------------------------------------------------
+def triaged(app, text: str) -> Inbox:
+    """A mail through the real triage (which says whether acting on it takes a plan), then the cortex."""
+    app.inject_buffered("email", text, {"from": "school@school.example"})
+    app.sync()
+    assert app.wait_idle()
+    return Inbox.get(Inbox.kind == "buffered")
+
+
+def triage_saying(plan: bool):
+    def reply(body):
+        items = json.loads(body["messages"][-1]["content"])["items"]
+        return {"tool_calls": [call("triage", items=[
+            {"buffer_ids": [i["buffer_id"]], "summary": i["text"].splitlines()[0], "priority": 2, "action": "inbox",
+             "reason": "needs the user", "plan": plan} for i in items])]}
+    return [{"match": lambda body, headers: "triage" in tool_names(body), "reply": reply}]
+
+
+def roles_of_cortex_runs(server) -> list[tuple[str, set[str]]]:
+    return [(r["headers"].get("x-wilson-role"), tool_names(r["body"])) for r in server.requests
+            if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
+
+
+def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_background_tools(scripted):
+    def note(ctx, body):
+        return {"tool_calls": [call("surface", text="School asks you to sign the trip form by Friday.",
+                                    why="a form to sign")]}
+
+    app, server = scripted(note, rules=triage_saying(False))
+    row = triaged(app, "Email from the school: sign the field trip form by Friday")
+    [(role, offered)] = roles_of_cortex_runs(server)
+    assert role == "fast" and {"propose", "surface", "escalate"} <= offered
+    assert routed(row)[-1] == ("fast: triage found nothing to plan in it (the fast role may hand it on)")
+    assert told(row) == ["From the email from school@school[.]example: School asks you to sign the trip form by Friday."]
+
+
+def test_the_fast_role_hands_a_mail_that_needs_a_plan_to_the_deep_role_and_only_the_planners_words_count(scripted):
+    def planner_or_noter(ctx, body):
+        if "escalate" in tool_names(body):
+            return {"tool_calls": [call("surface", text="half done", why="x"),
+                                   call("escalate", why="a trip to prepare")]}
+        return {"tool_calls": [call("surface", text="The class trip to Rome needs a plan: shall I draft one?",
+                                    why="a trip to prepare")]}
+
+    app, server = scripted(planner_or_noter, rules=triage_saying(False))
+    row = triaged(app, "Email from the school: the class trip to Rome in May")
+    assert [role for role, _ in roles_of_cortex_runs(server)] == ["fast", "deep"]
+    assert routed(row)[-1] == ("deep: triage found nothing to plan in it (the fast role may hand it on); "
+                               "escalated to deep: a trip to prepare")
+    assert told(row) == ["From the email from school@school[.]example: The class trip to Rome needs a plan: shall I draft one?"]
+
+
+def test_a_mail_triage_says_nothing_about_planning_goes_to_the_deep_role(scripted):
+    app, server = scripted(lambda ctx, body: {"text": ""}, rules=triage_saying(True))
+    row = triaged(app, "Email from the school: the class trip to Rome in May")
+    assert [role for role, _ in roles_of_cortex_runs(server)] == ["deep"]
+    assert routed(row)[-1] == "deep: a buffered needs judgement"
+    assert (row.payload or {}).get("plan") is None, "a plan is assumed unless triage says there is none"

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from actors import tools
-from actors.thalamus import TRIAGE_TEXT, compact, triage_request
+from actors.triage import TRIAGE_TEXT, compact, triage_request
 from storage.routing import commit_buffered
 from channels.email.skill import BACKGROUND_SEND, ReadEmail, SearchEmail, SendEmail
 from tests.conftest import make_config

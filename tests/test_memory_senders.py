@@ -14,7 +14,8 @@ import pytest
 from actors.hippocampus import advice
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.skill import forget
-from actors.thalamus import apply_triage, triage_context, triage_request
+from actors.thalamus import apply_triage
+from actors.triage import triage_context, triage_request
 from storage import buffers, inbox, outbox, trace
 from storage.models import Feedback, Outbox, ReceptorBuffer, Turn
 from tests.test_hippocampus import FakeSynapse, at, night

@@ -166,14 +166,7 @@ def test_deadline_windows_become_specific_reminders(synapse):
     assert "due tomorrow (Wed 6 Jan)" in calls(tomorrow)[0][1]["text"]
 
 
-def test_briefing_reminder_and_topic_end(synapse):
-    briefing = cortex(synapse, "briefing", "", {"items": [{"summary": "Invoice from ACME due Friday"},
-                                                          {"summary": "Dentist moved to 10:00"}]})
-    (name, args), = calls(briefing)
-    assert name == "surface" and args["why"] == "morning briefing"
-    assert args["text"].startswith("Good morning!")
-    assert "Invoice from ACME" in args["text"] and "Dentist" in args["text"]
-    assert cortex(synapse, "briefing", "", {"items": []}).tool_calls == ()
+def test_reminder_and_topic_end(synapse):
     reminder = cortex(synapse, "reminder", "water the plants", {"text": "water the plants"})
     assert calls(reminder) == [("surface", {"text": "Reminder: water the plants", "why": "scheduled reminder"})]
     ended = cortex(synapse, "topic_end", "", {"topic_id": 3, "title": "Trip to Japan", "ends": "2027-04-24"})

@@ -19,7 +19,8 @@ from types import SimpleNamespace
 import pytest
 
 from actors import thalamus
-from actors.thalamus import apply_triage, chunks, normalise_decisions
+from actors.thalamus import apply_triage
+from actors.triage import chunks, normalise_decisions
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.calendar_support import add_event

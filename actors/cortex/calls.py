@@ -40,13 +40,18 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
            reads: bool = True) -> RunOutcome:
     """`user_id`: whose words a user-started run answers (its `decide` calls speak for them, its reads
     see what they may see); `owner`: the configured owner, who sees everything; `box`: the tools of the
-    skills that are on (every installed skill's when None); `role` "fast": routine chat, which ends with
-    `escalated` set, having done nothing, when the model asks for the planner or for a tool it was not offered;
+    skills that are on (every installed skill's when None); `role` "fast": routine chat, or a background item
+    triage found nothing to plan in, which ends with `escalated` set, its results dropped, when the model asks
+    for the planner or for a tool it was not offered;
     `reads` False: a greeting or thanks, offered no read tools either (it can still escalate)."""
     outcome = RunOutcome()
     box = box or tools.toolbox()
 
-    run = ("fast" if reads else "greeting") if role == "fast" else "user" if origin == "user" else "background"
+    user_run = origin == "user"
+    if role == "fast":
+        run = ("fast" if reads else "greeting") if user_run else "noting"
+    else:
+        run = "user" if user_run else "background"
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
     offered = {s["function"]["name"] for s in schemas}
@@ -66,8 +71,10 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             outcome.escalated = (str(asked.arguments.get("why") or "asked for the planner")[:200] if asked
                                  else f"it called {next(c.name for c in result.tool_calls if c.name not in offered)}")
             return outcome
-        if role == "fast" and round_number == 0 and not result.tool_calls and not (result.text or "").strip():
-            outcome.escalated = "the fast model said nothing"  # the planner may still have an answer
+        if (role == "fast" and user_run and round_number == 0 and not result.tool_calls
+                and not (result.text or "").strip()):
+            # the planner may still have an answer (a background run that says nothing is silent, as it should be)
+            outcome.escalated = "the fast model said nothing"
             return outcome
         if getattr(result, "offline", False) and result.tool_calls:
             outcome.offline_rule = getattr(result, "rule", "") or "offline rules"

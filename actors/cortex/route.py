@@ -73,7 +73,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
     which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
     unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
-    triage kept; everything else goes to the deep role."""
+    triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
+    everything else goes to the deep role."""
     text = (row.text or "").strip()
     if row.origin == "user":
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
@@ -89,6 +90,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
         if judgement:
             return "deep", f"a {row.kind} needs judgement: {judgement}"
         return "template", f"{row.kind} follow-up from a template (nothing to judge)"
+    if row.kind in ("buffered", "event") and (row.payload or {}).get("plan") is False:
+        return "fast", "triage found nothing to plan in it (the fast role may hand it on)"
     return "deep", f"a {row.kind} needs judgement"
 
 

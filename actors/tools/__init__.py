@@ -62,7 +62,7 @@ def __getattr__(name: str):
 
 # Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
 # A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
-RUNS = ("user", "background", "fast", "greeting")
+RUNS = ("user", "background", "noting", "fast", "greeting")
 # What every context already says (the time, with its weekday): offered to no run.
 IN_CONTEXT = frozenset({"now"})
 # Background runs act on what came in (an event, a mail, a deadline).
@@ -75,6 +75,13 @@ ESCALATE = {"type": "function", "function": {
     "name": "escalate",
     "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
                    "reminders, email).",
+    "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
+# A background item that triage found nothing to plan in goes to the fast role with the background tools; it
+# hands the item to the planner when it turns out to need one.
+ESCALATE_PLAN = {"type": "function", "function": {
+    "name": "escalate",
+    "description": "Hand this to the planner when acting on it needs a plan: several tasks or steps, dates to "
+                   "work out, a trip or an event to prepare.",
     "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
 
 # Every mutation is offered through one tool: each change names its action (a mutation tool, which still
@@ -133,7 +140,8 @@ def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | No
 
 def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> list[dict]:
     """The schemas one kind of run is offered: "user" (every read, `propose` for every change, the decision
-    tools), "background" (fewer reads and changes, nothing only the user may start), "fast" (routine chat: a
+    tools), "background" (fewer reads and changes, nothing only the user may start), "noting" (the same on the
+    fast role, and `escalate` to the planner), "fast" (routine chat: a
     few read tools, `decide`, and `escalate` to the planner), "greeting" (the same without the reads). `deciding` False: the user has no pending
     proposal, so `decide` (the last schema, so that what comes before it stays a cacheable prefix) is left out."""
     return list(_schemas_for(run, box or toolbox(), deciding))
@@ -149,6 +157,8 @@ def _select(run: str, box: Toolbox) -> list[dict]:
         reads = FAST_READS if run == "fast" else frozenset()
         return [s for s in box.schemas(True) if s["function"]["name"] in reads] + [ESCALATE] + \
             [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
+    if run == "noting":
+        return _select("background", box) + [ESCALATE_PLAN]
     if run not in ("user", "background"):
         raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
     user_run = run == "user"
