@@ -33,6 +33,7 @@ class ReplChannel(Channel):
     name = "repl"
     realtime = True
     can_deliver = True
+    delivery_line_in_row = True
 
     def __init__(self, ctx, name: str | None = None, printer=None):
         super().__init__(ctx, name)

@@ -18,7 +18,7 @@ from loguru import logger
 
 from storage import hot
 from storage.db import database, has_transaction_hooks, transaction_hooks
-from storage.models import Trace
+from storage.models import Outbox, Trace
 from wilson.kernel.redact import redact, redact_data
 
 _local = threading.local()  # held: rows waiting for a transaction; sent: rows written at its begin
@@ -85,7 +85,26 @@ transaction_hooks(_on_begin, _on_end)
 
 
 def path(trace_id: str) -> list[Trace]:
-    return list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
+    """The trace's lines by time, with the deliveries its outbox rows record (`delivered`).
+
+    A delivery is in its outbox row already (delivered_at, the channel), so no line is written for it:
+    `delivered_line` makes it here, after the stored lines of the same moment. Lines stored before
+    this was so are shown once."""
+    rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
+    stored = {(r.stage, r.reason) for r in rows}
+    made = [line for box in Outbox.select(Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
+                (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False))
+            if ((line := delivered_line(box)).stage, line.reason) not in stored]
+    if not made:
+        return rows
+    # sorted() is stable: a delivery comes after the stored lines of its moment, as it was written after them
+    return sorted(rows + made, key=lambda r: r.at)
+
+
+def delivered_line(box: Outbox) -> Trace:
+    """The line a delivery stands for (not stored: the outbox row holds it)."""
+    return Trace(trace_id=box.trace_id, stage="delivered", actor=box.channel, reason=f"outbox {box.id}",
+                 at=box.delivered_at)
 
 
 def format_path(trace_id: str, tz=None) -> str:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from storage import trace
 from storage.db import open_database
-from storage.models import Inbox, Outbox, Trace
+from storage.models import Inbox, Outbox
 from tests.conftest import ROOT
 from wilson.app.repl import CommandError, parse
 from wilson.kernel import clock as clockmod
@@ -91,7 +92,7 @@ def test_stimulus_survives_kill_9_and_is_answered_exactly_once(tmp_path):
     assert row.status == "done"
     replies = list(Outbox.select().where(Outbox.channel == "repl"))
     assert len(replies) == 1 and replies[0].status == "delivered"
-    stages = [t.stage for t in Trace.select().where(Trace.trace_id == row.trace_id).order_by(Trace.id)]
+    stages = [t.stage for t in trace.path(row.trace_id)]
     assert stages.count("claimed") == 2 and stages.count("delivered") == 1
     db.close()
 

@@ -235,3 +235,55 @@ def test_a_transaction_begun_inside_the_held_write_lock_fails_at_once_instead_of
     with database.atomic():  # and the lock was let go
         inbox.add(source="x", text="two", priority=1, at=NOW)
     assert Inbox.select().count() == 2
+
+
+def test_a_delivery_is_a_line_of_its_trace_whether_or_not_a_line_was_stored_for_it(any_db):
+    # the REPL writes no line for a delivery (its row is the line); other channels, and older databases, do
+    later = NOW.replace(minute=5)
+    trace.record("t-1", "replied", "cortex", "reply on repl", NOW)
+    quiet = outbox.add(channel="repl", text="hi", trace_id="t-1", key="a", at=NOW)
+    stored = outbox.add(channel="telegram", text="hi", trace_id="t-1", key="b", at=NOW)
+    waiting = outbox.add(channel="repl", text="later", trace_id="t-1", key="c", at=NOW)
+    assert outbox.mark_delivered(quiet.id, NOW) and outbox.mark_delivered(stored.id, later)
+    trace.record("t-1", "delivered", "telegram", f"outbox {stored.id}", later)
+    trace.record("t-1", "filed", "email", "a copy kept", later)
+    assert [(t.stage, t.actor, t.reason, t.at) for t in trace.path("t-1")] == [
+        ("replied", "cortex", "reply on repl", NOW),
+        ("delivered", "repl", f"outbox {quiet.id}", NOW),  # after the lines stored at its moment
+        ("delivered", "telegram", f"outbox {stored.id}", later),  # once
+        ("filed", "email", "a copy kept", later)]
+    assert waiting.id not in [int(t.reason.split()[-1]) for t in trace.path("t-1") if t.stage == "delivered"]
+
+
+def test_held_lines_go_out_first_in_the_next_transaction_and_survive_its_rollback(any_db):
+    from storage.db import database, has_transaction_hooks
+    from storage.models import Trace
+
+    def stages():
+        return [t.stage for t in Trace.select().where(Trace.trace_id == "t-2").order_by(Trace.id)]
+
+    with trace.held():
+        trace.record("t-2", "claimed", "cortex", "inbox 1", NOW)
+        assert stages() == ([] if has_transaction_hooks() else ["claimed"])  # PostgreSQL: written at once
+        with pytest.raises(RuntimeError), database.atomic():
+            trace.record("t-2", "refused", "cortex", "rolled back", NOW)
+            raise RuntimeError
+        assert stages() == ([] if has_transaction_hooks() else ["claimed"])
+        with database.atomic():
+            trace.record("t-2", "replied", "cortex", "reply on repl", NOW)
+        assert stages() == ["claimed", "replied"]  # the held line first, as it was recorded first
+        trace.record("t-2", "offline", "synapse", "rule", NOW)
+    assert stages() == ["claimed", "replied", "offline"]  # the rest when the block ends
+
+
+def test_recover_writes_the_claim_line_a_killed_run_held_back(any_db):
+    row = inbox.add(source="repl", text="hi", priority=0, at=NOW)
+    gone = f"{socket.gethostname()}:{2**22 + 7}:0badc0/cortex-realtime#1"
+    with trace.held():
+        inbox.claim_next(NOW, lane="cortex-realtime", owner=gone)
+        (getattr(trace._local, "held", None) or []).clear()  # the process dies here: what it held is gone
+    assert inbox.recover(NOW) == 1
+    assert [(t.stage, t.actor, t.reason) for t in trace.path(row.trace_id)] == [
+        ("claimed", "cortex-realtime", f"inbox {row.id} priority 0 (message)"),
+        ("released", "inbox", f"inbox {row.id} taken over from {gone}, which is gone")]
+    assert inbox.recover(NOW) == 0  # nothing claimed is left: nothing more is written

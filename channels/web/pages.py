@@ -18,7 +18,8 @@ from channels import views
 from channels.web import watcher
 from storage import calendar_days
 from storage.beliefs import memory_list
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage, Trace
+from storage.trace import path as trace_path
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage
 from wilson.kernel.clock import as_utc
 from wilson.kernel.config import ROLES
 
@@ -174,7 +175,7 @@ def recent_traces(tz, limit: int = 25) -> list[dict]:
     """The latest paths, each by its first and last step, to pick one from."""
     found = []
     for trace_id in views.latest_traces(limit):
-        rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
+        rows = trace_path(trace_id)  # with the deliveries their rows record
         if rows:
             found.append({"id": trace_id, "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
                           "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
