@@ -25,6 +25,7 @@ from wilson.kernel.logs import setup_logging
 from wilson.model.errors import BudgetExhausted, ModelOutputError, ModelUnavailable, SynapseError
 from wilson.model.replies import ChatResult, ToolCall
 from wilson.model.scripted import ScriptedServer, load_script
+from wilson.model import synapse as synapse_module
 from wilson.model.synapse import Synapse, make_synapse
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
@@ -711,6 +712,20 @@ def test_a_spent_budget_stops_background_calls_even_when_the_model_is_down(conne
     TokenUsage.create(day="2027-01-05", role="fast", calls=1, prompt_tokens=20, completion_tokens=0, user_tokens=0)
     with pytest.raises(BudgetExhausted):
         synapse.chat("fast", ASK)
+
+
+def test_a_role_the_rules_answer_rereads_the_budget_a_second_later_not_on_every_call(connect, monkeypatch):
+    synapse = connect(daily_budget=10)  # no base_url: the offline rules answer every role
+    moment = [1000.0]
+    monkeypatch.setattr(clockmod, "monotonic", lambda: moment[0])
+    assert synapse.chat("fast", ASK).offline
+    # another process, configured with a model for the role, spends its budget
+    TokenUsage.create(day="2027-01-05", role="fast", calls=1, prompt_tokens=20, completion_tokens=0, user_tokens=0)
+    assert synapse.chat("fast", ASK).offline  # the last read stands for this call
+    moment[0] += synapse_module.OFFLINE_SPENT_SECONDS
+    with pytest.raises(BudgetExhausted):
+        synapse.chat("fast", ASK)
+    assert synapse.paused("fast") and not synapse.paused("deep")
 
 
 def test_a_users_call_to_a_dead_endpoint_gets_the_honest_error(connect):

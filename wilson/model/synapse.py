@@ -54,6 +54,7 @@ ORIGINS = ("user", "background")
 JSON_FORMATS = ("json_object", "json_schema")
 STEP_SLACK = 10.0  # seconds beyond a model call's own timeout before its actor counts as hung
 DOWN_PROBE_SECONDS = 300.0  # a model that is down is asked again at most this often
+OFFLINE_SPENT_SECONDS = 1.0  # how long a role answered by the offline rules trusts its last read of the budget
 FALLBACK_REASON = "offline fallback (model unreachable)"
 DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
 DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
@@ -93,6 +94,7 @@ class Synapse:
         self._up_checked: set[str] = set()  # roles whose stored "down" state was cleared after an answer
         self._down_noticed = False  # the stored "down" state was read or written by this process
         self._down_roles_stored: set[str] = set()
+        self._offline_spent: dict[str, tuple[str, int, float]] = {}  # role -> (day, tokens, monotonic read time)
         self._closers: list = []
         self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
         self._transports = {}
@@ -281,7 +283,22 @@ class Synapse:
         return clockmod.as_utc(self.clock.now()).date().isoformat()
 
     def _spent(self, role: str) -> int:
-        """Tokens the role spent today, read from the database on every call (other processes spend too)."""
+        """Tokens the role spent today, read from the database before each call (other processes spend too).
+
+        A role the offline rules answer here spends nothing in this process, and the read would cost
+        more than the rules' answer: its figure is read again after OFFLINE_SPENT_SECONDS (a process
+        configured with a model for it may spend meanwhile)."""
+        if self._transports[role].kind == "offline":
+            day, moment = self._day(), clockmod.monotonic()
+            known = self._offline_spent.get(role)
+            if known is not None and known[0] == day and moment - known[2] < OFFLINE_SPENT_SECONDS:
+                return known[1]
+            spent = self._read_spent(role)
+            self._offline_spent[role] = (day, spent, moment)
+            return spent
+        return self._read_spent(role)
+
+    def _read_spent(self, role: str) -> int:
         try:
             # read before every call, so the statement is built once (storage/hot.py); a counter kept in
             # this process would miss what other processes spend
