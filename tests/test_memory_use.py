@@ -243,3 +243,12 @@ def trip_event(app, city: str, day: date) -> Approval:
                      payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city,
                                            "start": f"{day.isoformat()}T00:00:00+00:00"}]})
     return Approval.get(Approval.inbox_id == row.id)
+
+
+def test_an_episode_of_the_user_saying_this_very_thing_is_not_recalled_for_it(db):
+    engram.store("episode", "The user said: what did I miss?", ["turn:1"], NOW - timedelta(days=2))
+    engram.store("episode", "The user said: what did I miss at the school meeting?", ["turn:2"],
+                 NOW - timedelta(days=1))
+    found = [m["text"] for m in relevant_memories({"text": "what did I miss?"}, NOW)]
+    assert "The user said: what did I miss?" not in found, "an echo of the question tells the planner nothing"
+    assert "The user said: what did I miss at the school meeting?" in found

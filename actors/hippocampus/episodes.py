@@ -13,6 +13,8 @@ from storage import engram
 from storage.models import Approval, ApprovalItem, Feedback, Outbox, Task, Turn
 from wilson.kernel.clock import as_utc
 
+USER_SAID, SAID_CHARS = "The user said: ", 280  # an episode of the user's words quotes this much of their turn
+
 # Approval (and item) statuses as the outcomes calibration speaks of.
 OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "rejected": "rejected",
             "superseded": "modified", "expired": "ignored", "partial": "partial"}
@@ -198,5 +200,5 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
         if f"turn:{turn.id}" in skip:
             continue
         episodes.append({"id": f"turn:{turn.id}", "source": "turn", "at": _iso(turn.created_at),
-                         "provenance": [f"turn:{turn.id}"], "text": f"The user said: {turn.text[:280]}"})
+                         "provenance": [f"turn:{turn.id}"], "text": USER_SAID + turn.text[:SAID_CHARS]})
     return episodes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
 from storage import engram, recall
@@ -61,10 +62,13 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     asks += [(f"person: {p}", str(p), None) for p in context.get("people") or [] if p]
     asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
     found: dict[int, dict] = {}
+    echo = USER_SAID + text.strip()[:SAID_CHARS] if text.strip() else None
     for why, query, only in asks:
         for memory in recall.recall(query, limit=limit, at=now, kinds=only, weights=weights):
             if memory.kind == "episode" and why != "text":
                 continue  # an old episode under a broad word is noise; the stimulus' own words may name one
+            if memory.kind == "episode" and memory.text.strip() == echo:
+                continue  # the user saying this very thing (now, or before) tells the planner nothing new
             found.setdefault(memory.id, _memory_view(memory, why))
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
     chosen = ranked[:limit]
