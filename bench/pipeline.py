@@ -87,8 +87,8 @@ def _timed_repl(deliveries: Deliveries):
     from channels.repl import ReplChannel
 
     class TimedRepl(ReplChannel):
-        def deliver_row(self, outbox_id: int) -> None:
-            super().deliver_row(outbox_id)
+        def deliver_row(self, outbox_id: int, row=None) -> None:
+            super().deliver_row(outbox_id, row)
             deliveries.recorded()
 
     return {"repl": (TimedRepl, {"printer": deliveries})}

@@ -16,6 +16,7 @@ channels; a channel polls when its cadence has passed since its last poll or syn
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import datetime, timedelta
 
 from loguru import logger
@@ -28,12 +29,42 @@ from wilson.kernel.clock import parse_duration
 from wilson.kernel.messages import ChannelSync, ChannelSynced, Deliver, Recover, StimulusCommitted, TickNow
 
 
+class RecentIds:
+    """The last `size` ids added, for `in`: a Deliver that names a row comes right after the row was written,
+    so only recent deliveries can be the same row."""
+
+    def __init__(self, size: int):
+        self._order: deque = deque()
+        self._ids: set = set()
+        self._size = size
+
+    def add(self, item) -> None:
+        if item in self._ids:
+            return
+        self._ids.add(item)
+        self._order.append(item)
+        if len(self._order) > self._size:
+            self._ids.discard(self._order.popleft())
+
+    def __contains__(self, item) -> bool:
+        return item in self._ids
+
+
 class Channel(WilsonActor):
     realtime = False  # realtime: straight to the inbox at priority 0; else buffered
     can_deliver = False
+    # a channel whose deliveries nobody else changes while it works (no retries, no queue of its own) may send
+    # the row handed on with a Deliver instead of reading it again
+    takes_rows = False
     # its delivered rows are their own trace lines (see record_delivery): it traces nothing after a delivery
     delivery_line_in_row = False
     polled_at: datetime | None = None  # the last poll or sync of this incarnation (a restart polls at once)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # rows this incarnation read to deliver (deliver_owed, a Deliver without its row): a row handed on
+        # with a Deliver is read again when its id is here, as another path may have delivered it meanwhile
+        self._read_ids = RecentIds(4096)
 
     def on_start(self):
         self.deliver_owed()
@@ -46,8 +77,11 @@ class Channel(WilsonActor):
 
     def receive(self, message):
         match message:
-            case Deliver(outbox_id=outbox_id):
-                self.deliver_row(outbox_id)
+            case Deliver(outbox_id=outbox_id, row=row):
+                if row is not None and self.takes_rows and outbox_id not in self._read_ids:
+                    self.deliver_row(outbox_id, row)
+                else:
+                    self.deliver_row(outbox_id)
             case Recover():
                 self.deliver_owed()
             case ChannelSync(reason=reason):
@@ -124,8 +158,12 @@ class Channel(WilsonActor):
         return 0
 
     # Delivering ----------------------------------------------------------
-    def deliver_row(self, outbox_id: int) -> None:
-        row = outbox.get(outbox_id)
+    def deliver_row(self, outbox_id: int, row: Outbox | None = None) -> None:
+        """`row`: the row as its writer committed it, handed on with the Deliver (`takes_rows`); read otherwise,
+        and always when this incarnation delivered that id already (a second Deliver, or deliver_owed first)."""
+        if row is None:
+            row = outbox.get(outbox_id)
+            self._read_ids.add(outbox_id)
         if row is None or row.status != "pending":
             return
         try:

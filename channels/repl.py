@@ -34,6 +34,7 @@ class ReplChannel(Channel):
     realtime = True
     can_deliver = True
     delivery_line_in_row = True
+    takes_rows = True
 
     def __init__(self, ctx, name: str | None = None, printer=None):
         super().__init__(ctx, name)

@@ -10,6 +10,7 @@ runs that raised or hung: a kill is not the row's fault.
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 
 from storage import hot, trace
@@ -120,6 +121,28 @@ def finish(row_id: int, at: datetime, owner: str | None = None) -> None:
             [Inbox.done_at.db_value(at), row_id, owner]).rowcount
     if not done and owner is not None:
         raise LostClaim(f"inbox {row_id} is no longer held by {owner}")
+    if owner is not None and database.in_transaction():
+        # inside the run's write transaction nothing can be added before it commits; whatever is added
+        # after is followed by its own nudge: a drain that looks here needs no claim that finds nothing
+        found = hot.execute(("next_claimable", is_postgres()), lambda: (
+            'SELECT min("priority") FROM "inbox" WHERE "status" IN (\'pending\', \'claimed\') '
+            'AND ("status" = \'pending\' OR "lease_until" < ?)'), [Inbox.lease_until.db_value(wall_now())]).rows
+        _finished.row_id, _finished.next_priority = row_id, found[0][0] if found else None
+
+
+_finished = threading.local()  # the row this thread finished last, and the most urgent claimable priority then
+
+
+def more_after(row_id: int, max_priority: int) -> bool:
+    """Whether a claim of a lane whose priorities end at `max_priority` may find work once `row_id` was
+    finished by this thread (in the run's transaction, see finish); True when that is not known."""
+    if getattr(_finished, "row_id", None) != row_id:
+        return True
+    nearest = _finished.next_priority
+    _finished.row_id = None
+    # the most urgent claimable priority: above the range, nothing in it; below it (another lane's row), the
+    # range's own may hide behind it, so claim and see
+    return nearest is not None and nearest <= max_priority
 
 
 def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = None) -> str:

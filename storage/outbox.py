@@ -14,6 +14,8 @@ Telegram may or may not have shown it.
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from datetime import datetime
 
 from storage import hot
@@ -32,7 +34,31 @@ def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, paylo
     # ON CONFLICT DO NOTHING instead of a savepoint: one statement for every reply
     if hot.insert(Outbox, row, skip_duplicate=True) is None:
         return Outbox.get(Outbox.idempotency_key == key)
+    made = getattr(_written, "rows", None)
+    if made is not None:
+        made[row.id] = row
     return row
+
+
+_written = threading.local()  # rows: what this thread's open `written()` block added, by id
+
+
+@contextmanager
+def written():
+    """Inside: the rows this thread adds are kept, for `added(id)` to hand to the channel after the commit
+    (so it need not read them again). A fresh block per run: a row of a rolled-back run is never handed on."""
+    previous = getattr(_written, "rows", None)
+    _written.rows = {}
+    try:
+        yield
+    finally:
+        _written.rows = previous
+
+
+def added(outbox_id: int) -> Outbox | None:
+    """The row this thread added with this id inside the open `written()` block, as it was inserted."""
+    made = getattr(_written, "rows", None)
+    return made.get(outbox_id) if made is not None else None
 
 
 def get(outbox_id: int) -> Outbox | None:

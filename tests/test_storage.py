@@ -287,3 +287,22 @@ def test_recover_writes_the_claim_line_a_killed_run_held_back(any_db):
         ("claimed", "cortex-realtime", f"inbox {row.id} priority 0 (message)"),
         ("released", "inbox", f"inbox {row.id} taken over from {gone}, which is gone")]
     assert inbox.recover(NOW) == 0  # nothing claimed is left: nothing more is written
+
+
+def test_a_run_finished_in_its_transaction_says_whether_a_claim_would_find_more(any_db):
+    from storage.db import database
+
+    first = inbox.add(source="repl", text="one", priority=0, at=NOW)
+    inbox.add(source="email", text="later", priority=2, at=NOW)
+    claimed = inbox.claim_next(NOW, lane="cortex-realtime", max_priority=0, owner="me")
+    assert inbox.more_after(claimed.id, 0)  # not finished yet: not known, so the drain claims and sees
+    with database.atomic():
+        inbox.finish(first.id, NOW, owner="me")
+    assert not inbox.more_after(first.id, 0)  # the realtime lane has nothing left
+    second = inbox.add(source="repl", text="two", priority=0, at=NOW)
+    inbox.claim_next(NOW, lane="cortex-realtime", max_priority=0, owner="me")
+    inbox.add(source="repl", text="three", priority=0, at=NOW)
+    with database.atomic():
+        inbox.finish(second.id, NOW, owner="me")
+    assert inbox.more_after(second.id, 0)  # "three" waits
+    assert inbox.more_after(second.id, 99)  # asked again: not known any more

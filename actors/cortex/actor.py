@@ -65,8 +65,9 @@ class CortexActor(WilsonActor):
     def drain(self) -> None:
         lease = float(self.config.get("supervisor", "lease_seconds"))
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
-            # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py)
-            with trace.held():
+            # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
+            # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)
+            with trace.held(), outbox.written():
                 row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
                                        max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
                 if row is None:
@@ -82,6 +83,8 @@ class CortexActor(WilsonActor):
                     self.contain(row, exc)
             if row.origin != "user":
                 self.settle_briefing()
+            if not inbox.more_after(row.id, self.max_priority):
+                return  # the run's transaction saw nothing more to claim; what comes later is nudged
 
     def settle_briefing(self) -> None:
         """A morning briefing waiting for this morning's runs goes out once the last of them has ended."""
@@ -166,7 +169,7 @@ class CortexActor(WilsonActor):
         if notify["again"]:
             self.tell("approval", ProposalCreated(notify["again"], again_for=row.id))
         for channel, outbox_id in notify["deliver"]:
-            self.tell(channel, Deliver(outbox_id))
+            self.tell(channel, Deliver(outbox_id, outbox.added(outbox_id)))
         if notify["sync"]:
             self.tell("thalamus", SyncRequest("request"))
         for decision_id in notify.get("decisions") or ():

@@ -6,7 +6,7 @@ committed before the message was sent (DESIGN.md principle 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,11 @@ class InboxReady:
 
 @dataclass(frozen=True)
 class Deliver:
-    """A channel has an outbox row to deliver."""
+    """A channel has an outbox row to deliver. `row`: the row as its writer committed it, which a channel that
+    takes it need not read again (the id stays the truth: the row is read when in doubt)."""
 
     outbox_id: int
+    row: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
