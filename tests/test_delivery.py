@@ -188,3 +188,26 @@ def test_deliver_for_a_held_or_delivered_row_sends_nothing(start, fake):
     assert app.wait_idle(10)
     assert shown(fake) == ["echo: hello", "echo: barrier"]
     assert Outbox.get_by_id(held.id).status == "held"
+
+
+def test_the_repl_sends_the_row_handed_on_with_its_deliver_and_never_a_row_twice(make_app):
+    app = make_app()
+    now = app.clock.now()
+    stored = outbox.add(channel="repl", text="as stored", trace_id="t-a", key="a", at=now)
+    # the row as its writer handed it on: sent as it came, without reading it again
+    app.supervisor.tell("repl", Deliver(stored.id, replaced_row(stored, text="as handed on")))
+    assert app.wait_idle()
+    # a row another path delivered first (a Deliver without its row reads it): a late copy is not sent again
+    other = outbox.add(channel="repl", text="once", trace_id="t-b", key="b", at=now)
+    app.supervisor.tell("repl", Deliver(other.id))
+    assert app.wait_idle()
+    app.supervisor.tell("repl", Deliver(other.id, other))  # the copy still says pending
+    assert app.wait_idle()
+    assert [d["text"] for d in app.user_deliveries()] == ["as handed on", "once"]
+    assert Outbox.get_by_id(other.id).status == "delivered"
+
+
+def replaced_row(row: Outbox, **changes) -> Outbox:
+    copy = Outbox(**{**row.__data__, **changes})
+    copy._dirty.clear()
+    return copy
