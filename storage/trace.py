@@ -18,7 +18,7 @@ from loguru import logger
 
 from storage import hot
 from storage.db import database, has_transaction_hooks, transaction_hooks
-from storage.models import Outbox, Trace
+from storage.models import Inbox, Outbox, Trace
 from wilson.kernel.redact import redact, redact_data
 
 _local = threading.local()  # held: rows waiting for a transaction; sent: rows written at its begin
@@ -85,20 +85,39 @@ transaction_hooks(_on_begin, _on_end)
 
 
 def path(trace_id: str) -> list[Trace]:
-    """The trace's lines by time, with the deliveries its outbox rows record (`delivered`).
+    """The trace's lines by time, with those its rows hold: a realtime inbox row its routing (`routed`), and
+    a delivered outbox row of a channel that stores no line for it its delivery (`delivered`).
 
-    A delivery is in its outbox row already (delivered_at, the channel), so no line is written for it:
-    `delivered_line` makes it here, after the stored lines of the same moment. Lines stored before
-    this was so are shown once."""
+    What a row holds already (when, from where, on which channel) is not written again as a line; it is
+    made here: the routing before the stored lines of its moment (it came first), a delivery after them.
+    Lines stored before this was so are shown once."""
     rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
-    stored = {(r.stage, r.reason) for r in rows}
-    made = [line for box in Outbox.select(Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
-                (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False))
-            if ((line := delivered_line(box)).stage, line.reason) not in stored]
+    stored = {(r.stage, r.actor, r.reason) for r in rows}
+    routed = [routed_line(row) for row in Inbox.select(
+        Inbox.id, Inbox.trace_id, Inbox.source, Inbox.priority, Inbox.created_at).where(
+        (Inbox.trace_id == trace_id) & routed_by_row())]
+    delivered = [delivered_line(box) for box in Outbox.select(
+        Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
+        (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False))]
+    made = [(line, rank) for lines, rank in ((routed, -1), (delivered, 1)) for line in lines
+            if (line.stage, line.actor, line.reason) not in stored]
     if not made:
         return rows
-    # sorted() is stable: a delivery comes after the stored lines of its moment, as it was written after them
-    return sorted(rows + made, key=lambda r: r.at)
+    ranked = [(r, 0) for r in rows] + made
+    return [r for r, _ in sorted(ranked, key=lambda pair: (pair[0].at, pair[1]))]  # stable: stored order kept
+
+
+# The inbox rows whose routing is their own line: a user's realtime stimulus (storage/routing.py
+# commit_realtime, REALTIME_PRIORITY). A request to modify a proposal (actors/proposals/decide.py) is a user
+# row at that priority too, but it continues its proposal's trace and was never routed by the thalamus.
+def routed_by_row():
+    return (Inbox.origin == "user") & (Inbox.priority == 0) & (Inbox.kind != "modify")
+
+
+def routed_line(row: Inbox) -> Trace:
+    """The line a realtime stimulus' routing stands for (not stored: the inbox row holds it)."""
+    return Trace(trace_id=row.trace_id, stage="routed", actor="thalamus",
+                 reason=f"inbox priority {row.priority} from {row.source}", at=row.created_at)
 
 
 def delivered_line(box: Outbox) -> Trace:

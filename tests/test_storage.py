@@ -284,6 +284,7 @@ def test_recover_writes_the_claim_line_a_killed_run_held_back(any_db):
         (getattr(trace._local, "held", None) or []).clear()  # the process dies here: what it held is gone
     assert inbox.recover(NOW) == 1
     assert [(t.stage, t.actor, t.reason) for t in trace.path(row.trace_id)] == [
+        ("routed", "thalamus", "inbox priority 0 from repl"),
         ("claimed", "cortex-realtime", f"inbox {row.id} priority 0 (message)"),
         ("released", "inbox", f"inbox {row.id} taken over from {gone}, which is gone")]
     assert inbox.recover(NOW) == 0  # nothing claimed is left: nothing more is written
@@ -306,3 +307,20 @@ def test_a_run_finished_in_its_transaction_says_whether_a_claim_would_find_more(
         inbox.finish(second.id, NOW, owner="me")
     assert inbox.more_after(second.id, 0)  # "three" waits
     assert inbox.more_after(second.id, 99)  # asked again: not known any more
+
+
+def test_a_realtime_row_is_its_own_routing_line_and_a_modify_request_has_none(any_db):
+    from storage import routing
+
+    row = routing.commit_realtime(source="telegram", text="hi", user_id="7", at=NOW)
+    trace.record(row.trace_id, "claimed", "cortex-realtime", inbox.claim_reason(row), NOW)  # the same moment
+    assert [(t.stage, t.actor, t.reason) for t in trace.path(row.trace_id)] == [
+        ("routed", "thalamus", "inbox priority 0 from telegram"), ("claimed", "cortex-realtime",
+                                                                    f"inbox {row.id} priority 0 (message)")]
+    # a database from before: its stored line is shown once
+    trace.record(row.trace_id, "routed", "thalamus", "inbox priority 0 from telegram", NOW)
+    assert [t.stage for t in trace.path(row.trace_id)].count("routed") == 1
+    trace.record("t-p", "proposed", "cortex", "proposal 1 with 1 item(s)", NOW)
+    inbox.add(source="telegram", text="make it Friday", priority=0, at=NOW, kind="modify", origin="user",
+              reply_channel="telegram", trace_id="t-p")
+    assert [t.stage for t in trace.path("t-p")] == ["proposed"]
