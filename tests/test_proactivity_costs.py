@@ -69,3 +69,26 @@ def test_the_cortex_context_lists_open_tasks_briefly_and_a_briefing_once(db):
     # the briefing's text already lists its items; the payload must not send them a second time
     assert "parcel shipped" in context["stimulus"]["text"]
     assert "parcel shipped" not in json.dumps(context["stimulus"]["payload"])
+
+
+def test_a_mails_prompt_leaves_out_where_it_is_stored_and_the_headers_its_text_says_but_the_rules_see_all(db):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from actors.cortex.context import build_messages
+
+    tz = ZoneInfo("Europe/Berlin")
+    now = datetime(2027, 1, 5, 9, tzinfo=tz)
+    mail = {"channel": "email", "buffer_id": 7, "from": "landlord@flats.example", "from_name": "Mr Berger",
+            "subject": "Sign the lease", "uid": 29, "uidvalidity": 1, "folder": "INBOX", "size": 662,
+            "message_id": "<29@flats.example>", "priority": 3, "truncated": False, "attachments": [],
+            "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}
+    row = Inbox.get_by_id(inbox.add(
+        source="email", kind="buffered", origin="background", priority=2, at=now, dedup_key="m1",
+        text="Email from Mr Berger <landlord@flats.example>: Sign the lease\nPlease sign by Friday.",
+        payload={"buffers": [mail], "topic": None}).id)
+    context = build_context(row, now, tz, [])
+    assert context["stimulus"]["payload"]["buffers"] == [mail], "the offline rules read the payload whole"
+    shown = json.loads(build_messages(context, row, [])[1]["content"].removeprefix("CONTEXT "))
+    assert shown["stimulus"]["payload"]["buffers"] == [
+        {"buffer_id": 7, "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}]

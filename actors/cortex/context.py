@@ -8,6 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from actors import tools
+from actors.tools.untrusted import unsaid_facts
 from actors.cortex.prompts import SYSTEM_PROMPT
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
@@ -121,6 +122,15 @@ def _payload_view(row: Inbox) -> dict:
     return payload
 
 
+def _prompt_payload(payload: dict, text: str) -> dict:
+    """A channel's payload in the prompt, without what the text says and where the item is stored (its folder,
+    uid, size); a buffered item keeps its buffer_id, which tools take. (The offline rules read it whole.)"""
+    if isinstance(payload.get("buffers"), list):
+        return {**payload, "buffers": [{"buffer_id": b.get("buffer_id"), **unsaid_facts(b, text)}
+                                       if isinstance(b, dict) else b for b in payload["buffers"]]}
+    return unsaid_facts(payload, text) if "channel" in payload else payload  # a channel's own payload, whole
+
+
 def _task_line(task: Task, tz) -> dict:
     """An open task in the context: status is always open there, and the topic is named by title."""
     view = tools.task_view(task, tz)
@@ -133,7 +143,10 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
 
     The static part first (the system prompt; the provider puts the tool schemas before it), so that a
     provider's prefix cache can hit; the volatile CONTEXT after it; the stimulus' text once, last."""
-    shown = {**context, "stimulus": {k: v for k, v in context["stimulus"].items() if k != "text"}}
+    stimulus = {k: v for k, v in context["stimulus"].items() if k != "text"}
+    if isinstance(stimulus.get("payload"), dict):
+        stimulus["payload"] = _prompt_payload(stimulus["payload"], row.text or "")
+    shown = {**context, "stimulus": stimulus}
     messages = [{"role": "system", "content": system + skills.prompt(config)},
                 {"role": "user", "content": "CONTEXT " + json.dumps(shown, ensure_ascii=False, default=str)}]
     if row.origin == "user":

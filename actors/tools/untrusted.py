@@ -122,11 +122,15 @@ LOCATORS = frozenset({"channel", "uid", "uidvalidity", "folder", "size", "messag
                       "buffer_id"})
 
 
+# Headers a mail's text already starts with ("Email from NAME <ADDRESS>: SUBJECT").
+HEADING = frozenset({"from", "from_name", "subject"})
+
+
 def unsaid_facts(payload, text: str) -> dict:
     """An item's payload as a model needs it beside the item's text: without locators, empty values, and
-    words the text already says (a mail's sender and subject head its text)."""
+    the headers the text already says. (An event's title and times stay: tools take them as they are.)"""
     if not isinstance(payload, dict):
         return {}
     return {key: value for key, value in payload.items()
             if key not in LOCATORS and value not in (None, "", [], {}, False)
-            and not (isinstance(value, str) and value in text)}
+            and not (key in HEADING and isinstance(value, str) and value in text)}
