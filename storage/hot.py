@@ -13,7 +13,6 @@ the fields' `python_value`, so a caller cannot tell them from what peewee return
 
 from __future__ import annotations
 
-import contextlib
 from datetime import datetime, timezone
 
 import peewee
@@ -48,12 +47,20 @@ def columns(model) -> list:
     return found
 
 
-def _converters(model) -> list:
+# Fields whose value the driver hands back as it is kept (text as str, integers as int): their converters
+# only return it. Exact types: a JSON or date field is a TextField by descent, not by this list.
+_AS_STORED = (peewee.CharField, peewee.TextField, peewee.IntegerField, peewee.AutoField, peewee.BigIntegerField)
+
+
+def _converters(model) -> tuple[list, list]:
+    """(every field's name in column order, (name, converter) of those whose stored value needs one)."""
     key = (model, "convert")
     found = _columns.get(key)
     if found is None:
-        found = _columns[key] = [(f.name, _fast_time(f) if isinstance(f, UTCDateTimeField) else f.python_value)
-                                 for f in columns(model)]
+        fields = columns(model)
+        found = _columns[key] = ([f.name for f in fields], [
+            (f.name, _fast_time(f) if isinstance(f, UTCDateTimeField) else f.python_value)
+            for f in fields if type(f) not in _AS_STORED])
     return found
 
 
@@ -81,8 +88,12 @@ def instance(model, values) -> peewee.Model:
 
     Filled as peewee's own cursor fills one (`Model.__init__` with `__no_default__`), without the
     attribute-by-attribute assignment: a row of twelve turns is read on every user's message."""
-    data = {name: convert(value) if value is not None else None
-            for (name, convert), value in zip(_converters(model), values)}
+    names, convert = _converters(model)
+    data = dict(zip(names, values))
+    for name, converter in convert:
+        value = data[name]
+        if value is not None:
+            data[name] = converter(value)
     row = model.__new__(model)
     row.__data__, row._dirty, row.__rel__ = data, set(), {}
     return row
@@ -103,9 +114,13 @@ def execute(key, build, params=()) -> Result:
     Its rows are read to the end before it returns: an unfinished SELECT would hold SQLite's
     read snapshot, an unfinished `… RETURNING` its write lock."""
     sql, writes = _sql(key, build)
-    writing = getattr(database.obj, "writing", None) if writes else None
-    with writing() if writing is not None else contextlib.nullcontext():
-        cursor = database.execute_sql(sql, params)
+    db = database.obj
+    writing = getattr(db, "writing", None) if writes else None
+    if writing is None:
+        cursor = db.execute_sql(sql, params)
+        return Result(cursor.fetchall() if cursor.description else [], cursor.rowcount)
+    with writing():
+        cursor = db.execute_sql(sql, params)
         rows = cursor.fetchall() if cursor.description else []
     return Result(rows, cursor.rowcount)
 
