@@ -5,16 +5,18 @@ count them."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from actors import tools
+from actors.cortex import prompts
 from actors.proposals import make
 from storage import inbox
 from storage.models import Task, Topic
 from tests.brain import context_of, is_cortex, routine_reply, tool_names
 from wilson.kernel.messages import InboxReady
+from wilson import skills
 from wilson.model.scripted import ScriptedServer
 
 # Tokens of the tool schemas each kind of run is offered (the built-in skills and the registered ones; every
@@ -84,8 +86,10 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
         said = [m for m in body["messages"] if text in (m.get("content") or "")]
         assert len(said) == 1 and said[0] is body["messages"][-1], f"{name}: the stimulus is sent once, last"
         assert body["messages"][0]["role"] == "system" and body["messages"][1]["content"].startswith("CONTEXT ")
-    # the static part leads: every deep request starts with the same system prompt
-    assert plan["messages"][0] == email["messages"][0]
+    # the static part leads: each kind of run starts with its own fixed system prompt (the tools before it differ
+    # between the user's runs and background runs, so one prompt for both would share no cached prefix)
+    assert plan["messages"][0]["content"] == prompts.SYSTEM_PROMPT + skills.prompt(app.config)
+    assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config)
 
 
 def test_sixty_open_tasks_grow_a_prompt_by_less_than_fifteen_percent(wilson):
@@ -168,3 +172,17 @@ def test_the_budget_shows_money_at_the_configured_prices(make_app):
         assert f"about {usd(expected)}" in report and usd(expected) != "$0.0000"
         assert "in all at [llm] price_<role>" in report
     assert cost((2.0, 0.5, 8.0), 2_000_000, 0, cached=1_000_000) == 2.5, "cached input at its own price"
+
+
+def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_words(db):
+    from actors.cortex.context import build_messages
+
+    now = datetime(2027, 1, 5, 9, tzinfo=UTC)
+    rows = {origin: inbox.add(source="email" if origin == "background" else "repl", at=now, text="hello",
+                              kind="buffered" if origin == "background" else "message", origin=origin,
+                              priority=2 if origin == "background" else 0, dedup_key=origin)
+            for origin in ("user", "background")}
+    context = {"stimulus": {"kind": "x"}}
+    user, background = (build_messages(context, rows[o], [])[0]["content"] for o in ("user", "background"))
+    assert "`decide`" in user and "`decide`" not in background
+    assert "UNTRUSTED DATA" in background and tokens(background) < tokens(user)

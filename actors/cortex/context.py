@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from actors import tools
 from actors.tools.untrusted import unsaid_facts
-from actors.cortex.prompts import SYSTEM_PROMPT
+from actors.cortex.prompts import BACKGROUND_PROMPT, SYSTEM_PROMPT
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
 from wilson import skills
@@ -137,9 +137,10 @@ def _task_line(task: Task, tz) -> dict:
     return {"id": view["id"], "title": view["title"], "due": view["due"], "topic": view["topic"]}
 
 
-def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, system: str = SYSTEM_PROMPT,
+def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, system: str | None = None,
                    history_tokens: int = HISTORY_TOKENS) -> list[dict]:
-    """`config`: whose enabled skills may add rules to the system prompt.
+    """`config`: whose enabled skills may add rules to the system prompt; `system`: the prompt, by default
+    the user's or the background's by the row's origin.
 
     The static part first (the system prompt; the provider puts the tool schemas before it), so that a
     provider's prefix cache can hit; the volatile CONTEXT after it; the stimulus' text once, last."""
@@ -147,6 +148,7 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
     if isinstance(stimulus.get("payload"), dict):
         stimulus["payload"] = _prompt_payload(stimulus["payload"], row.text or "")
     shown = {**context, "stimulus": stimulus}
+    system = system or (SYSTEM_PROMPT if row.origin == "user" else BACKGROUND_PROMPT)
     messages = [{"role": "system", "content": system + skills.prompt(config)},
                 {"role": "user", "content": "CONTEXT " + json.dumps(shown, ensure_ascii=False, default=str)}]
     if row.origin == "user":
