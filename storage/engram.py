@@ -279,6 +279,8 @@ def _alive(at: datetime | None):
 
 def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:
     """The core profile: the strongest live principles and beliefs, always in context whatever is asked."""
+    if not reads.engram_holds_memories():
+        return []
     return reads.strongest_memories(LEARNED, limit, at)  # read on every run: its SQL is built once there
 
 

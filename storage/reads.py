@@ -97,3 +97,18 @@ def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None =
         f'SELECT {hot.column_list(Memory)} FROM "memory" WHERE "kind" IN ({", ".join("?" for _ in kinds)}) '
         f'AND {alive} ORDER BY "strength" DESC, "id" DESC LIMIT ?'), params + [limit])
     return [hot.instance(Memory, r) for r in found.rows]
+
+
+_engram_held = False  # the engram held a memory once: it is taken to hold some from then on
+
+
+def engram_holds_memories() -> bool:
+    """Whether the engram holds any memory, so that recall has anything to look through.
+
+    An empty engram (a new Wilson, a benchmark) is asked on every call, one cheap statement instead of
+    the full-text search and the profile's read; once it held a memory, this process just looks there
+    (a pruned-empty engram answers nothing either way)."""
+    global _engram_held
+    if not _engram_held:
+        _engram_held = bool(hot.execute("engram_holds", lambda: 'SELECT 1 FROM "memory" LIMIT 1').rows)
+    return _engram_held

@@ -16,7 +16,7 @@ from datetime import datetime
 import peewee
 from loguru import logger
 
-from storage import hot
+from storage import hot, reads
 from storage.db import database
 from storage.engram import FTS_TABLE, LEARNED, terms
 from storage.models import Memory
@@ -171,7 +171,7 @@ def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tup
     With `at`, recall as things stood then: memories formed by `at` and not yet
     invalidated at that moment. Each returned memory carries `.relevance` and `.score`.
     """
-    if limit <= 0:
+    if limit <= 0 or not reads.engram_holds_memories():
         return []
     pool = max(CANDIDATES, limit * 5)
     matches = text_matches(query, pool, at, kinds=kinds)

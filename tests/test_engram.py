@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import peewee
 import pytest
 
-from storage import engram, recall
+from storage import engram, reads, recall
 from storage import trace as traces
 from storage.db import database, open_database
 from storage.migrations import migrate
@@ -312,3 +312,15 @@ def test_weight_diversity_is_a_setting_of_the_memory_skill(tmp_path):
     assert not [w for w in config.warnings if "weight_diversity" in w], config.warnings
     assert recall.Weights.from_config(config).diversity == 0.0
     assert recall.Weights.from_config(configmod.load(tmp_path / "fresh", environ={})).diversity == 0.5
+
+
+def test_an_empty_engram_is_not_searched_and_the_first_memory_is_found(db, monkeypatch):
+    monkeypatch.setattr(reads, "_engram_held", False)  # as in a process that never saw a memory
+    asked = []
+    monkeypatch.setattr(recall, "text_matches", lambda *a, **k: asked.append(a) or [])
+    assert recall.recall("flights") == [] and engram.profile(3) == [] and asked == []
+    monkeypatch.undo()
+    monkeypatch.setattr(reads, "_engram_held", False)
+    engram.store("belief", "user books flights late", [], T0)
+    assert [m.text for m in recall.recall("flights")] == ["user books flights late"]
+    assert [m.text for m in engram.profile(3)] == ["user books flights late"]
