@@ -11,6 +11,7 @@ from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import resolve_endpoint
+from wilson.model.replies import cost, prices, usd
 
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
@@ -160,6 +161,27 @@ def latest_traces(limit: int = 10) -> list[str]:
         if len(ids) >= limit:
             break
     return ids
+
+
+def budget_lines(config, days: int = 7) -> list[str]:
+    """`wilson budget`: tokens and roughly what they cost, per day and role over the last `days` days a model
+    was used, at the [llm] price_<role> table (every input token at the full price: the most it costs)."""
+    table = prices(config)
+    rows = list(TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role))
+    shown = sorted({row.day for row in rows}, reverse=True)[:days]
+    if not shown:
+        return ["No model has been used yet: the offline rules spend nothing."]
+    lines = [f"Model use, the last {len(shown)} day{'s' if len(shown) != 1 else ''} with any (UTC days; "
+             "about, at [llm] price_<role>):"]
+    total = 0.0
+    for row in (r for r in rows if r.day in shown):
+        money = cost(table[row.role], row.prompt_tokens, row.completion_tokens)
+        total += money
+        lines.append(f"  {row.day}  {row.role:<6} {row.calls:>5} calls  {row.prompt_tokens:>10,} in "
+                     f"{row.completion_tokens:>9,} out  {usd(money)}")
+    lines.append(f"  in all: about {usd(total)}" + ("" if any(any(p) for p in table.values()) else
+                                                    " (no prices set: [llm] price_<role>, e.g. 0.40/0.10/1.60)"))
+    return lines
 
 
 def model_lines(config) -> list[str]:

@@ -1,5 +1,5 @@
-"""bin/wilson: `run` (the long-running process), `status`, `trace ID`, `doctor`, `pair`, `config`, `skills`,
-`web-token`, `eval`, `memory`, `watch`, `service`.
+"""bin/wilson: `run` (the long-running process), `status`, `budget`, `trace ID`, `doctor`, `pair`, `config`,
+`skills`, `web-token`, `eval`, `memory`, `watch`, `service`.
 
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
@@ -72,6 +72,8 @@ def _main(argv: list[str] | None) -> int:
     run.add_argument("--no-terminal", action="store_true",
                      help="never talk through the terminal, even without Telegram (as a service runs)")
     sub.add_parser("status", help="what is waiting, what the models cost today")
+    budget = sub.add_parser("budget", help="tokens and roughly what they cost, per day and model role")
+    budget.add_argument("--days", type=positive_int, default=7, help="how many days with model use (default 7)")
     trace = sub.add_parser("trace", help="the path of one stimulus")
     trace.add_argument("id", nargs="?")
     sub.add_parser("doctor", help="check the configured model endpoints")
@@ -115,8 +117,8 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
-    handlers = {"run": commands.cmd_run, "status": commands.cmd_status, "trace": commands.cmd_trace,
-                "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
+    handlers = {"run": commands.cmd_run, "status": commands.cmd_status, "budget": commands.cmd_budget,
+                "trace": commands.cmd_trace, "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
                 "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
                 "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch}
 

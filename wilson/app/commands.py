@@ -88,6 +88,13 @@ def cmd_status(opts, config) -> int:
     return 0
 
 
+def cmd_budget(opts, config) -> int:
+    _open(config)
+    for line in views.budget_lines(config, opts.days):
+        _out(line)
+    return 0
+
+
 def cmd_trace(opts, config) -> int:
     _open(config)
     if not opts.id:
