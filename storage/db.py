@@ -81,15 +81,20 @@ class FairLock:
             self._cond.notify_all()
 
 
-_begin_hooks: list = []
+_commit_hooks: list = []
 _end_hooks: list = []
+_savepoint_hooks: list = []
+SAVEPOINT_STATEMENTS = ("SAVEPOINT ", "ROLLBACK TO SAVEPOINT ", "RELEASE SAVEPOINT ")
 
 
-def transaction_hooks(on_begin, on_end) -> None:
-    """Have `on_begin()` run first thing inside every transaction this process opens on SQLite, on the thread
-    that opened it, and `on_end(committed)` when it ends (storage/trace.py writes the rows it held there)."""
-    _begin_hooks.append(on_begin)
+def transaction_hooks(on_commit, on_end, on_savepoint) -> None:
+    """For every transaction this process runs on SQLite, on the thread that runs it: `on_commit()` just
+    before it commits (a last statement in it), `on_end(committed)` once it ended, and
+    `on_savepoint(action, name)` after each SAVEPOINT, ROLLBACK (to a savepoint) and RELEASE in it
+    (storage/trace.py writes the rows it held there)."""
+    _commit_hooks.append(on_commit)
     _end_hooks.append(on_end)
+    _savepoint_hooks.append(on_savepoint)
 
 
 def has_transaction_hooks() -> bool:
@@ -137,14 +142,10 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
         except BaseException:
             self._drop_writer()
             raise
-        try:
-            for hook in _begin_hooks:
-                hook()
-        except BaseException:
-            self.rollback()
-            raise
 
     def commit(self):
+        for hook in _commit_hooks:
+            hook()  # a failure here fails the commit: peewee rolls the transaction back (and lets the lock go)
         try:
             super().commit()
         finally:
@@ -176,6 +177,12 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
             self._drop_writer()
 
     def execute_sql(self, sql, params=None):
+        if sql.startswith(SAVEPOINT_STATEMENTS):  # as peewee spells them
+            cursor = super().execute_sql(sql, params)
+            action, name = sql.split(None, 1)[0], sql.rstrip("; ").rsplit(None, 1)[-1]
+            for hook in _savepoint_hooks:
+                hook(action, name)
+            return cursor
         if getattr(self._holding, "on", False) or not sql.lstrip()[:7].upper().startswith(WRITES):
             return super().execute_sql(sql, params)
         self._take_writer()

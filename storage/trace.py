@@ -1,10 +1,10 @@
 """Traces: the path of one stimulus through Wilson, one row per decision.
 
-A run's steps outside any transaction (its claim, the offline rule that answered) are held back
-inside `held()` and written with the thread's next transaction, first thing in it and in one
-statement, or when the block ends: the cortex holds them for its run, so they go out with the
-run's results instead of as transactions of their own. A process killed in between loses those
-lines with the run itself; `storage.inbox.recover` writes the claim's line back from the row.
+Inside `held()` a thread's trace rows wait and go in with its next commit, all in one statement: the
+cortex holds them for a run, so its claim, the offline rule that answered and the lines of its results
+are one INSERT in the run's transaction instead of a statement (or a transaction) each. A process
+killed before that commit loses the lines with the run itself; `storage.inbox.recover` writes the
+claim's line back from the row.
 """
 
 from __future__ import annotations
@@ -30,14 +30,19 @@ def new_trace_id() -> str:
 
 def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None,
            *, hold: bool = True) -> None:
-    """`hold` False: written now even inside `held()` (a line only this moment knows, such as a takeover's)."""
+    """`hold` False: outside a transaction, written now even inside `held()` (a line only this moment knows,
+    such as a takeover's); inside one it goes out with the transaction's others, in their order."""
     # reasons often carry error text from outside (a provider's 401 body, a library's URL): a trace row
     # outlives every log file, so it is redacted before it is written
     reason = redact(reason)
     data = redact_data(data) if data is not None else None
     values = (trace_id, stage, actor, reason, Trace.data.db_value(data), Trace.at.db_value(at))
     held_rows = getattr(_local, "held", None)
-    if hold and held_rows is not None and not database.in_transaction():
+    if held_rows is None:
+        _insert([values])
+    elif database.in_transaction():
+        _local.pending.append(values)
+    elif hold:
         held_rows.append(values)
     else:
         _insert([values])
@@ -53,11 +58,14 @@ def _insert(rows: list[tuple]) -> None:
 
 @contextmanager
 def held():
-    """Inside, this thread's trace rows recorded outside a transaction wait for its next one (see above)."""
+    """Inside, this thread's trace rows wait: those recorded in a transaction for its commit, those recorded
+    outside one for the next transaction's commit or the end of the block, whichever comes first. Each
+    commit writes what waits in one statement, in the order it was recorded, as its last one; a
+    transaction (or savepoint) rolled back takes its own rows with it and leaves the others waiting."""
     if getattr(_local, "held", None) is not None or not has_transaction_hooks():  # an outer block writes them;
         yield  # without the hooks (PostgreSQL) every row is written at once
         return
-    _local.held, _local.sent = [], None
+    _local.held, _local.pending, _local.sent, _local.marks = [], [], None, {}
     try:
         yield
     finally:
@@ -66,22 +74,36 @@ def held():
             _insert(rows)
 
 
-def _on_begin() -> None:
-    rows = getattr(_local, "held", None)
-    if rows:
-        _insert(rows)
-        _local.sent, _local.held = rows, []
+def _on_commit() -> None:
+    """Just before a transaction of this thread commits: what waits goes in, in one statement."""
+    held_rows = getattr(_local, "held", None)
+    if held_rows is None or not (held_rows or _local.pending):
+        return
+    _insert(held_rows + _local.pending)
+    _local.sent, _local.held, _local.pending = held_rows, [], []
 
 
 def _on_end(committed: bool) -> None:
-    sent = getattr(_local, "sent", None)
-    if sent:
-        _local.sent = None
-        if not committed and _local.held is not None:  # rolled back with the transaction: held again
-            _local.held[:0] = sent
+    if getattr(_local, "held", None) is None:
+        return
+    sent, _local.sent, _local.marks = _local.sent, None, {}
+    _local.pending = []  # committed, or rolled back with their transaction
+    if sent and not committed:  # written, then rolled back with the transaction: waiting again
+        _local.held[:0] = sent
 
 
-transaction_hooks(_on_begin, _on_end)
+def _on_savepoint(action: str, name: str) -> None:
+    if getattr(_local, "held", None) is None:
+        return
+    if action == "SAVEPOINT":
+        _local.marks[name] = len(_local.pending)
+    elif action == "ROLLBACK" and name in _local.marks:
+        del _local.pending[_local.marks[name]:]
+    elif action == "RELEASE":
+        _local.marks.pop(name, None)
+
+
+transaction_hooks(_on_commit, _on_end, _on_savepoint)
 
 
 def path(trace_id: str) -> list[Trace]:

@@ -324,3 +324,20 @@ def test_a_realtime_row_is_its_own_routing_line_and_a_modify_request_has_none(an
     inbox.add(source="telegram", text="make it Friday", priority=0, at=NOW, kind="modify", origin="user",
               reply_channel="telegram", trace_id="t-p")
     assert [t.stage for t in trace.path("t-p")] == ["proposed"]
+
+
+def test_held_lines_of_a_savepoint_rolled_back_go_with_it_and_the_rest_in_one_statement_at_commit(any_db):
+    from storage.db import database
+    from storage.models import Trace
+
+    with trace.held():
+        trace.record("t-3", "claimed", "cortex", "inbox 1", NOW)
+        with database.atomic():
+            trace.record("t-3", "routed", "cortex", "deep: a request", NOW)
+            with pytest.raises(RuntimeError), database.atomic():  # a savepoint
+                trace.record("t-3", "proposed", "cortex", "undone", NOW)
+                raise RuntimeError
+            with database.atomic():
+                trace.record("t-3", "replied", "cortex", "reply on repl", NOW)
+    lines = list(Trace.select().where(Trace.trace_id == "t-3").order_by(Trace.id))
+    assert [t.stage for t in lines] == ["claimed", "routed", "replied"]
