@@ -217,7 +217,7 @@ def test_the_shortcut_past_the_shapes_never_lets_a_secret_through():
     pieces = ["Authorization: Bearer abcdefgh12345678", "bearer abcdefgh12345678", "BEARER xyzxyzxy", "bearer abcd1234",
               "authorization=token q1w2e3r4", "http://bob:hunter2@127.0.0.1:8080/v1", "ftp://tok@host",
               "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "sk-proj-abcdefghijklmnop1234",
-              "api_key=s3cr3tvalue", '"password": "correct horse"', "pwd:x", "ghp_16C7e42F292c6912E7710c838347Ae1",
+              "api_key=s3cr3tvalue", "X-Api-Key: q1w2e3r4t5", "Token: abc", '"password": "correct horse"', "pwd:x", "ghp_16C7e42F292c6912E7710c838347Ae1",
               "xoxb-1234567890ab", "AKIAABCDEFGHIJKL", "hf_abcdefghijklmn", "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq",
               "inbox 12 priority 0 (message)", "reply on repl", "outbox 7", "a/b/c", "+/=-_", " ", "\n", "é"]
     rng = random.Random(21)

@@ -48,11 +48,12 @@ _SHAPES = [
 ]
 # A run of base64 that mixes upper case, lower case and digits is a random key, not a word or a hash.
 _RANDOM = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,}(?![A-Za-z0-9+/_=-])")
-# What every shape above needs somewhere in the text: a ":" or "=" (URLs, bot tokens, key=value, headers),
-# the word bearer, or a run of 12 key characters (a known prefix and its key, a random run). Most of what
-# is redacted (trace reasons, log lines) has none of them, and one search is a tenth of the cost of the
-# seven substitutions; tests/test_secrets.py checks that the shortcut never lets a shape through.
-_MAYBE = re.compile(r"[:=]|(?i:bearer)|[A-Za-z0-9+/_=-]{12,}")
+# What every shape above needs somewhere in the text: bearer, a word of a secret's key name (key, token,
+# secret, pass…, pwd, auth…), an "@" (credentials in a URL), or a run of 12 key characters (a bot token,
+# a known prefix and its key, a random run). Most of what is redacted (trace reasons, log lines) has none of
+# them, and one search is a tenth of the cost of the seven substitutions; tests/test_secrets.py checks that
+# the shortcut never lets a shape through.
+_MAYBE = re.compile(r"(?i:bearer|key|token|secret|passw|pwd|auth)|@|[A-Za-z0-9+/_=-]{12,}")
 
 
 def _random_looking(match: re.Match) -> str:
