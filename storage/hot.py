@@ -125,23 +125,31 @@ def execute(key, build, params=()) -> Result:
     return Result(rows, cursor.rowcount)
 
 
+_inserts: dict = {}  # (model, the row's field names as filled, options) -> (converters, statement key, build)
+
+
 def insert(model, row: peewee.Model, *, skip_duplicate: bool = False, returning: bool = True):
     """INSERT the field values of the unsaved `row`; its new id (set on it too), or None when
     `skip_duplicate` and a unique key was taken already (ON CONFLICT DO NOTHING: no savepoint needed)."""
-    fields = [f for f in columns(model) if f.name in row.__data__ and f is not model._meta.primary_key]
-    names = tuple(f.name for f in fields)
+    data = row.__data__
+    plan = _inserts.get((model, tuple(data), skip_duplicate, returning))  # a call site fills its rows alike
+    if plan is None:
+        fields = [f for f in columns(model) if f.name in data and f is not model._meta.primary_key]
 
-    def build():
-        sql = (f"INSERT INTO {_quote(model._meta.table_name)} ({', '.join(_quote(f.column_name) for f in fields)}) "
-               f"VALUES ({', '.join('?' for _ in fields)})")
-        if skip_duplicate:
-            sql += " ON CONFLICT DO NOTHING"
-        if returning:
-            sql += f" RETURNING {_quote(model._meta.primary_key.column_name)}"
-        return sql
+        def build():
+            sql = (f"INSERT INTO {_quote(model._meta.table_name)} "
+                   f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES ({', '.join('?' for _ in fields)})")
+            if skip_duplicate:
+                sql += " ON CONFLICT DO NOTHING"
+            if returning:
+                sql += f" RETURNING {_quote(model._meta.primary_key.column_name)}"
+            return sql
 
-    result = execute(("insert", model, names, skip_duplicate, returning), build,
-                     [f.db_value(row.__data__[f.name]) for f in fields])
+        plan = _inserts[(model, tuple(data), skip_duplicate, returning)] = (
+            [(f.name, f.db_value) for f in fields],
+            ("insert", model, tuple(f.name for f in fields), skip_duplicate, returning), build)
+    converters, key, build = plan
+    result = execute(key, build, [convert(data[name]) for name, convert in converters])
     if not returning:
         return None
     if not result.rows:
