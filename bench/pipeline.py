@@ -20,9 +20,13 @@ Baselines from the same run:
 Overhead per stimulus = end-to-end time − time inside the model transport, one
 stimulus at a time: the next is said once every actor is idle again. End to end
 runs from `app.say` until the REPL channel has recorded the delivery (the outbox
-row marked delivered with its trace, committed), not merely printed it. Goal: p50 < 2 ms.
+row marked delivered, committed: for the REPL that row is the delivery's trace line), not merely
+printed it. Goal: p50 < 2 ms.
 CPU per stimulus: `time.process_time()` (every thread of the process) over the same one-at-a-time
-stimuli, offline model; goal p50 < 2 ms, beside the replayed SQL's time per stimulus.
+stimuli, offline model; goal p50 < 2 ms, beside the replayed SQL's time per stimulus. The statements
+of one realtime stimulus: its inbox row; the claim; the run's reads (turns, topics, tasks, proposals;
+the engram's, none while it is empty); one transaction with the turns, the reply, every trace line of
+the run in one INSERT, and the row done; the delivery.
 
 The replay issues each statement as Wilson handed it to sqlite3: the same SQL text
 with its bound parameters, so sqlite3's statement cache serves the replay as it
