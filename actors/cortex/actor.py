@@ -16,6 +16,7 @@ from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
 from storage.db import database
 from storage.models import Inbox
+from wilson import skills
 from wilson.kernel import faults, liveness
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.messages import DecisionRecorded, Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
@@ -30,6 +31,7 @@ class CortexActor(WilsonActor):
         self.min_priority = min_priority
         self.max_priority = max_priority
         self.realtime = max_priority == 0  # the lane that answers the user
+        self._box = None  # (skills generation, toolbox): see toolbox()
 
     def notice_budget(self, error: str, now: datetime) -> None:
         """When background reasoning pauses for the day's budget, say so to the user once that day."""
@@ -44,6 +46,14 @@ class CortexActor(WilsonActor):
             box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
                              key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
         self.tell(channel, Deliver(box.id))
+
+    def toolbox(self):
+        """The tools of this configuration, asked of the skills once per incarnation (each tool of each skill
+        says whether the settings it needs are there, and the settings are read at start) and again after
+        the installed skills were looked up anew."""
+        if self._box is None or self._box[0] != skills.GENERATION:
+            self._box = (skills.GENERATION, tools.toolbox(self.config))
+        return self._box[1]
 
     def quiet_hold(self, at: datetime) -> datetime | None:
         """Until when a non-urgent surfacing waits (quiet hours or a user's mute), or None."""
@@ -130,7 +140,7 @@ class CortexActor(WilsonActor):
         context = build_context(row, now, tz, memories, turns, owner)
 
         user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
-        box = tools.toolbox(self.config)
+        box = self.toolbox()
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
             if route == "template":
                 outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
