@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import re
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from wilson.model.offline import places
-from wilson.model.offline.recognition import load_playbook, place_title, recognise_event, recognise_message
+from wilson.model.offline.recognition import (load_playbook, match_words, negative_cue, place_title, recognise_event,
+                                              recognise_message)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PLAYBOOK = load_playbook()
@@ -99,3 +102,34 @@ def test_skills_add_entries_but_never_rewrite_the_users():
     playbook = load_playbook(None, extra)
     assert playbook.of_kind("concert").tasks[0].title == "Buy earplugs"
     assert "outing" not in playbook.of_kind("trip").triggers
+
+
+def _each_in_turn(playbook, text):
+    """match_words as it was before the one-pattern shortcut: every negative cue, then every trigger, one by one."""
+    for cue in playbook.negative:
+        if re.search(rf"(?<![\w-]){re.escape(cue)}(?![\w-])", text, re.I):
+            return None
+    for event in playbook:
+        found = event.find(text)
+        if found:
+            return event.name, found.span()
+    return None
+
+
+def test_the_one_pattern_shortcut_finds_what_asking_each_trigger_finds():
+    words = [t for event in PLAYBOOK for t in event.triggers] + list(PLAYBOOK.negative)
+    rng = random.Random(21)
+    texts = ["ping 3", "", "hello there", "pre-" + words[0], words[0] + "-ish", words[1].upper() + "!"]
+    for _ in range(3000):
+        picked = rng.sample(words, rng.randint(0, 3))
+        glue = rng.choice([" ", "-", "", ", ", "_", "x"])
+        texts.append(glue.join(picked + rng.sample(["my", "next", "week", "on", "Friday"], 2)))
+    hits = 0
+    for text in texts:
+        found = match_words(PLAYBOOK, text)
+        expected = _each_in_turn(PLAYBOOK, text)
+        assert (None if found is None else (found[0].name, found[1].span())) == expected, text
+        assert negative_cue(PLAYBOOK, text) == next(
+            (c for c in PLAYBOOK.negative if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text, re.I)), None)
+        hits += expected is not None
+    assert 300 < hits < len(texts) - 300  # the corpus holds both matches and misses

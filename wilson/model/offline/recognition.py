@@ -53,10 +53,27 @@ def _trigger(words: str) -> re.Pattern:
     return re.compile(rf"(?<![\w-]){re.escape(words)}(?![\w-])", re.I)
 
 
+def _any_of(words) -> re.Pattern | None:
+    """One pattern that matches wherever one of `words` would as `_trigger(word)` (None for no words): at each
+    place the alternation tries every word, so it finds a match exactly when one of them has one."""
+    words = list(words)
+    if not words:
+        return None
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(re.escape(w) for w in words)})(?![\w-])", re.I)
+
+
 @dataclass(frozen=True)
 class Playbook:
     events: tuple[PlaybookEvent, ...]
     negative: tuple[str, ...] = ()
+    # every trigger, and every negative cue, in one pattern: most messages hold none, and one search says so
+    # where asking each of the hundred-odd triggers in turn cost more than the rest of the offline answer
+    any_trigger: re.Pattern | None = field(init=False, repr=False, compare=False)
+    any_cue: re.Pattern | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "any_trigger", _any_of(t for event in self.events for t in event.triggers))
+        object.__setattr__(self, "any_cue", _any_of(self.negative))
 
     def __iter__(self):
         return iter(self.events)
@@ -98,14 +115,19 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
 
 
 def negative_cue(playbook: Playbook, text: str) -> str | None:
+    """The first of the playbook's negative cues (in its order) that is in the text."""
+    if playbook.any_cue is None or not playbook.any_cue.search(text or ""):
+        return None
     for cue in playbook.negative:
-        if re.search(rf"(?<![\w-]){re.escape(cue)}(?![\w-])", text or "", re.I):
+        if _trigger(cue).search(text or ""):
             return cue
     return None
 
 
 def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
+    if playbook.any_trigger is None or not playbook.any_trigger.search(text or ""):
+        return None
     if negative_cue(playbook, text):
         return None
     for event in playbook:
