@@ -12,7 +12,9 @@ from datetime import timedelta
 import pytest
 
 from actors.hippocampus import advice
+from actors.hippocampus.heeded import HEED_WITHIN, mail_episodes
 from actors.hippocampus.nightly import consolidate
+from actors.hippocampus.rules import counter_evidence, interpret
 from actors.hippocampus.skill import forget
 from actors.thalamus import apply_triage
 from actors.triage import triage_context, triage_request
@@ -185,3 +187,28 @@ def test_offline_the_morning_sync_keeps_the_mail_for_the_briefing_traced_with_th
     app.advance(timedelta(hours=22))
     reasons = [t.reason for t in trace.path(row.trace_id)]
     assert any(r.startswith("for the morning briefing") and f"memory {memory}" in r for r in reasons), reasons
+
+
+def test_a_briefing_of_many_senders_mail_is_evidence_about_each_sender_for_their_own_mail_only(db):
+    day = DAYS[0]
+    receipts = [mail(n, day, "Receipt for your storage plan", f"Receipt {n}", sender="noreply@cloud.example")
+                for n in range(3)]
+    letter = mail(9, day, "Lease renewal", "Please sign.", sender="landlord@flats.example")
+    box = outbox.add(channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}",
+                     at=at(day, 7))
+    rows = receipts + [letter]
+    inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=at(day, 7),
+              text="Morning briefing", dedup_key="briefing:many",
+              payload={"items": [{"summary": r.payload["subject"], "buffer_ids": [r.id]} for r in rows],
+                       "briefing_outbox": box.id})
+    _delivered(box, day)
+    Turn.create(channel="repl", role="user", text="I signed the lease renewal", created_at=at(day, 12))
+
+    [episode] = mail_episodes(at(day, 0) + HEED_WITHIN, at(day, 23) + HEED_WITHIN)
+    assert episode["text"] == ("Mail from noreply@cloud.example (“Receipt for your storage plan”, 3 mails) was "
+                               "let pass, from landlord@flats.example (“Lease renewal”) was reacted to")
+    [candidate] = interpret([episode])
+    assert candidate["text"] == "user ignores mail from noreply@cloud.example"
+    assert candidate["provenance"] == [f"outbox:{box.id}"] + [f"buffer:{r.id}" for r in receipts]
+    [refuted] = counter_evidence([episode])
+    assert refuted["provenance"] == [f"outbox:{box.id}", f"buffer:{letter.id}"]

@@ -151,7 +151,16 @@ def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset(
             continue
         found.append({"id": f"mail:{box.id}", "source": "mail", "at": _iso(box.delivered_at),
                       "provenance": [f"outbox:{box.id}"] + [f"buffer:{f['buffer_id']}" for f in facts],
-                      "facts": facts,
-                      "text": "Mail " + ", ".join(f"from {f['sender']} (“{f['subject'][:80]}”) was "
-                                                  + ("reacted to" if f["heeded"] else "let pass") for f in facts)})
+                      "facts": facts, "text": _episode_text(facts)})
     return found
+
+
+def _episode_text(facts: list[dict]) -> str:
+    """One line per sender, subject and outcome: five receipts from one shop are one, with their count."""
+    counts: dict[tuple[str, str, bool], int] = {}
+    for f in facts:
+        key = (f["sender"], f["subject"][:80], f["heeded"])
+        counts[key] = counts.get(key, 0) + 1
+    return "Mail " + ", ".join(f"from {sender} (“{subject}”{f', {n} mails' if n > 1 else ''}) was "
+                               + ("reacted to" if heeded else "let pass")
+                               for (sender, subject, heeded), n in counts.items())

@@ -109,9 +109,8 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
                 if not fact["heeded"]:
                     seen.append((_unheeded(fact["title"]), ep["provenance"], None))
         elif ep.get("source") == "mail":
-            for fact in ep["facts"]:
-                if not fact["heeded"]:
-                    seen.append((_let_pass(fact["sender"]), ep["provenance"], None))
+            for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if not f["heeded"]):
+                seen.append((_let_pass(sender), _sender_provenance(ep, sender), None))
         elif ep.get("source") == "task" and ep.get("timing") in ("late", "early"):
             title = ep.get("title") or ""
             if ep["timing"] == "late":
@@ -119,6 +118,13 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
             else:
                 seen.append((_early(title), ep["provenance"], _late(title)))
     return seen
+
+
+def _sender_provenance(ep: dict, sender: str) -> list[str]:
+    """A mail episode's evidence about one sender: the message that told it, and that sender's mails only
+    (a briefing tells many senders' mail; what the user made of one says nothing of the others)."""
+    return ([p for p in ep["provenance"] if not p.startswith("buffer:")]
+            + [f"buffer:{f['buffer_id']}" for f in ep["facts"] if f["sender"] == sender])
 
 
 def interpret(episodes: list[dict]) -> list[dict]:
@@ -150,9 +156,9 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
                       for f in ep["facts"] if f["heeded"]]
             continue
         if ep.get("source") == "mail":
-            found += [{"contradicts": _forms(_let_pass(f["sender"])), "provenance": ep["provenance"],
-                       "because": f"{ep['id']}: mail from {f['sender']} reacted to"}
-                      for f in ep["facts"] if f["heeded"]]
+            found += [{"contradicts": _forms(_let_pass(sender)), "provenance": _sender_provenance(ep, sender),
+                       "because": f"{ep['id']}: mail from {sender} reacted to"}
+                      for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if f["heeded"])]
             continue
         if ep.get("source") != "approval":
             continue
