@@ -131,3 +131,15 @@ def test_a_row_created_through_the_hot_insert_reads_back_as_peewee_reads_it(any_
     assert (stored.channel, stored.role, stored.user_id, stored.text, stored.created_at, stored.topic_id) == (
         "repl", "user", OWNER, "hi", NOW, None)
     assert same([hot.by_id(Turn, turn.id)], [stored])
+
+
+def test_rows_inserted_together_are_stored_in_their_order_as_peewee_stores_them(any_db):
+    said = [Turn(channel="repl", role="user", user_id=OWNER, text="hi", created_at=NOW, topic_id=None, trace_id="t"),
+            Turn(channel="repl", role="assistant", user_id=OWNER, text="hello", created_at=NOW + timedelta(seconds=1),
+                 topic_id=None, trace_id="t")]
+    hot.insert_rows(Turn, said)
+    hot.insert_rows(Turn, said[:1])  # another count of rows is another statement
+    stored = list(Turn.select().order_by(Turn.id))
+    assert [(t.role, t.text, t.user_id, t.created_at, t.trace_id) for t in stored] == [
+        ("user", "hi", OWNER, NOW, "t"), ("assistant", "hello", OWNER, NOW + timedelta(seconds=1), "t"),
+        ("user", "hi", OWNER, NOW, "t")]
