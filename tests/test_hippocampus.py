@@ -17,6 +17,7 @@ import pytest
 
 from actors.hippocampus.actor import HippocampusActor
 from actors.hippocampus.episodes import collect_episodes
+from actors.hippocampus.model import build_request
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.outcomes import calibration
 from actors.hippocampus.rules import interpret, subject_of
@@ -449,3 +450,10 @@ def test_a_spent_budget_degrades_to_the_rules(db, tmp_path):
 
     assert counts["by"] == "rules"
     assert live("interpretation", LATE) is not None
+
+
+def test_the_model_sees_each_candidate_as_it_may_answer_it_and_not_the_rules_bookkeeping():
+    candidate = {"kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"],
+                 "pattern": "late:flights", "principle": "Remind about flights earlier", "contradicts": ["x"]}
+    [shown] = json.loads(build_request(datetime(2027, 1, 5, tzinfo=UTC), [candidate], [])[1]["content"])["candidates"]
+    assert shown == {"kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"]}

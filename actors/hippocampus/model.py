@@ -47,7 +47,9 @@ SYSTEM_PROMPT = (
 
 
 def build_request(now: datetime, candidates: list[dict], episodes: list[dict]) -> list[dict]:
-    content = {"now": _iso(now), "candidates": candidates,
+    # what the model answers with; the rest (pattern, principle, contradicts) is the rules' own bookkeeping
+    shown = [{key: c[key] for key in ("kind", "text", "provenance")} for c in candidates]
+    content = {"now": _iso(now), "candidates": shown,
                "episodes": [{"id": e["id"], "text": e["text"]} for e in episodes[:MODEL_EPISODES]]}
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": json.dumps(content, ensure_ascii=False)}]
