@@ -127,7 +127,8 @@ class Inbox(BaseModel):
     user_id = peewee.CharField(null=True)
     reply_channel = peewee.CharField(null=True)
     dedup_key = peewee.CharField(null=True, unique=True)
-    status = peewee.CharField(default=InboxStatus.PENDING.value, index=True)  # InboxStatus
+    # InboxStatus; no index of its own: (status, priority, id) below serves every look by status (v18)
+    status = peewee.CharField(default=InboxStatus.PENDING.value)
     attempts = peewee.IntegerField(default=0)
     lane = peewee.CharField(null=True)
     owner = peewee.CharField(null=True)  # who holds the claim: process and actor incarnation

@@ -341,3 +341,18 @@ def test_held_lines_of_a_savepoint_rolled_back_go_with_it_and_the_rest_in_one_st
                 trace.record("t-3", "replied", "cortex", "reply on repl", NOW)
     lines = list(Trace.select().where(Trace.trace_id == "t-3").order_by(Trace.id))
     assert [t.stage for t in lines] == ["claimed", "routed", "replied"]
+
+
+def test_the_inbox_keeps_one_index_on_status_and_an_older_home_loses_its_second(any_db):
+    """(status, priority, id) serves every look by status: the index on status alone only cost writes (v18)."""
+    def status_indexes():
+        return sorted(tuple(i.columns) for i in any_db.get_indexes("inbox") if i.columns[:1] == ["status"])
+
+    assert status_indexes() == [("status", "priority", "id")]
+    any_db.execute_sql('CREATE INDEX "inbox_status" ON "inbox" ("status")')  # as v1 made it until v18
+    SchemaVersion.delete().where(SchemaVersion.version >= 18).execute()
+    assert status_indexes() == [("status",), ("status", "priority", "id")]
+    assert migrate() == MIGRATIONS[-1][0]
+    assert status_indexes() == [("status", "priority", "id")]
+    row = inbox.add(source="repl", text="hello", priority=0, at=NOW)
+    assert inbox.claim_next(NOW).id == row.id
