@@ -113,21 +113,27 @@ def finish(row_id: int, at: datetime, owner: str | None = None) -> None:
     """Mark the row done; inside the run's transaction, so a `LostClaim` undoes everything it recorded."""
     # a statement every stimulus runs: built once (storage/hot.py); the owner's condition is owned()'s
     if owner is None:
-        done = Inbox.update(status="done", done_at=at, lease_until=None).where(owned(row_id, owner)).execute()
-    else:
-        done = hot.execute("finish", lambda: (
-            'UPDATE "inbox" SET "status" = \'done\', "done_at" = ?, "lease_until" = NULL '
-            'WHERE "id" = ? AND "owner" = ? AND "status" = \'claimed\''),
-            [Inbox.done_at.db_value(at), row_id, owner]).rowcount
-    if not done and owner is not None:
+        Inbox.update(status="done", done_at=at, lease_until=None).where(owned(row_id, owner)).execute()
+        return
+    if not database.in_transaction():
+        if not hot.execute("finish", lambda: _FINISH_SQL, [Inbox.done_at.db_value(at), row_id, owner]).rowcount:
+            raise LostClaim(f"inbox {row_id} is no longer held by {owner}")
+        return
+    # inside the run's write transaction nothing can be added before it commits; whatever is added
+    # after is followed by its own nudge: a drain that looks here needs no claim that finds nothing.
+    # The look rides on the finish: PostgreSQL's RETURNING sees the table as it was before the
+    # UPDATE, SQLite's as it is after, so the finished row itself is left out by its id
+    found = hot.execute("finish, next claimable", lambda: (
+        f'{_FINISH_SQL} RETURNING (SELECT min("priority") FROM "inbox" WHERE "status" IN (\'pending\', '
+        '\'claimed\') AND ("status" = \'pending\' OR "lease_until" < ?) AND "id" <> ?)'),
+        [Inbox.done_at.db_value(at), row_id, owner, Inbox.lease_until.db_value(wall_now()), row_id]).rows
+    if not found:
         raise LostClaim(f"inbox {row_id} is no longer held by {owner}")
-    if owner is not None and database.in_transaction():
-        # inside the run's write transaction nothing can be added before it commits; whatever is added
-        # after is followed by its own nudge: a drain that looks here needs no claim that finds nothing
-        found = hot.execute(("next_claimable", is_postgres()), lambda: (
-            'SELECT min("priority") FROM "inbox" WHERE "status" IN (\'pending\', \'claimed\') '
-            'AND ("status" = \'pending\' OR "lease_until" < ?)'), [Inbox.lease_until.db_value(wall_now())]).rows
-        _finished.row_id, _finished.next_priority = row_id, found[0][0] if found else None
+    _finished.row_id, _finished.next_priority = row_id, found[0][0]
+
+
+_FINISH_SQL = ('UPDATE "inbox" SET "status" = \'done\', "done_at" = ?, "lease_until" = NULL '
+               'WHERE "id" = ? AND "owner" = ? AND "status" = \'claimed\'')
 
 
 _finished = threading.local()  # the row this thread finished last, and the most urgent claimable priority then

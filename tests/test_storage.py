@@ -309,6 +309,20 @@ def test_a_run_finished_in_its_transaction_says_whether_a_claim_would_find_more(
     assert inbox.more_after(second.id, 99)  # asked again: not known any more
 
 
+def test_a_finished_run_whose_lease_lapsed_does_not_count_itself_as_more(any_db):
+    """The look rides on the finish's UPDATE, whose RETURNING sees the row before the change on PostgreSQL."""
+    from storage.db import database
+
+    row = inbox.add(source="repl", text="slow one", priority=0, at=NOW)
+    inbox.claim_next(NOW, lane="cortex-realtime", max_priority=0, owner="me", lease_seconds=-60)
+    with database.atomic():
+        inbox.finish(row.id, NOW, owner="me")
+    assert not inbox.more_after(row.id, 0)
+    assert Inbox.get_by_id(row.id).status == "done"
+    with database.atomic(), pytest.raises(inbox.LostClaim):  # done already: no longer this owner's to finish
+        inbox.finish(row.id, NOW, owner="me")
+
+
 def test_a_realtime_row_is_its_own_routing_line_and_a_modify_request_has_none(any_db):
     from storage import routing
 
