@@ -9,6 +9,7 @@ row; on PostgreSQL the claim query itself uses FOR UPDATE SKIP LOCKED.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import deque
 from pathlib import Path
@@ -176,6 +177,33 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
         finally:
             self._drop_writer()
 
+    def run_hot(self, sql: str, params, writes: bool) -> tuple[list, int]:
+        """A hot-path statement of storage/hot.py (never a savepoint; `writes` known from its text): its rows
+        read to the end and how many it changed, the write lock held around both when it writes.
+
+        On the connection itself: peewee's way to it (its cursor, logging and hook checks, then this
+        class' look at the text) cost as much Python as SQLite took to run the read. Whoever listens to
+        peewee (a query hook, its debug log) gets its way."""
+        if self.query_hooks or peewee.logger.isEnabledFor(logging.DEBUG):
+            with self.writing() if writes else contextlib.nullcontext():
+                cursor = self.execute_sql(sql, params)
+                rows = cursor.fetchall() if cursor.description else []
+            return rows, cursor.rowcount
+        take = writes and not getattr(self._holding, "on", False)
+        if take:
+            self._take_writer()
+        try:
+            state = self._state
+            cursor = (state.conn if not state.closed else self.connection()).execute(sql, params)
+            rows = cursor.fetchall() if cursor.description else []
+        except Exception:
+            with _PEEWEE_ERRORS:  # sqlite3's errors as peewee's, as every other statement raises them
+                raise
+        finally:
+            if take:
+                self._drop_writer()
+        return rows, cursor.rowcount
+
     def execute_sql(self, sql, params=None):
         if sql.startswith(SAVEPOINT_STATEMENTS):  # as peewee spells them
             cursor = super().execute_sql(sql, params)
@@ -190,6 +218,9 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
             return super().execute_sql(sql, params)
         finally:
             self._drop_writer()
+
+
+_PEEWEE_ERRORS = getattr(peewee, "__exception_wrapper__")
 
 
 def open_database(url: str | None, home: Path) -> peewee.Database:

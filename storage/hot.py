@@ -115,6 +115,10 @@ def execute(key, build, params=()) -> Result:
     read snapshot, an unfinished `… RETURNING` its write lock."""
     sql, writes = _sql(key, build)
     db = database.obj
+    run = getattr(db, "run_hot", None)  # SQLite's, without peewee's way to the connection (storage/db.py)
+    if run is not None:
+        rows, rowcount = run(sql, params, writes)
+        return Result(rows, rowcount)
     writing = getattr(db, "writing", None) if writes else None
     if writing is None:
         cursor = db.execute_sql(sql, params)

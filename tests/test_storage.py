@@ -370,3 +370,30 @@ def test_the_inbox_keeps_one_index_on_status_and_an_older_home_loses_its_second(
     assert status_indexes() == [("status", "priority", "id")]
     row = inbox.add(source="repl", text="hello", priority=0, at=NOW)
     assert inbox.claim_next(NOW).id == row.id
+
+
+def test_a_hot_statement_on_sqlite_holds_the_write_lock_raises_peewees_errors_and_is_seen_by_query_hooks(db):
+    """storage/hot.py runs its statements on the connection itself (storage/db.py run_hot), not through peewee."""
+    import peewee
+
+    from storage import hot
+
+    taken = []
+    take = db._take_writer
+    db._take_writer = lambda: (taken.append("write"), take())[1]
+    try:
+        row = inbox.add(source="x", text="one", priority=1, at=NOW)  # a write takes this process' lock
+        hot.by_id(Inbox, row.id)  # a read does not
+    finally:
+        db._take_writer = take
+    assert taken == ["write"] and db._writer.acquire(timeout=0)  # and let it go again
+    db._writer.release()
+    with pytest.raises(peewee.IntegrityError):
+        hot.execute("no trace id", lambda: 'INSERT INTO "inbox" ("source") VALUES (?)', ["x"])
+    seen = []
+    db.query_hooks.append(lambda event: seen.append(event.sql))
+    try:
+        assert hot.by_id(Inbox, row.id).text == "one"
+    finally:
+        db.query_hooks.clear()
+    assert seen and seen[0].startswith("SELECT") and '"inbox"' in seen[0]  # what bench/common.py's recorder uses
