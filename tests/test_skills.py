@@ -190,3 +190,26 @@ def test_a_skills_playbook_entries_teach_the_offline_rules_a_life_event_without_
     assert trip.name == "trip" and match_words(playbook, "never-a-trip") is None
     with pytest.raises(ValueError, match="a skill's playbook entries"):
         load_playbook(None, "[broken")
+
+
+def test_the_skills_prompt_follows_the_disabled_setting_and_the_installed_skills(tmp_path, monkeypatch):
+    line = "notes folder is read with list_notes"  # the notes skill's prompt line
+    config = configmod.load(tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path)})
+    assert line not in skills.prompt(config)  # not installed yet
+    monkeypatch.syspath_prepend(str(SUPPORT))
+    skills.refresh()
+    try:
+        configmod.add_skill_sections()
+        config = configmod.load(tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path)})
+        assert line in skills.prompt(config)
+        assert skills.prompt(config) == skills.prompt(config)
+        config.set("skills", "disabled", ["notes"])
+        assert line not in skills.prompt(config)
+        config.set("skills", "disabled", "calendar")
+        assert line in skills.prompt(config)
+    finally:
+        monkeypatch.undo()
+        sys.modules.pop("wilson_skill_notes", None)
+        skills.refresh()
+        configmod.add_skill_sections()
+    assert line not in skills.prompt(configmod.load(tmp_path / "home2", environ={}))

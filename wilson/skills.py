@@ -335,8 +335,18 @@ def channels(config=None) -> list[Channel]:
 
 
 def prompt(config=None) -> str:
-    lines = [line.strip() for s in enabled(config) for line in s.skill.prompt.splitlines() if line.strip()]
-    return "".join(f"\n- {line.lstrip('- ')}" for line in lines)
+    """The enabled skills' rules for the system prompt, a line each. Every run asks: kept per installed skills'
+    generation and setting of [skills] disabled, which is all it depends on."""
+    raw = config.get("skills", "disabled") if config is not None else None
+    key = (GENERATION, repr(raw))
+    found = _prompts.get(key)
+    if found is None:
+        lines = [line.strip() for s in enabled(config) for line in s.skill.prompt.splitlines() if line.strip()]
+        found = _prompts[key] = "".join(f"\n- {line.lstrip('- ')}" for line in lines)
+    return found
+
+
+_prompts: dict = {}  # (GENERATION, [skills] disabled) -> prompt()
 
 
 def playbook(config=None) -> str:
