@@ -25,8 +25,9 @@ printed it. Goal: p50 < 2 ms.
 CPU per stimulus: `time.process_time()` (every thread of the process) over the same one-at-a-time
 stimuli, offline model; goal p50 < 2 ms, beside the replayed SQL's time per stimulus. The statements
 of one realtime stimulus: its inbox row; the claim; the run's reads (turns, topics, tasks, proposals;
-the engram's, none while it is empty); one transaction with the turns, the reply, every trace line of
-the run in one INSERT, and the row done; the delivery.
+while the engram is empty, a look that finds it so); one transaction with the reply, both turns in one
+INSERT, every trace line of the run in one INSERT, and the row done (the same UPDATE says what is left
+to claim); the delivery.
 
 The replay issues each statement as Wilson handed it to sqlite3: the same SQL text
 with its bound parameters, so sqlite3's statement cache serves the replay as it
