@@ -113,8 +113,8 @@ def waiting_decisions(rows: list) -> list[dict]:
 def write_briefing(gathered: list, now: datetime, day_box: int | None = None) -> int | None:
     """The one briefing row of a daily sync and its buffers marked processed, in one transaction.
 
-    `day_box`: the day's briefing (an outbox row waiting in status compose) that the model's words
-    on these items join, so that the user gets one message."""
+    `day_box`: the day's briefing (an outbox row waiting in status compose) that these items' lines
+    join (actors/cortex/route.py briefing_lines), so that the user gets one message."""
     with database.atomic():
         return _briefing_row(gathered, now, day_box)
 

@@ -489,6 +489,8 @@ def _inbox_mix() -> dict:
 def _shares_note(wilson: dict, naive: dict) -> str:
     """The whole-week ratios cannot fall below the user's own runs: both runs answer the user with the same cortex."""
     wt, nt, wb, nb = wilson["tokens"], naive["tokens"], wilson["billed"], naive["billed"]
+    if not nt["total"] or not nb["usd"]:
+        return "shares: naive spent nothing (no prices, or no model calls), so there is nothing to compare"
     return (f"shares: the same cortex answers the user in both runs; Wilson's user-started runs alone are "
             f"{wt['user'] / nt['total']:.0%} of naive's tokens and {wb['user_usd'] / nb['usd']:.0%} of its billed "
             f"cost (naive's own: {nt['user'] / nt['total']:.0%} and {nb['user_usd'] / nb['usd']:.0%}), the floor "

@@ -11,7 +11,7 @@ from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import resolve_endpoint
-from wilson.model.replies import cost, prices, usd
+from wilson.model.replies import cost, example_prices, prices
 
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
@@ -171,17 +171,23 @@ def budget_lines(config, days: int = 7) -> list[str]:
     shown = sorted({row.day for row in rows}, reverse=True)[:days]
     if not shown:
         return ["No model has been used yet: the offline rules spend nothing."]
-    lines = [f"Model use, the last {len(shown)} day{'s' if len(shown) != 1 else ''} with any (UTC days; "
-             "about, at [llm] price_<role>):"]
+    lines = [f"Model use on the last {len(shown)} day{'s' if len(shown) != 1 else ''} it was used (UTC):"]
     total = 0.0
     for row in (r for r in rows if r.day in shown):
-        money = cost(table[row.role], row.prompt_tokens, row.completion_tokens)
+        money = cost(table.get(row.role, (0.0, 0.0, 0.0)), row.prompt_tokens, row.completion_tokens)
         total += money
-        lines.append(f"  {row.day}  {row.role:<6} {row.calls:>5} calls  {row.prompt_tokens:>10,} in "
-                     f"{row.completion_tokens:>9,} out  {usd(money)}")
-    lines.append(f"  in all: about {usd(total)}" + ("" if any(any(p) for p in table.values()) else
-                                                    " (no prices set: [llm] price_<role>, e.g. 0.40/0.10/1.60)"))
+        calls = f"{row.calls:,} call" + ("" if row.calls == 1 else "s")
+        lines.append(f"  {row.day}  {row.role:<6} {calls:>11}  {row.prompt_tokens:>11,} in  "
+                     f"{row.completion_tokens:>9,} out  about {_money(money)}")
+    lines.append(f"  in all about {_money(total)}")
+    if example_prices(config):
+        lines.append("Priced at the example prices Wilson ships with; set WILSON_LLM_PRICE_<ROLE> "
+                     "(input/cached/output USD per million tokens) to your provider's.")
     return lines
+
+
+def _money(amount: float) -> str:
+    return "$0" if amount == 0 else "under $0.01" if amount < 0.01 else f"${amount:,.2f}"
 
 
 def model_lines(config) -> list[str]:

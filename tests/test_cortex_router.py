@@ -9,9 +9,9 @@ from datetime import timedelta
 
 from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
-from storage.models import Inbox, Outbox, Task, TaskFiring, Trace, Turn
+from storage.models import Approval, Inbox, Outbox, Task, TaskFiring, Trace, Turn
 from tests.brain import call, is_cortex, tool_names
-from tests.test_cortex import say, scripted  # noqa: F401 (a fixture)
+from tests.test_cortex import background, say, scripted  # noqa: F401 (a fixture)
 from wilson.kernel.messages import InboxReady
 
 
@@ -111,12 +111,13 @@ def triaged(app, text: str) -> Inbox:
     return Inbox.get(Inbox.kind == "buffered")
 
 
-def triage_saying(plan: bool):
+def triage_saying(plan: bool | None):
+    """Triage keeping every item; `plan` None: it says nothing about planning."""
     def reply(body):
         items = json.loads(body["messages"][-1]["content"])["items"]
         return {"tool_calls": [call("triage", items=[
             {"buffer_ids": [i["buffer_id"]], "summary": i["text"].splitlines()[0], "priority": 2, "action": "inbox",
-             "reason": "needs the user", "plan": plan} for i in items])]}
+             "reason": "needs the user", **({} if plan is None else {"plan": plan})} for i in items])]}
     return [{"match": lambda body, headers: "triage" in tool_names(body), "reply": reply}]
 
 
@@ -155,8 +156,50 @@ def test_the_fast_role_hands_a_mail_that_needs_a_plan_to_the_deep_role_and_only_
 
 
 def test_a_mail_triage_says_nothing_about_planning_goes_to_the_deep_role(scripted):
-    app, server = scripted(lambda ctx, body: {"text": ""}, rules=triage_saying(True))
+    app, server = scripted(lambda ctx, body: {"text": ""}, rules=triage_saying(None))
     row = triaged(app, "Email from the school: the class trip to Rome in May")
     assert [role for role, _ in roles_of_cortex_runs(server)] == ["deep"]
     assert routed(row)[-1] == "deep: a buffered needs judgement"
     assert (row.payload or {}).get("plan") is None, "a plan is assumed unless triage says there is none"
+
+
+def test_what_a_fast_run_did_before_it_escalated_in_a_later_round_is_dropped(scripted):
+    def first_round(ctx, body):
+        if "escalate" not in tool_names(body):
+            return {"text": ""}  # the planner ends quietly
+        return {"tool_calls": [call("propose", changes=[{"action": "create_task", "title": "Sign the form",
+                                                          "due": "2027-01-08"}]),
+                               call("surface", text="half done", why="x"), call("list_tasks")]}
+
+    def after_the_tools(body):
+        if "escalate" in tool_names(body):
+            return {"tool_calls": [call("escalate", why="it needs a plan after all")]}
+        return {"text": ""}
+
+    app, server = scripted(first_round, after_the_tools, rules=triage_saying(False))
+    row = triaged(app, "Email from the school: sign the field trip form by Friday")
+    assert [role for role, _ in roles_of_cortex_runs(server)] == ["fast", "deep"]
+    assert Approval.select().count() == 0 and not any("half done" in t for t in told(row)), \
+        "nothing of the fast run's was kept"
+
+
+def test_a_spent_fast_budget_pauses_a_background_mail_instead_of_moving_it_to_the_deep_role(scripted):
+    app, server = scripted(lambda ctx, body: {"text": ""}, WILSON_LLM_FAST_DAILY_BUDGET="0")
+    row = background(app, "Email from the school: sign the field trip form by Friday",
+                     payload={"buffers": [{"channel": "email", "buffer_id": 1}], "plan": False})
+    assert roles_of_cortex_runs(server) == [], "neither the fast nor the deep model was asked"
+    assert row.status == "deferred" and "BudgetExhausted" in row.error
+
+
+def test_the_briefings_lines_count_what_triage_grouped_and_what_it_said_twice(db):
+    from datetime import datetime, timezone
+
+    from actors.cortex.route import briefing_lines
+
+    row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, text="Morning briefing",
+                    at=datetime(2027, 1, 5, 7, tzinfo=timezone.utc), payload={"items": [
+                        {"summary": "Receipts from CloudBox", "buffer_ids": [1, 2]},
+                        {"summary": "Parcel shipped", "buffer_ids": [3]},
+                        {"summary": "Receipts  from\nCloudBox", "buffer_ids": [4]},
+                        {"summary": "", "buffer_ids": [5]}]})
+    assert briefing_lines(row) == "• Receipts from CloudBox (3 of these)\n• Parcel shipped"

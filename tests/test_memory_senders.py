@@ -194,9 +194,10 @@ def test_a_briefing_of_many_senders_mail_is_evidence_about_each_sender_for_their
     receipts = [mail(n, day, "Receipt for your storage plan", f"Receipt {n}", sender="noreply@cloud.example")
                 for n in range(3)]
     letter = mail(9, day, "Lease renewal", "Please sign.", sender="landlord@flats.example")
+    notice = mail(10, day, "Rent statement", "Your statement.", sender="landlord@flats.example")
     box = outbox.add(channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}",
                      at=at(day, 7))
-    rows = receipts + [letter]
+    rows = receipts + [letter, notice]
     inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=at(day, 7),
               text="Morning briefing", dedup_key="briefing:many",
               payload={"items": [{"summary": r.payload["subject"], "buffer_ids": [r.id]} for r in rows],
@@ -206,9 +207,11 @@ def test_a_briefing_of_many_senders_mail_is_evidence_about_each_sender_for_their
 
     [episode] = mail_episodes(at(day, 0) + HEED_WITHIN, at(day, 23) + HEED_WITHIN)
     assert episode["text"] == ("Mail from noreply@cloud.example (“Receipt for your storage plan”, 3 mails) was "
-                               "let pass, from landlord@flats.example (“Lease renewal”) was reacted to")
-    [candidate] = interpret([episode])
-    assert candidate["text"] == "user ignores mail from noreply@cloud.example"
-    assert candidate["provenance"] == [f"outbox:{box.id}"] + [f"buffer:{r.id}" for r in receipts]
+                               "let pass, from landlord@flats.example (“Lease renewal”) was reacted to, "
+                               "from landlord@flats.example (“Rent statement”) was let pass")
+    cloud, landlord = interpret([episode])
+    assert cloud["text"] == "user ignores mail from noreply@cloud.example"
+    assert cloud["provenance"] == [f"outbox:{box.id}"] + [f"buffer:{r.id}" for r in receipts]
+    assert landlord["provenance"] == [f"outbox:{box.id}", f"buffer:{notice.id}"], "only the mail let pass"
     [refuted] = counter_evidence([episode])
-    assert refuted["provenance"] == [f"outbox:{box.id}", f"buffer:{letter.id}"]
+    assert refuted["provenance"] == [f"outbox:{box.id}", f"buffer:{letter.id}"], "only the mail reacted to"

@@ -569,3 +569,10 @@ def test_the_nudge_carries_the_priority_that_picks_the_lane_and_one_without_it_r
     finally:
         ref.stop()
     assert directory.told == [("cortex-realtime", InboxReady()), ("cortex", InboxReady())]
+
+
+def test_an_item_triage_kept_without_a_summary_is_named_by_its_opening_words(db):
+    rows = [buffers.add(channel="email", text="Email from the gym: classes move to 18:00", dedup_key="g", at=T0)]
+    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": "  ", "priority": 3,
+                                       "action": "inbox", "reason": "fyi"}], rows)
+    assert decision["summary"] == "Email from the gym: classes move to 18:00"

@@ -11,7 +11,7 @@ from actors import tools
 from actors.hippocampus import advice
 from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem
-from wilson.model.errors import SynapseError
+from wilson.model.errors import BudgetExhausted, SynapseError
 
 
 MAX_ROUNDS = 6
@@ -61,7 +61,8 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             result = synapse.chat(role, messages, tools=schemas, origin=origin,
                                   context={"kind": "cortex", **context} if context is not None else None)
         except SynapseError as exc:
-            if role == "fast":  # the planner may still answer
+            # the planner may still answer; but background work whose budget is spent pauses, not moves up
+            if role == "fast" and (user_run or not isinstance(exc, BudgetExhausted)):
                 outcome.escalated = f"the fast model failed ({type(exc).__name__}: {str(exc)[:200]})"
                 return outcome
             outcome.error = f"{type(exc).__name__}: {exc}"

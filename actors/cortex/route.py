@@ -13,13 +13,13 @@ from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
 
 
 def briefing_lines(row: Inbox) -> str:
-    """What triage kept for the morning briefing, in triage's own words: one line per thing, and the same
-    thing said by several items (five receipts from one shop) once, with how many there were."""
+    """What triage kept for the morning briefing, in triage's own words: one line per thing, and a thing several
+    items say (five receipts from one shop, grouped by triage or not) once, with how many there were."""
     counts: dict[str, int] = {}
     for item in (row.payload or {}).get("items") or []:
         summary = " ".join(str(item.get("summary") or "").split()) if isinstance(item, dict) else ""
         if summary:
-            counts[summary] = counts.get(summary, 0) + 1
+            counts[summary] = counts.get(summary, 0) + max(1, len(item.get("buffer_ids") or ()))
     if not counts:
         return row.text
     return "\n".join(

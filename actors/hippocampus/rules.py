@@ -110,7 +110,7 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
                     seen.append((_unheeded(fact["title"]), ep["provenance"], None))
         elif ep.get("source") == "mail":
             for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if not f["heeded"]):
-                seen.append((_let_pass(sender), _sender_provenance(ep, sender), None))
+                seen.append((_let_pass(sender), _sender_provenance(ep, sender, heeded=False), None))
         elif ep.get("source") == "task" and ep.get("timing") in ("late", "early"):
             title = ep.get("title") or ""
             if ep["timing"] == "late":
@@ -120,11 +120,12 @@ def _observations(episodes: list[dict]) -> list[tuple[dict, list[str], dict | No
     return seen
 
 
-def _sender_provenance(ep: dict, sender: str) -> list[str]:
-    """A mail episode's evidence about one sender: the message that told it, and that sender's mails only
-    (a briefing tells many senders' mail; what the user made of one says nothing of the others)."""
+def _sender_provenance(ep: dict, sender: str, heeded: bool) -> list[str]:
+    """A mail episode's evidence about one sender: the message that told it, and that sender's mails the user
+    let pass (or, with `heeded`, reacted to) only: a briefing tells many senders' mail, and what the user made
+    of one mail says nothing of the others."""
     return ([p for p in ep["provenance"] if not p.startswith("buffer:")]
-            + [f"buffer:{f['buffer_id']}" for f in ep["facts"] if f["sender"] == sender])
+            + [f"buffer:{f['buffer_id']}" for f in ep["facts"] if f["sender"] == sender and f["heeded"] == heeded])
 
 
 def interpret(episodes: list[dict]) -> list[dict]:
@@ -156,7 +157,8 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
                       for f in ep["facts"] if f["heeded"]]
             continue
         if ep.get("source") == "mail":
-            found += [{"contradicts": _forms(_let_pass(sender)), "provenance": _sender_provenance(ep, sender),
+            found += [{"contradicts": _forms(_let_pass(sender)),
+                       "provenance": _sender_provenance(ep, sender, heeded=True),
                        "because": f"{ep['id']}: mail from {sender} reacted to"}
                       for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if f["heeded"])]
             continue

@@ -132,5 +132,5 @@ def unsaid_facts(payload, text: str) -> dict:
     if not isinstance(payload, dict):
         return {}
     return {key: value for key, value in payload.items()
-            if key not in LOCATORS and value not in (None, "", [], {}, False)
+            if key not in LOCATORS and value is not None and value is not False and value not in ("", [], {})
             and not (key in HEADING and isinstance(value, str) and value in text)}

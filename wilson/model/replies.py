@@ -47,6 +47,11 @@ def prices(config) -> dict[str, tuple[float, float, float]]:
     return out
 
 
+def example_prices(config) -> bool:
+    """Whether the prices in effect are the settings' shipped examples rather than the person's own."""
+    return all(config.sources.get(("llm", f"price_{role}"), "default") == "default" for role in ROLES)
+
+
 def cost(price: tuple[float, float, float], prompt: int, completion: int, cached: int = 0) -> float:
     """What one role's tokens are billed, in USD: `cached` of the `prompt` tokens at the cached price."""
     fresh = max(0, prompt - cached)

@@ -22,9 +22,9 @@ from wilson.app.eval.runner import llm_settings_of, run_scenario
 from wilson.app.eval.scenarios import suite
 from wilson.app.options import llm_option
 from wilson.kernel import clock as clockmod
-from wilson.kernel.config import ROLES, SCHEMA, _check
+from wilson.kernel.config import SCHEMA, _check
 from wilson.kernel.logs import file_sink
-from wilson.model.replies import prices
+from wilson.model.replies import example_prices, prices
 from wilson.model.synapse import DOWN_NOTICE
 
 
@@ -43,12 +43,6 @@ def price_table(llm: dict) -> dict | None:
     budget report reads them; None when every price is zero (then only tokens are shown)."""
     table = prices(_Settings(llm or {}))
     return table if any(any(price) for price in table.values()) else None
-
-
-def example_prices(config) -> bool:
-    """Whether the prices in effect are the settings' shipped examples rather than the person's own."""
-    return all(config.sources.get(("llm", f"price_{role}"), "default") == "default"
-               for role in ROLES)
 
 
 def pct(value: float | None) -> str:
