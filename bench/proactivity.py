@@ -767,6 +767,9 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
+    notes.append("caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS), and "
+                 "the scripted fast model never hands a run on to the deep one: the fast role's share of background "
+                 "runs is credited at no escalations; each escalation would add one deep run")
     notes.append("caveat: the scripted RAS and triage decide from the persona's own labels (\"URGENT:\", "
                  "\"Action needed:\", promotion words): a perfect classifier, so the urgent-mail figure shows the "
                  "pipeline's timing, not a model's judgement; the sensitivity run beside it errs on purpose")
