@@ -8,7 +8,7 @@ from datetime import datetime
 from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
-from storage import engram, recall
+from storage import engram, reads, recall
 from storage.models import Task, Topic
 
 # Kinds of events and what is worth recalling about each: a trip recalls what the user does
@@ -48,6 +48,8 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     Beliefs and principles about the event's kind come before a plan is made, the core profile is always
     there, and how proposals of the kinds the situation will plan fared closes the list (kind calibration,
     id None)."""
+    if not reads.engram_holds_memories():  # a new Wilson: one look, not one per part of the situation
+        return calibration_lines(context)
     weights = weights or recall.Weights()
     text = str(context.get("text") or "")
     topic = str(context.get("topic") or "")
