@@ -252,3 +252,14 @@ def test_an_episode_of_the_user_saying_this_very_thing_is_not_recalled_for_it(db
     found = [m["text"] for m in relevant_memories({"text": "what did I miss?"}, NOW)]
     assert "The user said: what did I miss?" not in found, "an echo of the question tells the planner nothing"
     assert "The user said: what did I miss at the school meeting?" in found
+
+
+def test_the_core_profile_is_about_the_user_and_a_habit_with_one_senders_mail_comes_when_they_write(db):
+    sender = engram.store("belief", "user ignores mail from news@shop.example", ["mail:1"], NOW - timedelta(days=3),
+                          weight=5.0)
+    trait = engram.store("belief", "user prefers meetings in the morning", ["task:1"], NOW - timedelta(days=3))
+    profile = [m["id"] for m in relevant_memories({"text": "what's on my calendar today?"}, NOW)
+               if m["why"] == "profile"]
+    assert trait.id in profile and sender.id not in profile
+    found = relevant_memories({"text": "Your weekly picks", "people": ["news@shop.example"]}, NOW)
+    assert [m["why"] for m in found if m["id"] == sender.id] == ["person: news@shop.example"]

@@ -87,6 +87,11 @@ _IGNORED_SENDER = re.compile(r"^(?:keep in mind: )?user ignores mail from (\S+)$
                              r"|^keep mail from (\S+) for the morning briefing$")
 
 
+def about_one_sender(text: str) -> bool:
+    """Whether a memory says how the user treats one sender's mail: it matters when that sender writes."""
+    return bool(_IGNORED_SENDER.match(text.strip().lower()))
+
+
 def ignored_senders(at: datetime | None = None) -> dict[str, dict]:
     """Senders whose mail the user lets pass, by address: {"memory", "text"} of the live belief (of
     HOLD_BACK_AT nights or more) or principle that says so. Triage ranks their mail for the briefing."""

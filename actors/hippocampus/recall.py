@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from actors.hippocampus.advice import about_one_sender, ignored_senders
 from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
 from storage import engram, reads, recall
-from storage.models import Task, Topic
+from storage.models import Memory, Task, Topic
 
 # Kinds of events and what is worth recalling about each: a trip recalls what the user does
 # about flights and hotels before the plan is made, not only at the flight reminder.
@@ -72,9 +73,18 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
             if memory.kind == "episode" and memory.text.strip() == echo:
                 continue  # the user saying this very thing (now, or before) tells the planner nothing new
             found.setdefault(memory.id, _memory_view(memory, why))
+    people = {str(p).strip().lower() for p in context.get("people") or [] if p}
+    if people:  # a habit with this sender's mail, found by address (a full-text search may split an address)
+        for sender, said in ignored_senders(now).items():
+            memory = Memory.get_or_none(Memory.id == said["memory"]) if sender in people else None
+            if memory is not None:
+                found.setdefault(memory.id, _memory_view(memory, f"person: {sender}"))
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
     chosen = ranked[:limit]
-    for memory in engram.profile(PROFILE_SIZE, at=now):
+    # The core profile is about the user; a habit with one sender's mail comes back when that sender writes
+    # (it is recalled by the person), instead of taking a place in every run.
+    profile = [m for m in engram.profile(PROFILE_SIZE * 3, at=now) if not about_one_sender(m.text)]
+    for memory in profile[:PROFILE_SIZE]:
         if memory.id not in {m["id"] for m in chosen}:
             chosen.append(_memory_view(memory, "profile"))
     return chosen + calibration_lines(context)
