@@ -217,8 +217,14 @@ def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigter
         assert line.startswith("Wilson is running without a chat channel"), (line, proc.poll())
         assert proc.poll() is None  # still running after it said so
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
-        assert "Traceback" not in proc.stderr.read()
+        try:  # both pipes are read while it stops: a full stderr pipe must not be what holds it up
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            raise AssertionError(f"still running 30 s after SIGTERM; its log ends:\n{err[-3000:]}") from None
+        assert proc.returncode == 0, err[-3000:]
+        assert "Traceback" not in err
     finally:
         if proc.poll() is None:
             proc.kill()
