@@ -229,3 +229,18 @@ def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigter
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_stop_signal_wakes_the_waiting_run_even_one_that_came_before_the_wait_began():
+    """The run waits for SIGTERM or SIGINT without a lock the signal's handler could need (a handler that set
+    a threading.Event could deadlock when the signal came while the main thread held the Event's lock)."""
+    import signal
+
+    from wilson.app.commands import stop_signals
+
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with stop_signals() as wait:
+            os.kill(os.getpid(), signum)  # delivered before the wait begins, as a quick SIGTERM would be
+            assert wait() == bytes([signum])
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before, "handlers restored"

@@ -5,10 +5,11 @@ bin/wilson parses the command line in cli.py and loads this module only once a c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import socket
 import sys
-import threading
 
 
 from actors.proposals import make as proposals_make, rules as proposals_rules
@@ -50,14 +51,33 @@ def cmd_run(opts, config) -> int:
             args += ["--llm", opts.llm]
         return repl_main(args, announce=False)
     app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level, role=opts.role).start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
-    print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
-    stop.wait()
+    with stop_signals() as wait:
+        where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
+        print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
+        wait()
     app.stop()
     return 0
+
+
+@contextlib.contextmanager
+def stop_signals():
+    """Yields `wait()`, which returns once SIGTERM or SIGINT came (also one that came before the call).
+
+    The signals only wake the main thread, through a socket Python writes to as a signal arrives
+    (set_wakeup_fd): a handler that set a threading.Event could deadlock, when the signal came while
+    the main thread held that Event's own lock on its way into wait()."""
+    wake, ring = socket.socketpair()
+    ring.setblocking(False)
+    previous = signal.set_wakeup_fd(ring.fileno())
+    handlers = {signum: signal.signal(signum, lambda *_: None) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield lambda: wake.recv(1)
+    finally:
+        signal.set_wakeup_fd(previous)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        wake.close()
+        ring.close()
 
 
 def _out(text: str) -> None:
