@@ -64,7 +64,7 @@ class Channel(WilsonActor):
         super().__init__(*args, **kwargs)
         # rows this incarnation read to deliver (deliver_owed, a Deliver without its row): a row handed on
         # with a Deliver is read again when its id is here, as another path may have delivered it meanwhile
-        self._read_ids = RecentIds(4096)
+        self._seen_ids = RecentIds(4096)
 
     def on_start(self):
         self.deliver_owed()
@@ -78,7 +78,7 @@ class Channel(WilsonActor):
     def receive(self, message):
         match message:
             case Deliver(outbox_id=outbox_id, row=row):
-                if row is not None and self.takes_rows and outbox_id not in self._read_ids:
+                if row is not None and self.takes_rows and outbox_id not in self._seen_ids:
                     self.deliver_row(outbox_id, row)
                 else:
                     self.deliver_row(outbox_id)
@@ -163,7 +163,7 @@ class Channel(WilsonActor):
         and always when this incarnation delivered that id already (a second Deliver, or deliver_owed first)."""
         if row is None:
             row = outbox.get(outbox_id)
-            self._read_ids.add(outbox_id)
+        self._seen_ids.add(outbox_id)  # a later Deliver of this id reads the row, whatever it carries
         if row is None or row.status != "pending":
             return
         try:

@@ -11,7 +11,7 @@ from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import resolve_endpoint
-from wilson.model.replies import cost, example_prices, prices
+from wilson.model.replies import cost, example_prices, prices, usd
 
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
@@ -178,16 +178,12 @@ def budget_lines(config, days: int = 7) -> list[str]:
         total += money
         calls = f"{row.calls:,} call" + ("" if row.calls == 1 else "s")
         lines.append(f"  {row.day}  {row.role:<6} {calls:>11}  {row.prompt_tokens:>11,} in  "
-                     f"{row.completion_tokens:>9,} out  about {_money(money)}")
-    lines.append(f"  in all about {_money(total)}")
+                     f"{row.completion_tokens:>9,} out  about {usd(money)}")
+    lines.append(f"  in all about {usd(total)}")
     if example_prices(config):
         lines.append("Priced at the example prices Wilson ships with; set WILSON_LLM_PRICE_<ROLE> "
                      "(input/cached/output USD per million tokens) to your provider's.")
     return lines
-
-
-def _money(amount: float) -> str:
-    return "$0" if amount == 0 else "under $0.01" if amount < 0.01 else f"${amount:,.2f}"
 
 
 def model_lines(config) -> list[str]:

@@ -28,7 +28,7 @@ def test_budget_prices_each_days_tokens_per_role_newest_first(tmp_path, monkeypa
                                                          ["2027-01-05", "fast", "9", "calls"],
                                                          ["2027-01-05", "retired", "2", "calls"]]
     # 500k in at $2 + 100k out at $8; 2,000 in at $0.40; a role no longer configured has no price
-    assert [line.split("about ")[1] for line in lines[1:4]] == ["$1.80", "under $0.01", "$0"]
+    assert [line.split("about ")[1] for line in lines[1:4]] == ["$1.80", "$0.0008", "$0.00"]
     assert lines[4] == "  in all about $1.80" and len(lines) == 5, "the person's own prices: no example note"
     assert "2027-01-04" in run_main(["--home", str(home), "budget"])[1], "seven days by default"
 

@@ -197,6 +197,8 @@ def test_the_repl_sends_the_row_handed_on_with_its_deliver_and_never_a_row_twice
     # the row as its writer handed it on: sent as it came, without reading it again
     app.supervisor.tell("repl", Deliver(stored.id, replaced_row(stored, text="as handed on")))
     assert app.wait_idle()
+    app.supervisor.tell("repl", Deliver(stored.id, stored))  # a second Deliver with a stale copy reads the row
+    assert app.wait_idle()
     # a row another path delivered first (a Deliver without its row reads it): a late copy is not sent again
     other = outbox.add(channel="repl", text="once", trace_id="t-b", key="b", at=now)
     app.supervisor.tell("repl", Deliver(other.id))
