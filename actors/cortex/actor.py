@@ -128,25 +128,24 @@ class CortexActor(WilsonActor):
     def run(self, row: Inbox) -> None:
         now = self.now()
         tz = self.config.timezone
-        memories = []
-        try:  # recalled by the stimulus, its topic, its kind of event, its people and places
-            memories = hippocampus_recall.memories_for(row, now, self.config)
-        except Exception as exc:
-            logger.warning("recall unavailable: {}", exc)
         owner = self.config.get("core", "owner")
-        topic_id = (row.payload or {}).get("topic_id")
-        turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
         route, why = choose_route(row, judgement_for(row, now))
-        context = build_context(row, now, tz, memories, turns, owner)
-
-        user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
-        box = self.toolbox()
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
-            if route == "template":
+            if route == "template":  # no model: no memories, turns or context to gather either
                 outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
                 if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
                     self.notice_budget("BudgetExhausted: deep", now)
             else:
+                memories = []
+                try:  # recalled by the stimulus, its topic, its kind of event, its people and places
+                    memories = hippocampus_recall.memories_for(row, now, self.config)
+                except Exception as exc:
+                    logger.warning("recall unavailable: {}", exc)
+                topic_id = (row.payload or {}).get("topic_id")
+                turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
+                context = build_context(row, now, tz, memories, turns, owner)
+                user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
+                box = self.toolbox()
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
                     messages = (build_messages(context, row, turns, self.config, system=FAST_PROMPT,
