@@ -318,6 +318,7 @@ def test_an_empty_engram_is_not_searched_and_the_first_memory_is_found(db, monke
     monkeypatch.setattr(reads, "_engram_held", False)  # as in a process that never saw a memory
     asked = []
     monkeypatch.setattr(recall, "text_matches", lambda *a, **k: asked.append(a) or [])
+    monkeypatch.setattr(reads, "strongest_memories", lambda *a, **k: asked.append(a) or [])
     assert recall.recall("flights") == [] and engram.profile(3) == [] and asked == []
     monkeypatch.undo()
     monkeypatch.setattr(reads, "_engram_held", False)

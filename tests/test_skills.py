@@ -202,7 +202,7 @@ def test_the_skills_prompt_follows_the_disabled_setting_and_the_installed_skills
         configmod.add_skill_sections()
         config = configmod.load(tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path)})
         assert line in skills.prompt(config)
-        assert skills.prompt(config) == skills.prompt(config)
+        assert skills.prompt(config) is skills.prompt(config), "worked out once"
         config.set("skills", "disabled", ["notes"])
         assert line not in skills.prompt(config)
         config.set("skills", "disabled", "calendar")

@@ -230,7 +230,7 @@ class Wilson:
             self.supervisor.ping_all()
             waiting = inbox.pending_count() > 0
             undecided = bool(decisions.pending()) or Approval.select().where(
-                Approval.status.in_(("pending", "partial")) & Approval.presented_at.is_null()).exists()
+                Approval.status.in_(rules.OPEN) & Approval.presented_at.is_null()).exists()
             busy = (self.supervisor.in_flight() > 0 or waiting or undecided
                     or Outbox.select().where((Outbox.status == "pending")
                                              & Outbox.channel.in_(list(delivering))).exists())

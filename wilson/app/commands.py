@@ -99,7 +99,7 @@ def cmd_status(opts, config) -> int:
           f"{Outbox.select().where(Outbox.status == 'retry').count()} waiting to be retried, "
           f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
     _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
-          f"proposals waiting: {Approval.select().where(Approval.status.in_(('pending', 'partial'))).count()}")
+          f"proposals waiting: {Approval.select().where(Approval.status.in_(proposals_rules.OPEN)).count()}")
     _out(email_status(config))
     for line in views.model_lines(config):
         _out(line)

@@ -15,6 +15,7 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
+from actors.proposals.rules import OPEN
 from channels.calendar import add_event, cancel_event
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, TokenUsage
 from wilson.app.application import Wilson
@@ -175,7 +176,7 @@ def email_payload(args: dict) -> dict:
 def _proposal_id(which) -> int | None:
     if which != "latest":
         return int(which)
-    row = (Approval.select(Approval.id).where(Approval.status.in_(("pending", "partial")))
+    row = (Approval.select(Approval.id).where(Approval.status.in_(OPEN))
            .order_by(Approval.id.desc()).first())
     return row.id if row else None
 
