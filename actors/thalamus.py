@@ -252,12 +252,15 @@ class TriageActor(WilsonActor):
                 continue
             call = next((c for c in result.tool_calls if c.name == "triage"), None)
             raw = call.arguments.get("items") if call else None
+            drops = call.arguments.get("drop") if call else None
+            if raw is None and isinstance(drops, list):
+                raw = []  # everything dropped
             if not isinstance(raw, list):
                 # No decision at all is not "forgot every row": keeping them would send each to the
                 # cortex on its own. They wait for the next sync instead.
                 self.postpone(batch, reason, "the model answered without a list of triage items", now)
                 continue
-            decisions = normalise_decisions(raw, batch)
+            decisions = normalise_decisions(raw, batch, drops)
             made = apply_triage(decisions, batch, now, daily, briefing, box_id)
             faults.point("triage:after-commit")
             if made:

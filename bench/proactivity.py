@@ -166,8 +166,14 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
     tools = _tools(body)
     last = body["messages"][-1]
     if "triage" in tools:
-        items = json.loads(last["content"])["items"]
-        return _call("triage", items=[_triage_item(i, errors) for i in items])
+        decided = [_triage_item(i, errors) for i in json.loads(last["content"])["items"]]
+        drops: dict[str, list[int]] = {}
+        for item in decided:
+            if item["action"] == "drop":  # as the prompt asks: ids only, grouped by reason
+                drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
+        return _call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
+                                      if d["action"] != "drop"],
+                     drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]
         urgent = [i["buffer_id"] for i in items if _ras_urgent(i, errors)]

@@ -61,7 +61,15 @@ def triage_item(item: dict) -> dict:
 
 
 def triage_reply(body: dict) -> dict:
-    return call("triage", items=[triage_item(i) for i in request_items(body)])
+    """Kept items in `items`; dropped ones in `drop`, ids only, grouped by reason (as the prompt asks)."""
+    decided = [triage_item(i) for i in request_items(body)]
+    drops: dict[str, list[int]] = {}
+    for item in decided:
+        if item["action"] == "drop":
+            drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
+    return call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
+                                 if d["action"] != "drop"],
+                drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
 
 
 def arousal_reply(body: dict) -> dict:
@@ -428,6 +436,52 @@ def test_dropped_rows_keep_their_reason_in_the_trace(make_app, scripted):
     assert steps[0][0] == "routed"
     assert ReceptorBuffer.get_by_id(ad.id).reason == "newsletter nobody asked for"
     assert Inbox.select().count() == 0 and requests_of(server, "deep") == []
+
+
+
+def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_wins(make_app, scripted):
+    def grouped(body):
+        first, second, third = (i["buffer_id"] for i in request_items(body))
+        return call("triage", items=[{"buffer_ids": [first], "summary": "the landlord asks about Friday",
+                                      "priority": 2, "reason": "needs an answer"}],
+                    drop=[{"buffer_ids": [second, third, first], "reason": "promotions"}])
+
+    server = scripted(brain({"match": offers("triage"), "reply": grouped}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    ids = emails(app, 3, lambda n: f"Email from sender {n}: hello")
+    advance_to(app, at(app, 6, 7, 1))
+    assert_each_once(ids)
+    outcomes = {r.id: (r.outcome, r.reason) for r in ReceptorBuffer.select()}
+    assert outcomes[ids[0]] == ("inbox", "needs an answer"), "kept in items and named in drop: kept"
+    assert outcomes[ids[1]] == outcomes[ids[2]] == ("drop", "promotions")
+
+
+def test_a_triage_that_drops_everything_needs_no_items_list(make_app, scripted):
+    def all_dropped(body):
+        return call("triage", drop=[{"buffer_ids": [i["buffer_id"] for i in request_items(body)],
+                                     "reason": "newsletters"}])
+
+    server = scripted(brain({"match": offers("triage"), "reply": all_dropped}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    ids = emails(app, 2, lambda n: f"Weekly digest {n}")
+    advance_to(app, at(app, 6, 7, 1))
+    assert [(r.outcome, r.reason) for r in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(ids))] == \
+        [("drop", "newsletters")] * 2
+    assert Inbox.select().count() == 0
+
+
+def test_triage_reads_a_calendar_change_from_its_sentence_without_the_payload_it_was_made_from(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    app.inject_buffered("calendar", "Moved: Dentist, now Thu 7 January 2027 10:00–10:30 (was Wed 6 January)",
+                        {"change": "moved", "title": "Dentist", "start": "2027-01-07T09:00:00+00:00",
+                         "end": "2027-01-07T09:30:00+00:00", "previous": {"start": "2027-01-06T09:00:00+00:00"}})
+    app.inject_buffered("email", "Email from a@example.com: the dentist moved you",
+                        {"from": "a@example.com", "in_reply_to": "<1@example.com>"})
+    advance_to(app, at(app, 6, 7, 1))
+    calendar_item, mail_item = request_items(triage_requests(server)[0]["body"])
+    assert "payload" not in calendar_item and "Dentist" in calendar_item["text"]
+    assert mail_item["payload"] == {"in_reply_to": "<1@example.com>"}, "a mail's unsaid facts still go"
 
 
 # The morning briefing -------------------------------------------------------------------------
