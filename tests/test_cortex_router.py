@@ -126,7 +126,7 @@ def roles_of_cortex_runs(server) -> list[tuple[str, set[str]]]:
             if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
 
 
-def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_background_tools(scripted):
+def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_tools_of_a_note(scripted):
     def note(ctx, body):
         return {"tool_calls": [call("surface", text="School asks you to sign the trip form by Friday.",
                                     why="a form to sign")]}
@@ -134,7 +134,9 @@ def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_b
     app, server = scripted(note, rules=triage_saying(False))
     row = triaged(app, "Email from the school: sign the field trip form by Friday")
     [(role, offered)] = roles_of_cortex_runs(server)
-    assert role == "fast" and {"propose", "surface", "escalate"} <= offered
+    # the context already recalls memories and lists tasks and topics; the mail came with a sync
+    assert role == "fast" and offered == {"calendar_lookup", "surface", "escalate", "propose", "create_task",
+                                          "update_task", "complete_task", "remind"}
     assert routed(row)[-1] == ("fast: triage found nothing to plan in it (the fast role may hand it on)")
     assert told(row) == ["From the email from school@school[.]example: School asks you to sign the trip form by Friday."]
 
@@ -155,6 +157,19 @@ def test_the_fast_role_hands_a_mail_that_needs_a_plan_to_the_deep_role_and_only_
     assert told(row) == ["From the email from school@school[.]example: The class trip to Rome needs a plan: shall I draft one?"]
 
 
+def test_a_fast_background_run_that_proposes_what_only_a_plan_makes_hands_the_mail_to_the_deep_role(scripted):
+    def topic_or_nothing(ctx, body):
+        if "escalate" in tool_names(body):
+            return {"tool_calls": [call("propose", changes=[{"action": "create_topic", "title": "Rome trip"}])]}
+        return {"text": ""}
+
+    app, server = scripted(topic_or_nothing, rules=triage_saying(False))
+    row = triaged(app, "Email from the school: the class trip to Rome in May")
+    assert [role for role, _ in roles_of_cortex_runs(server)] == ["fast", "deep"]
+    assert routed(row)[-1].endswith("escalated to deep: it called create_topic")
+    assert Approval.select().count() == 0, "the deep run said nothing and the fast run's proposal was dropped"
+
+
 def test_a_mail_triage_says_nothing_about_planning_goes_to_the_deep_role(scripted):
     app, server = scripted(lambda ctx, body: {"text": ""}, rules=triage_saying(None))
     row = triaged(app, "Email from the school: the class trip to Rome in May")
@@ -169,7 +184,8 @@ def test_what_a_fast_run_did_before_it_escalated_in_a_later_round_is_dropped(scr
             return {"text": ""}  # the planner ends quietly
         return {"tool_calls": [call("propose", changes=[{"action": "create_task", "title": "Sign the form",
                                                           "due": "2027-01-08"}]),
-                               call("surface", text="half done", why="x"), call("list_tasks")]}
+                               call("surface", text="half done", why="x"),
+                               call("calendar_lookup", start="2027-01-08", end="2027-01-08")]}
 
     def after_the_tools(body):
         if "escalate" in tool_names(body):

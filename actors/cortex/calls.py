@@ -54,7 +54,7 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
         run = "user" if user_run else "background"
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
-    offered = {s["function"]["name"] for s in schemas}
+    offered = tools.names_in(schemas)  # the tools, and the actions of `propose`
     for round_number in range(MAX_ROUNDS):
         try:
             # `context`: the same facts, structured, for the offline rules (they never read the prompt)
@@ -67,10 +67,12 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
                 return outcome
             outcome.error = f"{type(exc).__name__}: {exc}"
             return outcome
-        if role == "fast" and any(c.name == "escalate" or c.name not in offered for c in result.tool_calls):
-            asked = next((c for c in result.tool_calls if c.name == "escalate"), None)
+        asked = next((c for c in result.tool_calls if c.name == "escalate"), None)
+        unoffered = next(filter(None, (tools.unoffered(c.name, c.arguments, offered) for c in result.tool_calls)),
+                         None) if role == "fast" else None
+        if role == "fast" and (asked or unoffered):
             outcome.escalated = (str(asked.arguments.get("why") or "asked for the planner")[:200] if asked
-                                 else f"it called {next(c.name for c in result.tool_calls if c.name not in offered)}")
+                                 else f"it called {unoffered}")
             return outcome
         if (role == "fast" and user_run and round_number == 0 and not result.tool_calls
                 and not (result.text or "").strip()):

@@ -71,6 +71,11 @@ BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset({"list_reminders", "rename_topic"
 # Routine chat reads the user's own lists, calendar and mail; anything else goes to the planner.
 FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
                         "search_email"})
+# A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
+# for a moved event, and `surface`. The context already recalls memories and lists the tasks and topics.
+NOTING_READS = frozenset({"calendar_lookup"})
+NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
+NOTING_DECISIONS = frozenset({"surface"})
 ESCALATE = {"type": "function", "function": {
     "name": "escalate",
     "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
@@ -140,8 +145,8 @@ def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | No
 
 def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> list[dict]:
     """The schemas one kind of run is offered: "user" (every read, `propose` for every change, the decision
-    tools), "background" (fewer reads and changes, nothing only the user may start), "noting" (the same on the
-    fast role, and `escalate` to the planner), "fast" (routine chat: a
+    tools), "background" (fewer reads and changes, nothing only the user may start), "noting" (on the fast role:
+    the calendar, the changes that make a note or one task, `surface`, and `escalate` to the planner), "fast" (routine chat: a
     few read tools, `decide`, and `escalate` to the planner), "greeting" (the same without the reads). `deciding` False: the user has no pending
     proposal, so `decide` (the last schema, so that what comes before it stays a cacheable prefix) is left out."""
     return list(_schemas_for(run, box or toolbox(), deciding))
@@ -157,19 +162,19 @@ def _select(run: str, box: Toolbox) -> list[dict]:
         reads = FAST_READS if run == "fast" else frozenset()
         return [s for s in box.schemas(True) if s["function"]["name"] in reads] + [ESCALATE] + \
             [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
-    if run == "noting":
-        return _select("background", box) + [ESCALATE_PLAN]
-    if run not in ("user", "background"):
+    if run not in ("user", "background", "noting"):
         raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
     user_run = run == "user"
     leaves_out = IN_CONTEXT if user_run else BACKGROUND_LEAVES_OUT
     chosen = [t for t in box.order if not box.why_not(t) and (user_run or not t.user_only)
               and t.name not in leaves_out]
+    if run == "noting":
+        chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
     actions = [t for t in chosen if t.kind == MUTATE]
     schemas = [t.schema() for t in chosen if t.kind == READ]
     if actions:
         schemas.append(propose_schema(actions))
-    return schemas + [t.schema() for t in chosen if t.kind == DECISION]
+    return schemas + [t.schema() for t in chosen if t.kind == DECISION] + ([ESCALATE_PLAN] if run == "noting" else [])
 
 
 def offered(run: str, box: Toolbox | None = None) -> set[str]:
@@ -185,6 +190,17 @@ def names_in(schemas: list[dict]) -> set[str]:
         if function["name"] == PROPOSE:
             names.update(function["parameters"]["properties"]["changes"]["items"]["properties"]["action"]["enum"])
     return names
+
+
+def unoffered(name: str, args, offered_names: set[str]) -> str | None:
+    """What a call asks for that its run was not offered (`offered_names` from `names_in`): the tool, or the
+    first of a `propose` call's actions outside the run's set; None when everything was offered."""
+    if name not in offered_names:
+        return name
+    if name == PROPOSE and isinstance(args, dict):
+        changes, _ = changes_of(args)
+        return next((action for action, _, _ in changes if action not in offered_names), None)
+    return None
 
 
 def kind_of(name: str, box: Toolbox | None = None) -> str | None:
