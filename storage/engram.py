@@ -271,6 +271,16 @@ def live(kind: str | None = None, at: datetime | None = None) -> list[Memory]:
     return list(query.where(_alive(at)))
 
 
+def naming(address: str, kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:
+    """Live memories of these kinds whose text names this address (an email address, whole), strongest first.
+    The full-text index cannot find one: it splits an address into words."""
+    address = address.strip()
+    if "@" not in address or not reads.engram_holds_memories():
+        return []
+    return list(Memory.select().where(Memory.kind.in_(kinds) & Memory.text.contains(address) & _alive(at))
+                .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
+
+
 def _alive(at: datetime | None):
     if at is None:
         return Memory.invalidated_at.is_null()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 
@@ -263,3 +264,15 @@ def test_the_core_profile_is_about_the_user_and_a_habit_with_one_senders_mail_co
     assert trait.id in profile and sender.id not in profile
     found = relevant_memories({"text": "Your weekly picks", "people": ["news@shop.example"]}, NOW)
     assert [m["why"] for m in found if m["id"] == sender.id] == ["person: news@shop.example"]
+
+
+def test_a_senders_address_recalls_their_own_habit_and_their_name_but_not_others_at_the_same_domain(db):
+    school = engram.store("belief", "user ignores mail from school@mail.example", ["mail:1"], NOW - timedelta(days=3),
+                          weight=5.0)
+    boss = engram.store("belief", "user ignores mail from boss@mail.example", ["mail:2"], NOW - timedelta(days=3))
+    petra = engram.store("belief", "Petra wants the slides the evening before", ["turn:3"], NOW - timedelta(days=3))
+    row = SimpleNamespace(text="Email from Petra Hall <boss@mail.example>: client call moved", payload={
+        "buffers": [{"from": "boss@mail.example", "from_name": "Petra Hall", "subject": "client call moved"}]})
+    found = {m["id"]: m["why"] for m in relevant_memories(situation_of(row), NOW)}
+    assert boss.id in found and petra.id in found
+    assert school.id not in found, "another sender at the same domain is not this sender"

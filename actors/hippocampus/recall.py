@@ -3,14 +3,15 @@ kind of event, people and places), the core profile, and how the kinds of propos
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
-from actors.hippocampus.advice import about_one_sender, ignored_senders
+from actors.hippocampus.advice import about_one_sender
 from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
 from storage import engram, reads, recall
-from storage.models import Memory, Task, Topic
+from storage.models import Task, Topic
 
 # Kinds of events and what is worth recalling about each: a trip recalls what the user does
 # about flights and hotels before the plan is made, not only at the flight reminder.
@@ -23,6 +24,7 @@ EVENT_KINDS = (
     ("appointment", ("dentist", "doctor", "appointment", "checkup", "clinic"), "appointment dentist doctor"),
     ("documents", ("passport", "visa", "licence", "license", "renew", "renewal"), "documents passport visa renewal"),
 )
+ADDRESS = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
 CONTEXT_MEMORIES = 8
 PROFILE_SIZE = 3
 LEARNED_RECALL = ("principle", "belief", "interpretation")
@@ -57,12 +59,15 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     titles = [str(t) for t in context.get("titles") or [] if t]
     kinds = [context["kind"]] if context.get("kind") else event_kinds(text, topic, *titles)
     expansions = {name: words for name, _, words in EVENT_KINDS}
-    asks: list[tuple[str, str, tuple[str, ...] | None]] = [("text", text, None)]
+    asks: list[tuple[str, str, tuple[str, ...] | None]] = [("text", ADDRESS.sub(" ", text), None)]
     if topic:
         asks.append((f"topic: {topic}", topic, None))
     asks += [(f"title: {t}", t, LEARNED_RECALL) for t in titles]
     asks += [(f"kind: {k}", expansions.get(k, k), LEARNED_RECALL) for k in kinds]
-    asks += [(f"person: {p}", str(p), None) for p in context.get("people") or [] if p]
+    # A name is searched; an address is not (nor in the text): the full-text search splits it into words, and
+    # its domain's ("example", "gmail", "com") would recall every memory about anyone else at it. An address
+    # is matched whole, below.
+    asks += [(f"person: {p}", str(p), None) for p in context.get("people") or [] if p and "@" not in str(p)]
     asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
     found: dict[int, dict] = {}
     echo = USER_SAID + text.strip()[:SAID_CHARS] if text.strip() else None
@@ -73,12 +78,9 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
             if memory.kind == "episode" and memory.text.strip() == echo:
                 continue  # the user saying this very thing (now, or before) tells the planner nothing new
             found.setdefault(memory.id, _memory_view(memory, why))
-    people = {str(p).strip().lower() for p in context.get("people") or [] if p}
-    if people:  # a habit with this sender's mail, found by address (a full-text search may split an address)
-        for sender, said in ignored_senders(now).items():
-            memory = Memory.get_or_none(Memory.id == said["memory"]) if sender in people else None
-            if memory is not None:
-                found.setdefault(memory.id, _memory_view(memory, f"person: {sender}"))
+    for address in dict.fromkeys(str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)):
+        for memory in engram.naming(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
+            found.setdefault(memory.id, _memory_view(memory, f"person: {address}"))
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
     chosen = ranked[:limit]
     # The core profile is about the user; a habit with one sender's mail comes back when that sender writes
@@ -125,7 +127,7 @@ def situation_of(row, topic_title: str | None = None, task_title: str | None = N
     places = [p.get("location") for p in parts if isinstance(p.get("location"), str) and p.get("location")]
     people = []
     for part in parts:
-        for key in ("attendees", "organizer", "from", "sender", "people"):
+        for key in ("attendees", "organizer", "from", "from_name", "sender", "people"):
             value = part.get(key)
             people += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v]
     topic = topic_title or (payload.get("topic") if isinstance(payload.get("topic"), str) else None)
