@@ -154,6 +154,11 @@ def more_after(row_id: int, max_priority: int) -> bool:
 def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = None) -> str:
     """After a run that raised: back to pending, or failed for good after MAX_ATTEMPTS; "lost" when
     the row is no longer this owner's to judge."""
+    # the run's transaction that finished the row (and looked for more) may have been rolled back by its
+    # own commit failing: what that look said is void, or the drain would wait for a nudge instead of
+    # claiming this row again
+    if getattr(_finished, "row_id", None) == row_id:
+        _finished.row_id = None
     with database.atomic():
         row = Inbox.get_by_id(row_id)
         if owner is not None and (row.owner != owner or row.status != "claimed"):

@@ -365,6 +365,37 @@ def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
     assert user_texts(app).count(BROKEN_RUN) == 1
 
 
+def test_a_run_whose_own_commit_fails_is_run_again_without_another_message(scripted, monkeypatch):
+    """The run's transaction said nothing was left to claim, then failed to commit: the row is back to
+    pending, and the lane claims it again at once instead of waiting for the next stimulus."""
+    import peewee
+
+    from storage import trace as trace_store
+
+    insert, failed = trace_store._insert, []
+
+    def insert_or_fail_once(rows):
+        if not failed and any(r[1] == "replied" for r in rows):  # the lines of the run's results, at its commit
+            failed.append(rows)
+            raise peewee.OperationalError("disk I/O error")
+        insert(rows)
+
+    monkeypatch.setattr(trace_store, "_insert", insert_or_fail_once)
+    app, server = scripted(lambda ctx, body: {"text": "Here I am."})
+    assert app.wait_idle()  # the lanes' own first look at the inbox is over: the say's is the one nudge
+    row = app.say("are you there?")
+    # not wait_idle: it nudges the lanes itself when rows wait. Each round of pings lets one hop finish
+    # (thalamus, the realtime lane, the REPL), and a ping never nudges a lane to claim
+    for _ in range(3):
+        app.supervisor.ping_all()
+    row = Inbox.get_by_id(row.id)
+    assert failed, "the run's held trace lines were to fail its commit once"
+    assert (row.status, row.attempts) == ("done", 1)
+    assert user_texts(app) == ["Here I am."]
+    assert len(cortex_requests(server)) == 2  # the failed run's answer was not kept; the second run's was
+    assert ("error", "OperationalError: disk I/O error (pending)") in stages(row.trace_id)
+
+
 # A model that never finishes, or says nothing --------------------------------------------------
 def test_a_model_that_never_stops_calling_tools_gets_the_user_an_honest_answer(scripted):
     def again(*_):

@@ -309,6 +309,20 @@ def test_a_run_finished_in_its_transaction_says_whether_a_claim_would_find_more(
     assert inbox.more_after(second.id, 99)  # asked again: not known any more
 
 
+def test_a_finish_whose_transaction_was_rolled_back_no_longer_says_nothing_is_left(any_db):
+    """A run's commit that fails takes its finish back: the row is pending again, so the lane must look again."""
+    from storage.db import database
+
+    row = inbox.add(source="repl", text="one", priority=0, at=NOW)
+    inbox.claim_next(NOW, lane="cortex-realtime", max_priority=0, owner="me")
+    with pytest.raises(RuntimeError), database.atomic():
+        inbox.finish(row.id, NOW, owner="me")  # its look saw nothing else to claim
+        raise RuntimeError("the commit failed")
+    assert inbox.fail_or_retry(row.id, NOW, "RuntimeError: the commit failed", owner="me") == "pending"
+    assert inbox.more_after(row.id, 0)
+    assert inbox.claim_next(NOW, lane="cortex-realtime", max_priority=0, owner="me").id == row.id
+
+
 def test_a_finished_run_whose_lease_lapsed_does_not_count_itself_as_more(any_db):
     """The look rides on the finish's UPDATE, whose RETURNING sees the row before the change on PostgreSQL."""
     from storage.db import database
