@@ -131,7 +131,10 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
 @pytest.mark.parametrize("text, route", [
     ("hello", "fast"), ("Thanks!", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
     ("plan my trip", "deep"), ("add milk to my list", "deep"), ("remind me to call mum at 5", "deep"),
-    ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep")])
+    ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep"),
+    ("I'm tired today", "fast"), ("heading out, back at 6", "fast"), ("I'm off to Japan, plan the trip", "deep"),
+    ("I'm out of milk, need to buy some", "deep"), ("I'm worried my passport expires in May", "deep"),
+    ("when do I pay the car insurance?", "fast")])
 def test_the_router_sends_only_routine_chat_to_the_fast_role(text, route):
     row = Inbox(origin="user", kind="message", text=text, payload={})
     assert choose_route(row)[0] == route

@@ -59,11 +59,20 @@ _LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i
                      r"remind me (what|when|where|who))\b", re.I)
 
 
+# The user saying how or where they are ("I'm tired today", "heading out, back at 6"): routine chat to answer,
+# unless it asks for a plan or a change (_PLANNING, looked at first) or speaks of something to do
+# (_OBLIGATION); the fast role may still hand it on.
+_STATUS = re.compile(r"(i'?m|i am|i'll be|i will be|i've been|i was|heading|off to|back (at|in|by|soon)|"
+                     r"going to (bed|sleep)|leaving|on my way|just (got|woke))\b", re.I)
+
+
 # words that ask for a plan or a change: the deep role with every tool
 _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
                        r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
                        r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
                        r"done with|finished|complete|close|watch|forget)\w*", re.I)
+# ... and, in a statement, words of something to do or keep in mind ("my passport expires in May")
+_OBLIGATION = re.compile(r"\b(remember|need to|have to|must|expir|deadline|renew|pay|paid|owe)\w*", re.I)
 
 
 ROUTINE_CHARS = 120
@@ -83,6 +92,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
             return "fast", "routine chat"
         if _LOOKUP.match(text) or text.endswith("?"):
             return "fast", "a lookup"
+        if _STATUS.match(text) and not _OBLIGATION.search(text):
+            return "fast", "the user saying how or where they are"
         return "deep", "not recognisably routine"
     if row.kind == "briefing":  # triage kept these as worth a line and nothing more: its summaries are the lines
         return "template", "the briefing's lines are triage's summaries (nothing to judge)"
