@@ -177,8 +177,7 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]
         urgent = [i["buffer_id"] for i in items if _ras_urgent(i, errors)]
-        return _call("arousal", urgent=bool(urgent), reason="urgent mail" if urgent else "nothing urgent",
-                     buffer_ids=urgent)
+        return _call("arousal", buffer_ids=urgent, **({"reason": "urgent mail"} if urgent else {}))
     if "record_memories" in tools:
         return _call("record_memories", items=json.loads(last["content"]).get("candidates") or [])
     context = _context(body)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from actors.ras import CURSOR, RasActor, already_aroused
 from storage import buffers, trace
 from storage.db import open_database
@@ -163,6 +165,40 @@ def test_arousal_is_remembered_per_row(tmp_path, scripted):
         assert already_aroused() == {urgent.id, fresh.id}
         assert Cursor.get(Cursor.name == CURSOR).value == sorted({urgent.id, fresh.id})
         assert calm.id not in already_aroused()
+    finally:
+        synapse.close()
+        db.close()
+
+
+@pytest.mark.parametrize("answer, aroused", [
+    ({"buffer_ids": "urgent"}, "urgent"),  # the ids say it
+    ({"buffer_ids": []}, "none"),
+    ({"urgent": True, "reason": "all of it", "buffer_ids": []}, "all"),  # an older answer: no ids means every row
+    ({"urgent": False, "reason": "calm", "buffer_ids": []}, "none"),
+    ({"urgent": False, "buffer_ids": "urgent"}, "none"),  # it said not urgent
+], ids=["ids", "no-ids", "old-all", "old-calm", "old-contradiction"])
+def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, scripted, answer, aroused):
+    rows = {}
+
+    def reply(body):
+        args = dict(answer)
+        if args.get("buffer_ids") == "urgent":
+            args["buffer_ids"] = [rows["urgent"].id]
+        return {"tool_calls": [{"name": "arousal", "arguments": args}]}
+
+    server = scripted([{"match": offers("arousal"), "reply": reply}])
+    config = make_config(tmp_path / "home", WILSON_LLM_RETRIES=0)
+    db = open_database(None, config.home)
+    migrate()
+    clock = SimClock(datetime(2027, 1, 5, 14, 15, tzinfo=config.timezone))
+    synapse = make_synapse(config, clock, server.base_url)
+    ras = RasActor(Context(config=config, clock=clock, synapse=synapse, directory=RecordingDirectory()))
+    try:
+        rows["urgent"] = buffers.add(channel="email", text=URGENT, dedup_key="u1", at=clock.now())
+        rows["calm"] = buffers.add(channel="email", text=CALM, dedup_key="c1", at=clock.now())
+        assert ras.scan() is (aroused != "none")
+        expected = {"urgent": {rows["urgent"].id}, "none": set(), "all": {r.id for r in rows.values()}}[aroused]
+        assert already_aroused() == expected
     finally:
         synapse.close()
         db.close()

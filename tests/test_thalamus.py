@@ -74,8 +74,7 @@ def triage_reply(body: dict) -> dict:
 
 def arousal_reply(body: dict) -> dict:
     urgent = [i["buffer_id"] for i in request_items(body) if "URGENT" in i["snippet"]]
-    return call("arousal", urgent=bool(urgent), reason="urgent mail" if urgent else "nothing urgent",
-                buffer_ids=urgent)
+    return call("arousal", buffer_ids=urgent, **({"reason": "urgent mail"} if urgent else {}))
 
 
 def deep_reply(body: dict) -> dict:
