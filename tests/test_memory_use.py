@@ -276,3 +276,15 @@ def test_a_senders_address_recalls_their_own_habit_and_their_name_but_not_others
     found = {m["id"]: m["why"] for m in relevant_memories(situation_of(row), NOW)}
     assert boss.id in found and petra.id in found
     assert school.id not in found, "another sender at the same domain is not this sender"
+
+
+def test_an_episode_sharing_one_chance_word_with_the_stimulus_is_not_recalled_and_one_sharing_two_is(db):
+    chance = engram.store("episode", "Mail from calendar@work.example (“Meeting notes from Thursday”) was let pass",
+                          ["outbox:1"], NOW - timedelta(days=2))
+    same = engram.store("episode", "The user said: move the client meeting to the afternoon", ["turn:1"],
+                        NOW - timedelta(days=1))
+    found = {m["id"] for m in relevant_memories({"text": "what should I prepare for the client meeting?"}, NOW)}
+    assert same.id in found, "the client meeting, again"
+    assert chance.id not in found, "a meeting is not this meeting"
+    one_word = {m["id"] for m in relevant_memories({"text": "meeting?"}, NOW)}
+    assert {chance.id, same.id} <= one_word, "a one-word question needs only that word"

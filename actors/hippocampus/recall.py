@@ -26,6 +26,7 @@ EVENT_KINDS = (
 )
 ADDRESS = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
 CONTEXT_MEMORIES = 8
+EPISODE_WORDS = 2  # words an episode must share with the stimulus (fewer when the stimulus has fewer)
 PROFILE_SIZE = 3
 LEARNED_RECALL = ("principle", "belief", "interpretation")
 
@@ -71,12 +72,15 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     asks += [(f"place: {p}", str(p), None) for p in context.get("places") or [] if p]
     found: dict[int, dict] = {}
     echo = USER_SAID + text.strip()[:SAID_CHARS] if text.strip() else None
+    asked = _stems(asks[0][1])
     for why, query, only in asks:
         for memory in recall.recall(query, limit=limit, at=now, kinds=only, weights=weights):
             if memory.kind == "episode" and why != "text":
                 continue  # an old episode under a broad word is noise; the stimulus' own words may name one
             if memory.kind == "episode" and memory.text.strip() == echo:
                 continue  # the user saying this very thing (now, or before) tells the planner nothing new
+            if memory.kind == "episode" and len(asked & _stems(memory.text)) < min(EPISODE_WORDS, len(asked)):
+                continue  # one shared word ("tomorrow", "meeting") is chance, not the same matter
             found.setdefault(memory.id, _memory_view(memory, why))
     for address in dict.fromkeys(str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)):
         for memory in engram.naming(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
@@ -95,6 +99,11 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
 # What each kind of event usually brings to propose: its calibration is shown when one is planned.
 EVENT_SUBJECTS = {"trip": ("flights", "hotels", "packing"), "bill": ("bills", "taxes"),
                   "documents": ("documents",), "birthday": ("gifts",)}
+
+
+def _stems(text: str) -> set[str]:
+    # the search engine stems; a word's first five letters are close enough to count shared words
+    return {word[:5] for word in engram.terms(text)}
 
 
 def calibration_lines(context: dict) -> list[dict]:
