@@ -182,7 +182,8 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
         urgent = [i["buffer_id"] for i in items if _ras_urgent(i, errors)]
         return _call("arousal", buffer_ids=urgent, **({"reason": "urgent mail"} if urgent else {}))
     if "record_memories" in tools:
-        return _call("record_memories", items=json.loads(last["content"]).get("candidates") or [])
+        candidates = json.loads(last["content"]).get("candidates") or []  # every one kept, by number
+        return _call("record_memories", keep=[c["n"] for c in candidates], items=[])
     context = _context(body)
     stimulus = context.get("stimulus") or {}
     if last.get("role") == "tool":

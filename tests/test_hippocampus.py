@@ -273,6 +273,34 @@ def test_the_model_may_add_memories_but_only_with_provenance_that_exists(db):
     assert counts["stored"] == 2
 
 
+def test_the_model_keeps_a_candidate_by_its_number_in_the_candidates_own_words(db):
+    turn = Turn.create(channel="repl", role="user", text="I always forget the plants when I travel",
+                       created_at=at("2027-01-10"))
+    done_task("Book flights", "2027-01-05", at("2027-01-08"))
+    synapse = FakeSynapse(arguments={"keep": [1, 7, "1", True], "items": [
+        {"kind": "interpretation", "text": "user forgets the plants when travelling", "provenance": [f"turn:{turn.id}"]}]})
+
+    counts = consolidate(night("2027-01-11"), synapse)
+
+    [candidate] = json.loads(synapse.calls[0]["messages"][-1]["content"])["candidates"]
+    assert candidate["n"] == 1 and candidate["text"] == LATE
+    kept = live("interpretation", LATE)
+    assert kept is not None and kept.provenance == candidate["provenance"], "its words and evidence, as the rules had them"
+    assert live("interpretation", "user forgets the plants when travelling") is not None
+    assert counts["by"] == "model" and counts["stored"] == 2, "numbers that name no candidate keep nothing"
+
+
+def test_a_candidate_kept_by_number_and_restated_in_items_is_one_memory(db):
+    done_task("Book flights", "2027-01-05", at("2027-01-08"))
+    synapse = FakeSynapse(extra_items=[], arguments=None)
+    synapse.chat = lambda role, messages, tools=None, origin="user": Reply(tool_calls=[Call("record_memories", {
+        "keep": [1], "items": json.loads(messages[-1]["content"])["candidates"]})])
+
+    counts = consolidate(night("2027-01-11"), synapse)
+
+    assert live("interpretation", LATE).strength == 1 and counts["stored"] == 1
+
+
 def test_rows_committed_while_the_model_thinks_are_consolidated_once(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
 
@@ -456,4 +484,4 @@ def test_the_model_sees_each_candidate_as_it_may_answer_it_and_not_the_rules_boo
     candidate = {"kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"],
                  "pattern": "late:flights", "principle": "Remind about flights earlier", "contradicts": ["x"]}
     [shown] = json.loads(build_request(datetime(2027, 1, 5, tzinfo=UTC), [candidate], [])[1]["content"])["candidates"]
-    assert shown == {"kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"]}
+    assert shown == {"n": 1, "kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"]}
