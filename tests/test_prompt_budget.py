@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from actors import tools
+from actors import ras, tools, triage
 from actors.cortex import prompts
+from actors.hippocampus import model
 from actors.proposals import make
 from storage import inbox
 from storage.models import Task, Topic
@@ -186,3 +187,15 @@ def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_w
     user, background = (build_messages(context, rows[o], [])[0]["content"] for o in ("user", "background"))
     assert "`decide`" in user and "`decide`" not in background
     assert "UNTRUSTED DATA" in background and tokens(background) < tokens(user)
+
+
+# The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a
+# day, triage every sync, consolidation every night.
+ORGAN_BUDGET = {"arousal": (100, 100), "triage": (270, 235), "record_memories": (205, 245)}
+
+
+@pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))
+def test_each_organs_tool_and_system_prompt_stay_within_their_budget(organ):
+    tool, system = {"arousal": (ras.AROUSAL_TOOL, ras.RAS_PROMPT), "triage": (triage.TRIAGE_TOOL, triage.TRIAGE_PROMPT),
+                    "record_memories": (model.RECORD_TOOL, model.SYSTEM_PROMPT)}[organ]
+    assert tokens([tool]) <= ORGAN_BUDGET[organ][0] and tokens(system) <= ORGAN_BUDGET[organ][1]
