@@ -64,6 +64,18 @@ def _converters(model) -> tuple[list, list]:
     return found
 
 
+_STORED_AS = {peewee.CharField: str, peewee.TextField: str, peewee.IntegerField: int, peewee.BigIntegerField: int}
+
+
+def _to_db(field):
+    """The field's `db_value`, skipped for a value already of the type it stores (text, an integer), which
+    the converter would hand back unchanged."""
+    convert, kind = field.db_value, _STORED_AS.get(type(field))
+    if kind is None:
+        return convert
+    return lambda value: value if type(value) is kind else convert(value)
+
+
 def _fast_time(field):
     """SQLite hands times back as text: `fromisoformat` reads peewee's format at a fraction of the cost of
     its `strptime` attempts; anything else goes to the field's own converter."""
@@ -97,6 +109,58 @@ def instance(model, values) -> peewee.Model:
     row = model.__new__(model)
     row.__data__, row._dirty, row.__rel__ = data, set(), {}
     return row
+
+
+def new(model, **fields) -> peewee.Model:
+    """`model(**fields)`, an unsaved row with its defaults, filled without peewee's attribute-by-attribute way
+    (a descriptor call per field): for rows made on every stimulus. Names that are not plain fields (a
+    foreign key's object, a property) go peewee's way."""
+    if not _plain(model, fields):
+        return model(**fields)
+    data = model._meta.get_default_dict()
+    data.update(fields)
+    row = model.__new__(model)
+    row.__data__, row._dirty, row.__rel__ = data, set(data), {}
+    return row
+
+
+def _plain(model, fields: dict) -> bool:
+    plain = _columns.get((model, "plain"))
+    if plain is None:
+        plain = _columns[(model, "plain")] = frozenset(
+            name for name, f in model._meta.fields.items() if type(model.__dict__.get(name)) is peewee.FieldAccessor)
+    return plain.issuperset(fields)
+
+
+_converted: dict = {}  # (model, a row as read) -> its values converted: see `known`
+KNOWN_ROWS = 2048  # distinct rows remembered (emptied when full): the conversations' last turns, many times over
+
+
+def known(model, values) -> peewee.Model:
+    """`instance(model, values)` for rows read again on every stimulus (the last turns of a conversation): each
+    distinct row as read is converted once, and every call gets a fresh instance of its own. A row changed in
+    any column reads as another key. Models with a field whose value is mutable once converted (JSON) would
+    share it between instances: they are converted every time."""
+    if _mutable(model):
+        return instance(model, values)
+    key = (model, tuple(values))
+    data = _converted.get(key)
+    if data is None:
+        if len(_converted) >= KNOWN_ROWS:
+            _converted.clear()
+        data = _converted[key] = instance(model, values).__data__
+    row = model.__new__(model)
+    row.__data__, row._dirty, row.__rel__ = dict(data), set(), {}
+    return row
+
+
+def _mutable(model) -> bool:
+    key = (model, "mutable")
+    found = _columns.get(key)
+    if found is None:
+        found = _columns[key] = any(type(f) not in _AS_STORED and not isinstance(f, UTCDateTimeField)
+                                    for f in columns(model))
+    return found
 
 
 class Result:
@@ -144,7 +208,7 @@ def insert(model, row: peewee.Model, *, skip_duplicate: bool = False, returning:
             return sql
 
         plan = _inserts[(model, tuple(data), skip_duplicate, returning)] = (
-            [(f.name, f.db_value) for f in fields],
+            [(f.name, _to_db(f)) for f in fields],
             ("insert", model, tuple(f.name for f in fields), skip_duplicate, returning), build)
     converters, key, build = plan
     result = execute(key, build, [convert(data[name]) for name, convert in converters])
@@ -171,7 +235,7 @@ def insert_rows(model, rows: list) -> None:
                     f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES {', '.join([one] * len(rows))}")
 
         plan = _inserts[(model, tuple(data[0]), "rows", len(rows))] = (
-            [(f.name, f.db_value) for f in fields], ("insert rows", model, tuple(f.name for f in fields), len(rows)),
+            [(f.name, _to_db(f)) for f in fields], ("insert rows", model, tuple(f.name for f in fields), len(rows)),
             build)
     converters, key, build = plan
     execute(key, build, [convert(values[name]) for values in data for name, convert in converters])

@@ -35,9 +35,9 @@ def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | 
         user_id: str | None = None, reply_channel: str | None = None,
         dedup_key: str | None = None) -> Inbox | None:
     """Commit one inbox row; returns None when `dedup_key` was already seen."""
-    row = Inbox(trace_id=trace_id or trace.new_trace_id(), source=source, kind=kind, origin=origin,
-                priority=priority, text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
-                dedup_key=dedup_key, created_at=at)
+    row = hot.new(Inbox, trace_id=trace_id or trace.new_trace_id(), source=source, kind=kind, origin=origin,
+                  priority=priority, text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
+                  dedup_key=dedup_key, created_at=at)
     # ON CONFLICT DO NOTHING instead of a savepoint around the insert: one statement, and the
     # caller's transaction is never rolled back to a savepoint for a duplicate
     return row if hot.insert(Inbox, row, skip_duplicate=True) is not None else None

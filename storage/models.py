@@ -83,10 +83,21 @@ STATUSES = {"Inbox": InboxStatus, "Outbox": OutboxStatus, "Topic": TopicStatus, 
 
 
 class UTCDateTimeField(peewee.DateTimeField):
+    _last = (None, None)  # (a moment, its stored value): a run stores one `now` in many columns and rows
+
     def db_value(self, value):
-        if isinstance(value, datetime) and value.tzinfo is not None:
+        # `==` tells an aware moment from a naive one (never equal) and is true across zones only for the
+        # same instant, which converts to the same UTC value
+        last = UTCDateTimeField._last
+        if last[0] is not None and type(value) is datetime and last[0] == value:
+            return last[1]
+        aware = isinstance(value, datetime) and value.tzinfo is not None
+        if aware:
             value = value.astimezone(UTC).replace(tzinfo=None)
-        return super().db_value(value)
+        stored = super().db_value(value)
+        if aware and type(stored) is datetime:
+            UTCDateTimeField._last = (value.replace(tzinfo=UTC), stored)
+        return stored
 
     def python_value(self, value):
         value = super().python_value(value)
@@ -97,6 +108,8 @@ class UTCDateTimeField(peewee.DateTimeField):
 
 class JSONField(peewee.TextField):
     def db_value(self, value):
+        if type(value) is dict and not value:  # most payloads: what json.dumps makes of it, without the call
+            return "{}"
         return None if value is None else json.dumps(value, sort_keys=True, default=str)
 
     def python_value(self, value):

@@ -28,9 +28,9 @@ DUE = ("pending", "retry")
 def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, payload: dict | None = None,
         surfaced: bool = True, deliver_after: datetime | None = None) -> Outbox:
     """Commit one outbox row; the same idempotency key returns the existing row."""
-    row = Outbox(channel=channel, text=text, trace_id=trace_id, idempotency_key=key, created_at=at,
-                 payload=payload or {}, surfaced=surfaced, status="held" if deliver_after else "pending",
-                 deliver_after=deliver_after)
+    row = hot.new(Outbox, channel=channel, text=text, trace_id=trace_id, idempotency_key=key, created_at=at,
+                  payload=payload or {}, surfaced=surfaced, status="held" if deliver_after else "pending",
+                  deliver_after=deliver_after)
     # ON CONFLICT DO NOTHING instead of a savepoint: one statement for every reply
     if hot.insert(Outbox, row, skip_duplicate=True) is None:
         return Outbox.get(Outbox.idempotency_key == key)

@@ -31,7 +31,7 @@ def recent_turns(user_id: str | None, topic_id: int | None, owner: str | None, l
         where, params = f'({where} OR "topic_id" = ?)', params + [topic_id]
     found = hot.execute(("recent_turns", where), lambda: (
         f'SELECT {hot.column_list(Turn)} FROM "turn" WHERE {where} ORDER BY "id" DESC LIMIT ?'), params + [limit])
-    return [hot.instance(Turn, r) for r in reversed(found.rows)]
+    return [hot.known(Turn, r) for r in reversed(found.rows)]  # the same turns, read with every message
 
 
 def assistant_spoke(user_id: str | None, owner: str | None) -> bool:

@@ -143,3 +143,84 @@ def test_rows_inserted_together_are_stored_in_their_order_as_peewee_stores_them(
     assert [(t.role, t.text, t.user_id, t.created_at, t.trace_id) for t in stored] == [
         ("user", "hi", OWNER, NOW, "t"), ("assistant", "hello", OWNER, NOW + timedelta(seconds=1), "t"),
         ("user", "hi", OWNER, NOW, "t")]
+
+
+# Shortcuts on the hot path, each against the full work it stands for -----------------------------------------
+def test_turns_read_again_are_the_rows_as_stored_and_each_call_gets_its_own(any_db):
+    seed()
+    first = reads.recent_turns(OWNER, None, OWNER, 12)
+    again = reads.recent_turns(OWNER, None, OWNER, 12)  # every row converted once already
+    assert same(again, first) and same(again, peewee_recent_turns(OWNER, None, OWNER, 12))
+    again[-1].text = "changed in one caller's hands"
+    assert reads.recent_turns(OWNER, None, OWNER, 12)[-1].text == first[-1].text
+    Turn.update(text="edited").where(Turn.id == first[-1].id).execute()  # a changed row is another row
+    assert reads.recent_turns(OWNER, None, OWNER, 12)[-1].text == "edited"
+    assert same(reads.recent_turns(OWNER, None, OWNER, 12), peewee_recent_turns(OWNER, None, OWNER, 12))
+
+
+def test_a_model_with_a_json_field_is_converted_on_every_read(any_db):
+    from storage.models import Inbox
+
+    row = Inbox.create(trace_id="t", source="repl", text="hi", priority=0, payload={"a": [1]}, created_at=NOW)
+    values = hot.execute("inbox row", lambda: f'SELECT {hot.column_list(Inbox)} FROM "inbox" WHERE "id" = ?',
+                         [row.id]).rows[0]
+    one, two = hot.known(Inbox, values), hot.known(Inbox, values)
+    one.payload["a"].append(2)  # a payload changed in one caller's hands is not the next reader's
+    assert two.payload == {"a": [1]} and hot.known(Inbox, values).payload == {"a": [1]}
+
+
+def test_a_row_made_by_hot_new_is_the_row_peewee_makes():
+    from storage.models import Inbox, Outbox, Task
+
+    for model, fields in [(Inbox, dict(trace_id="t", source="repl", text="hi", priority=0, payload={}, at=None)),
+                          (Outbox, dict(channel="repl", text="x", trace_id="t", idempotency_key="k",
+                                        created_at=NOW, payload={"why": "w"}, surfaced=True, status="pending",
+                                        deliver_after=None)),
+                          (Turn, dict(channel="repl", role="user", text="hi", trace_id="t", created_at=NOW,
+                                      topic_id=None, user_id=OWNER))]:
+        fields.pop("at", None)
+        made, expected = hot.new(model, **fields), model(**fields)
+        assert made.__data__ == expected.__data__ and made._dirty == expected._dirty
+    topic = Topic(id=7, title="x")
+    task = hot.new(Task, title="t", topic=topic)  # a foreign key's object goes peewee's way
+    assert task.topic_id == 7 and task.topic is topic
+
+
+def test_stored_moments_and_payloads_are_what_the_fields_convert_them_to():
+    import json
+
+    import peewee
+
+    from storage.models import Inbox, JSONField, UTCDateTimeField
+
+    field = Inbox.created_at
+
+    def full(value):  # the conversion without the remembered last moment
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        return peewee.DateTimeField.db_value(field, value)
+
+    berlin = timezone(timedelta(hours=1))
+    moments = [NOW, NOW, NOW.astimezone(berlin), NOW.replace(tzinfo=None), NOW + timedelta(microseconds=1),
+               NOW.replace(tzinfo=None), NOW.astimezone(berlin), None, "2027-01-05 08:00:00", NOW]
+    for value in moments:
+        assert field.db_value(value) == full(value), value
+        assert type(field.db_value(value)) is type(full(value))
+    assert isinstance(field, UTCDateTimeField)
+    payload = Inbox.payload
+    assert isinstance(payload, JSONField)
+    for value in ({}, {"b": 1, "a": [2]}, [], None, {"when": NOW}):
+        assert payload.db_value(value) == (None if value is None else json.dumps(value, sort_keys=True, default=str))
+
+
+def test_an_insert_skips_the_converters_only_where_they_change_nothing():
+    from storage.models import Outbox
+
+    for field in (Outbox.channel, Outbox.text, Outbox.attempts, Outbox.surfaced, Outbox.payload, Outbox.created_at):
+        convert = hot._to_db(field)
+        for value in ("text", 3, True, None, b"bytes", 2.5, {"a": 1}, NOW):
+            try:
+                expected = field.db_value(value)
+            except (TypeError, ValueError):
+                continue
+            assert convert(value) == expected and type(convert(value)) is type(expected), (field.name, value)

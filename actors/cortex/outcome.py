@@ -32,8 +32,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
         if outcome.route:  # first: which model role thought about it comes before what it said
             trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
         # the user's turn and the reply's go in together, in one INSERT, once the reply is known
-        turns = [Turn(channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
-                      topic_id=topic_id, user_id=row.user_id)] if user_run else []
+        turns = [hot.new(Turn, channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
+                         topic_id=topic_id, user_id=row.user_id)] if user_run else []
         if user_run:
             attention.record_ack(row, now)  # "on it" to a follow-up counts like a ✅, whatever the model says
         if outcome.unfinished:
@@ -56,8 +56,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             if reply:
                 box = outbox.add(channel=channel, text=reply, trace_id=row.trace_id, key=f"reply:{row.id}", at=now,
                                  payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")})
-                turns.append(Turn(channel=channel, role="assistant", text=reply, trace_id=row.trace_id,
-                                  created_at=now, topic_id=topic_id, user_id=row.user_id))
+                turns.append(hot.new(Turn, channel=channel, role="assistant", text=reply, trace_id=row.trace_id,
+                                     created_at=now, topic_id=topic_id, user_id=row.user_id))
                 said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
                 trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
                 notify["deliver"].append((channel, box.id))

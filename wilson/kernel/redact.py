@@ -87,7 +87,7 @@ def url_credentials(value: str) -> list[str]:
 
 def register(values) -> None:
     """Remember secret values; from now on every redaction masks them."""
-    global _registered
+    global _registered, _said
     with _lock:
         before = len(_secrets)
         for value in values or ():
@@ -98,6 +98,14 @@ def register(values) -> None:
         # longest first, so a secret that contains another is masked whole
         ordered = sorted(_secrets, key=len, reverse=True)
         _registered = re.compile("|".join(re.escape(s) for s in ordered))
+        _said = {}  # a new dict: a redaction still running with the old secrets fills the old one
+
+
+# Short texts redacted before, with what came out: a trace line's keys, roles, rule and tool names come
+# again with every stimulus, and a look-up is a fraction of the searches. Emptied when full.
+_said: dict[str, str] = {}
+SAID_CHARS = 80
+SAID_TEXTS = 4096
 
 
 def redact(text) -> str:
@@ -106,6 +114,19 @@ def redact(text) -> str:
         text = str(text)
     if not text:
         return text
+    if len(text) > SAID_CHARS or type(text) is not str:
+        return _redact(text)
+    said = _said
+    done = said.get(text)
+    if done is None:
+        done = _redact(text)
+        if len(said) >= SAID_TEXTS:
+            said.clear()
+        said[text] = done
+    return done
+
+
+def _redact(text: str) -> str:
     pattern = _registered
     if pattern is not None:
         text = pattern.sub(MASK, text)
