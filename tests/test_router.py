@@ -132,9 +132,15 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
     ("hello", "fast"), ("Thanks!", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
     ("plan my trip", "deep"), ("add milk to my list", "deep"), ("remind me to call mum at 5", "deep"),
     ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep"),
-    ("I'm tired today", "fast"), ("heading out, back at 6", "fast"), ("I'm off to Japan, plan the trip", "deep"),
-    ("I'm out of milk, need to buy some", "deep"), ("I'm worried my passport expires in May", "deep"),
-    ("when do I pay the car insurance?", "fast")])
+    ("when do I pay the car insurance?", "fast"),
+    # the user saying how or where they are, and nothing more, is routine (with a phone's apostrophe too) ...
+    ("I'm tired today", "fast"), ("I\u2019m tired today", "fast"), ("heading out, back at 6", "fast"),
+    ("just got home", "fast"), ("I'm busy this afternoon", "fast"),
+    # ... but not when it asks for something, or tells of something to plan
+    ("I'm sick, let my boss know I won't be in", "deep"), ("I'm going to bed, wake me at 7", "deep"),
+    ("I'm busy all day tomorrow, push my meetings", "deep"), ("I'm flying to Berlin on Friday", "deep"),
+    ("I'm moving house next month", "deep"), ("I'm having surgery on the 12th", "deep"),
+    ("I'm worried my passport expires in May", "deep")])
 def test_the_router_sends_only_routine_chat_to_the_fast_role(text, route):
     row = Inbox(origin="user", kind="message", text=text, payload={})
     assert choose_route(row)[0] == route

@@ -59,11 +59,19 @@ _LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i
                      r"remind me (what|when|where|who))\b", re.I)
 
 
-# The user saying how or where they are ("I'm tired today", "heading out, back at 6"): routine chat to answer,
-# unless it asks for a plan or a change (_PLANNING, looked at first) or speaks of something to do
-# (_OBLIGATION); the fast role may still hand it on.
-_STATUS = re.compile(r"(i'?m|i am|i'll be|i will be|i've been|i was|heading|off to|back (at|in|by|soon)|"
-                     r"going to (bed|sleep)|leaving|on my way|just (got|woke))\b", re.I)
+# The user saying how or where they are ("I'm tired today", "heading out, back at 6"), and nothing more: a closed
+# list of states with a short tail of when, matched whole, so that "I'm sick, tell my boss" or "I'm flying to
+# Berlin on Friday" still reach the planner.
+_STATE = (r"(so |very |really |a bit |quite |pretty )?(tired|sick|ill|exhausted|knackered|sleepy|bored|stressed|"
+          r"hungry|fine|ok|okay|good|great|home|back|out|busy|free|awake|up|here|at home|at work|at the office|"
+          r"in the office|working from home)")
+_GOING = (r"(heading out|off to (bed|sleep|work)|going to (bed|sleep)|on my way( home| to work)?|leaving (now|work)|"
+          r"got (home|back|in))")
+_WHEN = (r"(,|and|so)? ?(today|tonight|now|right now|this (morning|afternoon|evening)|all day|for (a bit|a while|"
+         r"an hour|the day)|back (at|in|by|around) \d{1,2}([:.]\d\d)? ?(am|pm|h|hours|minutes|mins)?|"
+         r"back (soon|later)|again|finally|already)")
+_STATUS = re.compile(rf"((i'm|im|i am|i was|i've been|i feel|feeling|just) {_STATE}|(i'm |i am |just )?{_GOING})"
+                     rf"( ?{_WHEN})*[ .!]*", re.I)
 
 
 # words that ask for a plan or a change: the deep role with every tool
@@ -71,8 +79,6 @@ _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule
                        r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
                        r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
                        r"done with|finished|complete|close|watch|forget)\w*", re.I)
-# ... and, in a statement, words of something to do or keep in mind ("my passport expires in May")
-_OBLIGATION = re.compile(r"\b(remember|need to|have to|must|expir|deadline|renew|pay|paid|owe)\w*", re.I)
 
 
 ROUTINE_CHARS = 120
@@ -84,7 +90,7 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
     triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
     everything else goes to the deep role."""
-    text = (row.text or "").strip()
+    text = (row.text or "").strip().replace("\u2019", "'")  # a phone's apostrophe
     if row.origin == "user":
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
             return "deep", "a request that may need planning"
@@ -92,7 +98,7 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
             return "fast", "routine chat"
         if _LOOKUP.match(text) or text.endswith("?"):
             return "fast", "a lookup"
-        if _STATUS.match(text) and not _OBLIGATION.search(text):
+        if _STATUS.fullmatch(text):
             return "fast", "the user saying how or where they are"
         return "deep", "not recognisably routine"
     if row.kind == "briefing":  # triage kept these as worth a line and nothing more: its summaries are the lines
@@ -108,7 +114,7 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
 
 def is_greeting(row: Inbox) -> bool:
     """A greeting, thanks or "ok" that asks nothing: routine chat that needs no read tool."""
-    text = (row.text or "").strip()
+    text = (row.text or "").strip().replace("\u2019", "'")
     return bool(_ROUTINE.fullmatch(text)) and "?" not in text and not _LOOKUP.search(text)
 
 
