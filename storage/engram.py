@@ -271,14 +271,17 @@ def live(kind: str | None = None, at: datetime | None = None) -> list[Memory]:
     return list(query.where(_alive(at)))
 
 
-def naming(address: str, kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:
-    """Live memories of these kinds whose text names this address (an email address, whole), strongest first.
-    The full-text index cannot find one: it splits an address into words."""
-    address = address.strip()
+def mentioning_address(address: str, kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:
+    """Live memories of these kinds whose text names this email address, whole (not bigboss@ for boss@, nor
+    boss@mail.example.org for boss@mail.example), strongest first. The full-text index cannot find one: it
+    splits an address into words."""
+    address = address.strip().lower()
     if "@" not in address or not reads.engram_holds_memories():
         return []
-    return list(Memory.select().where(Memory.kind.in_(kinds) & Memory.text.contains(address) & _alive(at))
-                .order_by(Memory.strength.desc(), Memory.id.desc()).limit(limit))
+    whole = re.compile(rf"(?<![\w.+-]){re.escape(address)}(?![\w-]|\.\w)", re.I)
+    candidates = Memory.select().where(Memory.kind.in_(kinds) & Memory.text.contains(address) & _alive(at)) \
+        .order_by(Memory.strength.desc(), Memory.id.desc())  # LIKE narrows; the pattern decides
+    return [m for m in candidates if whole.search(m.text)][:limit]
 
 
 def _alive(at: datetime | None):

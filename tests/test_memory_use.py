@@ -278,6 +278,14 @@ def test_a_senders_address_recalls_their_own_habit_and_their_name_but_not_others
     assert school.id not in found, "another sender at the same domain is not this sender"
 
 
+def test_an_address_is_matched_whole_not_inside_a_longer_one(db):
+    own = engram.store("belief", "user ignores mail from Boss@Mail.Example", ["mail:1"], NOW - timedelta(days=3))
+    longer = [engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
+              for n, a in enumerate(("bigboss@mail.example", "boss@mail.example.org", "boss@mail.examples"), 2)]
+    found = [m.id for m in engram.mentioning_address("boss@mail.example", ("belief",), 10, at=NOW)]
+    assert found == [own.id], [m.text for m in longer if m.id in found]
+
+
 def test_an_episode_sharing_one_chance_word_with_the_stimulus_is_not_recalled_and_one_sharing_two_is(db):
     chance = engram.store("episode", "Mail from calendar@work.example (“Meeting notes from Thursday”) was let pass",
                           ["outbox:1"], NOW - timedelta(days=2))
@@ -288,3 +296,6 @@ def test_an_episode_sharing_one_chance_word_with_the_stimulus_is_not_recalled_an
     assert chance.id not in found, "a meeting is not this meeting"
     one_word = {m["id"] for m in relevant_memories({"text": "meeting?"}, NOW)}
     assert {chance.id, same.id} <= one_word, "a one-word question needs only that word"
+    plural = engram.store("episode", "The user said: the cars need their taxes paid", ["turn:2"], NOW)
+    assert plural.id in {m["id"] for m in relevant_memories({"text": "what about the car tax?"}, NOW)}, \
+        "car and cars, tax and taxes are the same words"

@@ -27,6 +27,8 @@ EVENT_KINDS = (
 ADDRESS = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
 CONTEXT_MEMORIES = 8
 EPISODE_WORDS = 2  # words an episode must share with the stimulus (fewer when the stimulus has fewer)
+CHANCE_WORDS = frozenset("about should would could just also some any more very really please thanks thank "
+                         "hi hello like get got".split())
 PROFILE_SIZE = 3
 LEARNED_RECALL = ("principle", "belief", "interpretation")
 
@@ -83,7 +85,7 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
                 continue  # one shared word ("tomorrow", "meeting") is chance, not the same matter
             found.setdefault(memory.id, _memory_view(memory, why))
     for address in dict.fromkeys(str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)):
-        for memory in engram.naming(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
+        for memory in engram.mentioning_address(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
             found.setdefault(memory.id, _memory_view(memory, f"person: {address}"))
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
     chosen = ranked[:limit]
@@ -102,8 +104,18 @@ EVENT_SUBJECTS = {"trip": ("flights", "hotels", "packing"), "bill": ("bills", "t
 
 
 def _stems(text: str) -> set[str]:
-    # the search engine stems; a word's first five letters are close enough to count shared words
-    return {word[:5] for word in engram.terms(text)}
+    # The search engine stems words; this stems them roughly alike (car/cars, tax/taxes, meeting/meetings), and
+    # leaves out words too common to say two texts are about the same thing.
+    return {_stem(word) for word in engram.terms(text) if word not in CHANCE_WORDS}
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-2] if word.endswith(("ches", "shes", "xes", "sses")) else word[:-1]
+    for suffix in ("ing", "ed", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
 
 
 def calibration_lines(context: dict) -> list[dict]:
