@@ -17,7 +17,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import TRIAGE_TOOL, chunks, normalise_decisions, triage_context, triage_request
+from actors.triage import TRIAGE_TOOL, chunks, drops_a_row, normalise_decisions, triage_context, triage_request
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -253,8 +253,8 @@ class TriageActor(WilsonActor):
             call = next((c for c in result.tool_calls if c.name == "triage"), None)
             raw = call.arguments.get("items") if call else None
             drops = call.arguments.get("drop") if call else None
-            if raw is None and isinstance(drops, list):
-                raw = []  # everything dropped
+            if raw is None and drops_a_row(drops, batch):
+                raw = []  # a model with nothing to keep may leave `items` out
             if not isinstance(raw, list):
                 # No decision at all is not "forgot every row": keeping them would send each to the
                 # cortex on its own. They wait for the next sync instead.

@@ -146,5 +146,12 @@ def normalise_decisions(raw_items, rows: list, raw_drops=None) -> list[dict]:
     return decisions
 
 
+def drops_a_row(raw_drops, rows: list) -> bool:
+    """Whether a triage answer's `drop` names one of these rows: an answer without `items` that does not has
+    decided nothing, and its rows wait for the next sync rather than all being kept."""
+    known = {r.id for r in rows}
+    return any(i in known for group in _dicts(raw_drops) for i in group.get("buffer_ids") or [] if isinstance(i, int))
+
+
 def _dicts(raw) -> list[dict]:
     return [item for item in raw if isinstance(item, dict)] if isinstance(raw, list) else []

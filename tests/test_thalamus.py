@@ -407,7 +407,10 @@ def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, scripted):
     {"fault": "malformed_json"},
     {"reply": {"text": "Sure! Here is my triage: everything is fine."}},
     {"reply": call("triage", items="all of them, inbox")},
-], ids=["bad-arguments", "malformed-json", "no-tool-call", "items-not-a-list"])
+    {"reply": call("triage", drop=[])},
+    {"reply": call("triage", drop=[{"buffer_ids": [4242], "reason": "not ours"}])},
+], ids=["bad-arguments", "malformed-json", "no-tool-call", "items-not-a-list", "empty-drop-only",
+        "drop-only-naming-no-row"])
 def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, scripted, broken):
     server = scripted(brain({"match": offers("triage"), "times": 2, **broken}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
