@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from actors import tools
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import TokenUsage
@@ -88,6 +89,17 @@ def test_trip_three_months_ahead_becomes_a_prepared_plan(synapse):
     # no model answered: no tokens are counted, and the rule that fired comes with the answer
     assert not TokenUsage.select().exists()
     assert "“Trip” in the title" in result.rule
+
+
+def test_a_run_offered_less_than_the_rules_would_do_hands_the_whole_on_when_it_can(synapse):
+    noting = cortex(synapse, "event", "New calendar event: Trip to Japan",
+                    calendar("new", "Trip to Japan", "2027-04-10", end="2027-04-24"), offered=tools.schemas_for("noting"))
+    [(name, args)] = calls(noting)
+    assert name == "escalate" and "create_topic" in args["why"], "no task for a topic that is never made"
+    background = cortex(synapse, "event", "New calendar event: Trip to Japan",
+                        calendar("new", "Trip to Japan", "2027-04-10", end="2027-04-24"),
+                        offered=tools.schemas_for("background"))
+    assert [n for n, _ in calls(background)] == ["propose"], "offered everything: the rules plan it themselves"
 
 
 def test_a_trip_too_close_for_lead_times_gets_no_past_deadlines(synapse):

@@ -71,6 +71,10 @@ class OfflineProvider:
         offered = [t.get("name", "") for t in tools]
         actions = [a for t in tools if t.get("name") == PROPOSE for a in _actions_of(t) if a not in offered]
         text, calls, rule = self.respond(messages, offered + actions, payload.get("response_format"), context)
+        beyond = [name for name, _ in calls if name not in offered and name not in actions]
+        if beyond and "escalate" in offered:
+            # a run offered less than the rules would do (a fast one) hands on the whole, not the part it may
+            text, calls = "", [("escalate", {"why": f"the offline rules would call {beyond[0]}"})]
         calls = _folded([(name, args) for name, args in calls if name in offered or name in actions], actions)
         message = {"role": "assistant", "content": text if (text or not calls) else None}
         if calls:
