@@ -134,9 +134,9 @@ def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_t
     app, server = scripted(note, rules=triage_saying(False))
     row = triaged(app, "Email from the school: sign the field trip form by Friday")
     [(role, offered)] = roles_of_cortex_runs(server)
-    # the context already recalls memories and lists tasks and topics; the mail came with a sync
-    assert role == "fast" and offered == {"calendar_lookup", "surface", "escalate", "propose", "create_task",
-                                          "update_task", "complete_task", "remind"}
+    # the context already recalls memories; the mail came with a sync
+    assert role == "fast" and offered == {"calendar_lookup", "list_tasks", "surface", "escalate", "propose",
+                                          "create_task", "update_task", "complete_task", "remind"}
     assert routed(row)[-1] == ("fast: triage found nothing to plan in it (the fast role may hand it on)")
     assert told(row) == ["From the email from school@school[.]example: School asks you to sign the trip form by Friday."]
 

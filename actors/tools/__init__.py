@@ -72,8 +72,9 @@ BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset({"list_reminders", "rename_topic"
 FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
                         "search_email"})
 # A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
-# for a moved event, and `surface`. The context already recalls memories and lists the tasks and topics.
-NOTING_READS = frozenset({"calendar_lookup"})
+# for a moved event, the tasks beyond the few the context shows, and `surface`. (The context recalls memories;
+# a sync brought the mail, so no sync is asked for.)
+NOTING_READS = frozenset({"calendar_lookup", "list_tasks"})
 NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
 NOTING_DECISIONS = frozenset({"surface"})
 ESCALATE = {"type": "function", "function": {
@@ -81,7 +82,7 @@ ESCALATE = {"type": "function", "function": {
     "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
                    "reminders, email).",
     "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
-# A background item that triage found nothing to plan in goes to the fast role with the background tools; it
+# A background item that triage found nothing to plan in goes to the fast role with the tools of a note; it
 # hands the item to the planner when it turns out to need one.
 ESCALATE_PLAN = {"type": "function", "function": {
     "name": "escalate",
