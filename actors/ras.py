@@ -106,9 +106,9 @@ class RasActor(WilsonActor):
         args = dict(call.arguments) if call else {}
         known = {r.id for r in rows}
         urgent_ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
-        # the ids say it; an older answer's `urgent: true` without ids means every row
-        urgent = bool(urgent_ids) if "urgent" not in args else bool(args["urgent"]) and (
-            urgent_ids or not args.get("buffer_ids"))
+        # The ids say it, even beside an `urgent: false` (a missed urgent mail costs more than an early sync);
+        # an older answer's `urgent: true` without ids means every row.
+        urgent = bool(urgent_ids) or (args.get("urgent") is True and not args.get("buffer_ids"))
         with database.atomic():
             ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(known))).execute()
             fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()

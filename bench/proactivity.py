@@ -86,9 +86,9 @@ def _context(body: dict) -> dict:
 
 
 PROMO_WORDS = ("sale", "% off", "offer", "from 49", "free", "newsletter", "digest", "webinar", "watchlist")
-PLAN_WORDS = ("rebook", "prepare", "plan", "organise", "trip to")  # acting on it takes several steps
-# whole words and their forms ("plans", "planning"), not "planet"
-_PLAN = re.compile(r"\b(" + "|".join(re.escape(w) for w in PLAN_WORDS) + r")(s|d|ed|ing|ning|ned)?\b")
+# Acting on a mail takes several steps when its subject says so, in these words and their forms ("plans",
+# "preparing", "organizing", "trips to"), not "planet".
+PLAN_WORDS = re.compile(r"\b(rebook|prepar|plan(?!et)|organi[sz]|trips? to)\w*")
 # A user's question that a model answers with one read tool first (a tool round), by the words that ask it.
 CHAT_TOOLS = (("calendar", "calendar_lookup"), ("busy", "calendar_lookup"), ("dentist", "calendar_lookup"),
               ("tomorrow's meeting", "calendar_lookup"), ("due", "list_tasks"))
@@ -144,7 +144,7 @@ def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
     else:
         out = {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
     if out["action"] == "inbox" and item.get("channel") != "calendar":
-        out["plan"] = bool(_PLAN.search(subject))  # the rest is a note or one task
+        out["plan"] = bool(PLAN_WORDS.search(subject))  # the rest is a note or one task
     if out["action"] == "drop" and errors.hit("triage", errors.false_inbox, item):
         return {**out, "action": "inbox", "reason": "kept in error"}
     if out["action"] == "inbox" and errors.hit("triage", errors.false_drop, item):

@@ -17,7 +17,7 @@ import pytest
 
 from actors.hippocampus.actor import HippocampusActor
 from actors.hippocampus.episodes import collect_episodes
-from actors.hippocampus.model import build_request
+from actors.hippocampus.model import build_request, parse_items
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.outcomes import calibration
 from actors.hippocampus.rules import interpret, subject_of
@@ -277,7 +277,7 @@ def test_the_model_keeps_a_candidate_by_its_number_in_the_candidates_own_words(d
     turn = Turn.create(channel="repl", role="user", text="I always forget the plants when I travel",
                        created_at=at("2027-01-10"))
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
-    synapse = FakeSynapse(arguments={"keep": [1, 7, "1", True], "items": [
+    synapse = FakeSynapse(arguments={"keep": ["1", 7, True], "items": [
         {"kind": "interpretation", "text": "user forgets the plants when travelling", "provenance": [f"turn:{turn.id}"]}]})
 
     counts = consolidate(night("2027-01-11"), synapse)
@@ -287,18 +287,22 @@ def test_the_model_keeps_a_candidate_by_its_number_in_the_candidates_own_words(d
     kept = live("interpretation", LATE)
     assert kept is not None and kept.provenance == candidate["provenance"], "its words and evidence, as the rules had them"
     assert live("interpretation", "user forgets the plants when travelling") is not None
-    assert counts["by"] == "model" and counts["stored"] == 2, "numbers that name no candidate keep nothing"
+    assert counts["by"] == "model" and counts["stored"] == 2, "a number written as text counts; others keep nothing"
 
 
-def test_a_candidate_kept_by_number_and_restated_in_items_is_one_memory(db):
+def test_a_keep_that_names_no_candidate_leaves_the_night_to_the_rules(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
-    synapse = FakeSynapse(extra_items=[], arguments=None)
-    synapse.chat = lambda role, messages, tools=None, origin="user": Reply(tool_calls=[Call("record_memories", {
-        "keep": [1], "items": json.loads(messages[-1]["content"])["candidates"]})])
+    candidates = [{"kind": "interpretation", "text": LATE, "provenance": ["task:1"]}]
+    unusable = Reply(tool_calls=[Call("record_memories", {"keep": [9, "first"], "items": []})])
+    assert parse_items(unusable, {"task:1"}, candidates) is None
+    kept = Reply(tool_calls=[Call("record_memories", {"keep": [1], "items": []})])
+    assert parse_items(kept, {"task:1"}, candidates) == candidates
+    nothing = Reply(tool_calls=[Call("record_memories", {"keep": [], "items": []})])
+    assert parse_items(nothing, {"task:1"}, candidates) == [], "keeping nothing is an answer"
 
-    counts = consolidate(night("2027-01-11"), synapse)
+    counts = consolidate(night("2027-01-11"), FakeSynapse(arguments={"keep": [9], "items": []}))
 
-    assert live("interpretation", LATE).strength == 1 and counts["stored"] == 1
+    assert counts["by"] == "rules" and live("interpretation", LATE) is not None
 
 
 def test_rows_committed_while_the_model_thinks_are_consolidated_once(db):

@@ -175,7 +175,7 @@ def test_arousal_is_remembered_per_row(tmp_path, scripted):
     ({"buffer_ids": []}, "none"),
     ({"urgent": True, "reason": "all of it", "buffer_ids": []}, "all"),  # an older answer: no ids means every row
     ({"urgent": False, "reason": "calm", "buffer_ids": []}, "none"),
-    ({"urgent": False, "buffer_ids": "urgent"}, "none"),  # it said not urgent
+    ({"urgent": False, "buffer_ids": "urgent"}, "urgent"),  # the ids count: a missed alarm costs more
 ], ids=["ids", "no-ids", "old-all", "old-calm", "old-contradiction"])
 def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, scripted, answer, aroused):
     rows = {}

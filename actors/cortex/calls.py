@@ -54,7 +54,7 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
         run = "user" if user_run else "background"
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
-    offered = tools.names_in(schemas)  # the tools, and the actions of `propose`
+    offered = tools.names_in(schemas)  # with `propose`'s actions: a fast run proposing another one hands on
     for round_number in range(MAX_ROUNDS):
         try:
             # `context`: the same facts, structured, for the offline rules (they never read the prompt)

@@ -84,13 +84,18 @@ def parse_items(result, known: set[str], candidates: list[dict] = ()) -> list[di
         if not isinstance(args, dict) or not (isinstance(args.get("items"), list) or isinstance(args.get("keep"), list)):
             logger.warning("consolidation: record_memories without an items or keep list")
             continue
+        keep = args.get("keep") if isinstance(args.get("keep"), list) else []
+        numbers = [_number(n) for n in keep]
+        if keep and not any(1 <= n <= len(candidates) for n in numbers) and not args.get("items"):
+            logger.warning("consolidation: record_memories kept no candidate it named ({!r})", keep[:5])
+            continue  # it meant to keep something and named nothing: the rules' candidates stand
         usable = True
-        for n in args.get("keep") if isinstance(args.get("keep"), list) else []:
-            if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(candidates):
+        for n, raw_n in zip(numbers, keep):
+            if 1 <= n <= len(candidates):
                 kept = candidates[n - 1]
                 items.append({"kind": kept["kind"], "text": kept["text"], "provenance": list(kept["provenance"])})
             else:
-                logger.warning("consolidation: dropped keep {!r}: no such candidate", n)
+                logger.warning("consolidation: dropped keep {!r}: no such candidate", raw_n)
         for raw in args.get("items") if isinstance(args.get("items"), list) else []:
             if not isinstance(raw, dict):
                 continue
@@ -104,6 +109,16 @@ def parse_items(result, known: set[str], candidates: list[dict] = ()) -> list[di
                 continue
             items.append({"kind": kind, "text": text.strip()[:500], "provenance": provenance})
     return items if usable else None  # one said twice (kept and restated) is stored once, by its key
+
+
+def _number(value) -> int:
+    """A candidate number as models write it (7, "7", 7.0); 0 for anything else."""
+    if isinstance(value, bool):
+        return 0
+    try:
+        return int(value) if float(value) == int(float(value)) else 0
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dict]) -> tuple[list[dict], str]:
