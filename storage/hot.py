@@ -133,7 +133,7 @@ def _plain(model, fields: dict) -> bool:
 
 
 _converted: dict = {}  # (model, a row as read) -> its values converted: see `known`
-KNOWN_ROWS = 2048  # distinct rows remembered (emptied when full): the conversations' last turns, many times over
+KNOWN_ROWS = 512  # distinct rows remembered (emptied when full): the last turns of some forty conversations
 
 
 def known(model, values) -> peewee.Model:

@@ -89,14 +89,15 @@ class UTCDateTimeField(peewee.DateTimeField):
         # `==` tells an aware moment from a naive one (never equal) and is true across zones only for the
         # same instant, which converts to the same UTC value
         last = UTCDateTimeField._last
-        if last[0] is not None and type(value) is datetime and last[0] == value:
+        if value is last[0] or (last[0] is not None and type(value) is datetime and last[0] == value):
             return last[1]
+        moment = value
         aware = isinstance(value, datetime) and value.tzinfo is not None
         if aware:
             value = value.astimezone(UTC).replace(tzinfo=None)
         stored = super().db_value(value)
-        if aware and type(stored) is datetime:
-            UTCDateTimeField._last = (value.replace(tzinfo=UTC), stored)
+        if aware and type(moment) is datetime and type(stored) is datetime:
+            UTCDateTimeField._last = (moment, stored)
         return stored
 
     def python_value(self, value):
