@@ -145,11 +145,15 @@ def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | No
 
 
 def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> list[dict]:
-    """The schemas one kind of run is offered: "user" (every read, `propose` for every change, the decision
-    tools), "background" (fewer reads and changes, nothing only the user may start), "noting" (on the fast role:
-    the calendar, the changes that make a note or one task, `surface`, and `escalate` to the planner), "fast" (routine chat: a
-    few read tools, `decide`, and `escalate` to the planner), "greeting" (the same without the reads). `deciding` False: the user has no pending
-    proposal, so `decide` (the last schema, so that what comes before it stays a cacheable prefix) is left out."""
+    """The schemas one kind of run is offered:
+    - "user": every read, `propose` for every change, the decision tools;
+    - "background": fewer reads and changes, nothing only the user may start;
+    - "noting" (fast role): the calendar and tasks, the changes that make a note or one task, `surface`, and
+      `escalate` to the planner;
+    - "fast" (routine chat): a few read tools, `decide`, and `escalate` to the planner;
+    - "greeting": the same without the reads.
+    `deciding` False: the user has no pending proposal, so `decide` (the last schema, so that what comes
+    before it stays a cacheable prefix) is left out."""
     return list(_schemas_for(run, box or toolbox(), deciding))
 
 
