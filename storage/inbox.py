@@ -54,14 +54,14 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
 
     One `UPDATE … RETURNING` picks and claims the row: nothing can come between the look and
     the claim (SQLite's write lock, PostgreSQL's row lock with SKIP LOCKED), and a look that
-    finds nothing, as every drain ends with, is that one statement. The row is the claim's trace
-    line (`storage.trace.path` makes it from `claimed_at` and `lane`), so none is written, except for
-    a takeover, whose old owner is in no column; whatever gives the row back to be claimed again
-    writes the line of the claim it ends first (`keep_claim_line`), as the next claim overwrites it."""
+    finds nothing, as every drain ends with, is that one statement. The claim's trace is a
+    second statement (held for the run's transaction inside `trace.held()`): a crash before it is
+    written leaves a claimed row without its "claimed" line, which `recover` writes from the row
+    when it takes the row back."""
     now_wall = wall_now()
     owner = owner or f"{liveness.PROCESS}/{lane}"
     lease_until = now_wall + timedelta(seconds=lease_seconds)
-    # a takeover's claim, owner and line take the write lock once
+    # the claim and its trace take the write lock once: the realtime lane claims with every message
     with write_lock():
         found = hot.execute(("claim", is_postgres()), _claim_sql, [
             Inbox.claimed_at.db_value(at), lane, TAKING_OVER, owner, Inbox.lease_until.db_value(lease_until),
@@ -70,36 +70,23 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
         if not found:
             return None
         row = hot.instance(Inbox, found[0])
+        taken_from = None
         if row.owner != owner:
             # a row whose lease ran out: the claim marked it "taking over from <old owner>" (its lease is
             # fresh, so nobody else takes it, and the old owner can no longer finish it); now it is ours
             taken_from = row.owner[len(TAKING_OVER):]
-            keep_claim_line(row)  # the old owner's: the claim left its time and lane for this
-            Inbox.update(owner=owner, claimed_at=at, lane=lane).where(
-                (Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
-            row.owner, row.claimed_at, row.lane = owner, at, lane
-            # a takeover's line is written now: the old owner it names is in no column
-            trace.record(row.trace_id, "claimed", lane, claim_reason(row)
-                         + f", taken over from {taken_from} whose lease ran out", at, hold=False)
-        faults.point("inbox:after-claim")  # claimed, nothing else written yet
+            Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
+            row.owner = owner
+        faults.point("inbox:after-claim")  # claimed, its trace not yet written
+        # a takeover's line is written now: the old owner it names is in no column
+        trace.record(row.trace_id, "claimed", lane, claim_reason(row)
+                     + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at,
+                     hold=not taken_from)
     return row
 
 
-claim_reason = trace.claim_reason  # a stored claim's line reads as the one made from its row
-
-
-def keep_claim_line(row: Inbox) -> None:
-    """Store the line of the claim `row` holds (its `claimed_at` and `lane`), unless one is stored already:
-    before the row is claimed again, which overwrites them, or when the claim was lost to a takeover.
-
-    Marked as kept (`trace.KEPT`): the row's next claim may come at the same moment (a simulated clock),
-    and its line, made from the row, must not be taken for this one."""
-    lane = row.lane or "inbox"
-    if row.claimed_at is None or Trace.select().where(
-            (Trace.trace_id == row.trace_id) & (Trace.stage == "claimed") & (Trace.actor == lane)
-            & (Trace.at == row.claimed_at)).exists():
-        return
-    trace.record(row.trace_id, "claimed", lane, claim_reason(row), row.claimed_at, trace.KEPT, hold=False)
+def claim_reason(row: Inbox) -> str:
+    return f"inbox {row.id} priority {row.priority} ({row.kind})"
 
 
 def _claim_sql() -> str:
@@ -107,10 +94,7 @@ def _claim_sql() -> str:
     # the OR alone made SQLite merge two index scans
     claimable_sql = ('"status" IN (\'pending\', \'claimed\') AND ("status" = \'pending\' OR "lease_until" < ?)')
     lock = " FOR UPDATE SKIP LOCKED" if is_postgres() else ""
-    # a row claimed already (a takeover) keeps its claim's time and lane for claim_next to keep its line
-    return ('UPDATE "inbox" SET "status" = \'claimed\', '
-            '"claimed_at" = CASE WHEN "status" = \'claimed\' THEN "claimed_at" ELSE ? END, '
-            '"lane" = CASE WHEN "status" = \'claimed\' THEN "lane" ELSE ? END, '
+    return ('UPDATE "inbox" SET "status" = \'claimed\', "claimed_at" = ?, "lane" = ?, '
             '"owner" = CASE WHEN "status" = \'claimed\' THEN ? || COALESCE("owner", \'\') ELSE ? END, "lease_until" = ? '
             f'WHERE "id" = (SELECT "id" FROM "inbox" WHERE {claimable_sql} AND "priority" >= ? AND "priority" <= ? '
             f'ORDER BY "priority", "id" LIMIT 1{lock}) AND {claimable_sql} '
@@ -180,8 +164,6 @@ def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = Non
         if owner is not None and (row.owner != owner or row.status != "claimed"):
             return "lost"
         status = "failed" if row.attempts + 1 >= MAX_ATTEMPTS else "pending"
-        if status == "pending":  # claimed again later: its claim's line is kept first
-            keep_claim_line(row)
         # the owner is checked again by the write itself: on PostgreSQL the row may have been
         # released and claimed by another worker since it was read
         changed = Inbox.update(status=status, error=redact(error)[:2000], attempts=Inbox.attempts + 1,
@@ -194,9 +176,6 @@ def release_owner(owner: str) -> int:
     """A hung owner was replaced: its rows go back (the hang counts as an attempt), or are given up."""
     mine = (Inbox.owner == owner) & (Inbox.status == "claimed")
     with database.atomic():
-        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.lane, Inbox.priority, Inbox.kind,
-                                Inbox.claimed_at).where(mine):
-            keep_claim_line(row)  # the rows given back lose their claim's columns
         Inbox.update(status="failed", error=GAVE_UP, lease_until=None, attempts=Inbox.attempts + 1).where(
             mine & (Inbox.attempts + 1 >= MAX_ATTEMPTS)).execute()
         return Inbox.update(status="pending", claimed_at=None, lease_until=None,
@@ -217,7 +196,11 @@ def recover(at: datetime) -> int:
         for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.owner, Inbox.lane, Inbox.priority, Inbox.kind,
                                 Inbox.claimed_at).where(stale):
             why = "which is gone" if row.owner in dead else "whose lease ran out"
-            keep_claim_line(row)  # the row is made pending: its claim's columns are cleared
+            if row.claimed_at is not None and not Trace.select().where(
+                    (Trace.trace_id == row.trace_id) & (Trace.stage == "claimed")
+                    & (Trace.at == row.claimed_at)).exists():
+                # the run died before its claim's line was written (it waits for the run's results)
+                trace.record(row.trace_id, "claimed", row.lane or "inbox", claim_reason(row), row.claimed_at)
             released += Inbox.update(status="pending", claimed_at=None, lease_until=None).where(
                 (Inbox.id == row.id) & stale).execute()
             trace.record(row.trace_id, "released", "inbox", f"inbox {row.id} taken over from {row.owner}, {why}",
@@ -250,9 +233,4 @@ def defer(row_id: int, error: str, owner: str | None = None) -> None:
 
 
 def retry_deferred() -> int:
-    deferred = Inbox.status == "deferred"
-    with database.atomic():
-        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.lane, Inbox.priority, Inbox.kind,
-                                Inbox.claimed_at).where(deferred):
-            keep_claim_line(row)  # the next claim overwrites this one's columns
-        return Inbox.update(status="pending").where(deferred).execute()
+    return Inbox.update(status="pending").where(Inbox.status == "deferred").execute()

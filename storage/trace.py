@@ -1,9 +1,10 @@
 """Traces: the path of one stimulus through Wilson, one row per decision.
 
 Inside `held()` a thread's trace rows wait and go in with its next commit, all in one statement: the
-cortex holds them for a run, so the offline rule that answered and the lines of its results are one
-INSERT in the run's transaction instead of a statement (or a transaction) each. A process killed before
-that commit loses the lines with the run itself. The claim writes no line: its row is the line (`path`).
+cortex holds them for a run, so its claim, the offline rule that answered and the lines of its results
+are one INSERT in the run's transaction instead of a statement (or a transaction) each. A process
+killed before that commit loses the lines with the run itself; `storage.inbox.recover` writes the
+claim's line back from the row.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from storage.db import database, has_transaction_hooks, transaction_hooks
 from storage.models import Inbox, Outbox, Trace
 from wilson.kernel.redact import redact, redact_data
 
-# the data of a claim's line stored from its row when the claim ended (storage/inbox.py keep_claim_line)
-KEPT = {"kept": "the claim ended; its row was to be claimed again"}
 _local = threading.local()  # held: rows waiting for a transaction; sent: rows written at its begin
 
 
@@ -108,29 +107,22 @@ transaction_hooks(_on_commit, _on_end, _on_savepoint)
 
 
 def path(trace_id: str) -> list[Trace]:
-    """The trace's lines by time, with those its rows hold: a realtime inbox row its routing (`routed`), an
-    inbox row its latest claim (`claimed`), and a delivered outbox row of a channel that stores no line
-    for it its delivery (`delivered`).
+    """The trace's lines by time, with those its rows hold: a realtime inbox row its routing (`routed`), and
+    a delivered outbox row of a channel that stores no line for it its delivery (`delivered`).
 
-    What a row holds already (when, from where, by which lane, on which channel) is not written again as
-    a line; it is made here: the routing and the claim before the stored lines of their moment (they came
-    first), a delivery after them. Lines stored before this was so are shown once; so is a claim whose
-    line was stored (a takeover's, which names the old owner, or one from before): a stored claim of that
-    lane at that moment stands for it, unless it was `KEPT` for a claim that ended before this one."""
+    What a row holds already (when, from where, on which channel) is not written again as a line; it is
+    made here: the routing before the stored lines of its moment (it came first), a delivery after them.
+    Lines stored before this was so are shown once."""
     rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
     stored = {(r.stage, r.actor, r.reason) for r in rows}
-    claims = {(r.actor, r.at) for r in rows if r.stage == "claimed" and r.data != KEPT}
-    inbox_rows = list(Inbox.select(Inbox.id, Inbox.trace_id, Inbox.source, Inbox.priority, Inbox.created_at,
-                                   Inbox.origin, Inbox.kind, Inbox.lane, Inbox.claimed_at).where(
-        Inbox.trace_id == trace_id).order_by(Inbox.id))
-    routed = [routed_line(row) for row in inbox_rows if is_routed_by_row(row)]
-    claimed = [claimed_line(row) for row in inbox_rows if row.claimed_at is not None]
+    routed = [routed_line(row) for row in Inbox.select(
+        Inbox.id, Inbox.trace_id, Inbox.source, Inbox.priority, Inbox.created_at).where(
+        (Inbox.trace_id == trace_id) & routed_by_row())]
     delivered = [delivered_line(box) for box in Outbox.select(
         Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
         (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False))]
     made = [(line, rank) for lines, rank in ((routed, -1), (delivered, 1)) for line in lines
             if (line.stage, line.actor, line.reason) not in stored]
-    made[len(routed):len(routed)] = [(line, -1) for line in claimed if (line.actor, line.at) not in claims]
     if not made:
         return rows
     ranked = [(r, 0) for r in rows] + made
@@ -140,24 +132,14 @@ def path(trace_id: str) -> list[Trace]:
 # The inbox rows whose routing is their own line: a user's realtime stimulus (storage/routing.py
 # commit_realtime, REALTIME_PRIORITY). A request to modify a proposal (actors/proposals/decide.py) is a user
 # row at that priority too, but it continues its proposal's trace and was never routed by the thalamus.
-def is_routed_by_row(row: Inbox) -> bool:
-    return row.origin == "user" and row.priority == 0 and row.kind != "modify"
+def routed_by_row():
+    return (Inbox.origin == "user") & (Inbox.priority == 0) & (Inbox.kind != "modify")
 
 
 def routed_line(row: Inbox) -> Trace:
     """The line a realtime stimulus' routing stands for (not stored: the inbox row holds it)."""
     return Trace(trace_id=row.trace_id, stage="routed", actor="thalamus",
                  reason=f"inbox priority {row.priority} from {row.source}", at=row.created_at)
-
-
-def claimed_line(row: Inbox) -> Trace:
-    """The line a row's latest claim stands for (not stored: the row holds it, storage/inbox.py claim_next)."""
-    return Trace(trace_id=row.trace_id, stage="claimed", actor=row.lane or "inbox",
-                 reason=claim_reason(row), at=row.claimed_at)
-
-
-def claim_reason(row: Inbox) -> str:
-    return f"inbox {row.id} priority {row.priority} ({row.kind})"
 
 
 def delivered_line(box: Outbox) -> Trace:

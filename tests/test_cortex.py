@@ -421,17 +421,3 @@ def test_an_empty_model_answer_is_never_a_bare_noted(scripted):
     row = say(app, "hm")
     assert user_texts(app) == [NO_ANSWER]
     assert ("replied", "reply on repl (the model gave no answer of its own)") in stages(row.trace_id)
-
-
-def test_wilson_trace_of_a_message_shows_its_claim_made_from_the_inbox_row(make_app):
-    """A run stores no line for its claim: `wilson trace` shows it where the stored line stood."""
-    from channels import views
-
-    app = make_app()
-    row = say(app, "hello there")
-    steps = [(s["stage"], s["actor"], s["reason"]) for s in views.trace_steps(row.trace_id)]
-    assert [(stage, actor) for stage, actor, _ in steps] == [
-        ("routed", "thalamus"), ("claimed", "cortex-realtime"), ("offline", "synapse"), ("routed", "cortex"),
-        ("replied", "cortex"), ("delivered", "repl")]
-    assert steps[1][2] == f"inbox {row.id} priority 0 (message)"
-    assert ("claimed", f"inbox {row.id} priority 0 (message)") not in stages(row.trace_id)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import socket
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
 from storage import buffers, inbox, outbox, trace
 from storage.db import FairLock
 from storage.migrations import MIGRATIONS, current_version, migrate
-from storage.models import Approval, Inbox, SchemaVersion, Trace
+from storage.models import Approval, Inbox, SchemaVersion
 from wilson.kernel import clock as clockmod
 from wilson.kernel import liveness
 
@@ -106,10 +106,6 @@ def test_a_takeover_is_traced_with_the_owner_it_took_the_row_from_and_the_row_is
     assert [t.reason for t in trace.path(row.trace_id) if t.stage == "claimed"] == [
         f"inbox {row.id} priority 1 (message)",
         f"inbox {row.id} priority 1 (message), taken over from host:1:abc/cortex#1 whose lease ran out"]
-    slow = Inbox.get_by_id(row.id)
-    slow.owner, slow.lane = "host:1:abc/cortex#1", "cortex"
-    inbox.keep_claim_line(slow)  # the old owner learns it lost the row: its claim's line is there already
-    assert [t.stage for t in trace.path(row.trace_id)].count("claimed") == 2
 
 
 def test_a_claim_that_finds_nothing_changes_nothing(any_db):
@@ -415,30 +411,3 @@ def test_a_hot_statement_on_sqlite_holds_the_write_lock_raises_peewees_errors_an
     finally:
         db.query_hooks.clear()
     assert seen and seen[0].startswith("SELECT") and '"inbox"' in seen[0]  # what bench/common.py's recorder uses
-
-
-def _claims(trace_id: str) -> list[tuple]:
-    return [(t.actor, t.reason, t.at) for t in trace.path(trace_id) if t.stage == "claimed"]
-
-
-@pytest.mark.parametrize("later", [timedelta(minutes=1), timedelta(0)], ids=["clock-moves", "same-moment"])
-def test_a_claim_is_its_rows_line_and_each_claim_of_a_row_run_again_is_shown(any_db, later):
-    """No line is stored for a claim; whatever gives the row back keeps its claim's line first."""
-    rows = {how: inbox.add(source="repl", text=how, priority=0, at=NOW)
-            for how in ("failed", "released", "deferred")}
-    reason = {how: f"inbox {row.id} priority 0 (message)" for how, row in rows.items()}
-    for how in rows:
-        assert inbox.claim_next(NOW, lane="cortex-realtime", owner=f"{how}-owner").text == how
-    assert not Trace.select().where(Trace.stage == "claimed").exists()
-    assert _claims(rows["failed"].trace_id) == [("cortex-realtime", reason["failed"], NOW)]
-
-    assert inbox.fail_or_retry(rows["failed"].id, NOW, "boom", owner="failed-owner") == "pending"
-    assert inbox.release_owner("released-owner") == 1
-    inbox.defer(rows["deferred"].id, "model down", owner="deferred-owner")
-    assert inbox.retry_deferred() == 1
-    for how, row in rows.items():
-        assert inbox.claim_next(NOW + later, lane="cortex-realtime", owner="again").id == row.id
-        inbox.finish(row.id, NOW + later, owner="again")
-        assert _claims(row.trace_id) == [("cortex-realtime", reason[how], NOW),
-                                         ("cortex-realtime", reason[how], NOW + later)], how
-    assert Trace.select().where(Trace.stage == "claimed").count() == 3  # the last claims are their rows

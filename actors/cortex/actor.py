@@ -75,7 +75,7 @@ class CortexActor(WilsonActor):
     def drain(self) -> None:
         lease = float(self.config.get("supervisor", "lease_seconds"))
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
-            # the offline rule's trace line goes out with the run's results (storage/trace.py);
+            # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
             # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)
             with trace.held(), outbox.written():
                 row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
@@ -88,7 +88,6 @@ class CortexActor(WilsonActor):
                     self.run(row)
                 except inbox.LostClaim as exc:  # replaced while it worked: the new owner runs the row
                     logger.warning("{}: {}; its results were not kept", self.name, exc)
-                    inbox.keep_claim_line(row)  # the row now holds the new owner's claim
                     return
                 except Exception as exc:  # one broken run must not take the cortex (and every later message) down
                     self.contain(row, exc)
@@ -114,8 +113,6 @@ class CortexActor(WilsonActor):
         now = self.now()
         logger.opt(exception=exc).error("{} run on inbox {} broke", self.name, row.id)
         status = inbox.fail_or_retry(row.id, now, f"{type(exc).__name__}: {exc}", owner=self.owner)
-        if status == "lost":
-            inbox.keep_claim_line(row)  # the row now holds the new owner's claim
         trace.record(row.trace_id, "error", self.name, f"{type(exc).__name__}: {exc} ({status})", now)
         if status == "failed":
             self.apologise(row, now)
