@@ -84,13 +84,17 @@ _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule
 ROUTINE_CHARS = 120
 
 
+def _text(row: Inbox) -> str:
+    return (row.text or "").strip().replace("\u2019", "'")  # a phone's apostrophe reads as the keyboard's
+
+
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
     which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
     unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
     triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
     everything else goes to the deep role."""
-    text = (row.text or "").strip().replace("\u2019", "'")  # a phone's apostrophe
+    text = _text(row)
     if row.origin == "user":
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
             return "deep", "a request that may need planning"
@@ -114,7 +118,7 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
 
 def is_greeting(row: Inbox) -> bool:
     """A greeting, thanks or "ok" that asks nothing: routine chat that needs no read tool."""
-    text = (row.text or "").strip().replace("\u2019", "'")
+    text = _text(row)
     return bool(_ROUTINE.fullmatch(text)) and "?" not in text and not _LOOKUP.search(text)
 
 
