@@ -562,6 +562,8 @@ def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_appr
     show = fake.press(OWNER, briefing, row[1]["callback_data"])
     shown = fake.wait_for(lambda: next((m for m in fake.sent_to(OWNER) if m["text"].startswith(f"Proposal {approval.id}:")
                                         and m["message_id"] != proposal["message_id"]), None), 5, "shown again")
+    # the proposal is sent before the press is answered: wait for the answer too
+    fake.wait_for(lambda: show["callback_query"]["id"] in fake.callback_answers, 5, "the show press answered")
     assert fake.callback_answers[show["callback_query"]["id"]]["text"] == f"Here is proposal {approval.id}."
     assert set(buttons(shown)) == {"approve", "modify", "reject"} and len(keyboard_rows(shown)) == 3  # with toggles
     fake.wait_for(lambda: Approval.get_by_id(approval.id).message_ref == {"chat_id": OWNER,
