@@ -17,7 +17,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import TRIAGE_TOOL, chunks, drops_a_row, normalise_decisions, triage_context, triage_request
+from actors.triage import TRIAGE_TOOL, chunks, drops_a_row, headline, normalise_decisions, triage_context, triage_request
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -105,7 +105,7 @@ def waiting_decisions(rows: list) -> list[dict]:
         if row.id not in group:
             group.append(row.id)
         placed.update(group)
-        decisions.append({"buffer_ids": group, "summary": str(kept.get("summary") or row.snippet), "priority": 3,
+        decisions.append({"buffer_ids": group, "summary": str(kept.get("summary") or headline(row)), "priority": 3,
                           "action": "inbox", "reason": str(kept.get("reason") or ""), "topic": kept.get("topic")})
     return decisions
 
@@ -142,10 +142,11 @@ def _briefing_row(gathered: list, now: datetime, day_box: int | None = None) -> 
 def _inbox_for(decision: dict, members: list, now: datetime):
     payloads = [dict(m.payload or {}, buffer_id=m.id, channel=m.channel) for m in members]
     kind = "event" if any(p.get("change") for p in payloads) else "buffered"
-    text = decision["summary"] or members[0].snippet
+    summary = decision["summary"] or headline(members[0])
     originals = "\n".join(m.text for m in members)
-    if originals.strip() != text.strip():
-        text = f"{text}\n\n{originals}"
+    # a summary that is the item's own opening (its first line, when the model gave none) is not said twice
+    said_first = " ".join(originals.split()).startswith(" ".join(summary.split()))
+    text = originals if said_first else f"{summary}\n\n{originals}"
     return inbox.add(source=members[0].channel, kind=kind, origin="background", priority=decision["priority"],
                      at=now, text=text[:4000], trace_id=members[0].trace_id,
                      payload={"buffers": payloads, "topic": decision.get("topic"),

@@ -174,8 +174,9 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
         for item in decided:
             if item["action"] == "drop":  # as the prompt asks: ids only, grouped by reason
                 drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-        return _call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
-                                      if d["action"] != "drop"],
+        # one item per group, whose first line says what it is: no summary, as the prompt asks
+        return _call("triage", items=[{k: v for k, v in d.items() if k not in ("action", "summary")}
+                                      for d in decided if d["action"] != "drop"],
                      drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]

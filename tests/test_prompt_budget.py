@@ -192,7 +192,7 @@ def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_w
 
 # The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a
 # day, triage every sync, consolidation every night.
-ORGAN_BUDGET = {"arousal": (100, 100), "triage": (270, 235), "record_memories": (205, 245)}
+ORGAN_BUDGET = {"arousal": (100, 100), "triage": (255, 245), "record_memories": (205, 245)}
 
 
 @pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))

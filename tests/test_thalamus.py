@@ -632,3 +632,32 @@ def test_an_item_triage_kept_without_a_summary_is_named_by_its_opening_words(db)
     [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": "  ", "priority": 3,
                                        "action": "inbox", "reason": "fyi"}], rows)
     assert decision["summary"] == "Email from the gym: classes move to 18:00"
+
+
+def test_a_kept_item_without_a_summary_is_read_once_and_briefed_by_its_first_line(make_app, scripted):
+    def kept_bare(body):  # as the prompt asks: no summary where the item's first line says what it is
+        form, notice = (i["buffer_id"] for i in request_items(body))
+        return call("triage", items=[{"buffer_ids": [form], "priority": 2, "reason": "needs a signature"},
+                                     {"buffer_ids": [notice], "priority": 3, "reason": "fyi"}], drop=[])
+
+    server = scripted(brain({"match": offers("triage"), "reply": kept_bare}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    form = ("Email from school@example.com: Sign the trip form by Friday\nHi,\n\n"
+            + "The class goes to the science museum on Monday; please sign the form and return it. " * 4 + "\nThanks")
+    app.inject_buffered("email", form, {"from": "school@example.com"})
+    app.inject_buffered("email", "Email from gym@example.com: Classes move to 18:00\nFrom Monday on, all week.",
+                        {"from": "gym@example.com"})
+    advance_to(app, at(app, 6, 7, 1))
+    rows = {r.kind: r.text for r in Inbox.select()}
+    assert rows["buffered"] == form, "the opening line is not said twice"
+    assert rows["briefing"] == "Morning briefing:\n- Email from gym@example.com: Classes move to 18:00"
+
+
+def test_a_summary_that_is_not_the_items_opening_comes_before_its_text(db):
+    rows = [buffers.add(channel="email", text="Email from a@example.com: Re: Re: Friday\nCan you bring the keys?",
+                        dedup_key="k", at=T0)]
+    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": "Anna asks you to bring the keys Friday",
+                                       "priority": 2, "reason": "a request"}], rows)
+    apply_triage([decision], rows, T0, daily=False)
+    assert Inbox.get().text == ("Anna asks you to bring the keys Friday\n\n"
+                                "Email from a@example.com: Re: Re: Friday\nCan you bring the keys?")
