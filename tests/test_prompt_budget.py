@@ -90,8 +90,14 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
         assert body["messages"][0]["role"] == "system" and body["messages"][1]["content"].startswith("CONTEXT ")
     # the static part leads: each kind of run starts with its own fixed system prompt (the tools before it differ
     # between the user's runs and background runs, so one prompt for both would share no cached prefix)
-    assert plan["messages"][0]["content"] == prompts.SYSTEM_PROMPT + skills.prompt(app.config)
-    assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config)
+    assert plan["messages"][0]["content"] == prompts.SYSTEM_PROMPT + skills.prompt(app.config, tools.offered("user"))
+    assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config,
+                                                                                       tools.offered("background"))
+    # a skill's rule speaks to the runs offered its tools: only the user's own planning run may forget a memory
+    memory_rule = "propose forget_memory"
+    assert memory_rule in plan["messages"][0]["content"]
+    assert memory_rule not in email["messages"][0]["content"] and memory_rule not in hello["messages"][0]["content"]
+    assert "forget_memory" not in json.dumps(email["tools"]) + json.dumps(hello["tools"])
 
 
 def test_sixty_open_tasks_grow_a_prompt_by_less_than_fifteen_percent(wilson):

@@ -203,6 +203,9 @@ def test_the_skills_prompt_follows_the_disabled_setting_and_the_installed_skills
         config = configmod.load(tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path)})
         assert line in skills.prompt(config)
         assert skills.prompt(config) is skills.prompt(config), "worked out once"
+        # its rule is about its tool: a run not offered list_notes is not told it
+        assert line in skills.prompt(config, frozenset({"list_notes", "recall"}))
+        assert line not in skills.prompt(config, frozenset({"recall"}))
         config.set("skills", "disabled", ["notes"])
         assert line not in skills.prompt(config)
         config.set("skills", "disabled", "calendar")

@@ -334,19 +334,23 @@ def channels(config=None) -> list[Channel]:
     return [c for _, _, c in sorted(found, key=lambda f: (f[0], f[1], f[2].name))]
 
 
-def prompt(config=None) -> str:
-    """The enabled skills' rules for the system prompt, a line each. Every run asks: kept per installed skills'
-    generation and setting of [skills] disabled, which is all it depends on."""
+def prompt(config=None, offered: frozenset[str] | None = None) -> str:
+    """The enabled skills' rules for the system prompt, a line each. `offered`: the tool names of the run
+    the prompt is for; a skill with tools speaks only to a run offered one of them, since its rules are
+    about using them. Every run asks: kept per installed skills' generation, setting of [skills] disabled
+    and `offered`, which is all it depends on."""
     raw = config.get("skills", "disabled") if config is not None else None
-    key = (GENERATION, repr(raw))
+    key = (GENERATION, repr(raw), offered)
     found = _prompts.get(key)
     if found is None:
-        lines = [line.strip() for s in enabled(config) for line in s.skill.prompt.splitlines() if line.strip()]
+        speaking = [s.skill for s in enabled(config)
+                    if offered is None or not s.skill.tools or any(t.name in offered for t in s.skill.tool_objects())]
+        lines = [line.strip() for skill in speaking for line in skill.prompt.splitlines() if line.strip()]
         found = _prompts[key] = "".join(f"\n- {line.lstrip('- ')}" for line in lines)
     return found
 
 
-_prompts: dict = {}  # (GENERATION, [skills] disabled) -> prompt()
+_prompts: dict = {}  # (GENERATION, [skills] disabled, offered) -> prompt()
 
 
 def playbook(config=None) -> str:

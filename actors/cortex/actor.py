@@ -7,7 +7,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing, tools
-from actors.cortex.calls import RunOutcome, reason
+from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT
@@ -148,16 +148,18 @@ class CortexActor(WilsonActor):
                 box = self.toolbox()
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
-                    messages = (build_messages(context, row, turns, self.config, system=FAST_PROMPT,
-                                               history_tokens=FAST_HISTORY_TOKENS) if row.origin == "user"
-                                else build_messages(context, row, turns, self.config))
+                    reads = not is_greeting(row)
+                    chat = {"system": FAST_PROMPT, "history_tokens": FAST_HISTORY_TOKENS} if row.origin == "user" else {}
+                    messages = build_messages(context, row, turns, self.config,
+                                              offered=tools.offered(run_kind("fast", row.origin, reads), box), **chat)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
-                                     box=box, context=context, role="fast", reads=not is_greeting(row))
+                                     box=box, context=context, role="fast", reads=reads)
                     if outcome.escalated is not None:
                         why = f"{why}; escalated to deep: {outcome.escalated}"
                         route, outcome = "deep", None
                 if outcome is None:
-                    messages = build_messages(context, row, turns, self.config)
+                    messages = build_messages(context, row, turns, self.config,
+                                              offered=tools.offered(run_kind("deep", row.origin), box))
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
                                      box=box, context=context)
         outcome.route = f"{route}: {why}"

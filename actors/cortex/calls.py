@@ -35,6 +35,14 @@ class RunOutcome:
 
 
 # The reasoning loop (model calls through Synapse only) -------------------------
+def run_kind(role: str, origin: str, reads: bool = True) -> str:
+    """Which tool set a run is offered (actors/tools.schemas_for), by its model role, who started it and,
+    for routine chat, whether it reads at all."""
+    if role == "fast":
+        return ("fast" if reads else "greeting") if origin == "user" else "noting"
+    return "user" if origin == "user" else "background"
+
+
 def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None,
            owner: str | None = None, box=None, context: dict | None = None, role: str = "deep",
            reads: bool = True) -> RunOutcome:
@@ -48,10 +56,7 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     box = box or tools.toolbox()
 
     user_run = origin == "user"
-    if role == "fast":
-        run = ("fast" if reads else "greeting") if user_run else "noting"
-    else:
-        run = "user" if user_run else "background"
+    run = run_kind(role, origin, reads)
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
     offered = tools.names_in(schemas)  # with `propose`'s actions: a fast run proposing another one hands on

@@ -138,9 +138,9 @@ def _task_line(task: Task, tz) -> dict:
 
 
 def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, system: str | None = None,
-                   history_tokens: int = HISTORY_TOKENS) -> list[dict]:
-    """`config`: whose enabled skills may add rules to the system prompt; `system`: the prompt, by default
-    the user's or the background's by the row's origin.
+                   history_tokens: int = HISTORY_TOKENS, offered: frozenset[str] | None = None) -> list[dict]:
+    """`config`: whose enabled skills may add rules to the system prompt, for the tools the run is `offered`
+    (all when None); `system`: the prompt, by default the user's or the background's by the row's origin.
 
     The static part first (the system prompt; the provider puts the tool schemas before it), so that a
     provider's prefix cache can hit; the volatile CONTEXT after it; the stimulus' text once, last."""
@@ -149,7 +149,7 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
         stimulus["payload"] = _prompt_payload(stimulus["payload"], row.text or "")
     shown = {**context, "stimulus": stimulus}
     system = system or (SYSTEM_PROMPT if row.origin == "user" else BACKGROUND_PROMPT)
-    messages = [{"role": "system", "content": system + skills.prompt(config)},
+    messages = [{"role": "system", "content": system + skills.prompt(config, offered)},
                 {"role": "user", "content": "CONTEXT " + json.dumps(shown, ensure_ascii=False, default=str)}]
     if row.origin == "user":
         for turn in trim_history(turns, history_tokens):

@@ -182,9 +182,14 @@ def _select(run: str, box: Toolbox) -> list[dict]:
     return schemas + [t.schema() for t in chosen if t.kind == DECISION] + ([ESCALATE_PLAN] if run == "noting" else [])
 
 
-def offered(run: str, box: Toolbox | None = None) -> set[str]:
+def offered(run: str, box: Toolbox | None = None) -> frozenset[str]:
     """The names a run is offered: its tools, and the actions its `propose` can take."""
-    return names_in(schemas_for(run, box))
+    return _offered(run, box or toolbox())
+
+
+@functools.lru_cache(maxsize=64)  # asked on every run, for its system prompt
+def _offered(run: str, box: Toolbox) -> frozenset[str]:
+    return frozenset(names_in(schemas_for(run, box)))
 
 
 def names_in(schemas: list[dict]) -> set[str]:
