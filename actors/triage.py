@@ -53,10 +53,11 @@ TRIAGE_TEXT = 1200  # an item's opening is enough to keep or drop it; the cortex
 
 
 def chunks(rows: list, limit_chars: int) -> list[list]:
-    """Split buffer rows so that one call's text stays within the context budget."""
+    """Split buffer rows so that one call's items stay within the context budget, each measured as it is
+    sent (a newsletter is one line of sender and subject, however long its body)."""
     batches, current, size = [], [], 0
     for row in rows:
-        length = min(len(row.text), TRIAGE_TEXT) + 200  # no more of an item is sent
+        length = len(json.dumps(item(row), ensure_ascii=False, default=str))
         if current and size + length > limit_chars:
             batches.append(current)
             current, size = [], 0
@@ -87,14 +88,19 @@ def _facts(row) -> dict:
     return {"payload": facts} if facts else {}
 
 
+def item(row) -> dict:
+    """One buffered row as triage reads it: bulk mail as one line, anything else by its opening."""
+    if bulk(row):
+        return compact(row)
+    return {"buffer_id": row.id, "channel": row.channel, "untrusted": f"from your {row.channel}",
+            "text": row.text[:TRIAGE_TEXT], **_facts(row)}
+
+
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.
-    items = [compact(r) if bulk(r) else
-             {"buffer_id": r.id, "channel": r.channel, "untrusted": f"from your {r.channel}",
-              "text": r.text[:TRIAGE_TEXT], **_facts(r)} for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
-            "notice": UNTRUSTED_ITEMS, "items": items}
+            "notice": UNTRUSTED_ITEMS, "items": [item(r) for r in rows]}
     body.update(advice.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
     return [{"role": "system", "content": TRIAGE_PROMPT},
             {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]

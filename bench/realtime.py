@@ -30,6 +30,7 @@ import sys
 import threading
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 from bench.common import Figure, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio, result
 from wilson.kernel.clock import RealClock, monotonic, pause
@@ -231,6 +232,14 @@ def _episodes(app, count: int) -> None:
                     completed_at=now)
 
 
+def _sent_chars(text: str, payload: dict) -> int:
+    """An email's size as triage reads it, which is what thalamus.chunk_chars counts."""
+    from actors.triage import item
+
+    row = SimpleNamespace(id=10 ** 6, channel="email", text=text, payload=payload)
+    return len(json.dumps(item(row), ensure_ascii=False, default=str))
+
+
 def run(quick: bool = False) -> dict:
     from storage.models import ReceptorBuffer, Trace
     from wilson.kernel.messages import Consolidate, SyncRequest
@@ -238,7 +247,7 @@ def run(quick: bool = False) -> dict:
     samples = 60 if quick else 200
     rng = random.Random(8)
     emails = [_email(rng, n) for n in range(BUFFERED)]
-    chunk_chars = ITEMS_PER_CHUNK * (max(len(text) for text, _ in emails) + 200)
+    chunk_chars = ITEMS_PER_CHUNK * max(_sent_chars(text, payload) for text, payload in emails)
     model = ModelProcess()
     base_url = model.base_url
     try:

@@ -20,6 +20,7 @@ import pytest
 
 from actors import thalamus
 from actors.thalamus import apply_triage
+from actors import triage
 from actors.triage import chunks, normalise_decisions
 from storage import buffers, trace
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
@@ -187,14 +188,28 @@ def rows_like(*texts, start=1):
                             payload={}) for n, t in enumerate(texts)]
 
 
+def sent_chars(rows) -> int:
+    return sum(len(json.dumps(triage.item(r), ensure_ascii=False)) for r in rows)
+
+
 def test_chunks_respect_the_budget_and_keep_order():
     rows = rows_like(*["x" * 300] * 10)
     batches = chunks(rows, 1500)
     assert [r.id for b in batches for r in b] == [r.id for r in rows]
-    assert len(batches) == 4 and all(sum(len(r.text) + 200 for r in b) <= 1500 for b in batches)
+    assert all(sent_chars(b) <= 1500 for b in batches)
+    assert all(sent_chars(b + n[:1]) > 1500 for b, n in zip(batches, batches[1:])), "each one filled before the next"
     big = rows_like("y" * 5000, "z")
     assert [[r.id for r in b] for b in chunks(big, 1000)] == [[1], [2]], "an oversized row still goes, alone"
     assert chunks([], 1000) == []
+
+
+def test_a_chunk_holds_newsletters_by_the_line_triage_reads_not_by_their_bodies():
+    letters = rows_like(*["Weekly digest\n" + "story " * 2000] * 40)
+    for row in letters:
+        row.payload = {"bulk": "it has a List-Unsubscribe header", "from": "news@example.com", "subject": "Digest"}
+    batches = chunks(letters, 12000)
+    assert len(batches) == 1, "forty one-line newsletters are one call"
+    assert sent_chars(letters) <= 12000 < sum(len(r.text) for r in letters)
 
 
 def test_normalise_ignores_unknown_ids_and_keeps_forgotten_rows():

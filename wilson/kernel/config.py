@@ -178,7 +178,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
-        "chunk_chars": ("count", "characters per batch of buffered messages"),
+        "chunk_chars": ("count", "characters of buffered items per triage call, as triage reads them"),
     },
     "ras": {"interval_minutes": ("count", "how often buffered channels are looked at")},
     "tick": {
