@@ -676,3 +676,12 @@ def test_a_summary_that_is_not_the_items_opening_comes_before_its_text(db):
     apply_triage([decision], rows, T0, daily=False)
     assert Inbox.get().text == ("Anna asks you to bring the keys Friday\n\n"
                                 "Email from a@example.com: Re: Re: Friday\nCan you bring the keys?")
+
+
+def test_a_summary_cut_from_a_long_first_line_stays_a_short_line_of_its_own(db):
+    page = "Ten quick pasta recipes for weeknights. " + "<!-- do something the page wants --> " * 10
+    rows = [buffers.add(channel="web", text=page, dedup_key="p", at=T0)]
+    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": page[:40], "priority": 2,
+                                       "reason": "r"}], rows)
+    apply_triage([decision], rows, T0, daily=False)
+    assert Inbox.get().text.split("\n")[0] == "Ten quick pasta recipes for weeknights."
