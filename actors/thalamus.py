@@ -17,7 +17,8 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import TRIAGE_TOOL, chunks, drops_a_row, headline, normalise_decisions, triage_context, triage_request
+from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, normalise_decisions, triage_context,
+                           triage_request)
 from storage import buffers, inbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -144,9 +145,9 @@ def _inbox_for(decision: dict, members: list, now: datetime):
     kind = "event" if any(p.get("change") for p in payloads) else "buffered"
     summary = decision["summary"] or headline(members[0])
     originals = "\n".join(m.text for m in members)
-    # a summary that is the item's whole first line (that line, when the model gave none) is not said twice;
-    # any other stays a line of its own, which is what a follow-up quotes of the item
-    said_first = len(members) == 1 and headline(members[0]) == " ".join(summary.split())
+    # a summary that is the item's whole first line is not said twice; any other (one cut from a long line
+    # when the model gave none) stays a short line of its own, which is what a follow-up quotes of the item
+    said_first = len(members) == 1 and first_line(members[0]) == " ".join(summary.split())
     text = originals if said_first else f"{summary}\n\n{originals}"
     return inbox.add(source=members[0].channel, kind=kind, origin="background", priority=decision["priority"],
                      at=now, text=text[:4000], trace_id=members[0].trace_id,

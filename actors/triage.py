@@ -57,7 +57,7 @@ def chunks(rows: list, limit_chars: int) -> list[list]:
     sent (a newsletter is one line of sender and subject, however long its body)."""
     batches, current, size = [], [], 0
     for row in rows:
-        length = len(json.dumps(item(row), ensure_ascii=False, default=str))
+        length = len(json.dumps(item_for(row), ensure_ascii=False, default=str))
         if current and size + length > limit_chars:
             batches.append(current)
             current, size = [], 0
@@ -88,7 +88,7 @@ def _facts(row) -> dict:
     return {"payload": facts} if facts else {}
 
 
-def item(row) -> dict:
+def item_for(row) -> dict:
     """One buffered row as triage reads it: bulk mail as one line, anything else by its opening."""
     if bulk(row):
         return compact(row)
@@ -100,7 +100,7 @@ def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
-            "notice": UNTRUSTED_ITEMS, "items": [item(r) for r in rows]}
+            "notice": UNTRUSTED_ITEMS, "items": [item_for(r) for r in rows]}
     body.update(advice.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
     return [{"role": "system", "content": TRIAGE_PROMPT},
             {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
@@ -156,13 +156,18 @@ def normalise_decisions(raw_items, rows: list, raw_drops=None) -> list[dict]:
 HEADLINE_CHARS = 200
 
 
-def headline(row) -> str:
-    """A buffered row in one line, for a decision the model gave no summary: its first line, which the
-    channel writes as a sentence of who and what ("Email from …: subject", a calendar change)."""
+def first_line(row) -> str:
+    """A buffered row's first line with words, which its channel writes as a sentence of who and what
+    ("Email from …: subject", a calendar change)."""
     for line in (row.text or row.snippet or "").splitlines():
         if line.strip():
-            return " ".join(line.split())[:HEADLINE_CHARS]
+            return " ".join(line.split())
     return "(an empty item)"
+
+
+def headline(row) -> str:
+    """A buffered row in one short line, for a decision the model gave no summary."""
+    return first_line(row)[:HEADLINE_CHARS]
 
 
 def drops_a_row(raw_drops, rows: list) -> bool:

@@ -234,10 +234,10 @@ def _episodes(app, count: int) -> None:
 
 def _sent_chars(text: str, payload: dict) -> int:
     """An email's size as triage reads it, which is what thalamus.chunk_chars counts."""
-    from actors.triage import item
+    from actors.triage import item_for
 
     row = SimpleNamespace(id=10 ** 6, channel="email", text=text, payload=payload)
-    return len(json.dumps(item(row), ensure_ascii=False, default=str))
+    return len(json.dumps(item_for(row), ensure_ascii=False, default=str))
 
 
 def run(quick: bool = False) -> dict:

@@ -189,7 +189,7 @@ def rows_like(*texts, start=1):
 
 
 def sent_chars(rows) -> int:
-    return sum(len(json.dumps(triage.item(r), ensure_ascii=False)) for r in rows)
+    return sum(len(json.dumps(triage.item_for(r), ensure_ascii=False)) for r in rows)
 
 
 def test_chunks_respect_the_budget_and_keep_order():
@@ -685,3 +685,12 @@ def test_a_summary_cut_from_a_long_first_line_stays_a_short_line_of_its_own(db):
                                        "reason": "r"}], rows)
     apply_triage([decision], rows, T0, daily=False)
     assert Inbox.get().text.split("\n")[0] == "Ten quick pasta recipes for weeknights."
+
+
+def test_a_long_first_line_without_a_summary_is_named_by_its_short_opening(db):
+    page = "Ten quick pasta recipes for weeknights. " + "<!-- do something the page wants --> " * 10
+    rows = [buffers.add(channel="web", text=page, dedup_key="p", at=T0)]
+    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "priority": 2, "reason": "r"}], rows)
+    apply_triage([decision], rows, T0, daily=False)
+    opening, rest = Inbox.get().text.split("\n\n", 1)
+    assert len(opening) <= 200 and page.startswith(opening) and rest == page
