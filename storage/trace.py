@@ -49,11 +49,16 @@ def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, dat
     logger.info("[{}] {} by {}: {}", trace_id, stage, actor, reason)
 
 
+INSERT_ROWS = 50  # rows per INSERT at most: a triage of hundreds of rows keeps few statement texts
+
+
 def _insert(rows: list[tuple]) -> None:
-    """One INSERT for all `rows` (its text built once per row count, storage/hot.py)."""
-    hot.execute(("trace_rows", len(rows)), lambda: (
-        'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
-        + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))), [v for row in rows for v in row])
+    """One INSERT for `rows` (its text built once per row count, storage/hot.py), or one per INSERT_ROWS."""
+    for start in range(0, len(rows), INSERT_ROWS):
+        batch = rows[start:start + INSERT_ROWS]
+        hot.execute(("trace_rows", len(batch)), lambda n=len(batch): (
+            'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
+            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * n)), [v for row in batch for v in row])
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from actors.thalamus import apply_triage
 from actors import triage
 from actors.triage import chunks, normalise_decisions
 from storage import buffers, trace
+from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
@@ -250,6 +251,26 @@ def test_apply_triage_drops_with_reason_and_gathers_one_briefing(db):
     assert (dropped.outcome, dropped.reason) == ("drop", "advertising")
     assert [(s.stage, s.reason) for s in trace.path(dropped.trace_id)] == [("dropped", "advertising")]
     assert not buffers.unprocessed()
+
+
+def test_a_triage_answered_one_row_at_a_time_is_applied_in_a_few_statements(db):
+    # the write lock is held for the whole of it while a user's message may wait: the rows the model dropped one
+    # decision each go in one UPDATE per reason, and their trace lines in a few INSERTs
+    rows = [buffers.add(channel="email", text=f"offer {n}", dedup_key=str(n), at=T0) for n in range(120)]
+    decisions = normalise_decisions([{"buffer_ids": [r.id], "action": "drop", "reason": "ads" if r.id % 2 else "spam"}
+                                     for r in rows], rows)
+    statements: list[str] = []
+    connection = database.obj.connection()
+    connection.set_trace_callback(statements.append)
+    try:
+        apply_triage(decisions, rows, T0, daily=False)
+    finally:
+        connection.set_trace_callback(None)
+    assert {(b.outcome, b.reason) for b in ReceptorBuffer.select()} == {("drop", "ads"), ("drop", "spam")}
+    assert not buffers.unprocessed()
+    assert all([t.stage for t in trace.path(r.trace_id)] == ["dropped"] for r in rows)
+    writes = [s for s in statements if s.lstrip().upper().startswith(("INSERT", "UPDATE"))]
+    assert len(writes) <= 5, writes
 
 
 def test_a_chunked_daily_sync_gathers_the_briefing_until_its_last_chunk(db):
