@@ -74,7 +74,8 @@ def held():
     try:
         yield
     finally:
-        rows, _local.held = _local.held, None
+        # rows of a transaction still open (it began before the block) go into it now, as they would have
+        rows, _local.held, _local.pending = _local.held + _local.pending, None, []
         if rows:
             _insert(rows)
 

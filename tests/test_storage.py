@@ -371,6 +371,25 @@ def test_held_lines_of_a_savepoint_rolled_back_go_with_it_and_the_rest_in_one_st
     assert [t.stage for t in lines] == ["claimed", "routed", "replied"]
 
 
+def test_lines_held_in_a_block_that_ends_inside_an_open_transaction_go_into_it(any_db):
+    from storage.db import database
+    from storage.models import Trace
+
+    def stages(trace_id):
+        return [t.stage for t in Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.id)]
+
+    with database.atomic():
+        with trace.held():
+            trace.record("t-4", "dropped", "thalamus", "ads", NOW)
+        trace.record("t-4", "triaged", "thalamus", "after the block", NOW)
+    assert stages("t-4") == ["dropped", "triaged"]
+    with pytest.raises(RuntimeError), database.atomic():
+        with trace.held():
+            trace.record("t-5", "dropped", "thalamus", "ads", NOW)
+        raise RuntimeError
+    assert stages("t-5") == [], "rolled back with the transaction it was written in"
+
+
 def test_the_inbox_keeps_one_index_on_status_and_an_older_home_loses_its_second(any_db):
     """(status, priority, id) serves every look by status: the index on status alone only cost writes (v18)."""
     def status_indexes():
