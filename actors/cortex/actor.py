@@ -149,7 +149,8 @@ class CortexActor(WilsonActor):
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
                     reads = not is_greeting(row)
-                    chat = {"system": FAST_PROMPT, "history_tokens": FAST_HISTORY_TOKENS} if row.origin == "user" else {}
+                    user_run = row.origin == "user"
+                    chat = {"system": FAST_PROMPT, "history_tokens": FAST_HISTORY_TOKENS} if user_run else {}
                     messages = build_messages(context, row, turns, self.config,
                                               offered=tools.offered(run_kind("fast", row.origin, reads), box), **chat)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
