@@ -43,7 +43,7 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
     by_id = {r.id: r for r in rows}
     created, gathered = [], []
     dropped: dict[str, list[int]] = {}  # reason -> buffer ids: one UPDATE each, however the model split them
-    # the write lock is held for all of it, while a user's message may wait: its trace lines go in one INSERT
+    # the write lock is held for all of it, while a user's message may wait: its trace lines go in at the commit
     with trace.held(), database.atomic():
         for decision in decisions:
             members = [by_id[i] for i in decision["buffer_ids"]]
