@@ -159,7 +159,7 @@ HEADLINE_CHARS = 200
 def first_line(row) -> str:
     """A buffered row's first line with words, which its channel writes as a sentence of who and what
     ("Email from …: subject", a calendar change)."""
-    for line in (row.text or row.snippet or "").splitlines():
+    for line in (row.text or "").splitlines():
         if line.strip():
             return " ".join(line.split())
     return "(an empty item)"
