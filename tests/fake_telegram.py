@@ -332,6 +332,12 @@ class FakeTelegram(LoopbackServer):
         with self._lock:
             return len(self._updates) + len(self._again)
 
+    def answer(self, press: dict, timeout: float = 5.0) -> dict:
+        """The bot's answer to a press (as `press` returned it), once it arrived: it may come after the messages
+        the press leads to, so a test never reads it without waiting."""
+        query = press["callback_query"]["id"]
+        return self.wait_for(lambda: self.callback_answers.get(query), timeout, f"the answer to press {query}")
+
     def wait_for(self, predicate, timeout: float = 10.0, what: str = "condition"):
         """Poll `predicate` until it returns something truthy; fail the test after `timeout` seconds."""
         deadline = time.monotonic() + timeout

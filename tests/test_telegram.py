@@ -422,12 +422,10 @@ def test_approval_by_button_executes_once_even_when_pressed_twice(wilson, fake):
     assert app.wait_idle(10)
     assert Topic.select().count() == 1 and Task.select().count() == 1
     assert [i.status for i in ApprovalItem.select()] == ["executed", "executed"]
-    answers = fake.callback_answers
-    assert answers[first["callback_query"]["id"]]["text"] == "Approving…"
-    assert second["callback_query"]["id"] in answers  # every press is answered
+    assert fake.answer(first)["text"] == "Approving…"
+    assert fake.answer(second)  # every press is answered
     late = fake.press(OWNER, proposal, data["approve"])  # pressed again long after
-    fake.wait_for(lambda: late["callback_query"]["id"] in fake.callback_answers, 5, "the late press answered")
-    assert "Already done" in fake.callback_answers[late["callback_query"]["id"]]["text"]
+    assert "Already done" in fake.answer(late)["text"]
     assert app.wait_idle(10)
     assert Topic.select().count() == 1 and Task.select().count() == 1
     edited = fake.wait_for(lambda: (m := fake.messages[(OWNER, proposal["message_id"])]).get("edit_date") and m,
@@ -454,9 +452,9 @@ def test_a_press_by_another_user_is_refused_and_the_owner_can_still_decide(wilso
     wait_text(fake, family, "That button is out of date")
     assert app.wait_idle(10)
     assert Topic.select().count() == 0 and Approval.get().status == "pending"
-    assert "only the person" in fake.callback_answers[press["callback_query"]["id"]]["text"]
-    assert "out of date" in fake.callback_answers[stale["callback_query"]["id"]]["text"]
-    assert "not for you" in fake.callback_answers[stranger["callback_query"]["id"]]["text"]
+    assert "only the person" in fake.answer(press)["text"]
+    assert "out of date" in fake.answer(stale)["text"]
+    assert "not for you" in fake.answer(stranger)["text"]
     fake.press(OWNER, proposal, data["reject"])
     wait_text(fake, family, "Rejected, nothing changed")
     edited = fake.wait_for(lambda: "rejected" in fake.messages[(family, proposal["message_id"])]["text"]
@@ -476,8 +474,8 @@ def test_the_owner_who_decides_for_everyone_is_answered_as_the_gate_will_decide(
     press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
     wait_text(fake, family, "Done:")
     assert app.wait_idle(10)
-    assert fake.callback_answers[modify["callback_query"]["id"]]["text"] == "Tell me what to change."
-    assert fake.callback_answers[press["callback_query"]["id"]]["text"] == "Approving…"
+    assert fake.answer(modify)["text"] == "Tell me what to change."
+    assert fake.answer(press)["text"] == "Approving…"
     assert Topic.select().count() == 1
 
 
@@ -488,7 +486,7 @@ def test_a_press_on_an_expired_proposal_changes_nothing_and_says_so_in_place(wil
     Approval.update(expires_at=app.clock.now() - timedelta(minutes=1)).execute()
     press = fake.press(OWNER, proposal, buttons(proposal)["approve"])
     wait_text(fake, OWNER, "expired on")
-    assert "expired" in fake.callback_answers[press["callback_query"]["id"]]["text"]
+    assert "expired" in fake.answer(press)["text"]
     shown = fake.wait_for(lambda: "expired" in (m := fake.messages[(OWNER, proposal["message_id"])])["text"] and m,
                           5, "the expiry shown in place")
     assert "reply_markup" not in shown
@@ -514,12 +512,11 @@ def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
     assert all(len(t["callback_data"].encode()) <= 64 for t in toggles)
 
     refused = fake.press(FRIEND, proposal, toggles[1]["callback_data"])  # not hers to choose
-    fake.wait_for(lambda: refused["callback_query"]["id"] in fake.callback_answers, 5, "the friend's toggle answered")
-    assert "only the person" in fake.callback_answers[refused["callback_query"]["id"]]["text"]
+    assert "only the person" in fake.answer(refused)["text"]
     left_out = fake.press(OWNER, proposal, toggles[1]["callback_data"])  # leave the flights out
     redrawn = fake.wait_for(lambda: (m := shown_now(fake, proposal)) and keyboard_rows(m)[0][0]["text"]
                             == "Approve 1 of 2 ✓" and m, 5, "the buttons redrawn")
-    assert fake.callback_answers[left_out["callback_query"]["id"]]["text"].startswith("Left out: New task: Book flights")
+    assert fake.answer(left_out)["text"].startswith("Left out: New task: Book flights")
     assert [row[0]["text"][0] for row in keyboard_rows(redrawn)[1:]] == ["☑", "☐"]
     assert Topic.select().count() == 0 and Task.select().count() == 0  # choosing decides nothing
 
@@ -535,8 +532,8 @@ def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
     # one decision row per press, in the offset's transaction: the chosen items, then a plain approve
     assert [(d.action, d.items) for d in DecisionRow.select().order_by(DecisionRow.id)] == [("confirm", [1]),
                                                                                           ("approve", [])]
-    assert fake.callback_answers[first["callback_query"]["id"]]["text"] == "Approving…"
-    assert second["callback_query"]["id"] in fake.callback_answers
+    assert fake.answer(first)["text"] == "Approving…"
+    assert fake.answer(second)
     settled = fake.wait_for(lambda: "approved" in (m := shown_now(fake, proposal))["text"] and m, 5, "settled in place")
     assert "✓ New topic: Japan trip" in settled["text"] and "✗ New task: Book flights" in settled["text"]
     assert "reply_markup" not in settled
@@ -557,14 +554,11 @@ def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_appr
     assert all(len(b["callback_data"].encode()) <= 64 for b in row)
 
     forged = fake.press(OWNER, briefing, row[1]["callback_data"].rsplit(":", 1)[0] + ":forged")
-    fake.wait_for(lambda: forged["callback_query"]["id"] in fake.callback_answers, 5, "the forged press answered")
-    assert "out of date" in fake.callback_answers[forged["callback_query"]["id"]]["text"]
+    assert "out of date" in fake.answer(forged)["text"]
     show = fake.press(OWNER, briefing, row[1]["callback_data"])
     shown = fake.wait_for(lambda: next((m for m in fake.sent_to(OWNER) if m["text"].startswith(f"Proposal {approval.id}:")
                                         and m["message_id"] != proposal["message_id"]), None), 5, "shown again")
-    # the proposal is sent before the press is answered: wait for the answer too
-    fake.wait_for(lambda: show["callback_query"]["id"] in fake.callback_answers, 5, "the show press answered")
-    assert fake.callback_answers[show["callback_query"]["id"]]["text"] == f"Here is proposal {approval.id}."
+    assert fake.answer(show)["text"] == f"Here is proposal {approval.id}."
     assert set(buttons(shown)) == {"approve", "modify", "reject"} and len(keyboard_rows(shown)) == 3  # with toggles
     fake.wait_for(lambda: Approval.get_by_id(approval.id).message_ref == {"chat_id": OWNER,
                                                                           "message_id": shown["message_id"]},
@@ -579,8 +573,8 @@ def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_appr
     assert [i.status for i in ApprovalItem.select()] == ["executed", "executed"]
     assert Approval.get_by_id(approval.id).status == "approved"
     assert sum(t.startswith("Done:") for t in texts(fake, OWNER)) == 1
-    assert fake.callback_answers[first["callback_query"]["id"]]["text"] == "Approving…"
-    assert second["callback_query"]["id"] in fake.callback_answers
+    assert fake.answer(first)["text"] == "Approving…"
+    assert fake.answer(second)
     # shown once: the original and the one Show asked for, and the briefing is still one message
     assert sum(t.startswith(f"Proposal {approval.id}:") for t in texts(fake, OWNER)) == 2
     assert sum(t.startswith("Good morning!") for t in texts(fake, OWNER)) == 1
@@ -644,7 +638,7 @@ def test_an_expired_proposal_is_told_and_its_button_brings_it_back_once(wilson, 
     pressed = [fake.press(OWNER, notice, bring_back["callback_data"]) for _ in range(2)]
     back = wait_text(fake, OWNER, f"(Back again: proposal {original.id} had expired.)")
     wait_text(fake, OWNER, "is already back")
-    assert all(p["callback_query"]["id"] in fake.callback_answers for p in pressed)
+    assert all(fake.answer(p) for p in pressed)
     assert app.wait_idle(10)
     assert Approval.select().count() == 2
     fake.wait_for(lambda: "brought back as proposal" in shown_now(fake, proposal)["text"], 5, "the old one points on")
