@@ -3,6 +3,8 @@ changes into receptor buffers) and the `calendar_lookup` read over what it has s
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from actors.tools.common import WHEN, BuiltinTool, _obj, calendar_events, parse_when
 from wilson.skills import Channel, Skill
 
@@ -19,7 +21,9 @@ class CalendarLookup(BuiltinTool):
 
     def execute(self, args, call):
         start, _ = parse_when(args.get("start"), call.tz)
-        end, _ = parse_when(args.get("end"), call.tz)
+        end, end_is_date = parse_when(args.get("end"), call.tz)
+        if end is not None and end_is_date:  # "until 2027-01-05" takes in the whole of the 5th
+            end = end.astimezone(call.tz) + timedelta(days=1) - timedelta(microseconds=1)  # local days, DST or not
         return {"events": calendar_events(start, end)}
 
 

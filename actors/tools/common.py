@@ -178,7 +178,8 @@ def reminder_views(tz: ZoneInfo) -> list[dict]:
 
 
 def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
-    """The latest known state of each calendar event seen by the calendar channel, within [start, end]."""
+    """The latest known state of each calendar event seen by the calendar channel that overlaps [start, end]:
+    one that began earlier and is still going on (a trip, on its third day) is on that day too."""
     latest: dict[str, dict] = {}
     for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
         payload = row.payload or {}
@@ -189,7 +190,9 @@ def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
         if payload.get("change") == "cancelled" or not payload.get("start"):
             continue
         begins = datetime.fromisoformat(payload["start"])
-        if (start is None or begins >= start) and (end is None or begins <= end):
+        ends = datetime.fromisoformat(payload["end"]) if payload.get("end") else begins
+        # an event's end is exclusive (an all-day event ends at the next midnight), unless it has no length
+        if (start is None or ends > start or begins >= start) and (end is None or begins <= end):
             events.append({k: payload.get(k) for k in ("title", "start", "end", "location", "all_day")})
     return sorted(events, key=lambda e: e["start"])
 

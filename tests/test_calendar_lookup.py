@@ -1,0 +1,36 @@
+"""`calendar_lookup`: a day asked for by its date is the whole day, and an event still going on (a trip on
+its third day) is on it."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from tests.brain import call
+from tests.calendar_support import add_event
+from tests.test_cortex import say, scripted, tool_results  # noqa: F401 (scripted is a fixture)
+
+BERLIN = ZoneInfo("Europe/Berlin")
+START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning
+
+
+def a_week_of_events(path) -> None:
+    add_event(path, "Trip to Japan", date(2027, 1, 3), date(2027, 1, 9), location="Tokyo")  # on its third day
+    add_event(path, "Dentist", datetime(2027, 1, 5, 15, 0), tz=BERLIN)  # this afternoon
+    add_event(path, "First aid course", date(2027, 1, 4))  # all of yesterday: its end is today's midnight
+    add_event(path, "Call with Anna", datetime(2027, 1, 6, 9, 0), tz=BERLIN)  # tomorrow
+
+
+def test_a_day_asked_for_by_its_date_holds_its_afternoon_and_the_trip_going_on(scripted):
+    def ask_for_today(ctx, body):
+        if ctx["stimulus"]["origin"] != "user":
+            return {"text": ""}  # the new events' own runs stay quiet
+        return {"tool_calls": [call("calendar_lookup", start="2027-01-05", end="2027-01-05")]}
+
+    app, server = scripted(ask_for_today, start=START)
+    a_week_of_events(app.calendar_file())
+    app.sync()
+    assert app.wait_idle()
+    say(app, "what's on my calendar today?")
+    [result] = [r for r in tool_results(server) if "events" in r]
+    assert [e["title"] for e in result["events"]] == ["Trip to Japan", "Dentist"]
