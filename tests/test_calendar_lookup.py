@@ -1,11 +1,12 @@
-"""`calendar_lookup`: a day asked for by its date is the whole day, and an event still going on (a trip on
-its third day) is on it."""
+"""`calendar_lookup` and the calendar questions it answers: a day asked for by its date is the whole day,
+and an event still going on (a trip on its third day) is on it, whether a model asks or the offline rules do."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from storage.models import Inbox
 from tests.brain import call
 from tests.calendar_support import add_event
 from tests.test_cortex import say, scripted, tool_results  # noqa: F401 (scripted is a fixture)
@@ -34,3 +35,29 @@ def test_a_day_asked_for_by_its_date_holds_its_afternoon_and_the_trip_going_on(s
     say(app, "what's on my calendar today?")
     [result] = [r for r in tool_results(server) if "events" in r]
     assert [e["title"] for e in result["events"]] == ["Trip to Japan", "Dentist"]
+
+
+def test_offline_a_calendar_question_is_answered_from_the_calendar(make_app):
+    app = make_app(start=START)
+    a_week_of_events(app.calendar_file())
+    app.sync()
+    assert app.wait_idle()
+    say(app, "hi")  # the first contact's introduction is over
+    said = len(app.user_deliveries())
+    row = say(app, "what's on my calendar today?")
+    [answer] = [d["text"] for d in app.user_deliveries()[said:]]
+    assert answer.startswith("In your calendar today:\n")
+    assert "• Trip to Japan — since Sun 3 Jan, Tokyo" in answer and "• Dentist — Tue 5 Jan 15:00" in answer
+    assert "First aid course" not in answer and "Call with Anna" not in answer
+    assert row.status == "done"
+    tomorrow = say(app, "any meetings tomorrow?")
+    assert tomorrow.status == "done"
+    assert "• Call with Anna — Wed 6 Jan 09:00" in app.user_deliveries()[-1]["text"]
+
+
+def test_offline_a_calendar_question_with_nothing_in_it_says_so(make_app):
+    app = make_app(start=START)
+    say(app, "hi")
+    say(app, "what's on my calendar today?")
+    assert app.user_deliveries()[-1]["text"].startswith("Nothing in your calendar today.")
+    assert Inbox.select().where(Inbox.status != "done").count() == 0

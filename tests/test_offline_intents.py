@@ -80,7 +80,7 @@ def test_yes_and_no_answer_the_newest_pending_proposal():
     assert answer("yes", []).calls == []  # nothing pending: not an answer to anything
 
 
-@pytest.mark.parametrize("text", ["hello", "what's the weather like?", "Dinner tonight?",
+@pytest.mark.parametrize("text", ["what's the weather like?", "Dinner tonight?", "hello, can you call the bank?",
                                   "can you book me a table at Luigi's?", "remind me"])
 def test_what_no_rule_understands_gets_an_honest_answer(text):
     reply = answer(text)
@@ -91,6 +91,50 @@ def test_what_no_rule_understands_gets_an_honest_answer(text):
 def test_first_contact_says_how_to_connect_a_model():
     reply = answer("hello", first_contact=True)
     assert reply.text.startswith(phrases.INTRO) and "WILSON_LLM_BASE_URL" in reply.text
+    assert reply.text.endswith(phrases.TRY) and "didn't understand" not in reply.text  # a greeting is understood
+
+
+@pytest.mark.parametrize("text, said", [
+    ("hello", "Hi! What can I do for you?"), ("Good morning, Wilson!", "Hi! What can I do for you?"),
+    ("thanks!", "You're welcome!"), ("thank you so much", "You're welcome!"), ("ok", "👍"), ("got it.", "👍"),
+    ("bye", "Bye for now!"), ("good night", "Bye for now!"),
+])
+def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
+    reply = answer(text)
+    assert reply.calls == [] and reply.text.startswith(said) and "Nothing was" not in reply.text
+
+
+def test_small_talk_around_a_request_does_not_swallow_it():
+    assert "You're welcome" not in answer("thanks, add pay rent by Friday").text
+    assert answer("add pay rent by Friday, thanks").calls[0][0] == "create_task"
+    assert "Coming up this week:" in answer("hi, what's on my plate this week?").text
+    assert "You're welcome" not in answer("thanks, what's due this week?").text
+
+
+@pytest.mark.parametrize("text, span", [
+    ("what's on my calendar today?", ("2027-01-05", "2027-01-05")),
+    ("what is on my calendar tomorrow?", ("2027-01-06", "2027-01-06")),
+    ("any meetings this week?", ("2027-01-05", "2027-01-10")),
+    ("what appointments do I have next week?", ("2027-01-11", "2027-01-17")),
+])
+def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, span):
+    chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
+                        offered=TOOLS + ("calendar_lookup",))
+    assert intents.answer(chat).calls == [("calendar_lookup", {"start": span[0], "end": span[1]})]
+    assert answer(text).calls == []  # not offered: the tasks and topics the run knows of instead
+
+
+def test_the_calendar_answer_lists_the_events_then_what_is_due():
+    chat = phrases.Chat(text="what's on my calendar this week?", now=NOW, tz=BERLIN, playbook=PLAYBOOK,
+                        tasks=TASKS, topics=[])
+    events = [{"title": "Ski trip", "start": "2027-01-02T23:00:00+00:00", "end": "2027-01-07T23:00:00+00:00",
+               "all_day": True, "location": "Alps"},
+              {"title": "Dentist", "start": "2027-01-07T14:00:00+00:00", "all_day": False}]
+    text = intents.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), events)
+    assert text == ("In your calendar this week:\n• Ski trip — since Sun 3 Jan, Alps\n• Dentist — Thu 7 Jan 15:00\n\n"
+                    "Nothing due this week.")
+    assert intents.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []).startswith(
+        "Nothing in your calendar this week.")
 
 
 @settings(max_examples=60, deadline=None)

@@ -8,13 +8,14 @@ proposal; a message no rule understands gets `HELP`, never "Noted.".
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 
 from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, spoken_decision
-from wilson.model.offline.phrases import (ABOUT_RE, ADD_RE, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, HELP,
-                                          INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE,
-                                          RENAME_RE, TOPICISH, WEEKDAYS, Chat, Reply, normal)
+from wilson.model.offline.phrases import (ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CALENDAR_RE, CLOSE_RE, DONE_RES, DROP_RE,
+                                          EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, ORDINALS,
+                                          POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE, THANKS_RE, TOPICISH, TRY,
+                                          WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -116,11 +117,11 @@ def answer(chat: Chat) -> Reply:
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
              or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
              or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
-             or _add(chat, text))
+             or _add(chat, text) or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
     if chat.first_contact:
-        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO
+        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     return reply
 
 
@@ -243,9 +244,45 @@ def _listing(chat: Chat, text: str) -> Reply | None:
     if not LIST_RE.search(text) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None
     said = text.lower()
+    if CALENDAR_RE.search(said) and "calendar_lookup" in chat.offered:
+        # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
+        first, last, name = dates.week_range(said, chat.now, chat.tz)
+        return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
+                     f"look in the calendar ({name})")
     if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)), [], "list what's coming")
     return Reply(task_list(chat), [], "list open tasks")
+
+
+def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
+    """The answer to a calendar question once `calendar_lookup` read [start, end]: the events, then what is due."""
+    name = dates.week_range(chat.text.lower(), chat.now, chat.tz)[2]
+    lines = []
+    for event in events:
+        begins = dates.parse_moment(event.get("start"), chat.tz) if isinstance(event, dict) else None
+        if begins is None:
+            continue
+        day = dates.local_date(begins, chat.tz)
+        timed = isinstance(begins, datetime) and not event.get("all_day")
+        at = f" {begins.astimezone(chat.tz):%H:%M}" if timed else ""
+        when = f"{dates.fmt_day(day)}{at}" if day >= start else f"since {dates.fmt_day(day)}"
+        place = f", {event['location']}" if event.get("location") else ""
+        lines.append(f"• {event.get('title') or 'An event'} — {when}{place}")
+    head = f"In your calendar {name}:\n" + "\n".join(lines) if lines else f"Nothing in your calendar {name}."
+    return f"{head}\n\n{task_list(chat, (start, end, name))}"
+
+
+def _small_talk(chat: Chat, text: str) -> Reply | None:
+    """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
+    if GREETING_RE.match(text):
+        return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
+    if THANKS_RE.match(text):
+        return Reply("You're welcome!", [], "thanks")
+    if ACK_RE.match(text):
+        return Reply("👍", [], "an acknowledgement")
+    if BYE_RE.match(text):
+        return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
+    return None
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:

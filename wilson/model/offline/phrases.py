@@ -21,6 +21,15 @@ HELP = ("I didn't understand that — I'm running offline (no language model con
         "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
         "“close the Japan topic”, or “yes”/“no” to my last proposal. Nothing was changed.")
 
+TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
+# Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
+# ("thanks, add pay rent by Friday" is a request, and is read as one)
+_AROUND = r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|[!.,:)]+))*\s*"
+GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}$", re.I)
+THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
+ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
+                    re.I)
+BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
 REMINDER_RE = re.compile(
@@ -34,7 +43,10 @@ DONE_RES = [
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"anything (?:due|coming)|what'?s on)\b", re.I)
+                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+                     r"my calendar|my day|what \w+ do i have|(?:any|which) (?:meetings?|appointments?|events?))\b",
+                     re.I)
+CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?)\b", re.I)
 REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
 ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
                       r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)

@@ -96,7 +96,7 @@ class OfflineProvider:
             context = {"kind": "triage" if "triage" in offered else "arousal", **_json_in(_content(messages[-1]))}
         kind = context.get("kind")
         if messages and messages[-1].get("role") == "tool":
-            return self._after_tools(messages, context), [], "closing words after the tool results"
+            return self._after_tools(messages, context, offered), [], "closing words after the tool results"
         if kind == "triage" and "triage" in offered:
             now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
             return "", [("triage", triage.triage(context.get("items") or [], now, tz))], "triage rules"
@@ -118,18 +118,21 @@ class OfflineProvider:
     def home(self, timezone: str | None):
         return places.home_place(self.home_setting, timezone)
 
-    def _after_tools(self, messages: list[dict], context: dict) -> str:
+    def _after_tools(self, messages: list[dict], context: dict, offered) -> str:
         stimulus = context.get("stimulus") or {}
         if stimulus.get("origin", "background") != "user":
             return ""
-        called = []
+        calls = []
         for message in reversed(messages):
             if message.get("role") == "assistant" and message.get("tool_calls"):
-                called = [(c.get("function") or {}).get("name") for c in message["tool_calls"]]
+                calls = [c.get("function") or {} for c in message["tool_calls"]]
                 break
+        called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
             return ""  # the approval gate answers with what it did
-        if any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
+        if called == ["calendar_lookup"]:
+            answer = _calendar_answer(user_chat(self, context, offered), calls[0], _content(messages[-1]))
+        elif any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
             answer = "I've put that together for your approval (offline rules)."
         else:
             answer = ""
@@ -316,13 +319,31 @@ class Cortex:
     def on_message(self) -> tuple[str, list, str]:
         if self.stimulus.get("origin", "user") != "user":
             return "", [], "not the user's message"
-        chat = phrases.Chat(text=str(self.stimulus.get("text") or ""), now=self.now, tz=self.tz,
-                            playbook=self.playbook, tasks=list(self.context.get("tasks") or []),
-                            topics=list(self.context.get("topics") or []),
-                            pending=list(self.context.get("pending_proposals") or []),
-                            offered=tuple(self.offered), first_contact=bool(self.context.get("first_contact")))
-        reply = intents.answer(chat)
+        reply = intents.answer(user_chat(self.provider, self.context, self.offered))
         return reply.text, reply.calls, reply.rule
+
+
+def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat:
+    """The user's message and what the cortex's context says about their tasks, topics and proposals."""
+    stimulus = context.get("stimulus") or {}
+    return phrases.Chat(text=str(stimulus.get("text") or ""), now=dates.now_of(context.get("now")),
+                        tz=dates.zone(context.get("timezone")), playbook=provider.playbook,
+                        tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
+                        pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
+                        first_contact=bool(context.get("first_contact")))
+
+
+def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
+    """The calendar question's answer from what `calendar_lookup` found (its span read from the call)."""
+    args = _json_in(call.get("arguments") if isinstance(call.get("arguments"), str) else "")
+    start, end = (dates.parse_moment(args.get(key), chat.tz) for key in ("start", "end"))
+    if start is None or end is None:
+        return "I couldn't read your calendar just now. Nothing was changed."
+    found = _json_in(result)
+    if "error" in found:
+        return "I couldn't read your calendar just now. Nothing was changed."
+    events = found.get("events") if isinstance(found.get("events"), list) else []
+    return intents.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
 
 
 def _window_days(window: str) -> int | None:
