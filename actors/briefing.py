@@ -1,9 +1,9 @@
 """The morning briefing is the day: one message, built by code from the database.
 
-It lists today's events (from the calendar's stored snapshot, in local time), tasks due
-today and overdue, heads-ups whose follow-up would come later the same day, proposals
-waiting for an answer, follow-ups the daily cap kept back, and what triage kept for the
-briefing (the only part in the model's words). With `[attention] briefing = "when_useful"`
+It lists today's events (from the calendar's stored snapshot, in local time) and the topics
+that begin today (an appointment told in words), tasks due today and overdue, heads-ups whose
+follow-up would come later the same day, proposals waiting for an answer, follow-ups the
+daily cap kept back, and what triage kept for the briefing (the only part in the model's words). With `[attention] briefing = "when_useful"`
 a day with nothing in it sends nothing.
 
 The daily sync opens the day's briefing before it triages (status `compose`, "gathering")
@@ -85,12 +85,33 @@ def _event_line(event: DayEvent, today: date, tz) -> str:
     return f"{span} {event.title}{where}"
 
 
+def _topic_line(topic: Topic, today: date, tz) -> str:
+    """A topic that begins today (an appointment told in words) as a line of today's briefing."""
+    start = topic.starts.astimezone(tz)
+    last = topic.ends.astimezone(tz) if topic.ends else None
+    if last is not None and (last.hour, last.minute) == (0, 0):
+        last -= timedelta(days=1)  # stored as the exclusive end; people think in last days
+    until = f" (until {_short_day(last.date())})" if last is not None and last.date() > today else ""
+    return (f"{start:%H:%M} " if (start.hour, start.minute) != (0, 0) else "") + f"{topic.title}{until}"
+
+
 def todays_events(now: datetime, tz) -> list[str]:
-    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start.
+    """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start, and the
+    topics that begin today that no event of today's stands for (the dentist the user told Wilson about).
     A multi-day event is told on its first day, not every day of it."""
     today = now.astimezone(tz).date()
-    lines = [_event_line(event, today, tz) for event in calendar_days.events_on(today, tz)
-             if event.first_day(tz) == today]
+    events = [event for event in calendar_days.events_on(today, tz) if event.first_day(tz) == today]
+    lines = [(as_utc(event.start), _event_line(event, today, tz)) for event in events]
+    titles = {e.title.casefold() for e in events}
+    spans = {(as_utc(e.start), as_utc(e.end) if e.end else None) for e in events}
+    midnight = datetime.combine(today, datetime.min.time(), tzinfo=tz)
+    for topic in Topic.select().where((Topic.status == "active") & (Topic.starts >= midnight)
+                                      & (Topic.starts < midnight + timedelta(days=1))).order_by(Topic.starts):
+        start, ends = as_utc(topic.starts), as_utc(topic.ends) if topic.ends else None
+        if topic.title.casefold() in titles or any(start == s and ends in (None, e) for s, e in spans):
+            continue  # the topic a calendar event grew into: the event's line says it
+        lines.append((start, _topic_line(topic, today, tz)))
+    lines = [line for _, line in sorted(lines, key=lambda pair: pair[0])]
 
     allowed = tools.own_hosts()
     return [tools.defang(line, allowed) for line in lines]
@@ -232,7 +253,7 @@ def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
 
 def render_day(day: Day, extra: str = "") -> str:
     """The briefing's text; empty when there is nothing to say."""
-    sections = [("Today in your calendar", day.events), ("Due today", day.due), ("Overdue", day.overdue),
+    sections = [("Today", day.events), ("Due today", day.due), ("Overdue", day.overdue),
                 ("Coming up", day.soon), ("New in your calendar (no plan from me: ask if one needs it)",
                                           day.new_in_calendar), ("Waiting for your answer", day.proposals),
                 ("Kept for this morning", day.waiting)]

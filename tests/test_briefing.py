@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from actors import briefing
-from storage.models import Approval, ApprovalItem, Cursor, Outbox, Task, TaskFiring
+from storage.models import Approval, ApprovalItem, Cursor, Outbox, Task, TaskFiring, Topic
 from tests.conftest import make_config
 
 TZ = ZoneInfo("Europe/Berlin")
@@ -64,6 +64,30 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
     assert told == {(flights.id, "due"), (visa.id, "overdue")}
     assert Task.get_by_id(flights.id).next_window == "overdue"
     assert briefing.write_day_briefing(MORNING + timedelta(minutes=5), config(tmp_path), compose=False) is None
+
+
+def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_in_the_calendar(db, tmp_path):
+    snapshot_with(entry("d", "Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ),
+                        all_day=True),
+                  entry("l", "Team lunch", datetime(2027, 2, 9, 12, 30, tzinfo=TZ),
+                        datetime(2027, 2, 9, 13, 30, tzinfo=TZ)))
+
+    def topic(title, starts, ends=None, status="active"):
+        Topic.create(title=title, starts=starts, ends=ends, status=status, created_at=MORNING - timedelta(days=7))
+
+    topic("Appointment", datetime(2027, 2, 9, 10, 0, tzinfo=TZ))  # "a dentist appointment next Tuesday at 10"
+    topic("Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ))  # the event's plan
+    topic("Lunch with the team", datetime(2027, 2, 9, 12, 30, tzinfo=TZ))  # the event's, named otherwise
+    topic("Kitchen renovation", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 20, tzinfo=TZ))
+    topic("Moving", datetime(2027, 2, 10, 9, 0, tzinfo=TZ))  # tomorrow
+    topic("Old plan", datetime(2027, 2, 9, 9, 0, tzinfo=TZ), status="closed")
+
+    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
+
+    assert box.text.startswith("Good morning! Your Tue 9 Feb:\n\nToday:\n")
+    today = box.text.split("Today:\n")[1].split("\n\n")[0].splitlines()
+    assert today == ["• Trip to Lisbon (all day, until Fri 12 Feb)", "• Kitchen renovation (until Fri 19 Feb)",
+                     "• 10:00 Appointment", "• 12:30–13:30 Team lunch"]
 
 
 def test_a_day_with_nothing_sends_nothing_unless_always(db, tmp_path):
