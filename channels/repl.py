@@ -23,7 +23,8 @@ def delivery_record(row: Outbox, at) -> dict:
         "channel": row.channel,
         "text": row.text,
         "topic": topic,
-        "approval": {"id": approval["id"], "actions": approval["actions"]} if approval else None,
+        "approval": {"id": approval["id"], "actions": approval["actions"],
+                     "items": len(approval.get("items") or [])} if approval else None,
         "proposals": list(payload.get("proposals") or []),  # a briefing offers these for a decision
         "at": at.isoformat(),
     }

@@ -168,3 +168,16 @@ def test_wilson_trace_refuses_an_id_that_is_not_one(tmp_path, capsys, monkeypatc
     assert err.count("\n") == 1 and "a trace id looks like" in err and len(err) < 200
     assert cli.main(["--home", home, "trace", "3f2a9c1b7d4e"]) == 0
     assert capsys.readouterr().out == "no trace 3f2a9c1b7d4e\n"
+
+
+def test_a_proposal_offers_a_choice_of_items_only_when_it_has_several(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00")
+    repl = Repl(app, out=io.StringIO())
+    for text in ("add pay rent by Friday", "I have a dentist appointment next Tuesday at 10"):
+        app.say(text)
+        assert app.wait_idle()
+    for record in app.user_deliveries():  # as the terminal prints what reaches it
+        repl.print_delivery(record)
+    one, three = repl.out.getvalue().split("Proposal 2:")
+    assert "→ approve 1 | modify 1 <change> | reject 1\n" in one and "or items" not in one
+    assert "→ approve 2 | modify 2 <change> | reject 2  (or items: approve 2 1,2)" in three

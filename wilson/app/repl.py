@@ -225,7 +225,9 @@ class Repl:
         text = record["text"]
         if record.get("approval"):
             ident = record["approval"]["id"]
-            text += f"\n   → approve {ident} | modify {ident} <change> | reject {ident}  (or items: approve {ident} 1,2)"
+            text += f"\n   → approve {ident} | modify {ident} <change> | reject {ident}"
+            if record["approval"].get("items", 2) > 1:  # a choice of items only where there is one to make
+                text += f"  (or items: approve {ident} 1,2)"
         topic = f" [{record['topic']}]" if record.get("topic") else ""
         self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
 
