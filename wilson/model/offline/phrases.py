@@ -15,11 +15,12 @@ from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
          "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
-HELP = ("I didn't understand that — I'm running offline (no language model connected), so I only follow simple "
-        "requests: “what's on my plate this week?”, “add pay rent by Friday”, "
-        "“remind me to call Mum on Sunday”, "
-        "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
-        "“close the Japan topic”, or “yes”/“no” to my last proposal. Nothing was changed.")
+CAN_DO = ("I'm running offline (no language model connected), so I only follow simple "
+          "requests: “what's on my plate this week?”, “what's on my calendar today?”, “add pay rent by Friday”, "
+          "“remind me to call Mum on Sunday”, "
+          "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
+          "“close the Japan topic”, or “yes”/“no” to my last proposal.")
+HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
@@ -29,6 +30,8 @@ GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoo
 THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
+ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
+                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
