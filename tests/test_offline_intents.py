@@ -92,6 +92,8 @@ def test_first_contact_says_how_to_connect_a_model():
     reply = answer("hello", first_contact=True)
     assert reply.text.startswith(phrases.INTRO) and "WILSON_LLM_BASE_URL" in reply.text
     assert reply.text.endswith(phrases.TRY) and "didn't understand" not in reply.text  # a greeting is understood
+    asked = answer("what can you do?", first_contact=True).text
+    assert asked.startswith(phrases.INTRO) and asked.endswith(phrases.REQUESTS) and asked.count("offline") == 0
 
 
 @pytest.mark.parametrize("text, said", [

@@ -15,7 +15,7 @@ from wilson.model.offline.answers import NO_RE, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CALENDAR_RE, CAN_DO,
                                           CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO,
                                           LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
-                                          THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
+                                          REQUESTS, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -281,7 +281,8 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if ACK_RE.match(text):
         return Reply("👍", [], "an acknowledgement")
     if ABILITIES_RE.match(text):
-        return Reply(CAN_DO, [], "what the offline rules can do")
+        said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
+        return Reply(said, [], "what the offline rules can do")
     if BYE_RE.match(text):
         return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
     return None

@@ -15,11 +15,10 @@ from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
          "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
-CAN_DO = ("I'm running offline (no language model connected), so I only follow simple "
-          "requests: “what's on my plate this week?”, “what's on my calendar today?”, “add pay rent by Friday”, "
-          "“remind me to call Mum on Sunday”, "
-          "“move the passport task to next week”, “done with the flights”, “drop the gym task”, "
-          "“close the Japan topic”, or “yes”/“no” to my last proposal.")
+REQUESTS = ("“what's on my plate this week?”, “what's on my calendar today?”, “add pay rent by Friday”, "
+            "“remind me to call Mum on Sunday”, “move the passport task to next week”, “done with the flights”, "
+            "“drop the gym task”, “close the Japan topic”, or “yes”/“no” to my last proposal.")
+CAN_DO = f"I'm running offline (no language model connected), so I only follow simple requests: {REQUESTS}"
 HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
