@@ -200,3 +200,19 @@ def model_lines(config) -> list[str]:
         lines.append(f"model {row.day} {row.role:<6} {row.calls} calls, "
                      f"{row.prompt_tokens}+{row.completion_tokens} tokens")
     return lines
+
+
+def health_line(name: str, value, written, tz) -> str:
+    """One channel's health cursor for `wilson status`: its state, where and what went wrong, and when it was
+    written (a Wilson killed outright leaves its last state standing; the time tells how old it is)."""
+    value = value if isinstance(value, dict) else {"state": str(value)}
+    parts = [f"{name}: {value.get('state') or 'unknown'}"]
+    if value.get("address") and value.get("state") == "serving":
+        parts.append(f"at {value['address']}")
+    if value.get("restarts"):
+        parts.append(f"({value['restarts']} restart(s))")
+    if value.get("error"):
+        parts.append(f"— {value['error']}")
+    if written is not None:
+        parts.append(f"(as of {clockmod.as_utc(written).astimezone(tz):%a %d %b %H:%M})")
+    return " ".join(parts)

@@ -882,6 +882,8 @@ def test_health_is_written_when_it_changes_not_on_every_poll(wilson, fake, monke
     fake.wait_for(lambda: writes[-1:] == ["polling"] and "retrying" in writes, 10, "a failure and a recovery")
     assert writes == ["polling", "retrying", "polling"]
     assert app.wait_idle(10)
+    app.stop()  # a clean stop is said too: `wilson status` must not go on saying "polling"
+    assert writes == ["polling", "retrying", "polling", "stopped"]
 
 
 def test_the_bot_token_never_appears_in_logs(wilson, fake, capfd, caplog):

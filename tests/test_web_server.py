@@ -218,3 +218,18 @@ def test_web_token_prints_the_token_then_a_login_link_and_stores_neither(web):
         assert client.get(base_url() + "/today").status_code == 200
     with httpx.Client(base_url=base_url(), timeout=10) as client:
         assert client.get("/api/today", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_a_dashboard_that_stopped_is_said_stopped_in_wilson_status(web):
+    from channels import views
+
+    app = web
+    serving = kv.cursor_row(HEALTH_KEY)
+    line = views.health_line("web", serving.value, serving.updated_at, app.config.timezone)
+    assert line.startswith(f"web: serving at {base_url()} (as of ") and "{" not in line
+    app.stop()
+    app.db.connect(reuse_if_open=True)
+    stopped = kv.cursor_row(HEALTH_KEY)
+    assert stopped.value["state"] == "stopped"
+    assert views.health_line("web", stopped.value, stopped.updated_at, app.config.timezone).startswith(
+        "web: stopped (as of ")

@@ -120,6 +120,8 @@ class WebChannel(Channel):
 
     def on_stop(self):
         self._close()
+        if self.address is not None:  # `wilson status` must not go on saying "serving"
+            self._health("stopped", "")
 
     def on_failure(self, exception_type, exception_value, traceback):
         self._close()  # the replacement binds the port again

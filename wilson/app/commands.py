@@ -103,8 +103,8 @@ def cmd_status(opts, config) -> int:
     _out(email_status(config))
     for line in views.model_lines(config):
         _out(line)
-    for row in Cursor.select().where(Cursor.name.startswith("health:")):
-        _out(f"{row.name[7:]}: {row.value}")
+    for row in Cursor.select().where(Cursor.name.startswith("health:")).order_by(Cursor.name):
+        _out(views.health_line(row.name[7:], row.value, row.updated_at, config.timezone))
     return 0
 
 
