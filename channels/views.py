@@ -100,19 +100,22 @@ def trace_text(trace_id: str, tz=None) -> str:
     return trace.format_path(trace_id, tz)
 
 
-def quiet(argument: str, now, tz, command: str = "/quiet") -> str:
+def quiet(argument: str, now, config, command: str = "/quiet") -> str:
     """Start or end a mute ("3h", "45m", "off"), as Telegram's /quiet and the REPL's `quiet` do; the answer to show.
+    Messages held already wait as the new mute says (the caller nudges the tick to release them).
     `command`: how the user types it on their channel, for the hints."""
     if argument.strip().lower() in ("off", "stop", "end", "0"):
         mute.mute(None)
+        mute.retime_held(config, now)
         return "Quiet is over: I'll tell you things as they come."
     try:
         until = now + clockmod.parse_duration(argument)
     except ValueError:
         return f"For how long? For example {command} 3h or {command} 45m ({command} off ends it)."
     mute.mute(until)
-    local = until.astimezone(tz)
-    return (f"Quiet until {local:%a %d %b %H:%M} ({tz}). "
+    mute.retime_held(config, now)
+    local = until.astimezone(config.timezone)
+    return (f"Quiet until {local:%a %d %b %H:%M} ({config.timezone}). "
             f"Urgent things still come through. {command} off ends it early.")
 
 

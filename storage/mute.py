@@ -9,6 +9,7 @@ from datetime import datetime
 
 from storage import kv
 from storage.db import claim_transaction
+from storage.models import Outbox
 from wilson.kernel import timeparse
 from wilson.kernel.clock import as_utc
 from wilson.kernel.quiet import quiet_until
@@ -29,6 +30,15 @@ def mute(until: datetime | None) -> None:
     value = as_utc(until).isoformat() if until is not None else None
     with claim_transaction():
         kv.put_setting(MUTE_KEY, value)
+
+
+def retime_held(config, now: datetime) -> int:
+    """After the mute changed (lifted, shortened or made longer): every held message waits exactly as long
+    as the quiet hours and the mute now say, no longer, and the tick releases what may go. How many moved."""
+    until = hold_until(config, now) or as_utc(now)
+    with claim_transaction():
+        return (Outbox.update(deliver_after=until)
+                .where((Outbox.status == "held") & (Outbox.deliver_after != until)).execute())
 
 
 def hold_until(config, now: datetime) -> datetime | None:

@@ -408,6 +408,20 @@ def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson
     assert Outbox.select().where((Outbox.channel == "telegram") & (Outbox.status != "delivered")).count() == 0
 
 
+def test_quiet_off_sends_what_the_quiet_held_at_once(wilson, fake):
+    app = wilson(tick_interval_seconds=3600)  # the tick's own timer stays out of it: only /quiet off may send it
+    fake.send_text(OWNER, "/quiet 2h")
+    wait_text(fake, OWNER, "Quiet until")
+    assert app.wait_idle(10)
+    muted = mute.muted_until()
+    held = outbox.add(channel="telegram", text="Heads-up: the school closes early on Friday.", trace_id="q1",
+                      key="quiet:held", at=app.clock.now(), deliver_after=muted)  # as attention holds a message
+    fake.send_text(OWNER, "/quiet off")
+    wait_text(fake, OWNER, "Quiet is over")
+    wait_text(fake, OWNER, "Heads-up: the school closes early on Friday.")
+    fake.wait_for(lambda: Outbox.get_by_id(held.id).status == "delivered", 5, "the held message delivered")
+
+
 # Approvals ------------------------------------------------------------------------
 def test_approval_by_button_executes_once_even_when_pressed_twice(wilson, fake):
     app = wilson()

@@ -7,7 +7,7 @@ import io
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -74,6 +74,42 @@ def test_today_quiet_and_memories_answer(make_app):
     assert run(repl, "memories") == "(no memories)\n"
     Memory.create(kind="belief", text="Prefers window seats", created_at=app.clock.now())
     assert "Prefers window seats" in run(repl, "memories")
+
+
+DINNER = "email Sam <sam@example.com> | Dinner tonight? | Dinner tonight? Usual place at 8?"
+
+
+def held_until() -> list:
+    from storage.models import Outbox
+
+    return [(row.status, row.deliver_after) for row in Outbox.select().where(Outbox.surfaced == True)]  # noqa: E712
+
+
+def test_quiet_changed_or_lifted_holds_what_it_held_exactly_as_long_as_it_now_says(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00", env={"WILSON_CORE_QUIET_HOURS": "22:00-07:00"})
+    repl = Repl(app)
+    now = app.clock.now()
+    run(repl, "quiet 3h")
+    run(repl, DINNER)
+    run(repl, "sync")
+    assert held_until() == [("held", now + timedelta(hours=3))]
+    run(repl, "quiet 30m")  # shorter: it waits 30 minutes, not 3 hours
+    assert held_until() == [("held", now + timedelta(minutes=30))]
+    run(repl, "quiet 5h")  # longer: the new quiet holds it too
+    assert held_until() == [("held", now + timedelta(hours=5))]
+    run(repl, "quiet off")  # over: it goes now, without waiting for time to pass
+    assert [status for status, _ in held_until()] == ["delivered"]
+    assert any("Dinner tonight?" in d["text"] for d in app.user_deliveries())
+
+
+def test_quiet_off_at_night_leaves_the_night_to_the_quiet_hours(make_app):
+    app = make_app(start="2027-01-05T23:00:00+01:00", env={"WILSON_CORE_QUIET_HOURS": "22:00-07:00"})
+    repl = Repl(app)
+    run(repl, "quiet 12h")
+    run(repl, DINNER)
+    run(repl, "sync")
+    run(repl, "quiet off")
+    assert held_until() == [("held", datetime(2027, 1, 6, 6, 0, tzinfo=timezone.utc))]  # 07:00 in Berlin
 
 
 def test_trace_times_are_local(make_app):

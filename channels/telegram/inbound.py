@@ -22,7 +22,7 @@ from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson.kernel import bounds, faults
-from wilson.kernel.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest
+from wilson.kernel.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest, TickNow
 
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
@@ -218,6 +218,7 @@ class Inbound:
             text = "Looking…"
         elif name == "quiet":
             text = self._quiet(argument, incoming.now)
+            incoming.after.append(lambda: self.tell("tick", TickNow()))  # what it no longer holds goes out now
         elif name == "budget":
             text = self.ctx.synapse.budget_report()
         elif name == "expired":
@@ -249,7 +250,7 @@ class Inbound:
         return None
 
     def _quiet(self, argument: str, now: datetime) -> str:
-        return views.quiet(argument, now, self.config.timezone, "/quiet")
+        return views.quiet(argument, now, self.config, "/quiet")
 
     def _reply(self, text: str, incoming: Incoming, what: str) -> None:
         """Queue an answer to the chat a message came from (delivered like every other outbox row);

@@ -27,6 +27,7 @@ from wilson.app.application import Wilson
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
 from wilson.kernel.logs import file_sink
+from wilson.kernel.messages import TickNow
 from wilson.kernel.redact import redact
 from wilson.kernel.timeparse import date_or_datetime
 
@@ -291,8 +292,8 @@ class Repl:
                 self.note("looking at what's new…")
             app.sync()  # Telegram's /today asks the thalamus the same way
         elif name == "quiet":
-            self.note(views.quiet(args[0], app.clock.now(), app.config.timezone, "quiet"))
-            return
+            self.note(views.quiet(args[0], app.clock.now(), app.config, "quiet"))
+            app.supervisor.tell("tick", TickNow())  # what the quiet no longer holds goes out now
         elif name in ("approve", "reject"):
             app.decide(args[0], name, items=args[1])
         elif name == "modify":
