@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from storage import outbox, trace
+from storage import mute, outbox, trace
 from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Task, TaskFiring
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.quiet import parse_window
@@ -84,6 +84,7 @@ class Placement:
     action: str  # now, held, waiting
     until: datetime | None = None
     reason: str = ""
+    by_cap: bool = False  # held because the day's interruptions are spent, not for quiet
 
 
 def place(*, urgent: bool, over_cap_ok: bool, quiet_end: datetime | None, spent: int, cap: int,
@@ -95,7 +96,8 @@ def place(*, urgent: bool, over_cap_ok: bool, quiet_end: datetime | None, spent:
     if spent >= cap and not over_cap_ok:
         if briefing:
             return Placement("waiting", None, f"the day's {cap} interruption(s) are spent; kept for the briefing")
-        return Placement("held", next_morning, f"the day's {cap} interruption(s) are spent; held until tomorrow")
+        return Placement("held", next_morning, f"the day's {cap} interruption(s) are spent; held until tomorrow",
+                         by_cap=True)
     if quiet_end is not None:
         return Placement("held", quiet_end, f"quiet hours until {quiet_end:%H:%M} UTC")
     return Placement("now", None, "")
@@ -220,6 +222,8 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
 
 def _write(placement: Placement, *, channel, text, trace_id, key, now, payload, why) -> list[tuple[str, int]]:
     held = placement.until if placement.action == "held" else None
+    if held is not None and placement.by_cap:  # not the quiet's to shorten: lifting a mute leaves it be
+        payload = dict(payload, held_by=mute.HELD_BY_CAP)
     box = outbox.add(channel=channel, text=text, trace_id=trace_id, key=key, at=now, payload=payload,
                      deliver_after=held)
     if placement.action == "waiting":

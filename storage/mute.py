@@ -15,6 +15,7 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.quiet import quiet_until
 
 MUTE_KEY = "quiet_until"
+HELD_BY_CAP = "daily cap"  # a held row's payload["held_by"]: held until tomorrow by the cap, not by quiet
 
 
 def muted_until() -> datetime | None:
@@ -33,12 +34,15 @@ def mute(until: datetime | None) -> None:
 
 
 def retime_held(config, now: datetime) -> int:
-    """After the mute changed (lifted, shortened or made longer): every held message waits exactly as long
-    as the quiet hours and the mute now say, no longer, and the tick releases what may go. How many moved."""
+    """After the mute changed (lifted, shortened or made longer): every message held for quiet waits exactly as
+    long as the quiet hours and the mute now say, and the tick releases what may go; one the daily cap holds
+    until tomorrow keeps its time. How many moved."""
     until = hold_until(config, now) or as_utc(now)
     with claim_transaction():
-        return (Outbox.update(deliver_after=until)
-                .where((Outbox.status == "held") & (Outbox.deliver_after != until)).execute())
+        rows = [row.id for row in Outbox.select(Outbox.id, Outbox.payload).where(
+                (Outbox.status == "held") & (Outbox.deliver_after != until))
+                if (row.payload or {}).get("held_by") != HELD_BY_CAP]
+        return Outbox.update(deliver_after=until).where(Outbox.id.in_(rows)).execute() if rows else 0
 
 
 def hold_until(config, now: datetime) -> datetime | None:

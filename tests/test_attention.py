@@ -109,14 +109,14 @@ def test_under_the_cap_a_message_goes_now_and_over_it_waits_for_the_briefing():
     assert place(urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False,
                  next_morning=MORNING) == Placement("held", MORNING, place(
                      urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False,
-                     next_morning=MORNING).reason)
+                     next_morning=MORNING).reason, by_cap=True)
 
 
 def test_urgent_breaks_cap_and_quiet_hours_while_triage_urgency_breaks_only_the_cap():
     assert place(urgent=True, over_cap_ok=False, quiet_end=MORNING, spent=9, cap=3).action == "now"
     assert place(urgent=False, over_cap_ok=True, quiet_end=None, spent=9, cap=3).action == "now"
     held = place(urgent=False, over_cap_ok=True, quiet_end=MORNING, spent=0, cap=3)
-    assert (held.action, held.until) == ("held", MORNING)
+    assert (held.action, held.until, held.by_cap) == ("held", MORNING, False)
 
 
 def test_the_cap_is_counted_per_local_day_from_the_outbox(db):

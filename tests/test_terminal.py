@@ -102,6 +102,19 @@ def test_quiet_changed_or_lifted_holds_what_it_held_exactly_as_long_as_it_now_sa
     assert any("Dinner tonight?" in d["text"] for d in app.user_deliveries())
 
 
+def test_quiet_off_leaves_what_the_daily_cap_holds_until_tomorrow(make_app):
+    app = make_app(env={"WILSON_CORE_QUIET_HOURS": "off", "WILSON_THALAMUS_BRIEFING": "off",
+                        "WILSON_ATTENTION_MAX_PER_DAY": "1"})
+    repl = Repl(app)
+    run(repl, DINNER)
+    run(repl, "email Ann <ann@example.com> | Lunch on Friday? | Lunch on Friday? The new place?")
+    run(repl, "sync")
+    [(status, until)] = [row for row in held_until() if row[0] != "delivered"]
+    assert status == "held" and until > app.clock.now() + timedelta(hours=12)  # the cap's: tomorrow morning
+    run(repl, "quiet off")
+    assert [row for row in held_until() if row[0] != "delivered"] == [("held", until)]
+
+
 def test_quiet_off_at_night_leaves_the_night_to_the_quiet_hours(make_app):
     app = make_app(start="2027-01-05T23:00:00+01:00", env={"WILSON_CORE_QUIET_HOURS": "22:00-07:00"})
     repl = Repl(app)
