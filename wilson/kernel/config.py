@@ -93,7 +93,7 @@ DEFAULTS: dict[str, dict] = {
     # and once when it is overdue. A kind of task (actors/tick/deadlines.py task_kind: document, booking, packing,
     # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
     # an empty one means the default.
-    "tick": {"interval_seconds": 1.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
+    "tick": {"interval_seconds": 10.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
              "windows_packing": "", "windows_bill": "", "windows_appointment": "", "windows_birthday": "",
              "windows_generic": ""},
     "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2},
@@ -182,7 +182,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     },
     "ras": {"interval_minutes": ("count", "how often buffered channels are looked at")},
     "tick": {
-        "interval_seconds": ("positive", "the heartbeat"),
+        "interval_seconds": ("positive", "seconds between looks at what has come due (deadlines, reminders, "
+                                         "quiet hours' end); each look is about 13 queries"),
         "windows": ("windows", "follow-up windows of a task: durations before the due, due, overdue"),
         **{f"windows_{kind}": ("windows", f"windows for a {kind} task; empty: the default")
            for kind in ("document", "booking", "packing", "bill", "appointment", "birthday", "generic")},
