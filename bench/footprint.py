@@ -8,6 +8,10 @@ and timed until its first delivery line is printed. Baseline: a bare Python proc
 that imports the same libraries (pykka, telegram, peewee, httpx, croniter, loguru,
 icalendar, recurring_ical_events, caldav) and exits.
 
+Idle: CPU time (process_time) per wall second of a Wilson on the real clock with the offline model and
+nothing arriving, after it settled, beside the same Wilson looking at what has come due every second (the
+tick's interval before it became 10 s); the statements it issued meanwhile are counted too.
+
 Memory: resident set size (VmRSS from /proc/self/status) of a process that ran
 Wilson through one simulated hour carrying a full day's worth of the persona's input
 (40 emails, 15 messages, 30 calendar events, 10 tasks) with the offline model, beside
@@ -135,6 +139,31 @@ def child_wilson() -> dict:
             "start_seconds": round(start_seconds, 3), "counts": counts}
 
 
+def child_idle(interval: float, seconds: float) -> dict:
+    """A Wilson on the real clock that nothing reaches: its CPU and statements per wall second."""
+    import time
+
+    from bench.common import SqlRecorder, bench_config, make_wilson
+    from wilson.kernel.clock import RealClock
+
+    with TempHome("idle") as home:
+        app = make_wilson(bench_config(home, WILSON_TICK_INTERVAL_SECONDS=interval), RealClock(), llm="offline")
+        recorder = SqlRecorder(app.db)
+        app.start()
+        try:
+            app.say("hi")
+            app.wait_idle()
+            time.sleep(2 * interval)  # the start-up scans and the first timer looks are over
+            recorder.start()
+            cpu, wall = time.process_time(), monotonic()
+            time.sleep(seconds)
+            cpu, wall = time.process_time() - cpu, monotonic() - wall
+            statements = sum(len(unit.statements) for unit in recorder.stop())
+        finally:
+            app.stop()
+    return {"cpu_ms_per_s": cpu * 1000 / wall, "statements_per_s": statements / wall, "seconds": round(wall, 1)}
+
+
 def run(quick: bool = False) -> dict:
     repeats = 2 if quick else 5
     _ready_seconds()  # untimed: byte-compiles what the first run would
@@ -142,6 +171,8 @@ def run(quick: bool = False) -> dict:
     ready = [_ready_seconds() for _ in range(repeats)]
     bare = [_bare_import_seconds() for _ in range(repeats)]
     wilson, plain = _child("wilson"), _child("bare")
+    idle_s = 15 if quick else 40
+    idle, every_second = _child(f"idle:10:{idle_s}"), _child(f"idle:1:{idle_s}")
     ready_s, bare_s = statistics.median(ready), statistics.median(bare)
     rss, bare_rss = wilson["rss_kb"] / 1024, plain["rss_kb"] / 1024
     figures = [
@@ -151,21 +182,30 @@ def run(quick: bool = False) -> dict:
         Figure("RSS after one simulated hour (a day's input, offline model)", round(rss, 1), "MiB",
                "bare python importing the same libraries", round(bare_rss, 1), ratio(rss, bare_rss), "", None,
                f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB; peak {wilson['hwm_kb'] / 1024:.1f} MiB"),
+        Figure("idle CPU per wall second (real clock, offline model, nothing arriving)",
+               round(idle["cpu_ms_per_s"], 2), "ms/s", "the same with a look every second (the old tick)",
+               round(every_second["cpu_ms_per_s"], 2), ratio(idle["cpu_ms_per_s"], every_second["cpu_ms_per_s"]),
+               "", None, f"{idle['statements_per_s']:.1f} statements/s against {every_second['statements_per_s']:.1f}, "
+                         f"over {idle['seconds']} s each"),
     ]
     notes = [f"the hour carried {wilson['counts']['stimuli']} stimuli: {wilson['counts']['buffered']} buffered rows, "
              f"{wilson['counts']['inbox']} inbox rows, {wilson['counts']['outbox']} outbox rows"]
-    return result("footprint", figures, {"ready_s": ready, "bare_import_s": bare, "wilson": wilson, "bare": plain},
-                  notes)
+    return result("footprint", figures, {"ready_s": ready, "bare_import_s": bare, "wilson": wilson, "bare": plain,
+                                         "idle": idle, "idle_every_second": every_second}, notes)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.footprint", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--child", choices=("wilson", "bare"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # wilson, bare or idle:INTERVAL:SECONDS
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child_wilson() if args.child == "wilson" else child_bare()))
+        if args.child.startswith("idle:"):
+            _, interval, seconds = args.child.split(":")
+            print(json.dumps(child_idle(float(interval), float(seconds))))
+        else:
+            print(json.dumps(child_wilson() if args.child == "wilson" else child_bare()))
         return 0
     emit(run(args.quick), args.json)
     return 0
