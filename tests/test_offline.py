@@ -390,8 +390,7 @@ def test_offline_mail_heads_up_names_its_source_once_and_defangs_links(make_app)
                         {"subject": "Final notice", "from": "billing@evil.example"})
     app.advance(timedelta(days=1))
     said = [d["text"] for d in app.user_deliveries()]
-    assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: Final notice "
-                    "(from billing@evil[.]example)"]
+    assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: Final notice"]
 
 
 # -- cortex: answers to a pending proposal, and tasks managed in words ----------------------------------

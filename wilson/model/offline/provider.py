@@ -298,7 +298,8 @@ class Cortex:
                            if isinstance(b, dict) and b.get("channel")})
         where = f" from your {' and '.join(channels)}" if channels else ""
         if self.stimulus.get("untrusted"):
-            where = ""  # the cortex names the source of others' text itself
+            where = ""  # the cortex names the source of others' text itself, sender and all
+            summary = re.sub(r"\s*\(from [^()]*\)$", "", summary) or summary
         return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
 
