@@ -2,8 +2,8 @@
 
 The calendar channel stores what it last read as Cursor rows named "calendar:<source>", one entry
 per event (channels/calendar/diff.py `snapshot_entry`: ISO start and end in UTC, all_day, title,
-location, status). The morning briefing and the dashboard list a day's events from here: no fetch,
-no model, and neither needs the calendar channel's code to read its rows.
+location, status). The morning briefing, the dashboard and `calendar_lookup` read events from here: no
+fetch, no model, and none needs the calendar channel's code to read its rows.
 """
 
 from __future__ import annotations
@@ -50,15 +50,30 @@ def _entry_event(key: str, entry) -> DayEvent | None:
                     all_day=bool(entry.get("all_day")), location=str(entry.get("location") or ""))
 
 
-def events_on(day: date, tz) -> list[DayEvent]:
-    """Every event of every calendar whose span touches the local `day`, by start (an event that two
-    sources both hold is listed once)."""
-    found: dict[str, DayEvent] = {}
+def _all_events():
+    """Every event and occurrence the snapshots hold, tombstones left out; one per key across sources."""
+    seen: set[str] = set()
     for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
         value = cursor.value if isinstance(cursor.value, dict) else {}
         events = value.get("events") if isinstance(value.get("events"), dict) else {}
         for key, entry in events.items():
             event = _entry_event(key, entry)
-            if event is not None and event.first_day(tz) <= day <= event.last_day(tz):
-                found.setdefault(key, event)
-    return sorted(found.values(), key=lambda e: (e.start, e.title))
+            if event is not None and key not in seen:
+                seen.add(key)
+                yield event
+
+
+def events_on(day: date, tz) -> list[DayEvent]:
+    """Every event of every calendar whose span touches the local `day`, by start (an event that two
+    sources both hold is listed once)."""
+    found = [event for event in _all_events() if event.first_day(tz) <= day <= event.last_day(tz)]
+    return sorted(found, key=lambda e: (e.start, e.title))
+
+
+def events_between(start: datetime | None, end: datetime | None) -> list[DayEvent]:
+    """Every event and occurrence that overlaps [start, end] (either open), by start: one that began
+    earlier and is still going on is in it; an end is exclusive (an all-day event ends at midnight)."""
+    found = [event for event in _all_events()
+             if (end is None or event.start <= end)
+             and (start is None or event.start >= start or (event.end is not None and event.end > start))]
+    return sorted(found, key=lambda e: (e.start, e.title))

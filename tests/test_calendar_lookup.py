@@ -61,3 +61,30 @@ def test_offline_a_calendar_question_with_nothing_in_it_says_so(make_app):
     say(app, "what's on my calendar today?")
     assert app.user_deliveries()[-1]["text"].startswith("Nothing in your calendar today.")
     assert Inbox.select().where(Inbox.status != "done").count() == 0
+
+
+WEEKLY = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//weekly//EN
+BEGIN:VEVENT
+UID:standup@example
+DTSTAMP:20270101T000000Z
+DTSTART;TZID=Europe/Berlin:20270105T093000
+DTEND;TZID=Europe/Berlin:20270105T094500
+RRULE:FREQ=WEEKLY;BYDAY=TU
+SUMMARY:Team standup
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+def test_offline_a_repeating_meeting_is_in_the_calendar_on_each_of_its_days(make_app):
+    app = make_app(start=START)
+    app.calendar_file().write_text(WEEKLY)
+    app.sync()
+    assert app.wait_idle()
+    say(app, "hi")
+    say(app, "any meetings next week?")
+    answer = app.user_deliveries()[-1]["text"]
+    assert answer.startswith("In your calendar next week:\n• Team standup — Tue 12 Jan 09:30"), answer
+    assert answer.count("Team standup") == 1  # the week holds one of its occurrences
