@@ -127,6 +127,18 @@ def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, s
     assert answer(text).calls == []  # not offered: the tasks and topics the run knows of instead
 
 
+@pytest.mark.parametrize("text, name", [
+    ("I need to sync my calendar by Friday", "create_task"),
+    ("I need to clean up my calendar", "create_task"),
+    ("I have a dentist appointment next Tuesday at 10", "create_topic"),
+    ("put the dentist in my calendar on Friday", "create_topic"),
+])
+def test_a_request_that_names_the_calendar_is_a_request_not_a_look_at_it(text, name):
+    chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
+                        offered=TOOLS + ("calendar_lookup",))
+    assert intents.answer(chat).calls[0][0] == name
+
+
 def test_the_calendar_answer_lists_the_events_then_what_is_due():
     chat = phrases.Chat(text="what's on my calendar this week?", now=NOW, tz=BERLIN, playbook=PLAYBOOK,
                         tasks=TASKS, topics=[])

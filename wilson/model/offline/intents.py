@@ -12,10 +12,11 @@ from datetime import date, datetime
 
 from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, spoken_decision
-from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CALENDAR_RE, CAN_DO,
-                                          CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO,
-                                          LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
-                                          REQUESTS, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
+from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_RE, ACK_RE, ADD_RE, ASKED_RE, BYE_RE, CALENDAR_RE,
+                                          CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
+                                          INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, QUESTION_RE, REMIND_RE,
+                                          REMINDER_RE, RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat,
+                                          Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -241,7 +242,8 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 
 
 def _listing(chat: Chat, text: str) -> Reply | None:
-    if not LIST_RE.search(text) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
+    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
+    if not asked or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None
     said = text.lower()
     if CALENDAR_RE.search(said) and "calendar_lookup" in chat.offered:

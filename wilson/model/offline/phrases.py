@@ -45,9 +45,11 @@ DONE_RES = [
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
-                     r"my calendar|my day|what \w+ do i have|(?:any|which) (?:meetings?|appointments?|events?))\b",
-                     re.I)
+                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
+# Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
+ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
+QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:what|which|when|any|anything|do i|have i|is there|are there|show|list)\b",
+                         re.I)
 CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?)\b", re.I)
 REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
 ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
