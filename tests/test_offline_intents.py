@@ -107,6 +107,14 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
     assert reply.calls == [] and reply.text.startswith(said) and "Nothing was" not in reply.text
 
 
+def test_an_acknowledgement_with_a_proposal_waiting_says_how_to_answer_it():
+    pending = [{"id": 9, "items": [{"position": 1, "description": "New task: Pay rent"}]}]
+    for text in ("great", "perfect!", "cool"):
+        reply = answer(text, pending)
+        assert reply.calls == [] and reply.text.startswith("Proposal 9 is still waiting for your answer")
+    assert answer("ok", pending).calls == [("decide", {"proposal": 9, "action": "approve"})]  # "ok" is a yes
+
+
 def test_small_talk_around_a_request_does_not_swallow_it():
     assert "You're welcome" not in answer("thanks, add pay rent by Friday").text
     assert answer("add pay rent by Friday, thanks").calls[0][0] == "create_task"

@@ -281,6 +281,10 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if THANKS_RE.match(text):
         return Reply("You're welcome!", [], "thanks")
     if ACK_RE.match(text):
+        waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
+        if waiting is not None:  # "great" is no answer to a proposal, but the user may think it is
+            return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
+                         f"it or “no” to drop it.", [], "an acknowledgement with a proposal waiting")
         return Reply("👍", [], "an acknowledgement")
     if ABILITIES_RE.match(text):
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
