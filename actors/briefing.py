@@ -158,7 +158,7 @@ NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counte
 
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
-    briefing yet and not planned since: (lines, their trace ids). Today's are in "Today in your calendar"."""
+    briefing yet and not planned since: (lines, their trace ids). Today's are in the briefing's "Today"."""
     seen = {r.trace_id for r in Trace.select(Trace.trace_id).where(
         (Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))}
     if not seen:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from storage.models import Inbox
 from tests.brain import call
 from tests.calendar_support import add_event
@@ -88,3 +90,18 @@ def test_offline_a_repeating_meeting_is_in_the_calendar_on_each_of_its_days(make
     answer = app.user_deliveries()[-1]["text"]
     assert answer.startswith("In your calendar next week:\n• Team standup — Tue 12 Jan 09:30"), answer
     assert answer.count("Team standup") == 1  # the week holds one of its occurrences
+
+
+@pytest.mark.parametrize("result", ['{"error": "calendar unavailable"}', "not json", '{"events": "x"}'])
+def test_offline_a_calendar_it_could_not_read_is_said_so_not_called_empty(result):
+    from wilson.model.offline.provider import OfflineProvider
+
+    lookup = {"id": "c1", "type": "function",
+              "function": {"name": "calendar_lookup", "arguments": '{"start": "2027-01-05", "end": "2027-01-05"}'}}
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "what's on my calendar today?"},
+                {"role": "assistant", "content": None, "tool_calls": [lookup]},
+                {"role": "tool", "tool_call_id": "c1", "content": result}]
+    context = {"kind": "cortex", "now": START, "timezone": "Europe/Berlin",
+               "stimulus": {"origin": "user", "kind": "message", "text": "what's on my calendar today?"}}
+    body = OfflineProvider().complete({"messages": messages, "tools": []}, "fast", context)
+    assert body["choices"][0]["message"]["content"] == "I couldn't read your calendar just now. Nothing was changed."

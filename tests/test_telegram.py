@@ -631,7 +631,7 @@ def test_renaming_a_topic_renames_its_forum_thread_once(wilson, fake):
 
 
 def test_an_expired_proposal_is_told_and_its_button_brings_it_back_once(wilson, fake, model):
-    app = wilson()
+    app = wilson(tick_interval_seconds=1)  # the sweep below runs on the tick's own timer
     proposal = propose_japan(fake)
     assert app.wait_idle(10)
     original = Approval.get()

@@ -37,8 +37,8 @@ full), reported to the triage.
 
 Time. There is no timer here: the tick forwards each TickNow to the buffered
 channels, which poll when ``poll`` has passed since their last poll or sync
-(channels/base.py). With the real clock the tick beats every second, so the
-cadence holds to a second. With the simulated clock `Wilson.advance` jumps from
+(channels/base.py). With the real clock the tick beats every [tick]
+interval_seconds (10 s), so the cadence holds to that. With the simulated clock `Wilson.advance` jumps from
 one due moment to the next and the polls ride on those steps, adding none of
 their own: `advance 60d` does not crawl through 17 280 polls, and a change made
 in simulated time is seen at the first step at least ``poll`` after the last poll

@@ -183,7 +183,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "ras": {"interval_minutes": ("count", "how often buffered channels are looked at")},
     "tick": {
         "interval_seconds": ("positive", "seconds between looks at what has come due (deadlines, reminders, "
-                                         "quiet hours' end); each look is about 13 queries"),
+                                         "quiet hours' end); each look is a dozen or so queries"),
         "windows": ("windows", "follow-up windows of a task: durations before the due, due, overdue"),
         **{f"windows_{kind}": ("windows", f"windows for a {kind} task; empty: the default")
            for kind in ("document", "booking", "packing", "bill", "appointment", "birthday", "generic")},

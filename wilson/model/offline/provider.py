@@ -341,9 +341,9 @@ def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
     if start is None or end is None:
         return "I couldn't read your calendar just now. Nothing was changed."
     found = _json_in(result)
-    if "error" in found:
+    events = found.get("events")
+    if "error" in found or not isinstance(events, list):
         return "I couldn't read your calendar just now. Nothing was changed."
-    events = found.get("events") if isinstance(found.get("events"), list) else []
     return intents.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
 
 
