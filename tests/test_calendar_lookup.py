@@ -105,3 +105,15 @@ def test_offline_a_calendar_it_could_not_read_is_said_so_not_called_empty(result
                "stimulus": {"origin": "user", "kind": "message", "text": "what's on my calendar today?"}}
     body = OfflineProvider().complete({"messages": messages, "tools": []}, "fast", context)
     assert body["choices"][0]["message"]["content"] == "I couldn't read your calendar just now. Nothing was changed."
+
+
+def test_the_next_midnight_is_a_local_one_on_the_days_clocks_change():
+    from datetime import timedelta, timezone
+
+    from actors.tools.common import next_midnight
+
+    spring = datetime(2027, 3, 28, tzinfo=BERLIN).astimezone(timezone.utc)  # clocks go forward at 02:00
+    autumn = datetime(2027, 10, 31, tzinfo=BERLIN).astimezone(timezone.utc)  # and back at 03:00
+    assert next_midnight(spring, BERLIN) - spring == timedelta(hours=23)
+    assert next_midnight(autumn, BERLIN) - autumn == timedelta(hours=25)
+    assert next_midnight(spring, BERLIN).astimezone(BERLIN) == datetime(2027, 3, 29, tzinfo=BERLIN)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from actors.tools.common import WHEN, BuiltinTool, _obj, calendar_events, parse_when
+from actors.tools.common import WHEN, BuiltinTool, _obj, calendar_events, next_midnight, parse_when
 from wilson.skills import Channel, Skill
 
 
@@ -23,7 +23,7 @@ class CalendarLookup(BuiltinTool):
         start, _ = parse_when(args.get("start"), call.tz)
         end, end_is_date = parse_when(args.get("end"), call.tz)
         if end is not None and end_is_date:  # "until 2027-01-05" takes in the whole of the 5th
-            end = end.astimezone(call.tz) + timedelta(days=1) - timedelta(microseconds=1)  # local days, DST or not
+            end = next_midnight(end, call.tz) - timedelta(microseconds=1)
         return {"events": calendar_events(start, end)}
 
 

@@ -72,6 +72,11 @@ def parse_when(value, tz: ZoneInfo) -> tuple[datetime | None, bool]:
     return moment, is_date
 
 
+def next_midnight(midnight: datetime, tz: ZoneInfo) -> datetime:
+    """The local midnight a day after `midnight` (in UTC): 23 or 25 hours later on the days clocks change."""
+    return (midnight.astimezone(tz) + timedelta(days=1)).astimezone(UTC)
+
+
 def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
     if moment is None:
         return "no date"

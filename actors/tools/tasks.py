@@ -4,12 +4,10 @@ tasks and topics and those of a shared topic (`visible_to`); what an approval cr
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from actors.tick.deadlines import parse_windows
 from actors.tick.schedules import add_once
 from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
-                                 _text_arg, already, parse_when, reminder_at, repeated, show_span, show_when, task_view,
+                                 _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span, show_when, task_view,
                                  topic_view, valid_windows, visible_to)
 from storage.models import Schedule, Task, Topic
 from wilson.skills import Call, Skill
@@ -112,7 +110,7 @@ class CreateTopic(BuiltinTool):
         starts, _ = parse_when(args.get("starts"), call.tz)
         ends, ends_is_date = parse_when(args.get("ends"), call.tz)
         if ends is not None and ends_is_date:
-            ends = ends + timedelta(days=1)  # an all-day end date lasts through that day
+            ends = next_midnight(ends, call.tz)  # an all-day end date lasts through that day
         topic = Topic.create(title=args["title"], status="active", starts=starts, ends=ends,
                              notes=args.get("notes") or "", created_at=call.now, owner_id=call.user_id)
         call.scratch[topic.title.lower()] = topic  # a task later in the same proposal joins it
@@ -162,7 +160,7 @@ class UpdateTopic(TopicTool):
             topic.starts, _ = parse_when(args["starts"], call.tz)
         if args.get("ends"):
             ends, ends_is_date = parse_when(args["ends"], call.tz)
-            topic.ends = ends + timedelta(days=1) if ends_is_date else ends
+            topic.ends = next_midnight(ends, call.tz) if ends_is_date else ends
         topic.save()
         return {"topic_id": topic.id}
 
