@@ -98,7 +98,7 @@ def test_first_contact_says_how_to_connect_a_model():
 
 @pytest.mark.parametrize("text, said", [
     ("hello", "Hi! What can I do for you?"), ("Good morning, Wilson!", "Hi! What can I do for you?"),
-    ("thanks!", "You're welcome!"), ("thank you so much", "You're welcome!"), ("ok", "👍"), ("got it.", "👍"),
+    ("thanks!", "You're welcome!"), ("thank you so much", "You're welcome!"), ("ok", "👍"), ("got it.", "👍"), ("ok thanks", "👍"),
     ("bye", "Bye for now!"), ("good night", "Bye for now!"),
     ("what can you do?", phrases.CAN_DO), ("help", phrases.CAN_DO), ("How does this work?", phrases.CAN_DO),
 ])
