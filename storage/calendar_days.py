@@ -53,7 +53,7 @@ def _entry_event(key: str, entry) -> DayEvent | None:
 def _all_events():
     """Every event and occurrence the snapshots hold, tombstones left out; one per key across sources."""
     seen: set[str] = set()
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
+    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")).order_by(Cursor.name):
         value = cursor.value if isinstance(cursor.value, dict) else {}
         events = value.get("events") if isinstance(value.get("events"), dict) else {}
         for key, entry in events.items():
@@ -73,7 +73,10 @@ def events_on(day: date, tz) -> list[DayEvent]:
 def events_between(start: datetime | None, end: datetime | None) -> list[DayEvent]:
     """Every event and occurrence that overlaps [start, end] (either open), by start: one that began
     earlier and is still going on is in it; an end is exclusive (an all-day event ends at midnight)."""
+    def ends(event: DayEvent) -> datetime | None:
+        return event.end or (event.start + timedelta(days=1) if event.all_day else None)  # an all-day one is a day
+
     found = [event for event in _all_events()
              if (end is None or event.start <= end)
-             and (start is None or event.start >= start or (event.end is not None and event.end > start))]
+             and (start is None or event.start >= start or ((e := ends(event)) is not None and e > start))]
     return sorted(found, key=lambda e: (e.start, e.title))

@@ -64,3 +64,17 @@ def test_the_calendar_channels_own_snapshot_entries_are_read_and_its_cancelled_o
     kv.put_cursor("calendar:home", {"events": entries}, NOW)
     assert titles(date(2027, 3, 2)) == ["review", "standup"]
     assert calendar_days.events_on(date(2027, 3, 2), BERLIN)[0].location == "Room 4"
+
+
+def test_events_between_overlap_the_span_and_an_all_day_event_without_an_end_lasts_its_day(db):
+    snapshot("home",
+             entry("trip", "2027-02-27T23:00:00+00:00", "2027-03-05T23:00:00+00:00", all_day=True),
+             entry("holiday", "2027-03-01T23:00:00+00:00", all_day=True),  # no DTEND: the 2nd, all day
+             entry("over", "2027-03-02T07:00:00+00:00", "2027-03-02T08:00:00+00:00"),
+             entry("call", "2027-03-02T12:00:00+00:00", "2027-03-02T13:00:00+00:00"),
+             entry("next day", "2027-03-03T09:00:00+00:00", "2027-03-03T10:00:00+00:00"),
+             entry("yesterday", "2027-02-28T23:00:00+00:00", "2027-03-01T23:00:00+00:00", all_day=True))
+    start = datetime(2027, 3, 2, 10, 0, tzinfo=timezone.utc)
+    end = datetime(2027, 3, 2, 22, 59, tzinfo=timezone.utc)
+    assert [e.title for e in calendar_days.events_between(start, end)] == ["trip", "holiday", "call"]
+    assert [e.title for e in calendar_days.events_between(None, None)][-1] == "next day"

@@ -117,3 +117,20 @@ def test_the_next_midnight_is_a_local_one_on_the_days_clocks_change():
     assert next_midnight(spring, BERLIN) - spring == timedelta(hours=23)
     assert next_midnight(autumn, BERLIN) - autumn == timedelta(hours=25)
     assert next_midnight(spring, BERLIN).astimezone(BERLIN) == datetime(2027, 3, 29, tzinfo=BERLIN)
+
+
+def test_offline_today_holds_the_meetings_that_are_over_as_well(make_app):
+    from datetime import timedelta
+
+    app = make_app(start=START)
+    add_event(app.calendar_file(), "Morning call", datetime(2027, 1, 5, 9, 0), tz=BERLIN)
+    add_event(app.calendar_file(), "Dentist", datetime(2027, 1, 5, 15, 0), tz=BERLIN)
+    app.sync()
+    app.advance(timedelta(hours=4))  # noon: the call is over
+    add_event(app.calendar_file(), "Evening run", datetime(2027, 1, 5, 19, 0), tz=BERLIN)
+    app.sync()  # the calendar is read again: what it holds from now on no longer has the call
+    assert app.wait_idle()
+    say(app, "hi")
+    say(app, "what's on my calendar today?")
+    answer = app.user_deliveries()[-1]["text"]
+    assert "• Morning call — Tue 5 Jan 09:00\n• Dentist — Tue 5 Jan 15:00\n• Evening run — Tue 5 Jan 19:00" in answer

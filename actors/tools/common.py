@@ -14,7 +14,7 @@ from cron_descriptor import ExpressionDescriptor, Options
 from actors.tick.deadlines import parse_windows
 from actors.tick.deadlines import DATE_ONLY_HOUR
 from storage import calendar_days
-from storage.models import Schedule, Task, Topic
+from storage.models import ReceptorBuffer, Schedule, Task, Topic
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.clock import parse_duration
 from wilson.skills import Call, Tool
@@ -184,11 +184,28 @@ def reminder_views(tz: ZoneInfo) -> list[dict]:
 
 
 def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
-    """The calendar's events and occurrences (a weekly meeting on each of its days) that overlap [start, end],
-    from the snapshots the calendar channel keeps: one that began earlier and is still going on (a trip, on its
-    third day) is in it too."""
-    return [{"title": e.title, "start": e.start.isoformat(), "end": e.end.isoformat() if e.end else None,
-             "location": e.location or None, "all_day": e.all_day} for e in calendar_days.events_between(start, end)]
+    """The calendar's events that overlap [start, end], one that began earlier and is still going on (a trip,
+    on its third day) too: every occurrence the calendar's snapshots hold (a weekly meeting on each of its
+    days; they hold what has not ended yet), then what has ended as the calendar channel last buffered it
+    (a series there only by its first occurrence)."""
+    events = [{"title": e.title, "start": e.start.isoformat(), "end": e.end.isoformat() if e.end else None,
+               "location": e.location or None, "all_day": e.all_day}
+              for e in calendar_days.events_between(start, end)]
+    listed = {(e["title"], e["start"]) for e in events}
+    latest: dict[str, dict] = {}
+    for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
+        payload = row.payload or {}
+        if payload.get("uid"):
+            latest[payload["uid"]] = payload
+    for payload in latest.values():
+        if payload.get("change") == "cancelled" or not payload.get("start"):
+            continue
+        begins = datetime.fromisoformat(payload["start"])
+        ends = datetime.fromisoformat(payload["end"]) if payload.get("end") else begins
+        if (start is None or ends > start or begins >= start) and (end is None or begins <= end) \
+                and (payload.get("title"), begins.isoformat()) not in listed:
+            events.append({k: payload.get(k) for k in ("title", "start", "end", "location", "all_day")})
+    return sorted(events, key=lambda e: datetime.fromisoformat(e["start"]))
 
 
 def _said(args: dict, key: str, label: str) -> str:
