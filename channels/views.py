@@ -102,7 +102,7 @@ def trace_text(trace_id: str, tz=None) -> str:
 
 def quiet(argument: str, now, config, command: str = "/quiet") -> str:
     """Start or end a mute ("3h", "45m", "off"), as Telegram's /quiet and the REPL's `quiet` do; the answer to show.
-    Messages held already wait no longer than the new mute says (the caller nudges the tick to release them).
+    Messages held already wait as the new mute says (the caller nudges the tick to release them).
     `command`: how the user types it on their channel, for the hints."""
     if argument.strip().lower() in ("off", "stop", "end", "0"):
         mute.mute(None)

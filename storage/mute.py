@@ -34,15 +34,16 @@ def mute(until: datetime | None) -> None:
 
 
 def retime_held(config, now: datetime) -> int:
-    """After the mute was lifted or shortened: a message held for quiet waits no longer than the quiet hours
-    and the mute now say, and the tick releases what may go. A longer mute leaves what it held at its time
-    (a proposal's reminder must not slip past the proposal's expiry); a message the daily cap holds until
-    tomorrow keeps its time. How many moved."""
+    """After the mute changed (lifted, shortened or made longer): a message held for quiet waits exactly as
+    long as the quiet hours and the mute now say, and the tick releases what may go. Two keep their time: a
+    message the daily cap holds until tomorrow, and a proposal's reminder that the longer mute would carry
+    past the proposal's expiry (it is only ever brought forward). How many moved."""
     until = hold_until(config, now) or as_utc(now)
     with claim_transaction():
-        rows = [row.id for row in Outbox.select(Outbox.id, Outbox.payload).where(
-                (Outbox.status == "held") & (Outbox.deliver_after > until))
-                if (row.payload or {}).get("held_by") != HELD_BY_CAP]
+        rows = [row.id for row in Outbox.select(Outbox.id, Outbox.payload, Outbox.deliver_after).where(
+                (Outbox.status == "held") & (Outbox.deliver_after != until))
+                if (row.payload or {}).get("held_by") != HELD_BY_CAP
+                and not ((row.payload or {}).get("reminder_for") and as_utc(row.deliver_after) < until)]
         if not rows:
             return 0
         return (Outbox.update(deliver_after=until)

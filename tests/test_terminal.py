@@ -85,7 +85,7 @@ def held_until() -> list:
     return [(row.status, row.deliver_after) for row in Outbox.select().where(Outbox.surfaced == True)]  # noqa: E712
 
 
-def test_quiet_shortened_or_lifted_holds_what_it_held_no_longer_than_it_now_says(make_app):
+def test_quiet_changed_or_lifted_holds_what_it_held_exactly_as_long_as_it_now_says(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00", env={"WILSON_CORE_QUIET_HOURS": "22:00-07:00"})
     repl = Repl(app)
     now = app.clock.now()
@@ -95,8 +95,8 @@ def test_quiet_shortened_or_lifted_holds_what_it_held_no_longer_than_it_now_says
     assert held_until() == [("held", now + timedelta(hours=3))]
     run(repl, "quiet 30m")  # shorter: it waits 30 minutes, not 3 hours
     assert held_until() == [("held", now + timedelta(minutes=30))]
-    run(repl, "quiet 5h")  # longer: what it held keeps its time (a reminder must not slip past what it reminds of)
-    assert held_until() == [("held", now + timedelta(minutes=30))]
+    run(repl, "quiet 5h")  # longer: the new quiet holds it too
+    assert held_until() == [("held", now + timedelta(hours=5))]
     run(repl, "quiet off")  # over: it goes now, without waiting for time to pass
     assert [status for status, _ in held_until()] == ["delivered"]
     assert any("Dinner tonight?" in d["text"] for d in app.user_deliveries())
@@ -113,6 +113,21 @@ def test_quiet_off_leaves_what_the_daily_cap_holds_until_tomorrow(make_app):
     assert status == "held" and until > app.clock.now() + timedelta(hours=12)  # the cap's: tomorrow morning
     run(repl, "quiet off")
     assert [row for row in held_until() if row[0] != "delivered"] == [("held", until)]
+
+
+def test_a_longer_quiet_never_carries_a_proposals_reminder_later(make_app):
+    from storage import outbox
+
+    app = make_app(env={"WILSON_CORE_QUIET_HOURS": "off"})
+    repl = Repl(app)
+    run(repl, "quiet 1h")
+    soon = app.clock.now() + timedelta(hours=1)
+    outbox.add(channel="repl", text="Proposal 4 is still waiting", trace_id="r", key="remind:4", at=app.clock.now(),
+               deliver_after=soon, payload={"reminder_for": 4})  # as the gate holds a reminder
+    run(repl, "quiet 8h")  # the proposal may be gone by then: the reminder keeps its hour
+    assert held_until() == [("held", soon)]
+    run(repl, "quiet 10m")
+    assert held_until() == [("held", app.clock.now() + timedelta(minutes=10))]
 
 
 def test_quiet_off_at_night_leaves_the_night_to_the_quiet_hours(make_app):
