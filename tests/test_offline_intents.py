@@ -127,6 +127,10 @@ def test_small_talk_around_a_request_does_not_swallow_it():
     ("what is on my calendar tomorrow?", ("2027-01-06", "2027-01-06")),
     ("any meetings this week?", ("2027-01-05", "2027-01-10")),
     ("what appointments do I have next week?", ("2027-01-11", "2027-01-17")),
+    ("check my calendar", ("2027-01-05", "2027-01-18")),
+    ("can you show me my calendar for tomorrow", ("2027-01-06", "2027-01-06")),
+    ("how's my day looking", ("2027-01-05", "2027-01-05")),
+    ("is my calendar free on Friday", ("2027-01-05", "2027-01-18")),
 ])
 def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, span):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,

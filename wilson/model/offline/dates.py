@@ -330,7 +330,7 @@ def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str
     said = words.lower()
     if "tomorrow" in said:
         return today + timedelta(days=1), today + timedelta(days=1), "tomorrow"
-    if "today" in said or "tonight" in said:
+    if "today" in said or "tonight" in said or re.search(r"\bmy day\b", said):
         return today, today, "today"
     if "next week" in said:
         monday = today + timedelta(days=7 - today.weekday())

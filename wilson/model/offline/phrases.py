@@ -49,9 +49,9 @@ LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|ope
                      r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
-QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:what|which|when|any|anything|do i|have i|is there|are there|show|list)\b",
-                         re.I)
-CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?)\b", re.I)
+QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
+                         r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b", re.I)
+CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
 REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
 ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
                       r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
