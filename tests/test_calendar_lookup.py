@@ -134,3 +134,15 @@ def test_offline_today_holds_the_meetings_that_are_over_as_well(make_app):
     say(app, "what's on my calendar today?")
     answer = app.user_deliveries()[-1]["text"]
     assert "• Morning call — Tue 5 Jan 09:00\n• Dentist — Tue 5 Jan 15:00\n• Evening run — Tue 5 Jan 19:00" in answer
+
+
+def test_a_topic_ending_on_the_day_clocks_go_forward_ends_at_the_next_local_midnight(db):
+    from actors.tools.tasks import CreateTopic, UpdateTopic
+    from storage.models import Topic
+    from wilson.skills import Call
+
+    call = Call(now=datetime(2027, 3, 1, 9, 0, tzinfo=BERLIN), tz=BERLIN)
+    made = CreateTopic().execute({"title": "Ski week", "starts": "2027-03-22", "ends": "2027-03-28"}, call)
+    assert Topic.get_by_id(made["topic_id"]).ends.astimezone(BERLIN) == datetime(2027, 3, 29, tzinfo=BERLIN)
+    UpdateTopic().execute({"topic_id": made["topic_id"], "ends": "2027-10-31"}, call)  # and back in autumn
+    assert Topic.get_by_id(made["topic_id"]).ends.astimezone(BERLIN) == datetime(2027, 11, 1, tzinfo=BERLIN)
