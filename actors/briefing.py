@@ -3,8 +3,8 @@
 It lists today's events (from the calendar's stored snapshot, in local time) and the topics
 that begin today (an appointment told in words), tasks due today and overdue, heads-ups whose
 follow-up would come later the same day, proposals waiting for an answer, follow-ups the
-daily cap kept back, and what triage kept for the briefing (the only part in the model's words). With `[attention] briefing = "when_useful"`
-a day with nothing in it sends nothing.
+daily cap kept back, and what triage kept for the briefing (the only part in the model's
+words). With `[attention] briefing = "when_useful"` a day with nothing in it sends nothing.
 
 The daily sync opens the day's briefing before it triages (status `compose`, "gathering")
 and names in it every inbox row it creates (`awaits`). The briefing goes out when the

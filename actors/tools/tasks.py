@@ -7,8 +7,8 @@ from __future__ import annotations
 from actors.tick.deadlines import parse_windows
 from actors.tick.schedules import add_once
 from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
-                                 _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span, show_when, task_view,
-                                 topic_view, valid_windows, visible_to)
+                                 _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span,
+                                 show_when, task_view, topic_view, valid_windows, visible_to)
 from storage.models import Schedule, Task, Topic
 from wilson.skills import Call, Skill
 
