@@ -70,13 +70,16 @@ def events_on(day: date, tz) -> list[DayEvent]:
     return sorted(found, key=lambda e: (e.start, e.title))
 
 
-def events_between(start: datetime | None, end: datetime | None) -> list[DayEvent]:
-    """Every event and occurrence that overlaps [start, end] (either open), by start: one that began
-    earlier and is still going on is in it; an end is exclusive (an all-day event ends at midnight)."""
-    def ends(event: DayEvent) -> datetime | None:
-        return event.end or (event.start + timedelta(days=1) if event.all_day else None)  # an all-day one is a day
+def overlaps(begins: datetime, ends: datetime | None, start: datetime | None, end: datetime | None) -> bool:
+    """Whether an event [begins, ends) is in the span [start, end] (either open): one that began earlier and
+    is still going on is; its end is exclusive (an all-day event ends at midnight)."""
+    return (end is None or begins <= end) and (start is None or begins >= start or (ends is not None and ends > start))
 
+
+def events_between(start: datetime | None, end: datetime | None) -> list[DayEvent]:
+    """Every event and occurrence that overlaps [start, end], by start; an all-day one without an end lasts
+    its day."""
     found = [event for event in _all_events()
-             if (end is None or event.start <= end)
-             and (start is None or event.start >= start or ((e := ends(event)) is not None and e > start))]
+             if overlaps(event.start, event.end or (event.start + timedelta(days=1) if event.all_day else None),
+                         start, end)]
     return sorted(found, key=lambda e: (e.start, e.title))

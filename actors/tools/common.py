@@ -201,9 +201,9 @@ def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
         if payload.get("change") == "cancelled" or not payload.get("start"):
             continue
         begins = datetime.fromisoformat(payload["start"])
-        ends = datetime.fromisoformat(payload["end"]) if payload.get("end") else begins
-        if (start is None or ends > start or begins >= start) and (end is None or begins <= end) \
-                and (payload.get("title"), begins.isoformat()) not in listed:
+        ends = datetime.fromisoformat(payload["end"]) if payload.get("end") else None
+        listed_already = (payload.get("title"), begins.isoformat()) in listed
+        if calendar_days.overlaps(begins, ends, start, end) and not listed_already:
             events.append({k: payload.get(k) for k in ("title", "start", "end", "location", "all_day")})
     return sorted(events, key=lambda e: datetime.fromisoformat(e["start"]))
 

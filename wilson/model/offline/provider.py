@@ -338,11 +338,9 @@ def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
     """The calendar question's answer from what `calendar_lookup` found (its span read from the call)."""
     args = _json_in(call.get("arguments") if isinstance(call.get("arguments"), str) else "")
     start, end = (dates.parse_moment(args.get(key), chat.tz) for key in ("start", "end"))
-    if start is None or end is None:
-        return "I couldn't read your calendar just now. Nothing was changed."
     found = _json_in(result)
     events = found.get("events")
-    if "error" in found or not isinstance(events, list):
+    if start is None or end is None or "error" in found or not isinstance(events, list):
         return "I couldn't read your calendar just now. Nothing was changed."
     return intents.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
 
