@@ -208,9 +208,9 @@ def dentist_plan(make_app):
     assert app.wait_idle()
     approval = Approval.get()
     assert [i.description.splitlines()[0] for i in approval.items.order_by(ApprovalItem.position)] == [
-        "New topic: Appointment (Wed 20 Jan 2027)",
-        "New task: Prepare documents and questions — due Sun 17 Jan 2027 (in Appointment)",
-        "New task: Confirm the appointment and plan the way there — due Tue 19 Jan 2027 (in Appointment)"]
+        "New topic: Dentist appointment (Wed 20 Jan 2027)",
+        "New task: Prepare documents and questions — due Sun 17 Jan 2027 (in Dentist appointment)",
+        "New task: Confirm the appointment and plan the way there — due Tue 19 Jan 2027 (in Dentist appointment)"]
     return app, approval
 
 

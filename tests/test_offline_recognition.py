@@ -96,6 +96,19 @@ def test_messages_and_their_topic_titles():
     assert recognise_message(PLAYBOOK, "the trip report review is on Friday") is None
 
 
+@pytest.mark.parametrize("text, title", [
+    ("I have my driving test on March 3", "Driving test"),  # not the playbook's label, "Exam"
+    ("I have a dentist appointment on 20 Jan", "Dentist appointment"),  # the next word is a trigger too
+    ("dentist checkup next Tuesday at 10", "Dentist checkup"),
+    ("my mom's birthday is on May 2", "Mom's birthday"),
+    ("I have an exam on Friday", "Exam"),
+    ("Appointment with the vet on Monday", "Appointment"),
+])
+def test_a_topic_told_in_words_is_named_by_the_words_that_told_it(text, title):
+    event, trigger = recognise_message(PLAYBOOK, text)
+    assert place_title(event, text, trigger) == title
+
+
 def test_skills_add_entries_but_never_rewrite_the_users():
     extra = '[concert]\ntriggers = ["concert"]\ntasks = [{ title = "Buy earplugs", days_before = 5 }]\n' \
             '[trip]\ntriggers = ["outing"]\ntasks = []\n'

@@ -203,8 +203,26 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         if word.lower() in _FILLER:
             break
         kept.insert(0, word)
-    phrase = " ".join(kept + [trigger.group(0)]).strip()
-    return phrase[:1].upper() + phrase[1:] if kept else event.label
+    phrase = " ".join(kept + [_named(event, text, trigger)]).strip()
+    if phrase.lower() == event.label.lower():
+        return event.label
+    return phrase[:1].upper() + phrase[1:]
+
+
+def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:
+    """The trigger and the triggers of the same event right after it: "dentist appointment", not "dentist"."""
+    end, words = trigger.end(), [trigger.group(0)]
+    while True:
+        following = re.match(r"\s+([\w'’-]+(?:\s+[\w'’-]+)?)", text[end:])
+        if following is None:
+            return " ".join(words)
+        for candidate in (following.group(1), following.group(1).split()[0]):
+            if any(t.lower() == candidate.lower() for t in event.triggers):
+                words.append(candidate)
+                end += following.start(1) + len(candidate)
+                break
+        else:
+            return " ".join(words)
 
 
 _FILLER = set("""a an the my our your his her their i i'm i've im have has got had is are was will be on at in by to for
