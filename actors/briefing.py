@@ -26,7 +26,7 @@ from peewee import Value, fn
 
 from actors import attention, tools
 from actors.proposals.rules import OPEN
-from actors.proposals.words import render
+from actors.proposals.words import headline, render
 from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
 from storage import calendar_days, outbox, trace
 from storage.calendar_days import DayEvent
@@ -231,7 +231,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             day.plans.append(render(approval, tz))
             continue
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
-        day.proposals.append(f"Proposal {approval.id}: {items[0].description}{more}")
+        day.proposals.append(f"Proposal {approval.id}: {headline(items[0].description)}{more}")
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])

@@ -140,7 +140,9 @@ def table(name: str, rows: list[dict]) -> str:
                 lines.append(f"#{row['id']:<4} {row['status']:<10} expires {row['expires']}")
             if row.get("reason"):
                 lines.append(f"       {row['reason'][:1].upper()}{row['reason'][1:]}.")
-            lines += [f"       {i['position']}. [{i['status']}] {i['description']}" for i in row["items"]]
+            # an item's notes go on under it, indented as deep as its first line
+            lines += [f"       {i['position']}. [{i['status']}] {i['description']}".replace("\n", "\n       ")
+                      for i in row["items"]]
             if row.get("changes") and row.get("supersedes"):
                 lines.append(f"       What changed from #{row['supersedes']}:")
                 lines += [f"         {c}" for c in row["changes"].splitlines()]

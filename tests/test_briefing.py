@@ -43,7 +43,8 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
                 created_at=MORNING)
     approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=MORNING,
                                expires_at=MORNING + timedelta(days=1))
-    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="Add task 'Pack'")
+    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={},
+                        description="Add task 'Pack'\n   Notes: passport, adapters")
     from storage import outbox
 
     outbox.add(channel="repl", text="Proposal …", trace_id="t", key=f"proposal:{approval.id}",
@@ -57,7 +58,7 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
     assert "Cancelled lunch" not in box.text and "Trip" not in box.text  # cancelled; not its first day
     assert "• Book flights\n" in box.text and "• Call the bank at 15:30" in box.text
     assert "• Visa, was due Mon 8 Feb" in box.text and "Done already" not in box.text
-    assert f"• Proposal {approval.id}: Add task 'Pack'" in box.text
+    assert box.text.endswith(f"• Proposal {approval.id}: Add task 'Pack'")  # its first line: not the notes
     assert Outbox.select().where(Outbox.idempotency_key.startswith("briefing:")).count() == 1
     # what the briefing said is not said again by the tick's follow-ups at 09:00
     told = {(f.task_id, f.window) for f in TaskFiring.select()}

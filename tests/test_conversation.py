@@ -10,13 +10,18 @@ Scripted model over real HTTP where a model decides; offline where the rules do.
 from __future__ import annotations
 
 
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
 from tests.brain import call, context_of, is_cortex, tool_names
 from tests.test_cortex import scripted, tool_results  # noqa: F401 (scripted is a fixture)
+from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import InboxReady
+
+BERLIN = ZoneInfo("Europe/Berlin")
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 PLAN = [call("create_topic", title="Dentist", starts="2027-01-20"),
@@ -234,6 +239,40 @@ def test_offline_skip_the_x_one_approves_the_rest(make_app, words):
     assert app.wait_idle()
     assert statuses(approval.id) == {1: "executed", 2: "rejected", 3: "executed"}
     assert [t.title for t in Task.select()] == ["Confirm the appointment and plan the way there"]
+
+
+@pytest.mark.parametrize("words", ["drop the dentist appointment", "cancel the dentist appointment",
+                                   "skip the dentist appointment"])
+def test_offline_leaving_out_a_plans_topic_says_no_to_the_whole_plan(make_app, words):
+    app, approval = dentist_plan(make_app)
+    app.say(words)
+    assert app.wait_idle()
+    # its tasks are not made without the topic they belong to
+    assert Approval.get_by_id(approval.id).status == "rejected"
+    assert not Task.select().exists() and not Topic.select().exists()
+
+
+def test_offline_cancelling_an_item_still_proposed_says_no_to_it_alone(make_app):
+    app, approval = dentist_plan(make_app)
+    app.say("cancel the documents one")
+    assert app.wait_idle()
+    assert statuses(approval.id) == {1: "pending", 2: "rejected", 3: "pending"}
+    assert not Task.select().exists()
+
+
+def test_offline_receipts_name_each_item_by_its_first_line_and_a_move_keeps_the_tasks_notes(make_app):
+    app, approval = dentist_plan(make_app)
+    app.say("yes")
+    assert app.wait_idle()
+    assert texts(app)[-1].startswith("Done:\n✓ New topic: Dentist appointment") and "Notes:" not in texts(app)[-1]
+    task = Task.get(Task.title == "Prepare documents and questions")
+    assert task.notes == "Insurance card, referrals, medication list."
+    app.say("move the documents task to 22 Jan")
+    assert app.wait_idle()
+    app.say("yes")
+    assert app.wait_idle()
+    moved = Task.get_by_id(task.id)
+    assert as_utc(moved.due).astimezone(BERLIN).date().isoformat() == "2027-01-22" and moved.notes == task.notes
 
 
 def test_offline_no_rejects_and_an_unknown_item_is_asked_about(make_app):

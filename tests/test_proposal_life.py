@@ -237,3 +237,13 @@ def test_a_topic_that_ended_with_its_last_day_is_said_to_end_on_that_day():
     row = Inbox(kind="topic_end", origin="background", source="tick", text="x",
                 payload={"title": "Trip to Japan", "ends": "2027-05-22T22:00:00+00:00"})  # midnight after 22 May
     assert reason_for(row, now, BERLIN) == "because “Trip to Japan” ended on Sat 22 May"
+
+
+def test_the_approvals_listing_indents_an_items_notes_under_it():
+    row = {"id": 4, "status": "pending", "expires": "2027-01-08T07:00+01:00", "reason": "because you asked",
+           "supersedes": None, "superseded_by": None, "changes": None,
+           "items": [{"position": 1, "tool": "create_task", "status": "pending",
+                      "description": "New task: Pack — due Fri 8 Jan 2027\n   Notes: passport, adapters"}]}
+    assert views.table("approvals", [row]).splitlines()[-2:] == [
+        "       1. [pending] New task: Pack — due Fri 8 Jan 2027",
+        "          Notes: passport, adapters"]

@@ -10,6 +10,7 @@ from actors import tools
 from actors.proposals.make import copy_proposal
 from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, may_decide, selected, settle_status,
                                     why_not)
+from actors.proposals.words import headline
 from storage import inbox
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Feedback, Task
@@ -95,11 +96,11 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
                 deliveries += sent
             except Exception as exc:  # one broken item must not undo the others
                 ApprovalItem.update(status="failed", result={"error": str(exc)}).where(ApprovalItem.id == item.id).execute()
-                failed.append(f"{item.description} ({exc})")
+                failed.append(f"{headline(item.description)} ({exc})")
                 continue
             ApprovalItem.update(status="executed", result=result, executed_at=now).where(
                 ApprovalItem.id == item.id).execute()
-            executed.append(item.description)
+            executed.append(headline(item.description))
             if "task_id" in result:
                 task_ids.append(result["task_id"])
         for task_id in task_ids:
@@ -120,7 +121,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     if failed:
         text += ("\n" if text else "") + "Could not do:\n" + "\n".join(f"! {d}" for d in failed)
     if left_out:
-        text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {i.description}" for i in left_out)
+        text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {headline(i.description)}" for i in left_out)
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
     return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
@@ -138,7 +139,7 @@ def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> Dec
         Feedback.create(approval_id=approval.id, kind="rejected", value=",".join(str(i.position) for i in items), at=now)
     if not items:
         return DecisionResult(f"Nothing left to reject in proposal {approval.id}.")
-    text = "Rejected, nothing changed:\n" + "\n".join(f"✗ {i.description}" for i in items)
+    text = "Rejected, nothing changed:\n" + "\n".join(f"✗ {headline(i.description)}" for i in items)
     if status == "partial":
         text += f"\nThe rest of proposal {approval.id} still waits for you."
     return DecisionResult(text, settled=status != "partial", stage="rejected")

@@ -26,6 +26,12 @@ def render(approval: Approval, tz) -> str:
 
 
 # Why a proposal was made, and what a modification changed ---------------------------------------
+def headline(description: str) -> str:
+    """An item's first line, what it does: the notes shown under it in the proposal are not repeated in a
+    receipt or a briefing."""
+    return (description or "").split("\n", 1)[0]
+
+
 def one_line(text, limit: int = 80) -> str:
     """Words as they may stand inside a quoted line: one line, no curly quotes, links defanged, cut short."""
     return tools._quoted(text if isinstance(text, str) else str(text), limit)

@@ -64,6 +64,8 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
                 return None
             return Reply(_which(newest), [], "answer naming no item")
         proposal, positions = picked
+        if names_its_topic(proposal, positions):
+            return _reject_plan(proposal)
         calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
         rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
         if keep_rest and rest:
@@ -76,6 +78,35 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
     return None
+
+
+def drop_pending(chat: Chat, what: str) -> Reply | None:
+    """"cancel the driving test" while the driving test is still a proposal: no to the items it names (to
+    the whole plan when it names the plan's topic); nothing else is approved. None when it names none."""
+    proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
+    picked = _items_named(proposals, what) if "decide" in chat.offered else None
+    if picked is None:
+        return None
+    proposal, positions = picked
+    if names_its_topic(proposal, positions):
+        return _reject_plan(proposal)
+    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})],
+                 "no to items of a proposal")
+
+
+# How a create_topic item reads (actors/tools/tasks.py CreateTopic.describe): the plan's own topic
+TOPIC_ITEM = "New topic:"
+
+
+def names_its_topic(proposal: dict, positions: list[int]) -> bool:
+    """Whether the items named include the plan's topic: to leave that out is to say no to the plan, since
+    its tasks would be made without the topic they belong to."""
+    return any(str(i.get("description") or "").startswith(TOPIC_ITEM)
+               for i in proposal["items"] if isinstance(i, dict) and i.get("position") in positions)
+
+
+def _reject_plan(proposal: dict) -> Reply:
+    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject"})], "no to a plan, by its topic")
 
 
 def _items_named(proposals: list[dict], what: str) -> tuple[dict, list[int]] | None:

@@ -11,7 +11,7 @@ import re
 from datetime import date, datetime
 
 from wilson.model.offline import dates, places
-from wilson.model.offline.answers import NO_RE, spoken_decision
+from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_RE, ACK_RE, ADD_RE, ASKED_RE, BYE_RE, CALENDAR_RE,
                                           CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, QUESTION_RE, REMIND_RE,
@@ -199,8 +199,8 @@ def _move(chat: Chat, text: str) -> Reply | None:
             return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
                          f"snooze a task ({when[0].stated(chat.tz)})")
     due = when[0].value
-    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due),
-                                       "notes": f"Moved offline: {when[0].stated(chat.tz)}"})],
+    # notes would replace the task's own: how the date was read is the proposal's reason
+    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
                  f"move a task ({when[0].stated(chat.tz)})")
 
 
@@ -215,6 +215,9 @@ def _drop(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "drop a topic")
     if task is not None:
         return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
+    pending = drop_pending(chat, what)
+    if pending is not None:
+        return pending
     return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {task_list(chat)}", [],
                  "drop something unknown")
 
@@ -312,7 +315,7 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
             title = _title(POSSESSIVE_RE.sub("", what))
     start = found[0]
     start_day = dates.local_date(start.value, chat.tz)
-    notes = f"From your message: {text}\nOffline rules read {start.stated(chat.tz)}."
+    notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
     calls = plan_calls(event, title, dates.iso(start.value), None, start_day, chat.today, notes, chat.topics,
                        chat.tasks)
     if not calls:
@@ -332,7 +335,6 @@ def _add(chat: Chat, text: str) -> Reply | None:
     rule = "add a task"
     if when is not None:
         args["due"] = dates.iso(when.value)
-        args["notes"] = f"Offline rules read {when.stated(chat.tz)}."
         rule += f" ({when.stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
 
