@@ -181,3 +181,20 @@ def test_a_proposal_offers_a_choice_of_items_only_when_it_has_several(make_app):
     one, three = repl.out.getvalue().split("Proposal 2:")
     assert "→ approve 1 | modify 1 <change> | reject 1\n" in one and "or items" not in one
     assert "→ approve 2 | modify 2 <change> | reject 2  (or items: approve 2 1,2)" in three
+
+
+def test_approve_or_reject_alone_answers_the_newest_proposal_as_a_yes_or_a_no_in_words(make_app):
+    from storage.models import Approval
+
+    app = make_app(start="2027-01-05T08:00:00+01:00")
+    repl = Repl(app, out=io.StringIO())
+    assert run(repl, "approve") == (True, "")  # not "approve ID": said to Wilson, who has nothing to approve
+    assert app.user_deliveries()[-1]["text"].endswith("There's no proposal of mine waiting for an answer, "
+                                                      "so nothing was changed.")
+    for text in ("I have a dentist appointment on 20 Jan", "add pay rent by Friday"):
+        run(repl, text)
+    dentist, rent = Approval.select().order_by(Approval.id)
+    run(repl, "approve")
+    assert [Approval.get_by_id(a.id).status for a in (dentist, rent)] == ["pending", "approved"]
+    run(repl, "reject")
+    assert [Approval.get_by_id(a.id).status for a in (dentist, rent)] == ["rejected", "approved"]

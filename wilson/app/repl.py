@@ -39,7 +39,7 @@ HELP = """Commands (one per line, # starts a comment):
   web TEXT
   advance DURATION                           e.g. 45m, 12h, 3d: simulated time runs forward
   sync                                       force a thalamus sync now
-  approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all)
+  approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all); alone: the newest
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
   today                                      look at what's new, now (as Telegram's /today)
@@ -167,6 +167,8 @@ def _command(word: str, rest: str) -> Command:
             return Command("advance", (bounds.parse_advance(rest),))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+    if word in ("approve", "reject") and not rest:
+        return Command("say", (word,))  # a yes or a no in words: to the proposal just shown, as in a chat
     if word in ("approve", "reject", "modify"):
         head, _, tail = rest.partition(" ")
         if not head:

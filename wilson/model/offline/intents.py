@@ -126,9 +126,15 @@ def answer(chat: Chat) -> Reply:
     return reply
 
 
+APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
+
+
 def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
-    """"no, forget it" with no proposal waiting: an honest word, not a search for a task called "it"."""
-    if NO_RE.match(normal(text)) and not any(isinstance(p, dict) and p.get("items") for p in chat.pending):
+    """"no, forget it" or "approve" with no proposal waiting: an honest word, not a search for a task called
+    "it" nor "I didn't understand"."""
+    said = normal(text)
+    if ((NO_RE.match(said) or APPROVE_RE.match(said))
+            and not any(isinstance(p, dict) and p.get("items") for p in chat.pending)):
         return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
                      "no, with nothing pending")
     return None
