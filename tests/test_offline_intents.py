@@ -204,3 +204,21 @@ def test_no_forget_it_rejects_the_last_proposal(text):
 def test_no_forget_it_with_nothing_waiting_changes_nothing_and_says_so():
     reply = answer("no, forget it")
     assert reply.calls == [] and "nothing was changed" in reply.text
+
+
+def test_what_do_you_know_about_me_lists_what_the_memory_learned_not_its_episodes(make_app):
+    from storage import engram
+
+    app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
+    app.say("hi")
+    assert app.wait_idle()
+    app.say("what do you know about me?")
+    assert app.wait_idle()
+    assert app.user_deliveries()[-1]["text"].startswith("Nothing yet: I learn from what you tell me")
+    engram.store("belief", "The user prefers aisle seats on flights", ["import"], app.clock.now())
+    engram.store("episode", "Booked a hotel in Rome", ["import"], app.clock.now())
+    app.say("What do you remember about me?")
+    assert app.wait_idle()
+    said = app.user_deliveries()[-1]["text"]
+    assert "• The user prefers aisle seats on flights" in said and "Rome" not in said
+    assert said.endswith(phrases.ALL_MEMORIES)

@@ -12,11 +12,11 @@ from datetime import date, datetime
 
 from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
-from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_RE, ACK_RE, ADD_RE, ASKED_RE, BYE_RE, CALENDAR_RE,
-                                          CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
-                                          INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE, QUESTION_RE, REMIND_RE,
-                                          REMINDER_RE, RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat,
-                                          Reply, normal)
+from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, ALL_MEMORIES, ASKED_RE,
+                                          BYE_RE, CALENDAR_RE, CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE,
+                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE,
+                                          QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE, REQUESTS, THANKS_RE, TOPICISH,
+                                          TRY, WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -300,7 +300,21 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply(said, [], "what the offline rules can do")
     if BYE_RE.match(text):
         return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
+    if ABOUT_ME_RE.match(text):
+        return Reply(_what_i_know(chat), [], "what Wilson has learned")
     return None
+
+
+def _what_i_know(chat: Chat) -> str:
+    """What the memory learned about the user (not the episodes it learned it from), as recalled for them."""
+    learned = [m.get("text") for m in chat.memories
+               if isinstance(m, dict) and m.get("kind") in LEARNED and m.get("text")][:5]
+    if not learned:
+        return "Nothing yet: I learn from what you tell me and from how you answer my proposals."
+    return "Some of what I've learned about you:\n" + "\n".join(f"• {text}" for text in learned) + f"\n{ALL_MEMORIES}"
+
+
+LEARNED = ("belief", "principle", "interpretation")
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:

@@ -32,6 +32,9 @@ ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|
                     re.I)
 ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
                           rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
+ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
+                         rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
+ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
@@ -95,6 +98,7 @@ class Chat:
     offered: tuple = ()
     first_contact: bool = False
     home: object = None
+    memories: list = field(default_factory=list)  # what the context recalled for the message
 
     @property
     def today(self) -> date:

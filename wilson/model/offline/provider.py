@@ -331,7 +331,8 @@ def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat
                         tz=dates.zone(context.get("timezone")), playbook=provider.playbook,
                         tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
                         pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
-                        first_contact=bool(context.get("first_contact")))
+                        first_contact=bool(context.get("first_contact")),
+                        memories=list(context.get("memories") or []))
 
 
 def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
