@@ -164,6 +164,7 @@ def migrate() -> int:
 def _migrate(db) -> int:
     migrator = SchemaMigrator.from_database(db)
     version = current_version()
+    fresh = version == 0  # a new database is created, not migrated: one line says so, not one per step
     for number, title, step in MIGRATIONS:
         if number <= version:
             continue
@@ -173,6 +174,8 @@ def _migrate(db) -> int:
                 continue
             step(db, migrator)
             models.SchemaVersion.create(version=number, applied_at=wall_now())
-        logger.info("schema migrated to v{} ({})", number, title)
+        logger.log("DEBUG" if fresh else "INFO", "schema migrated to v{} ({})", number, title)
         version = number
+    if fresh and version:
+        logger.info("created a new database (schema v{})", version)
     return version

@@ -228,3 +228,13 @@ def test_real_processes_refuse_with_one_line(tmp_path):
         assert result.returncode == 2, (argv, result.stderr)
         assert "Traceback" not in result.stderr + result.stdout
         assert len(told) == 1 and expected in told[0], (argv, result.stderr)
+
+
+def test_a_command_on_a_new_home_prints_its_answer_and_no_log_lines(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
+    run = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path / "new"), "status"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0 and run.stdout.startswith("home: ") and run.stderr == ""
+    # asked for, the log says what happened, once: the database was created, not migrated step by step
+    code, _, err = run_main(["--home", str(tmp_path / "other"), "--log-level", "INFO", "status"])
+    assert code == 0 and err.count("created a new database (schema v") == 1 and "migrated" not in err

@@ -21,6 +21,7 @@ from playhouse.db_url import schemes
 from wilson.app.options import (Parser, UsageError, eval_arguments, llm_option, log_level_option, one_line,
                                 open_config)
 from wilson.kernel import config as configmod
+from wilson.kernel.logs import setup_logging
 from wilson.kernel.redact import redact, register
 
 
@@ -62,7 +63,8 @@ def positive_int(text: str) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = Parser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
-    parser.add_argument("--log-level", default="INFO", type=log_level_option, help="INFO, DEBUG, WARNING, ...")
+    parser.add_argument("--log-level", type=log_level_option,
+                        help="INFO, DEBUG, WARNING, ... (default: INFO for run, WARNING for the other commands)")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
     run.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
@@ -113,6 +115,8 @@ def _main(argv: list[str] | None) -> int:
     if config is None:
         return 2
     register(config.secrets())  # once, before anything can print or log
+    if opts.command != "run":  # a command's answer is its output: what it logs on the way is for when it fails
+        setup_logging(config.secrets(), level=opts.log_level or "WARNING")
     problem = database_problem(config)
     if problem:
         print(f"wilson: {redact(problem)}", file=sys.stderr)

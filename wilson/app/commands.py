@@ -42,15 +42,16 @@ and run `make run` again."""
 
 
 def cmd_run(opts, config) -> int:
+    level = opts.log_level or "INFO"
     if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
         print(TELEGRAM_HINT, flush=True)
-        args = ["--clock", "real", "--log-level", opts.log_level]
+        args = ["--clock", "real", "--log-level", level]
         if opts.home:
             args += ["--home", opts.home]
         if opts.llm:
             args += ["--llm", opts.llm]
         return repl_main(args, announce=False)
-    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=opts.log_level, role=opts.role).start()
+    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=level, role=opts.role).start()
     with stop_signals() as wait:
         where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
         print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
