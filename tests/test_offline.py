@@ -382,7 +382,7 @@ def test_words_ignore_stop_words_dates_and_plurals():
 # -- through the real cortex: others' text in its untrusted block ----------------------------
 
 
-def test_offline_mail_heads_up_names_its_source_once_and_defangs_links(make_app):
+def test_offline_mail_heads_up_says_its_subject_once_and_passes_on_none_of_its_words(make_app):
     from datetime import timedelta
 
     app = make_app(llm="offline")
@@ -390,7 +390,8 @@ def test_offline_mail_heads_up_names_its_source_once_and_defangs_links(make_app)
                         {"subject": "Final notice", "from": "billing@evil.example"})
     app.advance(timedelta(days=1))
     said = [d["text"] for d in app.user_deliveries()]
-    assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: Final notice"]
+    # the subject is said once, in the source's name; the mail's own words (its link) are not passed on
+    assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: this may need you."]
 
 
 # -- cortex: answers to a pending proposal, and tasks managed in words ----------------------------------

@@ -300,6 +300,12 @@ class Cortex:
         if self.stimulus.get("untrusted"):
             where = ""  # the cortex names the source of others' text itself, sender and all
             summary = re.sub(r"\s*\(from [^()]*\)$", "", summary) or summary
+            subjects = {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers") or []
+                        if isinstance(b, dict)}
+            if summary.strip().lower() in subjects:
+                # the source's name quotes the subject already; the mail's own words are not passed on, since
+                # a stranger's instructions would reach the user in Wilson's voice
+                summary = "this may need you."
         return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
 
@@ -352,3 +358,4 @@ def _window_days(window: str) -> int | None:
         return None
     number, unit = int(found.group(1)), found.group(2)
     return number * 7 if unit == "w" else number if unit == "d" else max(0, number // 24)
+
