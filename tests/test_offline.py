@@ -321,6 +321,19 @@ def test_triage_sorts_newsletters_events_and_urgent_mail(synapse):
     assert by_id[1]["summary"] == "Your weekly digest (from shop@example.com)"
 
 
+def test_a_mail_sent_before_today_says_which_day_so_its_tomorrow_reads_right():
+    from wilson.model.offline.triage import triage_item
+
+    def summary(date):
+        item = {"buffer_id": 1, "channel": "email", "text": "Hi, the water will be off tomorrow from 9 to 12.",
+                "payload": {"subject": "Water off tomorrow 9-12", "from": "landlord@example.com", "date": date}}
+        return triage_item(item, datetime.fromisoformat(NOW), BERLIN)["summary"]
+
+    assert summary("2027-01-04T22:30:00+00:00") == "Water off tomorrow 9-12 (from landlord@example.com, sent Mon 4 Jan)"
+    assert summary("2027-01-05T07:15:00+01:00") == "Water off tomorrow 9-12 (from landlord@example.com)"  # today
+    assert summary(None) == "Water off tomorrow 9-12 (from landlord@example.com)"
+
+
 def test_arousal_flags_urgent_items_only(synapse):
     body = {"now": NOW, "items": [
         {"buffer_id": 10, "channel": "email", "snippet": "URGENT: please sign the contract asap"},

@@ -280,7 +280,7 @@ class Repl:
         elif name == "email":
             sender, subject, body = args
             app.inject_buffered("email", f"Email from {sender}: {subject}\n{body}",
-                                {"from": sender, "subject": subject})
+                                {"from": sender, "subject": subject, "date": app.clock.now().isoformat()})
         elif name == "web":
             app.inject_buffered("web", args[0], {})
         elif name == "advance":

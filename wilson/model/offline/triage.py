@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from wilson.model.offline import bills, urgency
-from wilson.model.offline.dates import fmt_moment, parse_moment
+from wilson.model.offline.dates import fmt_day, fmt_moment, parse_moment
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
@@ -22,11 +22,12 @@ def first_sentence(text: str, subject: str) -> str:
     return ""
 
 
-def summary(text: str, payload: dict, situation: bool = False) -> str:
+def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -> str:
     """"Subject (from sender)"; when `situation` (a rule found the user is needed now), with the body's first
-    sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not."""
+    sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not. `sent`: the day a
+    mail was sent when that was not today, so its "tomorrow" reads right ("from sender, sent Tue 5 Jan")."""
     subject = str(payload.get("subject") or payload.get("title") or "").strip()
-    sender = str(payload.get("from") or "").strip()
+    sender = ", ".join(filter(None, [str(payload.get("from") or "").strip(), f"sent {sent}" if sent else ""]))
     if not subject:
         subject = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
     elif situation:
@@ -87,12 +88,20 @@ def triage_item(item: dict, now: datetime, tz) -> dict:
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     judgement = sink(item, judge(item, now, tz))
     entry = {"buffer_ids": [bid] if bid is not None else [],
-             "summary": summary(text, payload, situation=judgement.level == 1),
+             "summary": summary(text, payload, situation=judgement.level == 1, sent=_sent_before(payload, now, tz)),
              "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
              "reason": judgement.rule, "topic": None}
     if payload.get("change") in CALENDAR_CHANGES:
         entry.update(summary=calendar_summary(payload, tz), topic=payload.get("title") or None)
     return entry
+
+
+def _sent_before(payload: dict, now: datetime, tz) -> str:
+    """The day a mail was sent ("Tue 5 Jan"), when that was before today; "" otherwise."""
+    sent = parse_moment(payload.get("date"), tz) if payload.get("date") else None
+    if not isinstance(sent, datetime) or sent.astimezone(tz).date() >= now.astimezone(tz).date():
+        return ""
+    return fmt_day(sent.astimezone(tz).date())
 
 
 def triage(items: list, now: datetime, tz) -> dict:
