@@ -175,6 +175,11 @@ def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installe
     assert "channel: notes (buffered receptor, not configured)" in out
     assert "channel: telegram (conversation, not configured)" in out
     assert "from wilson-skill-notes wilson_skill_notes:SKILL" in out
+    # email is not set up here: its tools are not offered, and the listing says so instead of offering them
+    email = out.split("email (on)")[1].split("  from wilson channels.email.skill:SKILL")[0]
+    assert "reads:" not in email and "proposes" not in email
+    assert "not offered yet: send_email, email sending is not set up" in email
+    assert "not offered yet: read_email, email is not set up (no [email] imap_host)" in email
 
 
 def test_a_skills_playbook_entries_teach_the_offline_rules_a_life_event_without_rewriting_the_users():

@@ -427,12 +427,16 @@ def describe(config=None) -> list[str]:
         if s.skill is None:
             lines.append(f"  from {s.source}")
             continue
-        reads = [t.name for t in s.skill.tool_objects() if t.kind == READ and not t.unavailable]
-        proposed = [t.name for t in s.skill.tool_objects() if t.kind == MUTATE and not t.unavailable]
+        tools = [t for t in s.skill.tool_objects() if not t.unavailable]
+        waiting = {t.name: why for t in tools if (why := t.needs(config) if config is not None else "")}
+        reads = [t.name for t in tools if t.kind == READ and t.name not in waiting]
+        proposed = [t.name for t in tools if t.kind == MUTATE and t.name not in waiting]
         if reads:
             lines.append(f"  reads: {', '.join(reads)}")
         if proposed:
             lines.append(f"  proposes (after your approval): {', '.join(proposed)}")
+        # a tool these settings cannot work with is not offered: said so, not listed as if it were
+        lines += [f"  not offered yet: {name}, {why}" for name, why in waiting.items()]
         for channel in s.skill.channels:
             what = "buffered receptor" if channel.buffered else "conversation" if channel.converses else "channel"
             idle = "" if state != "on" or channel.enabled(config) else ", not configured"
