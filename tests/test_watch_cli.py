@@ -15,6 +15,9 @@ def test_watch_add_is_a_proposal_that_only_an_approval_turns_into_watching(tmp_p
     on = {"WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"}
     code, out, err = run_cli(home, on, "watch", "add", FEED, "--every", "6h")
     assert code == 0 and out.startswith("Proposal 1: Watch https://news.example.org/feed.xml (looked at every 6 hours)")
+    code, out, _ = run_cli(home, on, "watch", "list")  # not "nothing watched" while it waits
+    assert code == 0 and out == ("waiting for your approval (proposal 1): Watch https://news.example.org/feed.xml "
+                                 "(looked at every 6 hours)\n")
 
     # Wilson runs (from the moment the command was given): the gate shows the proposal where it talks with you
     app = make_app(start=Approval.get_by_id(1).created_at.isoformat(), home=home, env=on)

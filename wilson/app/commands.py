@@ -21,7 +21,7 @@ from channels.web.cli import web_token
 from storage import engram, recall
 from storage.db import open_database
 from storage.migrations import migrate
-from storage.models import Approval, Cursor, Inbox, Outbox, Task
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task
 from wilson import skills
 from wilson.app import service
 from wilson.app.application import Wilson, channel_roles
@@ -213,7 +213,10 @@ def cmd_watch(opts, config) -> int:
         watched = [watcher.view(s, config.timezone) for s in watcher.sources()]
         for view in watched:
             _out(" ".join(str(view.get(k) or "") for k in ("url", "every", "last_look") if view.get(k)))
-        if not watched:
+        waiting = _waiting(("watch", "unwatch"), clockmod.wall_now())
+        for approval_id, description in waiting:
+            _out(f"waiting for your approval (proposal {approval_id}): {description}")
+        if not watched and not waiting:
             _out("nothing watched; `wilson watch add URL` proposes a page or feed")
         return 0
     if not opts.url:
@@ -235,6 +238,15 @@ def cmd_watch(opts, config) -> int:
     _out(f"Proposal {made.id}: {made.items.get().description}. Nothing changes until you approve it "
          "(Wilson shows it where it talks with you).")
     return 0
+
+
+def _waiting(tools: tuple[str, ...], now) -> list[tuple[int, str]]:
+    """Open proposals' undecided items of these tools, oldest first: (proposal id, what it would do)."""
+    query = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
+             .where(ApprovalItem.tool.in_(tools) & (ApprovalItem.status == "pending")
+                    & Approval.status.in_(proposals_rules.OPEN) & (Approval.expires_at > now))
+             .order_by(Approval.id, ApprovalItem.position))
+    return [(item.approval.id, item.description) for item in query]
 
 
 def _primary(config) -> str:
