@@ -222,3 +222,24 @@ def test_what_do_you_know_about_me_lists_what_the_memory_learned_not_its_episode
     said = app.user_deliveries()[-1]["text"]
     assert "• The user prefers aisle seats on flights" in said and "Rome" not in said
     assert said.endswith(phrases.ALL_MEMORIES)
+
+
+@pytest.mark.parametrize("text, task_id", [
+    ("I renewed my passport", 1), ("I've booked the flights!", 2), ("just booked the flights", 2),
+    ("I got an email from the airline about the flights on Friday", None),  # news about it, not it done
+    ("I booked a dentist appointment for the 20th", None),  # names no task: a plan, not a done
+    ("I called mom", None),
+])
+def test_a_task_done_said_in_the_past_tense_is_proposed_done_only_when_the_words_name_it(text, task_id):
+    reply = answer(text)
+    done = [args["task_id"] for name, args in reply.calls if name == "complete_task"]
+    assert done == ([task_id] if task_id else [])
+
+
+def test_what_is_overdue_lists_the_open_tasks_whose_day_has_passed():
+    late = [{"id": 5, "title": "Call the bank", "due": "2027-01-04", "status": "open"},
+            {"id": 6, "title": "Old thing", "due": "2027-01-01", "status": "done"}]
+    for text in ("what's overdue?", "anything overdue?", "am I behind on anything?"):
+        reply = answer(text, tasks=TASKS + late)
+        assert reply.calls == [] and reply.text == "Overdue:\n• Call the bank — was due Mon 4 Jan"
+    assert answer("what's overdue?").text == "Nothing is overdue."

@@ -14,9 +14,9 @@ from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, ALL_MEMORIES, ASKED_RE,
                                           BYE_RE, CALENDAR_RE, CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE,
-                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, ORDINALS, POSSESSIVE_RE,
-                                          QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE, REQUESTS, THANKS_RE, TOPICISH,
-                                          TRY, WEEKDAYS, Chat, Reply, normal)
+                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, ORDINALS, PAST_DONE_RE,
+                                          POSSESSIVE_RE, QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE, REQUESTS,
+                                          THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -101,6 +101,17 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
     return f"Coming up {name}:\n" + "\n".join(lines) + tail
 
 
+def overdue_list(chat: Chat) -> str:
+    late = []
+    for task in chat.tasks:
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        if task.get("status", "open") == "open" and due is not None and dates.local_date(due, chat.tz) < chat.today:
+            late.append((dates.local_date(due, chat.tz), str(task.get("title"))))
+    if not late:
+        return "Nothing is overdue."
+    return "Overdue:\n" + "\n".join(f"• {title} — was due {dates.fmt_day(day)}" for day, title in sorted(late))
+
+
 def _topic_named(chat: Chat, what: str) -> dict | None:
     open_topics = [t for t in chat.topics if t.get("status") != "closed"]
     wanted = words(re.sub(r"\b(topic|the)\b", " ", what, flags=re.I))
@@ -155,6 +166,12 @@ def _done(chat: Chat, text: str) -> Reply | None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
                          "done with an unknown task")
+    found = PAST_DONE_RE.match(text)
+    task = _task_named(chat, found.group("what")) if found else None
+    # only words that name the task: "I got an email from the school about the trip" is news, not the trip done,
+    # and "I booked a dentist appointment for Tuesday", naming no task, may be a plan to make
+    if task is not None and len(words(found.group("what")) - words(str(task.get("title")))) <= 1:
+        return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
 
 
@@ -260,6 +277,8 @@ def _listing(chat: Chat, text: str) -> Reply | None:
         first, last, name = dates.week_range(said, chat.now, chat.tz)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
+    if "overdue" in said or "behind" in said:
+        return Reply(overdue_list(chat), [], "list what's overdue")
     if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)), [], "list what's coming")
     return Reply(task_list(chat), [], "list open tasks")

@@ -49,7 +49,12 @@ DONE_RES = [
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
+                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+                     r"overdue|am i behind)\b", re.I)
+# "I paid the rent", "I've booked the flights": done, in the past tense, when it names an open task
+PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
+                          r"(?P<verb>[a-z]+ed|paid|sent|bought|made|did|got|took|wrote|found|sold|brought|gave|rang|"
+                          r"told|met|read|handed in|signed)\s+(?P<what>.+?)\s*[.!]*$", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
