@@ -194,6 +194,9 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     today = now.astimezone(tz).date()
     day = Day(today, events=todays_events(now, tz))
     day.new_in_calendar, day.new_traces = unplanned_events(now, tz)
+    # a plan whose event is over: its unfinished preparation is not "overdue" any more (closing its topic,
+    # which the tick proposes at the end, settles it)
+    over = {t.id for t in Topic.select(Topic.id).where(Topic.ends.is_null(False) & (Topic.ends <= now))}
     for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
                  .order_by(Task.due, Task.id)):
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
@@ -205,6 +208,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
         elif on < today or (not task.due_is_date and task.due <= now):
+            if task.topic_id in over:
+                continue
             day.overdue.append(_task_line(task, tz, overdue=True))
             if "overdue" in windows and "overdue" not in fired:
                 day.told.append((task.id, "overdue"))

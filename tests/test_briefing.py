@@ -258,3 +258,16 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
     assert Approval.get_by_id(told.id).presented_at is not None
     # kept after that briefing, and no briefing came since (turned off, or Wilson was down): a day later
     assert make.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]
+
+
+def test_the_unfinished_preparation_of_an_event_that_is_over_is_not_listed_as_overdue(db, tmp_path):
+    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15), ends=MORNING - timedelta(days=1),
+                        created_at=MORNING - timedelta(days=90))
+    exam = Topic.create(title="Exam", starts=MORNING + timedelta(days=10), ends=MORNING + timedelta(days=11),
+                        created_at=MORNING - timedelta(days=30))
+    for title, topic in (("Book accommodation", trip), ("Make a study plan", exam), ("Call the bank", None)):
+        Task.create(title=title, topic=topic, due=MORNING - timedelta(days=20), due_is_date=True,
+                    created_at=MORNING - timedelta(days=30))
+    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
+    assert "Make a study plan (Exam), was due" in box.text and "Call the bank, was due" in box.text
+    assert "Book accommodation" not in box.text  # the trip is over: closing its topic settles it
