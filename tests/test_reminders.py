@@ -63,3 +63,47 @@ def test_user_adjusted_escalation_replans_the_follow_ups(make_app):
     approve_latest(app)
     app.advance(timedelta(days=25))
     assert [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)] == ["1d"]
+
+
+def test_a_reminder_can_be_stopped_in_words_and_then_never_fires_again(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00")  # a Tuesday
+    for text in ("remind me every Monday at 9 to water the plants", "remind me every Friday at 18 to call grandma"):
+        app.say(text)
+        app.wait_idle()
+        approve_latest(app)
+    app.say("what are my reminders?")
+    app.wait_idle()
+    assert app.user_deliveries()[-1]["text"] == ("Your reminders:\n• call grandma — at 18:00, only on Friday\n"
+                                                 "• water the plants — at 09:00, only on Monday")
+    app.say("cancel the gym reminder")  # none like it: nothing is proposed
+    app.wait_idle()
+    assert app.user_deliveries()[-1]["text"].startswith("I couldn't find a reminder about “gym”")
+    assert Approval.select().count() == 2
+    app.say("stop reminding me to water the plants")
+    app.wait_idle()
+    plants = Schedule.get(Schedule.text == "water the plants")
+    assert plants.enabled, "nothing stops before the approval"
+    approval = Approval.select().order_by(Approval.id.desc()).get()
+    assert [i.description for i in approval.items] == ["Stop reminder: water the plants (at 09:00, only on Monday)"]
+    approve_latest(app)
+    before = len(app.user_deliveries())
+    app.advance(timedelta(days=14))  # two Mondays, two Fridays
+    said = [d["text"] for d in app.user_deliveries()[before:] if d["text"].startswith("Reminder:")]
+    assert said == ["Reminder: call grandma", "Reminder: call grandma"]
+    assert not Schedule.get_by_id(plants.id).enabled
+
+
+def test_a_reminder_is_stopped_only_from_the_users_own_run_and_only_a_reminder(make_app):
+    from actors import tools
+    from actors.tools.reminders import CancelReminder
+    from wilson.skills import Call
+
+    app = make_app(start="2027-01-05T08:00:00+01:00")
+    assert "cancel_reminder" in tools.offered("user") and "cancel_reminder" not in tools.offered("background")
+    assert app.wait_idle()  # the tick has set up its builtin jobs
+    briefing = Schedule.get(Schedule.name == "briefing")  # a builtin job, not the user's
+    call = Call(now=app.clock.now(), tz=app.config.timezone)
+    assert "no reminder" in CancelReminder().validate({"reminder_id": briefing.id}, call)
+    assert CancelReminder().execute({"reminder_id": briefing.id}, call) == {"reminder_id": briefing.id,
+                                                                            "stopped": False}
+    assert Schedule.get_by_id(briefing.id).enabled

@@ -191,7 +191,10 @@ def test_reminders_are_shown_in_words(make_app):
     approve_latest(app)
 
     outcome = RunOutcome()
-    assert handle_call("list_reminders", {}, outcome, app.clock.now(), BERLIN) == [
+    listed = handle_call("list_reminders", {}, outcome, app.clock.now(), BERLIN)
+    assert [{k: v for k, v in r.items() if k != "id"} for r in listed] == [
         {"text": "call Mum", "when": "once, Wed 6 Jan 2027 18:00", "next": "Wed 6 Jan 2027 18:00", "kind": "once"},
         {"text": "pay rent", "when": "at 09:00, on the first Monday of the month", "next": "Mon 1 Feb 2027 09:00",
          "kind": "reminder"}]
+    # each with the id cancel_reminder takes
+    assert [r["id"] for r in listed] == [Schedule.get(Schedule.text == t).id for t in ("call Mum", "pay rent")]

@@ -179,7 +179,7 @@ def reminder_views(tz: ZoneInfo) -> list[dict]:
     for row in rows:
         upcoming = show_when(row.next_fire_at, False, tz) if row.next_fire_at else "not planned"
         when = f"once, {upcoming}" if row.kind == "once" else describe_cron(row.cron)
-        views.append({"text": row.text, "when": when, "next": upcoming, "kind": row.kind})
+        views.append({"id": row.id, "text": row.text, "when": when, "next": upcoming, "kind": row.kind})
     return views
 
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from actors.tick.cron import valid_cron
 from actors.tick.schedules import add_once, add_reminder
-from actors.tools.common import BuiltinTool, S, WHEN, _obj, describe_cron, reminder_at, reminder_views, show_when, slug
+from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views, show_when,
+                                 slug)
+from storage.models import Schedule
 from wilson.skills import Skill
+
+USERS = ("reminder", "once")  # the kinds of schedule the user made; the builtin jobs are not theirs to stop
 
 
 class ListReminders(BuiltinTool):
@@ -68,5 +72,38 @@ class Remind(BuiltinTool):
         return {"schedule": schedule.name, "at": at.isoformat()}
 
 
+class CancelReminder(BuiltinTool):
+    name = "cancel_reminder"
+    description = "Propose stopping one of the user's reminders (its id from list_reminders)."
+    brief = "stop one: its id from list_reminders"
+    parameters = _obj(["reminder_id"], reminder_id=I)
+    user_only = True  # a mail or a page never stops the user's reminders
+
+    def validate(self, args, call):
+        problem = super().validate(args, call)
+        if problem is None and _reminder(args) is None:
+            return f"no reminder {args.get('reminder_id')} (list_reminders has their ids)"
+        return problem
+
+    def describe(self, args, call):
+        row = _reminder(args)
+        if row is None:
+            return f"Stop reminder {args.get('reminder_id')}"
+        when = f"once, {show_when(row.next_fire_at, False, call.tz)}" if row.kind == "once" and row.next_fire_at \
+            else describe_cron(row.cron)
+        return f"Stop reminder: {row.text} ({when})"
+
+    def execute(self, args, call):
+        stopped = Schedule.update(enabled=False).where((Schedule.id == args["reminder_id"])
+                                                      & Schedule.kind.in_(USERS)).execute()
+        return {"reminder_id": args["reminder_id"], "stopped": bool(stopped)}
+
+
+def _reminder(args: dict) -> Schedule | None:
+    """The user's reminder that an id names, while it still runs."""
+    return Schedule.get_or_none((Schedule.id == args.get("reminder_id")) & Schedule.kind.in_(USERS)
+                                & (Schedule.enabled == True))  # noqa: E712
+
+
 SKILL = Skill(description="Reminders: recurring and one-off, fired on time by the tick.",
-              tools=(CreateReminder, Remind, ListReminders))
+              tools=(CreateReminder, Remind, ListReminders, CancelReminder))

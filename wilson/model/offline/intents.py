@@ -14,9 +14,10 @@ from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, ALL_MEMORIES, ASKED_RE,
                                           BYE_RE, CALENDAR_RE, CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE,
-                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, ORDINALS, PAST_DONE_RE,
-                                          POSSESSIVE_RE, QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE, REQUESTS,
-                                          THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
+                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, MY_REMINDERS_RE, ORDINALS,
+                                          PAST_DONE_RE, POSSESSIVE_RE, QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
+                                          REQUESTS, STOP_REMINDER_RES, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply,
+                                          normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -127,7 +128,7 @@ def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
-             or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
+             or _reminders(chat, text) or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
              or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
              or _add(chat, text) or _small_talk(chat, text))
     if reply is None:
@@ -173,6 +174,41 @@ def _done(chat: Chat, text: str) -> Reply | None:
     if task is not None and len(words(found.group("what")) - words(str(task.get("title")))) <= 1:
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
+
+
+def _stop_reminder_words(text: str) -> str | None:
+    """What a reminder to stop is about ("the plants" in "cancel the plants reminder"); None when not asked."""
+    for pattern in STOP_REMINDER_RES:
+        found = pattern.match(text)
+        if found:
+            return found.group("what") or found.groupdict().get("what2")
+    return None
+
+
+def _reminders(chat: Chat, text: str) -> Reply | None:
+    """A reminder to stop, or the list of them: the context holds no reminders, so both read `list_reminders`
+    first; the answer comes after its result (reminders_answer)."""
+    if "list_reminders" in chat.offered and (_stop_reminder_words(text) or MY_REMINDERS_RE.search(text)):
+        return Reply("", [("list_reminders", {})], "look up the reminders")
+    return None
+
+
+def reminders_answer(chat: Chat, reminders: list) -> Reply:
+    """Once `list_reminders` answered: the one to stop (a proposal), or the list."""
+    reminders = [r for r in reminders if isinstance(r, dict) and r.get("text")]
+    what = _stop_reminder_words(chat.text)
+    if what is None:
+        if not reminders:
+            return Reply("You have no reminders.", [], "list the reminders")
+        lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
+        return Reply(f"Your reminders:\n{lines}", [], "list the reminders")
+    found = best(reminders, words(what), key=lambda r: str(r.get("text")))
+    if found is None:
+        listed = "; ".join(f"“{r['text']}”" for r in reminders[:5])
+        return Reply(f"I couldn't find a reminder about “{what}”, so nothing was changed."
+                     + (f" Your reminders: {listed}." if listed else " You have no reminders."), [],
+                     "stop an unknown reminder")
+    return Reply("", [("cancel_reminder", {"reminder_id": found.get("id")})], "stop a reminder")
 
 
 def _recurring(text: str) -> Reply | None:

@@ -51,6 +51,15 @@ LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|ope
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
                      r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
                      r"overdue|am i behind)\b", re.I)
+# "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym"
+STOP_REMINDER_RES = [
+    re.compile(r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
+               r"(?P<what>.+?)(?:\s+any\s?more)?\s*[.!]*$", re.I),
+    re.compile(r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable)\s+(?:the\s+|my\s+)?"
+               r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$", re.I),
+]
+MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|list (?:the |my )?reminders"
+                             r"|show (?:me )?(?:the |my )?reminders)\b", re.I)
 # "I paid the rent", "I've booked the flights": done, in the past tense, when it names an open task
 PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
                           r"(?P<verb>[a-z]+ed|paid|sent|bought|made|did|got|took|wrote|found|sold|brought|gave|rang|"

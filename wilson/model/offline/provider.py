@@ -41,6 +41,14 @@ def _json_in(text) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _json_list(text) -> list:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def _actions_of(propose: dict) -> list[str]:
     """The actions a `propose` tool takes (the enum of its changes' action)."""
     try:
@@ -96,7 +104,7 @@ class OfflineProvider:
             context = {"kind": "triage" if "triage" in offered else "arousal", **_json_in(_content(messages[-1]))}
         kind = context.get("kind")
         if messages and messages[-1].get("role") == "tool":
-            return self._after_tools(messages, context, offered), [], "closing words after the tool results"
+            return self._after_tools(messages, context, offered)
         if kind == "triage" and "triage" in offered:
             now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
             return "", [("triage", triage.triage(context.get("items") or [], now, tz))], "triage rules"
@@ -118,10 +126,11 @@ class OfflineProvider:
     def home(self, timezone: str | None):
         return places.home_place(self.home_setting, timezone)
 
-    def _after_tools(self, messages: list[dict], context: dict, offered) -> str:
+    def _after_tools(self, messages: list[dict], context: dict, offered) -> tuple[str, list, str]:
+        """The round after a tool's result: closing words, or (for a reminder to stop) the proposal itself."""
         stimulus = context.get("stimulus") or {}
         if stimulus.get("origin", "background") != "user":
-            return ""
+            return "", [], "closing words after the tool results"
         calls = []
         for message in reversed(messages):
             if message.get("role") == "assistant" and message.get("tool_calls"):
@@ -129,7 +138,11 @@ class OfflineProvider:
                 break
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
-            return ""  # the approval gate answers with what it did
+            return "", [], "the approval gate answers with what it did"
+        if called == ["list_reminders"]:
+            found = _json_list(_content(messages[-1]))
+            reply = intents.reminders_answer(user_chat(self, context, offered), found)
+            return reply.text, reply.calls, reply.rule
         if called == ["calendar_lookup"]:
             answer = _calendar_answer(user_chat(self, context, offered), calls[0], _content(messages[-1]))
         elif any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
@@ -137,8 +150,8 @@ class OfflineProvider:
         else:
             answer = ""
         if context.get("first_contact"):
-            return f"{phrases.INTRO}\n\n{answer}".strip()
-        return answer
+            answer = f"{phrases.INTRO}\n\n{answer}".strip()
+        return answer, [], "closing words after the tool results"
 
 
 class Cortex:
