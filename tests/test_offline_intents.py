@@ -216,12 +216,20 @@ def test_what_do_you_know_about_me_lists_what_the_memory_learned_not_its_episode
     assert app.wait_idle()
     assert app.user_deliveries()[-1]["text"].startswith("Nothing yet: I learn from what you tell me")
     engram.store("belief", "The user prefers aisle seats on flights", ["import"], app.clock.now())
-    engram.store("episode", "Booked a hotel in Rome", ["import"], app.clock.now())
     app.say("What do you remember about me?")
     assert app.wait_idle()
     said = app.user_deliveries()[-1]["text"]
-    assert "• The user prefers aisle seats on flights" in said and "Rome" not in said
-    assert said.endswith(phrases.ALL_MEMORIES)
+    assert "• The user prefers aisle seats on flights" in said and said.endswith(phrases.ALL_MEMORIES)
+
+
+def test_what_do_you_know_about_me_leaves_out_episodes_and_calibration_lines():
+    memories = [{"id": 1, "kind": "episode", "text": "User said: remember me to Rome"},
+                {"id": 2, "kind": "principle", "text": "Never book anything before 9 am"},
+                {"id": None, "kind": "calibration", "text": "Flights: 2 of 3 proposals approved"}]
+    chat = phrases.Chat(text="what do you know about me?", now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS,
+                        memories=memories)
+    assert intents.answer(chat).text == ("Some of what I've learned about you:\n• Never book anything before 9 am\n"
+                                         + phrases.ALL_MEMORIES)
 
 
 @pytest.mark.parametrize("text, task_id", [
@@ -229,6 +237,10 @@ def test_what_do_you_know_about_me_lists_what_the_memory_learned_not_its_episode
     ("I got an email from the airline about the flights on Friday", None),  # news about it, not it done
     ("I booked a dentist appointment for the 20th", None),  # names no task: a plan, not a done
     ("I called mom", None),
+    # a need, a miss, a question or another verb is not a done
+    ("I need to renew my passport", None), ("I've got to book the flights", None), ("did I book the flights?", None),
+    ("I missed my flights", None), ("I cancelled the flights", None), ("I checked the flights prices", None),
+    ("I made an appointment to renew my passport", None),
 ])
 def test_a_task_done_said_in_the_past_tense_is_proposed_done_only_when_the_words_name_it(text, task_id):
     reply = answer(text)
@@ -243,3 +255,8 @@ def test_what_is_overdue_lists_the_open_tasks_whose_day_has_passed():
         reply = answer(text, tasks=TASKS + late)
         assert reply.calls == [] and reply.text == "Overdue:\n• Call the bank — was due Mon 4 Jan"
     assert answer("what's overdue?").text == "Nothing is overdue."
+    call = [{"id": 7, "title": "Call the bank", "due": "2027-01-05T09:00:00+01:00", "status": "open"}]
+    assert answer("anything overdue?", tasks=call).text == "Overdue:\n• Call the bank — was due today at 09:00"
+    # said, not asked: a request that mentions it
+    request = answer("I need to pay the overdue invoice by Friday")
+    assert request.calls and "overdue" not in request.text.lower()

@@ -13,11 +13,11 @@ from datetime import date, datetime
 from wilson.model.offline import dates, places
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, ALL_MEMORIES, ASKED_RE,
-                                          BYE_RE, CALENDAR_RE, CAN_DO, CLOSE_RE, DONE_RES, DROP_RE, EXPLICIT_ADD_RE,
-                                          GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, MY_REMINDERS_RE, ORDINALS,
-                                          PAST_DONE_RE, POSSESSIVE_RE, QUESTION_RE, REMIND_RE, REMINDER_RE, RENAME_RE,
-                                          REQUESTS, STOP_REMINDER_RES, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply,
-                                          normal)
+                                          BYE_RE, CALENDAR_RE, CAN_DO, CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE,
+                                          EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO, LIST_RE, MOVE_RE, MY_REMINDERS_RE,
+                                          ORDINALS, OVERDUE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUESTION_RE, REMIND_RE,
+                                          REMINDER_RE, RENAME_RE, REQUESTS, STOP_REMINDER_RES, THANKS_RE, TOPICISH, TRY,
+                                          WEEKDAYS, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -103,14 +103,20 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
 
 
 def overdue_list(chat: Chat) -> str:
+    """Open tasks whose day has passed, or whose hour has (a call due at 09:00, asked about at 18:00)."""
     late = []
     for task in chat.tasks:
         due = dates.parse_moment(task.get("due"), chat.tz)
-        if task.get("status", "open") == "open" and due is not None and dates.local_date(due, chat.tz) < chat.today:
-            late.append((dates.local_date(due, chat.tz), str(task.get("title"))))
+        if task.get("status", "open") != "open" or due is None:
+            continue
+        day = dates.local_date(due, chat.tz)
+        if day < chat.today:
+            late.append((day, f"{task.get('title')} — was due {dates.fmt_day(day)}"))
+        elif isinstance(due, datetime) and day == chat.today and due <= chat.now:
+            late.append((day, f"{task.get('title')} — was due today at {due.astimezone(chat.tz):%H:%M}"))
     if not late:
         return "Nothing is overdue."
-    return "Overdue:\n" + "\n".join(f"• {title} — was due {dates.fmt_day(day)}" for day, title in sorted(late))
+    return "Overdue:\n" + "\n".join(f"• {line}" for _, line in sorted(late))
 
 
 def _topic_named(chat: Chat, what: str) -> dict | None:
@@ -167,11 +173,16 @@ def _done(chat: Chat, text: str) -> Reply | None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
                          "done with an unknown task")
-    found = PAST_DONE_RE.match(text)
+    found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text)
     task = _task_named(chat, found.group("what")) if found else None
-    # only words that name the task: "I got an email from the school about the trip" is news, not the trip done,
-    # and "I booked a dentist appointment for Tuesday", naming no task, may be a plan to make
-    if task is not None and len(words(found.group("what")) - words(str(task.get("title")))) <= 1:
+    if task is None:
+        return None
+    title = str(task.get("title"))
+    # the task's own verb ("paid" finishes "Pay rent", not "Check the rent"), and words that name the task and
+    # little else: "I got an email from the school about the trip" is news, not the trip done; "I booked a
+    # dentist appointment for Tuesday", naming no task, may be a plan to make
+    if ((title.split() or [""])[0].lower() == DONE_VERBS[found.group("verb").lower()]
+            and len(words(found.group("what")) - words(title)) <= 1):
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
 
@@ -304,6 +315,8 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 
 
 def _listing(chat: Chat, text: str) -> Reply | None:
+    if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
+        return Reply(overdue_list(chat), [], "list what's overdue")
     asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
     if not asked or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None
@@ -313,8 +326,6 @@ def _listing(chat: Chat, text: str) -> Reply | None:
         first, last, name = dates.week_range(said, chat.now, chat.tz)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
-    if "overdue" in said or "behind" in said:
-        return Reply(overdue_list(chat), [], "list what's overdue")
     if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)), [], "list what's coming")
     return Reply(task_list(chat), [], "list open tasks")

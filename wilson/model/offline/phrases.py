@@ -49,8 +49,8 @@ DONE_RES = [
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
-                     r"overdue|am i behind)\b", re.I)
+                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
+OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
 # "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym"
 STOP_REMINDER_RES = [
     re.compile(r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
@@ -60,10 +60,18 @@ STOP_REMINDER_RES = [
 ]
 MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|list (?:the |my )?reminders"
                              r"|show (?:me )?(?:the |my )?reminders)\b", re.I)
-# "I paid the rent", "I've booked the flights": done, in the past tense, when it names an open task
+# "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
+# own verb asks (paid → Pay rent); a need, a miss or a question is not a done
+DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
+              "bought": "buy", "filed": "file", "submitted": "submit", "signed": "sign", "packed": "pack",
+              "ordered": "order", "returned": "return", "wrote": "write", "emailed": "email", "replied to": "reply",
+              "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
+              "handed in": "hand", "picked up": "pick", "cleaned": "clean", "fixed": "fix", "cancelled": "cancel",
+              "canceled": "cancel", "applied for": "apply", "collected": "collect", "prepared": "prepare",
+              "made": "make", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
 PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
-                          r"(?P<verb>[a-z]+ed|paid|sent|bought|made|did|got|took|wrote|found|sold|brought|gave|rang|"
-                          r"told|met|read|handed in|signed)\s+(?P<what>.+?)\s*[.!]*$", re.I)
+                          r"(?P<verb>" + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
+                          + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
