@@ -260,3 +260,40 @@ def test_what_is_overdue_lists_the_open_tasks_whose_day_has_passed():
     # said, not asked: a request that mentions it
     request = answer("I need to pay the overdue invoice by Friday")
     assert request.calls and "overdue" not in request.text.lower()
+
+
+DENTIST_PLAN = [{"id": 1, "items": [
+    {"position": 1, "description": "New topic: Dentist appointment (Wed 20 Jan 2027)"},
+    {"position": 2, "description": "New task: Prepare documents and questions — due Sun 17 Jan 2027 "
+                                   "(in Dentist appointment)"},
+    {"position": 3, "description": "New task: Confirm the appointment and plan the way there — due Tue 19 Jan 2027 "
+                                   "(in Dentist appointment)"}]}]
+
+
+@pytest.mark.parametrize("text, calls", [
+    # a word of the topic's name in every task ("(in Dentist appointment)") does not make each one the topic
+    ("approve all but the appointment", [("reject", [3]), ("approve", [1, 2])]),
+    ("skip the appointment one", [("reject", [3]), ("approve", [1, 2])]),
+    ("cancel the appointment confirmation", [("reject", [3])]),
+    # the topic named: its tasks go with it
+    ("drop the dentist appointment", [("reject", [1, 2, 3])]),
+])
+def test_an_item_is_named_by_its_own_words_and_a_topic_named_takes_its_tasks_with_it(text, calls):
+    reply = answer(text, DENTIST_PLAN)
+    assert [(args["action"], args["items"]) for _, args in reply.calls] == calls
+
+
+def test_leaving_out_a_topic_leaves_the_proposals_other_items_as_they_are():
+    mixed = [{"id": 2, "items": [{"position": 1, "description": "New topic: Gym (Mon 11 Jan 2027)"},
+                                 {"position": 2, "description": "New task: Buy shoes — due Fri 8 Jan 2027 (in Gym)"},
+                                 {"position": 3, "description": "New task: Pay rent — due Fri 8 Jan 2027"}]}]
+    assert [(a["action"], a["items"]) for _, a in answer("skip the gym", mixed).calls] == [
+        ("reject", [1, 2]), ("approve", [3])]
+    assert [(a["action"], a["items"]) for _, a in answer("cancel the gym", mixed).calls] == [("reject", [1, 2])]
+
+
+def test_a_plan_still_proposed_is_dropped_when_the_words_name_it_better_than_an_open_task():
+    tasks = [{"id": 9, "title": "Find a new dentist", "status": "open"}]
+    plan = answer("cancel the dentist appointment", DENTIST_PLAN, tasks=tasks)
+    assert [(a["action"], a["items"]) for _, a in plan.calls] == [("reject", [1, 2, 3])]
+    assert answer("cancel the dentist", DENTIST_PLAN, tasks=tasks).calls == [("cancel_task", {"task_id": 9})]

@@ -64,8 +64,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
                 return None
             return Reply(_which(newest), [], "answer naming no item")
         proposal, positions = picked
-        if names_its_topic(proposal, positions):
-            return _reject_plan(proposal)
+        positions = with_its_tasks(proposal, positions)
         calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
         rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
         if keep_rest and rest:
@@ -80,33 +79,45 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
     return None
 
 
-def drop_pending(chat: Chat, what: str) -> Reply | None:
-    """"cancel the driving test" while the driving test is still a proposal: no to the items it names (to
-    the whole plan when it names the plan's topic); nothing else is approved. None when it names none."""
+def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
+    """"cancel the driving test" while the driving test is still a proposal: no to the items it names (and to
+    the tasks of a topic it names); nothing else is approved. None when it names none, or names none by more
+    words than `beat` (how well an open task or topic matched the same words)."""
     proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
     picked = _items_named(proposals, what) if "decide" in chat.offered else None
     if picked is None:
         return None
     proposal, positions = picked
-    if names_its_topic(proposal, positions):
-        return _reject_plan(proposal)
-    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})],
-                 "no to items of a proposal")
+    wanted = words(what)
+    if max(len(wanted & _item_words(i)) for i in proposal["items"] if i.get("position") in positions) <= beat:
+        return None
+    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject",
+                                  "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
 
 
-# How a create_topic item reads (actors/tools/tasks.py CreateTopic.describe): the plan's own topic
-TOPIC_ITEM = "New topic:"
+# How a create_topic item reads, and how a task item names its topic (actors/tools/tasks.py describe)
+TOPIC_ITEM = re.compile(r"^New topic: (?P<title>.+?)(?: \([^()]*\))?$")
+IN_TOPIC = re.compile(r"\s*\(in (?P<title>[^()]*)\)$")
 
 
-def names_its_topic(proposal: dict, positions: list[int]) -> bool:
-    """Whether the items named include the plan's topic: to leave that out is to say no to the plan, since
-    its tasks would be made without the topic they belong to."""
-    return any(str(i.get("description") or "").startswith(TOPIC_ITEM)
-               for i in proposal["items"] if isinstance(i, dict) and i.get("position") in positions)
+def _headline(item: dict) -> str:
+    return str(item.get("description") or "").split("\n", 1)[0].strip()
 
 
-def _reject_plan(proposal: dict) -> Reply:
-    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject"})], "no to a plan, by its topic")
+def _item_words(item: dict) -> set[str]:
+    """An item's words without its topic's name: every task of a plan says "(in Dentist appointment)"."""
+    return words(IN_TOPIC.sub("", _headline(item)))
+
+
+def with_its_tasks(proposal: dict, positions: list[int]) -> list[int]:
+    """The items named, and the tasks of a topic named among them: leaving out the plan's topic leaves out
+    what would belong to it, never a task made without its topic; the proposal's other items stay."""
+    items = [i for i in proposal["items"] if isinstance(i, dict)]
+    topics = {found.group("title") for i in items if i.get("position") in positions
+              and (found := TOPIC_ITEM.match(_headline(i)))}
+    members = [i.get("position") for i in items
+               if (found := IN_TOPIC.search(_headline(i))) and found.group("title") in topics]
+    return sorted(set(positions) | set(members))
 
 
 def _items_named(proposals: list[dict], what: str) -> tuple[dict, list[int]] | None:
@@ -135,14 +146,16 @@ def _which(proposal: dict) -> str:
 
 
 def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> dict | None:
+    """The item the words name best (its topic's name left out of a task's words); on a tie a task rather than
+    the plan's topic: "the appointment one" is not the whole dentist plan."""
     found, score = None, 0
     for item in items:
         if id(item) in excluded:
             continue
         args = item.get("args") or {}
-        shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(
-            clause_words & words(str(item.get("description") or "")))
-        if shared > score:
+        shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
+        if shared > score or (shared and shared == score and TOPIC_ITEM.match(_headline(found))
+                              and not TOPIC_ITEM.match(_headline(item))):
             found, score = item, shared
     return found
 

@@ -281,13 +281,15 @@ def _drop(chat: Chat, text: str) -> Reply | None:
     what = found.group("what") or found.group("what2")
     task = _task_named(chat, what)
     topic = _topic_named(chat, what)
+    # a plan still proposed that the words name better than an open task or topic: no to it
+    matched = max((len(words(what) & words(str(t.get("title")))) for t in (task, topic) if t is not None), default=0)
+    pending = drop_pending(chat, what, beat=matched)
+    if pending is not None:
+        return pending
     if topic is not None and (TOPICISH.search(what) or task is None):
         return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "drop a topic")
     if task is not None:
         return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
-    pending = drop_pending(chat, what)
-    if pending is not None:
-        return pending
     return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {task_list(chat)}", [],
                  "drop something unknown")
 
