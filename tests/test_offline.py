@@ -332,6 +332,10 @@ def test_a_mail_sent_before_today_says_which_day_so_its_tomorrow_reads_right():
     assert summary("2027-01-04T22:30:00+00:00") == "Water off tomorrow 9-12 (from landlord@example.com, sent Mon 4 Jan)"
     assert summary("2027-01-05T07:15:00+01:00") == "Water off tomorrow 9-12 (from landlord@example.com)"  # today
     assert summary(None) == "Water off tomorrow 9-12 (from landlord@example.com)"
+    item = {"buffer_id": 2, "channel": "email", "text": "Off tomorrow.",
+            "payload": {"subject": "Water off tomorrow 9-12", "date": "2027-01-04T09:00:00+01:00"}}  # no sender
+    assert triage_item(item, datetime.fromisoformat(NOW), BERLIN)["summary"] == (
+        "Water off tomorrow 9-12 (sent Mon 4 Jan)")
 
 
 def test_arousal_flags_urgent_items_only(synapse):
@@ -395,7 +399,7 @@ def test_words_ignore_stop_words_dates_and_plurals():
 # -- through the real cortex: others' text in its untrusted block ----------------------------
 
 
-def test_offline_mail_heads_up_says_its_subject_once_and_passes_on_none_of_its_words(make_app):
+def test_offline_mail_heads_up_says_its_subject_once(make_app):
     from datetime import timedelta
 
     app = make_app(llm="offline")
@@ -403,8 +407,22 @@ def test_offline_mail_heads_up_says_its_subject_once_and_passes_on_none_of_its_w
                         {"subject": "Final notice", "from": "billing@evil.example"})
     app.advance(timedelta(days=1))
     said = [d["text"] for d in app.user_deliveries()]
-    # the subject is said once, in the source's name; the mail's own words (its link) are not passed on
+    # the subject is said once, in the source's name
     assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: this may need you."]
+
+
+def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(make_app):
+    from datetime import timedelta
+
+    app = make_app(llm="offline")
+    sent = app.clock.now().isoformat()
+    app.inject_buffered("email", "The water will be off tomorrow from 9 to 12.",
+                        {"subject": "Water off tomorrow: action needed", "from": "landlord@example.com", "date": sent})
+    app.advance(timedelta(days=1))  # told at the next morning's sync: "tomorrow" is today by then
+    said = [d["text"] for d in app.user_deliveries()]
+    day = app.clock.now() - timedelta(days=1)
+    assert said == [f"From the email “Water off tomorrow: action needed” from landlord@example[.]com: Heads-up "
+                    f"(sent {day:%a} {day.day} {day:%b}): this may need you."]
 
 
 # -- cortex: answers to a pending proposal, and tasks managed in words ----------------------------------

@@ -134,9 +134,9 @@ def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
-             or _reminders(chat, text) or _recurring(text) or _remind(chat, text) or _move(chat, text) or _drop(chat, text)
-             or _close(chat, text) or _rename(chat, text) or _listing(chat, text) or _life_event(chat, text)
-             or _add(chat, text) or _small_talk(chat, text))
+             or _reminders(chat, text) or _recurring(text) or _remind(chat, text) or _move(chat, text)
+             or _drop(chat, text) or _close(chat, text) or _rename(chat, text) or _listing(chat, text)
+             or _life_event(chat, text) or _add(chat, text) or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
     if chat.first_contact:

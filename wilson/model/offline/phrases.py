@@ -58,8 +58,8 @@ STOP_REMINDER_RES = [
     re.compile(r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable)\s+(?:the\s+|my\s+)?"
                r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$", re.I),
 ]
-MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|list (?:the |my )?reminders"
-                             r"|show (?:me )?(?:the |my )?reminders)\b", re.I)
+MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|"
+                             r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders)\b", re.I)
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
 # own verb asks (paid → Pay rent); a need, a miss or a question is not a done
 DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",

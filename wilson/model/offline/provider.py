@@ -19,6 +19,8 @@ from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.skills import PROPOSE
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
+# A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
+SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 
 
@@ -312,12 +314,14 @@ class Cortex:
         where = f" from your {' and '.join(channels)}" if channels else ""
         if self.stimulus.get("untrusted"):
             where = ""  # the cortex names the source of others' text itself, sender and all
-            summary = re.sub(r"\s*\(from [^()]*\)$", "", summary) or summary
+            about = SENT_BY.search(summary)
+            if about and about.group(0).strip() != "()":
+                summary = summary[:about.start()] or summary
+                where = f" ({about.group(1)})" if about.group(1) else ""  # its "tomorrow" is that day's
             subjects = {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers") or []
                         if isinstance(b, dict)}
             if summary.strip().lower() in subjects:
-                # the source's name quotes the subject already; the mail's own words are not passed on, since
-                # a stranger's instructions would reach the user in Wilson's voice
+                # the source's name quotes the subject already; it is not said twice
                 summary = "this may need you."
         return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
             "pass on what triage kept"

@@ -27,13 +27,14 @@ def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -
     sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not. `sent`: the day a
     mail was sent when that was not today, so its "tomorrow" reads right ("from sender, sent Tue 5 Jan")."""
     subject = str(payload.get("subject") or payload.get("title") or "").strip()
-    sender = ", ".join(filter(None, [str(payload.get("from") or "").strip(), f"sent {sent}" if sent else ""]))
+    sender = str(payload.get("from") or "").strip()
+    about = ", ".join(filter(None, [f"from {sender}" if sender else "", f"sent {sent}" if sent else ""]))
     if not subject:
         subject = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
     elif situation:
         said = first_sentence(text, subject)
         subject = f"{subject}: {said}" if said else subject
-    line = f"{subject} (from {sender})" if subject and sender else subject
+    line = f"{subject} ({about})" if subject and about else subject
     return line[:157] + "…" if len(line) > 160 else line
 
 
