@@ -194,9 +194,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     today = now.astimezone(tz).date()
     day = Day(today, events=todays_events(now, tz))
     day.new_in_calendar, day.new_traces = unplanned_events(now, tz)
-    # a plan whose event is over: its unfinished preparation is not "overdue" any more (closing its topic,
-    # which the tick proposes at the end, settles it)
-    over = {t.id for t in Topic.select(Topic.id).where(Topic.ends.is_null(False) & (Topic.ends <= now))}
+    closing = _closing(now)
     for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
                  .order_by(Task.due, Task.id)):
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
@@ -208,8 +206,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
         elif on < today or (not task.due_is_date and task.due <= now):
-            if task.topic_id in over:
-                continue
+            if task.topic_id in closing and as_utc(task.due) <= closing[task.topic_id]:
+                continue  # preparation for an event that is over, while the user is asked to close its topic
             day.overdue.append(_task_line(task, tz, overdue=True))
             if "overdue" in windows and "overdue" not in fired:
                 day.told.append((task.id, "overdue"))
@@ -244,6 +242,21 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             continue  # listed above already, or the user has dealt with it
         day.waiting.append(row.text.replace("\n", " ")[:300])
     return day
+
+
+def _closing(now: datetime) -> dict[int, datetime]:
+    """Topics whose event is over and whose closing (the tick proposes it at the end) waits for the user's
+    answer, with their ends: the answer settles their unfinished preparation, which is not "overdue" meanwhile.
+    Rejected or let go, the tasks are listed again."""
+    ended = {t.id: as_utc(t.ends) for t in Topic.select(Topic.id, Topic.ends)
+             .where(Topic.ends.is_null(False) & (Topic.ends <= now))}
+    if not ended:
+        return {}
+    asked = (ApprovalItem.select(ApprovalItem.args).join(Approval)
+             .where((ApprovalItem.tool == "close_topic") & (ApprovalItem.status == "pending")
+                    & Approval.status.in_(OPEN) & (Approval.expires_at > now)))
+    topics = {(item.args or {}).get("topic_id") for item in asked}
+    return {topic_id: ends for topic_id, ends in ended.items() if topic_id in topics}
 
 
 def _due_or_overdue_ids(now: datetime, tz) -> set[int]:

@@ -260,14 +260,28 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
     assert make.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]
 
 
-def test_the_unfinished_preparation_of_an_event_that_is_over_is_not_listed_as_overdue(db, tmp_path):
-    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15), ends=MORNING - timedelta(days=1),
+def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answer_to_closing_its_topic(db, tmp_path):
+    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15), ends=MORNING - timedelta(days=2),
                         created_at=MORNING - timedelta(days=90))
     exam = Topic.create(title="Exam", starts=MORNING + timedelta(days=10), ends=MORNING + timedelta(days=11),
                         created_at=MORNING - timedelta(days=30))
-    for title, topic in (("Book accommodation", trip), ("Make a study plan", exam), ("Call the bank", None)):
-        Task.create(title=title, topic=topic, due=MORNING - timedelta(days=20), due_is_date=True,
+    for title, topic, days in (("Book accommodation", trip, 20), ("Submit expense report", trip, 1),
+                               ("Make a study plan", exam, 20), ("Call the bank", None, 20)):
+        Task.create(title=title, topic=topic, due=MORNING - timedelta(days=days), due_is_date=True,
                     created_at=MORNING - timedelta(days=30))
-    box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
-    assert "Make a study plan (Exam), was due" in box.text and "Call the bank, was due" in box.text
-    assert "Book accommodation" not in box.text  # the trip is over: closing its topic settles it
+
+    def told():
+        return "\n".join(briefing.gather_day(MORNING, TZ, config(tmp_path)).overdue)
+
+    assert "Book accommodation (Trip to Japan), was due" in told()  # nobody asked to close the trip yet
+    closing = Approval.create(trace_id="c", approver="owner", channel="repl", nonce="c", created_at=MORNING,
+                              expires_at=MORNING + timedelta(days=1))
+    item = ApprovalItem.create(approval=closing, position=1, tool="close_topic", args={"topic_id": trip.id},
+                               description="Close topic: Trip to Japan")
+    text = told()
+    assert "Book accommodation" not in text  # its preparation: the answer to closing the trip settles it
+    assert "Submit expense report (Trip to Japan), was due" in text  # due after the trip: still the user's
+    assert "Make a study plan (Exam), was due" in text and "Call the bank, was due" in text
+    item.status = "rejected"
+    item.save()
+    assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again
