@@ -428,7 +428,8 @@ def describe(config=None) -> list[str]:
             lines.append(f"  from {s.source}")
             continue
         tools = [t for t in s.skill.tool_objects() if not t.unavailable]
-        waiting = {t.name: why for t in tools if (why := t.needs(config) if config is not None else "")}
+        waiting = {t.name: why for t in tools
+                   if state == "on" and config is not None and (why := t.needs(config))}
         reads = [t.name for t in tools if t.kind == READ and t.name not in waiting]
         proposed = [t.name for t in tools if t.kind == MUTATE and t.name not in waiting]
         if reads:

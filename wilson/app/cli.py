@@ -64,7 +64,8 @@ def _main(argv: list[str] | None) -> int:
     parser = Parser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--log-level", type=log_level_option,
-                        help="INFO, DEBUG, WARNING, ... (default: INFO for run, WARNING for the other commands)")
+                        help="INFO, DEBUG, WARNING, ... (default: INFO for run, WARNING for the other commands; "
+                             "eval writes its runs' logs to --log)")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
     run.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
