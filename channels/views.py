@@ -168,6 +168,18 @@ def latest_traces(limit: int = 10) -> list[str]:
     return ids
 
 
+def recent_trace_lines(tz, limit: int = 10) -> list[str]:
+    """`wilson trace`: the latest paths, newest first, one line each: its id, when it began and its first step."""
+    lines = []
+    for trace_id in latest_traces(limit):
+        first = Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.id).first()
+        if first is not None:
+            began = clockmod.as_utc(first.at).astimezone(tz)
+            step = " ".join(f"{first.stage}: {first.reason}".split())
+            lines.append(f"{trace_id}  {began:%a %d %b %H:%M}  {step[:90]}{'…' if len(step) > 90 else ''}")
+    return lines
+
+
 def budget_lines(config, days: int = 7) -> list[str]:
     """`wilson budget`: tokens and roughly what they cost, per day and role over the last `days` days a model
     was used, at the [llm] price_<role> table (every input token at the full price: the most it costs)."""

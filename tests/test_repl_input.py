@@ -198,3 +198,17 @@ def test_approve_or_reject_alone_answers_the_newest_proposal_as_a_yes_or_a_no_in
     assert [Approval.get_by_id(a.id).status for a in (dentist, rent)] == ["pending", "approved"]
     run(repl, "reject")
     assert [Approval.get_by_id(a.id).status for a in (dentist, rent)] == ["rejected", "approved"]
+
+
+def test_wilson_trace_alone_lists_the_latest_paths_each_with_when_and_its_first_step(make_app, capsys, monkeypatch):
+    monkeypatch.setenv("WILSON_CORE_TIMEZONE", "Europe/Berlin")  # the CLI's settings, as the app's
+    app = make_app(start="2027-01-05T08:00:00+01:00")
+    app.say("add pay rent by Friday")
+    assert app.wait_idle()
+    home = str(app.config.home)
+    capsys.readouterr()
+    assert cli.main(["--home", home, "trace"]) == 0
+    head, *lines = capsys.readouterr().out.splitlines()
+    assert head == "recent traces (`wilson trace ID` shows one whole):" and lines
+    said = Inbox.get(Inbox.text == "add pay rent by Friday")
+    assert f"{said.trace_id}  Tue 05 Jan 08:00  " in "\n".join(lines)  # in the user's zone, by its first step

@@ -150,7 +150,8 @@ def test_no_secret_in_logs_traces_tables_files_or_cli_output(tmp_path, monkeypat
     assert cli.main(["--home", str(home), "status"]) == 0
     assert cli.main(["--home", str(home), "trace"]) == 0
     listing = capsys.readouterr().out
-    trace_ids = listing.split("recent traces: ", 1)[1].strip().split(", ")
+    trace_ids = [line.split()[0] for line in listing.split("recent traces", 1)[1].strip().splitlines()[1:]]
+    assert trace_ids
     for trace_id in trace_ids:
         assert cli.main(["--home", str(home), "trace", trace_id]) == 0
     traces = capsys.readouterr().out

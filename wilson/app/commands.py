@@ -119,7 +119,10 @@ def cmd_budget(opts, config) -> int:
 def cmd_trace(opts, config) -> int:
     _open(config)
     if not opts.id:
-        _out("recent traces: " + ", ".join(views.latest_traces()))
+        lines = views.recent_trace_lines(config.timezone)
+        _out("recent traces (`wilson trace ID` shows one whole):" if lines else "no traces yet")
+        for line in lines:
+            _out(line)
         return 0
     try:
         trace_id = parse_trace_id(opts.id)
