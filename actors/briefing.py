@@ -206,7 +206,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
         elif on < today or (not task.due_is_date and task.due <= now):
-            if task.topic_id in closing and as_utc(task.due) <= closing[task.topic_id]:
+            if task.topic_id in closing and as_utc(task.due) < closing[task.topic_id]:
                 continue  # preparation for an event that is over, while the user is asked to close its topic
             day.overdue.append(_task_line(task, tz, overdue=True))
             if "overdue" in windows and "overdue" not in fired:
@@ -255,8 +255,8 @@ def _closing(now: datetime) -> dict[int, datetime]:
     asked = (ApprovalItem.select(ApprovalItem.args).join(Approval)
              .where((ApprovalItem.tool == "close_topic") & (ApprovalItem.status == "pending")
                     & Approval.status.in_(OPEN) & (Approval.expires_at > now)))
-    topics = {(item.args or {}).get("topic_id") for item in asked}
-    return {topic_id: ends for topic_id, ends in ended.items() if topic_id in topics}
+    topics = {str((item.args or {}).get("topic_id")) for item in asked}  # a model may quote an id: "7"
+    return {topic_id: ends for topic_id, ends in ended.items() if str(topic_id) in topics}
 
 
 def _due_or_overdue_ids(now: datetime, tz) -> set[int]:

@@ -261,14 +261,17 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
 
 
 def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answer_to_closing_its_topic(db, tmp_path):
-    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15), ends=MORNING - timedelta(days=2),
-                        created_at=MORNING - timedelta(days=90))
+    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15),
+                        ends=datetime(2027, 2, 7, tzinfo=TZ), created_at=MORNING - timedelta(days=90))  # to 6 Feb
     exam = Topic.create(title="Exam", starts=MORNING + timedelta(days=10), ends=MORNING + timedelta(days=11),
                         created_at=MORNING - timedelta(days=30))
     for title, topic, days in (("Book accommodation", trip, 20), ("Submit expense report", trip, 1),
                                ("Make a study plan", exam, 20), ("Call the bank", None, 20)):
         Task.create(title=title, topic=topic, due=MORNING - timedelta(days=days), due_is_date=True,
                     created_at=MORNING - timedelta(days=30))
+    # a trip of whole days ends at midnight: a task due the day after is not its preparation
+    Task.create(title="Return the rental car", topic=trip, due=datetime(2027, 2, 7, tzinfo=TZ), due_is_date=True,
+                created_at=MORNING - timedelta(days=30))
 
     def told():
         return "\n".join(briefing.gather_day(MORNING, TZ, config(tmp_path)).overdue)
@@ -282,6 +285,15 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     assert "Book accommodation" not in text  # its preparation: the answer to closing the trip settles it
     assert "Submit expense report (Trip to Japan), was due" in text  # due after the trip: still the user's
     assert "Make a study plan (Exam), was due" in text and "Call the bank, was due" in text
+    assert "Return the rental car (Trip to Japan), was due" in text
+    closing.expires_at = MORNING - timedelta(minutes=1)
+    closing.save()
+    assert "Book accommodation (Trip to Japan), was due" in told()  # let go: listed again
+    closing.expires_at = MORNING + timedelta(days=1)
+    closing.save()
+    item.args = {"topic_id": str(trip.id)}  # as a model may quote it
+    item.save()
+    assert "Book accommodation" not in told()
     item.status = "rejected"
     item.save()
     assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again

@@ -93,17 +93,31 @@ def test_a_reminder_can_be_stopped_in_words_and_then_never_fires_again(make_app)
     assert not Schedule.get_by_id(plants.id).enabled
 
 
-def test_a_reminder_is_stopped_only_from_the_users_own_run_and_only_a_reminder(make_app):
+def test_only_the_users_own_run_may_stop_a_reminder_and_only_a_reminder_of_theirs(make_app):
     from actors import tools
+    from actors.cortex.calls import RunOutcome, handle_call
     from actors.tools.reminders import CancelReminder
     from wilson.skills import Call
 
     app = make_app(start="2027-01-05T08:00:00+01:00")
+    app.say("remind me every Monday at 9 to water the plants")
+    assert app.wait_idle()
+    approve_latest(app)
+    plants = Schedule.get(Schedule.text == "water the plants")
     assert "cancel_reminder" in tools.offered("user") and "cancel_reminder" not in tools.offered("background")
-    assert app.wait_idle()  # the tick has set up its builtin jobs
-    briefing = Schedule.get(Schedule.name == "briefing")  # a builtin job, not the user's
+    # a run a mail started, calling it anyway inside a proposal: refused, nothing proposed
+    outcome = RunOutcome()
+    answer = handle_call(tools.PROPOSE, {"changes": [{"action": "cancel_reminder", "reminder_id": plants.id}]},
+                         outcome, app.clock.now(), app.config.timezone, origin="background")
+    assert "error" in answer and not outcome.proposals and outcome.rejected_calls
+    # a builtin job, and a snoozed task's comeback (the task's own), are not the user's reminders to stop
+    briefing = Schedule.get(Schedule.name == "briefing")
+    comeback = Schedule.create(name="snooze:7:2027-01-09T09:00:00+01:00", cron="", kind="once", text="Pay rent is back",
+                               next_fire_at=app.clock.now())
     call = Call(now=app.clock.now(), tz=app.config.timezone)
-    assert "no reminder" in CancelReminder().validate({"reminder_id": briefing.id}, call)
-    assert CancelReminder().execute({"reminder_id": briefing.id}, call) == {"reminder_id": briefing.id,
-                                                                            "stopped": False}
-    assert Schedule.get_by_id(briefing.id).enabled
+    for schedule in (briefing, comeback):
+        assert "no reminder" in CancelReminder().validate({"reminder_id": schedule.id}, call)
+        assert CancelReminder().execute({"reminder_id": schedule.id}, call)["stopped"] is False
+        assert Schedule.get_by_id(schedule.id).enabled
+    listed = handle_call("list_reminders", {}, RunOutcome(), app.clock.now(), app.config.timezone, origin="user")
+    assert [r["text"] for r in listed] == ["water the plants"]

@@ -171,9 +171,15 @@ def describe_cron(cron: str) -> str:
     return text[:1].lower() + text[1:] if text else str(cron)
 
 
+def user_reminders():
+    """The schedules that are the user's reminders: not the builtin jobs, nor a snoozed task's comeback (a
+    one-off too, but the task's own: stopping it would leave the task asleep for good)."""
+    return Schedule.kind.in_(("reminder", "once")) & ~Schedule.name.startswith("snooze:")
+
+
 def reminder_views(tz: ZoneInfo) -> list[dict]:
     """The user's active reminders, soonest first, with their schedule in words."""
-    rows = (Schedule.select().where(Schedule.kind.in_(("reminder", "once")) & (Schedule.enabled == True))  # noqa: E712
+    rows = (Schedule.select().where(user_reminders() & (Schedule.enabled == True))  # noqa: E712
             .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
     views = []
     for row in rows:

@@ -6,11 +6,9 @@ from __future__ import annotations
 from actors.tick.cron import valid_cron
 from actors.tick.schedules import add_once, add_reminder
 from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views, show_when,
-                                 slug)
+                                 slug, user_reminders)
 from storage.models import Schedule
 from wilson.skills import Skill
-
-USERS = ("reminder", "once")  # the kinds of schedule the user made; the builtin jobs are not theirs to stop
 
 
 class ListReminders(BuiltinTool):
@@ -95,13 +93,13 @@ class CancelReminder(BuiltinTool):
 
     def execute(self, args, call):
         stopped = Schedule.update(enabled=False).where((Schedule.id == args["reminder_id"])
-                                                      & Schedule.kind.in_(USERS)).execute()
+                                                      & user_reminders()).execute()
         return {"reminder_id": args["reminder_id"], "stopped": bool(stopped)}
 
 
 def _reminder(args: dict) -> Schedule | None:
     """The user's reminder that an id names, while it still runs."""
-    return Schedule.get_or_none((Schedule.id == args.get("reminder_id")) & Schedule.kind.in_(USERS)
+    return Schedule.get_or_none((Schedule.id == args.get("reminder_id")) & user_reminders()
                                 & (Schedule.enabled == True))  # noqa: E712
 
 

@@ -95,28 +95,36 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
                                   "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
 
 
-# How a create_topic item reads, and how a task item names its topic (actors/tools/tasks.py describe)
-TOPIC_ITEM = re.compile(r"^New topic: (?P<title>.+?)(?: \([^()]*\))?$")
-IN_TOPIC = re.compile(r"\s*\(in (?P<title>[^()]*)\)$")
+# How items read (actors/tools/tasks.py describe): "New topic: TITLE (SPAN)", a task "… (in TITLE)", and what
+# the proposal adds ("— you already have …")
+TOPIC_ITEM = re.compile(r"^New topic: (?P<title>.+)$")
+ACTION = re.compile(r"^(?:New|Change|Drop|Mark|Close|Rename|Snooze|Stop)\b[^:]{0,20}:\s*")
+ADDED = re.compile(r" — you already have.*$")
+SPAN = re.compile(r" \([^()]*\d[^()]*\)$")  # "(Wed 20 Jan 2027)", "(Sat 1 May – Sun 2 May)"
 
 
 def _headline(item: dict) -> str:
-    return str(item.get("description") or "").split("\n", 1)[0].strip()
+    return ADDED.sub("", str(item.get("description") or "").split("\n", 1)[0].strip())
+
+
+def _topic_title(item: dict) -> str | None:
+    found = TOPIC_ITEM.match(_headline(item))
+    return SPAN.sub("", found.group("title")) if found else None
 
 
 def _item_words(item: dict) -> set[str]:
-    """An item's words without its topic's name: every task of a plan says "(in Dentist appointment)"."""
-    return words(IN_TOPIC.sub("", _headline(item)))
+    """An item's own words: not what it does ("New task:"), nor its topic's name that every task of a plan
+    carries ("(in Dentist appointment)")."""
+    line = ACTION.sub("", _headline(item))
+    return words(line[:line.rfind(" (in ")] if line.endswith(")") and " (in " in line else line)
 
 
 def with_its_tasks(proposal: dict, positions: list[int]) -> list[int]:
     """The items named, and the tasks of a topic named among them: leaving out the plan's topic leaves out
     what would belong to it, never a task made without its topic; the proposal's other items stay."""
     items = [i for i in proposal["items"] if isinstance(i, dict)]
-    topics = {found.group("title") for i in items if i.get("position") in positions
-              and (found := TOPIC_ITEM.match(_headline(i)))}
-    members = [i.get("position") for i in items
-               if (found := IN_TOPIC.search(_headline(i))) and found.group("title") in topics]
+    topics = {title for i in items if i.get("position") in positions and (title := _topic_title(i))}
+    members = [i.get("position") for i in items if any(_headline(i).endswith(f"(in {t})") for t in topics)]
     return sorted(set(positions) | set(members))
 
 
@@ -154,8 +162,8 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
             continue
         args = item.get("args") or {}
         shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
-        if shared > score or (shared and shared == score and TOPIC_ITEM.match(_headline(found))
-                              and not TOPIC_ITEM.match(_headline(item))):
+        if shared > score or (shared and shared == score and _topic_title(found) is not None
+                              and _topic_title(item) is None):
             found, score = item, shared
     return found
 

@@ -173,6 +173,7 @@ def _done(chat: Chat, text: str) -> Reply | None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return Reply(f"I couldn't tell which task you mean, so nothing was changed. {task_list(chat)}", [],
                          "done with an unknown task")
+    text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text)
     task = _task_named(chat, found.group("what")) if found else None
     if task is None:
@@ -197,29 +198,47 @@ def _stop_reminder_words(text: str) -> str | None:
 
 
 def _reminders(chat: Chat, text: str) -> Reply | None:
-    """A reminder to stop, or the list of them: the context holds no reminders, so both read `list_reminders`
-    first; the answer comes after its result (reminders_answer)."""
-    if "list_reminders" in chat.offered and (_stop_reminder_words(text) or MY_REMINDERS_RE.search(text)):
+    """A reminder to stop, or the list of them when asked: the context holds no reminders, so both read
+    `list_reminders` first; the answer comes after its result (reminders_answer)."""
+    if "list_reminders" not in chat.offered:
+        return None
+    asked = MY_REMINDERS_RE.search(text) and QUESTION_RE.search(text) and not REMIND_RE.match(text)
+    if _stop_reminder_words(text) is not None or asked:
         return Reply("", [("list_reminders", {})], "look up the reminders")
     return None
 
 
-def reminders_answer(chat: Chat, reminders: list) -> Reply:
-    """Once `list_reminders` answered: the one to stop (a proposal), or the list."""
+def reminders_answer(chat: Chat, reminders) -> Reply:
+    """Once `list_reminders` answered: the one to stop (a proposal) when the words name it and no other, else
+    the list and a question; or the list when it was asked for."""
+    if not isinstance(reminders, list):
+        return Reply("I couldn't read your reminders just now. Nothing was changed.", [], "reminders unreadable")
     reminders = [r for r in reminders if isinstance(r, dict) and r.get("text")]
+    lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
     what = _stop_reminder_words(chat.text)
     if what is None:
-        if not reminders:
-            return Reply("You have no reminders.", [], "list the reminders")
-        lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
-        return Reply(f"Your reminders:\n{lines}", [], "list the reminders")
-    found = best(reminders, words(what), key=lambda r: str(r.get("text")))
-    if found is None:
-        listed = "; ".join(f"“{r['text']}”" for r in reminders[:5])
-        return Reply(f"I couldn't find a reminder about “{what}”, so nothing was changed."
-                     + (f" Your reminders: {listed}." if listed else " You have no reminders."), [],
-                     "stop an unknown reminder")
-    return Reply("", [("cancel_reminder", {"reminder_id": found.get("id")})], "stop a reminder")
+        return Reply(f"Your reminders:\n{lines}" if reminders else "You have no reminders.", [], "list the reminders")
+    if not reminders:
+        return Reply("You have no reminders, so there is nothing to stop.", [], "stop a reminder, with none")
+    wanted = words(what)
+    # every word names it ("to pay the rent" is not "pay the gas bill"), one aside in a longer phrase;
+    # "the reminder" names the only one there is
+    named = [r for r in reminders if not wanted or _covers(wanted, words(r["text"]))]
+    if len(named) == 1 and (wanted or len(reminders) == 1):
+        return Reply("", [("cancel_reminder", {"reminder_id": named[0].get("id")})], "stop a reminder")
+    if not wanted:
+        return Reply(f"Which reminder should I stop? Nothing was changed. Your reminders:\n{lines}", [],
+                     "stop which reminder?")
+    if not named:
+        return Reply(f"I couldn't find a reminder about “{what}”, so nothing was changed. Your reminders:\n{lines}",
+                     [], "stop an unknown reminder")
+    several = "\n".join(f"• {r['text']} — {r.get('when')}" for r in named)
+    return Reply(f"Which one should I stop? Nothing was changed.\n{several}", [], "stop one of several reminders")
+
+
+def _covers(wanted: set[str], text: set[str]) -> bool:
+    missing = len(wanted - text)
+    return missing == 0 or (len(wanted) >= 3 and missing == 1)
 
 
 def _recurring(text: str) -> Reply | None:

@@ -43,12 +43,11 @@ def _json_in(text) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _json_list(text) -> list:
+def _json_value(text):
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        return json.loads(text) if isinstance(text, str) else None
     except ValueError:
-        return []
-    return value if isinstance(value, list) else []
+        return None
 
 
 def _actions_of(propose: dict) -> list[str]:
@@ -142,8 +141,9 @@ class OfflineProvider:
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
         if called == ["list_reminders"]:
-            found = _json_list(_content(messages[-1]))
-            reply = intents.reminders_answer(user_chat(self, context, offered), found)
+            reply = intents.reminders_answer(user_chat(self, context, offered), _json_value(_content(messages[-1])))
+            if context.get("first_contact") and reply.text:
+                reply.text = f"{phrases.INTRO}\n\n{reply.text}"
             return reply.text, reply.calls, reply.rule
         if called == ["calendar_lookup"]:
             answer = _calendar_answer(user_chat(self, context, offered), calls[0], _content(messages[-1]))
