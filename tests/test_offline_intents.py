@@ -328,3 +328,12 @@ def test_a_reminder_is_stopped_only_when_the_words_name_it_and_no_other(text, st
     assert reply.text.startswith(said)
     assert intents.reminders_answer(chat, {"error": "the database is down"}).text.startswith(
         "I couldn't read your reminders")
+
+
+def test_what_is_on_my_plate_names_the_plans_still_waiting_for_an_answer():
+    pending = [{"id": 4, "items": [{"position": 1, "description": "New topic: Trip to Rome (Mon 1 Mar 2027)"},
+                                   {"position": 2, "description": "New task: Book flights (in Trip to Rome)"}]}]
+    reply = answer("what's on my plate this week?", pending, tasks=[], topics=[])
+    assert reply.text == ("Nothing due this week.\n\nWaiting for your answer:\n"
+                          "• Proposal 4: New topic: Trip to Rome (Mon 1 Mar 2027) (and 1 more)")
+    assert "Waiting" not in answer("what's on my plate this week?", tasks=[], topics=[]).text

@@ -348,8 +348,20 @@ def _listing(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
     if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
-        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)), [], "list what's coming")
-    return Reply(task_list(chat), [], "list open tasks")
+        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)) + _waiting(chat), [],
+                     "list what's coming")
+    return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+def _waiting(chat: Chat) -> str:
+    """What still waits for the user's answer: a plan not approved yet is on their plate too."""
+    lines = []
+    for proposal in chat.pending[:3]:
+        items = [i for i in proposal.get("items") or [] if isinstance(i, dict)] if isinstance(proposal, dict) else []
+        if items:
+            more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+            lines.append(f"• Proposal {proposal.get('id')}: {items[0].get('description')}{more}")
+    return "\n\nWaiting for your answer:\n" + "\n".join(lines) if lines else ""
 
 
 def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
