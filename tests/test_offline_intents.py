@@ -297,6 +297,8 @@ def test_a_plan_still_proposed_is_dropped_when_the_words_name_it_better_than_an_
     plan = answer("cancel the dentist appointment", DENTIST_PLAN, tasks=tasks)
     assert [(a["action"], a["items"]) for _, a in plan.calls] == [("reject", [1, 2, 3])]
     assert answer("cancel the dentist", DENTIST_PLAN, tasks=tasks).calls == [("cancel_task", {"task_id": 9})]
+    by_number = answer("cancel item 2", DENTIST_PLAN, tasks=tasks)  # a number names an item, no words needed
+    assert [(a["action"], a["items"]) for _, a in by_number.calls] == [("reject", [2])]
 
 
 @pytest.mark.parametrize("text", ["cancel the dentist appointment", "drop the gym task", "add this to my reminders",

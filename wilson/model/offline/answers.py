@@ -88,8 +88,9 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
     if picked is None:
         return None
     proposal, positions = picked
-    wanted = words(what)
-    if max(len(wanted & _item_words(i)) for i in proposal["items"] if i.get("position") in positions) <= beat:
+    wanted = words(what)  # none when it names items by number ("cancel item 2")
+    named = [i for i in proposal["items"] if i.get("position") in positions]
+    if wanted and max(len(wanted & _item_words(i)) for i in named) <= beat:
         return None
     return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject",
                                   "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
