@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wilson.model.offline import intents, phrases
+from wilson.model.offline import intents, looks, phrases
 from wilson.model.offline.recognition import load_playbook
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -154,10 +154,10 @@ def test_the_calendar_answer_lists_the_events_then_what_is_due():
     events = [{"title": "Ski trip", "start": "2027-01-02T23:00:00+00:00", "end": "2027-01-07T23:00:00+00:00",
                "all_day": True, "location": "Alps"},
               {"title": "Dentist", "start": "2027-01-07T14:00:00+00:00", "all_day": False}]
-    text = intents.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), events)
+    text = looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), events)
     assert text == ("In your calendar this week:\n• Ski trip — since Sun 3 Jan, Alps\n• Dentist — Thu 7 Jan 15:00\n\n"
                     "Nothing due this week.")
-    assert intents.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []).startswith(
+    assert looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []).startswith(
         "Nothing in your calendar this week.")
 
 
@@ -325,10 +325,10 @@ REMINDERS = [{"id": 1, "text": "call grandma", "when": "at 18:00, only on Friday
 ])
 def test_a_reminder_is_stopped_only_when_the_words_name_it_and_no_other(text, stopped, said):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=("list_reminders", "cancel_reminder"))
-    reply = intents.reminders_answer(chat, REMINDERS)
+    reply = looks.reminders_answer(chat, REMINDERS)
     assert reply.calls == ([("cancel_reminder", {"reminder_id": stopped})] if stopped else [])
     assert reply.text.startswith(said)
-    assert intents.reminders_answer(chat, {"error": "the database is down"}).text.startswith(
+    assert looks.reminders_answer(chat, {"error": "the database is down"}).text.startswith(
         "I couldn't read your reminders")
 
 

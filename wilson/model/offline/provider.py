@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, bills, dates, intents, phrases, places, triage
+from wilson.model.offline import answers, bills, dates, intents, looks, phrases, places, triage
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.skills import PROPOSE
@@ -141,7 +141,7 @@ class OfflineProvider:
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
         if called == ["list_reminders"]:
-            reply = intents.reminders_answer(user_chat(self, context, offered), _json_value(_content(messages[-1])))
+            reply = looks.reminders_answer(user_chat(self, context, offered), _json_value(_content(messages[-1])))
             if context.get("first_contact") and reply.text:
                 reply.text = f"{phrases.INTRO}\n\n{reply.text}"
             return reply.text, reply.calls, reply.rule
@@ -366,7 +366,7 @@ def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
     events = found.get("events")
     if start is None or end is None or "error" in found or not isinstance(events, list):
         return "I couldn't read your calendar just now. Nothing was changed."
-    return intents.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
+    return looks.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
 
 
 def _window_days(window: str) -> int | None:
@@ -375,4 +375,3 @@ def _window_days(window: str) -> int | None:
         return None
     number, unit = int(found.group(1)), found.group(2)
     return number * 7 if unit == "w" else number if unit == "d" else max(0, number // 24)
-

@@ -1,0 +1,182 @@
+"""What the offline rules answer with a look, changing nothing: what is coming up or overdue (and the plans
+still waiting for an answer), the calendar's days once `calendar_lookup` read them, the reminders (or the one
+to stop, once `list_reminders` read them), and what the memory has learned about the user.
+
+wilson/model/offline/intents.py asks these when a message is a question; the calendar's and the reminders'
+answers come in the round after their tool's result (wilson/model/offline/provider.py).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+from wilson.model.offline import dates
+from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
+                                          MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
+                                          Reply)
+from wilson.model.offline.words import words
+
+
+def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
+    tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+
+    def due_of(task):
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        return dates.local_date(due, chat.tz) if due else None
+
+    if span is None:
+        if not tasks:
+            return "You have no open tasks."
+        lines = [f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
+                 for t in sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))]
+        return "Your open tasks:\n" + "\n".join(lines)
+    first, last, name = span
+    inside = [t for t in tasks if due_of(t) is not None and due_of(t) <= last]
+    events = []
+    for topic in chat.topics:
+        starts = dates.parse_moment(topic.get("starts"), chat.tz)
+        if starts is not None and first <= dates.local_date(starts, chat.tz) <= last \
+                and topic.get("status") != "closed":
+            events.append((dates.local_date(starts, chat.tz), f"• {topic.get('title')} starts "
+                                                            f"{dates.fmt_day(dates.local_date(starts, chat.tz))}"))
+    lines = [line for _, line in sorted(events)]
+    for task in sorted(inside, key=lambda t: (due_of(t), str(t.get("title")))):
+        due = due_of(task)
+        late = " (overdue)" if due < chat.today else ""
+        lines.append(f"• {task.get('title')} — due {dates.fmt_day(due)}{late}")
+    undated = [t for t in tasks if due_of(t) is None]
+    if not lines:
+        tail = f" {len(undated)} open task(s) have no date." if undated else ""
+        return f"Nothing due {name}.{tail}"
+    tail = f"\n(+ {len(undated)} open task(s) without a date)" if undated else ""
+    return f"Coming up {name}:\n" + "\n".join(lines) + tail
+
+
+def overdue_list(chat: Chat) -> str:
+    """Open tasks whose day has passed, or whose hour has (a call due at 09:00, asked about at 18:00)."""
+    late = []
+    for task in chat.tasks:
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        if task.get("status", "open") != "open" or due is None:
+            continue
+        day = dates.local_date(due, chat.tz)
+        if day < chat.today:
+            late.append((day, f"{task.get('title')} — was due {dates.fmt_day(day)}"))
+        elif isinstance(due, datetime) and day == chat.today and due <= chat.now:
+            late.append((day, f"{task.get('title')} — was due today at {due.astimezone(chat.tz):%H:%M}"))
+    if not late:
+        return "Nothing is overdue."
+    return "Overdue:\n" + "\n".join(f"• {line}" for _, line in sorted(late))
+
+
+def _stop_reminder_words(text: str) -> str | None:
+    """What a reminder to stop is about ("the plants" in "cancel the plants reminder"); None when not asked."""
+    for pattern in STOP_REMINDER_RES:
+        found = pattern.match(text)
+        if found:
+            return found.group("what") or found.groupdict().get("what2")
+    return None
+
+
+def reminders(chat: Chat, text: str) -> Reply | None:
+    """A reminder to stop, or the list of them when asked: the context holds no reminders, so both read
+    `list_reminders` first; the answer comes after its result (reminders_answer)."""
+    if "list_reminders" not in chat.offered:
+        return None
+    asked = MY_REMINDERS_RE.search(text) and QUESTION_RE.search(text) and not REMIND_RE.match(text)
+    if _stop_reminder_words(text) is not None or asked:
+        return Reply("", [("list_reminders", {})], "look up the reminders")
+    return None
+
+
+def reminders_answer(chat: Chat, reminders) -> Reply:
+    """Once `list_reminders` answered: the one to stop (a proposal) when the words name it and no other, else
+    the list and a question; or the list when it was asked for."""
+    if not isinstance(reminders, list):
+        return Reply("I couldn't read your reminders just now. Nothing was changed.", [], "reminders unreadable")
+    reminders = [r for r in reminders if isinstance(r, dict) and r.get("text")]
+    lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
+    what = _stop_reminder_words(chat.text)
+    if what is None:
+        return Reply(f"Your reminders:\n{lines}" if reminders else "You have no reminders.", [], "list the reminders")
+    if not reminders:
+        return Reply("You have no reminders, so there is nothing to stop.", [], "stop a reminder, with none")
+    wanted = words(what)
+    # every word names it ("to pay the rent" is not "pay the gas bill"), one aside in a longer phrase;
+    # "the reminder" names the only one there is
+    named = [r for r in reminders if not wanted or _covers(wanted, words(r["text"]))]
+    if len(named) == 1 and (wanted or len(reminders) == 1):
+        return Reply("", [("cancel_reminder", {"reminder_id": named[0].get("id")})], "stop a reminder")
+    if not wanted:
+        return Reply(f"Which reminder should I stop? Nothing was changed. Your reminders:\n{lines}", [],
+                     "stop which reminder?")
+    if not named:
+        return Reply(f"I couldn't find a reminder about “{what}”, so nothing was changed. Your reminders:\n{lines}",
+                     [], "stop an unknown reminder")
+    several = "\n".join(f"• {r['text']} — {r.get('when')}" for r in named)
+    return Reply(f"Which one should I stop? Nothing was changed.\n{several}", [], "stop one of several reminders")
+
+
+def _covers(wanted: set[str], text: set[str]) -> bool:
+    missing = len(wanted - text)
+    return missing == 0 or (len(wanted) >= 3 and missing == 1)
+
+
+def listing(chat: Chat, text: str) -> Reply | None:
+    if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
+        return Reply(overdue_list(chat), [], "list what's overdue")
+    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
+    if not asked or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
+        return None
+    said = text.lower()
+    if CALENDAR_RE.search(said) and "calendar_lookup" in chat.offered:
+        # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
+        first, last, name = dates.week_range(said, chat.now, chat.tz)
+        return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
+                     f"look in the calendar ({name})")
+    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
+        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)) + _waiting(chat), [],
+                     "list what's coming")
+    return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+def _waiting(chat: Chat) -> str:
+    """What still waits for the user's answer: a plan not approved yet is on their plate too."""
+    lines = []
+    for proposal in chat.pending[:3]:
+        items = [i for i in proposal.get("items") or [] if isinstance(i, dict)] if isinstance(proposal, dict) else []
+        if items:
+            more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+            lines.append(f"• Proposal {proposal.get('id')}: {items[0].get('description')}{more}")
+    return "\n\nWaiting for your answer:\n" + "\n".join(lines) if lines else ""
+
+
+def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
+    """The answer to a calendar question once `calendar_lookup` read [start, end]: the events, then what is due."""
+    name = dates.week_range(chat.text.lower(), chat.now, chat.tz)[2]
+    lines = []
+    for event in events:
+        begins = dates.parse_moment(event.get("start"), chat.tz) if isinstance(event, dict) else None
+        if begins is None:
+            continue
+        day = dates.local_date(begins, chat.tz)
+        timed = isinstance(begins, datetime) and not event.get("all_day")
+        at = f" {begins.astimezone(chat.tz):%H:%M}" if timed else ""
+        when = f"{dates.fmt_day(day)}{at}" if day >= start else f"since {dates.fmt_day(day)}"
+        place = f", {event['location']}" if event.get("location") else ""
+        lines.append(f"• {event.get('title') or 'An event'} — {when}{place}")
+    head = f"In your calendar {name}:\n" + "\n".join(lines) if lines else f"Nothing in your calendar {name}."
+    return f"{head}\n\n{task_list(chat, (start, end, name))}"
+
+
+def what_i_know(chat: Chat) -> str:
+    """What the memory learned about the user (not the episodes it learned it from), as recalled for them."""
+    learned = [m.get("text") for m in chat.memories
+               if isinstance(m, dict) and m.get("kind") in LEARNED and m.get("text")][:5]
+    if not learned:
+        return "Nothing yet: I learn from what you tell me and from how you answer my proposals."
+    return "Some of what I've learned about you:\n" + "\n".join(f"• {text}" for text in learned) + f"\n{ALL_MEMORIES}"
+
+
+LEARNED = ("belief", "principle", "interpretation")
