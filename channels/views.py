@@ -168,16 +168,17 @@ def latest_traces(limit: int = 10) -> list[str]:
     return ids
 
 
-def recent_trace_lines(tz, limit: int = 10) -> list[str]:
-    """`wilson trace`: the latest paths, newest first, one line each: its id, when it began and its first step."""
-    lines = []
+def recent_traces(tz, limit: int = 25) -> list[dict]:
+    """The latest paths, newest first, each by when it began and its first and last step (as `wilson trace ID`
+    shows them: storage.trace.path), to pick one from: the dashboard's list and `wilson trace`."""
+    found = []
     for trace_id in latest_traces(limit):
-        first = Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.id).first()
-        if first is not None:
-            began = clockmod.as_utc(first.at).astimezone(tz)
-            step = " ".join(f"{first.stage}: {first.reason}".split())
-            lines.append(f"{trace_id}  {began:%a %d %b %H:%M}  {step[:90]}{'…' if len(step) > 90 else ''}")
-    return lines
+        rows = trace.path(trace_id)  # with the routing and deliveries their rows record
+        if rows:
+            found.append({"id": trace_id, "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                          "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
+                          "last": f"{rows[-1].stage}: {rows[-1].reason}"[:140] if len(rows) > 1 else ""})
+    return found
 
 
 def budget_lines(config, days: int = 7) -> list[str]:

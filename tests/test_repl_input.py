@@ -211,4 +211,5 @@ def test_wilson_trace_alone_lists_the_latest_paths_each_with_when_and_its_first_
     head, *lines = capsys.readouterr().out.splitlines()
     assert head == "recent traces (`wilson trace ID` shows one whole):" and lines
     said = Inbox.get(Inbox.text == "add pay rent by Friday")
-    assert f"{said.trace_id}  Tue 05 Jan 08:00  " in "\n".join(lines)  # in the user's zone, by its first step
+    # in the user's zone, by its first step as `wilson trace ID` shows it (the routing its inbox row records)
+    assert f"{said.trace_id}  Tue 05 Jan 08:00  routed: inbox priority 0 from {said.source}" in lines

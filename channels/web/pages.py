@@ -18,7 +18,6 @@ from channels import views
 from channels.web import watcher
 from storage import calendar_days
 from storage.beliefs import memory_list
-from storage.trace import path as trace_path
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage
 from wilson.kernel.clock import as_utc
 from wilson.kernel.config import ROLES
@@ -169,18 +168,6 @@ def trace(trace_id: str, tz) -> dict:
         if row is not None:
             what = {"source": getattr(row, "source", None) or getattr(row, "channel", ""), "text": row.text[:600]}
     return {"id": trace_id, "steps": steps, "stimulus": what}
-
-
-def recent_traces(tz, limit: int = 25) -> list[dict]:
-    """The latest paths, each by its first and last step, to pick one from."""
-    found = []
-    for trace_id in views.latest_traces(limit):
-        rows = trace_path(trace_id)  # with the deliveries their rows record
-        if rows:
-            found.append({"id": trace_id, "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
-                          "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
-                          "last": f"{rows[-1].stage}: {rows[-1].reason}"[:140] if len(rows) > 1 else ""})
-    return found
 
 
 def memories(now: datetime) -> list[dict]:

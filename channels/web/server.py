@@ -28,6 +28,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from actors import tools
+from channels import views
 from channels.web import auth, pages
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
                                 read_form, read_json, refusal)
@@ -223,7 +224,7 @@ def build(site) -> Starlette:
             raise Refused(404, "There is no such trace.")
         tz = site.config.timezone
         return page("trace.html", who, now, "trace", title="Trace", t=pages.trace(wanted, tz) if wanted else None,
-                    recent=[] if wanted else pages.recent_traces(tz), tz=str(tz))
+                    recent=[] if wanted else views.recent_traces(tz), tz=str(tz))
 
     async def memory(request: Request, who, now) -> Response:
         can_forget = tools.toolbox(site.config).get("forget_memory") is not None

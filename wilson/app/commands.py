@@ -119,10 +119,10 @@ def cmd_budget(opts, config) -> int:
 def cmd_trace(opts, config) -> int:
     _open(config)
     if not opts.id:
-        lines = views.recent_trace_lines(config.timezone)
-        _out("recent traces (`wilson trace ID` shows one whole):" if lines else "no traces yet")
-        for line in lines:
-            _out(line)
+        found = views.recent_traces(config.timezone, limit=10)
+        _out("recent traces (`wilson trace ID` shows one whole):" if found else "no traces yet")
+        for path in found:
+            _out(f"{path['id']}  {path['at']}  {one_line(path['first'], 90)}")
         return 0
     try:
         trace_id = parse_trace_id(opts.id)
