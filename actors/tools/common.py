@@ -181,12 +181,17 @@ def reminder_views(tz: ZoneInfo) -> list[dict]:
     """The user's active reminders, soonest first, with their schedule in words."""
     rows = (Schedule.select().where(user_reminders() & (Schedule.enabled == True))  # noqa: E712
             .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
-    views = []
-    for row in rows:
-        upcoming = show_when(row.next_fire_at, False, tz) if row.next_fire_at else "not planned"
-        when = f"once, {upcoming}" if row.kind == "once" else describe_cron(row.cron)
-        views.append({"id": row.id, "text": row.text, "when": when, "next": upcoming, "kind": row.kind})
-    return views
+    return [{"id": row.id, "text": row.text, "when": reminder_when(row, tz), "next": _upcoming(row, tz),
+             "kind": row.kind} for row in rows]
+
+
+def reminder_when(row: Schedule, tz: ZoneInfo) -> str:
+    """When a reminder runs, in words: "once, Wed 6 Jan 2027 18:00" or "at 09:00, only on Monday"."""
+    return f"once, {_upcoming(row, tz)}" if row.kind == "once" else describe_cron(row.cron)
+
+
+def _upcoming(row: Schedule, tz: ZoneInfo) -> str:
+    return show_when(row.next_fire_at, False, tz) if row.next_fire_at else "not planned"
 
 
 def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:

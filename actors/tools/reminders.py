@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from actors.tick.cron import valid_cron
 from actors.tick.schedules import add_once, add_reminder
-from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views, show_when,
-                                 slug, user_reminders)
+from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views,
+                                 reminder_when, show_when, slug, user_reminders)
 from storage.models import Schedule
 from wilson.skills import Skill
 
@@ -87,9 +87,7 @@ class CancelReminder(BuiltinTool):
         row = _reminder(args)
         if row is None:
             return f"Stop reminder {args.get('reminder_id')}"
-        when = f"once, {show_when(row.next_fire_at, False, call.tz)}" if row.kind == "once" and row.next_fire_at \
-            else describe_cron(row.cron)
-        return f"Stop reminder: {row.text} ({when})"
+        return f"Stop reminder: {row.text} ({reminder_when(row, call.tz)})"
 
     def execute(self, args, call):
         stopped = Schedule.update(enabled=False).where((Schedule.id == args["reminder_id"])

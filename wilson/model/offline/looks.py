@@ -90,12 +90,12 @@ def reminders(chat: Chat, text: str) -> Reply | None:
     return None
 
 
-def reminders_answer(chat: Chat, reminders) -> Reply:
+def reminders_answer(chat: Chat, listed) -> Reply:
     """Once `list_reminders` answered: the one to stop (a proposal) when the words name it and no other, else
     the list and a question; or the list when it was asked for."""
-    if not isinstance(reminders, list):
+    if not isinstance(listed, list):
         return Reply("I couldn't read your reminders just now. Nothing was changed.", [], "reminders unreadable")
-    reminders = [r for r in reminders if isinstance(r, dict) and r.get("text")]
+    reminders = [r for r in listed if isinstance(r, dict) and r.get("text")]
     lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
     what = _stop_reminder_words(chat.text)
     if what is None:
