@@ -179,6 +179,41 @@ def test_reminder_cron():
     assert date(2027, 1, 5).weekday() == 1  # the tests above read "Monday" and "Friday" from a Tuesday
 
 
+@pytest.mark.parametrize("text, cron, what", [
+    ("remind me to call mum every Sunday at 6pm", "0 18 * * 0", "call mum"),  # the schedule last, as people say it
+    ("remind me to pay rent on the first Monday of the month", "0 9 1-7 * 1", "pay rent"),
+    ("remind me every first Monday of the month to pay rent", "0 9 1-7 * 1", "pay rent"),
+    ("remind me on weekdays at 7:30 to stretch", "30 7 * * 1-5", "stretch"),
+    ("remind me every evening at 6 to walk the dog", "0 18 * * *", "walk the dog"),
+    ("remind me about the bins every Tuesday night", "0 21 * * 2", "the bins"),
+    ("remind me every Friday afternoon at 3 to submit my hours", "0 15 * * 5", "submit my hours"),
+    ("remind me to pay the cleaner on the 15th of every month", "0 9 15 * *", "pay the cleaner"),
+    ("remind me to take my vitamins daily", "0 9 * * *", "take my vitamins"),
+    ("remind me on Sundays to call Grandma", "0 9 * * 0", "call Grandma"),
+])
+def test_a_repeating_reminder_is_read_wherever_the_schedule_stands(text, cron, what):
+    assert intents.reminder_cron(text) == (cron, what)
+    assert answer(text).calls == [("create_reminder", {"text": what, "cron": cron})]
+
+
+@pytest.mark.parametrize("text", ["remind me to water the plants every other week", "remind me every 2 hours to drink",
+                                  "remind me to pay the cleaner on the 31st of every month",
+                                  "remind me to renew the car tax yearly"])
+def test_a_repeating_reminder_the_rules_cannot_read_is_asked_about_and_never_set_once(text):
+    reply = answer(text)
+    assert reply.calls == [] and "Nothing was set" in reply.text and "every Sunday" in reply.text
+
+
+@pytest.mark.parametrize("text, call", [
+    ("remind me to take my daily vitamins tomorrow at 8", ("remind", "take my daily vitamins")),
+    ("remind me to check every window tomorrow at 8", ("remind", "check every window")),
+    ("remind me on Sunday at 6pm to call mum", ("remind", "call mum")),
+])
+def test_words_like_every_or_daily_inside_a_one_off_reminder_keep_it_one_off(text, call):
+    [(name, args)] = answer(text).calls
+    assert (name, args["text"]) == call
+
+
 @pytest.mark.parametrize("text, now, call, reading", [
     ("remind me to call the plumber tomorrow at 9", datetime(2027, 1, 21, 18, 0, tzinfo=BERLIN),
      ("remind", {"text": "call the plumber", "at": "2027-01-22T09:00:00+01:00"}), "9 read as 09:00, the morning"),

@@ -10,39 +10,21 @@ from __future__ import annotations
 
 import re
 
-from wilson.model.offline import dates, looks, places
+from wilson.model.offline import dates, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOSE_RE,
                                           DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO,
-                                          MOVE_RE, ORDINALS, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE, REMINDER_RE,
-                                          RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, WEEKDAYS, Chat, Reply, normal)
+                                          MOVE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
+                                          RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
 
 
 def reminder_cron(text: str) -> tuple[str, str] | None:
-    """'remind me every first Monday: pay rent' → ('0 9 1-7 * 1', 'pay rent'); None when it isn't one."""
-    found = REMINDER_RE.match(text.strip())
-    if not found:
-        return None
-    hour, minute = int(found.group("hour") or 9), int(found.group("minute") or 0)
-    half = (found.group("half") or "").lower()
-    if half == "pm" and hour < 12:
-        hour += 12
-    if hour > 23 or minute > 59:
-        return None
-    unit, ordinal = found.group("unit").lower(), found.group("ord")
-    if unit == "day":
-        days, weekday = "*", "*"
-    elif unit == "month":
-        days, weekday = "1", "*"
-    elif unit in WEEKDAYS:
-        days = ORDINALS.get((ordinal or "").lower(), "*")
-        weekday = str(WEEKDAYS.index(unit) + 1 if unit != "sunday" else 0)
-    else:
-        return None
-    return f"{minute} {hour} {days} * {weekday}", found.group("what").strip().rstrip(".")
+    """'remind me to pay rent every first Monday at 8' → ('0 8 1-7 * 1', 'pay rent'); None when it isn't one."""
+    found = REMIND_RE.match(text)
+    return repeats.schedule(found.group("rest")) if found else None
 
 
 def _split_when(rest: str, chat: Chat) -> tuple[str, dates.Found | None]:
@@ -151,8 +133,13 @@ def _remind(chat: Chat, text: str) -> Reply | None:
             return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
                          f"snooze a task ({found[0].stated(chat.tz)})")
     found = REMIND_RE.match(text)
-    if not found or re.match(r"(?:every|each)\b", found.group("rest"), re.I):
+    if not found:
         return None
+    if repeats.sounds_repeating(found.group("rest")):  # a schedule `reminder_cron` could not read: never set once
+        return Reply("I can repeat a reminder every day, every morning or evening, on weekdays, every Monday (or any "
+                     "day), on the first Monday of the month or the 15th of every month. Say it like one of those, "
+                     "e.g. “remind me every Sunday at 18:00 to call Mum”. Nothing was set.", [],
+                     "a repeating reminder the offline rules cannot read")
     what, when = _split_when(found.group("rest"), chat)
     at = dates.at_moment(when, chat.now, chat.tz)
     if at is None or not what:

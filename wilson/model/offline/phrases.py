@@ -36,11 +36,6 @@ ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?
                          rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
-REMINDER_RE = re.compile(
-    r"^remind me (?:every|each) (?:(?P<ord>first|second|third|fourth) )?(?P<unit>day|\w+day|month)"
-    r"(?: at (?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?)?\s*[:,-]?\s*(?:to )?(?P<what>.+)$", re.I)
 DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
