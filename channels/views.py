@@ -125,13 +125,13 @@ def table(name: str, rows: list[dict]) -> str:
     lines = []
     for row in rows:
         if name == "tasks":
-            lines.append(f"#{row['id']:<4} {row['status']:<6} {row['due'] or '—':<12} {row['title']}"
+            lines.append(f"#{row['id']:<4} {row['status']:<9} {row['due'] or '—':<12} {row['title']}"
                          + (f"  [{row['topic']}]" if row.get("topic") else ""))
         elif name == "topics":
             span = f"{row['starts'] or ''}–{row['ends'] or ''}"
             ident = f"#{row['id']}" if row["id"] else f"(proposal {row['proposal']})"
             lines.append(f"{ident:<6} {row['status']:<8} {row['title']}  {span}")
-            lines += [f"       · {t['status']:<6} {t['due'] or '—':<12} {t['title']}" for t in row["tasks"]]
+            lines += [f"       · {t['status']:<9} {t['due'] or '—':<12} {t['title']}" for t in row["tasks"]]
         elif name in ("approvals", "expired"):
             if row["status"] == "expired":
                 back = f", back as #{row['superseded_by']}" if row.get("superseded_by") else f"  (revive {row['id']})"

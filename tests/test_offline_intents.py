@@ -276,6 +276,10 @@ def test_what_do_you_know_about_me_leaves_out_episodes_and_calibration_lines():
     ("I need to renew my passport", None), ("I've got to book the flights", None), ("did I book the flights?", None),
     ("I missed my flights", None), ("I cancelled the flights", None), ("I checked the flights prices", None),
     ("I made an appointment to renew my passport", None),
+    # the task first and its verb last, as in a quick chat
+    ("passport renewed", 1), ("flights booked!", 2), ("the flights are booked", 2), ("flights all booked now", 2),
+    ("the passport needs to be renewed", None), ("flights not booked yet", None), ("flights booked?", None),
+    ("passport checked", None),  # "check" does not finish "Renew passport"
 ])
 def test_a_task_done_said_in_the_past_tense_is_proposed_done_only_when_the_words_name_it(text, task_id):
     reply = answer(text)

@@ -14,7 +14,7 @@ from wilson.model.offline import dates, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOSE_RE,
                                           DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO,
-                                          MOVE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
+                                          MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
                                           RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -102,7 +102,7 @@ def _done(chat: Chat, text: str) -> Reply | None:
             return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
                          "done with an unknown task")
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
-    found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text)
+    found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
     task = _task_named(chat, found.group("what")) if found else None
     if task is None:
         return None
