@@ -17,16 +17,17 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, normalise_decisions, triage_context,
-                           triage_request)
-from storage import buffers, inbox, trace
+from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, look_answer, normalise_decisions,
+                           triage_context, triage_request)
+from storage import buffers, inbox, outbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
 from storage.routing import REALTIME_PRIORITY
 from wilson.kernel import faults
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.clock import monotonic
-from wilson.kernel.messages import ChannelSync, ChannelSynced, Deliver, InboxReady, StimulusCommitted, SyncRequest
+from wilson.kernel.messages import (ChannelSync, ChannelSynced, Deliver, InboxReady, ReplyTo, StimulusCommitted,
+                                    SyncRequest)
 from wilson.model.errors import SynapseError
 
 
@@ -190,6 +191,7 @@ class TriageActor(WilsonActor):
         super().__init__(ctx, name)
         self.waiting: set[str] = set()
         self.reasons: list[str] = []
+        self.replies: list[ReplyTo] = []  # people who asked for this look and hear what it found
         self.started = 0.0
         self.briefed = False  # this daily sync's briefing was handed to the model's run on what triage kept
 
@@ -199,7 +201,9 @@ class TriageActor(WilsonActor):
 
     def receive(self, message):
         match message:
-            case SyncRequest(reason=reason):
+            case SyncRequest(reason=reason, reply_to=reply_to):
+                if reply_to is not None:
+                    self.replies.append(reply_to)
                 self.begin(reason)
             case ChannelSynced(channel=channel):
                 self.waiting.discard(channel)
@@ -222,15 +226,19 @@ class TriageActor(WilsonActor):
 
     def finish(self) -> None:
         reasons, self.reasons, self.waiting = self.reasons, [], set()
+        replies, self.replies = self.replies, []
         daily = "daily" in reasons
         self.briefed = False
-        self.sync(daily, ", ".join(reasons))
+        looked = self.sync(daily, ", ".join(reasons))
+        for reply_to in replies:
+            self.answer(reply_to, looked)
         if daily and not self.briefed:
             self.brief(compose=False)
         if daily and inbox.retry_deferred():
             self.tell("cortex", InboxReady())  # parked rows are back
 
-    def sync(self, daily: bool, reason: str) -> list[int]:
+    def sync(self, daily: bool, reason: str) -> dict:
+        """Triage what is buffered; how many rows it looked at, kept and had to postpone."""
         everything = buffers.unprocessed()
         now = self.now()
         # Rows an early sync already triaged for the briefing are not sent to the model again.
@@ -238,9 +246,9 @@ class TriageActor(WilsonActor):
         rows = [r for r in everything if r.outcome != WAITING]
         if not rows and not (daily and waiting):
             logger.info("sync ({}): nothing new buffered, no model call", reason)
-            return []
+            return {"looked": 0, "kept": 0, "postponed": 0}
 
-        created = []
+        created, kept, postponed = [], 0, 0
         briefing = [] if daily else None
         # the day's briefing opens first and waits for the runs this sync starts
         box = self.brief(compose=True) if daily else None
@@ -256,6 +264,7 @@ class TriageActor(WilsonActor):
                                                context=triage_context(batch, now, tz))
             except SynapseError as exc:
                 self.postpone(batch, reason, str(exc), now)
+                postponed += len(batch)
                 continue
             call = next((c for c in result.tool_calls if c.name == "triage"), None)
             raw = call.arguments.get("items") if call else None
@@ -266,8 +275,10 @@ class TriageActor(WilsonActor):
                 # No decision at all is not "forgot every row": keeping them would send each to the
                 # cortex on its own. They wait for the next sync instead.
                 self.postpone(batch, reason, "the model answered without a list of triage items", now)
+                postponed += len(batch)
                 continue
             decisions = normalise_decisions(raw, batch, drops)
+            kept += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox")
             made = apply_triage(decisions, batch, now, daily, briefing, box_id)
             faults.point("triage:after-commit")
             if made:
@@ -284,7 +295,13 @@ class TriageActor(WilsonActor):
             self.settle()
         logger.info("sync ({}): {} buffered row(s) ({} decided earlier) → {} inbox row(s)", reason,
                     len(everything), len(waiting) if daily else 0, len(created))
-        return created
+        return {"looked": len(rows), "kept": kept, "postponed": postponed}
+
+    def answer(self, reply_to: ReplyTo, looked: dict) -> None:
+        channels = list(self.config.get("core", "buffered_channels") or [])
+        box = outbox.add(channel=reply_to.channel, text=look_answer(channels=channels, **looked),
+                         trace_id=trace.new_trace_id(), key=reply_to.key, at=self.now(), payload=dict(reply_to.payload))
+        self.tell(reply_to.channel, Deliver(box.id))
 
     def brief(self, *, compose: bool) -> Outbox | None:
         """The day's briefing; with `compose` it waits for the runs of this sync."""

@@ -96,6 +96,28 @@ def item_for(row) -> dict:
             "text": row.text[:TRIAGE_TEXT], **_facts(row)}
 
 
+CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch"}
+
+
+def look_answer(looked: int, kept: int, postponed: int, channels: list[str]) -> str:
+    """What a person who asked for a look (/today) hears: how much came in, and what happens to it."""
+    if not channels and not looked:
+        return "There's nothing for me to look at yet: no calendar, mail or web page is connected."
+    where = [CHANNEL_WORDS.get(c, f"your {c}") for c in channels] or ["what came in"]
+    sources = where[0] if len(where) == 1 else ", ".join(where[:-1]) + " or " + where[-1]
+    if postponed:
+        return (f"I couldn't sort {postponed} new item{'s' if postponed != 1 else ''} just now: the model didn't "
+                "answer. They're kept, and I'll try again at the next look.")
+    if not looked:
+        return f"Nothing new in {sources}."
+    items = f"{looked} new item{'s' if looked != 1 else ''}"
+    if not kept:
+        return f"Looked at {items}: none needs you."
+    if kept == looked:
+        return f"Looked at {items}: {'it is' if looked == 1 else 'all are'} worth a closer look."
+    return f"Looked at {items}: {kept} worth a closer look, {looked - kept} set aside."
+
+
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.

@@ -399,6 +399,7 @@ def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson
     wait_text(fake, OWNER, "Model use today")
     fake.send_text(OWNER, "/today")
     wait_text(fake, OWNER, "Looking…")
+    wait_text(fake, OWNER, "Nothing new in")  # what the look found, in the same chat
     fake.send_text(OWNER, "/nonsense")
     wait_text(fake, OWNER, "I don't know /nonsense")
     assert app.wait_idle(10)

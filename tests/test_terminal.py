@@ -66,6 +66,8 @@ def test_today_quiet_and_memories_answer(make_app):
     app = make_app()
     repl = Repl(app)
     assert "looking at what's new" in run(repl, "today")
+    app.wait_idle()
+    assert app.user_deliveries()[-1]["text"] == "Nothing new in your calendar."  # what the look found
     out = run(repl, "quiet 3h")
     assert "Quiet until Tue 05 Jan 11:00 (Europe/Berlin)" in out and "quiet off ends it early" in out
     assert mute.muted_until() == datetime(2027, 1, 5, 10, 0, tzinfo=timezone.utc)

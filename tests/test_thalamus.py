@@ -21,7 +21,7 @@ import pytest
 from actors import thalamus
 from actors.thalamus import apply_triage
 from actors import triage
-from actors.triage import chunks, normalise_decisions
+from actors.triage import chunks, look_answer, normalise_decisions
 from storage import buffers, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
@@ -438,6 +438,28 @@ def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, scripted):
         assert row.outcome == "inbox" and "did not mention" in row.reason
 
 
+def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, scripted):
+    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+
+    def looked() -> list[str]:
+        app.sync(answer_on="repl")
+        app.wait_idle()
+        return [d["text"] for d in app.user_deliveries() if d["channel"] == "repl"]
+
+    assert looked() == ["Nothing new in your calendar."]  # and no model call for nothing
+    assert not triage_requests(server)
+    emails(app, 1, lambda n: "Email from a colleague: the offsite moved to Thursday")
+    emails(app, 2, lambda n: f"Newsletter {n}: this week's deals")
+    assert looked()[-1] == ("I couldn't sort 3 new items just now: the model didn't answer. "
+                            "They're kept, and I'll try again at the next look.")
+    assert len(buffers.unprocessed()) == 3
+    assert looked()[-1] == "Looked at 3 new items: 1 worth a closer look, 2 set aside."
+    app.sync()  # a look nobody asked for (the RAS's, the daily one) answers nobody
+    app.wait_idle()
+    assert len([d for d in app.user_deliveries() if d["channel"] == "repl"]) == 3
+
+
 @pytest.mark.parametrize("broken", [
     {"fault": "bad_arguments", "reply": call("triage", items=[])},
     {"fault": "malformed_json"},
@@ -715,3 +737,11 @@ def test_a_long_first_line_without_a_summary_is_named_by_its_short_opening(db):
     apply_triage([decision], rows, T0, daily=False)
     opening, rest = Inbox.get().text.split("\n\n", 1)
     assert len(opening) <= 200 and page.startswith(opening) and rest == page
+
+
+def test_the_answer_to_a_look_names_the_channels_it_read_and_what_it_kept():
+    assert look_answer(0, 0, 0, ["calendar", "email", "web"]) == (
+        "Nothing new in your calendar, your mail or the pages you watch.")
+    assert look_answer(0, 0, 0, []) == "There's nothing for me to look at yet: no calendar, mail or web page is connected."
+    assert look_answer(1, 1, 0, ["email"]) == "Looked at 1 new item: it is worth a closer look."
+    assert look_answer(2, 0, 0, ["email"]) == "Looked at 2 new items: none needs you."

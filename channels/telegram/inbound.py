@@ -22,7 +22,7 @@ from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson.kernel import bounds, faults
-from wilson.kernel.messages import Deliver, ProposalCreated, StimulusCommitted, SyncRequest, TickNow
+from wilson.kernel.messages import Deliver, ProposalCreated, ReplyTo, StimulusCommitted, SyncRequest, TickNow
 
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
@@ -214,7 +214,8 @@ class Inbound:
         elif name == "topics":
             text = views.table("topics", views.topics(tz, incoming.uid, self.config.get("core", "owner")))
         elif name == "today":
-            incoming.after.append(lambda: self.tell("thalamus", SyncRequest("manual")))
+            asked = ReplyTo(self.name, f"{incoming.key}:look", self._address(incoming))
+            incoming.after.append(lambda: self.tell("thalamus", SyncRequest("manual", asked)))
             text = "Looking…"
         elif name == "quiet":
             text = self._quiet(argument, incoming.now)
@@ -255,11 +256,15 @@ class Inbound:
     def _reply(self, text: str, incoming: Incoming, what: str) -> None:
         """Queue an answer to the chat a message came from (delivered like every other outbox row);
         `what` names the answer among those to the same update (its idempotency key)."""
-        where = incoming.where
-        payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply}
         box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{incoming.key}:{what}",
-                         at=incoming.now, payload=payload)
+                         at=incoming.now, payload=self._address(incoming))
         incoming.after.append(lambda: self.tell(self.name, Deliver(box.id)))
+
+    @staticmethod
+    def _address(incoming: Incoming) -> dict:
+        """An answer's way back: the chat (and forum thread) the message came from, as a reply to it."""
+        where = incoming.where
+        return {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply}
 
 
     def _reaction(self, reaction, now: datetime) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -37,7 +38,8 @@ from wilson.kernel.actor import Context
 from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
-from wilson.kernel.messages import DecisionRecorded, ProposalCreated, Recover, StimulusCommitted, SyncRequest, TickNow
+from wilson.kernel.messages import (DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted, SyncRequest,
+                                    TickNow)
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
 from wilson.kernel.waker import Waker
 from wilson.model.synapse import make_synapse
@@ -193,8 +195,11 @@ class Wilson:
     def calendar_file(self) -> Path:
         return Path(self.config.get("calendar", "path"))
 
-    def sync(self) -> None:
-        self.supervisor.tell("thalamus", SyncRequest("manual"))
+    def sync(self, *, answer_on: str | None = None) -> None:
+        """A look at the buffered channels now; `answer_on`: the channel of the person who asked (the REPL's
+        `today`), who hears what the look found."""
+        asked = ReplyTo(answer_on, f"look:{uuid.uuid4().hex}") if answer_on else None
+        self.supervisor.tell("thalamus", SyncRequest("manual", asked))
 
     def decide(self, approval_id: int, action: str, *, items: tuple[int, ...] = (), text: str = "",
                user_id: str | None = None, channel: str = "repl") -> None:

@@ -289,10 +289,11 @@ class Repl:
             app.advance(args[0])
             self.note(f"now {app.clock.now().astimezone(app.config.timezone):%a %d %b %Y %H:%M}")
             return
-        elif name in ("sync", "today"):
-            if name == "today":
-                self.note("looking at what's new…")
-            app.sync()  # Telegram's /today asks the thalamus the same way
+        elif name == "sync":
+            app.sync()
+        elif name == "today":
+            self.note("looking at what's new…")
+            app.sync(answer_on="repl")  # as Telegram's /today: the answer says what the look found
         elif name == "quiet":
             self.note(views.quiet(args[0], app.clock.now(), app.config, "quiet"))
             app.supervisor.tell("tick", TickNow())  # what the quiet no longer holds goes out now

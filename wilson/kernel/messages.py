@@ -39,10 +39,21 @@ class Deliver:
 
 
 @dataclass(frozen=True)
+class ReplyTo:
+    """Where the answer to a person's request goes: the channel, the answer's idempotency key, and what the
+    channel needs to address it (a Telegram chat)."""
+
+    channel: str
+    key: str
+    payload: dict = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
 class SyncRequest:
     """Ask the thalamus to sync buffered channels now."""
 
     reason: str  # daily, request, arousal, manual
+    reply_to: ReplyTo | None = None  # a person asked for the look (/today): they hear what it found
 
 
 @dataclass(frozen=True)
