@@ -238,7 +238,8 @@ class TriageActor(WilsonActor):
             self.tell("cortex", InboxReady())  # parked rows are back
 
     def sync(self, daily: bool, reason: str) -> dict:
-        """Triage what is buffered; how many rows it looked at, kept and had to postpone."""
+        """Triage what is buffered; how many rows it looked at, kept (`later`: of them, for the morning briefing)
+        and had to postpone."""
         everything = buffers.unprocessed()
         now = self.now()
         # Rows an early sync already triaged for the briefing are not sent to the model again.
@@ -246,9 +247,9 @@ class TriageActor(WilsonActor):
         rows = [r for r in everything if r.outcome != WAITING]
         if not rows and not (daily and waiting):
             logger.info("sync ({}): nothing new buffered, no model call", reason)
-            return {"looked": 0, "kept": 0, "postponed": 0}
+            return {"looked": 0, "kept": 0, "later": 0, "postponed": 0}
 
-        created, kept, postponed = [], 0, 0
+        created, kept, later, postponed = [], 0, 0, 0
         briefing = [] if daily else None
         # the day's briefing opens first and waits for the runs this sync starts
         box = self.brief(compose=True) if daily else None
@@ -279,6 +280,8 @@ class TriageActor(WilsonActor):
                 continue
             decisions = normalise_decisions(raw, batch, drops)
             kept += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox")
+            later += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox" and d["priority"] >= 3
+                         and not daily)  # as apply_triage keeps them: for the morning briefing
             made = apply_triage(decisions, batch, now, daily, briefing, box_id)
             faults.point("triage:after-commit")
             if made:
@@ -295,7 +298,7 @@ class TriageActor(WilsonActor):
             self.settle()
         logger.info("sync ({}): {} buffered row(s) ({} decided earlier) → {} inbox row(s)", reason,
                     len(everything), len(waiting) if daily else 0, len(created))
-        return {"looked": len(rows), "kept": kept, "postponed": postponed}
+        return {"looked": len(rows), "kept": kept, "later": later, "postponed": postponed}
 
     def answer(self, reply_to: ReplyTo, looked: dict) -> None:
         channels = list(self.config.get("core", "buffered_channels") or [])

@@ -99,8 +99,9 @@ def item_for(row) -> dict:
 CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch"}
 
 
-def look_answer(looked: int, kept: int, postponed: int, channels: list[str]) -> str:
-    """What a person who asked for a look (/today) hears: how much came in, and what happens to it."""
+def look_answer(looked: int, kept: int, later: int, postponed: int, channels: list[str]) -> str:
+    """What a person who asked for a look (/today) hears: how much came in, and what happens to it
+    (`later`: kept for the morning briefing)."""
     if not channels and not looked:
         return "There's nothing for me to look at yet: no calendar, mail or web page is connected."
     where = [CHANNEL_WORDS.get(c, f"your {c}") for c in channels] or ["what came in"]
@@ -110,12 +111,14 @@ def look_answer(looked: int, kept: int, postponed: int, channels: list[str]) -> 
                 "answer. They're kept, and I'll try again at the next look.")
     if not looked:
         return f"Nothing new in {sources}."
+    parts = [f"{kept - later} worth a closer look now" if kept > later else "",
+             f"{later} for the morning briefing" if later else "",
+             f"{looked - kept} set aside" if looked > kept else ""]
+    parts = [p for p in parts if p]
     items = f"{looked} new item{'s' if looked != 1 else ''}"
     if not kept:
         return f"Looked at {items}: none needs you."
-    if kept == looked:
-        return f"Looked at {items}: {'it is' if looked == 1 else 'all are'} worth a closer look."
-    return f"Looked at {items}: {kept} worth a closer look, {looked - kept} set aside."
+    return f"Looked at {items}: " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]) + "."
 
 
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:

@@ -450,11 +450,13 @@ def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, scri
     assert looked() == ["Nothing new in your calendar."]  # and no model call for nothing
     assert not triage_requests(server)
     emails(app, 1, lambda n: "Email from a colleague: the offsite moved to Thursday")
+    emails(app, 1, lambda n: "FYI the canteen has a new menu")
     emails(app, 2, lambda n: f"Newsletter {n}: this week's deals")
-    assert looked()[-1] == ("I couldn't sort 3 new items just now: the model didn't answer. "
+    assert looked()[-1] == ("I couldn't sort 4 new items just now: the model didn't answer. "
                             "They're kept, and I'll try again at the next look.")
-    assert len(buffers.unprocessed()) == 3
-    assert looked()[-1] == "Looked at 3 new items: 1 worth a closer look, 2 set aside."
+    assert len(buffers.unprocessed()) == 4
+    assert looked()[-1] == ("Looked at 4 new items: 1 worth a closer look now, 1 for the morning briefing "
+                            "and 2 set aside.")
     app.sync()  # a look nobody asked for (the RAS's, the daily one) answers nobody
     app.wait_idle()
     assert len([d for d in app.user_deliveries() if d["channel"] == "repl"]) == 3
@@ -740,8 +742,11 @@ def test_a_long_first_line_without_a_summary_is_named_by_its_short_opening(db):
 
 
 def test_the_answer_to_a_look_names_the_channels_it_read_and_what_it_kept():
-    assert look_answer(0, 0, 0, ["calendar", "email", "web"]) == (
+    assert look_answer(0, 0, 0, 0, ["calendar", "email", "web"]) == (
         "Nothing new in your calendar, your mail or the pages you watch.")
-    assert look_answer(0, 0, 0, []) == "There's nothing for me to look at yet: no calendar, mail or web page is connected."
-    assert look_answer(1, 1, 0, ["email"]) == "Looked at 1 new item: it is worth a closer look."
-    assert look_answer(2, 0, 0, ["email"]) == "Looked at 2 new items: none needs you."
+    assert look_answer(0, 0, 0, 0, []) == (
+        "There's nothing for me to look at yet: no calendar, mail or web page is connected.")
+    assert look_answer(1, 1, 0, 0, ["email"]) == "Looked at 1 new item: 1 worth a closer look now."
+    assert look_answer(2, 0, 0, 0, ["email"]) == "Looked at 2 new items: none needs you."
+    assert look_answer(3, 2, 1, 0, ["email"]) == (
+        "Looked at 3 new items: 1 worth a closer look now, 1 for the morning briefing and 1 set aside.")
