@@ -41,6 +41,15 @@ def test_first_run_writes_the_timezone_from_tz(tmp_path):
                for line in shown.stdout.splitlines()), shown.stdout
 
 
+def test_first_run_keeps_the_timezone_set_for_wilson_and_says_where_it_came_from(tmp_path):
+    told = configmod.first_run(tmp_path, environ={"TZ": "America/Los_Angeles", "WILSON_CORE_TIMEZONE": "Europe/Berlin"})
+    assert "(timezone Europe/Berlin, from WILSON_CORE_TIMEZONE)" in told
+    assert 'timezone = "Europe/Berlin"' in (tmp_path / "wilson.toml").read_text().splitlines()
+    other = tmp_path / "other"
+    told = configmod.first_run(other, environ={"TZ": "America/Los_Angeles", "WILSON_CORE_TIMEZONE": "Berlin"})
+    assert "(timezone America/Los_Angeles, from the system)" in told  # no zone: its error comes when it is read
+
+
 def test_first_run_leaves_an_existing_file_alone(tmp_path):
     (tmp_path / "wilson.toml").write_text('[core]\ntimezone = "Asia/Tokyo"\n')
     assert configmod.first_run(tmp_path, environ={"TZ": "America/Los_Angeles"}) is None

@@ -554,7 +554,11 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
     path = home / "wilson.toml"
     if path.exists():
         return None
-    timezone = detect_timezone(environ)
+    timezone, source = detect_timezone(environ), "from the system"
+    try:  # a zone the person set for Wilson is the one to keep, not the machine's
+        timezone, source = _check("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or "")), "from WILSON_CORE_TIMEZONE"
+    except ValueError:
+        pass
     try:
         home.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(".wilson.toml.new")
@@ -562,7 +566,7 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
         partial.replace(path)  # a file that is there is whole
     except OSError as exc:
         return f"Could not write {path} ({exc.strerror or exc}); using the defaults with timezone {timezone}."
-    return f"First run: wrote your settings to {path} (timezone {timezone}, from the system)."
+    return f"First run: wrote your settings to {path} (timezone {timezone}, {source})."
 
 
 def describe(config: Config) -> list[str]:
