@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, bills, dates, intents, looks, phrases, places, triage
+from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, triage
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.skills import PROPOSE
@@ -298,11 +298,13 @@ class Cortex:
             f"deadline follow-up ({window or 'unknown'})"
 
     def on_buffered(self) -> tuple[str, list, str]:
-        """Triage kept a non-calendar item because it needs the user: a bill or a renewal notice becomes a
-        task to approve (the proposal tells of it), anything else is passed on as its summary."""
+        """Triage kept a non-calendar item because it needs the user: a bill, a renewal notice or a mail that
+        asks for something by a date becomes a task to approve (the proposal tells of it), anything else is
+        passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
         for buffer in self.payload.get("buffers") or []:
-            due = bills.task_for(text, buffer, self.now, self.tz) if isinstance(buffer, dict) else None
+            due = (bills.task_for(text, buffer, self.now, self.tz) or asks.task_for(text, buffer, self.now, self.tz)
+                   if isinstance(buffer, dict) else None)
             if due is not None and "create_task" in self.offered:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
                     due.rule
