@@ -378,3 +378,13 @@ def test_what_is_on_my_plate_names_the_plans_still_waiting_for_an_answer():
     assert reply.text == ("Nothing due this week.\n\nWaiting for your answer:\n"
                           "• Proposal 4: New topic: Trip to Rome (Mon 1 Mar 2027) (and 1 more)")
     assert "Waiting" not in answer("what's on my plate this week?", tasks=[], topics=[]).text
+
+
+def test_a_job_interview_is_planned_as_one_not_as_a_doctors_appointment():
+    reply = answer("I have a job interview on Friday at 14:00")
+    topic = [args for name, args in reply.calls if name == "create_topic"]
+    tasks = [args for name, args in reply.calls if name == "create_task"]
+    assert [t["title"] for t in topic] == ["Job interview"]
+    assert [t["title"] for t in tasks] == ["Research the company and the role", "Prepare your answers and questions",
+                                           "Plan the way there and what to wear"]
+    assert not any("Insurance card" in t["notes"] for t in tasks)

@@ -38,6 +38,7 @@ def test_travel_words_in_several_languages_without_a_location(title):
     ("Hochzeit Anna & Tom", "wedding"), ("Mariage de Julie", "wedding"), ("Tax return deadline", "official"),
     ("Web Summit", "conference"), ("Chemistry exam", "exam"), ("Moving day", "move"), ("Dentist", "medical"),
     ("Mum's birthday", "birthday"), ("Electricity bill due", "bill"),
+    ("Job interview at Siemens", "interview"), ("Vorstellungsgespräch", "interview"),  # not an appointment's
 ])
 def test_life_events_by_their_words(title, expected):
     assert kind(title)[0] == expected
@@ -146,3 +147,4 @@ def test_the_one_pattern_shortcut_finds_what_asking_each_trigger_finds():
             (c for c in PLAYBOOK.negative if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text, re.I)), None)
         hits += expected is not None
     assert 300 < hits < len(texts) - 300  # the corpus holds both matches and misses
+
