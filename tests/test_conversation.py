@@ -116,8 +116,11 @@ def test_skip_the_x_one_approves_the_rest(scripted):
     assert statuses(approval.id) == {1: "executed", 2: "rejected", 3: "executed", 4: "executed"}
     assert Approval.get_by_id(approval.id).status == "approved"
     assert sorted(t.title for t in Task.select()) == ["Book flights", "Buy travel insurance"]
-    assert [(d.action, d.items) for d in DecisionRow.select().order_by(DecisionRow.id)] == [
-        ("reject", [2]), ("approve", [1, 3, 4])]
+    # one decision, as the per-item toggles send it: these, and not the others
+    assert [(d.action, d.items) for d in DecisionRow.select().order_by(DecisionRow.id)] == [("confirm", [1, 3, 4])]
+    # one answer: not "the rest still waits for you" and then the rest done
+    receipts = [t for t in texts(app) if "Left out" in t or "still waits" in t]
+    assert len(receipts) == 1 and "Left out, as you chose:\n✗" in receipts[0] and "still waits" not in receipts[0]
     # the model's empty words are no "I came up empty": the gate's answers are the answer
     assert not any("came up empty" in t for t in texts(app))
 
@@ -239,6 +242,7 @@ def test_offline_skip_the_x_one_approves_the_rest(make_app, words):
     assert app.wait_idle()
     assert statuses(approval.id) == {1: "executed", 2: "rejected", 3: "executed"}
     assert [t.title for t in Task.select()] == ["Confirm the appointment and plan the way there"]
+    assert not any("still waits" in t for t in texts(app))  # one answer for the whole of it
 
 
 @pytest.mark.parametrize("words", ["drop the dentist appointment", "cancel the dentist appointment",
@@ -293,3 +297,16 @@ def test_offline_words_that_answer_nothing_decide_nothing(make_app):
         assert app.wait_idle()
     assert not DecisionRow.select().exists()
     assert Approval.get_by_id(approval.id).status == "pending"
+
+
+def test_only_a_reject_and_an_approve_that_decide_every_open_item_become_one_confirm():
+    from actors.cortex.outcome import as_spoken
+    undecided = {7: [1, 2, 3], 8: [1, 2]}.get
+    assert as_spoken([(7, "reject", (2,), ""), (7, "approve", (1, 3), "")], undecided) == [(7, "confirm", (1, 3), "")]
+    # item 3 stays open: two decisions, as said
+    assert as_spoken([(7, "reject", (2,), ""), (7, "approve", (1,), "")], undecided) == [
+        (7, "reject", (2,), ""), (7, "approve", (1,), "")]
+    # other proposals, or a modify, are left as they are
+    assert as_spoken([(7, "reject", (2,), ""), (8, "approve", (1, 2), "")], undecided) == [
+        (7, "reject", (2,), ""), (8, "approve", (1, 2), "")]
+    assert as_spoken([(8, "modify", (), "later")], undecided) == [(8, "modify", (), "later")]

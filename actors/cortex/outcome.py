@@ -14,7 +14,7 @@ from actors.proposals import make
 from actors.proposals.rules import OPEN
 from storage import decisions, hot, inbox, outbox, trace
 from storage.db import database
-from storage.models import Approval, Inbox, Turn
+from storage.models import Approval, ApprovalItem, Inbox, Turn
 
 
 def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
@@ -90,7 +90,7 @@ def record_decisions(row: Inbox, outcome: RunOutcome, channel: str, now: datetim
         return []
     user_id = str(row.user_id or config.get("core", "owner"))
     made = []
-    for approval_id, action, items, text in outcome.decisions:
+    for approval_id, action, items, text in as_spoken(outcome.decisions, _undecided):
         decision = decisions.record(approval_id=approval_id, action=action, user_id=user_id, channel=channel,
                                     text=text, items=items, at=now)
         trace.record(row.trace_id, "decided", "cortex",
@@ -98,6 +98,31 @@ def record_decisions(row: Inbox, outcome: RunOutcome, channel: str, now: datetim
                      + " in the user's words", now)
         made.append(decision.id)
     return made
+
+
+def as_spoken(decided: list[tuple], undecided) -> list[tuple]:
+    """"Skip the insurance one" arrives as a reject of that item and an approve of all the others: it becomes
+    one confirm (these, and not the others), as the per-item toggles send it, so that the user gets one
+    answer and not a "the rest still waits" followed by the rest done. `undecided(approval_id)`: the
+    positions still pending."""
+    by_approval: dict[int, list[tuple]] = {}
+    for decision in decided:
+        by_approval.setdefault(decision[0], []).append(decision)
+    merged = []
+    for approval_id, group in by_approval.items():
+        actions = {d[1]: d for d in group}
+        if len(group) == 2 and set(actions) == {"approve", "reject"} and all(d[2] for d in group):
+            chosen, left = actions["approve"][2], actions["reject"][2]
+            if set(chosen) | set(left) == set(undecided(approval_id)):
+                merged.append((approval_id, "confirm", chosen, ""))
+                continue
+        merged.extend(group)
+    return merged
+
+
+def _undecided(approval_id: int) -> list[int]:
+    return [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
+        (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
 
 
 def empty_run_reply(outcome: RunOutcome) -> str:
