@@ -556,7 +556,8 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
         return None
     timezone, source = detect_timezone(environ), "from the system"
     try:  # a zone the person set for Wilson is the one to keep, not the machine's
-        timezone, source = _check("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or "")), "from WILSON_CORE_TIMEZONE"
+        timezone = _check("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or ""))
+        source = "from WILSON_CORE_TIMEZONE"
     except ValueError:
         pass
     try:

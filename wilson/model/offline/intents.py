@@ -21,12 +21,6 @@ from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
 
 
-def reminder_cron(text: str) -> tuple[str, str] | None:
-    """'remind me to pay rent every first Monday at 8' → ('0 8 1-7 * 1', 'pay rent'); None when it isn't one."""
-    found = REMIND_RE.match(text)
-    return repeats.schedule(found.group("rest")) if found else None
-
-
 def _split_when(rest: str, chat: Chat) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last."""
     found = dates.search(rest, chat.now, chat.tz)
@@ -62,7 +56,7 @@ def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
-             or looks.reminders(chat, text) or _recurring(text) or _remind(chat, text) or _move(chat, text)
+             or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text) or _move(chat, text)
              or _drop(chat, text) or _close(chat, text) or _rename(chat, text) or looks.listing(chat, text)
              or _life_event(chat, text) or _add(chat, text) or _small_talk(chat, text))
     if reply is None:
@@ -110,17 +104,23 @@ def _done(chat: Chat, text: str) -> Reply | None:
     # the task's own verb ("paid" finishes "Pay rent", not "Check the rent"), and words that name the task and
     # little else: "I got an email from the school about the trip" is news, not the trip done; "I booked a
     # dentist appointment for Tuesday", naming no task, may be a plan to make
+    named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
+    if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
+        return None
     if ((title.split() or [""])[0].lower() == DONE_VERBS[found.group("verb").lower()]
             and len(words(found.group("what")) - words(title)) <= 1):
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
 
 
-def _recurring(text: str) -> Reply | None:
-    found = reminder_cron(text)
-    if found is None:
+def _recurring(chat: Chat, text: str) -> Reply | None:
+    found = REMIND_RE.match(text)
+    reading = repeats.read(found.group("rest"), chat.now, chat.tz) if found else None
+    if reading is None:
         return None
-    return Reply("", [("create_reminder", {"text": found[1], "cron": found[0]})], "recurring reminder")
+    if reading.question:  # never set once, nor as a schedule it is not
+        return Reply(f"{reading.question} Nothing was set.", [], "a repeating reminder the offline rules cannot set")
+    return Reply("", [("create_reminder", {"text": reading.what, "cron": reading.cron})], "recurring reminder")
 
 
 def _remind(chat: Chat, text: str) -> Reply | None:
@@ -135,11 +135,6 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     found = REMIND_RE.match(text)
     if not found:
         return None
-    if repeats.sounds_repeating(found.group("rest")):  # a schedule `reminder_cron` could not read: never set once
-        return Reply("I can repeat a reminder every day, every morning or evening, on weekdays, every Monday (or any "
-                     "day), on the first Monday of the month or the 15th of every month. Say it like one of those, "
-                     "e.g. “remind me every Sunday at 18:00 to call Mum”. Nothing was set.", [],
-                     "a repeating reminder the offline rules cannot read")
     what, when = _split_when(found.group("rest"), chat)
     at = dates.at_moment(when, chat.now, chat.tz)
     if at is None or not what:

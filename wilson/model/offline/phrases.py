@@ -67,12 +67,15 @@ DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "ca
 PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
                           r"(?P<verb>" + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
                           + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$", re.I)
-# "passport checked", "the flights are booked!": a done task named first, its verb last; never a need or a doubt
-# ("the rent needs to be paid", "flights not booked yet")
+# "passport checked", "the flights are booked!": a done task named first, its verb last; never a need, a doubt
+# or a part ("the rent needs to be paid", "flights not booked yet", "flights almost booked", "flights aren't
+# booked"), nor a person who did it ("mum called" is no "Call mum" done: verbs done to a person are left out)
 PARTICIPLE_DONE_RE = re.compile(
     r"^\s*(?:ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?P<what>(?:(?!\b(?:not|never|yet|need|needs|must|should|will|to|be|"
-    r"can|could|would|still)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
-    r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v and v not in ("got", "made"))
+    r"can|could|would|still|almost|nearly|partly|partially|half|mostly|hopefully|probably|maybe|being|getting|"
+    r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
+    r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v and v not in ("got", "made", "called", "rang",
+                                                                                "emailed", "wrote", "answered"))
     + r")(?:\s+(?:now|already|too|today|at last))?\s*[.!]*$", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)

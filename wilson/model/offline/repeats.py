@@ -2,84 +2,138 @@
 "remind me every Sunday at 6pm to call Mum", "remind me to call Mum every Sunday at 6pm",
 "remind me on weekdays at 7:30 to stretch", "remind me to pay rent on the first Monday of the month".
 
-`schedule` gives a cron line and what to be reminded of; `sounds_repeating` tells a schedule these rules
-cannot read ("every other week") from a one-off, so that it is asked about instead of set once.
+`read` gives a cron line and what to be reminded of, a question when the schedule is one these rules
+cannot set ("every other week", "every Tuesday and Friday", "every day until Friday": set as a plain
+weekly or daily reminder, it would be wrong in silence), or None when the sentence is no repeating
+reminder at all. "Remind me on Friday to tell the cleaner to come every Tuesday" is a one-off on Friday:
+the schedule is part of what to say, and the date is the reminder's own.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from wilson.model.offline import dates
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
 DEFAULT_HOUR = {"morning": 9, "afternoon": 14, "evening": 18, "night": 21}  # anything else without a time: 09:00
+CAN_DO = ("every day, every morning or evening, on weekdays, every Monday (or any one day), on the first Monday "
+          "of the month or the 15th of every month")
 
-_DAY = (r"(?P<unit>day|morning|afternoon|evening|night|weekday|month|" + "|".join(WEEKDAYS) + r")s?"
+_WEEKDAY = "|".join(WEEKDAYS)
+_DAY = (rf"(?P<unit>day|morning|afternoon|evening|night|weekday|month|{_WEEKDAY})s?"
         r"(?:\s+(?P<part>morning|afternoon|evening|night))?")
-_MONTH = r"(?:\s+of\s+(?:the|each|every)\s+month)?"
+_OF_MONTH = r"(?:\s+of\s+(?:the|each|every)\s+month)?"
 _SCHEDULE_RE = re.compile(
-    rf"\b(?:(?:every|each)\s+(?:(?P<ord>first|second|third|fourth)\s+)?{_DAY}{_MONTH}"
-    rf"|on\s+(?:the\s+)?(?P<ord2>first|second|third|fourth)\s+(?P<unit2>{'|'.join(WEEKDAYS)})\s+of\s+"
-    rf"(?:the|each|every)\s+month"
-    rf"|on\s+(?P<plural>{'|'.join(WEEKDAYS)}|weekday)s|(?P<daily>daily)(?=\s+at\b|\s*[.!]*$))\b", re.I)
-_TIME_RE = re.compile(r"\b(?:at\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
-                      r"|(?P<hour2>\d{1,2})(?:[:.](?P<minute2>\d{2}))?\s*(?P<half2>am|pm))\b", re.I)
-_MONTH_DAY_RE = re.compile(r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(?:the|each|every)\s+month)?",
-                           re.I)
-# "every window", "each kid" are no schedule; "every other week", "every 2 hours", "weekly" are, and unread
-_REPEATING_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other\s+|\d+\s+|few\s+|second\s+|third\s+)?"
-                           r"(?:day|week|month|year|hour|minute|morning|evening|night|weekend|\w+day)s?|"
-                           r"(?:daily|weekly|fortnightly|monthly|yearly|annually)(?=\s+(?:at|on)\b|\s*[.!]*$))\b",
-                           re.I)  # "my daily vitamins" is no schedule
+    rf"\b(?:(?:every|each)\s+(?:(?P<ord>first|second|third|fourth)\s+)?{_DAY}{_OF_MONTH}"
+    rf"|(?:every|each)\s+(?P<mday>\d{{1,2}})(?:st|nd|rd|th){_OF_MONTH}"
+    rf"|on\s+(?:the\s+)?(?P<ord2>first|second|third|fourth)\s+(?P<unit2>{_WEEKDAY})\s+of\s+(?:the|each|every)\s+month"
+    rf"|on\s+(?P<plural>{_WEEKDAY}|weekday)s|(?P<daily>daily)(?=\s+at\b|\s*[.!]*$))\b", re.I)
+_AT_RE = re.compile(r"\bat\s+(?:(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
+                    r"|(?P<named>noon|midday|midnight))\b", re.I)
+_BARE_TIME_RE = re.compile(r"[\s,]*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>am|pm)\b", re.I)
+_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
+# schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
+# ("every window", "each kid", "my monthly report" are none)
+_UNREAD_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
+                        r"twice\s+daily|(?:weekly|fortnightly|monthly|yearly|annually)(?=\s+(?:at|on)\b|\s*[.!]*$))",
+                        re.I)
+# more days right after the schedule: "every Tuesday and Friday", "every weekday except Friday"
+_MORE_RE = re.compile(rf"^\s*(?:,|and|or|&|through|to|till|until|-|–|except|but not|apart from)\s*(?:on\s+)?"
+                      rf"(?:{_WEEKDAY}|weekend)s?\b", re.I)
+_PLURAL_DAYS_RE = re.compile(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
+_BOUND_RE = re.compile(r"\b(?:until|till|through|during|for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
+                       r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|"
+                       r"december)|this\s+(?:week|month)|next\s+(?:week|month))\b", re.I)
+_JUST_A_TIME_RE = re.compile(r"^(?:the\s+|at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?$", re.I)
 
 
-def schedule(rest: str) -> tuple[str, str] | None:
-    """What follows "remind me" → (cron, what); None when it names no schedule these rules can read.
-    'to call Mum every Sunday at 6pm' → ('0 18 * * 0', 'call Mum')."""
-    found = _SCHEDULE_RE.search(rest)
-    if not found:
+@dataclass(frozen=True)
+class Reading:
+    """A repeating reminder: its cron and what to say; or `question`, when the schedule cannot be set."""
+
+    cron: str = ""
+    what: str = ""
+    question: str = ""
+
+
+def read(rest: str, now: datetime, tz) -> Reading | None:
+    """What follows "remind me" → a Reading; None when it is no repeating reminder (a one-off, or none).
+    'to call Mum every Sunday at 6pm' → Reading('0 18 * * 0', 'call Mum')."""
+    found, unread = _SCHEDULE_RE.search(rest), _UNREAD_RE.search(rest)
+    said = unread or found
+    if said is None:
         return None
+    spans = [said.span()]
+    day = _MONTH_DAY_RE.search(rest) if found and (found.group("unit") or "").lower() == "month" else None
+    if day:
+        spans.append(day.span())  # "on the 15th of every month": the day is the schedule's
+    left = _without(rest, spans)
+    if _dated(left, now, tz) and said.start() > 0 and not _BOUND_RE.search(left):
+        return None  # "on Friday … every Tuesday": a one-off, and the schedule is part of what to say
+    if unread or _BOUND_RE.search(left) or _MORE_RE.match(rest[said.end():]):
+        return Reading(question=f"I can repeat a reminder {CAN_DO}, at one time of day and with no end date. "
+                                "Say it like one of those, e.g. “remind me every Sunday at 18:00 to call Mum”, "
+                                "or as two reminders.")
+    return _reading(rest, found)
+
+
+def _reading(rest: str, found: re.Match) -> Reading:
     unit = (found.group("unit") or found.group("unit2") or found.group("plural") or "day").lower()
     ordinal = (found.group("ord") or found.group("ord2") or "").lower()
     spans = [found.span()]
     days, weekday = "*", "*"
-    if unit == "weekday":
+    month_day = found.group("mday")
+    if unit == "month" and not month_day:
+        day = _MONTH_DAY_RE.search(rest)
+        if day:
+            month_day = day.group("day")
+            spans.append(day.span())
+    if month_day:
+        if not 1 <= int(month_day) <= 28:
+            return Reading(question="Not every month has a 29th, 30th or 31st, so I can't repeat a reminder on one. "
+                                    "The 28th, or the 1st of the month?")
+        days = str(int(month_day))
+    elif unit == "weekday":
         weekday = "1-5"
     elif unit in WEEKDAYS:
         days, weekday = ORDINALS.get(ordinal, "*"), str((WEEKDAYS.index(unit) + 1) % 7)
-    elif unit == "month":
-        day = _MONTH_DAY_RE.search(rest)
-        days = "1"
-        if day:
-            if not 1 <= int(day.group("day")) <= 28:
-                return None  # a 30th would skip February in silence
-            days = str(int(day.group("day")))
-            spans.append(day.span())
     part = (found.group("part") or unit).lower()
-    at = _TIME_RE.search(rest)
-    hour, minute = _clock(at, part) if at else (DEFAULT_HOUR.get(part, 9), 0)
+    hour, minute = DEFAULT_HOUR.get(part, 9), 0
+    at = _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # "every day 7am", not "the 7pm class"
     if at:
+        hour, minute = _clock(at, part)
         spans.append(at.span())
-    if hour > 23 or minute > 59:
-        return None
     what = _without(rest, spans)
-    return (f"{minute} {hour} {days} * {weekday}", what) if what else None
+    if hour > 23 or minute > 59 or _PLURAL_DAYS_RE.search(what):
+        return Reading(question=f"I can repeat a reminder {CAN_DO}, at one time of day. Say it like one of those, "
+                                "or as two reminders.")
+    if not what:
+        return Reading(question=f"What should I remind you of {found.group(0)}? Say e.g. “remind me "
+                                f"{found.group(0)} to call Mum”.")
+    return Reading(f"{minute} {hour} {days} * {weekday}", what)
+
+
+def _dated(text: str, now: datetime, tz) -> bool:
+    """A day named in what the schedule left: "tomorrow", "on Friday" (a time alone, "the 7pm class", is none)."""
+    return any(not _JUST_A_TIME_RE.match(f.phrase.strip()) for f in dates.search(text, now, tz))
 
 
 def _clock(at: re.Match, part: str) -> tuple[int, int]:
-    hour = int(at.group("hour") or at.group("hour2"))
-    minute = int(at.group("minute") or at.group("minute2") or 0)
-    half = (at.group("half") or at.group("half2") or "").lower()
+    named = (at.groupdict().get("named") or "").lower()
+    if named:
+        return (0 if named == "midnight" else 12), 0
+    hour, minute = int(at.group("hour")), int(at.group("minute") or 0)
+    half = (at.group("half") or "").lower()
+    if half == "am" and hour == 12 or not half and hour == 12 and part == "night":
+        return 0, minute  # "12am", "every night at 12": midnight
     later = part == "afternoon" or part in ("evening", "night") and hour >= 5  # "every evening at 6" is 18:00
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
-    elif half == "am" and hour == 12:
-        hour = 0
     return hour, minute
-
-
-def sounds_repeating(rest: str) -> bool:
-    return bool(_REPEATING_RE.search(rest))
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
