@@ -101,24 +101,32 @@ CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the 
 
 def look_answer(looked: int, kept: int, later: int, postponed: int, channels: list[str]) -> str:
     """What a person who asked for a look (/today) hears: how much came in, and what happens to it
-    (`later`: kept for the morning briefing)."""
+    (`later`: kept for the morning briefing; `postponed`: not sorted, the model did not answer)."""
     if not channels and not looked:
         return "There's nothing for me to look at yet: no calendar, mail or web page is connected."
-    where = [CHANNEL_WORDS.get(c, f"your {c}") for c in channels] or ["what came in"]
-    sources = where[0] if len(where) == 1 else ", ".join(where[:-1]) + " or " + where[-1]
-    if postponed:
-        return (f"I couldn't sort {postponed} new item{'s' if postponed != 1 else ''} just now: the model didn't "
-                "answer. They're kept, and I'll try again at the next look.")
     if not looked:
-        return f"Nothing new in {sources}."
-    parts = [f"{kept - later} worth a closer look now" if kept > later else "",
-             f"{later} for the morning briefing" if later else "",
-             f"{looked - kept} set aside" if looked > kept else ""]
-    parts = [p for p in parts if p]
-    items = f"{looked} new item{'s' if looked != 1 else ''}"
+        where = [CHANNEL_WORDS.get(c, f"your {c}") for c in channels] or ["what came in"]
+        return f"Nothing new in {where[0] if len(where) == 1 else ', '.join(where[:-1]) + ' or ' + where[-1]}."
+    sorted_ = looked - postponed
+    text = f"Looked at {_items(sorted_)}: " + _sorted(sorted_, kept, later) + "." if sorted_ else ""
+    if postponed:
+        text += (" " if text else "") + (f"I couldn't sort {_items(postponed, 'more' if text else 'new')} just "
+                                         "now: the model didn't answer. They're kept, and I'll try again at the "
+                                         "next look.")
+    return text
+
+
+def _items(count: int, kind: str = "new") -> str:
+    return f"{count} {kind} item{'s' if count != 1 else ''}"
+
+
+def _sorted(looked: int, kept: int, later: int) -> str:
     if not kept:
-        return f"Looked at {items}: none needs you."
-    return f"Looked at {items}: " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]) + "."
+        return "none needs you"
+    parts = [f"{kept - later} worth a closer look now" if kept > later else "",
+             f"{later} for the morning briefing" if later else "", f"{looked - kept} set aside" if looked > kept else ""]
+    parts = [p for p in parts if p]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:

@@ -399,7 +399,9 @@ def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson
     wait_text(fake, OWNER, "Model use today")
     fake.send_text(OWNER, "/today")
     wait_text(fake, OWNER, "Looking…")
-    wait_text(fake, OWNER, "Nothing new in")  # what the look found, in the same chat
+    wait_text(fake, OWNER, "Nothing new in")  # what the look found, in the same chat, after "Looking…"
+    said = [m["text"] for m in fake.sent_to(OWNER)]
+    assert said.index("Looking…") < next(i for i, t in enumerate(said) if t.startswith("Nothing new in"))
     fake.send_text(OWNER, "/nonsense")
     wait_text(fake, OWNER, "I don't know /nonsense")
     assert app.wait_idle(10)

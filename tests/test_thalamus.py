@@ -750,3 +750,7 @@ def test_the_answer_to_a_look_names_the_channels_it_read_and_what_it_kept():
     assert look_answer(2, 0, 0, 0, ["email"]) == "Looked at 2 new items: none needs you."
     assert look_answer(3, 2, 1, 0, ["email"]) == (
         "Looked at 3 new items: 1 worth a closer look now, 1 for the morning briefing and 1 set aside.")
+    # one chunk sorted, another not: both are said
+    assert look_answer(5, 1, 0, 3, ["email"]) == (
+        "Looked at 2 new items: 1 worth a closer look now and 1 set aside. I couldn't sort 3 more items just now: "
+        "the model didn't answer. They're kept, and I'll try again at the next look.")

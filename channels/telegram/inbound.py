@@ -214,9 +214,11 @@ class Inbound:
         elif name == "topics":
             text = views.table("topics", views.topics(tz, incoming.uid, self.config.get("core", "owner")))
         elif name == "today":
+            self._reply("Looking…", incoming, "reply")
+            # told after "Looking…" is queued for delivery, so that what the look found comes after it
             asked = ReplyTo(self.name, f"{incoming.key}:look", self._address(incoming))
             incoming.after.append(lambda: self.tell("thalamus", SyncRequest("manual", asked)))
-            text = "Looking…"
+            return
         elif name == "quiet":
             text = self._quiet(argument, incoming.now)
             incoming.after.append(lambda: self.tell("tick", TickNow()))  # what it no longer holds goes out now
