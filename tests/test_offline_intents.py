@@ -426,3 +426,17 @@ def test_someone_else_doing_the_tasks_verb_is_not_the_task_done():
     for text in ("mum called", "mum rang", "Anna paid", "Tom emailed"):
         assert not [c for c in answer(text, tasks=tasks).calls if c[0] == "complete_task"], text
     assert answer("rent paid", tasks=tasks).calls == [("complete_task", {"task_id": 6})]
+
+
+@pytest.mark.parametrize("text, args", [
+    ("add buy a rail pass to the Japan trip", {"title": "Buy a rail pass", "topic": "Trip to Japan"}),
+    ("add book the hotel for the Japan topic by Friday",
+     {"title": "Book the hotel", "topic": "Trip to Japan", "due": "2027-01-08"}),
+    ("add call mum to my to-do list", {"title": "Call mum"}),  # the list is where tasks are anyway
+    ("add drive to the airport", {"title": "Drive to the airport"}),  # no topic is named: the words stay
+    ("add buy shoes for the wedding in Rome", {"title": "Buy shoes for the wedding in Rome"}),  # not every word
+])
+def test_a_task_added_to_a_topic_by_name_joins_it(text, args):
+    topics = [{"id": 1, "title": "Trip to Japan", "status": "active"},
+              {"id": 2, "title": "Anna's wedding", "status": "active"}]
+    assert answer(text, topics=topics).calls == [("create_task", args)]

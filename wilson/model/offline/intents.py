@@ -259,6 +259,24 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
                  f"“{trigger.group(0)}” in the message (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
+IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)
+
+
+def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
+    """"buy a rail pass to the Japan trip" → ("buy a rail pass", the topic Trip to Japan) when an open topic
+    is named by every word there; else the words as they were, in no topic."""
+    found = IN_TOPIC_RE.match(what)
+    if not found:
+        return what, None
+    if re.fullmatch(r"(?:to-?do\s+|task\s+)?list|tasks|to-?dos", found.group("topic"), re.I):
+        return found.group("what"), None  # "add call mum to my list": the list is where tasks are anyway
+    named = words(re.sub(r"\b(?:topic|list|trip)\b", " ", found.group("topic"), flags=re.I))
+    topic = _topic_named(chat, found.group("topic"))
+    if topic is None or not named or named - words(str(topic.get("title"))):
+        return what, None
+    return found.group("what"), topic
+
+
 def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
@@ -266,8 +284,9 @@ def _add(chat: Chat, text: str) -> Reply | None:
     what, when = _split_when(found.group("what"), chat)
     if not words(what):
         return None
-    args = {"title": _title(what)}
-    rule = "add a task"
+    what, topic = _in_topic(chat, what)
+    args = {"title": _title(what), **({"topic": topic.get("title")} if topic else {})}
+    rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
         args["due"] = dates.iso(when.value)
         rule += f" ({when.stated(chat.tz)})"
