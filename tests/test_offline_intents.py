@@ -440,3 +440,18 @@ def test_a_task_added_to_a_topic_by_name_joins_it(text, args):
     topics = [{"id": 1, "title": "Trip to Japan", "status": "active"},
               {"id": 2, "title": "Anna's wedding", "status": "active"}]
     assert answer(text, topics=topics).calls == [("create_task", args)]
+
+
+@pytest.mark.parametrize("text", ["what's in the Japan topic?", "what's left for the Japan trip?",
+                                  "show me the Japan trip", "list what's left in my Japan topic"])
+def test_a_look_at_a_topic_lists_its_open_tasks_by_date(text):
+    topics = [{"id": 1, "title": "Trip to Japan", "status": "active"}]
+    tasks = TASKS + [{"id": 9, "title": "Call the bank", "due": "2027-01-06", "status": "open"}]
+    reply = answer(text, topics=topics, tasks=tasks)
+    assert reply.calls == []
+    assert reply.text == "Open in Trip to Japan:\n• Renew passport — due Wed 20 Jan\n• Book flights — due Tue 9 Feb"
+
+
+def test_a_look_at_a_topic_nobody_has_is_no_topic_look():
+    reply = answer("what's in the gym topic?", topics=[{"id": 1, "title": "Trip to Japan", "status": "active"}])
+    assert not reply.text.startswith("Open in")

@@ -1,5 +1,5 @@
 """What the offline rules answer with a look, changing nothing: what is coming up or overdue (and the plans
-still waiting for an answer), the calendar's days once `calendar_lookup` read them, the reminders (or the one
+still waiting for an answer), what is open in one topic, the calendar's days once `calendar_lookup` read them, the reminders (or the one
 to stop, once `list_reminders` read them), and what the memory has learned about the user.
 
 wilson/model/offline/intents.py asks these when a message is a question; the calendar's and the reminders'
@@ -139,6 +139,35 @@ def listing(chat: Chat, text: str) -> Reply | None:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)) + _waiting(chat), [],
                      "list what's coming")
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything)\s+(?:left\s+)?"
+                           r"(?:in|on|for)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
+                           r"\s+(?:the|my|our)\s+(?P<topic>.+?)\s*\??\s*$", re.I)
+
+
+def topic(chat: Chat, text: str) -> Reply | None:
+    """"What's in the Japan topic?": its open tasks by date, when an open topic is named by every word."""
+    found = TOPIC_LOOK_RE.match(text)
+    if not found:
+        return None
+    wanted = words(re.sub(r"\b(?:topic|trip|plan|project)\b", " ", found.group("topic"), flags=re.I))
+    named = [t for t in chat.topics if t.get("status") != "closed" and wanted
+             and not wanted - words(str(t.get("title")))]
+    if len(named) != 1:
+        return None
+    title = named[0].get("title")
+    tasks = [t for t in chat.tasks if t.get("topic") == title and t.get("status", "open") == "open"]
+    if not tasks:
+        return Reply(f"Nothing is open in {title}.", [], "look at a topic")
+
+    def due_of(task):
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        return dates.local_date(due, chat.tz) if due else None
+
+    lines = [f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
+             for t in sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))]
+    return Reply(f"Open in {title}:\n" + "\n".join(lines), [], "look at a topic")
 
 
 def _waiting(chat: Chat) -> str:
