@@ -25,7 +25,7 @@ from datetime import date, datetime, timedelta
 from peewee import Value, fn
 
 from actors import attention, tools
-from actors.proposals.rules import OPEN
+from actors.proposals.rules import OPEN, remind_before, remind_moment
 from actors.proposals.words import headline, render
 from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
 from storage import calendar_days, outbox, trace
@@ -57,6 +57,7 @@ class Day:
     new_in_calendar: list[str] = field(default_factory=list)  # new events the offline rules made no plan for
     new_traces: list[str] = field(default_factory=list)  # their runs' traces: listed once, then not again
     new_overdue: bool = False  # a task went overdue since the last briefing
+    asks_again: bool = False  # a waiting proposal's one reminder is due: this briefing is it
     fresh_due: bool = False  # a task due today that no follow-up announced yesterday
 
     @property
@@ -64,8 +65,10 @@ class Day:
         # Listed when there is a briefing anyway, but no reason on their own to write one: a task that
         # has stood overdue for days, and a task due today that yesterday's follow-up already announced.
         # Heads-ups (`soon`) ride along too: on their own they keep their follow-up's hour.
-        return bool(self.events or self.fresh_due or self.proposals or self.plans or self.waiting or self.new_overdue
-                    or self.new_in_calendar)
+        # A proposal still waiting earns the morning of its one reminder (actors/proposals/lapse.py); on the
+        # mornings before, it rides along, or the user would hear of it every day until it expires.
+        return bool(self.events or self.fresh_due or self.asks_again or self.plans or self.waiting
+                    or self.new_overdue or self.new_in_calendar)
 
 
 def _short_day(day: date) -> str:
@@ -225,6 +228,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     ids = [a.id for a in waiting]
     oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
     untold = set(ids) - _shown_alone(ids) - _briefed_before(ids, oldest)
+    before = remind_before(config)
     for approval in waiting:
         items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
         if not items:
@@ -235,6 +239,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             continue
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         day.proposals.append(f"Proposal {approval.id}: {headline(items[0].description)}{more}")
+        day.asks_again = day.asks_again or (approval.reminded_at is None and as_utc(now) >= remind_moment(
+            as_utc(approval.created_at), as_utc(approval.expires_at), before))
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])

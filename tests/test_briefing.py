@@ -297,3 +297,18 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     item.status = "rejected"
     item.save()
     assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again
+
+
+def test_an_unanswered_proposal_is_listed_the_morning_of_its_reminder_not_every_morning(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
+    app.say("I have a dentist appointment on 20 January")
+    assert app.wait_idle()
+    [approval] = Approval.select()
+    shown = len(app.user_deliveries())
+    app.advance(timedelta(days=4))  # three mornings, then past its expiry (72 h)
+    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %H:%M"), d["text"])
+            for d in app.user_deliveries()[shown:]]
+    # one briefing: the morning before it expires (its one reminder); then the notice that it was dropped
+    assert [when for when, _ in said] == ["Fri 07:00", "Fri 08:00"], said
+    assert f"Proposal {approval.id}: New topic: Dentist appointment" in said[0][1]
+    assert said[1][1].startswith(f"I dropped proposal {approval.id}")
