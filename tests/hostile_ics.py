@@ -42,6 +42,13 @@ def count_million() -> bytes:
                     GOOD)
 
 
+def setpos_never() -> bytes:
+    # found by the fuzzing below: BYSETPOS=223 of a one-second set matches nothing, so dateutil never reaches
+    # the UNTIL (before DTSTART, too) and steps through every second to the horizon: minutes of a stuck actor
+    return calendar("UID:setpos\r\nDTSTART:20270413T051503Z\r\n"
+                    "RRULE:FREQ=SECONDLY;UNTIL=20261101T072853Z;BYSETPOS=223,-180\r\nSUMMARY:Never", GOOD)
+
+
 def never_matching() -> bytes:
     # 30 February never comes; a rule iterator looks for it until the year 9999.
     return calendar("UID:feb30\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30\r\n"
@@ -74,7 +81,8 @@ def deeply_nested(depth: int = 5000) -> bytes:
 
 ALL = {
     "secondly": secondly, "interval_zero": interval_zero, "minutely_from_year_one": minutely_from_year_one,
-    "count_million": count_million, "never_matching": never_matching, "attendees": attendees,
+    "count_million": count_million, "setpos_never": setpos_never, "never_matching": never_matching,
+    "attendees": attendees,
     "huge_summary": huge_summary, "huge_location": huge_location, "huge_description": huge_description,
     "deeply_nested": deeply_nested,
 }

@@ -180,8 +180,9 @@ def _rule_problem(component, cap: datetime) -> str | None:
         try:
             end = cap.replace(tzinfo=None)
             until = (rule.get("UNTIL") or [None])[0]
-            if until is not None and not any(rule.get(part) for part in _BY_PARTS):
-                # dateutil honours UNTIL only on a match: with no filter every step is one
+            if until is not None and not any(rule.get(part) for part in (*_BY_PARTS, "BYSETPOS")):
+                # dateutil honours UNTIL only on a match: with no filter every step is one (BYSETPOS is a
+                # filter too: a position its set never has matches nothing, every second until the horizon)
                 end = min(_naive_utc(until), end)
             work = _rule_work(rule, start, end)
         except (ValueError, TypeError, OverflowError) as exc:
