@@ -207,6 +207,28 @@ def test_changed_says_what_changed(changed, what):
     assert changes[0].previous["location"] == "Tokyo"
 
 
+DENTIST = "UID:{uid}\nDTSTART:{start}\nDTEND:{end}\nSUMMARY:Dentist appointment{extra}"
+
+
+@pytest.mark.parametrize("old_gone", ["\nSTATUS:CANCELLED", None], ids=["cancelled", "deleted"])
+def test_an_event_deleted_and_made_again_under_a_new_uid_is_one_move(old_gone):
+    before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
+    again = DENTIST.format(uid="b", start="20261205T100000Z", end="20261205T110000Z", extra="")
+    old = [] if old_gone is None else [DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z",
+                                                      extra=old_gone)]
+    changes = diff(before, parse(ics(*old, again)), now=NOW)
+    # not "cancelled" (which closes its topic) and "new": the appointment moved
+    assert [(c.kind, c.event.uid, c.what) for c in changes] == [("changed", "b", ("time",))]
+    assert changes[0].previous["start"] == "2026-12-05T14:00:00+00:00"
+
+
+def test_a_new_event_of_the_same_name_a_season_later_is_not_a_move():
+    before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
+    later = DENTIST.format(uid="b", start="20270605T100000Z", end="20270605T110000Z", extra="")
+    assert [(c.kind, c.event.uid) for c in diff(before, parse(ics(later)), now=NOW)] == [
+        ("cancelled", "a"), ("new", "b")]
+
+
 def test_cancelled_by_status_and_by_removal_but_not_by_passing():
     before = snapshot(parse(trip() + ics("UID:x\nDTSTART:20261205T090000Z\nSUMMARY:Dentist")))
     cancelled = diff(before, parse(trip(extra="\nSTATUS:CANCELLED") + ics("UID:x\nDTSTART:20261205T090000Z\n"

@@ -139,7 +139,7 @@ def diff(previous: dict, events: list[Event], *, now: datetime | None = None,
             continue
         vanished.append(old)
     changes.extend(_pair_shifted_series(appeared, vanished))
-    return _collapse_series(changes)
+    return _collapse_series(_pair_recreated(changes))
 
 
 def _pair_shifted_series(appeared: list[Event], vanished: list[dict]) -> list[Change]:
@@ -172,6 +172,44 @@ def _pair_shifted_series(appeared: list[Event], vanished: list[dict]) -> list[Ch
     for events in by_uid_new.values():
         changes.extend(Change("new", event, keys=(event.key,)) for event in events)
     return changes
+
+
+RECREATED_WITHIN_DAYS = 31  # further apart, two events of one title are two events (this year's dentist, next)
+
+
+def _pair_recreated(changes: list[Change]) -> list[Change]:
+    """An event deleted and made again under a new UID in one sync (some apps and sync tools move an event
+    so, and so do people) is one move: told as a cancellation and a new event, its topic would be closed."""
+    def title(change: Change) -> str:
+        return " ".join(change.event.title.split()).casefold()
+
+    news: dict[str, list[Change]] = {}  # by title: a calendar may hold thousands of events
+    for change in changes:
+        if change.kind == "new" and change.previous is None and change.event.recurrence_id is None:
+            news.setdefault(title(change), []).append(change)
+    paired: dict[int, Change] = {}  # id of a cancellation or a new event -> the move that replaces it
+    for gone in changes:
+        if (gone.kind != "cancelled" or gone.event.recurrence_id is not None or gone.previous is None
+                or title(gone) not in news):
+            continue
+        match = next((n for n in news[title(gone)] if id(n) not in paired
+                      and abs((n.event.start - gone.event.start).days) <= RECREATED_WITHIN_DAYS), None)
+        if match is None:
+            continue
+        what = _what_changed(gone.previous, match.event)
+        if not what:
+            continue  # the same event again: left as it was said
+        moved = Change("changed", match.event, previous=gone.previous, what=what, keys=match.keys)
+        paired[id(gone)], paired[id(match)] = moved, moved
+    kept, told = [], set()
+    for change in changes:
+        moved = paired.get(id(change))
+        if moved is None:
+            kept.append(change)
+        elif id(moved) not in told:
+            told.add(id(moved))
+            kept.append(moved)
+    return kept
 
 
 def _collapse_series(changes: list[Change]) -> list[Change]:
