@@ -38,8 +38,8 @@ from wilson.kernel.actor import Context
 from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
-from wilson.kernel.messages import (DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted, SyncRequest,
-                                    TickNow)
+from wilson.kernel.messages import (ChannelSync, DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted,
+                                    SyncRequest, TickNow)
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
 from wilson.kernel.waker import Waker
 from wilson.model.synapse import make_synapse
@@ -103,6 +103,7 @@ class Wilson:
         self.clock = clock
         self.deliveries: list[dict] = []
         self._deliveries_lock = threading.Lock()
+        self._polls_owed: list[datetime] = []  # simulated moments a calendar poll sees an edit (calendar_edited)
         self._printer = printer
         setup_logging(config.secrets(), sink=log_sink, level=log_level)
         if not config.get("calendar", "path") and not config.get("calendar", "url") \
@@ -195,6 +196,17 @@ class Wilson:
     def calendar_file(self) -> Path:
         return Path(self.config.get("calendar", "path"))
 
+    def calendar_edited(self) -> None:
+        """The REPL or the eval changed the calendar file. A real clock's poll sees it within one `[calendar]
+        poll`; a simulated clock steps to that moment (it does not step for every poll of a quiet calendar,
+        so without this an edit would wait for the next scheduled job, maybe hours)."""
+        try:
+            every = clockmod.parse_duration(str(self.config.get("calendar", "poll") or ""))
+        except ValueError:
+            return  # not polled ("off"): the edit waits for the daily sync, as it would for real
+        if self.clock.simulated and every > timedelta(0):
+            self._polls_owed.append(self.clock.now() + every)
+
     def sync(self, *, answer_on: str | None = None) -> None:
         """A look at the buffered channels now; `answer_on`: the channel of the person who asked (the REPL's
         `today`), who hears what the look found."""
@@ -264,6 +276,13 @@ class Wilson:
             self.wait_idle()
             now = self.clock.now()
             due = next_due(now)
+            poll = min(self._polls_owed, default=None)
+            if poll is not None and poll <= target and (due is None or poll <= due):
+                self._polls_owed.remove(poll)
+                self.clock.set(max(poll, now))
+                self.supervisor.tell("calendar", ChannelSync("poll"))  # the poll that sees the edit
+                self.supervisor.tell("tick", TickNow())
+                continue
             if due is None or due > target:
                 break
             if fired_at is not None and due <= fired_at:
@@ -274,6 +293,7 @@ class Wilson:
             fired_at = self.clock.now()
             self.supervisor.tell("tick", TickNow())
         self.clock.set(target)
+        self._polls_owed = [moment for moment in self._polls_owed if moment > target]
         self.supervisor.tell("tick", TickNow())
         self.wait_idle()
         return target

@@ -33,7 +33,8 @@ from wilson.kernel.timeparse import date_or_datetime
 
 HELP = """Commands (one per line, # starts a comment):
   say TEXT                                   a message from you on the realtime channel
-  calendar add TITLE @ START [-> END] [; LOCATION]    START/END as ISO dates or datetimes
+  calendar add TITLE @ START [-> END] [; LOCATION]    START/END as ISO dates or datetimes;
+                                             an event with that title already is moved
   calendar cancel TITLE
   email FROM | SUBJECT | BODY
   web TEXT
@@ -272,10 +273,12 @@ class Repl:
                 add_event(app.calendar_file(), args[0], args[1], args[2], args[3], tz=app.config.timezone)
             except (ValueError, OverflowError) as exc:
                 raise CommandError(f"calendar add: {exc}") from None
+            app.calendar_edited()
             self.note(f"calendar: {args[0]} on {args[1]}")
         elif name == "calendar_cancel":
             if not cancel_event(app.calendar_file(), args[0]):
                 raise CommandError(f"no calendar event called {args[0]!r}")
+            app.calendar_edited()
             self.note(f"calendar: {args[0]} cancelled")
         elif name == "email":
             sender, subject, body = args

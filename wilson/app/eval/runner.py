@@ -124,8 +124,10 @@ def _do(app, scenario: Scenario, step: Step, errors: list):
         if args["action"] == "cancel":
             if not cancel_event(app.calendar_file(), args["title"]):
                 errors.append(f"step {step.index + 1}: no calendar event called {args['title']!r} to cancel")
+            app.calendar_edited()
             return None
         add_event(app.calendar_file(), args["title"], args["start"], args.get("end"), args.get("location"), tz=tz)
+        app.calendar_edited()
         return None
     if step.action == "email":
         return app.inject_buffered("email", email_text(args), email_payload(args))

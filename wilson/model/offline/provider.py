@@ -253,7 +253,9 @@ class Cortex:
             due = dates.parse_moment(task.get("due"), self.tz)
             if not mine or due is None:
                 continue
-            calls.append(("update_task", {"task_id": task.get("id"), "due": self._shift(due, delta, start_day)}))
+            moved = self._shift(due, delta, start_day)
+            if dates.parse_moment(moved, self.tz) != due:  # a few hours' move may leave a day's task where it was
+                calls.append(("update_task", {"task_id": task.get("id"), "due": moved}))
         return calls
 
     def _shift(self, due, delta: timedelta, start_day) -> str:
