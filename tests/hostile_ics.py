@@ -49,6 +49,12 @@ def setpos_never() -> bytes:
                     "RRULE:FREQ=SECONDLY;UNTIL=20261101T072853Z;BYSETPOS=223,-180\r\nSUMMARY:Never", GOOD)
 
 
+def setpos_count() -> bytes:
+    # the same with COUNT instead of UNTIL: ten occurrences that never come
+    return calendar("UID:setposcount\r\nDTSTART:20261201T000000Z\r\n"
+                    "RRULE:FREQ=SECONDLY;COUNT=10;BYSETPOS=223\r\nSUMMARY:Never", GOOD)
+
+
 def never_matching() -> bytes:
     # 30 February never comes; a rule iterator looks for it until the year 9999.
     return calendar("UID:feb30\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30\r\n"
@@ -81,7 +87,8 @@ def deeply_nested(depth: int = 5000) -> bytes:
 
 ALL = {
     "secondly": secondly, "interval_zero": interval_zero, "minutely_from_year_one": minutely_from_year_one,
-    "count_million": count_million, "setpos_never": setpos_never, "never_matching": never_matching,
+    "count_million": count_million, "setpos_never": setpos_never, "setpos_count": setpos_count,
+    "never_matching": never_matching,
     "attendees": attendees,
     "huge_summary": huge_summary, "huge_location": huge_location, "huge_description": huge_description,
     "deeply_nested": deeply_nested,

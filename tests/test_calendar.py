@@ -222,6 +222,16 @@ def test_an_event_deleted_and_made_again_under_a_new_uid_is_one_move(old_gone):
     assert changes[0].previous["start"] == "2026-12-05T14:00:00+00:00"
 
 
+def test_an_event_made_again_as_it_was_is_no_news_and_a_move_takes_the_nearest_new_one():
+    before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
+    same = DENTIST.format(uid="b", start="20261205T140000Z", end="20261205T150000Z", extra="")
+    assert diff(before, parse(ics(same)), now=NOW) == []  # re-imported: not cancelled, not new
+    nearer = DENTIST.format(uid="c", start="20261205T160000Z", end="20261205T170000Z", extra="")
+    other = DENTIST.format(uid="d", start="20261201T140000Z", end="20261201T150000Z", extra="")
+    changes = diff(before, parse(ics(other, nearer)), now=NOW)
+    assert sorted((c.kind, c.event.uid) for c in changes) == [("changed", "c"), ("new", "d")]
+
+
 def test_a_new_event_of_the_same_name_a_season_later_is_not_a_move():
     before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
     later = DENTIST.format(uid="b", start="20270605T100000Z", end="20270605T110000Z", extra="")

@@ -50,6 +50,7 @@ def parse(data: bytes, report: ParseReport, *, name="hostile.ics", span=YEAR, **
     (hostile_ics.minutely_from_year_one, "ancient", "minutely rule from 1-01-01"),
     (hostile_ics.count_million, "million", "minutely rule"),
     (hostile_ics.setpos_never, "setpos", "secondly rule"),  # its UNTIL is never reached: no match to check it on
+    (hostile_ics.setpos_count, "setposcount", "secondly rule"),
 ])
 def test_absurd_rules_are_left_out_before_they_run(build, uid, why):
     report = ParseReport()

@@ -179,7 +179,8 @@ RECREATED_WITHIN_DAYS = 31  # further apart, two events of one title are two eve
 
 def _pair_recreated(changes: list[Change]) -> list[Change]:
     """An event deleted and made again under a new UID in one sync (some apps and sync tools move an event
-    so, and so do people) is one move: told as a cancellation and a new event, its topic would be closed."""
+    so, and so do people) is one move: told as a cancellation and a new event, its topic would be closed.
+    Each cancellation takes the nearest new event of its title; one made again as it was is no news."""
     def title(change: Change) -> str:
         return " ".join(change.event.title.split()).casefold()
 
@@ -187,26 +188,26 @@ def _pair_recreated(changes: list[Change]) -> list[Change]:
     for change in changes:
         if change.kind == "new" and change.previous is None and change.event.recurrence_id is None:
             news.setdefault(title(change), []).append(change)
-    paired: dict[int, Change] = {}  # id of a cancellation or a new event -> the move that replaces it
+    paired: dict[int, Change | None] = {}  # id of a cancellation or a new event -> its move (None: no news)
     for gone in changes:
         if (gone.kind != "cancelled" or gone.event.recurrence_id is not None or gone.previous is None
                 or title(gone) not in news):
             continue
-        match = next((n for n in news[title(gone)] if id(n) not in paired
-                      and abs((n.event.start - gone.event.start).days) <= RECREATED_WITHIN_DAYS), None)
-        if match is None:
+        near = [n for n in news[title(gone)] if id(n) not in paired
+                and abs((n.event.start - gone.event.start).days) <= RECREATED_WITHIN_DAYS]
+        if not near:
             continue
+        match = min(near, key=lambda n: abs(n.event.start - gone.event.start))
         what = _what_changed(gone.previous, match.event)
-        if not what:
-            continue  # the same event again: left as it was said
-        moved = Change("changed", match.event, previous=gone.previous, what=what, keys=match.keys)
+        moved = Change("changed", match.event, previous=gone.previous, what=what, keys=match.keys) if what else None
         paired[id(gone)], paired[id(match)] = moved, moved
     kept, told = [], set()
     for change in changes:
-        moved = paired.get(id(change))
-        if moved is None:
+        if id(change) not in paired:
             kept.append(change)
-        elif id(moved) not in told:
+            continue
+        moved = paired[id(change)]
+        if moved is not None and id(moved) not in told:
             told.add(id(moved))
             kept.append(moved)
     return kept

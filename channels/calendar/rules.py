@@ -64,8 +64,8 @@ def _rule_work(rule, start: datetime, until: datetime) -> int:
     steps = int(span // (STEP_SECONDS[freq] * interval)) + 1
     by = [part for part in _BY_PARTS if rule.get(part)]
     count = (rule.get("COUNT") or [None])[0]
-    if isinstance(count, int) and count > 0 and not by:
-        steps = min(steps, count)  # every step is an occurrence, so COUNT stops it
+    if isinstance(count, int) and count > 0 and not by and not rule.get("BYSETPOS"):
+        steps = min(steps, count)  # every step is an occurrence, so COUNT stops it (a BYSETPOS may match none)
     per_step = 1
     for part in by:
         per_step *= max(len(rule[part]), 1)

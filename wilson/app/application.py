@@ -38,8 +38,8 @@ from wilson.kernel.actor import Context
 from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
-from wilson.kernel.messages import (ChannelSync, DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted,
-                                    SyncRequest, TickNow)
+from wilson.kernel.messages import (DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted, SyncRequest,
+                                    TickNow)
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
 from wilson.kernel.waker import Waker
 from wilson.model.synapse import make_synapse
@@ -280,8 +280,7 @@ class Wilson:
             if poll is not None and poll <= target and (due is None or poll <= due):
                 self._polls_owed.remove(poll)
                 self.clock.set(max(poll, now))
-                self.supervisor.tell("calendar", ChannelSync("poll"))  # the poll that sees the edit
-                self.supervisor.tell("tick", TickNow())
+                self.supervisor.tell("tick", TickNow())  # its scan tells the channels: the poll that sees the edit
                 continue
             if due is None or due > target:
                 break
