@@ -44,3 +44,14 @@ def test_a_three_letter_word_brings_its_task_into_context(text, title):
 def test_short_stop_words_bring_nothing():
     # "the", "and", "for", "you", "new" are in every task title and message: they name no task
     assert kept("the and for you new") & {t.title for t in SHORT} == set()
+
+
+def test_a_named_topics_tasks_are_kept_before_a_busy_week_fills_the_context():
+    busy = [task(200 + i, f"Errand {i}", due=NOW + timedelta(hours=i + 1)) for i in range(30)]  # all due this week
+    japan = SimpleNamespace(id=7, title="Trip to Japan")
+    trip = [task(300, "Book flights", due=NOW + timedelta(days=40), topic_id=7),
+            task(301, "Check visa", due=NOW + timedelta(days=50), topic_id=7)]
+    row = SimpleNamespace(text="what's in the Japan topic?", payload={})
+    topics, tasks = relevant(row, [japan], busy + trip, NOW, [])
+    assert {"Book flights", "Check visa"} <= {t.title for t in tasks} and japan in topics
+    assert [t.title for t in tasks][2:5] == ["Errand 0", "Errand 1", "Errand 2"]  # then what is due, in order

@@ -435,10 +435,17 @@ def test_someone_else_doing_the_tasks_verb_is_not_the_task_done():
     ("add call mum to my to-do list", {"title": "Call mum"}),  # the list is where tasks are anyway
     ("add drive to the airport", {"title": "Drive to the airport"}),  # no topic is named: the words stay
     ("add buy shoes for the wedding in Rome", {"title": "Buy shoes for the wedding in Rome"}),  # not every word
+    # the topic is named as a place to send something: the words stay, the task joins it
+    ("add send the x-rays to the dentist",
+     {"title": "Send the x-rays to the dentist", "topic": "Dentist appointment"}),
+    ("add get cash for the visa", {"title": "Get cash for the visa"}),  # two topics have "visa": none is guessed
 ])
 def test_a_task_added_to_a_topic_by_name_joins_it(text, args):
     topics = [{"id": 1, "title": "Trip to Japan", "status": "active"},
-              {"id": 2, "title": "Anna's wedding", "status": "active"}]
+              {"id": 2, "title": "Anna's wedding", "status": "active"},
+              {"id": 3, "title": "Dentist appointment", "status": "active"},
+              {"id": 4, "title": "Schengen visa", "status": "active"},
+              {"id": 5, "title": "US visa", "status": "active"}]
     assert answer(text, topics=topics).calls == [("create_task", args)]
 
 
@@ -449,9 +456,14 @@ def test_a_look_at_a_topic_lists_its_open_tasks_by_date(text):
     tasks = TASKS + [{"id": 9, "title": "Call the bank", "due": "2027-01-06", "status": "open"}]
     reply = answer(text, topics=topics, tasks=tasks)
     assert reply.calls == []
-    assert reply.text == "Open in Trip to Japan:\n• Renew passport — due Wed 20 Jan\n• Book flights — due Tue 9 Feb"
+    assert reply.text == ("Open in Trip to Japan:\n• Renew passport — due Wed 20 Jan\n"
+                          "• Book flights — due Tue 9 Feb")
 
 
-def test_a_look_at_a_topic_nobody_has_is_no_topic_look():
+def test_a_look_at_a_topic_nobody_has_is_no_topic_look_and_two_that_share_the_words_are_asked_about():
     reply = answer("what's in the gym topic?", topics=[{"id": 1, "title": "Trip to Japan", "status": "active"}])
-    assert not reply.text.startswith("Open in")
+    assert reply.rule not in ("look at a topic", "look at which topic?")
+    two = [{"id": 1, "title": "Trip to Japan", "status": "active"},
+           {"id": 2, "title": "Japan visa", "status": "active"}]
+    reply = answer("what's in the Japan topic?", topics=two)
+    assert (reply.text, reply.calls) == ("Which one? “Trip to Japan” or “Japan visa”.", [])

@@ -557,7 +557,7 @@ def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
 
 
 def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_approve_counts_once(wilson, fake):
-    app = wilson()
+    app = wilson(attention_briefing="always")  # a proposal alone earns only the morning of its reminder
     proposal = propose_japan(fake)
     assert app.wait_idle(10)
     approval = Approval.get()

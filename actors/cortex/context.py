@@ -94,9 +94,15 @@ def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: lis
     kept_ids = {t.id for t in topics if t.id in topic_ids or named(t.title)}
     soon = now + SOON
     next_due = {t.id for t in [t for t in tasks if t.due is not None][:NEXT_TASKS]}  # `tasks` come by due date
-    kept_tasks = [t for t in tasks
-                  if t.id == payload.get("task_id") or t.topic_id in kept_ids or named(t.title)
-                  or t.id in next_due or (t.due is not None and t.due <= soon)][:CONTEXT_TASKS]
+    # what the stimulus names first, then what is due soon: "what's in the Japan topic?" in a busy week
+    # must not lose Japan's tasks to the cap (each part stays in due order)
+    named_tasks, due_tasks = [], []
+    for t in tasks:
+        if t.id == payload.get("task_id") or t.topic_id in kept_ids or named(t.title):
+            named_tasks.append(t)
+        elif t.id in next_due or (t.due is not None and t.due <= soon):
+            due_tasks.append(t)
+    kept_tasks = (named_tasks + due_tasks)[:CONTEXT_TASKS]
     kept_ids |= {t.topic_id for t in kept_tasks}
     return [t for t in topics if t.id in kept_ids], kept_tasks
 

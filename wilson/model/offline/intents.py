@@ -263,18 +263,24 @@ IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|o
 
 
 def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
-    """"buy a rail pass to the Japan trip" → ("buy a rail pass", the topic Trip to Japan) when an open topic
-    is named by every word there; else the words as they were, in no topic."""
+    """"buy a rail pass to the Japan trip" → ("buy a rail pass", the topic Trip to Japan): the one open topic
+    every word there names. The phrase leaves the title only when it names the topic as one ("the Japan
+    trip", "the Japan topic", its whole title); "send the x-rays to the dentist" keeps its dentist."""
     found = IN_TOPIC_RE.match(what)
     if not found:
         return what, None
-    if re.fullmatch(r"(?:to-?do\s+|task\s+)?list|tasks|to-?dos", found.group("topic"), re.I):
+    phrase = found.group("topic")
+    if re.fullmatch(r"(?:to-?do\s+|task\s+)?list|tasks|to-?dos", phrase, re.I):
         return found.group("what"), None  # "add call mum to my list": the list is where tasks are anyway
-    named = words(re.sub(r"\b(?:topic|list|trip)\b", " ", found.group("topic"), flags=re.I))
-    topic = _topic_named(chat, found.group("topic"))
-    if topic is None or not named or named - words(str(topic.get("title"))):
-        return what, None
-    return found.group("what"), topic
+    named = words(re.sub(r"\b(?:topic|list|trip|plan|project)\b", " ", phrase, flags=re.I))
+    topics = [t for t in chat.topics if t.get("status") != "closed" and named
+              and not named - words(str(t.get("title")))]
+    if len(topics) != 1:
+        return what, None  # none, or two that share the words: which one is not guessed
+    topic = topics[0]
+    as_topic = re.search(r"\b(?:topic|list|trip|plan|project)\b", phrase, re.I) or named == words(
+        str(topic.get("title")))
+    return (found.group("what") if as_topic else what), topic
 
 
 def _add(chat: Chat, text: str) -> Reply | None:

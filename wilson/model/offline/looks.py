@@ -1,6 +1,7 @@
 """What the offline rules answer with a look, changing nothing: what is coming up or overdue (and the plans
-still waiting for an answer), what is open in one topic, the calendar's days once `calendar_lookup` read them, the reminders (or the one
-to stop, once `list_reminders` read them), and what the memory has learned about the user.
+still waiting for an answer), what is open in one topic, the calendar's days once `calendar_lookup` read
+them, the reminders (or the one to stop, once `list_reminders` read them), and what the memory has learned
+about the user.
 
 wilson/model/offline/intents.py asks these when a message is a question; the calendar's and the reminders'
 answers come in the round after their tool's result (wilson/model/offline/provider.py).
@@ -154,7 +155,10 @@ def topic(chat: Chat, text: str) -> Reply | None:
     wanted = words(re.sub(r"\b(?:topic|trip|plan|project)\b", " ", found.group("topic"), flags=re.I))
     named = [t for t in chat.topics if t.get("status") != "closed" and wanted
              and not wanted - words(str(t.get("title")))]
-    if len(named) != 1:
+    if len(named) > 1:
+        return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
+                     "look at which topic?")
+    if not named:
         return None
     title = named[0].get("title")
     tasks = [t for t in chat.tasks if t.get("topic") == title and t.get("status", "open") == "open"]
