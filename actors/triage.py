@@ -124,7 +124,8 @@ def _sorted(looked: int, kept: int, later: int) -> str:
     if not kept:
         return "none needs you"
     parts = [f"{kept - later} worth a closer look now" if kept > later else "",
-             f"{later} for the morning briefing" if later else "", f"{looked - kept} set aside" if looked > kept else ""]
+             f"{later} for the morning briefing" if later else "",
+             f"{looked - kept} set aside" if looked > kept else ""]
     parts = [p for p in parts if p]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
