@@ -272,13 +272,11 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
     phrase = found.group("topic")
     if re.fullmatch(r"(?:to-?do\s+|task\s+)?list|tasks|to-?dos", phrase, re.I):
         return found.group("what"), None  # "add call mum to my list": the list is where tasks are anyway
-    named = words(re.sub(r"\b(?:topic|list|trip|plan|project)\b", " ", phrase, flags=re.I))
-    topics = [t for t in chat.topics if t.get("status") != "closed" and named
-              and not named - words(str(t.get("title")))]
+    topics = looks.topics_named(chat, phrase)
     if len(topics) != 1:
         return what, None  # none, or two that share the words: which one is not guessed
     topic = topics[0]
-    as_topic = re.search(r"\b(?:topic|list|trip|plan|project)\b", phrase, re.I) or named == words(
+    as_topic = looks.CONTAINER_RE.search(phrase) or words(looks.CONTAINER_RE.sub(" ", phrase)) == words(
         str(topic.get("title")))
     return (found.group("what") if as_topic else what), topic
 

@@ -27,11 +27,7 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
         return dates.local_date(due, chat.tz) if due else None
 
     if span is None:
-        if not tasks:
-            return "You have no open tasks."
-        lines = [f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
-                 for t in sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))]
-        return "Your open tasks:\n" + "\n".join(lines)
+        return "Your open tasks:\n" + _dated_lines(chat, tasks) if tasks else "You have no open tasks."
     first, last, name = span
     inside = [t for t in tasks if due_of(t) is not None and due_of(t) <= last]
     events = []
@@ -52,6 +48,27 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
         return f"Nothing due {name}.{tail}"
     tail = f"\n(+ {len(undated)} open task(s) without a date)" if undated else ""
     return f"Coming up {name}:\n" + "\n".join(lines) + tail
+
+
+def _dated_lines(chat: Chat, tasks: list[dict]) -> str:
+    """One line per task, soonest due first and the undated last: "• Book flights — due Tue 9 Feb"."""
+    def due_of(task):
+        due = dates.parse_moment(task.get("due"), chat.tz)
+        return dates.local_date(due, chat.tz) if due else None
+
+    ordered = sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))
+    return "\n".join(f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
+                     for t in ordered)
+
+
+CONTAINER_RE = re.compile(r"\b(?:topic|list|trip|plan|project)\b", re.I)  # "the Japan trip" names "Trip to Japan"
+
+
+def topics_named(chat: Chat, phrase: str) -> list[dict]:
+    """The open topics whose titles hold every word of `phrase` (leaving out "topic", "trip" and the like)."""
+    wanted = words(CONTAINER_RE.sub(" ", phrase))
+    return [t for t in chat.topics if t.get("status") != "closed" and wanted
+            and not wanted - words(str(t.get("title")))]
 
 
 def overdue_list(chat: Chat) -> str:
@@ -152,9 +169,7 @@ def topic(chat: Chat, text: str) -> Reply | None:
     found = TOPIC_LOOK_RE.match(text)
     if not found:
         return None
-    wanted = words(re.sub(r"\b(?:topic|trip|plan|project)\b", " ", found.group("topic"), flags=re.I))
-    named = [t for t in chat.topics if t.get("status") != "closed" and wanted
-             and not wanted - words(str(t.get("title")))]
+    named = topics_named(chat, found.group("topic"))
     if len(named) > 1:
         return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
                      "look at which topic?")
@@ -164,14 +179,7 @@ def topic(chat: Chat, text: str) -> Reply | None:
     tasks = [t for t in chat.tasks if t.get("topic") == title and t.get("status", "open") == "open"]
     if not tasks:
         return Reply(f"Nothing is open in {title}.", [], "look at a topic")
-
-    def due_of(task):
-        due = dates.parse_moment(task.get("due"), chat.tz)
-        return dates.local_date(due, chat.tz) if due else None
-
-    lines = [f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
-             for t in sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))]
-    return Reply(f"Open in {title}:\n" + "\n".join(lines), [], "look at a topic")
+    return Reply(f"Open in {title}:\n" + _dated_lines(chat, tasks), [], "look at a topic")
 
 
 def _waiting(chat: Chat) -> str:
