@@ -9,7 +9,8 @@ proposal.
 
 None vanishes in silence: one reminder before it expires, one notice when it does (the sweep, run on
 the tick's nudge and on every `Recover`), and an expired proposal can be brought back (`revive`) as a
-new one. The rows change only in actors/proposals/ (each transition one transaction); this actor runs
+new one. An approved proposal can be undone (`undo`): a new proposal, made by code, that puts back what it
+changed. The rows change only in actors/proposals/ (each transition one transaction); this actor runs
 those transitions from its messages and, once each has committed, delivers what it wrote.
 """
 
@@ -19,8 +20,8 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors.proposals import decide as proposals_decide, lapse, make, rules
-from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE
+from actors.proposals import decide as proposals_decide, lapse, make, rules, undo
+from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE, UNDO
 from actors.tick.deadlines import plan_task, windows_config
 from storage import decisions, outbox, trace
 from storage.db import database
@@ -175,10 +176,11 @@ class ApprovalActor(WilsonActor):
                          f"{result.text.splitlines()[0] if result.text else describe_quiet(result)}", now)
             box = None
             if result.text:
+                payload = {"decision": {"approval_id": decision.approval_id, "action": decision.action}}
+                if result.undoable:  # a receipt of changes offers to put them back (an Undo button)
+                    payload["undo"] = {"id": approval.id, "nonce": approval.nonce}
                 box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
-                                 key=f"decision:{row.id}",
-                                 payload={"decision": {"approval_id": decision.approval_id,
-                                                       "action": decision.action}})
+                                 key=f"decision:{row.id}", payload=payload)
         faults.point("approval:after-decision-commit")
         if result.revived:
             self.present(result.revived)
@@ -197,6 +199,8 @@ class ApprovalActor(WilsonActor):
         approval = rules.find(decision.approval_id)
         if decision.action == REVIVE:
             return approval, proposals_decide.revive(decision, approval, now, self.config, owner)
+        if decision.action == UNDO:
+            return approval, undo.undo(decision, approval, now, self.config, owner)
         problem, settled = proposals_decide.refuse(decision, approval, now, tz, owner)
         if problem:
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)

@@ -21,7 +21,8 @@ PACKAGES = ("wilson", "actors", "channels", "storage")
 
 # Each module that writes Approval or ApprovalItem rows, and why it may.
 APPROVAL_WRITERS = {
-    "actors/proposals/make.py": "makes, supersedes, copies and presents proposals; notes the message showing one",
+    "actors/proposals/make.py": "makes, supersedes, copies and presents proposals (an undo's too); notes the message "
+                                "showing one",
     "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
     "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
     "storage/migrations.py": "schema migrations carry existing rows over",

@@ -94,6 +94,7 @@ class Tool:
     read_only: bool = False  # False: a mutation, proposed to the user and executed by the gate only
     kind: str = ""  # READ or MUTATE from read_only; DECISION for the cortex's own tools
     user_only: bool = False  # offered only to runs the user started
+    undo_only: bool = False  # proposed only by an undo (reopening what an approval closed): offered to no model
     untrusted: str = ""  # a read whose result others wrote, e.g. "your calendar": marked so for the model
     unavailable: str = ""  # why it cannot work yet: not offered, and an old proposal holding it fails honestly
     limits: dict = {}  # argument → longest text

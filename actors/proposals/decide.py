@@ -103,6 +103,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
             executed.append(headline(item.description))
             if "task_id" in result:
                 task_ids.append(result["task_id"])
+            task_ids += result.get("task_ids") or []  # the tasks an undo reopened with their topic
         for task_id in task_ids:
             plan_task(Task.get_by_id(task_id), now)
         if rest == "reject" and (executed or failed):
@@ -125,7 +126,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
     return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
-                          deliveries=deliveries)
+                          deliveries=deliveries, undoable=bool(executed))
 
 
 def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:

@@ -134,6 +134,27 @@ def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, 
     return again
 
 
+def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datetime, config, *, key: str,
+                 owner: str | None) -> Approval:
+    """A new proposal of the changes that undo `original` (actors/proposals/undo.py), in the caller's
+    transaction: decided by the same person, shown where the original was."""
+    expires = now + expiry(config)
+    box = tools.toolbox(config)
+    made = Approval.create(
+        trace_id=original.trace_id, approver=original.approver, channel=original.channel,
+        summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
+        created_at=now, expires_at=expires, idempotency_key=key,
+        reason=f"because you asked to undo proposal {original.id}"[:MAX_REASON],
+        remind_at=remind_moment(now, expires, remind_before(config)))
+    for position, (name, args) in enumerate(changes, start=1):
+        ApprovalItem.create(approval=made, position=position, tool=name, args=args,
+                            description=tools.describe_item(name, args, config.timezone, original.approver, owner,
+                                                            box=box))
+    trace.record(original.trace_id, "proposed", "approval",
+                 f"proposal {made.id} undoes proposal {original.id} ({len(changes)} item(s))", now)
+    return made
+
+
 def present(approval_id: int, again_for: int | None, now: datetime, config,
             actor: str = "approval") -> tuple[str, Outbox, datetime | None] | None:
     """Show an open proposal once, in one transaction: a message in the outbox (held through quiet hours when

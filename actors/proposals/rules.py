@@ -13,6 +13,7 @@ from wilson.kernel.messages import Decision
 
 OPEN = ("pending", "partial")
 REVIVE = "revive"
+UNDO = "undo"  # propose putting back what an approved proposal changed (actors/proposals/undo.py)
 MAX_REASON = 200  # characters: one line, however long the words it quotes
 
 
@@ -30,6 +31,7 @@ class DecisionResult:
     task_ids: list = field(default_factory=list)
     revived: int | None = None  # the new proposal an expired one came back as
     deliveries: list = field(default_factory=list)  # (channel, outbox id) an approved item wrote, to nudge
+    undoable: bool = False  # it changed something: its receipt offers to undo it
 
 
 def remind_before(config) -> timedelta:
@@ -166,6 +168,12 @@ def selected(approval: Approval, positions: tuple[int, ...]) -> list[ApprovalIte
 
 class NoLongerOpen(Exception):
     """The proposal was decided or replaced between the check and the decision's transaction."""
+
+
+def undoes(approval: Approval) -> int | None:
+    """The proposal this one undoes (actors/proposals/undo.py keys it "undo:N", or "undo:N:K" when asked again)."""
+    parts = (approval.idempotency_key or "").split(":")
+    return int(parts[1]) if len(parts) >= 2 and parts[0] == "undo" and parts[1].isdigit() else None
 
 
 def find(approval_id: int) -> Approval | None:

@@ -3,11 +3,25 @@ and the lines that remind of it, drop it, or say how it ended. Pure: reads rows,
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timedelta
 
 from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox
 from wilson.kernel.timeparse import aware_or_none
+
+
+UNDO_WORDS = re.compile(r"(?i)^\s*(?:please\s+)?undo(?:\s+(?:that|it|this|the last one|(?:proposal\s+)?#?(\d{1,16})))?"
+                        r"(?:\s+please)?\s*[.!]?\s*$")
+
+
+def undo_named(text: str) -> int | None:
+    """Which proposal the user's words ask to undo: its number, 0 for the latest ("undo", "undo that"), or
+    None when the words are not an undo. Only these short forms: "undo the milk task" is a sentence."""
+    match = UNDO_WORDS.match(text or "")
+    if match is None:
+        return None
+    return int(match.group(1)) if match.group(1) else 0
 
 
 def render(approval: Approval, tz) -> str:

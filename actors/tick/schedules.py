@@ -86,6 +86,12 @@ def add_once(name: str, at: datetime, text: str, tz_name: str) -> Schedule:
         return row
 
 
+def disable_snoozes(task_id: int) -> None:
+    """Switch off a task's snooze comeback ("snooze:<task id>:<until>"): it is no longer snoozed."""
+    Schedule.update(enabled=False).where((Schedule.kind == "once")
+                                         & Schedule.name.startswith(f"snooze:{task_id}:")).execute()
+
+
 def _snoozed_task(sched: Schedule) -> Task | None:
     """The task a snooze comeback ("snooze:<task id>:<until>") brings back, if the name says so."""
     parts = sched.name.split(":")

@@ -172,7 +172,7 @@ def _select(run: str, box: Toolbox) -> list[dict]:
     user_run = run == "user"
     leaves_out = IN_CONTEXT if user_run else BACKGROUND_LEAVES_OUT
     chosen = [t for t in box.order if not box.why_not(t) and (user_run or not t.user_only)
-              and t.name not in leaves_out]
+              and not t.undo_only and t.name not in leaves_out]
     if run == "noting":
         chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
     actions = [t for t in chosen if t.kind == MUTATE]

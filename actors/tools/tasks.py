@@ -5,11 +5,12 @@ tasks and topics and those of a shared topic (`visible_to`); what an approval cr
 from __future__ import annotations
 
 from actors.tick.deadlines import parse_windows
-from actors.tick.schedules import add_once
+from actors.tick.schedules import add_once, disable_snoozes
 from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
                                  _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span,
                                  show_when, task_view, topic_view, valid_windows, visible_to)
-from storage.models import Schedule, Task, Topic
+from actors.tools.restore import RestoreTask, RestoreTopic, task_before, topic_before
+from storage.models import Task, Topic
 from wilson.skills import Call, Skill
 
 
@@ -131,7 +132,8 @@ class RenameTopic(TopicTool):
         before, topic.title = topic.title, args["title"]
         topic.save()
         # a channel that shows topics as threads (Telegram forum topics) renames its thread from this
-        return {"topic_id": topic.id, "renamed": {"from": before, "to": topic.title, "thread_ref": topic.thread_ref}}
+        return {"topic_id": topic.id, "renamed": {"from": before, "to": topic.title, "thread_ref": topic.thread_ref},
+                "before": {"title": before}}
 
 
 class UpdateTopic(TopicTool):
@@ -152,6 +154,7 @@ class UpdateTopic(TopicTool):
 
     def execute(self, args, call):
         topic = Topic.get_by_id(args["topic_id"])
+        before = topic_before(topic, [f for f in ("title", "notes", "starts", "ends") if args.get(f)])
         if args.get("title"):
             topic.title = args["title"]
         if args.get("notes"):
@@ -162,7 +165,7 @@ class UpdateTopic(TopicTool):
             ends, ends_is_date = parse_when(args["ends"], call.tz)
             topic.ends = next_midnight(ends, call.tz) if ends_is_date else ends
         topic.save()
-        return {"topic_id": topic.id}
+        return {"topic_id": topic.id, "before": before}
 
 
 class CloseTopic(TopicTool):
@@ -180,12 +183,13 @@ class CloseTopic(TopicTool):
 
     def execute(self, args, call):
         topic = Topic.get_by_id(args["topic_id"])
+        before = topic_before(topic, ["status"])
         topic.status, topic.closed_at = "closed", call.now
         topic.save()
         # a closed topic's leftover tasks stop following the user around
-        dropped = Task.update(status="cancelled", next_fire_at=None, next_window=None).where(
-            (Task.topic == topic) & (Task.status == "open")).execute()
-        return {"topic_id": topic.id, "tasks_cancelled": dropped}
+        dropped = [t.id for t in Task.select(Task.id).where((Task.topic == topic) & (Task.status == "open"))]
+        Task.update(status="cancelled", next_fire_at=None, next_window=None).where(Task.id.in_(dropped)).execute()
+        return {"topic_id": topic.id, "tasks_cancelled": len(dropped), "cancelled_ids": dropped, "before": before}
 
 
 # Tasks --------------------------------------------------------------------------------------
@@ -244,6 +248,7 @@ class UpdateTask(TaskTool):
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
+        before = task_before(task, [f for f in ("title", "notes", "due", "escalation") if args.get(f)])
         if args.get("title"):
             task.title = args["title"]
         if args.get("notes"):
@@ -253,7 +258,7 @@ class UpdateTask(TaskTool):
         if args.get("escalation"):
             task.escalation = parse_windows(str(args["escalation"]))
         task.save()
-        return {"task_id": task.id}
+        return {"task_id": task.id, "before": before}
 
 
 class SnoozeTask(TaskTool):
@@ -279,14 +284,14 @@ class SnoozeTask(TaskTool):
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
+        before = task_before(task, ["status", "snoozed_until"])
         task.status, task.snoozed_until = "snoozed", reminder_at(args["until"], call.tz)
         task.save()
         # the follow-up comes back at that time even when no deadline window passed meanwhile
-        Schedule.update(enabled=False).where((Schedule.kind == "once")
-                                             & Schedule.name.startswith(f"snooze:{task.id}:")).execute()
+        disable_snoozes(task.id)
         add_once(f"snooze:{task.id}:{task.snoozed_until.isoformat()}", task.snoozed_until,
                  f"“{task.title}” is back, as you asked", str(call.tz))
-        return {"task_id": task.id}
+        return {"task_id": task.id, "before": before}
 
 
 class CancelTask(TaskTool):
@@ -310,11 +315,11 @@ class CancelTask(TaskTool):
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
+        before = task_before(task, ["status"])
         task.status, task.next_fire_at, task.next_window = "cancelled", None, None
         task.save()
-        Schedule.update(enabled=False).where((Schedule.kind == "once")
-                                             & Schedule.name.startswith(f"snooze:{task.id}:")).execute()
-        return {"task_id": task.id, "cancelled": True}
+        disable_snoozes(task.id)
+        return {"task_id": task.id, "cancelled": True, "before": before}
 
 
 class CompleteTask(TaskTool):
@@ -328,13 +333,14 @@ class CompleteTask(TaskTool):
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
+        before = task_before(task, ["status"])
         task.status, task.completed_at, task.next_fire_at, task.next_window = "done", call.now, None, None
         task.save()
-        return {"task_id": task.id}
+        return {"task_id": task.id, "before": before}
 
 
 SKILL = Skill(
     description="Tasks and topics: what the user has to do, by when, grouped by the areas of their life.",
     tools=(ListTasks, ListTopics, CreateTopic, CreateTask, UpdateTask, SnoozeTask, CancelTask, RenameTopic,
-           UpdateTopic, CompleteTask, CloseTopic),
+           UpdateTopic, CompleteTask, CloseTopic, RestoreTask, RestoreTopic),
 )

@@ -14,8 +14,9 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
-from actors.proposals.rules import OPEN, REVIVE, check, may_decide
-from actors.proposals.words import render
+from actors.proposals.rules import OPEN, REVIVE, UNDO, check, may_decide
+from actors.proposals.undo import LATEST, latest_approved
+from actors.proposals.words import render, undo_named
 from channels import views
 from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
@@ -40,17 +41,24 @@ def modify_still_wanted(awaiting: dict, now: datetime) -> bool:
 
 class Buttons:
     def _lifecycle(self, incoming: Incoming, text: str) -> bool:
-        """"show expired" and "revive N", as the expiry notice tells the user to say: handled by code, like a
-        press; True when these words were one of them."""
+        """"show expired", "revive N" (as the expiry notice tells the user to say) and "undo" or "undo N": handled
+        by code, like a press; True when these words were one of them."""
         if SHOW_EXPIRED.match(text):
             self._show_expired(incoming)
             return True
         match = REVIVE_WORDS.match(text)
-        if not match:
+        undoing = undo_named(text)
+        if not match and undoing is None:
             return False
-        approval_id = int(match.group(1))
+        approval_id, action = (int(match.group(1)), REVIVE) if match else (undoing, UNDO)
+        if action == UNDO and approval_id == LATEST:  # named now, so that the answer finds this chat
+            latest = latest_approved(incoming.uid, self._owner_decides())
+            if latest is None:
+                self._reply("There is nothing I changed for you to undo.", incoming, "undo")
+                return True
+            approval_id = latest.id
         kv.put_setting(DECISION_CHAT + str(approval_id), incoming.where)
-        row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=incoming.uid, channel=self.name,
+        row = decisions.record(approval_id=approval_id, action=action, user_id=incoming.uid, channel=self.name,
                                at=incoming.now)
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         return True
@@ -110,11 +118,11 @@ class Buttons:
         if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
         kv.put_setting(DECISION_CHAT + str(approval_id), where)
-        if action == REVIVE:  # the gate says whether it can come back; its new proposal is the answer
-            row = decisions.record(approval_id=approval_id, action=REVIVE, user_id=uid, channel=self.name, at=now,
+        if action in (REVIVE, UNDO):  # the gate says whether it can; its new proposal is the answer
+            row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                    nonce=nonce)
             after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
-            answer("Bringing it back…")
+            answer("Bringing it back…" if action == REVIVE else "Putting together what would undo it…")
             return
         if action == SHOW:
             self._show_again(update_id, uid, where, approval_id, nonce, now, answer, after)

@@ -16,7 +16,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from actors.proposals import make as proposals_make
 from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
 from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
-                                    revive_keyboard, split_text)
+                                    revive_keyboard, split_text, undo_keyboard)
 from storage import kv, outbox, trace
 from storage.models import Approval, Outbox, SentMessage
 from wilson.kernel import clock as clockmod
@@ -162,6 +162,8 @@ class Outbound:
                 markup = None
         elif payload.get("proposals"):  # the morning briefing: those still waiting get their buttons
             markup = briefing_keyboard(self._waiting(payload["proposals"]))
+        elif payload.get("undo"):
+            markup = undo_keyboard(payload["undo"])
         reply = payload.get("reply_to")
         reply_to = None
         if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:

@@ -3,6 +3,7 @@ was asked for, else the owner's chat (a mixin of TelegramChannel)."""
 
 from __future__ import annotations
 
+from actors.proposals.rules import undoes
 from channels.telegram.access import owner_id
 from channels.telegram.state import DECISION_CHAT, NoRecipient
 from storage import kv
@@ -47,6 +48,10 @@ class Placement:
         payload = (row.payload or {}) if row is not None else {}
         if row is not None and row.source == self.name and payload.get("chat_id"):
             return int(payload["chat_id"]), payload.get("thread_id")
+        if undoes(approval):  # an undo goes where it was asked for
+            where = kv.get_setting(DECISION_CHAT + str(undoes(approval)))
+            if where:
+                return int(where["chat_id"]), where.get("thread_id")
         if approval.supersedes:
             where = kv.get_setting(DECISION_CHAT + str(approval.supersedes))
             if where:

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import RetryAfter
 
+from actors.proposals.rules import UNDO
 from actors.proposals.words import outcome_line
 from storage.models import Approval
 from wilson.kernel.redact import redact
@@ -27,7 +28,7 @@ MAX_INBOUND_TEXT = 16_384  # Telegram's own cap is 4096 characters; longer is no
 MAX_CALLBACK_DATA = 64  # bytes, Telegram's limit for a button's data
 ACTIONS = ("approve", "modify", "reject")
 SHOW = "show"  # under the morning briefing: the proposal is shown again, with all its buttons
-PRESSABLE = ACTIONS + ("revive", SHOW)  # revive: the button under an expiry notice
+PRESSABLE = ACTIONS + ("revive", SHOW, UNDO)  # revive: under an expiry notice; undo: under an approval's receipt
 BUTTON_LABELS = {"approve": "Approve ✓", "modify": "Modify ✎", "reject": "Reject ✗"}
 MAX_TOGGLES = 10  # items with a button each; a longer proposal is decided whole or item by item in words
 TOGGLE_LABEL = 40  # characters of an item's description on its button
@@ -149,6 +150,14 @@ def revive_keyboard(entries: list[dict]) -> InlineKeyboardMarkup:
         "Bring it back ↺" if one else f"Bring back {e['id']} ↺", callback_data=callback_data(e["id"], "revive",
                                                                                               e["nonce"]))]
         for e in entries])
+
+
+def undo_keyboard(entry) -> InlineKeyboardMarkup | None:
+    """'Undo' under the receipt of an approval; None when the payload does not name a proposal."""
+    if not isinstance(entry, dict) or not entry.get("id") or not entry.get("nonce"):
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton("Undo ↶", callback_data=callback_data(
+        entry["id"], UNDO, entry["nonce"]))]])
 
 
 def briefing_keyboard(entries: list[dict]) -> InlineKeyboardMarkup | None:

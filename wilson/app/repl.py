@@ -21,6 +21,8 @@ from pathlib import Path
 
 from loguru import logger
 
+from actors.proposals.rules import UNDO
+from actors.proposals.words import undo_named
 from channels import views
 from channels.calendar import add_event, cancel_event
 from wilson.app.application import Wilson
@@ -43,6 +45,8 @@ HELP = """Commands (one per line, # starts a comment):
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all); alone: the newest
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
+  undo [ID]                                  propose putting back what a proposal you approved changed
+                                             (alone: the last one you approved)
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
   forget ID                                  propose to forget a memory (a number from `memories`)
@@ -108,6 +112,9 @@ def parse(line: str) -> Command | None:
         return None
     if len(line) > MAX_LINE:
         raise CommandError(f"that line is too long ({len(line):,} characters; at most {MAX_LINE:,})")
+    undoing = undo_named(line)
+    if undoing is not None:  # "undo", "undo 3", "undo that": as typed in a chat, handled by code
+        return Command("undo", (undoing,))
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
@@ -266,7 +273,9 @@ class Repl:
     def execute(self, command: Command) -> None:
         app = self.app
         name, args = command.name, command.args
-        if name == "say":
+        if name == "say" and undo_named(args[0]) is not None:  # as the chat channel reads these words
+            app.decide(undo_named(args[0]), UNDO)
+        elif name == "say":
             app.say(args[0])
         elif name == "calendar_add":
             try:
@@ -306,6 +315,8 @@ class Repl:
             app.decide(args[0], "modify", text=args[1])
         elif name == "revive":
             app.decide(args[0], "revive")
+        elif name == "undo":
+            app.decide(args[0], UNDO)
         elif name == "forget":  # a proposal like any other: the user approves it
             problem = app.propose("forget_memory", {"memory": args[0]}, f"because you said memory {args[0]} is wrong")
             if problem:

@@ -1,0 +1,160 @@
+"""Undoing an approved proposal. An undo is itself a proposal, made by code from what the approved items
+recorded when they ran: the user sees what would be put back and approves it like any other change.
+Called by the gate inside the transaction of the user's "undo" decision."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors import tools
+from actors.proposals.make import propose_undo
+from actors.proposals.rules import OPEN, DecisionResult, may_decide
+from actors.proposals.words import headline
+from actors.tools.restore import task_before, topic_before
+from storage.models import Approval, ApprovalItem, Schedule, Task, Topic
+from wilson.kernel.messages import Decision
+
+LATEST = 0  # an "undo" that names no proposal: the latest one the person approved
+
+TASK_CHANGES = ("update_task", "snooze_task", "cancel_task", "complete_task", "restore_task")
+TOPIC_CHANGES = ("rename_topic", "update_topic", "close_topic", "restore_topic")
+FOR_GOOD = {"send_email": "a sent mail cannot be called back",
+            "forget_memory": "a forgotten memory stays forgotten"}
+
+
+def _task_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
+    task = Task.get_or_none(Task.id == result.get("task_id"))
+    if task is None:
+        return "the task is gone"
+    if item.tool == "create_task":
+        if task.status not in ("open", "snoozed"):
+            return f"it is {task.status} since"
+        return "cancel_task", {"task_id": task.id}
+    before = result.get("before")
+    if not before:
+        return "it was done before Wilson kept what a change replaces"
+    if task_before(task, before) == before:
+        return "it is as it was already"
+    return "restore_task", {"task_id": task.id, "before": before}
+
+
+def _topic_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
+    topic = Topic.get_or_none(Topic.id == result.get("topic_id"))
+    if topic is None:
+        return "the topic is gone"
+    if item.tool == "create_topic":
+        if topic.status != "active":
+            return "it is closed since"
+        return "close_topic", {"topic_id": topic.id}
+    before = result.get("before")
+    if not before:
+        return "it was done before Wilson kept what a change replaces"
+    if item.tool == "restore_topic" and result.get("task_ids"):
+        return "its tasks are open again; close the topic to drop them"
+    if topic_before(topic, before) == before:
+        return "it is as it was already"
+    return "restore_topic", {"topic_id": topic.id, "before": before, "reopen": result.get("cancelled_ids") or []}
+
+
+def _reminder_inverse(item: ApprovalItem, result: dict, now: datetime) -> tuple[str, dict] | str:
+    if item.tool == "cancel_reminder":
+        row = Schedule.get_or_none(Schedule.id == result.get("reminder_id"))
+        if row is None or row.enabled:
+            return "it runs already" if row is not None else "the reminder is gone"
+        if row.kind == "reminder":
+            return "create_reminder", {"text": row.text, "cron": row.cron}
+        if row.next_fire_at is None or row.next_fire_at <= now:
+            return "its time has passed"
+        return "remind", {"text": row.text, "at": row.next_fire_at.isoformat()}
+    row = Schedule.get_or_none(Schedule.name == result.get("schedule"))
+    if row is None or not row.enabled:
+        return "it has gone off or stopped already"
+    return "cancel_reminder", {"reminder_id": row.id}
+
+
+def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
+    """The change that undoes one executed item, as (tool, arguments); or why it cannot be undone, in words."""
+    result = item.result if isinstance(item.result, dict) else {}
+    if item.tool in FOR_GOOD:
+        return FOR_GOOD[item.tool]
+    if item.tool == "create_task" or item.tool in TASK_CHANGES:
+        return _task_inverse(item, result)
+    if item.tool == "create_topic" or item.tool in TOPIC_CHANGES:
+        return _topic_inverse(item, result)
+    if item.tool in ("create_reminder", "remind", "cancel_reminder"):
+        return _reminder_inverse(item, result, now)
+    if item.tool == "watch" and result.get("watching"):
+        return "unwatch", {"url": result["watching"]}
+    if item.tool == "unwatch" and result.get("stopped"):
+        return "watch", {"url": result["stopped"]}
+    return "Wilson cannot undo this kind of change"
+
+
+def _within_closed_topics(changes: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Without dropping one by one the tasks of a topic the same undo closes: closing it drops them."""
+    closing = {args["topic_id"] for name, args in changes if name == "close_topic"}
+    if not closing:
+        return changes
+    inside = {t.id for t in Task.select(Task.id).where(Task.topic.in_(closing))}
+    return [(name, args) for name, args in changes if not (name == "cancel_task" and args["task_id"] in inside)]
+
+
+def latest_approved(user_id: str, owner: str | None) -> Approval | None:
+    """The last proposal this person approved that changed something."""
+    done = (Approval.select().join(ApprovalItem).where(Approval.status.in_(("approved", "partial"))
+                                                       & (ApprovalItem.status == "executed"))
+            .order_by(Approval.decided_at.desc(), Approval.id.desc()).distinct().limit(20))
+    return next((a for a in done if may_decide(user_id, a, owner)), None)
+
+
+def _undo_key(approval_id: int) -> tuple[str, list[Approval]]:
+    """The key of a new undo of this proposal (`rules.undoes` reads it), and the undos asked for before (one
+    may have been turned down)."""
+    first = f"undo:{approval_id}"
+    earlier = list(Approval.select().where((Approval.idempotency_key == first)
+                                           | Approval.idempotency_key.startswith(first + ":")).order_by(Approval.id))
+    return (f"{first}:{len(earlier) + 1}" if earlier else first), earlier
+
+
+def undo(decision: Decision, approval: Approval | None, now: datetime, config,
+         owner: str | None) -> DecisionResult:
+    """Propose putting back what an approved proposal changed (its executed items, last first)."""
+    if decision.approval_id == LATEST:
+        approval = latest_approved(decision.user_id, owner)
+        if approval is None:
+            return DecisionResult("There is nothing I changed for you to undo.")
+    if approval is None:
+        return DecisionResult(f"I don't know proposal {decision.approval_id}.")
+    if not may_decide(decision.user_id, approval, owner):
+        return DecisionResult("Sorry, only the person this proposal is for can undo it.")
+    if decision.nonce is not None and decision.nonce != approval.nonce:
+        return DecisionResult("That button is out of date.")
+    done = list(approval.items.where(ApprovalItem.status == "executed").order_by(ApprovalItem.position.desc()))
+    if not done:
+        if approval.status in OPEN:
+            return DecisionResult(f"Nothing of proposal {approval.id} is done yet: reject it to drop it.")
+        return DecisionResult(f"Nothing of proposal {approval.id} was done, so there is nothing to undo.")
+    key, earlier = _undo_key(approval.id)
+    for before in earlier:
+        if before.status in OPEN:
+            return DecisionResult(f"Undoing proposal {approval.id} is proposal {before.id}, which waits for you.")
+        if before.items.where(ApprovalItem.status == "executed").exists():
+            return DecisionResult(f"Proposal {approval.id} was undone already, by proposal {before.id}.")
+    tz, box = config.timezone, tools.toolbox(config)
+    changes, kept = [], []
+    for item in done:
+        undoing = inverse(item, now)
+        problem = undoing if isinstance(undoing, str) else tools.validate_mutation(
+            undoing[0], undoing[1], tz, approval.approver, owner, now, box=box)
+        if problem:
+            kept.append(f"• {headline(item.description)} ({problem})")
+        else:
+            changes.append(undoing)
+    if not changes:
+        return DecisionResult(f"I can't undo proposal {approval.id}:\n" + "\n".join(kept))
+    changes = _within_closed_topics(changes)
+    made = propose_undo(approval, changes, now, config, key=key, owner=owner)
+    text = ""
+    if kept:
+        text = f"Some of proposal {approval.id} stays as it is:\n" + "\n".join(kept)
+    return DecisionResult(text, stage="undo", revived=made.id)

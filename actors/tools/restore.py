@@ -1,0 +1,146 @@
+"""Putting a task or topic back as it was before an approved change: what each change records of the
+fields it is about to overwrite (`task_before`, `topic_before`), and the two tools an undo proposes
+to restore them (actors/proposals/undo.py). No model is offered these tools: an undo is asked for
+by the user in words or with a button, and is itself a proposal the user approves."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors.tick.schedules import disable_snoozes
+from actors.tools.common import BuiltinTool, I, _obj, show_when, visible_to
+from storage.models import Task, Topic
+from wilson.kernel.clock import as_utc
+
+TASK_FIELDS = ("title", "notes", "due", "escalation", "status", "snoozed_until")
+TOPIC_FIELDS = ("title", "notes", "starts", "ends", "status")
+OBJECT = {"type": "object"}
+IDS = {"type": "array", "items": {"type": "integer"}}
+
+
+def _moment(value: datetime | None) -> str | None:
+    return as_utc(value).isoformat() if value is not None else None
+
+
+def _read_moment(value) -> datetime | None:
+    return as_utc(datetime.fromisoformat(value)) if value else None
+
+
+def task_before(task: Task, fields) -> dict:
+    """The task's `fields` as they are now, in JSON, to be stored with the change that overwrites them."""
+    values = {"title": task.title, "notes": task.notes, "due": [_moment(task.due), bool(task.due_is_date)],
+              "escalation": task.escalation, "status": task.status, "snoozed_until": _moment(task.snoozed_until)}
+    return {field: values[field] for field in fields}
+
+
+def topic_before(topic: Topic, fields) -> dict:
+    values = {"title": topic.title, "notes": topic.notes, "starts": _moment(topic.starts),
+              "ends": _moment(topic.ends), "status": topic.status}
+    return {field: values[field] for field in fields}
+
+
+def _well_formed(before, fields) -> str | None:
+    if not isinstance(before, dict) or not before or not set(before) <= set(fields):
+        return f"before must name some of {', '.join(fields)}"
+    return None
+
+
+def _day(value, tz) -> str:
+    moment, is_date = value if isinstance(value, list) else (value, False)
+    return show_when(_read_moment(moment), bool(is_date), tz)
+
+
+def _back_to(before: dict, tz) -> str:
+    """What a restore puts back, in words: "due back to Sun 10 Jan 2027, open again"."""
+    parts = []
+    if "title" in before:
+        parts.append(f"title back to “{before['title']}”")
+    if "due" in before:
+        parts.append(f"due back to {_day(before['due'], tz)}" if before["due"][0] else "no due date again")
+    for key, word in (("starts", "starts"), ("ends", "ends")):
+        if key in before:
+            parts.append(f"{word} back to {_day(before[key], tz)}" if before[key] else f"no {word} date again")
+    if "notes" in before:
+        parts.append("notes as they were")
+    if "escalation" in before:
+        parts.append("follow-ups as they were")
+    if before.get("status") in ("open", "active"):
+        parts.append("open again")
+    return ", ".join(parts) or "as it was"
+
+
+class RestoreTask(BuiltinTool):
+    name = "restore_task"
+    description = "Put a task back as it was before an approved change (an undo)."
+    parameters = _obj(["task_id", "before"], task_id=I, before=OBJECT)
+    undo_only = True
+
+    def validate(self, args, call):
+        problem = super().validate(args, call) or _well_formed(args.get("before"), TASK_FIELDS)
+        if problem is None and Task.get_or_none((Task.id == args["task_id"])
+                                                & visible_to(Task, call.user_id, call.owner)) is None:
+            return f"no task {args['task_id']}"
+        return problem
+
+    def describe(self, args, call):
+        task = Task.get_or_none(Task.id == args.get("task_id"))
+        label = task.title if task else f"task {args.get('task_id')}"
+        return f"Undo: {label} — {_back_to(args.get('before') or {}, call.tz)}"
+
+    def execute(self, args, call):
+        task = Task.get_by_id(args["task_id"])
+        before = args["before"]
+        for field in ("title", "notes", "escalation", "status"):
+            if field in before:
+                setattr(task, field, before[field])
+        if "due" in before:
+            task.due, task.due_is_date = _read_moment(before["due"][0]), bool(before["due"][1])
+        if "snoozed_until" in before:
+            task.snoozed_until = _read_moment(before["snoozed_until"])
+        if task.status != "done":
+            task.completed_at = None
+        if task.status != "snoozed":  # its "back, as you asked" reminder would come for nothing
+            disable_snoozes(task.id)
+        task.save()
+        return {"task_id": task.id}  # the gate plans its follow-ups again
+
+
+class RestoreTopic(BuiltinTool):
+    name = "restore_topic"
+    description = "Put a topic back as it was before an approved change (an undo), with the tasks it closed."
+    parameters = _obj(["topic_id", "before"], topic_id=I, before=OBJECT, reopen=IDS)
+    undo_only = True
+
+    def validate(self, args, call):
+        problem = super().validate(args, call) or _well_formed(args.get("before"), TOPIC_FIELDS)
+        if problem is None and Topic.get_or_none((Topic.id == args["topic_id"])
+                                                 & visible_to(Topic, call.user_id, call.owner)) is None:
+            return f"no topic {args['topic_id']}"
+        if problem is None and not all(isinstance(i, int) for i in args.get("reopen") or []):
+            return "reopen must list task ids"
+        return problem
+
+    def describe(self, args, call):
+        topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
+        label = topic.title if topic else f"topic {args.get('topic_id')}"
+        reopen = len(args.get("reopen") or [])
+        tasks = f" with its {reopen} task{'s' if reopen != 1 else ''}" if reopen else ""
+        return f"Undo: {label} — {_back_to(args.get('before') or {}, call.tz)}{tasks}"
+
+    def execute(self, args, call):
+        topic = Topic.get_by_id(args["topic_id"])
+        before = args["before"]
+        for field in ("title", "notes", "status"):
+            if field in before:
+                setattr(topic, field, before[field])
+        for field in ("starts", "ends"):
+            if field in before:
+                setattr(topic, field, _read_moment(before[field]))
+        if topic.status != "closed":
+            topic.closed_at = None
+        topic.save()
+        # only the tasks the close dropped, and only while nothing else has happened to them
+        reopened = [t.id for t in Task.select(Task.id).where(Task.id.in_(args.get("reopen") or [])
+                                                             & (Task.topic == topic) & (Task.status == "cancelled"))]
+        Task.update(status="open").where(Task.id.in_(reopened)).execute()
+        return {"topic_id": topic.id, "task_ids": reopened}

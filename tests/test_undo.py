@@ -1,0 +1,251 @@
+"""Undo: a change the user approved can be put back. The undo is itself a proposal, made by code from what
+the approved items recorded, and nothing changes until the user approves it.
+
+A whole Wilson with no model on a simulated clock, driven as at the terminal (`undo`, `undo 3`, "undo that").
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+
+import pytest
+
+from actors import tools
+from actors.proposals.undo import inverse
+from actors.proposals.words import undo_named
+from storage.models import Approval, ApprovalItem, Schedule, Task, Topic
+from wilson.app.repl import Command, Repl, parse
+from wilson.kernel.messages import Decision
+
+
+def repl_of(app) -> Repl:
+    return Repl(app, out=io.StringIO(), as_json=True)
+
+
+def said(app, repl, line: str) -> list[str]:
+    """What Wilson told the user after one line at the terminal."""
+    before = len(app.user_deliveries())
+    repl.run_line(line)
+    assert app.wait_idle()
+    return [d["text"] for d in app.user_deliveries()[before:]]
+
+
+def newest() -> Approval:
+    return Approval.select().order_by(Approval.id.desc()).get()
+
+
+def approved(app, repl, line: str) -> Approval:
+    """Say `line`, approve the proposal it makes; that proposal."""
+    said(app, repl, line)
+    proposal = newest()
+    said(app, repl, f"approve {proposal.id}")
+    assert Approval.get_by_id(proposal.id).status == "approved"
+    return proposal
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app(start="2027-01-05T08:00:00+01:00")
+
+
+@pytest.fixture
+def repl(app):
+    return repl_of(app)
+
+
+def test_undoing_a_new_task_proposes_dropping_it_and_changes_nothing_until_approved(app, repl):
+    made = approved(app, repl, "add buy a present for Anna by Saturday")
+    task = Task.get()
+    answer = said(app, repl, "undo that")
+    undo = newest()
+    assert undo.id != made.id and undo.status == "pending"
+    assert answer == [f"Proposal {undo.id}: I'd like to do this — approve, modify or reject?\n"
+                      f"Because you asked to undo proposal {made.id}.\n"
+                      "1. Drop task: Buy a present for Anna (due Sat 9 Jan 2027) — no more follow-ups"]
+    assert Task.get_by_id(task.id).status == "open"  # a proposal, not a change
+    said(app, repl, f"approve {undo.id}")
+    assert Task.get_by_id(task.id).status == "cancelled"
+
+
+def test_undoing_done_reopens_the_task_and_its_follow_ups_come_back(app, repl):
+    approved(app, repl, "add renew the passport by Friday")
+    task = Task.get()
+    assert task.next_fire_at is not None
+    done = approved(app, repl, "done with the passport")
+    assert Task.get_by_id(task.id).status == "done" and Task.get_by_id(task.id).next_fire_at is None
+    said(app, repl, f"undo {done.id}")
+    assert "Undo: Renew the passport — open again" in newest().items.get().description
+    said(app, repl, f"approve {newest().id}")
+    back = Task.get_by_id(task.id)
+    assert (back.status, back.completed_at) == ("open", None)
+    assert back.next_fire_at == task.next_fire_at  # the follow-up planned before is planned again
+
+
+def test_undoing_a_move_puts_the_old_due_date_back_and_a_task_without_one_gets_none(app, repl):
+    approved(app, repl, "add call the bank by Friday")
+    approved(app, repl, "add water the plants")
+    bank, plants = Task.select().order_by(Task.id)
+    assert plants.due is None
+    moved = approved(app, repl, "move the bank task to next Wednesday")
+    assert Task.get_by_id(bank.id).due != bank.due
+    said(app, repl, f"undo {moved.id}")
+    assert newest().items.get().description == "Undo: Call the bank — due back to Fri 8 Jan 2027"
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get_by_id(bank.id).due == bank.due
+    # a change the offline rules do not make (a date on a task that had none) is undone to "no due date"
+    item = ApprovalItem(tool="update_task", result={"task_id": plants.id, "before": {"due": [None, False]}})
+    Task.update(due=datetime(2027, 1, 9, 23, 0), due_is_date=True).where(Task.id == plants.id).execute()
+    name, args = inverse(item, app.clock.now())
+    assert name == "restore_task"
+    assert tools.describe_item(name, args, app.config.timezone) == "Undo: Water the plants — no due date again"
+
+
+def test_undoing_a_close_reopens_the_topic_and_only_the_tasks_the_close_dropped(app, repl):
+    repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
+    app.advance(timedelta(days=1))
+    plan = newest()
+    said(app, repl, f"approve {plan.id}")
+    topic = Topic.get()
+    tasks = list(Task.select().order_by(Task.id))
+    dropped_before = approved(app, repl, f"drop the {tasks[-1].title.lower()} task")
+    assert Task.get_by_id(tasks[-1].id).status == "cancelled"
+    closed = approved(app, repl, "close the Japan topic")
+    assert Topic.get_by_id(topic.id).status == "closed"
+    said(app, repl, f"undo {closed.id}")
+    assert newest().items.get().description == f"Undo: Trip to Japan — open again with its {len(tasks) - 1} tasks"
+    said(app, repl, f"approve {newest().id}")
+    assert Topic.get_by_id(topic.id).status == "active" and Topic.get_by_id(topic.id).closed_at is None
+    statuses = [Task.get_by_id(t.id).status for t in tasks]
+    assert statuses == ["open"] * (len(tasks) - 1) + ["cancelled"]  # dropped on its own before: still dropped
+    assert all(Task.get_by_id(t.id).next_fire_at is not None for t in tasks[:-1] if t.due > app.clock.now())
+    assert dropped_before.id != closed.id
+
+
+def test_undoing_a_whole_plan_closes_its_topic_in_one_item(app, repl):
+    repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
+    app.advance(timedelta(days=1))
+    plan = newest()
+    said(app, repl, f"approve {plan.id}")
+    said(app, repl, f"undo {plan.id}")
+    [item] = newest().items
+    assert item.tool == "close_topic"
+    count = Task.select().count()
+    assert item.description == f"Close topic: Trip to Japan (and drop its {count} open tasks)"
+
+
+def test_an_undo_is_asked_for_once_and_can_be_asked_again_after_a_no(app, repl):
+    made = approved(app, repl, "add pay rent by Friday")
+    said(app, repl, "undo")
+    first = newest()
+    assert said(app, repl, f"undo {made.id}") == [
+        f"Undoing proposal {made.id} is proposal {first.id}, which waits for you."]
+    said(app, repl, f"reject {first.id}")
+    said(app, repl, f"undo {made.id}")
+    second = newest()
+    assert second.id != first.id and second.status == "pending"
+    said(app, repl, f"approve {second.id}")
+    assert said(app, repl, f"undo {made.id}") == [f"Proposal {made.id} was undone already, by proposal {second.id}."]
+    assert Task.get().status == "cancelled"
+
+
+def test_undo_alone_takes_the_latest_approval_so_a_second_undo_redoes(app, repl):
+    approved(app, repl, "add pay rent by Friday")
+    said(app, repl, "undo")
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().status == "cancelled"
+    said(app, repl, "undo")  # the latest approval is now the undo itself
+    assert newest().items.get().description == "Undo: Pay rent — open again"
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().status == "open"
+
+
+def test_nothing_to_undo_and_unknown_proposals_are_answered_plainly(app, repl):
+    assert said(app, repl, "undo") == ["There is nothing I changed for you to undo."]
+    assert said(app, repl, "undo 42") == ["I don't know proposal 42."]
+    said(app, repl, "add pay rent by Friday")
+    waiting = newest()
+    assert said(app, repl, f"undo {waiting.id}") == [f"Nothing of proposal {waiting.id} is done yet: reject it to "
+                                                     "drop it."]
+    said(app, repl, f"reject {waiting.id}")
+    assert said(app, repl, f"undo {waiting.id}") == [
+        f"Nothing of proposal {waiting.id} was done, so there is nothing to undo."]
+
+
+def test_only_the_approver_may_undo_and_a_stale_button_does_nothing(app, repl):
+    made = approved(app, repl, "add pay rent by Friday")
+    before = Approval.select().count()
+    app.decide(made.id, "undo", user_id="somebody-else")
+    assert app.wait_idle()
+    assert app.user_deliveries()[-1]["text"] == "Sorry, only the person this proposal is for can undo it."
+    app.supervisor.tell("approval", Decision(approval_id=made.id, action="undo", user_id="owner", channel="repl",
+                                             nonce="stale"))
+    assert app.wait_idle()
+    assert app.user_deliveries()[-1]["text"] == "That button is out of date."
+    assert Approval.select().count() == before
+
+
+def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
+    assert inverse(ApprovalItem(tool="send_email", result={"sent": True}), app.clock.now()) == \
+        "a sent mail cannot be called back"
+    repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
+    app.advance(timedelta(days=1))
+    plan = newest()
+    said(app, repl, f"approve {plan.id}")
+    approved(app, repl, "done with the passport")
+    answer = said(app, repl, f"undo {plan.id}")
+    undo = newest()
+    assert [i.tool for i in undo.items] == ["close_topic"]
+    assert answer[1] == (f"Some of proposal {plan.id} stays as it is:\n"
+                         "• New task: Check passport validity — due Sun 10 Jan 2027 (in Trip to Japan) "
+                         "(it is done since)")
+    done = Approval.select().where(Approval.id < undo.id).order_by(Approval.id.desc()).get()
+    Task.update(status="open").where(Task.status == "done").execute()  # reopened since, another way
+    assert said(app, repl, f"undo {done.id}") == [
+        f"I can't undo proposal {done.id}:\n• Mark done: Check passport validity (it is as it was already)"]
+
+
+def test_a_reminder_set_by_mistake_is_stopped_by_its_undo(app, repl):
+    made = approved(app, repl, "remind me every day at 8am to take my pills")
+    schedule = Schedule.get(Schedule.kind == "reminder")
+    said(app, repl, f"undo {made.id}")
+    assert newest().items.get().description == "Stop reminder: take my pills (at 08:00)"
+    said(app, repl, f"approve {newest().id}")
+    assert not Schedule.get_by_id(schedule.id).enabled
+    said(app, repl, "undo")  # and the stop undone sets it again, as it was
+    said(app, repl, f"approve {newest().id}")
+    again = Schedule.get_by_id(schedule.id)
+    assert again.enabled and again.cron == schedule.cron and again.text == schedule.text
+
+
+def test_the_restore_tools_are_offered_to_no_model():
+    box = tools.toolbox()
+    undo_only = {t.name for t in box.order if t.undo_only}
+    assert undo_only == {"restore_task", "restore_topic"}
+    for run in ("user", "background", "noting", "fast", "greeting"):
+        assert not tools.offered(run, box) & undo_only, run
+
+
+@pytest.mark.parametrize("words, named", [
+    ("undo", 0), ("Undo that!", 0), ("please undo it", 0), ("undo the last one", 0), ("undo 3", 3),
+    ("undo proposal #12", 12), ("undo the milk task", None), ("undoing", None), ("can you undo", None),
+])
+def test_the_words_of_an_undo(words, named):
+    assert undo_named(words) == named
+    assert parse(words) == (Command("undo", (named,)) if named is not None else Command("say", (words,)))
+
+
+def test_undoing_a_snooze_wakes_the_task_and_its_comeback_is_switched_off(app, repl):
+    approved(app, repl, "add call the bank by Friday")
+    task = Task.get()
+    assert app.propose("snooze_task", {"task_id": task.id, "until": "2027-01-20"}, "because you asked") is None
+    assert app.wait_idle()
+    snooze = newest()
+    said(app, repl, f"approve {snooze.id}")
+    comeback = Schedule.get(Schedule.name.startswith(f"snooze:{task.id}:"))
+    assert comeback.enabled and Task.get_by_id(task.id).status == "snoozed"
+    said(app, repl, f"undo {snooze.id}")
+    said(app, repl, f"approve {newest().id}")
+    back = Task.get_by_id(task.id)
+    assert (back.status, back.snoozed_until) == ("open", None)
+    assert not Schedule.get_by_id(comeback.id).enabled  # no "is back, as you asked" for a task never asleep
