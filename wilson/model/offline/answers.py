@@ -1,6 +1,7 @@
 """The user's answer to a pending proposal, read by rules: "yes", "no", "all but the X one",
-"skip the X", "move the X one to …" become `decide` calls, and a change in words ("book flights
-by Feb 1", "skip the insurance") becomes the proposal's items again.
+"skip the X", "move the X one to …", "make it Sunday" (the one proposal waiting), "cancel the X reminder"
+(one still proposed) become `decide` calls, and a change in words ("book flights by Feb 1", "skip the
+insurance", "make it Sunday") becomes the proposal's items again.
 
 Only words that answer a question count: "great" or "fine" said about something else must not
 approve a plan, and the `decide` tool is offered only in a run the user started.
@@ -13,7 +14,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
-from wilson.model.offline.words import words
+from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
@@ -76,7 +77,32 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         if picked is not None:
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
-    return None
+    return change_to_it(proposals, said, text)
+
+
+# "actually make it Sunday", "make it Sunday instead", "change it to 9am": a change to the proposal just made,
+# which names no item because "it" is the whole of what waits ("make it happen", "set it up" say yes, not this)
+CHANGE_IT_RE = re.compile(r"^(?:(?:actually|oh|wait|sorry|hmm|no|ok|okay|please|then|can you|could you)\s+)*"
+                          r"(?:make|change|move|set|switch|shift|push)\s+(?:it|that|this)\b"
+                          r"(?!\s+(?:up|happen|so|work|official|go)\b)(?P<what>.*?)(?:\s+(?:instead|then|please))*$")
+
+
+def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
+    """A change said of "it" while one proposal waits → modify it, in the user's words; with several waiting,
+    which one "it" is is asked, not guessed (a task and a reminder proposed in a row both have a time)."""
+    found = CHANGE_IT_RE.match(said)
+    if not found or not found.group("what").strip():
+        return None
+    if len(proposals) > 1:
+        firsts = [(p["id"], next((i for i in p["items"] if isinstance(i, dict)), {})) for p in proposals[:3]]
+        shown = " or ".join(f"{number} ({_headline(item)})" for number, item in firsts)
+        # words that work in any chat, offline too ("modify N …" is a terminal command)
+        return Reply(f"Which proposal should change: {shown}? Say e.g. “proposal {proposals[0]['id']}: "
+                     f"{text.strip()}”. Nothing was changed.", [], "a change to which proposal?")
+    # "proposal 4: make it Sunday" names the proposal already; the change is what is left
+    changes = re.sub(r"(?:\bproposal\s*#?|#)\d+\b[\s:,.-]*", " ", text, flags=re.I).strip() or text.strip()
+    return Reply("", [("decide", {"proposal": proposals[0]["id"], "action": "modify", "changes": changes})],
+                 "a change to the one proposal waiting")
 
 
 def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
@@ -94,6 +120,33 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
         return None
     return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject",
                                   "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
+
+
+# A reminder still proposed, as its item reads (actors/tools/reminders.py describe): a repeating one, or a one-off
+REMINDER_ITEM = re.compile(r"^(?:New reminder:|Remind you once\b)")
+
+
+def proposed_reminder(chat: Chat, what: str) -> Reply | None:
+    """"cancel the pills reminder" when no reminder that is set is the pills one, but a proposal waiting for
+    an answer would set it: no to that item, the rest of its proposal left waiting. The words name it as they
+    name a reminder that is set (every word, one aside in a longer phrase; "the reminder" names the only one
+    proposed), and several named are asked about; None when they name none, or the user cannot decide here."""
+    if "decide" not in chat.offered:
+        return None
+    wanted = words(what)
+    proposed = [(p, i) for p in chat.pending if isinstance(p, dict) for i in p.get("items") or []
+                if isinstance(i, dict) and REMINDER_ITEM.match(_headline(i))]
+    named = [(p, i) for p, i in proposed if not wanted or covers(wanted, _item_words(i))]
+    if len(named) > 1:
+        lines = "\n".join(f"• Proposal {p.get('id')}, item {i.get('position')}: {i.get('description')}"
+                          for p, i in named)
+        return Reply(f"Which one? Nothing was changed. Still waiting for your answer:\n{lines}", [],
+                     "no to which reminder still proposed?")
+    if not named:
+        return None
+    proposal, item = named[0]
+    return Reply("", [("decide", {"proposal": proposal.get("id"), "action": "reject",
+                                  "items": [item.get("position")]})], "no to a reminder still proposed")
 
 
 # How items read (actors/tools/tasks.py describe): "New topic: TITLE (SPAN)", a task "… (in TITLE)", and what
@@ -170,7 +223,8 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
 
 
 def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
-    """The user's change to a proposal ("book flights by Feb 1", "skip the insurance") → its items again."""
+    """The user's change to a proposal ("book flights by Feb 1", "skip the insurance", "make it Sunday") → its
+    items again."""
     items = sorted((i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)),
                    key=lambda i: i.get("position", 0))
     if not items:
@@ -179,7 +233,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         clause_words = words(clause)
-        if not clause_words:
+        if not clause_words and not dates.search(clause, now, tz):
             continue
         if REMOVE_RE.search(clause):
             item = best_item(items, clause_words, removed)
@@ -195,7 +249,59 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             if item is not None:
                 args[id(item)]["due"] = dates.iso(found[0].value)
                 changed = True
+            elif not clause_words - FILLER:
+                changed = _retimed(items, removed, args, found[0], tz) or changed
     if not changed:
         return Reply("I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
                      "“book flights by Feb 1” or “skip the insurance”.", [], "modify not understood")
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
+
+
+# Words around a change that name no item: "actually make it Sunday", "then 9am please"
+FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
+# a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
+TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
+                       r"midnight)$", re.I)
+SIMPLE_CRON = re.compile(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
+
+
+def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Found, tz) -> bool:
+    """"Make it Sunday" or "change it to 9am", naming no item: the new day or hour goes to the one item that
+    has a time (a task's due, a reminder's moment or its daily hour); with several, which one is not guessed."""
+    time_only = bool(TIME_ONLY.match(found.phrase.strip()))
+    timed = [(i, key) for i in items if id(i) not in removed and (key := _time_key(i, time_only))]
+    if len(timed) != 1:
+        return False
+    item, key = timed[0]
+    old = args[id(item)].get(key)
+    if key == "cron":
+        hour = found.value.astimezone(tz) if isinstance(found.value, datetime) else None
+        if hour is None:
+            return False
+        args[id(item)]["cron"] = f"{hour.minute} {hour.hour} {SIMPLE_CRON.match(old).group('days')}"
+        return True
+    args[id(item)][key] = dates.iso(_moved(dates.parse_moment(old, tz), found, time_only, tz))
+    return True
+
+
+def _time_key(item: dict, time_only: bool) -> str | None:
+    """Where an item keeps its time: a task's due, a one-off reminder's at, a repeating one's cron (whose hour
+    alone can change: a day said would make it another schedule)."""
+    args = item.get("args") or {}
+    if item.get("tool") in ("create_task", "update_task") or "due" in args:
+        return "due"
+    if "at" in args:
+        return "at"
+    if time_only and SIMPLE_CRON.match(str(args.get("cron") or "")):
+        return "cron"
+    return None
+
+
+def _moved(old, found: dates.Found, time_only: bool, tz):
+    """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour."""
+    new = found.value
+    if time_only and isinstance(new, datetime) and old is not None:
+        return datetime.combine(dates.local_date(old, tz), new.astimezone(tz).time(), tzinfo=tz)
+    if not isinstance(new, datetime) and isinstance(old, datetime):
+        return datetime.combine(new, old.astimezone(tz).time(), tzinfo=tz)
+    return new

@@ -12,9 +12,9 @@ import re
 
 from wilson.model.offline import dates, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, drop_pending, spoken_decision
-from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOSE_RE,
-                                          DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP, INTRO,
-                                          MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
+from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
+                                          CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
+                                          INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
                                           RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -55,10 +55,11 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
-    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _done(chat, text)
-             or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text) or _move(chat, text)
-             or _drop(chat, text) or _close(chat, text) or _rename(chat, text) or looks.topic(chat, text)
-             or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text) or _small_talk(chat, text))
+    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
+             or _done(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
+             or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
+             or looks.topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
     if chat.first_contact:
@@ -78,6 +79,15 @@ def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
         return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
                      "no, with nothing pending")
     return None
+
+
+def _time_asked(chat: Chat, text: str) -> Reply | None:
+    """"What time is it?", "what's the date?": the run's own clock says (the context's now, in the user's
+    timezone), never the machine's."""
+    if not CLOCK_RE.match(normal(text)):
+        return None
+    local = chat.now.astimezone(chat.tz)
+    return Reply(f"It's {local:%H:%M} on {local:%A} {local.day} {local:%B}.", [], "the time and day")
 
 
 def _on_it(text: str) -> Reply | None:

@@ -13,10 +13,11 @@ import re
 from datetime import date, datetime
 
 from wilson.model.offline import dates
+from wilson.model.offline.answers import proposed_reminder
 from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
                                           MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
                                           Reply)
-from wilson.model.offline.words import words
+from wilson.model.offline.words import covers, words
 
 
 def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
@@ -109,8 +110,9 @@ def reminders(chat: Chat, text: str) -> Reply | None:
 
 
 def reminders_answer(chat: Chat, listed) -> Reply:
-    """Once `list_reminders` answered: the one to stop (a proposal) when the words name it and no other, else
-    the list and a question; or the list when it was asked for."""
+    """Once `list_reminders` answered: the one to stop (a proposal) when the words name it and no other, or no
+    to the one a pending proposal would set when they name none that is set; else the list and a question; or
+    the list when it was asked for."""
     if not isinstance(listed, list):
         return Reply("I couldn't read your reminders just now. Nothing was changed.", [], "reminders unreadable")
     reminders = [r for r in listed if isinstance(r, dict) and r.get("text")]
@@ -118,14 +120,19 @@ def reminders_answer(chat: Chat, listed) -> Reply:
     what = _stop_reminder_words(chat.text)
     if what is None:
         return Reply(f"Your reminders:\n{lines}" if reminders else "You have no reminders.", [], "list the reminders")
-    if not reminders:
-        return Reply("You have no reminders, so there is nothing to stop.", [], "stop a reminder, with none")
     wanted = words(what)
     # every word names it ("to pay the rent" is not "pay the gas bill"), one aside in a longer phrase;
     # "the reminder" names the only one there is
-    named = [r for r in reminders if not wanted or _covers(wanted, words(r["text"]))]
+    named = [r for r in reminders if not wanted or covers(wanted, words(r["text"]))]
     if len(named) == 1 and (wanted or len(reminders) == 1):
         return Reply("", [("cancel_reminder", {"reminder_id": named[0].get("id")})], "stop a reminder")
+    # no reminder that is set is the one meant: it may be one a proposal would set, which the user sees
+    # as theirs already ("You have no reminders" would be wrong from where they stand)
+    proposed = proposed_reminder(chat, what) if not named else None
+    if proposed is not None:
+        return proposed
+    if not reminders:
+        return Reply("You have no reminders, so there is nothing to stop.", [], "stop a reminder, with none")
     if not wanted:
         return Reply(f"Which reminder should I stop? Nothing was changed. Your reminders:\n{lines}", [],
                      "stop which reminder?")
@@ -134,11 +141,6 @@ def reminders_answer(chat: Chat, listed) -> Reply:
                      [], "stop an unknown reminder")
     several = "\n".join(f"• {r['text']} — {r.get('when')}" for r in named)
     return Reply(f"Which one should I stop? Nothing was changed.\n{several}", [], "stop one of several reminders")
-
-
-def _covers(wanted: set[str], text: set[str]) -> bool:
-    missing = len(wanted - text)
-    return missing == 0 or (len(wanted) >= 3 and missing == 1)
 
 
 def listing(chat: Chat, text: str) -> Reply | None:

@@ -34,6 +34,14 @@ ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who
                           rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
 ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
                          rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
+# "what time is it?", "what's the date?", "what day is it today?": the whole message asks the time or the day, read
+# after `normal` (lower case, no punctuation); "what time is my flight?" asks about something else
+CLOCK_RE = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick question)\s+)*"
+                      r"(?:(?:do you know|can you tell me|could you tell me|tell me)\s+)?"
+                      r"(?:what(?:'?s| is)? the (?:time|date|day)|what time (?:is it|it is)"
+                      r"|what(?:'?s| is) today'?s date|what (?:day|date) (?:is it|it is|is today|of the week is it)"
+                      r"|which day is (?:it|today))"
+                      r"(?:\s+(?:now|right now|today|please|wilson|again|here))*$")
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
 DONE_RES = [
@@ -46,11 +54,13 @@ LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|ope
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
                      r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
 OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
-# "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym"
+# "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym",
+# "forget the plants reminder" (a reminder named as one is looked up as one, not as a task)
 STOP_REMINDER_RES = [
     re.compile(r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
                r"(?P<what>.+?)(?:\s+any\s?more)?\s*[.!]*$", re.I),
-    re.compile(r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable)\s+(?:the\s+|my\s+)?"
+    re.compile(r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable|forget(?: about)?|never ?mind)"
+               r"\s+(?:the\s+|my\s+)?"
                r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$", re.I),
 ]
 MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|"

@@ -44,3 +44,9 @@ def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("tit
         if shared > score:
             found, score = item, shared
     return found
+
+
+def covers(wanted: set[str], text: set[str]) -> bool:
+    """Every word names it ("to pay the rent" is not "pay the gas bill"), one aside in a longer phrase."""
+    missing = len(wanted - text)
+    return missing == 0 or (len(wanted) >= 3 and missing == 1)
