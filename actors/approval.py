@@ -183,6 +183,9 @@ class ApprovalActor(WilsonActor):
                                  key=f"decision:{row.id}", payload=payload)
         faults.point("approval:after-decision-commit")
         if result.revived:
+            if box is not None:  # the answer comes before the proposal it brings (what an undo can't put back)
+                self.tell(decision.channel, Deliver(box.id))
+                box = None
             self.present(result.revived)
         if result.inbox_id:
             self.tell("cortex-realtime", InboxReady())

@@ -246,6 +246,7 @@ class Figures:
     commands: int = 0
     presses: int = 0
     modifies: int = 0
+    undos: int = 0
     calendar_edits: int = 0
     outages: int = 0  # sendMessage refused until it came back
     outages_with_polling_down: int = 0  # getUpdates refused too
@@ -281,7 +282,8 @@ class Figures:
             f"{self.kills_during_start} during start-up; {self.points_not_reached} armed points not reached)",
             f"  kill points used: {points}",
             f"  workload: {self.messages} messages, {self.commands} commands, {self.calendar_edits} calendar edits, "
-            f"{self.presses} button presses ({self.modifies} modify), {self.proposals} proposals, "
+            f"{self.presses} button presses ({self.modifies} modify, {self.undos} undo), "
+            f"{self.proposals} proposals, "
             f"{self.sent} messages sent by Wilson",
             f"  Telegram faults: {self.outages} outages of sendMessage ({self.outages_with_polling_down} with getUpdates "
             f"down too; {self.outage_seconds:.0f} s down in all, longest {self.longest_outage:.0f} s; "
@@ -330,6 +332,7 @@ class CrashHarness:
         self.presses: list[Press] = []
         self.events: dict[str, dict] = {}  # title -> {"moved": bool}
         self.pressed: set[int] = set()
+        self.undone: set[int] = set()  # proposals whose receipt's Undo was pressed
         self.serial = 0
         self.heard = False
         self.killed: set[int] = set()  # the starts that ended by SIGKILL
@@ -467,10 +470,37 @@ class CrashHarness:
                      if m["text"].startswith("Proposal ") and words in m["text"]), None)
 
     def open_proposals(self) -> list[dict]:
-        return [m for m in self.fake.shown_copy()
-                if m.get("reply_markup") and int(m["text"].split()[1].rstrip(":")) not in self.pressed]
+        return [m for m in self.fake.shown_copy()  # a receipt's Undo button is not a proposal's
+                if m.get("reply_markup") and m["text"].startswith("Proposal ")
+                and int(m["text"].split()[1].rstrip(":")) not in self.pressed]
+
+    def receipts(self) -> list[tuple[int, dict, str]]:
+        """(proposal, message, its Undo button's data) for each receipt whose Undo was not pressed yet."""
+        found = []
+        for m in self.fake.shown_copy():
+            data = [b["callback_data"] for row in (m.get("reply_markup") or {}).get("inline_keyboard") or []
+                    for b in row if b["callback_data"].split(":")[2] == "undo"]
+            if m["text"].startswith("Done:") and data and int(data[0].split(":")[1]) not in self.undone:
+                found.append((int(data[0].split(":")[1]), m, data[0]))
+        return found
+
+    def undo(self) -> bool:
+        """Undo under a receipt (a double tap now and then): a proposal putting it back is the answer."""
+        choices = self.receipts()
+        if not choices:
+            return False
+        approval_id, message, data = self.rng.choice(choices)
+        self.undone.add(approval_id)
+        for _ in range(2 if self.rng.random() < 0.1 else 1):
+            self.fake.press(OWNER, message, data)
+        self.presses.append(Press(approval_id, "undo"))
+        self.figures.presses += 1
+        self.figures.undos += 1
+        return True
 
     def press(self) -> bool:
+        if self.rng.random() < 0.15 and self.undo():
+            return True
         choices = self.open_proposals()
         if not choices:
             return False
@@ -480,7 +510,7 @@ class CrashHarness:
         approval_id = int(message["text"].split()[1].rstrip(":"))
         self.pressed.add(approval_id)
         roll = self.rng.random()
-        if roll < 0.25:  # Modify, then the change in the next message, as a user does
+        if roll < 0.25 and "modify" in buttons:  # Modify, then the change in the next message (an undo has none)
             tag = self.next_tag("x")
             self.fake.press(OWNER, message, buttons["modify"])
             if self.rng.random() < 0.3:  # odd input between the press and the change must not stand in for it
@@ -502,7 +532,8 @@ class CrashHarness:
         for _ in range(count):
             kind = self.rng.choice(sorted(POISON))
             self.serial += 1
-            proposals = [m for m in self.fake.shown_copy() if m.get("reply_markup")]
+            proposals = [m for m in self.fake.shown_copy()
+                         if m.get("reply_markup") and m["text"].startswith("Proposal ")]
             body = poison_update(kind, self.serial, int(clockmod.wall_now().timestamp()),
                                  proposals[-1] if proposals else None)
             update = self.fake.queue_update(body)
@@ -702,7 +733,7 @@ class CrashHarness:
             return False
         shown = self.fake.shown_copy()
         replied = {m.get("reply_to_message", {}).get("message_id") for m in shown}
-        decided = {p.approval_id for p in self.presses if p.action != "modify"}
+        decided = {p.approval_id for p in self.presses if p.action in ("approve", "reject")}
         still_open = {row[0] for row in self.query("SELECT id FROM approval WHERE status IN ('pending', 'partial')")}
         return (all(s.message_id in replied for s in self.said + self.commands)
                 and all(self.proposal_about(f"Prepare {t}") for t in self.events)
@@ -811,14 +842,22 @@ class CrashHarness:
             f.duplicates.append(f"task {title!r} created {count} times")
 
         # No decision lost, each answered once.
-        pressed: dict[int, list] = {}
-        for p in self.presses:
-            pressed.setdefault(p.approval_id, []).append(p)
-        for approval_id, presses in pressed.items():
+        pressed: dict[tuple, list] = {}
+        for p in self.presses:  # an Undo under a receipt is a press of its own, after the proposal's
+            pressed.setdefault((p.approval_id, p.action == "undo"), []).append(p)
+        for (approval_id, _), presses in pressed.items():
             approval = approvals.get(approval_id)
             action = presses[0].action
             if approval is None:
                 f.losses.append(f"{action} on unknown proposal {approval_id}")
+                continue
+            if action == "undo":  # its answer is a proposal putting it back, or why there is nothing to put back
+                undos = self.query("SELECT id FROM approval WHERE idempotency_key = ? OR idempotency_key LIKE ?",
+                                   f"undo:{approval_id}", f"undo:{approval_id}:%")
+                if not undos and not any(m["text"].startswith((f"I can't undo proposal {approval_id}:",
+                                                               f"Proposal {approval_id} was undone already"))
+                                         for m in shown):
+                    f.losses.append(f"undo of proposal {approval_id} lost (no proposal, no answer)")
                 continue
             if action == "modify":
                 tag = presses[0].tag
@@ -892,7 +931,7 @@ class CrashHarness:
                 f.losses.append(f"the user's {said.text!r} (update {said.update_id}) was skipped as unreadable")
         stray = self.query("SELECT id, approval_id, action FROM decision WHERE approval_id NOT IN "
                            "(SELECT id FROM approval) OR action NOT IN ('approve', 'reject', 'modify', 'confirm', "
-                           "'revive')")
+                           "'revive', 'undo')")
         f.poison_problems += [f"decision {row} from a press Wilson did not make" for row in stray]
         with self.fake._lock:
             answers = dict(self.fake.callback_answers)

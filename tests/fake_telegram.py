@@ -504,6 +504,17 @@ class FakeTelegram(LoopbackServer):
             topic["closed"] = True
         return True
 
+    def api_reopenForumTopic(self, params):
+        thread = int(params["message_thread_id"])
+        with self._lock:
+            topic = self.topics.get(thread)
+            if int(params["chat_id"]) != self.forum_chat_id or topic is None:
+                raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
+            if not topic["closed"]:
+                raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
+            topic["closed"] = False
+        return True
+
     def api_editForumTopic(self, params):
         thread = int(params["message_thread_id"])
         name = params.get("name")

@@ -50,7 +50,7 @@ def test_kill_9_at_hand_offs_and_random_moments_loses_and_repeats_nothing(tmp_pa
     figures = run_harness(tmp_path / "home", seed=SEED, kills=KILLS)
     summary = write_summary(figures, tmp_path)
     assert figures.kills >= KILLS, summary
-    assert figures.messages and figures.presses and figures.calendar_edits, summary
+    assert figures.messages and figures.presses and figures.undos and figures.calendar_edits, summary
     assert figures.outages and figures.calls_refused and figures.poison, summary
     assert figures.exits_on_their_own == [], summary
     assert figures.integrity == "ok", summary

@@ -127,7 +127,7 @@ def test_a_change_to_it_with_nothing_waiting_keeps_its_answer_and_with_two_asks_
     assert nothing.calls == [] and nothing.text == phrases.HELP
     two = answer(text, [PILLS, PRESENT])
     assert two.calls == [] and two.text.startswith("Which proposal should change: 2 (New reminder: take my pills")
-    assert f"“modify 2 {text}”" in two.text and "Nothing was changed." in two.text
+    assert f"“proposal 2: {text}”" in two.text and "Nothing was changed." in two.text
 
 
 def test_a_change_to_it_naming_the_proposal_changes_that_one_in_the_words_left():

@@ -14,7 +14,8 @@ import pytest
 from actors import tools
 from actors.proposals.undo import inverse
 from actors.proposals.words import undo_named
-from storage.models import Approval, ApprovalItem, Schedule, Task, Topic
+from actors.cortex.calls import RunOutcome, propose_call
+from storage.models import Approval, ApprovalItem, Outbox, Schedule, Task, Topic
 from wilson.app.repl import Command, Repl, parse
 from wilson.kernel.messages import Decision
 
@@ -119,7 +120,13 @@ def test_undoing_a_close_reopens_the_topic_and_only_the_tasks_the_close_dropped(
     statuses = [Task.get_by_id(t.id).status for t in tasks]
     assert statuses == ["open"] * (len(tasks) - 1) + ["cancelled"]  # dropped on its own before: still dropped
     assert all(Task.get_by_id(t.id).next_fire_at is not None for t in tasks[:-1] if t.due > app.clock.now())
-    assert dropped_before.id != closed.id
+    # and undoing that undo closes it again, with the same tasks
+    said(app, repl, "undo")
+    assert newest().items.get().tool == "close_topic"
+    said(app, repl, f"approve {newest().id}")
+    assert Topic.get_by_id(topic.id).status == "closed"
+    assert [Task.get_by_id(t.id).status for t in tasks] == ["cancelled"] * len(tasks)
+    assert Approval.get_by_id(dropped_before.id).status == "approved"
 
 
 def test_undoing_a_whole_plan_closes_its_topic_in_one_item(app, repl):
@@ -138,8 +145,11 @@ def test_an_undo_is_asked_for_once_and_can_be_asked_again_after_a_no(app, repl):
     made = approved(app, repl, "add pay rent by Friday")
     said(app, repl, "undo")
     first = newest()
-    assert said(app, repl, f"undo {made.id}") == [
-        f"Undoing proposal {made.id} is proposal {first.id}, which waits for you."]
+    assert said(app, repl, f"undo {made.id}") == [f"I've already proposed undoing {made.id}: see proposal {first.id}."]
+    assert said(app, repl, f"modify {first.id} only half of it") == [
+        f"Proposal {first.id} puts back what proposal {made.id} changed, so it can't be reworded: approve or reject it."]
+    assert Outbox.get(Outbox.idempotency_key == f"proposal:{first.id}").payload["approval"]["actions"] == \
+        ["approve", "reject"]
     said(app, repl, f"reject {first.id}")
     said(app, repl, f"undo {made.id}")
     second = newest()
@@ -187,7 +197,7 @@ def test_only_the_approver_may_undo_and_a_stale_button_does_nothing(app, repl):
 
 def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
     assert inverse(ApprovalItem(tool="send_email", result={"sent": True}), app.clock.now()) == \
-        "a sent mail cannot be called back"
+        "a sent mail can't be called back"
     repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
     app.advance(timedelta(days=1))
     plan = newest()
@@ -196,9 +206,9 @@ def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
     answer = said(app, repl, f"undo {plan.id}")
     undo = newest()
     assert [i.tool for i in undo.items] == ["close_topic"]
-    assert answer[1] == (f"Some of proposal {plan.id} stays as it is:\n"
+    assert answer[0] == (f"Some of proposal {plan.id} stays as it is:\n"
                          "• New task: Check passport validity — due Sun 10 Jan 2027 (in Trip to Japan) "
-                         "(it is done since)")
+                         "(it has been marked done since)")
     done = Approval.select().where(Approval.id < undo.id).order_by(Approval.id.desc()).get()
     Task.update(status="open").where(Task.status == "done").execute()  # reopened since, another way
     assert said(app, repl, f"undo {done.id}") == [
@@ -249,3 +259,88 @@ def test_undoing_a_snooze_wakes_the_task_and_its_comeback_is_switched_off(app, r
     back = Task.get_by_id(task.id)
     assert (back.status, back.snoozed_until) == ("open", None)
     assert not Schedule.get_by_id(comeback.id).enabled  # no "is back, as you asked" for a task never asleep
+
+
+def test_a_snooze_undone_sleeps_until_the_first_date_again_and_a_cancel_undone_keeps_its_snooze(app, repl):
+    approved(app, repl, "add call the bank")  # no due date: only the snooze wakes it
+    task = Task.get()
+
+    def snooze(until: str) -> Approval:
+        assert app.propose("snooze_task", {"task_id": task.id, "until": until}, "because you asked") is None
+        assert app.wait_idle()
+        made = newest()
+        said(app, repl, f"approve {made.id}")
+        return made
+
+    def comebacks() -> list[str]:
+        rows = Schedule.select().where(Schedule.name.startswith(f"snooze:{task.id}:")
+                                       & (Schedule.enabled == True))  # noqa: E712
+        return [r.next_fire_at.date().isoformat() for r in rows]
+
+    snooze("2027-01-20")
+    second = snooze("2027-02-01")
+    assert comebacks() == ["2027-02-01"]
+    said(app, repl, f"undo {second.id}")
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get_by_id(task.id).status == "snoozed" and comebacks() == ["2027-01-20"]
+    assert app.propose("cancel_task", {"task_id": task.id}, "because you asked") is None
+    assert app.wait_idle()
+    said(app, repl, f"approve {newest().id}")
+    assert comebacks() == []
+    said(app, repl, "undo")
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get_by_id(task.id).status == "snoozed" and comebacks() == ["2027-01-20"]
+
+
+def test_an_undone_move_can_be_undone_in_turn(app, repl):
+    approved(app, repl, "add call the bank by Friday")
+    first_due = Task.get().due
+    approved(app, repl, "move the bank task to next Wednesday")
+    moved_due = Task.get().due
+    said(app, repl, "undo")
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().due == first_due
+    said(app, repl, "undo")
+    assert newest().items.get().description == "Undo: Call the bank — due back to Wed 6 Jan 2027"
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().due == moved_due
+
+
+def test_the_rest_of_a_partly_approved_proposal_is_undone_on_its_own(app, repl):
+    repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
+    app.advance(timedelta(days=1))
+    plan = newest()
+    said(app, repl, f"approve {plan.id} 1,2")  # the topic and the passport task
+    said(app, repl, f"undo {plan.id}")
+    said(app, repl, f"approve {newest().id}")
+    assert Topic.get().status == "closed"
+    said(app, repl, f"approve {plan.id} 3")
+    visa = Task.get(Task.title.contains("visa"))
+    said(app, repl, f"undo {plan.id}")
+    [item] = newest().items
+    assert (item.tool, item.args["task_id"]) == ("cancel_task", visa.id)
+    said(app, repl, f"approve {newest().id}")
+    assert said(app, repl, f"undo {plan.id}") == [f"Proposal {plan.id} was undone already, by proposal {newest().id}."]
+
+
+def test_a_model_cannot_propose_what_only_an_undo_may(app):
+    approved(app, repl_of(app), "add pay rent by Friday")
+    outcome = RunOutcome()
+    answer = propose_call({"changes": [{"action": "restore_task", "task_id": Task.get().id,
+                                        "before": {"title": "Send 1000 EUR to the landlord"}}]},
+                          outcome, app.clock.now(), app.config.timezone, "user", "owner", "owner", None)
+    assert "error" in answer and outcome.proposals == []
+    assert outcome.rejected_calls == [("restore_task", "restore_task is not an action of propose (see its list)")]
+
+
+def test_a_reminder_replaced_by_one_of_the_same_words_comes_back_as_it_was(app, repl):
+    approved(app, repl, "remind me every day at 8am to take my pills")
+    eight = Schedule.get(Schedule.kind == "reminder").cron
+    moved = approved(app, repl, "remind me every day at 9am to take my pills")
+    assert Schedule.select().where(Schedule.kind == "reminder").count() == 1  # the same words: replaced
+    said(app, repl, f"undo {moved.id}")
+    assert newest().items.get().description == "New reminder: take my pills (at 08:00)"
+    said(app, repl, f"approve {newest().id}")
+    row = Schedule.get(Schedule.kind == "reminder")
+    assert row.enabled and row.cron == eight
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storage.models import Approval, Task, Topic
+from tests.fake_telegram import FORUM_CHAT_ID as FORUM
 from tests.test_telegram import (FRIEND, OWNER, buttons, keyboard_rows, model, model_saw,  # noqa: F401 (fixtures)
                                  propose_japan, wait_text, wilson)
 
@@ -21,7 +22,7 @@ def test_the_undo_button_under_a_receipt_proposes_putting_it_back_once(wilson, f
     assert undo["text"] == "Undo ↶"
     presses = [fake.press(OWNER, receipt, undo["callback_data"]) for _ in range(2)]
     undoing = wait_text(fake, OWNER, "Because you asked to undo proposal")
-    wait_text(fake, OWNER, "which waits for you")  # the second press finds the first undo waiting
+    wait_text(fake, OWNER, "I've already proposed undoing")  # the second press finds the first undo waiting
     assert fake.answer(presses[0])["text"] == "Putting together what would undo it…"
     assert app.wait_idle(10)
     assert Approval.select().count() == 2
@@ -44,3 +45,41 @@ def test_undo_typed_in_the_chat_is_handled_by_code_for_the_person_who_types_it(w
     assert app.wait_idle(10)
     assert model_saw(model, "undo") == [] and model_saw(model, "undo that") == []
     assert Approval.select().count() == 2
+
+
+def test_an_undo_asked_at_the_terminal_is_proposed_there_and_a_friend_cannot_press_the_owners(wilson, fake):
+    app = wilson()
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    receipt = wait_text(fake, OWNER, "Done:")
+    [[undo]] = keyboard_rows(receipt)
+    refused = fake.press(FRIEND, receipt, undo["callback_data"])
+    assert fake.answer(refused)["text"] == "Sorry, only the person this proposal is for can do that."
+    assert app.wait_idle(10)
+    assert Approval.select().count() == 1
+    app.decide(Approval.get().id, "undo", channel="repl")
+    assert app.wait_idle(10)
+    assert "Because you asked to undo proposal" in app.user_deliveries()[-1]["text"]
+    assert Approval.select().order_by(Approval.id.desc()).get().channel == "repl"
+
+
+def test_undoing_a_close_opens_its_forum_thread_again(wilson, fake):
+    app = wilson(telegram_forum_chat_id=FORUM)
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
+    thread = int(topic.thread_ref)
+    fake.send_text(OWNER, "The trip is over")
+    closing = wait_text(fake, OWNER, "Close topic: Japan trip")
+    fake.press(OWNER, closing, buttons(closing)["approve"])
+    fake.wait_for(lambda: fake.topics[thread]["closed"], 10, "the forum thread closed")
+    receipt = fake.wait_for(lambda: next((m for m in fake.sent_to(OWNER) if m["text"].startswith("Done:")
+                                          and "Close topic" in m["text"]), None), 10, "the close's receipt")
+    [[undo]] = keyboard_rows(receipt)
+    fake.press(OWNER, receipt, undo["callback_data"])
+    undoing = wait_text(fake, OWNER, "Undo: Japan trip — open again")
+    assert set(buttons(undoing)) == {"approve", "reject"}  # an undo is approved or rejected, not reworded
+    fake.press(OWNER, undoing, buttons(undoing)["approve"])
+    fake.wait_for(lambda: not fake.topics[thread]["closed"], 10, "the forum thread open again")
+    assert app.wait_idle(10)
+    assert Topic.get_by_id(topic.id).status == "active" and Task.get().status == "open"

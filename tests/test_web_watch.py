@@ -214,6 +214,33 @@ def test_watch_and_unwatch_are_proposals_whose_execute_only_the_gate_runs(db, tm
     assert "web channel" in watch.needs(make_config(tmp_path / "home"))  # the tests' default: web off
 
 
+def test_watch_and_unwatch_keep_how_often_so_an_undo_can_put_it_back(db, tmp_path):
+    from actors import tools
+    from actors.proposals.undo import inverse
+    from storage.models import Approval, ApprovalItem
+    from tests.conftest import make_config
+
+    config = make_config(tmp_path / "home", WILSON_WEB_ENABLED="true")
+    approval = Approval.create(trace_id="t", approver="owner", channel="web", nonce="n", created_at=NOW,
+                               expires_at=NOW + timedelta(hours=72), status="approved", decided_at=NOW)
+    url = "https://example.org/feed"
+
+    def run(tool: str, args: dict) -> ApprovalItem:
+        item = ApprovalItem.create(approval=approval, position=1, tool=tool, args=args, description="d",
+                                   status="executing")
+        result, _ = tools.execute_approved(item, "owner", NOW, NOW.tzinfo, {}, config=config)
+        ApprovalItem.update(status="executed", result=result).where(ApprovalItem.id == item.id).execute()
+        return ApprovalItem.get_by_id(item.id)
+
+    first = run("watch", {"url": url, "every": "6h"})
+    assert inverse(first, NOW) == ("unwatch", {"url": url})
+    oftener = run("watch", {"url": url, "every": "2h"})  # watched already: only how often changes
+    assert inverse(oftener, NOW) == ("watch", {"url": url, "every": "360m"})
+    stopped = run("unwatch", {"url": url})
+    assert inverse(stopped, NOW) == ("watch", {"url": url, "every": "120m"})
+    assert watcher.parse_every("120m") == timedelta(hours=2)
+
+
 def test_what_a_watched_feed_says_reaches_the_model_only_as_untrusted_data(db):
     from actors import tools
     from actors.cortex.context import build_context, build_messages

@@ -125,6 +125,10 @@ def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin:
         if name == tools.PROPOSE:
             return propose_call(args, outcome, now, tz, origin, user_id, owner, box)
         tool = (box or tools.toolbox()).get(str(name))
+        if tool is not None and tool.undo_only:  # only an undo the user asked for proposes these (by code)
+            problem = f"{name} is not an action of propose (see its list)"
+            outcome.rejected_calls.append((str(name), problem))
+            return {"error": problem}
         if tool is not None and tool.user_only and origin != "user":
             # it speaks or acts for the user (forgets what they said, sends their mail): never on others' words
             problem = f"{name} is only for a request the user made; this run was not started by the user"

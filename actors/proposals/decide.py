@@ -9,7 +9,8 @@ from datetime import datetime
 from actors import tools
 from actors.proposals.make import copy_proposal
 from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, may_decide, selected, settle_status,
-                                    why_not)
+                                    undoes, why_not)
+from actors.proposals.undo import undoable
 from actors.proposals.words import headline
 from storage import inbox
 from storage.db import database
@@ -80,7 +81,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     chosen in the same transaction (a confirm after per-item toggles: these, and not the others).
     What the items create belongs to the approver; `owner` (the configured one) sees every topic;
     `config` says which skills are on (an item of a skill turned off fails)."""
-    executed, failed, task_ids, left_out, deliveries = [], [], [], [], []
+    executed, failed, task_ids, left_out, deliveries, done = [], [], [], [], [], []
     created_topics: dict = {}
     with database.atomic():
         hold_open(approval, now)
@@ -101,6 +102,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
             ApprovalItem.update(status="executed", result=result, executed_at=now).where(
                 ApprovalItem.id == item.id).execute()
             executed.append(headline(item.description))
+            done.append(ApprovalItem.get_by_id(item.id))
             if "task_id" in result:
                 task_ids.append(result["task_id"])
             task_ids += result.get("task_ids") or []  # the tasks an undo reopened with their topic
@@ -126,7 +128,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
     return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
-                          deliveries=deliveries, undoable=bool(executed))
+                          deliveries=deliveries, undoable=undoable(done, now))
 
 
 def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:
@@ -148,6 +150,9 @@ def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> Dec
 
 def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionResult:
     """Hand the user's words back to the cortex, which proposes a replacement."""
+    if undoes(approval):
+        return DecisionResult(f"Proposal {approval.id} puts back what proposal {undoes(approval)} changed, so it "
+                              "can't be reworded: approve or reject it.")
     if not decision.text.strip():
         return DecisionResult(f"What should I change in proposal {approval.id}? "
                               f"Tell me, e.g. “modify {approval.id} book flights by Feb 1”.", stage="asked")

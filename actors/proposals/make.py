@@ -7,7 +7,8 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import MAX_REASON, OPEN, CannotPropose, expiry, find, remind_before, remind_moment
+from actors.proposals.rules import (MAX_REASON, OPEN, CannotPropose, expiry, find, remind_before, remind_moment,
+                                    undoes)
 from actors.proposals.words import changes_between, reason_for, render
 from storage import mute
 from storage import outbox, trace
@@ -135,13 +136,13 @@ def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, 
 
 
 def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datetime, config, *, key: str,
-                 owner: str | None) -> Approval:
+                 owner: str | None, channel: str) -> Approval:
     """A new proposal of the changes that undo `original` (actors/proposals/undo.py), in the caller's
-    transaction: decided by the same person, shown where the original was."""
+    transaction: decided by the same person, shown on the channel the undo was asked on."""
     expires = now + expiry(config)
     box = tools.toolbox(config)
     made = Approval.create(
-        trace_id=original.trace_id, approver=original.approver, channel=original.channel,
+        trace_id=original.trace_id, approver=original.approver, channel=channel,
         summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
         created_at=now, expires_at=expires, idempotency_key=key,
         reason=f"because you asked to undo proposal {original.id}"[:MAX_REASON],
@@ -167,8 +168,9 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
         if again_for is None and not Approval.update(presented_at=now).where(
                 (Approval.id == approval.id) & Approval.presented_at.is_null()).execute():
             return None  # shown already (a second nudge, or another process' gate): never twice
-        payload = {"approval": {"id": approval.id, "nonce": approval.nonce,
-                                "actions": ["approve", "modify", "reject"],
+        # an undo is what it puts back, nothing else: approved or rejected, not reworded
+        actions = ["approve", "reject"] if undoes(approval) else ["approve", "modify", "reject"]
+        payload = {"approval": {"id": approval.id, "nonce": approval.nonce, "actions": actions,
                                 "items": [{"position": i.position, "description": i.description}
                                           for i in approval.items.order_by(ApprovalItem.position)]},
                    "topic_id": approval.topic_id}

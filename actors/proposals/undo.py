@@ -15,11 +15,13 @@ from storage.models import Approval, ApprovalItem, Schedule, Task, Topic
 from wilson.kernel.messages import Decision
 
 LATEST = 0  # an "undo" that names no proposal: the latest one the person approved
+UNDOES = "undoes"  # beside an undo item's arguments: the ids of the items it puts back (no tool reads it)
 
 TASK_CHANGES = ("update_task", "snooze_task", "cancel_task", "complete_task", "restore_task")
 TOPIC_CHANGES = ("rename_topic", "update_topic", "close_topic", "restore_topic")
-FOR_GOOD = {"send_email": "a sent mail cannot be called back",
+FOR_GOOD = {"send_email": "a sent mail can't be called back",
             "forget_memory": "a forgotten memory stays forgotten"}
+NOT_KEPT = "I didn't keep what it replaced"
 
 
 def _task_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
@@ -28,11 +30,11 @@ def _task_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
         return "the task is gone"
     if item.tool == "create_task":
         if task.status not in ("open", "snoozed"):
-            return f"it is {task.status} since"
+            return f"it has been marked {task.status} since"
         return "cancel_task", {"task_id": task.id}
     before = result.get("before")
     if not before:
-        return "it was done before Wilson kept what a change replaces"
+        return NOT_KEPT
     if task_before(task, before) == before:
         return "it is as it was already"
     return "restore_task", {"task_id": task.id, "before": before}
@@ -44,13 +46,15 @@ def _topic_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
         return "the topic is gone"
     if item.tool == "create_topic":
         if topic.status != "active":
-            return "it is closed since"
+            return "it has been closed since"
         return "close_topic", {"topic_id": topic.id}
     before = result.get("before")
     if not before:
-        return "it was done before Wilson kept what a change replaces"
-    if item.tool == "restore_topic" and result.get("task_ids"):
-        return "its tasks are open again; close the topic to drop them"
+        return NOT_KEPT
+    if item.tool == "restore_topic" and result.get("task_ids") and before.get("status") == "closed":
+        if topic.status != "active":
+            return "it has been closed since"
+        return "close_topic", {"topic_id": topic.id}  # closed again, with the tasks it reopened
     if topic_before(topic, before) == before:
         return "it is as it was already"
     return "restore_topic", {"topic_id": topic.id, "before": before, "reopen": result.get("cancelled_ids") or []}
@@ -69,6 +73,8 @@ def _reminder_inverse(item: ApprovalItem, result: dict, now: datetime) -> tuple[
     row = Schedule.get_or_none(Schedule.name == result.get("schedule"))
     if row is None or not row.enabled:
         return "it has gone off or stopped already"
+    if isinstance(result.get("replaced"), dict):  # it replaced a reminder of the same words: that one again
+        return "create_reminder", {"text": result["replaced"].get("text"), "cron": result["replaced"].get("cron")}
     return "cancel_reminder", {"reminder_id": row.id}
 
 
@@ -84,27 +90,59 @@ def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
     if item.tool in ("create_reminder", "remind", "cancel_reminder"):
         return _reminder_inverse(item, result, now)
     if item.tool == "watch" and result.get("watching"):
+        if result.get("before_every"):  # it was watched already: how often, as it was
+            return "watch", {"url": result["watching"], "every": result["before_every"]}
         return "unwatch", {"url": result["watching"]}
     if item.tool == "unwatch" and result.get("stopped"):
-        return "watch", {"url": result["stopped"]}
-    return "Wilson cannot undo this kind of change"
+        return "watch", {"url": result["stopped"], **({"every": result["every"]} if result.get("every") else {})}
+    return "I can't undo this kind of change"
+
+
+def undoable(items: list[ApprovalItem], now: datetime) -> bool:
+    """Whether any of these executed items can be put back (its receipt then offers to)."""
+    return any(not isinstance(inverse(item, now), str) for item in items)
 
 
 def _within_closed_topics(changes: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """Without dropping one by one the tasks of a topic the same undo closes: closing it drops them."""
-    closing = {args["topic_id"] for name, args in changes if name == "close_topic"}
+    """Without dropping one by one the tasks of a topic the same undo closes: closing it drops them (and the
+    close then undoes the items that made them)."""
+    closing = {args["topic_id"]: args for name, args in changes if name == "close_topic"}
     if not closing:
         return changes
-    inside = {t.id for t in Task.select(Task.id).where(Task.topic.in_(closing))}
-    return [(name, args) for name, args in changes if not (name == "cancel_task" and args["task_id"] in inside)]
+    inside = {t.id: t.topic_id for t in Task.select(Task.id, Task.topic).where(Task.topic.in_(list(closing))
+                                                                                & (Task.status == "open"))}
+    kept = []
+    for name, args in changes:
+        if name == "cancel_task" and args["task_id"] in inside:
+            closing[inside[args["task_id"]]][UNDOES] += args[UNDOES]
+        else:
+            kept.append((name, args))
+    return kept
+
+
+def _undoes(item: ApprovalItem) -> list[int]:
+    """The items of the undone proposal an item of an undo puts back."""
+    undoes = (item.args or {}).get(UNDOES)
+    return [i for i in undoes if isinstance(i, int)] if isinstance(undoes, list) else []
 
 
 def latest_approved(user_id: str, owner: str | None) -> Approval | None:
-    """The last proposal this person approved that changed something."""
-    done = (Approval.select().join(ApprovalItem).where(Approval.status.in_(("approved", "partial"))
-                                                       & (ApprovalItem.status == "executed"))
-            .order_by(Approval.decided_at.desc(), Approval.id.desc()).distinct().limit(20))
-    return next((a for a in done if may_decide(user_id, a, owner)), None)
+    """The last proposal this person approved that changed something: their own first (an owner who decides
+    for everyone means their own change by "undo", not a friend's)."""
+    done = list(Approval.select().join(ApprovalItem).where(Approval.status.in_(("approved", "partial"))
+                                                           & (ApprovalItem.status == "executed"))
+                .order_by(Approval.decided_at.desc(), Approval.id.desc()).distinct().limit(50))
+    return (next((a for a in done if str(a.approver) == str(user_id)), None)
+            or next((a for a in done if may_decide(user_id, a, owner)), None))
+
+
+def _standing(approval: Approval) -> Approval:
+    """The proposal that stands for this one now: a modified or revived one is replaced by another."""
+    seen = set()
+    while approval.superseded_by and approval.id not in seen:
+        seen.add(approval.id)
+        approval = Approval.get_or_none(Approval.id == approval.superseded_by) or approval
+    return approval
 
 
 def _undo_key(approval_id: int) -> tuple[str, list[Approval]]:
@@ -135,11 +173,17 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
             return DecisionResult(f"Nothing of proposal {approval.id} is done yet: reject it to drop it.")
         return DecisionResult(f"Nothing of proposal {approval.id} was done, so there is nothing to undo.")
     key, earlier = _undo_key(approval.id)
-    for before in earlier:
-        if before.status in OPEN:
-            return DecisionResult(f"Undoing proposal {approval.id} is proposal {before.id}, which waits for you.")
-        if before.items.where(ApprovalItem.status == "executed").exists():
-            return DecisionResult(f"Proposal {approval.id} was undone already, by proposal {before.id}.")
+    undone, by = set(), None
+    for asked in earlier:
+        standing = _standing(asked)
+        if standing.status in OPEN:
+            return DecisionResult(f"I've already proposed undoing {approval.id}: see proposal {standing.id}.")
+        for item in standing.items.where(ApprovalItem.status == "executed"):
+            undone.update(_undoes(item))
+            by = standing
+    done = [i for i in done if i.id not in undone]  # the rest of a partly approved proposal, approved later
+    if not done:
+        return DecisionResult(f"Proposal {approval.id} was undone already, by proposal {by.id}.")
     tz, box = config.timezone, tools.toolbox(config)
     changes, kept = [], []
     for item in done:
@@ -149,11 +193,11 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
         if problem:
             kept.append(f"• {headline(item.description)} ({problem})")
         else:
-            changes.append(undoing)
+            changes.append((undoing[0], {**undoing[1], UNDOES: [item.id]}))
     if not changes:
         return DecisionResult(f"I can't undo proposal {approval.id}:\n" + "\n".join(kept))
     changes = _within_closed_topics(changes)
-    made = propose_undo(approval, changes, now, config, key=key, owner=owner)
+    made = propose_undo(approval, changes, now, config, key=key, owner=owner, channel=decision.channel)
     text = ""
     if kept:
         text = f"Some of proposal {approval.id} stays as it is:\n" + "\n".join(kept)

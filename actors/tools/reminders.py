@@ -38,9 +38,11 @@ class CreateReminder(BuiltinTool):
         return f"New reminder: {args.get('text')} ({describe_cron(args.get('cron'))})"
 
     def execute(self, args, call):
-        schedule = add_reminder(f"reminder:{slug(args['text'])}", str(args["cron"]), str(args["text"]), str(call.tz),
-                                call.now)
-        return {"schedule": schedule.name}
+        name = f"reminder:{slug(args['text'])}"
+        old = Schedule.get_or_none((Schedule.name == name) & (Schedule.enabled == True))  # noqa: E712
+        schedule = add_reminder(name, str(args["cron"]), str(args["text"]), str(call.tz), call.now)
+        # a reminder of the same words is replaced; an undo sets it back as it was
+        return {"schedule": schedule.name, "replaced": {"text": old.text, "cron": old.cron} if old else None}
 
 
 class Remind(BuiltinTool):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from actors.tick.schedules import disable_snoozes
+from actors.tick.schedules import add_once, disable_snoozes
 from actors.tools.common import BuiltinTool, I, _obj, show_when, visible_to
 from storage.models import Task, Topic
 from wilson.kernel.clock import as_utc
@@ -90,6 +90,7 @@ class RestoreTask(BuiltinTool):
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
         before = args["before"]
+        replaced = task_before(task, before)  # what this puts back is itself undoable
         for field in ("title", "notes", "escalation", "status"):
             if field in before:
                 setattr(task, field, before[field])
@@ -99,10 +100,17 @@ class RestoreTask(BuiltinTool):
             task.snoozed_until = _read_moment(before["snoozed_until"])
         if task.status != "done":
             task.completed_at = None
-        if task.status != "snoozed":  # its "back, as you asked" reminder would come for nothing
-            disable_snoozes(task.id)
         task.save()
-        return {"task_id": task.id}  # the gate plans its follow-ups again
+        _rearm_snooze(task, call.now, call.tz)
+        return {"task_id": task.id, "before": replaced}  # the gate plans its follow-ups again
+
+
+def _rearm_snooze(task: Task, now: datetime, tz) -> None:
+    """A task asleep again wakes when it was to wake, once; a task awake gets no "is back, as you asked"."""
+    disable_snoozes(task.id)
+    if task.status == "snoozed" and task.snoozed_until is not None and as_utc(task.snoozed_until) > now:
+        add_once(f"snooze:{task.id}:{as_utc(task.snoozed_until).isoformat()}", task.snoozed_until,
+                 f"“{task.title}” is back, as you asked", str(tz))
 
 
 class RestoreTopic(BuiltinTool):
@@ -130,6 +138,7 @@ class RestoreTopic(BuiltinTool):
     def execute(self, args, call):
         topic = Topic.get_by_id(args["topic_id"])
         before = args["before"]
+        replaced = topic_before(topic, before)
         for field in ("title", "notes", "status"):
             if field in before:
                 setattr(topic, field, before[field])
@@ -143,4 +152,7 @@ class RestoreTopic(BuiltinTool):
         reopened = [t.id for t in Task.select(Task.id).where(Task.id.in_(args.get("reopen") or [])
                                                              & (Task.topic == topic) & (Task.status == "cancelled"))]
         Task.update(status="open").where(Task.id.in_(reopened)).execute()
-        return {"topic_id": topic.id, "task_ids": reopened}
+        result = {"topic_id": topic.id, "task_ids": reopened, "before": replaced}
+        if replaced.get("title") not in (None, topic.title):  # a forum thread is renamed as for rename_topic
+            result["renamed"] = {"from": replaced["title"], "to": topic.title, "thread_ref": topic.thread_ref}
+        return result

@@ -315,7 +315,7 @@ class CancelTask(TaskTool):
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
-        before = task_before(task, ["status"])
+        before = task_before(task, ["status", "snoozed_until"])  # a snoozed task, undone, sleeps on
         task.status, task.next_fire_at, task.next_window = "cancelled", None, None
         task.save()
         disable_snoozes(task.id)

@@ -119,6 +119,10 @@ class Buttons:
             where["thread_id"] = message.message_thread_id
         kv.put_setting(DECISION_CHAT + str(approval_id), where)
         if action in (REVIVE, UNDO):  # the gate says whether it can; its new proposal is the answer
+            approval = Approval.get_or_none(Approval.id == approval_id)
+            if approval is None or not may_decide(uid, approval, self._owner_decides()):
+                answer("Sorry, only the person this proposal is for can do that.")
+                return
             row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                    nonce=nonce)
             after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))

@@ -69,15 +69,23 @@ class Forum:
                 elif item.tool == "close_topic" and topic.thread_ref:
                     await self._call("closeForumTopic", lambda: self.bot.close_forum_topic(
                         chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
+                elif item.tool == "restore_topic" and topic.thread_ref:  # an undo: its name, and open again
+                    if (item.result or {}).get("renamed"):
+                        await self._rename_thread(item, topic)
+                    if ((item.args or {}).get("before") or {}).get("status") == "active" and topic.status == "active":
+                        await self._call("reopenForumTopic", lambda: self.bot.reopen_forum_topic(
+                            chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
             except (TelegramError, TimeoutError) as exc:
                 logger.warning("forum topic for topic {} not updated: {}", topic.id, describe(exc))
 
     async def _renames_owed(self) -> None:
         """Renames approved while the process was down, or killed before Telegram heard of them."""
         async with self._send_lock:
-            items = ApprovalItem.select().where((ApprovalItem.tool == "rename_topic")
+            items = ApprovalItem.select().where(ApprovalItem.tool.in_(("rename_topic", "restore_topic"))
                                                 & (ApprovalItem.status == "executed")).order_by(ApprovalItem.id)
             for item in items:
+                if not (item.result or {}).get("renamed"):  # an undo that left the name as it was
+                    continue
                 topic_id = (item.result or {}).get("topic_id")
                 topic = Topic.get_or_none(Topic.id == topic_id) if topic_id else None
                 if topic is None or not topic.thread_ref or kv.get_setting(RENAMED + str(item.id)):

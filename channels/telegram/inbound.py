@@ -24,7 +24,8 @@ from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson.kernel import bounds, faults
 from wilson.kernel.messages import Deliver, ProposalCreated, ReplyTo, StimulusCommitted, SyncRequest, TickNow
 
-HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything.\n\n"
+HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything, and “undo” puts "
+        "back what you approved.\n\n"
         + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
 REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
            "on the computer I run on, then send me /start followed by the code it prints.")

@@ -62,8 +62,10 @@ class Watch(Tool):
     def execute(self, args, call):
         url = watcher.normalise_url(args["url"])
         every = watcher.parse_every(args.get("every"), _default_every(call))
+        watched = watcher.get(url)  # watched already: this changes how often, and an undo puts that back
         state = watcher.add(url, every, call.now)
-        return {"watching": url, "every": watcher.describe_every(every), "id": state["id"]}
+        return {"watching": url, "every": watcher.describe_every(every), "id": state["id"],
+                "before_every": _every_arg(watched)}
 
 
 class Unwatch(Tool):
@@ -94,9 +96,15 @@ class Unwatch(Tool):
 
     def execute(self, args, call):
         url = watcher.normalise_url(args["url"])
+        watched = watcher.get(url)
         if not watcher.remove(url):
             raise ValueError(f"{url} was not watched any more")
-        return {"stopped": url}
+        return {"stopped": url, "every": _every_arg(watched)}
+
+
+def _every_arg(state: dict | None) -> str | None:
+    """How often a watched address was looked at, as `watch` takes it ("90m"); None when it was not watched."""
+    return f"{int(state['every']) // 60}m" if state and state.get("every") else None
 
 
 class ListWatches(Tool):

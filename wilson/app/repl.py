@@ -236,7 +236,8 @@ class Repl:
         text = record["text"]
         if record.get("approval"):
             ident = record["approval"]["id"]
-            text += f"\n   → approve {ident} | modify {ident} <change> | reject {ident}"
+            modify = f" | modify {ident} <change>" if "modify" in (record["approval"].get("actions") or ()) else ""
+            text += f"\n   → approve {ident}{modify} | reject {ident}"
             if record["approval"].get("items", 2) > 1:  # a choice of items only where there is one to make
                 text += f"  (or items: approve {ident} 1,2)"
         topic = f" [{record['topic']}]" if record.get("topic") else ""
