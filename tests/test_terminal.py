@@ -18,7 +18,7 @@ from storage import trace
 from storage.models import Inbox, Memory
 
 from channels import views
-from wilson.app.repl import CommandError, Repl, parse
+from wilson.app.repl import Command, CommandError, Repl, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
@@ -46,6 +46,8 @@ def test_a_bare_sentence_is_said_to_wilson(make_app):
     assert parse("Today I have the dentist").name == "say"  # a command word that starts a sentence
     assert parse("quite a day").name == "say"  # near `quiet`, but not its arguments
     assert parse("Webb telescope pictures are out").name == "say"  # near `web`, which takes any text
+    for answer in ("no", "No!", "ok", "yes", "hey"):  # "no" is near `now`: an answer to a proposal all the same
+        assert parse(answer) == Command("say", (answer,))
 
 
 @pytest.mark.parametrize("line, meant", [("calender add Bar @ 2027-03-05", "calendar"), ("calender", "calendar"),

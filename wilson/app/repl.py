@@ -121,7 +121,8 @@ def parse(line: str) -> Command | None:
         return Command("quit" if word == "exit" else word)
     if word in WITH_ARGUMENTS:
         return _command(word, rest)
-    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+    # a word of three letters or fewer ("no", "ok", "hey") is an answer in a chat, not a mistyped command
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75) if len(word) > 3 else []
     if close and _fits(close[0], rest):
         raise CommandError(f"{bounds.shown(word, 24)} is not a command: did you mean {close[0]}? (type help)")
     # not a command, nor nearly one: a sentence for Wilson, as if it began with `say`
