@@ -17,6 +17,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
                                           RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
 
@@ -56,7 +57,7 @@ def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or _done(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
+             or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
              or _small_talk(chat, text))
