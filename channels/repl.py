@@ -26,6 +26,7 @@ def delivery_record(row: Outbox, at) -> dict:
         "approval": {"id": approval["id"], "actions": approval["actions"],
                      "items": len(approval.get("items") or [])} if approval else None,
         "proposals": list(payload.get("proposals") or []),  # a briefing offers these for a decision
+        "undo": (payload.get("undo") or {}).get("id") if isinstance(payload.get("undo"), dict) else None,
         "at": at.isoformat(),
     }
 

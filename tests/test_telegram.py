@@ -273,9 +273,11 @@ def test_reactions_on_wilsons_messages_are_feedback_that_follows_the_user(wilson
 
     # A reaction on a proposal is feedback on that proposal's message.
     proposal = propose_japan(fake)
+    box = fake.wait_for(lambda: Outbox.get_or_none((Outbox.idempotency_key == f"proposal:{Approval.get().id}")
+                                                   & (Outbox.status == "delivered")), 10,
+                        "the proposal's delivery recorded (a person reacts after seeing it, not within milliseconds)")
     thumbs = fake.react(OWNER, OWNER, proposal["message_id"], "👎")
     handled(fake, thumbs)
-    box = Outbox.get(Outbox.idempotency_key == f"proposal:{Approval.get().id}")
     assert reactions(box.id) == ["👎"]
     assert app.wait_idle(10)
 

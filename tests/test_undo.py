@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 import pytest
 
 from actors import tools
-from actors.proposals.undo import inverse
+from actors.proposals.undo import inverse, undoable
 from actors.proposals.words import undo_named
 from actors.cortex.calls import RunOutcome, propose_call
+from channels.web import pages
 from storage.models import Approval, ApprovalItem, Outbox, Schedule, Task, Topic
 from wilson.app.repl import Command, Repl, parse
 from wilson.kernel.messages import Decision
@@ -61,7 +62,7 @@ def test_undoing_a_new_task_proposes_dropping_it_and_changes_nothing_until_appro
     answer = said(app, repl, "undo that")
     undo = newest()
     assert undo.id != made.id and undo.status == "pending"
-    assert answer == [f"Proposal {undo.id}: I'd like to do this — approve, modify or reject?\n"
+    assert answer == [f"Proposal {undo.id}: I'd like to do this — approve or reject?\n"
                       f"Because you asked to undo proposal {made.id}.\n"
                       "1. Drop task: Buy a present for Anna (due Sat 9 Jan 2027) — no more follow-ups"]
     assert Task.get_by_id(task.id).status == "open"  # a proposal, not a change
@@ -150,6 +151,8 @@ def test_an_undo_is_asked_for_once_and_can_be_asked_again_after_a_no(app, repl):
         f"Proposal {first.id} puts back what proposal {made.id} changed, so it can't be reworded: approve or reject it."]
     assert Outbox.get(Outbox.idempotency_key == f"proposal:{first.id}").payload["approval"]["actions"] == \
         ["approve", "reject"]
+    shown = {p["id"]: p for p in pages.proposals(app.config.timezone, app.clock.now())}
+    assert shown[first.id]["modify"] is False  # the dashboard offers no Modify form for an undo
     said(app, repl, f"reject {first.id}")
     said(app, repl, f"undo {made.id}")
     second = newest()
@@ -344,3 +347,65 @@ def test_a_reminder_replaced_by_one_of_the_same_words_comes_back_as_it_was(app, 
     row = Schedule.get(Schedule.kind == "reminder")
     assert row.enabled and row.cron == eight
 
+
+
+def test_a_redo_says_what_it_does_and_the_first_change_can_be_undone_again(app, repl):
+    approved(app, repl, "add pay rent by Friday")
+    done = approved(app, repl, "done with the rent")
+    said(app, repl, f"undo {done.id}")
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().status == "open" and Task.get().completed_at is None
+    said(app, repl, "undo")  # the undo undone: done again
+    assert newest().items.get().description == "Undo: Pay rent — marked done again"
+    said(app, repl, f"approve {newest().id}")
+    assert Task.get().status == "done" and Task.get().completed_at == app.clock.now()
+    said(app, repl, f"undo {done.id}")  # in force again, so undoable again
+    assert newest().items.get().description == "Undo: Pay rent — open again"
+
+
+def test_an_undo_brought_back_after_it_expired_is_still_an_undo(app, repl):
+    made = approved(app, repl, "add pay rent by Friday")
+    said(app, repl, "undo")
+    first = newest()
+    app.advance(timedelta(days=4))  # past its expiry: it lapses
+    assert Approval.get_by_id(first.id).status == "expired"
+    said(app, repl, f"revive {first.id}")
+    again = newest()
+    assert again.id != first.id and again.supersedes == first.id
+    assert said(app, repl, f"modify {again.id} something else") == [
+        f"Proposal {again.id} puts back what proposal {made.id} changed, so it can't be reworded: approve or reject it."]
+    assert said(app, repl, f"undo {made.id}") == [f"I've already proposed undoing {made.id}: see proposal {again.id}."]
+
+
+def test_a_snooze_put_back_after_its_time_has_passed_wakes_the_task(app, repl):
+    approved(app, repl, "add call the bank")
+    task = Task.get()
+    assert app.propose("snooze_task", {"task_id": task.id, "until": "2027-01-06T10:00"}, "because you asked") is None
+    assert app.wait_idle()
+    said(app, repl, f"approve {newest().id}")
+    assert app.propose("cancel_task", {"task_id": task.id}, "because you asked") is None
+    assert app.wait_idle()
+    said(app, repl, f"approve {newest().id}")
+    app.advance(timedelta(days=2))  # the snooze's time passes while the task is dropped
+    said(app, repl, "undo")
+    said(app, repl, f"approve {newest().id}")
+    back = Task.get_by_id(task.id)
+    assert (back.status, back.snoozed_until) == ("open", None)  # never asleep for good
+
+
+def test_a_snapshot_of_the_wrong_shape_is_refused_before_it_is_proposed(app, repl):
+    approved(app, repl, "add pay rent by Friday")
+    task_id = Task.get().id
+    for before in ({"due": None}, {"due": ["2027-01-08"]}, {"due": ["not a date", True]}, {"status": "gone"},
+                   {"title": ""}, {"escalation": ["soon"]}, {"colour": "red"}, []):
+        problem = tools.validate_mutation("restore_task", {"task_id": task_id, "before": before}, app.config.timezone)
+        assert problem, before
+    assert undoable([ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]})],
+                    app.clock.now()) is False  # no exception: the approval that asks stands
+
+
+def test_the_terminal_shows_how_to_undo_under_a_receipt(app, repl):
+    made = approved(app, repl, "add pay rent by Friday")
+    printed = Repl(app, out=io.StringIO())
+    printed.print_delivery(app.user_deliveries()[-1])  # as the terminal prints the receipt
+    assert printed.out.getvalue().endswith(f"✓ New task: Pay rent — due Fri 8 Jan 2027\n   → undo {made.id}\n")

@@ -7,8 +7,8 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import (MAX_REASON, OPEN, CannotPropose, expiry, find, remind_before, remind_moment,
-                                    undoes)
+from actors.proposals.rules import (MAX_REASON, OPEN, CannotPropose, actions_for, expiry, find, remind_before,
+                                    remind_moment)
 from actors.proposals.words import changes_between, reason_for, render
 from storage import mute
 from storage import outbox, trace
@@ -168,9 +168,7 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
         if again_for is None and not Approval.update(presented_at=now).where(
                 (Approval.id == approval.id) & Approval.presented_at.is_null()).execute():
             return None  # shown already (a second nudge, or another process' gate): never twice
-        # an undo is what it puts back, nothing else: approved or rejected, not reworded
-        actions = ["approve", "reject"] if undoes(approval) else ["approve", "modify", "reject"]
-        payload = {"approval": {"id": approval.id, "nonce": approval.nonce, "actions": actions,
+        payload = {"approval": {"id": approval.id, "nonce": approval.nonce, "actions": actions_for(approval),
                                 "items": [{"position": i.position, "description": i.description}
                                           for i in approval.items.order_by(ApprovalItem.position)]},
                    "topic_id": approval.topic_id}

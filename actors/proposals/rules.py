@@ -171,9 +171,23 @@ class NoLongerOpen(Exception):
 
 
 def undoes(approval: Approval) -> int | None:
-    """The proposal this one undoes (actors/proposals/undo.py keys it "undo:N", or "undo:N:K" when asked again)."""
-    parts = (approval.idempotency_key or "").split(":")
-    return int(parts[1]) if len(parts) >= 2 and parts[0] == "undo" and parts[1].isdigit() else None
+    """The proposal this one undoes (actors/proposals/undo.py keys it "undo:N", or "undo:N:K" when asked again;
+    an expired undo brought back is a copy that supersedes it)."""
+    seen = set()
+    while approval is not None and approval.id not in seen:
+        parts = (approval.idempotency_key or "").split(":")
+        if len(parts) >= 2 and parts[0] == "undo" and parts[1].isdigit():
+            return int(parts[1])
+        if not (approval.idempotency_key or "").startswith(("revive:", "reclose:")) or not approval.supersedes:
+            return None
+        seen.add(approval.id)
+        approval = Approval.get_or_none(Approval.id == approval.supersedes)
+    return None
+
+
+def actions_for(approval: Approval) -> list[str]:
+    """The answers a proposal offers: an undo is what it puts back, approved or rejected, never reworded."""
+    return ["approve", "reject"] if undoes(approval) else ["approve", "modify", "reject"]
 
 
 def find(approval_id: int) -> Approval | None:

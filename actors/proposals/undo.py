@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from loguru import logger
+
 from actors import tools
 from actors.proposals.make import propose_undo
 from actors.proposals.rules import OPEN, DecisionResult, may_decide
@@ -51,10 +53,10 @@ def _topic_inverse(item: ApprovalItem, result: dict) -> tuple[str, dict] | str:
     before = result.get("before")
     if not before:
         return NOT_KEPT
-    if item.tool == "restore_topic" and result.get("task_ids") and before.get("status") == "closed":
+    if item.tool == "restore_topic" and before.get("status") == "closed":
         if topic.status != "active":
             return "it has been closed since"
-        return "close_topic", {"topic_id": topic.id}  # closed again, with the tasks it reopened
+        return "close_topic", {"topic_id": topic.id}  # closed again, its open tasks dropped and its thread closed
     if topic_before(topic, before) == before:
         return "it is as it was already"
     return "restore_topic", {"topic_id": topic.id, "before": before, "reopen": result.get("cancelled_ids") or []}
@@ -99,8 +101,13 @@ def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
 
 
 def undoable(items: list[ApprovalItem], now: datetime) -> bool:
-    """Whether any of these executed items can be put back (its receipt then offers to)."""
-    return any(not isinstance(inverse(item, now), str) for item in items)
+    """Whether any of these executed items can be put back (its receipt then offers to). Only a button hangs on
+    it: an item whose record cannot be read is not undoable, and the approval stands."""
+    try:
+        return any(not isinstance(inverse(item, now), str) for item in items)
+    except Exception as exc:  # noqa: BLE001 - a result of an unexpected shape must not undo the approval
+        logger.warning("could not tell whether proposal items can be undone: {}: {}", type(exc).__name__, exc)
+        return False
 
 
 def _within_closed_topics(changes: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
@@ -145,6 +152,19 @@ def _standing(approval: Approval) -> Approval:
     return approval
 
 
+def _in_force(approval: Approval, depth: int = 0) -> bool:
+    """Whether what this approved proposal did still stands: not put back by an approved undo of it that stands
+    itself (an undo undone is a redo)."""
+    if depth > 10:
+        return True
+    _, undos = _undo_key(approval.id)
+    for asked in undos:
+        standing = _standing(asked)
+        if standing.items.where(ApprovalItem.status == "executed").exists() and _in_force(standing, depth + 1):
+            return False
+    return True
+
+
 def _undo_key(approval_id: int) -> tuple[str, list[Approval]]:
     """The key of a new undo of this proposal (`rules.undoes` reads it), and the undos asked for before (one
     may have been turned down)."""
@@ -178,9 +198,10 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
         standing = _standing(asked)
         if standing.status in OPEN:
             return DecisionResult(f"I've already proposed undoing {approval.id}: see proposal {standing.id}.")
-        for item in standing.items.where(ApprovalItem.status == "executed"):
-            undone.update(_undoes(item))
-            by = standing
+        if _in_force(standing):
+            for item in standing.items.where(ApprovalItem.status == "executed"):
+                undone.update(_undoes(item))
+                by = standing
     done = [i for i in done if i.id not in undone]  # the rest of a partly approved proposal, approved later
     if not done:
         return DecisionResult(f"Proposal {approval.id} was undone already, by proposal {by.id}.")

@@ -7,6 +7,7 @@ import re
 from datetime import date, datetime, time, timedelta
 
 from actors import tools
+from actors.proposals.rules import actions_for
 from storage.models import Approval, ApprovalItem, Inbox
 from wilson.kernel.timeparse import aware_or_none
 
@@ -26,7 +27,8 @@ def undo_named(text: str) -> int | None:
 
 def render(approval: Approval, tz) -> str:
     items = list(approval.items.order_by(ApprovalItem.position))
-    lines = [f"Proposal {approval.id}: I'd like to do this — approve, modify or reject?"]
+    asks = "approve, modify or reject?" if "modify" in actions_for(approval) else "approve or reject?"
+    lines = [f"Proposal {approval.id}: I'd like to do this — {asks}"]
     if approval.reason:
         lines.append(approval.reason[:1].upper() + approval.reason[1:] + ".")
     if (approval.idempotency_key or "").startswith("revive:") and approval.supersedes:

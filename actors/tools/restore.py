@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from actors.tick.schedules import add_once, disable_snoozes
-from actors.tools.common import BuiltinTool, I, _obj, show_when, visible_to
-from storage.models import Task, Topic
+from actors.tools.common import LIMITS, BuiltinTool, I, _obj, show_when, valid_windows, visible_to
+from storage.models import Task, TaskStatus, Topic, TopicStatus
 from wilson.kernel.clock import as_utc
 
 TASK_FIELDS = ("title", "notes", "due", "escalation", "status", "snoozed_until")
@@ -39,9 +39,34 @@ def topic_before(topic: Topic, fields) -> dict:
     return {field: values[field] for field in fields}
 
 
-def _well_formed(before, fields) -> str | None:
+def _moment_or_none(value) -> bool:
+    if value is None:
+        return True
+    try:
+        _read_moment(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _well_formed(before, fields, statuses) -> str | None:
+    """Why a snapshot cannot be put back as it is (None when it can): every value of the shape it was kept in."""
     if not isinstance(before, dict) or not before or not set(before) <= set(fields):
         return f"before must name some of {', '.join(fields)}"
+    due = before.get("due", [None, False])
+    if not (isinstance(due, list) and len(due) == 2 and _moment_or_none(due[0]) and isinstance(due[1], bool)):
+        return "before.due must be [an ISO moment or null, whether it is a date]"
+    if not all(_moment_or_none(before.get(key)) for key in ("snoozed_until", "starts", "ends")):
+        return "before holds a moment that is not ISO"
+    if "status" in before and before["status"] not in statuses:
+        return f"before.status must be one of {', '.join(statuses)}"
+    if "title" in before and not (isinstance(before["title"], str) and 0 < len(before["title"]) <= LIMITS["title"]):
+        return "before.title must be a title"
+    if "notes" in before and not (isinstance(before["notes"], str) and len(before["notes"]) <= LIMITS["notes"]):
+        return "before.notes must be text"
+    escalation = before.get("escalation")
+    if escalation is not None and not (isinstance(escalation, list) and valid_windows(",".join(map(str, escalation)))):
+        return "before.escalation must be follow-up windows"
     return None
 
 
@@ -64,8 +89,14 @@ def _back_to(before: dict, tz) -> str:
         parts.append("notes as they were")
     if "escalation" in before:
         parts.append("follow-ups as they were")
-    if before.get("status") in ("open", "active"):
+    status = before.get("status")
+    if status in ("open", "active"):
         parts.append("open again")
+    elif status in ("done", "cancelled", "closed"):
+        parts.append({"done": "marked done again", "cancelled": "dropped again", "closed": "closed again"}[status])
+    elif status == "snoozed":
+        until = before.get("snoozed_until")
+        parts.append(f"snoozed until {_day(until, tz)} again" if until else "snoozed again")
     return ", ".join(parts) or "as it was"
 
 
@@ -76,7 +107,8 @@ class RestoreTask(BuiltinTool):
     undo_only = True
 
     def validate(self, args, call):
-        problem = super().validate(args, call) or _well_formed(args.get("before"), TASK_FIELDS)
+        problem = super().validate(args, call) or _well_formed(args.get("before"), TASK_FIELDS,
+                                                               [s.value for s in TaskStatus])
         if problem is None and Task.get_or_none((Task.id == args["task_id"])
                                                 & visible_to(Task, call.user_id, call.owner)) is None:
             return f"no task {args['task_id']}"
@@ -98,8 +130,9 @@ class RestoreTask(BuiltinTool):
             task.due, task.due_is_date = _read_moment(before["due"][0]), bool(before["due"][1])
         if "snoozed_until" in before:
             task.snoozed_until = _read_moment(before["snoozed_until"])
-        if task.status != "done":
-            task.completed_at = None
+        if task.status == "snoozed" and (task.snoozed_until is None or as_utc(task.snoozed_until) <= call.now):
+            task.status, task.snoozed_until = "open", None  # its time to wake has passed: awake
+        task.completed_at = (task.completed_at or call.now) if task.status == "done" else None
         task.save()
         _rearm_snooze(task, call.now, call.tz)
         return {"task_id": task.id, "before": replaced}  # the gate plans its follow-ups again
@@ -120,7 +153,8 @@ class RestoreTopic(BuiltinTool):
     undo_only = True
 
     def validate(self, args, call):
-        problem = super().validate(args, call) or _well_formed(args.get("before"), TOPIC_FIELDS)
+        problem = super().validate(args, call) or _well_formed(args.get("before"), TOPIC_FIELDS,
+                                                               [s.value for s in TopicStatus])
         if problem is None and Topic.get_or_none((Topic.id == args["topic_id"])
                                                  & visible_to(Topic, call.user_id, call.owner)) is None:
             return f"no topic {args['topic_id']}"
@@ -145,8 +179,7 @@ class RestoreTopic(BuiltinTool):
         for field in ("starts", "ends"):
             if field in before:
                 setattr(topic, field, _read_moment(before[field]))
-        if topic.status != "closed":
-            topic.closed_at = None
+        topic.closed_at = (topic.closed_at or call.now) if topic.status == "closed" else None
         topic.save()
         # only the tasks the close dropped, and only while nothing else has happened to them
         reopened = [t.id for t in Task.select(Task.id).where(Task.id.in_(args.get("reopen") or [])

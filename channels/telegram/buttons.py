@@ -14,7 +14,7 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
-from actors.proposals.rules import OPEN, REVIVE, UNDO, check, may_decide
+from actors.proposals.rules import OPEN, REVIVE, UNDO, actions_for, check, may_decide
 from actors.proposals.undo import LATEST, latest_approved
 from actors.proposals.words import render, undo_named
 from channels import views
@@ -175,7 +175,7 @@ class Buttons:
                  for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
         payload = {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "shown_again": True,
                    "approval": {"id": approval.id, "nonce": approval.nonce,
-                                "actions": ["approve", "modify", "reject"], "items": items}}
+                                "actions": actions_for(approval), "items": items}}
         box = outbox.add(channel=self.name, text=render(approval, self.config.timezone), trace_id=approval.trace_id,
                          key=f"telegram:{update_id}:show", at=now, payload=payload)
         after.append(lambda: self.tell(self.name, Deliver(box.id)))
@@ -216,7 +216,7 @@ class Buttons:
         """A proposal's buttons as they stand: its pending items, with the ones toggled off shown so."""
         items = [{"position": i.position, "description": i.description}
                  for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
-        return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": ["approve", "modify", "reject"],
+        return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": actions_for(approval),
                          "items": items}, kv.get_setting(LEFT_OUT + str(approval.id)) or ())
 
     async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:

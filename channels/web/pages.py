@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from actors.proposals.rules import OPEN
+from actors.proposals.rules import OPEN, actions_for
 from actors.tools import task_view
 from channels import views
 from channels.web import watcher
@@ -96,7 +96,8 @@ def proposals(tz, now: datetime) -> list[dict]:
         found.append({"id": approval.id, "status": approval.status, "reason": approval.reason,
                       "changes": approval.changes if approval.supersedes else "", "supersedes": approval.supersedes,
                       "expires": approval.expires_at.astimezone(tz).strftime("%a %d %b %H:%M"),
-                      "expired": approval.expires_at <= now, "nonce": approval.nonce, "items": items})
+                      "expired": approval.expires_at <= now, "nonce": approval.nonce, "items": items,
+                      "modify": "modify" in actions_for(approval)})
     return found
 
 

@@ -241,6 +241,8 @@ class Repl:
             text += f"\n   → approve {ident}{modify} | reject {ident}"
             if record["approval"].get("items", 2) > 1:  # a choice of items only where there is one to make
                 text += f"  (or items: approve {ident} 1,2)"
+        elif record.get("undo"):  # a receipt of changes: as Telegram's Undo button under it
+            text += f"\n   → undo {record['undo']}"
         topic = f" [{record['topic']}]" if record.get("topic") else ""
         self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
 
