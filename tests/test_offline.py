@@ -407,7 +407,7 @@ def test_offline_mail_heads_up_says_its_subject_once(make_app):
                         {"subject": "Final notice", "from": "billing@evil.example"})
     app.advance(timedelta(days=1))
     said = [d["text"] for d in app.user_deliveries()]
-    # the subject is said once, in the source's name
+    # the subject is said once, in the source's name; words that carry a link are not passed on
     assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: this may need you."]
 
 
@@ -422,7 +422,26 @@ def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(mak
     said = [d["text"] for d in app.user_deliveries()]
     day = app.clock.now() - timedelta(days=1)
     assert said == [f"From the email “Water off tomorrow: action needed” from landlord@example[.]com: Heads-up "
-                    f"(sent {day:%a} {day.day} {day:%b}): this may need you."]
+                    f"(sent {day:%a} {day.day} {day:%b}): “The water will be off tomorrow from 9 to 12.”"]
+
+
+def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when_there_is_none(make_app):
+    from datetime import timedelta
+
+    from wilson.model.offline.provider import _opening
+
+    app = make_app(llm="offline")
+    long_body = "Could you send me the signed form for the school trip? " * 6
+    app.inject_buffered("email", long_body, {"subject": "Action needed: school trip form", "from": "school@example.org"})
+    app.advance(timedelta(days=1))
+    [said] = [d["text"] for d in app.user_deliveries()]
+    quoted = said.split("Heads-up: ", 1)[1]
+    assert quoted.startswith("“Could you send me the signed form") and quoted.endswith(" school…”")
+    assert len(quoted) <= 163
+    # an item that says nothing but its subject has no opening to quote
+    subject = "action needed: call me back"
+    assert _opening("Action needed: call me back\n\nEmail from sam@example.org: Action needed: call me back\n"
+                    "Action needed: call me back", {subject}) == ""
 
 
 # -- cortex: answers to a pending proposal, and tasks managed in words ----------------------------------
