@@ -8,7 +8,7 @@ from datetime import datetime
 
 from actors import tools
 from actors.proposals.make import copy_proposal
-from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, may_decide, selected, settle_status,
+from actors.proposals.rules import (OPEN, DecisionResult, NoLongerOpen, not_theirs, selected, settle_status,
                                     undoes, why_not)
 from actors.proposals.undo import undoable
 from actors.proposals.words import headline
@@ -39,12 +39,9 @@ def refuse(decision: Decision, approval: Approval | None, now: datetime, tz=None
 
 def revive(decision: Decision, approval: Approval | None, now: datetime, config, owner) -> DecisionResult:
     """Bring an expired proposal back as a new one (its pending items, a fresh expiry), once."""
-    if approval is None:
-        return DecisionResult(f"I don't know proposal {decision.approval_id}.")
-    if not may_decide(decision.user_id, approval, owner):
-        return DecisionResult("Sorry, only the person this proposal is for can bring it back.")
-    if decision.nonce is not None and decision.nonce != approval.nonce:
-        return DecisionResult("That button is out of date.")
+    problem = not_theirs(decision, approval, owner, "bring it back")
+    if problem:
+        return DecisionResult(problem)
     Approval.update(status="expired", decided_at=now).where(
         (Approval.id == approval.id) & Approval.status.in_(OPEN) & (Approval.expires_at <= now)).execute()
     approval = Approval.get_by_id(approval.id)

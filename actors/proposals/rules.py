@@ -127,16 +127,25 @@ def may_decide(user_id, approval: Approval, owner: str | None = None) -> bool:
     return str(user_id) in {str(approval.approver), str(owner) if owner is not None else str(approval.approver)}
 
 
+def not_theirs(decision: Decision, approval: Approval | None, owner: str | None, doing: str) -> str | None:
+    """Why this person cannot act on this proposal at all ("Sorry, only the person this proposal is for can
+    {doing}."), or None: whatever the action (decide, bring back, undo)."""
+    if approval is None:
+        return f"I don't know proposal {decision.approval_id}."
+    if not may_decide(decision.user_id, approval, owner):
+        return f"Sorry, only the person this proposal is for can {doing}."
+    if decision.nonce is not None and decision.nonce != approval.nonce:
+        return "That button is out of date."
+    return None
+
+
 def why_not(decision: Decision, approval: Approval | None, now: datetime, tz=None,
             owner: str | None = None) -> tuple[str | None, bool]:
     """Why this decision cannot be taken (None when it can), and whether that is because the proposal's
     time is up (an open one whose expiry has passed is then due to be marked expired)."""
-    if approval is None:
-        return f"I don't know proposal {decision.approval_id}.", False
-    if not may_decide(decision.user_id, approval, owner):
-        return "Sorry, only the person this proposal is for can decide on it.", False
-    if decision.nonce is not None and decision.nonce != approval.nonce:
-        return "That button is out of date.", False
+    problem = not_theirs(decision, approval, owner, "decide on it")
+    if problem:
+        return problem, False
     if approval.status == "superseded":
         return f"Proposal {approval.id} was replaced by proposal {approval.superseded_by}; please use that one.", False
     if approval.status in ("approved", "rejected"):

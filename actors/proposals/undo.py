@@ -10,7 +10,7 @@ from loguru import logger
 
 from actors import tools
 from actors.proposals.make import propose_undo
-from actors.proposals.rules import OPEN, DecisionResult, may_decide
+from actors.proposals.rules import OPEN, DecisionResult, may_decide, not_theirs
 from actors.proposals.words import headline
 from actors.tools.restore import task_before, topic_before
 from storage.models import Approval, ApprovalItem, Schedule, Task, Topic
@@ -181,12 +181,9 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
         approval = latest_approved(decision.user_id, owner)
         if approval is None:
             return DecisionResult("There is nothing I changed for you to undo.")
-    if approval is None:
-        return DecisionResult(f"I don't know proposal {decision.approval_id}.")
-    if not may_decide(decision.user_id, approval, owner):
-        return DecisionResult("Sorry, only the person this proposal is for can undo it.")
-    if decision.nonce is not None and decision.nonce != approval.nonce:
-        return DecisionResult("That button is out of date.")
+    problem = not_theirs(decision, approval, owner, "undo it")
+    if problem:
+        return DecisionResult(problem)
     done = list(approval.items.where(ApprovalItem.status == "executed").order_by(ApprovalItem.position.desc()))
     if not done:
         if approval.status in OPEN:
