@@ -233,3 +233,21 @@ def test_a_dashboard_that_stopped_is_said_stopped_in_wilson_status(web):
     assert stopped.value["state"] == "stopped"
     assert views.health_line("web", stopped.value, stopped.updated_at, app.config.timezone).startswith(
         "web: stopped (as of ")
+
+
+def test_undo_typed_on_the_page_proposes_putting_back_the_last_approval(web):
+    client = logged_in(web)
+    approval = propose(web, client)
+    page = client.get("/proposals")
+    assert client.post(f"/proposals/{approval.id}", data={"csrf": csrf_of(page.text), "action": "approve",
+                                                          "nonce": approval.nonce}).status_code == 303
+    assert web.wait_idle()
+    page = client.get("/conversation")
+    form = {"csrf": csrf_of(page.text), "key": "k2", "text": "undo"}
+    assert client.post("/conversation", data=form).status_code == 303
+    assert web.wait_idle()
+    undo = Approval.select().order_by(Approval.id.desc()).get()
+    assert undo.id != approval.id and undo.channel == "web" and undo.status == "pending"
+    assert {i.tool for i in undo.items} <= {"cancel_task", "close_topic"} and undo.items.count()
+    assert not Inbox.select().where(Inbox.text == "undo").exists()  # handled by code, never by a model
+    assert f"Because you asked to undo proposal {approval.id}" in client.get("/conversation").text

@@ -42,6 +42,7 @@ from loguru import logger
 import uvicorn
 
 from actors.proposals import make, rules
+from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.web import fetching, server, watcher
@@ -187,7 +188,14 @@ class WebChannel(Channel):
         return row.id
 
     def say(self, text: str, key: str | None) -> int | None:
-        """Words typed on the Conversation page: a realtime stimulus, once per form."""
+        """Words typed on the Conversation page: a realtime stimulus, once per form; "undo" or "undo N" is a
+        decision, handled by code as in a Telegram chat (its answer, a proposal, shows here)."""
+        undoing = undo_named(text)
+        if undoing is not None:
+            decision = decisions.record(approval_id=undoing, action=rules.UNDO, user_id=self.user(),
+                                        channel=self.name, at=self.now())
+            self.tell("approval", DecisionRecorded(decision.id))
+            return None
         row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
                                        dedup_key=f"web:{key}" if key else None, payload={"via": "dashboard"})
         if row is None:
