@@ -237,6 +237,7 @@ def test_the_restore_tools_are_offered_to_no_model():
     assert undo_only == {"restore_task", "restore_topic"}
     for run in ("user", "background", "noting", "fast", "greeting"):
         assert not tools.offered(run, box) & undo_only, run
+    assert not {s["function"]["name"] for s in box.schemas(True)} & undo_only  # nor counted as offerable
 
 
 @pytest.mark.parametrize("words, named", [

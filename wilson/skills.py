@@ -401,7 +401,9 @@ class Toolbox:
         return tool.kind if tool else None
 
     def schemas(self, user_run: bool = False) -> list[dict]:
-        return [t.schema() for t in self.order if not self.why_not(t) and (user_run or not t.user_only)]
+        """Every tool a model could be offered, each with its own schema (an undo's own tools never are)."""
+        return [t.schema() for t in self.order
+                if not self.why_not(t) and (user_run or not t.user_only) and not t.undo_only]
 
     def why_not(self, tool: Tool) -> str:
         """Why this tool is not offered ("" when it is)."""
