@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from actors import tools
-from actors.proposals.undo import inverse, undoable
+from actors.proposals.undo import inverse, inverse_or_why, undoable
 from actors.proposals.words import undo_named
 from actors.cortex.calls import RunOutcome, propose_call
 from channels.web import pages
@@ -403,6 +403,8 @@ def test_a_snapshot_of_the_wrong_shape_is_refused_before_it_is_proposed(app, rep
         assert problem, before
     assert undoable([ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]})],
                     app.clock.now()) is False  # no exception: the approval that asks stands
+    assert inverse_or_why(ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]}),
+                          app.clock.now()) == "I can't read what it recorded"  # and an undo names it
 
 
 def test_the_terminal_shows_how_to_undo_under_a_receipt(app, repl):

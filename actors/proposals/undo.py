@@ -100,14 +100,20 @@ def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
     return "I can't undo this kind of change"
 
 
-def undoable(items: list[ApprovalItem], now: datetime) -> bool:
-    """Whether any of these executed items can be put back (its receipt then offers to). Only a button hangs on
-    it: an item whose record cannot be read is not undoable, and the approval stands."""
+def inverse_or_why(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
+    """`inverse`, with a record it cannot read (a result of an unexpected shape) as a reason, never an error: it
+    runs inside a decision's transaction, which must not fail for it."""
     try:
-        return any(not isinstance(inverse(item, now), str) for item in items)
-    except Exception as exc:  # noqa: BLE001 - a result of an unexpected shape must not undo the approval
-        logger.warning("could not tell whether proposal items can be undone: {}: {}", type(exc).__name__, exc)
-        return False
+        return inverse(item, now)
+    except Exception as exc:  # noqa: BLE001
+        logger.warning("item {} of proposal {}: its record cannot be read for an undo: {}: {}", item.id,
+                       item.approval_id, type(exc).__name__, exc)
+        return "I can't read what it recorded"
+
+
+def undoable(items: list[ApprovalItem], now: datetime) -> bool:
+    """Whether any of these executed items can be put back (its receipt then offers to)."""
+    return any(not isinstance(inverse_or_why(item, now), str) for item in items)
 
 
 def _within_closed_topics(changes: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
@@ -205,7 +211,7 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
     tz, box = config.timezone, tools.toolbox(config)
     changes, kept = [], []
     for item in done:
-        undoing = inverse(item, now)
+        undoing = inverse_or_why(item, now)
         problem = undoing if isinstance(undoing, str) else tools.validate_mutation(
             undoing[0], undoing[1], tz, approval.approver, owner, now, box=box)
         if problem:
