@@ -428,7 +428,7 @@ def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(mak
 def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when_there_is_none(make_app):
     from datetime import timedelta
 
-    from wilson.model.offline.provider import _opening
+    from wilson.model.offline.opening import opening
 
     app = make_app(llm="offline")
     long_body = "Could you send me the signed form for the school trip? " * 6
@@ -440,7 +440,7 @@ def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when
     assert len(quoted) <= 163
     # an item that says nothing but its subject has no opening to quote
     subject = "action needed: call me back"
-    assert _opening("Action needed: call me back\n\nEmail from sam@example.org: Action needed: call me back\n"
+    assert opening("Action needed: call me back\n\nEmail from sam@example.org: Action needed: call me back\n"
                     "Action needed: call me back", {subject}) == ""
 
 

@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, triage
+from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.skills import PROPOSE
@@ -22,25 +23,6 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
-OPENING_CHARS = 160  # of what a sender wrote, quoted in a heads-up
-# an address in a stranger's words (a link, a site, a mail address): never relayed as something to act on
-ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.[a-z]{2,}(?:/|\b)|@", re.I)
-
-
-def _opening(text: str, subjects: set[str]) -> str:
-    """The first line a sender wrote, past the summary and the channel's "Email from …: subject" line; cut at a
-    word within OPENING_CHARS. Empty when the item has nothing but its subject, or when that line holds an
-    address: a phishing mail's "verify at …" is not passed on."""
-    for line in text.splitlines()[1:]:
-        line = " ".join(line.split()).replace("“", '"').replace("”", '"')
-        if not line or line.lower() in subjects or any(line.lower().endswith(": " + s) for s in subjects if s):
-            continue
-        if ADDRESS.search(line):
-            return ""
-        if len(line) <= OPENING_CHARS:
-            return line
-        return line[:OPENING_CHARS].rsplit(" ", 1)[0] + "…"
-    return ""
 
 
 def _content(message: dict) -> str:
@@ -346,8 +328,8 @@ class Cortex:
             if summary.strip().lower() in subjects:
                 # the source's name quotes the subject already; it is not said twice, and what the sender
                 # wrote is what the user needs to hear
-                opening = _opening(text, subjects)
-                summary = f"“{opening}”" if opening else "this may need you."
+                wrote = opening(text, subjects)
+                summary = f"“{wrote}”" if wrote else "this may need you."
         return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
 
