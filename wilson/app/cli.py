@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import peewee
-from playhouse.db_url import schemes
+from playhouse.db_url import parse, schemes
 
 from wilson.app.options import (Parser, UsageError, eval_arguments, llm_option, log_level_option, one_line,
                                 open_config)
@@ -26,7 +26,8 @@ from wilson.kernel.redact import redact, register
 
 
 def database_problem(config) -> str | None:
-    """A database URL peewee cannot open at all (a scheme it does not know), said before anything starts."""
+    """A database URL peewee cannot open at all (a scheme it does not know, no database named), said before
+    anything starts; never the URL itself, which may hold a password."""
     url = str(config.get("database", "url") or "").strip()
     if not url:
         return None
@@ -35,6 +36,13 @@ def database_problem(config) -> str | None:
     if scheme not in schemes:
         known = ", ".join(s for s in ("sqlite", "postgresql") if s in schemes)
         return f"database.url: the scheme {one_line(scheme, 40)!r} is not one Wilson can open (use {known})"
+    try:
+        named = parse(url).get("database")
+    except ValueError as exc:  # a port that is not a number, and the like (the message names no password)
+        return f"database.url cannot be read: {one_line(str(exc), 80)}"
+    if not named:
+        return (f"database.url names no database: local ones take three slashes ({scheme}:///path), remote ones "
+                f"{scheme}://host/dbname")
     return None
 
 

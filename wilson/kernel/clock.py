@@ -96,7 +96,10 @@ def parse_duration(text: str) -> timedelta:
     if not parts or "".join(f"{n}{u}" for n, u in parts) != re.sub(r"\s+", "", text):
         raise ValueError(f"not a duration: {text!r} (try 45m, 12h, 3d)")
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-    return timedelta(seconds=sum(float(n) * units[u] for n, u in parts))
+    try:
+        return timedelta(seconds=sum(float(n) * units[u] for n, u in parts))
+    except OverflowError:  # "99999999999999999999d": a mistake, said like any other
+        raise ValueError(f"too long a duration: {text[:40]!r} (try 45m, 12h, 3d)") from None
 
 
 def make_clock(kind: str, start: str | None = None, tz: ZoneInfo | None = None) -> Clock:
