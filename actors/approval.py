@@ -38,7 +38,9 @@ DECISION_BROKE = ("Sorry, something went wrong on my side with your answer to pr
 
 def describe_quiet(result: DecisionResult) -> str:
     """A decision the gate answers without words of its own, as the trace tells it."""
-    return f"brought back as proposal {result.revived}" if result.revived else "handed to the cortex"
+    if result.made:
+        return f"{'to be undone by' if result.stage == 'undo' else 'brought back as'} proposal {result.made}"
+    return "handed to the cortex"
 
 
 def decision_of(row: DecisionRow) -> Decision:
@@ -182,11 +184,11 @@ class ApprovalActor(WilsonActor):
                 box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
                                  key=f"decision:{row.id}", payload=payload)
         faults.point("approval:after-decision-commit")
-        if result.revived:
+        if result.made:
             if box is not None:  # the answer comes before the proposal it brings (what an undo can't put back)
                 self.tell(decision.channel, Deliver(box.id))
                 box = None
-            self.present(result.revived)
+            self.present(result.made)
         if result.inbox_id:
             self.tell("cortex-realtime", InboxReady())
         for channel, outbox_id in result.deliveries:

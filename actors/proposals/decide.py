@@ -58,7 +58,7 @@ def revive(decision: Decision, approval: Approval | None, now: datetime, config,
     Approval.update(expired_notice_at=now).where(
         (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute()
     Feedback.create(approval_id=approval.id, kind="revived", value=str(again.id), at=now)
-    return DecisionResult("", stage="revived", revived=again.id)
+    return DecisionResult("", stage="revived", made=again.id)
 
 
 def hold_open(approval: Approval, now: datetime) -> None:
@@ -99,7 +99,8 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
             ApprovalItem.update(status="executed", result=result, executed_at=now).where(
                 ApprovalItem.id == item.id).execute()
             executed.append(headline(item.description))
-            done.append(ApprovalItem.get_by_id(item.id))
+            item.result = result  # as just written: what says whether it can be undone
+            done.append(item)
             if "task_id" in result:
                 task_ids.append(result["task_id"])
             task_ids += result.get("task_ids") or []  # the tasks an undo reopened with their topic

@@ -29,7 +29,7 @@ class DecisionResult:
     stage: str = "refused"
     inbox_id: int | None = None
     task_ids: list = field(default_factory=list)
-    revived: int | None = None  # the new proposal an expired one came back as
+    made: int | None = None  # the new proposal the decision made (an expired one back, an undo), to present
     deliveries: list = field(default_factory=list)  # (channel, outbox id) an approved item wrote, to nudge
     undoable: bool = False  # it changed something: its receipt offers to undo it
 

@@ -225,4 +225,4 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
     text = ""
     if kept:
         text = f"Some of proposal {approval.id} stays as it is:\n" + "\n".join(kept)
-    return DecisionResult(text, stage="undo", revived=made.id)
+    return DecisionResult(text, stage="undo", made=made.id)

@@ -100,19 +100,25 @@ def _back_to(before: dict, tz) -> str:
     return ", ".join(parts) or "as it was"
 
 
-class RestoreTask(BuiltinTool):
-    name = "restore_task"
-    description = "Put a task back as it was before an approved change (an undo)."
-    parameters = _obj(["task_id", "before"], task_id=I, before=OBJECT)
+class _Restore(BuiltinTool):
+    """A restore of one row (`model`, named by `key`) the asking person may see, from a snapshot of `fields`."""
+
+    model: type[Task] | type[Topic] = Task
+    key, fields, statuses = "task_id", TASK_FIELDS, tuple(s.value for s in TaskStatus)
     undo_only = True
 
     def validate(self, args, call):
-        problem = super().validate(args, call) or _well_formed(args.get("before"), TASK_FIELDS,
-                                                               [s.value for s in TaskStatus])
-        if problem is None and Task.get_or_none((Task.id == args["task_id"])
-                                                & visible_to(Task, call.user_id, call.owner)) is None:
-            return f"no task {args['task_id']}"
+        problem = super().validate(args, call) or _well_formed(args.get("before"), self.fields, self.statuses)
+        if problem is None and self.model.get_or_none((self.model.id == args[self.key])
+                                                      & visible_to(self.model, call.user_id, call.owner)) is None:
+            return f"no {self.model.__name__.lower()} {args[self.key]}"
         return problem
+
+
+class RestoreTask(_Restore):
+    name = "restore_task"
+    description = "Put a task back as it was before an approved change (an undo)."
+    parameters = _obj(["task_id", "before"], task_id=I, before=OBJECT)
 
     def describe(self, args, call):
         task = Task.get_or_none(Task.id == args.get("task_id"))
@@ -146,18 +152,14 @@ def _rearm_snooze(task: Task, now: datetime, tz) -> None:
                  f"“{task.title}” is back, as you asked", str(tz))
 
 
-class RestoreTopic(BuiltinTool):
+class RestoreTopic(_Restore):
     name = "restore_topic"
     description = "Put a topic back as it was before an approved change (an undo), with the tasks it closed."
     parameters = _obj(["topic_id", "before"], topic_id=I, before=OBJECT, reopen=IDS)
-    undo_only = True
+    model, key, fields, statuses = Topic, "topic_id", TOPIC_FIELDS, tuple(s.value for s in TopicStatus)
 
     def validate(self, args, call):
-        problem = super().validate(args, call) or _well_formed(args.get("before"), TOPIC_FIELDS,
-                                                               [s.value for s in TopicStatus])
-        if problem is None and Topic.get_or_none((Topic.id == args["topic_id"])
-                                                 & visible_to(Topic, call.user_id, call.owner)) is None:
-            return f"no topic {args['topic_id']}"
+        problem = super().validate(args, call)
         if problem is None and not all(isinstance(i, int) for i in args.get("reopen") or []):
             return "reopen must list task ids"
         return problem

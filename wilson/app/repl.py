@@ -277,10 +277,12 @@ class Repl:
     def execute(self, command: Command) -> None:
         app = self.app
         name, args = command.name, command.args
-        if name == "say" and undo_named(args[0]) is not None:  # as the chat channel reads these words
-            app.decide(undo_named(args[0]), UNDO)
-        elif name == "say":
-            app.say(args[0])
+        if name == "say":
+            undoing = undo_named(args[0])  # as a chat channel reads these words: a decision, not a message
+            if undoing is None:
+                app.say(args[0])
+            else:
+                app.decide(undoing, UNDO)
         elif name == "calendar_add":
             try:
                 add_event(app.calendar_file(), args[0], args[1], args[2], args[3], tz=app.config.timezone)
