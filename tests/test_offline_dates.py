@@ -102,6 +102,15 @@ def test_search_finds_every_phrase_in_order_and_skips_non_dates():
     assert dates.search("version 1.2 of the report, March 2027 was busy", at("2027-01-05T10:00"), BERLIN) == []
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("heading to Lisbon on the 3rd for 5 nights", date(2027, 2, 3)),  # a short word after it is no month
+    ("pay the rent on the 3rd, not later", date(2027, 2, 3)),
+    ("the 3rd of March", date(2027, 3, 3)),
+])
+def test_an_ordinal_day_is_read_whatever_word_follows_unless_a_month_does(text, expected):
+    assert [f.value for f in dates.search(text, at("2027-01-05T10:00"), BERLIN)] == [expected]
+
+
 @pytest.mark.parametrize("words, expected", [
     ("what's on this week?", (date(2027, 1, 5), date(2027, 1, 10), "this week")),
     ("and next week?", (date(2027, 1, 11), date(2027, 1, 17), "next week")),

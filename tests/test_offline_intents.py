@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wilson.model.offline import intents, looks, phrases
+from wilson.model.offline import intents, looks, phrases, places
 from wilson.model.offline.recognition import load_playbook
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -467,3 +467,54 @@ def test_a_look_at_a_topic_nobody_has_is_no_topic_look_and_two_that_share_the_wo
            {"id": 2, "title": "Japan visa", "status": "active"}]
     reply = answer("what's in the Japan topic?", topics=two)
     assert (reply.text, reply.calls) == ("Which one? “Trip to Japan” or “Japan visa”.", [])
+
+
+HOME = places.home_place(None, "Europe/Berlin")
+
+
+def trip_answer(text, tasks=(), topics=()):
+    return intents.answer(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
+                                       topics=list(topics), offered=TOOLS, home=HOME))
+
+
+@pytest.mark.parametrize("text, topic, start, ends", [
+    ("I'm going to Japan on March 20 for two weeks", "Trip to Japan", "2027-03-20", {"ends": "2027-04-03"}),
+    ("we're heading to Lisbon on the 3rd for 5 nights", "Trip to Lisbon", "2027-02-03", {"ends": "2027-02-08"}),
+    ("I'll be in Tokyo from April 2", "Trip to Tokyo", "2027-04-02", {}),
+    ("spending two weeks in Portugal from June 1", "Trip to Portugal", "2027-06-01", {}),  # how long is not when
+    ("I'm off to Japan on 2027-03-20", "Trip to Japan", "2027-03-20", {}),
+])
+def test_going_to_a_place_abroad_without_a_trip_word_is_planned_as_a_trip(text, topic, start, ends):
+    reply = trip_answer(text)
+    assert reply.calls[0] == ("create_topic", {"title": topic, "starts": start, **ends,
+                                               "notes": f"From your message: {text}"})
+    tasks = [args["title"] for name, args in reply.calls[1:]]
+    assert "Check passport validity" in tasks and "Pack" in tasks
+    assert "abroad" in reply.rule
+
+
+@pytest.mark.parametrize("text", [
+    "Anna is going to Rome on Friday",  # her trip, not the user's
+    "going to Berlin on Friday",  # home
+    "send the form to Paris office by Friday",  # no going at all
+])
+def test_someone_elses_going_or_going_home_is_no_trip(text):
+    assert not any(name == "create_topic" for name, _ in trip_answer(text).calls)
+
+
+def test_a_trip_within_the_home_country_leaves_out_the_passport_and_the_visa():
+    reply = trip_answer("I'm going to Hamburg on the 20th")
+    assert reply.calls[0][1]["title"] == "Trip to Hamburg" and "far from home" in reply.rule
+    tasks = [args["title"] for name, args in reply.calls[1:]]
+    assert "Pack" in tasks and "Check passport validity" not in tasks
+    assert "Check visa and entry requirements" not in tasks
+
+
+@pytest.mark.parametrize("text", ["yes", "yes please", "go ahead", "sure"])
+def test_yes_with_nothing_waiting_says_there_is_nothing_to_answer(text):
+    reply = answer(text, [])
+    assert reply.calls == [] and reply.text.startswith("There's no proposal of mine waiting")
+
+
+def test_ok_with_nothing_waiting_is_an_acknowledgement():
+    assert answer("ok", []).text == "👍"

@@ -66,3 +66,12 @@ def test_plan_calls_skip_what_is_already_there():
     assert ("create_task", "Pack") in names
     fresh = plan_calls(TRIP, "Trip to Japan", "2027-04-10", None, date(2027, 4, 10), TODAY, "", [], [])
     assert fresh[0] == ("create_topic", {"title": "Trip to Japan", "starts": "2027-04-10"})
+
+
+def test_a_trip_at_home_leaves_out_what_only_a_trip_abroad_needs():
+    start = date(2027, 4, 10)
+    abroad_only = {t.title for t in TRIP.tasks if t.abroad}
+    assert abroad_only == {"Check passport validity", "Check visa and entry requirements"}
+    at_home = {task.title for task, _ in fit(TRIP.tasks, start, TODAY, domestic=True)}
+    assert at_home == {t.title for t in TRIP.tasks} - abroad_only
+    assert abroad_only <= {task.title for task, _ in fit(TRIP.tasks, start, TODAY)}  # abroad or unknown: kept

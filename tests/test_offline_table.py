@@ -8,10 +8,11 @@ before tuning and run once afterwards, never tuned on. Recognition is scored as 
 expected ones, how many were proposed), printed for each half (`pytest -s` shows them).
 
 Measured (`.venv/bin/python -m pytest -q -s -p no:cacheprovider tests/test_offline_table.py`):
-dev.txt (34 events, 30 chat lines): events precision 0.96 (24/25), recall 0.96 (24/25);
-    chat precision 1.00 (26/26), recall 1.00 (26/26).
+dev.txt (35 events, 35 chat lines): events precision 0.96 (25/26), recall 0.96 (25/26);
+    chat precision 1.00 (31/31), recall 1.00 (31/31).
 held_back.txt (32 events, 21 chat lines, run after tuning, never tuned on): events precision 0.87 (20/23),
-    recall 0.91 (20/22); chat precision 1.00 (18/18), recall 1.00 (18/18).
+    recall 0.91 (20/22); chat precision 0.95 (18/19), recall 1.00 (18/18): its "thanks!" row expects the
+    old "I didn't understand", written before small talk got a word back; the row is left as it was written.
 Misses: conference names without a conference word ("PyCon US", "KubeCon Europe") and a client
 workshop abroad are planned as trips; "Trip to the zoo" is planned as a trip. (A task named by
 a three-letter word, "the gym task", is found since the cortex's context keeps such words.)
@@ -208,7 +209,10 @@ def chat_problems(expected: str, checks: list[str], items: list[ApprovalItem], r
                 problems.append(f"the reply does not say {value!r}")
             continue
         if expected.startswith("plan:"):
-            if key == "topic":
+            if key.startswith("-"):  # "-Task title": the plan leaves it out
+                if key[1:] in {i.args.get("title") for i in items if i.tool == "create_task"}:
+                    problems.append(f"“{key[1:]}” is in the plan, expected left out")
+            elif key == "topic":
                 titles = [i.args.get("title") for i in items if i.tool == "create_topic"]
                 if value not in titles:
                     problems.append(f"topic {titles}, expected {value!r}")

@@ -272,7 +272,9 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
-    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z]{3})", text, re.I):
+    # "the 3rd" alone (not "the 3rd of March" nor "the 3rd March", which the parser reads whole)
+    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+                         text, re.I):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     hours = [m for m in _BARE_HOUR_RE.finditer(text) if int(m.group("hour")) <= 23
              and not any(m.start() < e and s < m.end() for s, e in taken)]

@@ -146,6 +146,11 @@ def distance_km(a: Place, b: Place) -> float | None:
     return 6371.0 * 2 * math.asin(math.sqrt(h))
 
 
+def domestic(place: Place | None, home: Place | None) -> bool:
+    """The place is known to be in the home country (unknown places and homes are not: nothing is left out)."""
+    return place is not None and home is not None and place.country == home.country
+
+
 def away(place: Place | None, home: Place | None) -> str | None:
     """Why a place is away from home ("abroad", "far from home"), or None (home, near it, or unknown)."""
     if place is None or home is None:

@@ -13,8 +13,10 @@ from datetime import date, timedelta
 from wilson.model.offline.recognition import PlaybookEvent, PlaybookTask
 
 
-def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date) -> list[tuple[PlaybookTask, date]]:
-    """(task, due) for the tasks that still make sense, in the playbook's order."""
+def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
+        domestic: bool = False) -> list[tuple[PlaybookTask, date]]:
+    """(task, due) for the tasks that still make sense, in the playbook's order; `domestic`: the place is known
+    to be in the home country, so the tasks only a trip abroad needs are left out."""
     days_left = (start_day - today).days
     if days_left < 0:
         return []  # under way or over: nothing to prepare
@@ -22,7 +24,7 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date) -> list[t
     earliest = min(today + timedelta(days=1), latest)
     fitted = []
     for task in tasks:
-        if days_left < task.min_days:
+        if days_left < task.min_days or (domestic and task.abroad):
             continue
         if task.days_before <= 0:
             fitted.append((task, start_day))
@@ -33,7 +35,7 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date) -> list[t
 
 
 def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, today: date, notes: str,
-               topics: list[dict], tasks: list[dict]) -> list[tuple[str, dict]]:
+               topics: list[dict], tasks: list[dict], domestic: bool = False) -> list[tuple[str, dict]]:
     """create_topic (unless it is open already) and create_task for each fitted task not already there."""
     known_topics = {str(t.get("title", "")).strip().lower() for t in topics if t.get("status") != "closed"}
     known_tasks = {(str(t.get("topic") or "").lower(), str(t.get("title", "")).lower()) for t in tasks}
@@ -41,7 +43,7 @@ def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, to
     if title.lower() not in known_topics:
         topic = {"title": title, "starts": start, "ends": end, "notes": notes}
         calls.append(("create_topic", {k: v for k, v in topic.items() if v not in (None, "")}))
-    for task, due in fit(event.tasks, start_day, today):
+    for task, due in fit(event.tasks, start_day, today, domestic):
         if (title.lower(), task.title.lower()) in known_tasks:
             continue
         calls.append(("create_task", {"title": task.title, "due": due.isoformat(), "topic": title,

@@ -207,9 +207,9 @@ class Cortex:
         if not title:
             return [], "an event without a title"
         location = buffer.get("location")
+        home = self.provider.home(self.context.get("timezone"))
         found = recognise_event(self.playbook, title, location, buffer.get("start"), buffer.get("end"), self.tz,
-                                self.provider.home(self.context.get("timezone")),
-                                str(buffer.get("description") or ""))
+                                home, str(buffer.get("description") or ""))
         if found.event is None:
             return [], f"{SEEN_NO_PLAN}: {found.rule}"
         start = dates.parse_moment(buffer.get("start"), self.tz)
@@ -219,7 +219,7 @@ class Cortex:
                                         f"Planned by the offline rules: {found.rule}."]))
         calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
                            dates.local_date(start, self.tz), self.today, notes, self.context.get("topics") or [],
-                           self.context.get("tasks") or [])
+                           self.context.get("tasks") or [], places.domestic(found.place, home))
         return calls, found.rule
 
     def _titles(self, buffer: dict) -> set[str]:
@@ -362,6 +362,7 @@ def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat
                         tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
                         pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
                         first_contact=bool(context.get("first_contact")),
+                        home=provider.home(context.get("timezone")),
                         memories=list(context.get("memories") or []))
 
 

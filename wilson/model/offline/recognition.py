@@ -27,6 +27,7 @@ class PlaybookTask:
     days_before: int
     notes: str = ""
     min_days: int = 0
+    abroad: bool = False  # only for a trip abroad: left out when the place is in the home country
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
         if not isinstance(spec, dict):
             continue
         tasks = tuple(PlaybookTask(str(t["title"]), int(t.get("days_before", 0)), str(t.get("notes", "")),
-                                   int(t.get("min_days", 0)))
+                                   int(t.get("min_days", 0)), bool(t.get("abroad", False)))
                       for t in spec.get("tasks", []))
         label = str(spec.get("label") or name.capitalize())
         events.append(PlaybookEvent(name=name, label=label, title=str(spec.get("title") or label),
