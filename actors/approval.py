@@ -234,4 +234,5 @@ class ApprovalActor(WilsonActor):
         return DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
 
     def plan_task(self, task: Task, now: datetime) -> None:
-        plan_task(task, now, windows_config(self.config), self.config.timezone)
+        """After an approved change: the user has just read the task's date (see JUST_SEEN)."""
+        plan_task(task, now, windows_config(self.config), self.config.timezone, seen=True)

@@ -121,3 +121,22 @@ def test_only_the_users_own_run_may_stop_a_reminder_and_only_a_reminder_of_their
         assert Schedule.get_by_id(schedule.id).enabled
     listed = handle_call("list_reminders", {}, RunOutcome(), app.clock.now(), app.config.timezone, origin="user")
     assert [r["text"] for r in listed] == ["water the plants"]
+
+
+def test_a_heads_up_within_hours_of_approving_the_task_is_left_out_and_the_due_day_still_comes(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00")  # Tuesday
+    app.say("add pay rent by tomorrow")
+    app.wait_idle()
+    approve_latest(app)
+    app.say("add renew the gym pass by Friday")
+    app.wait_idle()
+    approve_latest(app)
+    rent, gym = (Task.get(Task.title == title) for title in ("Pay rent", "Renew the gym pass"))
+    app.advance(timedelta(days=2, hours=2))  # Thursday 10:00
+    fired = {task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)
+                          .order_by(TaskFiring.fired_at)] for task in (rent, gym)}
+    # the rent's "1d" heads-up (Tuesday 09:00) would come an hour after the user read its date; its day comes
+    assert fired["Pay rent"] == ["due", "overdue"]
+    assert fired["Renew the gym pass"] == ["1d"]  # two days after approving: not just seen
+    said = [d["text"] for d in app.user_deliveries()]
+    assert any("Pay rent" in text and "due today" in text.lower() for text in said), said[-4:]

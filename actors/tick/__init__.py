@@ -28,6 +28,8 @@ Window times (documented choice):
 - "due": 09:00 local on the due day for a date-only due; two hours before the due
   moment for a timed one (a heads-up you can still act on).
 - "overdue": 09:00 local the day after a date-only due; one day after a timed one.
+- A heads-up (any window but "due" and "overdue") falling within 12 hours of the user approving
+  the task or its new date is left out: they have just read it (`JUST_SEEN`).
 
 The package, along its seams: `deadlines` (task windows and topic ends), `cron` (cron
 expressions across DST), `schedules` (the builtin jobs and reminders, the missed-job policy,

@@ -25,6 +25,8 @@ DEADLINE_PRIORITY = 4
 DATE_ONLY_HOUR = time(9, 0)  # when a follow-up for a date-only due arrives, local time
 DUE_LEAD = timedelta(hours=2)  # "due" window before a timed due
 OVERDUE_AFTER = timedelta(days=1)
+# A heads-up falling due this soon after the user approved the task's date would repeat what they just read
+JUST_SEEN = timedelta(hours=12)
 OPEN_STATUSES = ("open", "snoozed")  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
@@ -173,7 +175,8 @@ def _fired_windows(task: Task) -> set[str]:
         (TaskFiring.task == task.id) & (TaskFiring.due == as_utc(task.due)))}
 
 
-def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> tuple[datetime | None, str | None]:
+def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo,
+                 seen: bool = False) -> tuple[datetime | None, str | None]:
     if task.due is None or task.status in ("done", "cancelled"):
         return None, None
     if task.status == "snoozed":
@@ -183,21 +186,24 @@ def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneIn
         return None, None
     windows = _task_windows(task, default_windows)
     fired = _fired_windows(task)
+    quiet_until = now + JUST_SEEN if seen else now
     for name, moment in window_times(task.due, task.due_is_date, windows, tz):
-        if name not in fired and moment > now:
+        if name not in fired and moment > now and (moment >= quiet_until or name in ("due", "overdue")):
             return moment, name
     if "overdue" in windows and "overdue" not in fired and _is_overdue(task, now, tz):
         return now, "overdue"  # created (or re-dated) when already overdue: say so once
     return None, None
 
 
-def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo) -> None:
+def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo, seen: bool = False) -> None:
     """Set the task's next follow-up: the first unfired window after `now` (None when there is none).
 
     Windows already past when this is called are skipped, except that an overdue task
-    gets "overdue" once. Called after the task is created, updated, snoozed or completed.
+    gets "overdue" once. Called after the task is created, updated, snoozed or completed;
+    `seen`: the user has just approved it, so a heads-up within JUST_SEEN is left out too (the
+    "due" and "overdue" ones never are).
     """
-    task.next_fire_at, task.next_window = _next_window(task, as_utc(now), default_windows, tz)
+    task.next_fire_at, task.next_window = _next_window(task, as_utc(now), default_windows, tz, seen)
     task.save()
 
 
