@@ -84,3 +84,12 @@ def test_the_message_showing_a_proposal_is_noted_on_it(db, tmp_path):
     approval = make.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
     make.record_message_ref(approval.id, 4242, 17)
     assert Approval.get_by_id(approval.id).message_ref == {"chat_id": 4242, "message_id": 17}
+
+
+def test_a_long_reason_is_cut_at_a_word_with_its_bracket_closed():
+    reason = ("Because of the email “Lease renewal: please sign by Friday” from Mr Berger <landlord@mail[.]example> "
+              "(offline rules: a renewal notice from Mr Berger <landlord@mail.example>: lease, “by Friday” → Fri 8 Jan)")
+    cut = rules.clipped(reason)
+    assert len(cut) <= rules.MAX_REASON and cut.endswith("…)")
+    assert cut[:-2] == reason[:len(cut) - 2] and reason[len(cut) - 2] == " "  # ends where a word ended
+    assert rules.clipped("short enough") == "short enough"

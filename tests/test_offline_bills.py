@@ -63,6 +63,13 @@ def test_renewal_notices_fall_due_a_week_before(text, subject, title, due):
     assert found.due < bills.dates.search(text, NOW, BERLIN)[0].value
 
 
+def test_a_renewal_to_sign_is_a_task_to_sign_it_not_to_compare_offers():
+    found = task("Hi, please sign the attached lease renewal by 22 January. Thanks, Mr Berger",
+                 "Lease renewal: please sign", sender="landlord@mail.example")
+    assert found.title == "Sign lease renewal" and found.due == date(2027, 1, 15)
+    assert found.notes.startswith("To sign by Fri 22 Jan") and "offers" not in found.notes
+
+
 @pytest.mark.parametrize("text, subject", [
     ("Your bill for December is ready.", "Your electricity bill"),  # no amount, no date
     ("Your bill for December is 84.20 EUR.", "Your electricity bill"),  # no date to pay by

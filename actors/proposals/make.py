@@ -7,7 +7,7 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import (MAX_REASON, OPEN, CannotPropose, actions_for, expiry, find, remind_before,
+from actors.proposals.rules import (OPEN, CannotPropose, actions_for, clipped, expiry, find, remind_before,
                                     remind_moment)
 from actors.proposals.words import changes_between, reason_for, render
 from storage import mute
@@ -48,7 +48,7 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
               else reason_for(row, now, config.timezone))
     if offline and not (original is not None and original.reason):
         reason = f"{reason} (offline rules: {offline})" if reason else f"offline rules: {offline}"
-    reason = reason[:MAX_REASON]
+    reason = clipped(reason)
     changes = ""
     if original is not None:
         replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
@@ -100,7 +100,7 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
         trace_id = trace.new_trace_id()
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
                                    nonce=secrets.token_hex(4), created_at=now, expires_at=now + expiry(config),
-                                   idempotency_key=key, reason=reason[:MAX_REASON])
+                                   idempotency_key=key, reason=clipped(reason))
         ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
                             description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)
@@ -145,7 +145,7 @@ def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datet
         trace_id=original.trace_id, approver=original.approver, channel=channel,
         summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
         created_at=now, expires_at=expires, idempotency_key=key,
-        reason=f"because you asked to undo proposal {original.id}"[:MAX_REASON],
+        reason=f"because you asked to undo proposal {original.id}",
         remind_at=remind_moment(now, expires, remind_before(config)))
     for position, (name, args) in enumerate(changes, start=1):
         ApprovalItem.create(approval=made, position=position, tool=name, args=args,

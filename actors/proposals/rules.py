@@ -17,6 +17,14 @@ UNDO = "undo"  # propose putting back what an approved proposal changed (actors/
 MAX_REASON = 200  # characters: one line, however long the words it quotes
 
 
+def clipped(text: str, limit: int = MAX_REASON) -> str:
+    """`text` within `limit` characters, cut at a word with "…" (and its open bracket closed), never mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 2].rsplit(" ", 1)[0].rstrip(" ,;:(") + "…"
+    return cut + ")" if cut.count("(") > cut.count(")") else cut
+
+
 def expiry(config) -> timedelta:
     """How long a new proposal waits for its answer."""
     return timedelta(hours=float(config.get("approval", "expiry_hours")))

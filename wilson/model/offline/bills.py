@@ -22,6 +22,8 @@ BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\
 SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
                         r"payment (?:was |has been )?received|thank you for your payment)\b", re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
+# a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
+SIGN_RE = re.compile(r"\b(?:sign|signed|signing|signature|countersign)\b", re.I)
 # what renews: the thing a renewal notice is about
 RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
                           r"domain|passport|permit|registration|plan|lease)\b", re.I)
@@ -35,7 +37,8 @@ PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activ
 DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
                         r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)
 _NOT_A_NAME = set("""a an the your our my this that these new latest current monthly annual yearly quarterly final
-first second last next upcoming outstanding open unpaid due for of from to is are will and or""".split())
+first second last next upcoming outstanding open unpaid due for of from to is are will and or
+attached enclosed signed please sign""".split())
 _MONTHS = {m.lower() for m in ("January February March April May June July August September October November "
                                "December").split()}
 PAY_LEAD_DAYS = 2  # a bill is paid a couple of days early: transfers take a day or two
@@ -117,9 +120,13 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         thing = " ".join(filter(None, named))
         act_by = dates.local_date(when.value, tz)
         expires = renews.group(0).lower().startswith(("expir", "run"))
-        title = f"Renew {thing}" if expires else f"Review {thing} renewal"
-        notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
-                 + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
+        if SIGN_RE.search(blob) and not expires:
+            title = f"Sign {thing} renewal"
+            notes = f"To sign by {dates.fmt_day(act_by)} ({quoted}, from {sender})."
+        else:
+            title = f"Renew {thing}" if expires else f"Review {thing} renewal"
+            notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
+                     + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
         return Due(title, _due(act_by, RENEWAL_LEAD_DAYS, today), notes,
                    f"a renewal notice from {sender}: {thing}, {when.stated(tz)}")
     return None
