@@ -518,3 +518,27 @@ def test_yes_with_nothing_waiting_says_there_is_nothing_to_answer(text):
 
 def test_ok_with_nothing_waiting_is_an_acknowledgement():
     assert answer("ok", []).text == "👍"
+
+
+JAPAN = [{"id": 7, "title": "Trip to Japan", "status": "active", "starts": "2027-03-20", "ends": "2027-04-03"}]
+
+
+@pytest.mark.parametrize("text", ["when is my trip?", "how many days until Japan?", "when do we leave for Japan?",
+                                  "when is the Japan trip"])
+def test_when_a_topic_starts_is_answered_with_its_day_and_how_far_off_it_is(text):
+    reply = answer(text, topics=JAPAN)
+    assert reply.calls == [] and reply.text == "Trip to Japan starts Sat 20 Mar, in 74 days, until Sat 3 Apr."
+
+
+def test_when_a_topic_under_way_began_says_so():
+    under_way = [dict(JAPAN[0], starts="2027-01-01", ends="2027-01-10")]
+    assert answer("when is my trip?", topics=under_way).text == "Trip to Japan began on Fri 1 Jan and runs until Sun 10 Jan."
+
+
+def test_what_is_left_for_a_topic_needs_no_article():
+    assert answer("what's left for Japan?").text.startswith("Open in Trip to Japan:\n• Renew passport")
+
+
+@pytest.mark.parametrize("text", ["cancel that", "never mind", "scrap it"])
+def test_cancel_that_says_no_to_the_proposal_just_made(text):
+    assert answer(text, pending=PENDING_REMINDER).calls == [("decide", {"proposal": 12, "action": "reject"})]

@@ -163,7 +163,11 @@ def listing(chat: Chat, text: str) -> Reply | None:
 
 TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything)\s+(?:left\s+)?"
                            r"(?:in|on|for)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
-                           r"\s+(?:the|my|our)\s+(?P<topic>.+?)\s*\??\s*$", re.I)
+                           r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)\s*\??\s*$", re.I)
+# "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"
+WHEN_TOPIC_RE = re.compile(r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"
+                           r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
+                           r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again))?\s*\??\s*$", re.I)
 
 
 def topic(chat: Chat, text: str) -> Reply | None:
@@ -182,6 +186,38 @@ def topic(chat: Chat, text: str) -> Reply | None:
     if not tasks:
         return Reply(f"Nothing is open in {title}.", [], "look at a topic")
     return Reply(f"Open in {title}:\n" + _dated_lines(chat, tasks), [], "look at a topic")
+
+
+def when_topic(chat: Chat, text: str) -> Reply | None:
+    """"When is my trip?": the day an open topic starts, and how far off it is; "my trip" alone is the one open
+    topic with "trip" in its title."""
+    found = WHEN_TOPIC_RE.match(text)
+    if not found:
+        return None
+    phrase = found.group("topic")
+    named = topics_named(chat, phrase) or [t for t in chat.topics if t.get("status") != "closed"
+                                           and words(phrase) & words(str(t.get("title")))]
+    if len(named) > 1:
+        return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
+                     "when is which topic?")
+    if not named:
+        return None
+    title, starts = named[0].get("title"), dates.parse_moment(named[0].get("starts"), chat.tz)
+    if starts is None:
+        return Reply(f"{title} has no date yet.", [], "when is a topic")
+    day = dates.local_date(starts, chat.tz)
+    ends = dates.parse_moment(named[0].get("ends"), chat.tz)
+    last = dates.local_date(ends, chat.tz) if ends is not None else None
+    days = (day - chat.today).days
+    if days < 0:
+        under_way = last is not None and last >= chat.today
+        said = (f"{title} began on {dates.fmt_day(day)}" + (f" and runs until {dates.fmt_day(last)}." if under_way
+                                                             else "."))
+    else:
+        away = {0: "today", 1: "tomorrow"}.get(days, f"in {days} days")
+        said = f"{title} starts {dates.fmt_day(day)}, {away}" + (
+            f", until {dates.fmt_day(last)}." if last is not None and last > day else ".")
+    return Reply(said, [], "when is a topic")
 
 
 def _waiting(chat: Chat) -> str:
