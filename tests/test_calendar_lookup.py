@@ -61,7 +61,7 @@ def test_offline_a_calendar_question_with_nothing_in_it_says_so(make_app):
     app = make_app(start=START)
     say(app, "hi")
     say(app, "what's on my calendar today?")
-    assert app.user_deliveries()[-1]["text"].startswith("Nothing in your calendar today.")
+    assert app.user_deliveries()[-1]["text"].startswith("No events in your calendar today.")
     assert Inbox.select().where(Inbox.status != "done").count() == 0
 
 

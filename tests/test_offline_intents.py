@@ -158,7 +158,11 @@ def test_the_calendar_answer_lists_the_events_then_what_is_due():
     assert text == ("In your calendar this week:\n• Ski trip — since Sun 3 Jan, Alps\n• Dentist — Thu 7 Jan 15:00\n\n"
                     "Nothing due this week.")
     assert looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []).startswith(
-        "Nothing in your calendar this week.")
+        "No events in your calendar this week.")
+    trip = dict(TOPICS[0], starts="2027-01-09")
+    chat.topics = [trip]  # a plan of the user's that is in no calendar: theirs, beside the empty calendar
+    assert looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []) == (
+        "No events in your calendar this week.\n\nOn your list this week:\n• Trip to Japan starts Sat 9 Jan")
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,7 +20,7 @@ from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, E
 from wilson.model.offline.words import covers, words
 
 
-def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
+def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str = "Coming up") -> str:
     tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
 
     def due_of(task):
@@ -48,7 +48,7 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None) -> str:
         tail = f" {len(undated)} open task(s) have no date." if undated else ""
         return f"Nothing due {name}.{tail}"
     tail = f"\n(+ {len(undated)} open task(s) without a date)" if undated else ""
-    return f"Coming up {name}:\n" + "\n".join(lines) + tail
+    return f"{head} {name}:\n" + "\n".join(lines) + tail
 
 
 def _dated_lines(chat: Chat, tasks: list[dict]) -> str:
@@ -245,8 +245,9 @@ def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
         when = f"{dates.fmt_day(day)}{at}" if day >= start else f"since {dates.fmt_day(day)}"
         place = f", {event['location']}" if event.get("location") else ""
         lines.append(f"• {event.get('title') or 'An event'} — {when}{place}")
-    head = f"In your calendar {name}:\n" + "\n".join(lines) if lines else f"Nothing in your calendar {name}."
-    return f"{head}\n\n{task_list(chat, (start, end, name))}"
+    head = f"In your calendar {name}:\n" + "\n".join(lines) if lines else f"No events in your calendar {name}."
+    # beside the calendar, the user's own plans and tasks are named as theirs, not as more of the calendar
+    return f"{head}\n\n{task_list(chat, (start, end, name), head='On your list')}"
 
 
 def what_i_know(chat: Chat) -> str:
