@@ -233,6 +233,6 @@ class ApprovalActor(WilsonActor):
             return proposals_decide.modify(approval, decision, now)
         return DecisionResult(f"Unknown action {decision.action!r}: use approve, modify or reject.")
 
-    def plan_task(self, task: Task, now: datetime) -> None:
-        """After an approved change: the user has just read the task's date (see JUST_SEEN)."""
-        plan_task(task, now, windows_config(self.config), self.config.timezone, seen=True)
+    def plan_task(self, task: Task, now: datetime, seen: bool = False) -> None:
+        """After an approved change; `seen`: it showed the task's date to the user (see JUST_SEEN)."""
+        plan_task(task, now, windows_config(self.config), self.config.timezone, seen=seen)

@@ -140,3 +140,29 @@ def test_a_heads_up_within_hours_of_approving_the_task_is_left_out_and_the_due_d
     assert fired["Renew the gym pass"] == ["1d"]  # two days after approving: not just seen
     said = [d["text"] for d in app.user_deliveries()]
     assert any("Pay rent" in text and "due today" in text.lower() for text in said), said[-4:]
+
+
+def test_windows_of_the_tasks_own_and_approvals_that_show_no_date_keep_every_heads_up(make_app):
+    from actors.proposals.make import propose
+    from storage import inbox
+
+    app = make_app(start="2027-01-05T08:00:00+01:00")  # Tuesday
+    now = app.clock.now()
+    rent = Task.create(title="Pay rent", due=now + timedelta(days=1), due_is_date=True, created_at=now)
+    plan_task(rent, now, ["1d", "due"], app.config.timezone)  # its 1d heads-up: today 09:00
+    row = inbox.add(source="repl", text="note for the rent", priority=0, at=now)
+    inbox.finish(row.id, now)
+    propose(row, [("update_task", {"task_id": rent.id, "notes": "IBAN in the lease"}, "Change task: Pay rent")],
+            "repl", now, app.config)
+    approve_latest(app)  # a change of notes: the date was not in the proposal
+    bank = Task.create(title="Call the bank", due=now + timedelta(days=2), created_at=now)
+    plan_task(bank, now, ["1d", "due"], app.config.timezone)
+    row = inbox.add(source="repl", text="call the bank at 3 today, remind me an hour before", priority=0, at=now)
+    inbox.finish(row.id, now)
+    propose(row, [("update_task", {"task_id": bank.id, "due": "2027-01-05T15:00:00+01:00", "escalation": "1h"},
+                   "Change task: Call the bank")], "repl", now, app.config)
+    approve_latest(app)  # a window of the task's own, set by the user: theirs even right after approving
+    app.advance(timedelta(hours=8))  # Tuesday 16:00
+    fired = {task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)]
+             for task in (rent, bank)}
+    assert fired == {"Pay rent": ["1d"], "Call the bank": ["1h"]}

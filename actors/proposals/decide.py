@@ -79,6 +79,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     What the items create belongs to the approver; `owner` (the configured one) sees every topic;
     `config` says which skills are on (an item of a skill turned off fails)."""
     executed, failed, task_ids, left_out, deliveries, done = [], [], [], [], [], []
+    seen: set[int] = set()
     created_topics: dict = {}
     with database.atomic():
         hold_open(approval, now)
@@ -103,9 +104,11 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
             done.append(item)
             if "task_id" in result:
                 task_ids.append(result["task_id"])
+                if item.tool == "create_task" or (item.tool == "update_task" and "due" in (item.args or {})):
+                    seen.add(result["task_id"])  # the user has just read its date in the proposal
             task_ids += result.get("task_ids") or []  # the tasks an undo reopened with their topic
         for task_id in task_ids:
-            plan_task(Task.get_by_id(task_id), now)
+            plan_task(Task.get_by_id(task_id), now, seen=task_id in seen)
         if rest == "reject" and (executed or failed):
             left_out = selected(approval, ())
             ApprovalItem.update(status="rejected").where(

@@ -186,10 +186,16 @@ def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneIn
         return None, None
     windows = _task_windows(task, default_windows)
     fired = _fired_windows(task)
-    quiet_until = now + JUST_SEEN if seen else now
-    for name, moment in window_times(task.due, task.due_is_date, windows, tz):
-        if name not in fired and moment > now and (moment >= quiet_until or name in ("due", "overdue")):
+    # windows the user chose for this task are theirs: kept even when they have just read its date
+    own = isinstance(task.escalation, list) and bool(task.escalation)
+    quiet_until = now + JUST_SEEN if seen and not own else now
+    upcoming = [(moment, name) for name, moment in window_times(task.due, task.due_is_date, windows, tz)
+                if name not in fired and moment > now]
+    for moment, name in upcoming:
+        if moment >= quiet_until or name in ("due", "overdue"):
             return moment, name
+    if upcoming:
+        return upcoming[-1]  # every one is a heads-up just after approving: the last still comes
     if "overdue" in windows and "overdue" not in fired and _is_overdue(task, now, tz):
         return now, "overdue"  # created (or re-dated) when already overdue: say so once
     return None, None
@@ -200,8 +206,8 @@ def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo,
 
     Windows already past when this is called are skipped, except that an overdue task
     gets "overdue" once. Called after the task is created, updated, snoozed or completed;
-    `seen`: the user has just approved it, so a heads-up within JUST_SEEN is left out too (the
-    "due" and "overdue" ones never are).
+    `seen`: the user has just approved its date, so a heads-up within JUST_SEEN is left out too, unless
+    the task has windows of its own or it is the last one left (the "due" and "overdue" ones never are).
     """
     task.next_fire_at, task.next_window = _next_window(task, as_utc(now), default_windows, tz, seen)
     task.save()
