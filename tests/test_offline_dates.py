@@ -106,6 +106,7 @@ def test_search_finds_every_phrase_in_order_and_skips_non_dates():
     ("heading to Lisbon on the 3rd for 5 nights", date(2027, 2, 3)),  # a short word after it is no month
     ("pay the rent on the 3rd, not later", date(2027, 2, 3)),
     ("the 3rd of March", date(2027, 3, 3)),
+    ("I'll go to the dentist on the 15th of next month", date(2027, 2, 15)),
 ])
 def test_an_ordinal_day_is_read_whatever_word_follows_unless_a_month_does(text, expected):
     assert [f.value for f in dates.search(text, at("2027-01-05T10:00"), BERLIN)] == [expected]
@@ -151,3 +152,10 @@ def test_a_bare_hour_is_the_next_such_morning_hour_unless_evening_is_said(text, 
 def test_at_with_a_number_that_is_no_hour_is_left_alone():
     assert dates.search("prices at 10% off", at("2027-01-21T18:00"), BERLIN) == []
     assert dates.search("we met at 25 degrees", at("2027-01-21T18:00"), BERLIN) == []
+
+
+def test_a_date_the_parser_misreads_in_the_whole_message_is_read_in_its_clause():
+    # read whole, the parser finds "20" and "me" (a word in another language), and neither is kept
+    found = dates.search("I'm going to Japan on March 20, remind me to buy an adapter on March 1",
+                         at("2027-01-05T10:00"), BERLIN)
+    assert found and (found[0].phrase, found[0].value) == ("on March 20", date(2027, 3, 20))

@@ -484,9 +484,14 @@ def trip_answer(text, tasks=(), topics=()):
 @pytest.mark.parametrize("text, topic, start, ends", [
     ("I'm going to Japan on March 20 for two weeks", "Trip to Japan", "2027-03-20", {"ends": "2027-04-03"}),
     ("we're heading to Lisbon on the 3rd for 5 nights", "Trip to Lisbon", "2027-02-03", {"ends": "2027-02-08"}),
+    ("we're heading to Lisbon on the 3rd for 3 days", "Trip to Lisbon", "2027-02-03", {"ends": "2027-02-05"}),
     ("I'll be in Tokyo from April 2", "Trip to Tokyo", "2027-04-02", {}),
     ("spending two weeks in Portugal from June 1", "Trip to Portugal", "2027-06-01", {}),  # how long is not when
     ("I'm off to Japan on 2027-03-20", "Trip to Japan", "2027-03-20", {}),
+    ("i'm going to japan on march 20", "Trip to Japan", "2027-03-20", {}),
+    ("I'm going to be in Rome on Friday", "Trip to Rome", "2027-01-08", {}),
+    ("I'm going back to Japan on March 20", "Trip to Japan", "2027-03-20", {}),
+    ("We're spending Christmas in Rome from Dec 20", "Trip to Rome", "2027-12-20", {}),
 ])
 def test_going_to_a_place_abroad_without_a_trip_word_is_planned_as_a_trip(text, topic, start, ends):
     reply = trip_answer(text)
@@ -501,9 +506,28 @@ def test_going_to_a_place_abroad_without_a_trip_word_is_planned_as_a_trip(text, 
     "Anna is going to Rome on Friday",  # her trip, not the user's
     "going to Berlin on Friday",  # home
     "send the form to Paris office by Friday",  # no going at all
+    "We're visiting Anna on Sunday",  # a person (and a town in Russia)
+    "I'm spending time with Anna on Friday",
+    "Going to Paris Hilton's party on Friday",  # no place named whole
+    "I'm going to China Garden on Friday",
+    "Should I go to Paris on Friday?",  # questions
+    "Can we go to Paris on Friday",
+    "I'm going to Japan for two weeks",  # how long, but not when
+    "spending two weeks in Portugal",
 ])
-def test_someone_elses_going_or_going_home_is_no_trip(text):
+def test_someone_elses_going_a_question_or_no_place_or_day_is_no_trip(text):
     assert not any(name == "create_topic" for name, _ in trip_answer(text).calls)
+
+
+@pytest.mark.parametrize("text, first, rest", [
+    ("I'm going to Japan on March 20, remind me to buy an adapter on March 1", "I'm going to Japan on March 20",
+     "remind me to buy an adapter on March 1"),
+    ("I'm going to Japan on March 20. Add buy adapter by March 1", "I'm going to Japan on March 20",
+     "Add buy adapter by March 1"),
+])
+def test_a_trip_and_another_request_in_one_message_asks_for_them_one_at_a_time(text, first, rest):
+    reply = trip_answer(text)
+    assert reply.calls == [] and f"“{first}”, then “{rest}”" in reply.text and "Nothing was changed" in reply.text
 
 
 def test_a_trip_within_the_home_country_leaves_out_the_passport_and_the_visa():

@@ -272,8 +272,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
-    # "the 3rd" alone (not "the 3rd of March" nor "the 3rd March", which the parser reads whole)
-    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
+    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
                          text, re.I):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     hours = [m for m in _BARE_HOUR_RE.finditer(text) if int(m.group("hour")) <= 23
@@ -283,6 +283,20 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         masked = masked[:s] + " " * (e - s) + masked[e:]
     if not _DAYLIKE_RE.search(masked):
         return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+    before = len(found)
+    _parsed_phrases(masked, 0, now, tz, add)
+    if len(found) == before:
+        # the parser read the whole as something else ("…on March 20, remind me to…": "20" and "me"):
+        # each clause alone, where a date is read as it is written
+        for clause in re.finditer(r"[^,;!?]+", masked):
+            if _DAYLIKE_RE.search(clause.group(0)):
+                _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
+    return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+
+
+def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
+    """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
+    unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
     _, search_dates = _parser()
     try:
         hits = search_dates(masked, languages=LANGUAGES,
@@ -305,8 +319,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
+        start += offset
         add(start + (len(phrase) - len(phrase.lstrip(" ,.;:!?"))), start + len(phrase), cleaned, value)
-    return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
 
 
 def find_dates(text: str, today: date, tz: ZoneInfo, now: datetime | None = None) -> list[date | datetime]:

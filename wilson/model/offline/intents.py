@@ -9,9 +9,8 @@ proposal; a message no rule understands gets `HELP`, never "Noted.".
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
-from wilson.model.offline import dates, looks, places, repeats
+from wilson.model.offline import dates, going, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -245,59 +244,29 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     return None
 
 
-# "I'm going to Japan on March 20", "we'll be in Lisbon from the 3rd": a stay away told without a playbook word
-# (the user's own going: said by "I" or "we", or with no one named; "Anna is going to Rome" is Anna's trip)
-GOING_RE = re.compile(r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+)"
-                      r"(?i:(?:also|then|finally|probably)\s+)?(?i:will\s+)?"
-                      r"(?i:going|go|heading|head|off|be|visiting|visit|spending(?:\s+\w+){0,3}?|spend(?:\s+\w+){0,3}?)"
-                      r"\s+(?i:(?:to|in)\s+)?(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})")
-
-
-HOW_LONG_RE = re.compile(r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+(?:days?|nights?|weeks?|months?)\b",
-                         re.I)
-STAY_RE = re.compile(r"\bfor\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,3})\s+(?P<unit>day|night|week|month)s?\b", re.I)
-_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "month": 30}
-
-
-def _stay_end(text: str, start_day) -> str | None:
-    """"for two weeks" after a start → the last day, ISO; None when the message says not how long."""
-    found = STAY_RE.search(text)
-    if found is None:
-        return None
-    n = found.group("n").lower()
-    days = (int(n) if n.isdigit() else _COUNTS[n]) * _UNIT_DAYS[found.group("unit").lower()]
-    return (start_day + timedelta(days=max(days, 1))).isoformat() if days < 1000 else None
-
-
-def _going_away(chat: Chat, text: str) -> tuple[object, re.Match | None, places.Place] | None:
+def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
     """(the playbook's trip, no trigger, the place) when the message tells of going to a place away from home."""
     travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
     if travel is None or EXPLICIT_ADD_RE.match(text):
         return None
-    for found in GOING_RE.finditer(text):
-        words_there = found.group("place").split()
-        for size in range(len(words_there), 0, -1):  # "Japan On" → "Japan"
-            place = places.find_place(" ".join(words_there[:size]))
-            if place is not None:
-                return (travel, None, place) if places.away(place, chat.home) else None
-    return None
+    place = going.place_gone_to(text, chat.home)
+    return (travel, None, place) if place is not None else None
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
-    place = None
-    if not matched:
-        going = _going_away(chat, text)
-        if going is None:
-            return None
-        event, trigger, place = going
-    found = [f for f in dates.search(text, chat.now, chat.tz)]
-    if not found:
-        return None
     if matched:
         event, trigger = matched
         place = places.find_place(None, text)
+    else:
+        away = _going_away(chat, text)
+        if away is None:
+            return None
+        event, trigger, place = away
+    # "for two weeks" says how long, not when: a message with no other date has no start
+    found = [f for f in dates.search(text, chat.now, chat.tz) if not going.HOW_LONG_RE.match(f.phrase)]
+    if not found:
+        return None
     title = place_title(event, text, trigger, place)
     todo = ADD_RE.match(text)
     if todo and "{place}" not in event.title:
@@ -305,15 +274,19 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
         what, _ = _split_when(todo.group("what"), chat)
         if words(what):
             title = _title(POSSESSIVE_RE.sub("", what))
-    # "for two weeks" says how long, not when ("spending two weeks in Portugal from June 1")
-    start = next((f for f in found if not HOW_LONG_RE.match(f.phrase)), found[0])
+    start = found[0]
     start_day = dates.local_date(start.value, chat.tz)
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
-    calls = plan_calls(event, title, dates.iso(start.value), _stay_end(text, start_day), start_day, chat.today, notes,
-                       chat.topics,
-                       chat.tasks, places.domestic(place, chat.home))
+    calls = plan_calls(event, title, dates.iso(start.value), going.stay_end(text, start_day), start_day, chat.today,
+                       notes, chat.topics, chat.tasks, places.domestic(place, chat.home))
     if not calls:
         return None
+    second = going.SECOND_REQUEST_RE.search(text, 1)
+    if second:  # planning the trip alone would lose the rest without a word
+        first, rest = text[:second.start()].strip(" ,;.!"), text[second.start():].strip(" ,;.!")
+        rest = re.sub(r"^(?:and|also|then|please)\s+", "", rest, flags=re.I)
+        return Reply(f"That's two requests in one message, and I'd only follow one. Please send them one at a "
+                     f"time: “{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
            else f"going to {place.name}, {places.away(place, chat.home)}")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")

@@ -82,6 +82,17 @@ def _city(text: str) -> Place | None:
     return _cities().get(text.strip().lower())
 
 
+def country(name: str) -> Place | None:
+    """The country `name` names, in any case ("japan", "South Korea"), or None."""
+    code = _countries().get(name.strip().lower()) if len(name.strip()) > 3 else _country_of(name)
+    return Place(country_display(code), code) if code else None
+
+
+def named(name: str) -> Place | None:
+    """The city or country named exactly by `name`, or None (no place found inside a longer name)."""
+    return _city(name) or country(name)
+
+
 _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
                     r"room|office|home|hq)\b", re.I)
 

@@ -219,7 +219,7 @@ class Cortex:
                                         f"Planned by the offline rules: {found.rule}."]))
         calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
                            dates.local_date(start, self.tz), self.today, notes, self.context.get("topics") or [],
-                           self.context.get("tasks") or [], places.domestic(found.place, home))
+                           self.context.get("tasks") or [], _domestic(found.place, title, home))
         return calls, found.rule
 
     def _titles(self, buffer: dict) -> set[str]:
@@ -352,6 +352,13 @@ class Cortex:
             return "", [], "not the user's message"
         reply = intents.answer(user_chat(self.provider, self.context, self.offered))
         return reply.text, reply.calls, reply.rule
+
+
+def _domestic(place, title: str, home) -> bool:
+    """The event is in the home country: its place is, and so is any place its title names ("Flight to Tokyo"
+    at "Berlin Brandenburg Airport" leaves from home for abroad)."""
+    named = places.find_place(None, title)
+    return places.domestic(place, home) and (named is None or places.domestic(named, home))
 
 
 def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat:

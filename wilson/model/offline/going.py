@@ -1,0 +1,80 @@
+"""A stay away told in words, without a playbook word: "I'm going to Japan on March 20 for two weeks",
+"we'll be in Lisbon from the 3rd", "spending Christmas in Rome from Dec 20", "visiting Portugal in May".
+
+Only the user's own going counts (said by "I" or "we", or with no one named: "Anna is going to Rome" is
+Anna's trip), only a statement (not "Should I go to Paris?"), and only a place named whole: a city or a
+country after "to" or "in" ("Paris Hilton's party" and "China Garden" are no places), a country alone
+after "visit" ("visiting Anna" names a person). Pure: reads text, writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from wilson.model.offline import places
+
+# who goes, then the verb: "I'm going", "we'll be", "I am heading", or the verb first ("Off to Japan on …")
+_GOING_RE = re.compile(r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+)"
+                       r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
+                       r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend))"
+                       r"(?i:\s+back)?\b")
+_NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
+# where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
+_WHERE_RE = re.compile(rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
+                       rf"|(?P<alone>{_NAME}))")
+_QUESTION_RE = re.compile(r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
+                          r"which|who)\b", re.I)
+# a second request in the same message: two answers in one would lose one of them
+SECOND_REQUEST_RE = re.compile(r"(?:[,;.!]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
+                               r"(?:remind me|add\b|todo\b|to-do\b|put\b|don'?t let me forget)", re.I)
+
+# How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
+HOW_LONG_RE = re.compile(r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
+                         r"(?:days?|nights?|weeks?|months?)\b", re.I)
+_STAY_RE = re.compile(r"\bfor\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,3})\s+(?P<unit>day|night|week|month)s?\b",
+                      re.I)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# the last day: three days from the 20th end on the 22nd; three nights, two weeks or a month count nights
+_LAST_DAY = {"day": lambda n: n - 1, "night": lambda n: n, "week": lambda n: 7 * n, "month": lambda n: 30 * n}
+
+
+def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
+    """The place away from home the user says they are going to, or None."""
+    if text.rstrip().endswith("?") or _QUESTION_RE.match(text):
+        return None
+    for going in _GOING_RE.finditer(text):
+        where = _WHERE_RE.match(text, going.end())
+        if where is None:
+            continue
+        if where.group("at"):
+            place = _named(where.group("at"))
+        elif going.group("verb").lower().startswith("visit"):
+            place = _named(where.group("alone"), countries_only=True)  # "visiting Anna" is a person
+        else:
+            place = None
+        if place is not None:
+            return place if places.away(place, home) else None
+    return None
+
+
+def _named(name: str, countries_only: bool = False) -> places.Place | None:
+    """A city or country named whole ("Lisbon", "South Korea"); a lower-case name only when it is a country
+    ("japan"), and never a possessive ("Paris Hilton's")."""
+    name = name.strip(" .")
+    if re.search(r"['’]s$", name):
+        return None
+    if name[:1].islower():  # "japan on" or "south korea": the words read as far as they name a country
+        return places.country(name) or places.country(name.split()[0])
+    return places.country(name) if countries_only else places.named(name)
+
+
+def stay_end(text: str, start_day: date) -> str | None:
+    """"for two weeks" after a start → the trip's last day, ISO; None when the message says not how long."""
+    found = _STAY_RE.search(text)
+    if found is None:
+        return None
+    n = found.group("n").lower()
+    count = int(n) if n.isdigit() else _COUNTS[n]
+    days = _LAST_DAY[found.group("unit").lower()](count)
+    return (start_day + timedelta(days=days)).isoformat() if 0 < days < 1000 else None
