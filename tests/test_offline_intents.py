@@ -285,7 +285,7 @@ def test_what_do_you_know_about_me_lists_what_the_memory_learned_not_its_episode
     app.say("What do you remember about me?")
     assert app.wait_idle()
     said = app.user_deliveries()[-1]["text"]
-    assert "• The user prefers aisle seats on flights" in said and said.endswith(phrases.ALL_MEMORIES)
+    assert "• You prefer aisle seats on flights" in said and said.endswith(phrases.ALL_MEMORIES)
 
 
 def test_what_do_you_know_about_me_leaves_out_episodes_and_calibration_lines():
@@ -570,3 +570,24 @@ def test_what_is_left_for_a_topic_needs_no_article():
 @pytest.mark.parametrize("text", ["cancel that", "never mind", "scrap it"])
 def test_cancel_that_says_no_to_the_proposal_just_made(text):
     assert answer(text, pending=PENDING_REMINDER).calls == [("decide", {"proposal": 12, "action": "reject"})]
+
+
+@pytest.mark.parametrize("text, said", [
+    ("user lets early reminders about document renewal pass", "You let early reminders about document renewal pass"),
+    ("user does not want packing lists proposed", "You do not want packing lists proposed"),
+    ("The user prefers aisle seats on flights", "You prefer aisle seats on flights"),
+    ("user is vegetarian", "You are vegetarian"),
+    ("user watches films on Fridays", "You watch films on Fridays"),
+    ("Never book anything before 9 am", "Never book anything before 9 am"),  # not about "the user": as it is
+])
+def test_what_was_learned_about_the_user_is_said_to_them(text, said):
+    assert looks.to_you(text) == said
+
+
+def test_what_do_you_know_about_me_says_a_belief_and_its_interpretation_once():
+    memories = [{"id": 1, "kind": "belief", "text": "user books flights late"},
+                {"id": 2, "kind": "interpretation", "text": "user books flights late"}]
+    chat = phrases.Chat(text="what do you know about me?", now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS,
+                        memories=memories)
+    assert intents.answer(chat).text == ("Some of what I've learned about you:\n• You book flights late\n"
+                                         + phrases.ALL_MEMORIES)

@@ -256,7 +256,29 @@ def what_i_know(chat: Chat) -> str:
                if isinstance(m, dict) and m.get("kind") in LEARNED and m.get("text")][:5]
     if not learned:
         return "Nothing yet: I learn from what you tell me and from how you answer my proposals."
-    return "Some of what I've learned about you:\n" + "\n".join(f"• {text}" for text in learned) + f"\n{ALL_MEMORIES}"
+    lines = dict.fromkeys(to_you(text) for text in learned)  # a belief and the interpretation it grew from: once
+    return "Some of what I've learned about you:\n" + "\n".join(f"• {line}" for line in lines) + f"\n{ALL_MEMORIES}"
 
 
 LEARNED = ("belief", "principle", "interpretation")
+_USER_RE = re.compile(r"^(?:the\s+)?user\s+(?P<verb>[a-z]+)\b", re.I)
+_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+
+
+def to_you(text: str) -> str:
+    """A memory about "the user", said to them: "user lets early reminders pass" → "You let early reminders
+    pass"; any other wording is left as it is."""
+    found = _USER_RE.match(text)
+    if found is None:
+        return text
+    verb = found.group("verb")
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        verb = _IRREGULAR[lower]
+    elif re.search(r"(?:ss|sh|ch|x|o)es$", lower):
+        verb = verb[:-2]  # "goes", "watches"
+    elif re.search(r"[^aeiou]ies$", lower):
+        verb = verb[:-3] + "y"  # "tries"
+    elif lower.endswith("s") and not lower.endswith("ss"):
+        verb = verb[:-1]  # "lets", "books"
+    return f"You {verb}{text[found.end():]}"
