@@ -93,3 +93,8 @@ def test_a_long_reason_is_cut_at_a_word_with_its_bracket_closed():
     assert len(cut) <= rules.MAX_REASON and cut.endswith("…)")
     assert cut[:-2] == reason[:len(cut) - 2] and reason[len(cut) - 2] == " "  # ends where a word ended
     assert rules.clipped("short enough") == "short enough"
+    link = rules.clipped("Because of https://x.example/" + "a" * 300)  # one long word: cut, not the line
+    assert len(link) <= rules.MAX_REASON and link.startswith("Because of https://x.example/aaa")
+    quoted = rules.clipped("Because “" + "word " * 60 + "”")
+    assert quoted.endswith("…”") and len(quoted) <= rules.MAX_REASON
+    assert rules.clipped("((" + "word " * 60).endswith("…))")

@@ -63,6 +63,14 @@ def test_renewal_notices_fall_due_a_week_before(text, subject, title, due):
     assert found.due < bills.dates.search(text, NOW, BERLIN)[0].value
 
 
+@pytest.mark.parametrize("text, subject", [
+    ("Your Netflix membership renews on 20 January 2027. Sign in to manage it.", "Membership renewal"),
+    ("Thanks for signing up! Your membership renews on 20 January 2027.", "Welcome"),
+])
+def test_sign_in_or_signing_up_is_no_renewal_to_sign(text, subject):
+    assert not task(text, subject).title.startswith("Sign")
+
+
 def test_a_renewal_to_sign_is_a_task_to_sign_it_not_to_compare_offers():
     found = task("Hi, please sign the attached lease renewal by 22 January. Thanks, Mr Berger",
                  "Lease renewal: please sign", sender="landlord@mail.example")

@@ -154,6 +154,12 @@ def test_at_with_a_number_that_is_no_hour_is_left_alone():
     assert dates.search("we met at 25 degrees", at("2027-01-21T18:00"), BERLIN) == []
 
 
+@pytest.mark.parametrize("text", ["remind me to call the landlord about the letter from December 30, 2026",
+                                  "Contract signed on March 3, 2026"])
+def test_a_past_date_with_its_year_after_a_comma_stays_past(text):
+    assert dates.search(text, at("2027-01-05T10:00"), BERLIN) == []
+
+
 def test_a_date_the_parser_misreads_in_the_whole_message_is_read_in_its_clause():
     # read whole, the parser finds "20" and "me" (a word in another language), and neither is kept
     found = dates.search("I'm going to Japan on March 20, remind me to buy an adapter on March 1",

@@ -514,6 +514,10 @@ def test_going_to_a_place_abroad_without_a_trip_word_is_planned_as_a_trip(text, 
     "Can we go to Paris on Friday",
     "I'm going to Japan for two weeks",  # how long, but not when
     "spending two weeks in Portugal",
+    "going to chad's on Friday",  # a possessive, in lower case too
+    "i'm going to turkey for dinner on friday",  # a country's name that is also a word
+    "i'm going to china town on friday",
+    "I'm going to turkey on Friday",  # lower case in a message with capitals: a word, not a country
 ])
 def test_someone_elses_going_a_question_or_no_place_or_day_is_no_trip(text):
     assert not any(name == "create_topic" for name, _ in trip_answer(text).calls)
@@ -528,6 +532,12 @@ def test_someone_elses_going_a_question_or_no_place_or_day_is_no_trip(text):
 def test_a_trip_and_another_request_in_one_message_asks_for_them_one_at_a_time(text, first, rest):
     reply = trip_answer(text)
     assert reply.calls == [] and f"“{first}”, then “{rest}”" in reply.text and "Nothing was changed" in reply.text
+
+
+@pytest.mark.parametrize("text", ["I'm going to Rome on March 20, please put me up at a hotel",
+                                  "I'm going to Rome on March 20 to see the Vatican and add a day in Florence"])
+def test_words_like_put_or_add_inside_the_trip_are_no_second_request(text):
+    assert trip_answer(text).calls[0][1]["title"] == "Trip to Rome"
 
 
 def test_a_trip_within_the_home_country_leaves_out_the_passport_and_the_visa():
@@ -572,13 +582,38 @@ def test_cancel_that_says_no_to_the_proposal_just_made(text):
     assert answer(text, pending=PENDING_REMINDER).calls == [("decide", {"proposal": 12, "action": "reject"})]
 
 
+@pytest.mark.parametrize("text", ["don't cancel it", "no don't cancel"])
+def test_dont_cancel_it_is_no_no(text):
+    assert answer(text, pending=PENDING_REMINDER).calls == []
+
+
+@pytest.mark.parametrize("text, said", [
+    ("when does the trip end?", "Trip to Japan ends Sat 3 Apr, in 88 days."),
+    ("when's the trip insurance due?", None),  # a task's due date: not the topic's start
+])
+def test_when_a_topic_ends_and_what_is_no_question_about_the_topic(text, said):
+    reply = answer(text, topics=JAPAN)
+    assert reply.text == said if said else reply.rule != "when is a topic"
+
+
+def test_a_topic_without_the_date_asked_for_says_what_it_has():
+    assert answer("when does the trip end?", topics=[dict(JAPAN[0], ends=None)]).text == (
+        "Trip to Japan has no end date yet; it starts Sat 20 Mar.")
+    assert answer("when is my trip?", topics=[dict(JAPAN[0], starts=None)]).text == (
+        "Trip to Japan has no start date yet; it ends Sat 3 Apr.")
+
+
 @pytest.mark.parametrize("text, said", [
     ("user lets early reminders about document renewal pass", "You let early reminders about document renewal pass"),
     ("user does not want packing lists proposed", "You do not want packing lists proposed"),
     ("The user prefers aisle seats on flights", "You prefer aisle seats on flights"),
     ("user is vegetarian", "You are vegetarian"),
     ("user watches films on Fridays", "You watch films on Fridays"),
+    ("user always books flights late", "You always book flights late"),
+    ("user doesn't like early mornings", "You don't like early mornings"),
+    ("user tends to book late", "You tend to book late"),
     ("Never book anything before 9 am", "Never book anything before 9 am"),  # not about "the user": as it is
+    ("user id 42 is the owner", "user id 42 is the owner"),  # no verb of the user's after "user"
 ])
 def test_what_was_learned_about_the_user_is_said_to_them(text, said):
     assert looks.to_you(text) == said

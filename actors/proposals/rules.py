@@ -21,8 +21,12 @@ def clipped(text: str, limit: int = MAX_REASON) -> str:
     """`text` within `limit` characters, cut at a word with "…" (and its open bracket closed), never mid-word."""
     if len(text) <= limit:
         return text
-    cut = text[:limit - 2].rsplit(" ", 1)[0].rstrip(" ,;:(") + "…"
-    return cut + ")" if cut.count("(") > cut.count(")") else cut
+    room = limit - 4  # the "…" and what it may have to close: a quote and brackets
+    cut = text[:room].rsplit(" ", 1)[0].rstrip(" ,;:(“")
+    if len(cut) < room // 2:  # one long word (a link): cut it, not the line
+        cut = text[:room]
+    cut += "…" + ("”" if cut.count("“") > cut.count("”") else "")
+    return (cut + ")" * max(0, cut.count("(") - cut.count(")")))[:limit]
 
 
 def expiry(config) -> timedelta:

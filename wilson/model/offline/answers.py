@@ -19,10 +19,12 @@ from wilson.model.offline.words import covers, words
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
 _YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
-_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it|cancel|scrap|never ?mind)"
+_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
-NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$")
+NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
+                   # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
+                   r"|^(?:please\s+)?(?:cancel|scrap|drop)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$")
 EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
                        r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
 SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"

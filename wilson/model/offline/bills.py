@@ -23,7 +23,9 @@ SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already pa
                         r"payment (?:was |has been )?received|thank you for your payment)\b", re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
-SIGN_RE = re.compile(r"\b(?:sign|signed|signing|signature|countersign)\b", re.I)
+# ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
+SIGN_RE = re.compile(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
+SIGNED_THINGS = ("lease", "contract")
 # what renews: the thing a renewal notice is about
 RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
                           r"domain|passport|permit|registration|plan|lease)\b", re.I)
@@ -120,7 +122,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         thing = " ".join(filter(None, named))
         act_by = dates.local_date(when.value, tz)
         expires = renews.group(0).lower().startswith(("expir", "run"))
-        if SIGN_RE.search(blob) and not expires:
+        if SIGN_RE.search(blob) and named[1] in SIGNED_THINGS and not expires:
             title = f"Sign {thing} renewal"
             notes = f"To sign by {dates.fmt_day(act_by)} ({quoted}, from {sender})."
         else:

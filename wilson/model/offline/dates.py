@@ -285,13 +285,16 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
     before = len(found)
     _parsed_phrases(masked, 0, now, tz, add)
-    if len(found) == before:
+    if len(found) == before and len(masked) <= CLAUSES_UP_TO:
         # the parser read the whole as something else ("…on March 20, remind me to…": "20" and "me"):
-        # each clause alone, where a date is read as it is written
-        for clause in re.finditer(r"[^,;!?]+", masked):
+        # each clause alone, where a date is read as it is written ("December 30, 2026" stays whole)
+        for clause in re.finditer(r"(?:[^,;!?]|,(?=\s*\d))+", masked):
             if _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
     return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+
+
+CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
 def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:

@@ -22,12 +22,16 @@ _GOING_RE = re.compile(r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
 # where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
 _WHERE_RE = re.compile(rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
-                       rf"|(?P<alone>{_NAME}))")
+                       rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?")
+# countries whose names are also words ("turkey for dinner", "chad's place"): never read in lower case
+_ALSO_WORDS = {"turkey", "chad", "jordan", "georgia", "china", "chile", "guinea", "jersey", "niger", "togo", "cuba",
+               "malta", "monaco", "oman", "peru", "israel"}
 _QUESTION_RE = re.compile(r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
                           r"which|who)\b", re.I)
 # a second request in the same message: two answers in one would lose one of them
+# ("…and add a day in Florence" is the trip itself; "add buy an adapter by March 1" is a task of its own)
 SECOND_REQUEST_RE = re.compile(r"(?:[,;.!]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
-                               r"(?:remind me|add\b|todo\b|to-do\b|put\b|don'?t let me forget)", re.I)
+                               r"(?:remind me|don'?t let me forget|todo\b|to-do\b|add\b[^,;.!]*\b(?:by|due)\b)", re.I)
 
 # How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
 HOW_LONG_RE = re.compile(r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
@@ -45,10 +49,10 @@ def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
         return None
     for going in _GOING_RE.finditer(text):
         where = _WHERE_RE.match(text, going.end())
-        if where is None:
+        if where is None or where.group("possessive"):  # "Paris Hilton's party", "chad's place"
             continue
         if where.group("at"):
-            place = _named(where.group("at"))
+            place = _named(where.group("at"), lower_case_ok=text == text.lower())
         elif going.group("verb").lower().startswith("visit"):
             place = _named(where.group("alone"), countries_only=True)  # "visiting Anna" is a person
         else:
@@ -58,15 +62,28 @@ def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
     return None
 
 
-def _named(name: str, countries_only: bool = False) -> places.Place | None:
-    """A city or country named whole ("Lisbon", "South Korea"); a lower-case name only when it is a country
-    ("japan"), and never a possessive ("Paris Hilton's")."""
+def _named(name: str, countries_only: bool = False, lower_case_ok: bool = False) -> places.Place | None:
+    """A city or country named whole ("Lisbon", "South Korea"), never a possessive ("Paris Hilton's"); in a
+    message written all in lower case, a country too ("japan on": as far as the words name one), unless its
+    name is also a word ("turkey", "china")."""
     name = name.strip(" .")
     if re.search(r"['’]s$", name):
         return None
-    if name[:1].islower():  # "japan on" or "south korea": the words read as far as they name a country
-        return places.country(name) or places.country(name.split()[0])
+    if name[:1].islower():
+        if not lower_case_ok:
+            return None
+        words = name.split()
+        for size in range(len(words), 0, -1):
+            candidate = " ".join(words[:size])
+            if candidate not in _ALSO_WORDS and places.country(candidate):
+                return places.country(candidate) if size == len(words) or words[size] in _FOLLOWING else None
+        return None
     return places.country(name) if countries_only else places.named(name)
+
+
+# the words that may follow a lower-case country ("japan on march 20", "japan for two weeks", "japan next week")
+_FOLLOWING = {"on", "in", "for", "from", "next", "this", "at", "by", "until", "till", "tomorrow", "today", "tonight",
+              "and", "with", "over", "during", "after", "before", "soon", "again"}
 
 
 def stay_end(text: str, start_day: date) -> str | None:

@@ -167,7 +167,8 @@ TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have 
 # "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"
 WHEN_TOPIC_RE = re.compile(r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"
                            r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
-                           r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again))?\s*\??\s*$", re.I)
+                           r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again|(?P<end>end|ends|finish|finishes)))?"
+                           r"\s*\??\s*$", re.I)
 
 
 def topic(chat: Chat, text: str) -> Reply | None:
@@ -189,35 +190,48 @@ def topic(chat: Chat, text: str) -> Reply | None:
 
 
 def when_topic(chat: Chat, text: str) -> Reply | None:
-    """"When is my trip?": the day an open topic starts, and how far off it is; "my trip" alone is the one open
-    topic with "trip" in its title."""
+    """"When is my trip?", "when does the trip end?": the day an open topic starts (or ends), and how far off it
+    is. The words must name the topic ("my trip" alone: the one open topic with "trip" in its title), so "when
+    is the trip insurance due?" is left to the rules about tasks."""
     found = WHEN_TOPIC_RE.match(text)
-    if not found:
+    if not found or re.search(r"\bdue\b", text, re.I):
         return None
     phrase = found.group("topic")
-    named = topics_named(chat, phrase) or [t for t in chat.topics if t.get("status") != "closed"
-                                           and words(phrase) & words(str(t.get("title")))]
+    named = topics_named(chat, phrase)
+    container = CONTAINER_RE.findall(phrase)
+    if not named and container and not words(CONTAINER_RE.sub(" ", phrase)):
+        named = [t for t in chat.topics if t.get("status") != "closed" and words(" ".join(container))
+                 & words(str(t.get("title")))]
     if len(named) > 1:
         return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
                      "when is which topic?")
     if not named:
         return None
-    title, starts = named[0].get("title"), dates.parse_moment(named[0].get("starts"), chat.tz)
-    if starts is None:
-        return Reply(f"{title} has no date yet.", [], "when is a topic")
-    day = dates.local_date(starts, chat.tz)
-    ends = dates.parse_moment(named[0].get("ends"), chat.tz)
+    title = named[0].get("title")
+    starts, ends = (dates.parse_moment(named[0].get(key), chat.tz) for key in ("starts", "ends"))
+    first = dates.local_date(starts, chat.tz) if starts is not None else None
     last = dates.local_date(ends, chat.tz) if ends is not None else None
-    days = (day - chat.today).days
-    if days < 0:
+    if found.group("end"):
+        if last is None:
+            return Reply(f"{title} has no end date yet" + (f"; it starts {dates.fmt_day(first)}." if first else "."),
+                         [], "when does a topic end")
+        return Reply(f"{title} {'ended' if last < chat.today else 'ends'} {dates.fmt_day(last)}"
+                     f"{_how_far(last, chat.today)}.", [], "when does a topic end")
+    if first is None:
+        return Reply(f"{title} has no start date yet" + (f"; it ends {dates.fmt_day(last)}." if last else "."), [],
+                     "when is a topic")
+    if first < chat.today:
         under_way = last is not None and last >= chat.today
-        said = (f"{title} began on {dates.fmt_day(day)}" + (f" and runs until {dates.fmt_day(last)}." if under_way
-                                                             else "."))
-    else:
-        away = {0: "today", 1: "tomorrow"}.get(days, f"in {days} days")
-        said = f"{title} starts {dates.fmt_day(day)}, {away}" + (
-            f", until {dates.fmt_day(last)}." if last is not None and last > day else ".")
-    return Reply(said, [], "when is a topic")
+        return Reply(f"{title} began on {dates.fmt_day(first)}"
+                     + (f" and runs until {dates.fmt_day(last)}." if under_way else "."), [], "when is a topic")
+    return Reply(f"{title} starts {dates.fmt_day(first)}{_how_far(first, chat.today)}"
+                 + (f", until {dates.fmt_day(last)}." if last is not None and last > first else "."), [],
+                 "when is a topic")
+
+
+def _how_far(day: date, today: date) -> str:
+    days = (day - today).days
+    return "" if days < 0 else ", " + {0: "today", 1: "tomorrow"}.get(days, f"in {days} days")
 
 
 def _waiting(chat: Chat) -> str:
@@ -261,24 +275,32 @@ def what_i_know(chat: Chat) -> str:
 
 
 LEARNED = ("belief", "principle", "interpretation")
-_USER_RE = re.compile(r"^(?:the\s+)?user\s+(?P<verb>[a-z]+)\b", re.I)
-_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+_USER_RE = re.compile(r"^(?:the\s+)?user\s+(?P<adverb>(?:always|never|often|usually|sometimes|rarely|seldom|mostly|"
+                      r"also|still|only|typically|generally|)\s*)(?P<verb>[a-z']+)\b", re.I)
+_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't", "isn't": "aren't",
+              "hasn't": "haven't", "wasn't": "weren't"}
+_AS_IS = {"did", "didn't", "had", "said", "can", "can't", "cannot", "will", "won't", "would", "should", "must",
+          "might", "could", "may", "went", "made", "took", "got", "prefers"}
 
 
 def to_you(text: str) -> str:
     """A memory about "the user", said to them: "user lets early reminders pass" → "You let early reminders
-    pass"; any other wording is left as it is."""
+    pass", "user always books late" → "You always book late"; anything else (no verb after "user": "user id
+    42 …") is left as it is."""
     found = _USER_RE.match(text)
     if found is None:
         return text
-    verb = found.group("verb")
-    lower = verb.lower()
+    verb, lower = found.group("verb"), found.group("verb").lower()
     if lower in _IRREGULAR:
         verb = _IRREGULAR[lower]
-    elif re.search(r"(?:ss|sh|ch|x|o)es$", lower):
-        verb = verb[:-2]  # "goes", "watches"
-    elif re.search(r"[^aeiou]ies$", lower):
-        verb = verb[:-3] + "y"  # "tries"
-    elif lower.endswith("s") and not lower.endswith("ss"):
-        verb = verb[:-1]  # "lets", "books"
-    return f"You {verb}{text[found.end():]}"
+    elif lower == "prefers" or (lower.endswith("s") and not lower.endswith(("ss", "us", "is"))):
+        if re.search(r"(?:ss|sh|ch|x|zz|o)es$", lower):
+            verb = verb[:-2]  # "goes", "watches", "buzzes"
+        elif re.search(r"[^aeiou]ies$", lower):
+            verb = verb[:-3] + "y"  # "tries"
+        else:
+            verb = verb[:-1]  # "lets", "books", "prefers"
+    elif not (lower.endswith("ed") or lower in _AS_IS):
+        return text  # not a verb of the user's
+    adverb = found.group("adverb")
+    return f"You {adverb}{verb}{text[found.end():]}"
