@@ -626,3 +626,20 @@ def test_what_do_you_know_about_me_says_a_belief_and_its_interpretation_once():
                         memories=memories)
     assert intents.answer(chat).text == ("Some of what I've learned about you:\n• You book flights late\n"
                                          + phrases.ALL_MEMORIES)
+
+
+@pytest.mark.parametrize("text, first, rest", [
+    ("add pay rent by Friday and remind me to call mum on Sunday", "add pay rent by Friday",
+     "remind me to call mum on Sunday"),
+    ("remind me to call mum on Sunday and add pay rent by Friday", "remind me to call mum on Sunday",
+     "add pay rent by Friday"),
+    ("done with the flights, and remind me to pack on Friday", "done with the flights", "remind me to pack on Friday"),
+])
+def test_two_requests_in_one_message_are_asked_for_one_at_a_time_not_merged(text, first, rest):
+    reply = answer(text)  # before: a task called "Pay rent remind me to call mum Sunday"
+    assert reply.calls == [] and f"“{first}”, then “{rest}”" in reply.text and "Nothing was changed" in reply.text
+
+
+def test_and_inside_one_request_is_no_second_request():
+    assert answer("remind me to call mum and dad on Sunday").calls == [
+        ("remind", {"text": "call mum and dad", "at": "2027-01-10T09:00:00+01:00"})]

@@ -28,10 +28,6 @@ _ALSO_WORDS = {"turkey", "chad", "jordan", "georgia", "china", "chile", "guinea"
                "malta", "monaco", "oman", "peru", "israel"}
 _QUESTION_RE = re.compile(r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
                           r"which|who)\b", re.I)
-# a second request in the same message: two answers in one would lose one of them
-# ("…and add a day in Florence" is the trip itself; "add buy an adapter by March 1" is a task of its own)
-SECOND_REQUEST_RE = re.compile(r"(?:[,;.!]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
-                               r"(?:remind me|don'?t let me forget|todo\b|to-do\b|add\b[^,;.!]*\b(?:by|due)\b)", re.I)
 
 # How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
 HOW_LONG_RE = re.compile(r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"

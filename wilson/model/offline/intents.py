@@ -15,7 +15,8 @@ from wilson.model.offline.answers import NO_RE, YES_RE, drop_pending, spoken_dec
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
-                                          RENAME_RE, REQUESTS, THANKS_RE, TOPICISH, TRY, Chat, Reply, normal)
+                                          RENAME_RE, REQUESTS, SECOND_REQUEST_RE, THANKS_RE, TOPICISH, TRY, Chat, Reply,
+                                          normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -63,12 +64,26 @@ def answer(chat: Chat) -> Reply:
              or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
+    elif any(name != "decide" for name, _ in reply.calls):
+        reply = _one_at_a_time(text) or reply
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     return reply
 
 
 APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
+
+
+def _one_at_a_time(text: str) -> Reply | None:
+    """Two requests in one message: both are asked for again, one per message, rather than one proposed and the
+    other lost in it (or in its title). None when there is one."""
+    second = SECOND_REQUEST_RE.search(text, 1)
+    if second is None:
+        return None
+    first, rest = text[:second.start()].strip(" ,;.!"), text[second.start():].strip(" ,;.!")
+    rest = re.sub(r"^(?:(?:and|also|then|please|pls)\s+)+", "", rest, flags=re.I)
+    return Reply(f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
+                 f"“{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")
 
 
 def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
@@ -281,12 +296,6 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
                        notes, chat.topics, chat.tasks, places.domestic(place, chat.home))
     if not calls:
         return None
-    second = going.SECOND_REQUEST_RE.search(text, 1)
-    if second:  # planning the trip alone would lose the rest without a word
-        first, rest = text[:second.start()].strip(" ,;.!"), text[second.start():].strip(" ,;.!")
-        rest = re.sub(r"^(?:and|also|then|please)\s+", "", rest, flags=re.I)
-        return Reply(f"That's two requests in one message, and I'd only follow one. Please send them one at a "
-                     f"time: “{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
            else f"going to {place.name}, {places.away(place, chat.home)}")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")

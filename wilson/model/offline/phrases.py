@@ -21,6 +21,12 @@ REQUESTS = ("“what's on my plate this week?”, “what's on my calendar today
 CAN_DO = f"I'm running offline (no language model connected), so I only follow simple requests: {REQUESTS}"
 HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 
+# A second request after the first ("add pay rent by Friday and remind me to call Mum on Sunday"): the rules
+# follow one request per message, and reading both as one would make a task called "Pay rent remind me to…"
+# ("…and add a day in Florence" is part of a trip; "add buy an adapter by March 1" is a request of its own)
+SECOND_REQUEST_RE = re.compile(r"(?:[,;.!]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
+                               r"(?:remind me\b|don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
+                               r"add\b[^,;.!]*\b(?:by|due|on|to my)\b)", re.I)
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
