@@ -643,3 +643,10 @@ def test_two_requests_in_one_message_are_asked_for_one_at_a_time_not_merged(text
 def test_and_inside_one_request_is_no_second_request():
     assert answer("remind me to call mum and dad on Sunday").calls == [
         ("remind", {"text": "call mum and dad", "at": "2027-01-10T09:00:00+01:00"})]
+
+
+def test_with_no_home_known_going_to_a_place_is_still_a_trip():
+    reply = intents.answer(phrases.Chat(text="I'm going to Japan on March 20", now=NOW, tz=BERLIN, playbook=PLAYBOOK,
+                                        offered=TOOLS, home=None))  # a timezone of UTC gives no home
+    assert reply.calls[0][1]["title"] == "Trip to Japan"
+    assert "Check passport validity" in [args["title"] for _, args in reply.calls[1:]]  # not known to be at home

@@ -54,7 +54,8 @@ def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
         else:
             place = None
         if place is not None:
-            return place if places.away(place, home) else None
+            # with no home known (a timezone of UTC), saying one goes there is what tells it is away
+            return place if home is None or places.away(place, home) else None
     return None
 
 

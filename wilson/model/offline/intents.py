@@ -297,7 +297,7 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     if not calls:
         return None
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
-           else f"going to {place.name}, {places.away(place, chat.home)}")
+           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
