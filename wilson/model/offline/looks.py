@@ -177,16 +177,20 @@ def topic(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     named = topics_named(chat, found.group("topic"))
-    if len(named) > 1:
-        return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
-                     "look at which topic?")
-    if not named:
-        return None
+    if len(named) != 1:
+        return _which(named, "look at which topic?")
     title = named[0].get("title")
     tasks = [t for t in chat.tasks if t.get("topic") == title and t.get("status", "open") == "open"]
     if not tasks:
         return Reply(f"Nothing is open in {title}.", [], "look at a topic")
     return Reply(f"Open in {title}:\n" + _dated_lines(chat, tasks), [], "look at a topic")
+
+
+def _which(named: list[dict], rule: str) -> Reply | None:
+    """Two or more topics share the words: which one is asked, not guessed (None when none has them)."""
+    if not named:
+        return None
+    return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [], rule)
 
 
 def when_topic(chat: Chat, text: str) -> Reply | None:
@@ -202,11 +206,8 @@ def when_topic(chat: Chat, text: str) -> Reply | None:
     if not named and container and not words(CONTAINER_RE.sub(" ", phrase)):
         named = [t for t in chat.topics if t.get("status") != "closed" and words(" ".join(container))
                  & words(str(t.get("title")))]
-    if len(named) > 1:
-        return Reply("Which one? " + " or ".join(f"“{t.get('title')}”" for t in named[:3]) + ".", [],
-                     "when is which topic?")
-    if not named:
-        return None
+    if len(named) != 1:
+        return _which(named, "when is which topic?")
     title = named[0].get("title")
     starts, ends = (dates.parse_moment(named[0].get(key), chat.tz) for key in ("starts", "ends"))
     first = dates.local_date(starts, chat.tz) if starts is not None else None
