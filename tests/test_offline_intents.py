@@ -492,6 +492,7 @@ def trip_answer(text, tasks=(), topics=()):
     ("I'm going to be in Rome on Friday", "Trip to Rome", "2027-01-08", {}),
     ("I'm going back to Japan on March 20", "Trip to Japan", "2027-03-20", {}),
     ("We're spending Christmas in Rome from Dec 20", "Trip to Rome", "2027-12-20", {}),
+    ("visiting Portugal next month", "Trip to Portugal", "2027-02-01", {}),  # a country alone after "visit"
 ])
 def test_going_to_a_place_abroad_without_a_trip_word_is_planned_as_a_trip(text, topic, start, ends):
     reply = trip_answer(text)

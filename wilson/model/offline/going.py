@@ -1,5 +1,5 @@
 """A stay away told in words, without a playbook word: "I'm going to Japan on March 20 for two weeks",
-"we'll be in Lisbon from the 3rd", "spending Christmas in Rome from Dec 20", "visiting Portugal in May".
+"we'll be in Lisbon from the 3rd", "spending Christmas in Rome from Dec 20", "visiting Portugal next month".
 
 Only the user's own going counts (said by "I" or "we", or with no one named: "Anna is going to Rome" is
 Anna's trip), only a statement (not "Should I go to Paris?"), and only a place named whole: a city or a
