@@ -166,3 +166,12 @@ def test_windows_of_the_tasks_own_and_approvals_that_show_no_date_keep_every_hea
     fired = {task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)]
              for task in (rent, bank)}
     assert fired == {"Pay rent": ["1d"], "Call the bank": ["1h"]}
+
+
+def test_a_task_whose_only_windows_are_heads_ups_keeps_the_last_one_after_approving(make_app):
+    app = make_app(start="2027-01-05T08:00:00+01:00")
+    now = app.clock.now()
+    task = Task.create(title="Pay rent", due=now + timedelta(days=1), due_is_date=True, created_at=now)
+    plan_task(task, now, ["3d", "1d"], app.config.timezone, seen=True)  # 1d: today 09:00, an hour from now
+    # its last heads-up, an hour from now, is kept: left out, no follow-up would ever come (09:00 Berlin, 08:00 UTC)
+    assert (task.next_window, task.next_fire_at.hour) == ("1d", 8)
