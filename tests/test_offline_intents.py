@@ -646,6 +646,39 @@ def test_and_inside_one_request_is_no_second_request():
         ("remind", {"text": "call mum and dad", "at": "2027-01-10T09:00:00+01:00"})]
 
 
+@pytest.mark.parametrize("text, tool", [
+    ("remind me to check the tyres and add oil to my car on Saturday", "remind"),
+    ("remind me to make soup, add salt on Sunday", "remind"),
+    ("remind me to add salt and add pepper by Friday", "remind"),
+    ("add pick up the kids and add petrol to my car by Friday", "create_task"),
+    ("snooze the flights until Monday, remind me then", "snooze_task"),
+])
+def test_add_or_remind_me_inside_one_request_is_no_second_request(text, tool):
+    assert [name for name, _ in answer(text).calls] == [tool]
+
+
+@pytest.mark.parametrize("text", [
+    "remind me to call mum on Sunday and add pay rent by Friday",  # "add" with its own day, after the first's
+    "done with the flights? remind me to pack on Friday",  # a question mark ends a request too
+    "what's on my plate this week and remind me to pack on Friday",  # a look and a change: one at a time too
+])
+def test_a_second_request_after_a_day_a_question_or_a_look_is_asked_for_on_its_own(text):
+    reply = answer(text)
+    assert reply.calls == [] and reply.rule == "two requests in one message"
+
+
+@pytest.mark.parametrize("text, call", [
+    ("add pay rent by Friday, thanks!", ("create_task", {"title": "Pay rent", "due": "2027-01-08"})),
+    ("remind me to call mum on Sunday, ok?", ("remind", {"text": "call mum", "at": "2027-01-10T09:00:00+01:00"})),
+])
+def test_a_courtesy_after_a_request_is_no_part_of_it(text, call):
+    assert answer(text).calls == [call]  # before: a task called "Pay rent  , thanks"
+
+
+def test_thanks_inside_a_request_stays():
+    assert "say thanks" in answer("remind me on Sunday to say thanks").calls[0][1]["text"]
+
+
 def test_with_no_home_known_going_to_a_place_is_still_a_trip():
     reply = intents.answer(phrases.Chat(text="I'm going to Japan on March 20", now=NOW, tz=BERLIN, playbook=PLAYBOOK,
                                         offered=TOOLS, home=None))  # a timezone of UTC gives no home

@@ -15,8 +15,8 @@ from wilson.model.offline.answers import NO_RE, YES_RE, drop_pending, spoken_dec
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
-                                          RENAME_RE, REQUESTS, SECOND_REQUEST_RE, THANKS_RE, TOPICISH, TRY, Chat, Reply,
-                                          normal)
+                                          RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE, TOPICISH, TRY,
+                                          Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -57,6 +57,7 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
+    text = COURTESY_RE.sub("", text) or text  # "thanks!" alone stays small talk
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
              or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
@@ -64,7 +65,7 @@ def answer(chat: Chat) -> Reply:
              or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
-    elif any(name != "decide" for name, _ in reply.calls):
+    elif reply.text or any(name != "decide" for name, _ in reply.calls):  # a look or a change, not an answer
         reply = _one_at_a_time(text) or reply
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -80,7 +81,8 @@ def _one_at_a_time(text: str) -> Reply | None:
     second = SECOND_REQUEST_RE.search(text, 1)
     if second is None:
         return None
-    first, rest = text[:second.start()].strip(" ,;.!"), text[second.start():].strip(" ,;.!")
+    cut = second.start("cut") if second.start("cut") >= 0 else second.start()  # after the first request's day
+    first, rest = text[:cut].strip(" ,;.!?"), text[cut:].strip(" ,;.!?")
     rest = re.sub(r"^(?:(?:and|also|then|please|pls)\s+)+", "", rest, flags=re.I)
     return Reply(f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
                  f"“{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")

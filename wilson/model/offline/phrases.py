@@ -22,11 +22,21 @@ CAN_DO = f"I'm running offline (no language model connected), so I only follow s
 HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 
 # A second request after the first ("add pay rent by Friday and remind me to call Mum on Sunday"): the rules
-# follow one request per message, and reading both as one would make a task called "Pay rent remind me to…"
-# ("…and add a day in Florence" is part of a trip; "add buy an adapter by March 1" is a request of its own)
-SECOND_REQUEST_RE = re.compile(r"(?:[,;.!]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
-                               r"(?:remind me\b|don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
-                               r"add\b[^,;.!]*\b(?:by|due|on|to my)\b)", re.I)
+# follow one request per message, and reading both as one would make a task called "Pay rent remind me to…".
+# "add" is a request of its own only with a deadline after a stop or after the first request's day, or naming
+# the list ("…, add buy an adapter by March 1", "…on Sunday and add pay rent by Friday", "and add the receipts
+# to my list"): "remind me to check the tyres and add oil on Saturday",
+# "and add a day in Florence" and "snooze it until Monday, remind me then" are one request each.
+SECOND_REQUEST_RE = re.compile(r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
+                               r"(?:remind me\b(?!\s+(?:then|again|later|too|as well)\b|\s*[.!?]*$)|"
+                               r"don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
+                               r"add\b[^,;.!?]*\bto my (?:list|tasks|to-?dos?)\b)"
+                               r"|(?:[,;.!?]|\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|to|yester)day|tomorrow|tonight|"
+                               r"\d{1,2}(?:st|nd|rd|th)?|week|month)(?P<cut>)\s+and\b)"
+                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b", re.I)
+# A courtesy at the end ("add pay rent by Friday, thanks!") is no part of what is asked
+# (after a stop only: "remind me to say thanks" keeps its thanks)
+COURTESY_RE = re.compile(r"\s*[,;.!]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
