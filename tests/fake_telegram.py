@@ -494,25 +494,21 @@ class FakeTelegram(LoopbackServer):
         return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
 
     def api_closeForumTopic(self, params):
-        thread = int(params["message_thread_id"])
-        with self._lock:
-            topic = self.topics.get(thread)
-            if int(params["chat_id"]) != self.forum_chat_id or topic is None:
-                raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
-            if topic["closed"]:
-                raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
-            topic["closed"] = True
-        return True
+        return self._set_closed(params, True)
 
     def api_reopenForumTopic(self, params):
+        return self._set_closed(params, False)
+
+    def _set_closed(self, params, closed: bool):
+        """Close or reopen a forum thread, refused as Telegram refuses it: an unknown thread, or no change."""
         thread = int(params["message_thread_id"])
         with self._lock:
             topic = self.topics.get(thread)
             if int(params["chat_id"]) != self.forum_chat_id or topic is None:
                 raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
-            if not topic["closed"]:
+            if topic["closed"] == closed:
                 raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
-            topic["closed"] = False
+            topic["closed"] = closed
         return True
 
     def api_editForumTopic(self, params):

@@ -139,6 +139,20 @@ def propose_japan(fake) -> dict:
     return wait_text(fake, OWNER, "Proposal")
 
 
+def approve_japan(fake) -> dict:
+    """The Japan plan proposed and approved with its button; its "Done:" receipt."""
+    proposal = propose_japan(fake)
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    return wait_text(fake, OWNER, "Done:")
+
+
+def japan_thread(fake) -> tuple[Topic, int]:
+    """The Japan plan approved in a chat with a forum: its topic and the forum thread it got."""
+    approve_japan(fake)
+    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
+    return topic, int(topic.thread_ref)
+
+
 # Conversation -------------------------------------------------------------------
 def sends_to(fake, chat_id) -> int:
     """sendMessage requests for `chat_id`, answered or not (a retried send counts again)."""
@@ -603,10 +617,7 @@ def test_the_briefing_is_one_message_with_buttons_for_waiting_proposals_and_appr
 
 def test_renaming_a_topic_renames_its_forum_thread_once(wilson, fake):
     app = wilson(telegram_forum_chat_id=FORUM)
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
-    thread = int(topic.thread_ref)
+    topic, thread = japan_thread(fake)
     fake.send_text(OWNER, "Please rename the trip")
     renaming = wait_text(fake, OWNER, "Rename topic: Japan trip")
     data = buttons(renaming)["approve"]
@@ -825,11 +836,7 @@ def test_split_text_prefers_paragraphs_then_lines_then_hard_cuts():
 # Forum topics, reactions ---------------------------------------------------------------
 def test_a_topic_is_mirrored_to_the_forum_and_its_thread_maps_back(wilson, fake):
     app = wilson(telegram_forum_chat_id=FORUM)
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    wait_text(fake, OWNER, "Done:")
-    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
-    thread = int(topic.thread_ref)
+    topic, thread = japan_thread(fake)
     assert fake.topics[thread] == {"name": "Japan trip", "closed": False}
     [created] = fake.calls_of("createForumTopic")
     assert int(created["params"]["chat_id"]) == FORUM

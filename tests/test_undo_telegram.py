@@ -7,17 +7,15 @@ import pytest
 
 from storage.models import Approval, Task, Topic
 from tests.fake_telegram import FORUM_CHAT_ID as FORUM
-from tests.test_telegram import (FRIEND, OWNER, buttons, keyboard_rows, model, model_saw,  # noqa: F401 (fixtures)
-                                 propose_japan, wait_text, wilson)
+from tests.test_telegram import (FRIEND, OWNER, approve_japan, buttons, japan_thread, keyboard_rows,  # noqa: F401
+                                 model, model_saw, wait_text, wilson)
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 
 def test_the_undo_button_under_a_receipt_proposes_putting_it_back_once(wilson, fake):
     app = wilson()
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    receipt = wait_text(fake, OWNER, "Done:")
+    receipt = approve_japan(fake)
     [[undo]] = keyboard_rows(receipt)
     assert undo["text"] == "Undo ↶"
     presses = [fake.press(OWNER, receipt, undo["callback_data"]) for _ in range(2)]
@@ -35,9 +33,7 @@ def test_the_undo_button_under_a_receipt_proposes_putting_it_back_once(wilson, f
 
 def test_undo_typed_in_the_chat_is_handled_by_code_for_the_person_who_types_it(wilson, fake, model):
     app = wilson()
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    wait_text(fake, OWNER, "Done:")
+    approve_japan(fake)
     fake.send_text(FRIEND, "undo")  # she approved nothing: the owner's plan is not hers to undo
     wait_text(fake, FRIEND, "There is nothing I changed for you to undo.")
     fake.send_text(OWNER, "undo that")
@@ -49,9 +45,7 @@ def test_undo_typed_in_the_chat_is_handled_by_code_for_the_person_who_types_it(w
 
 def test_an_undo_asked_at_the_terminal_is_proposed_there_and_a_friend_cannot_press_the_owners(wilson, fake):
     app = wilson()
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    receipt = wait_text(fake, OWNER, "Done:")
+    receipt = approve_japan(fake)
     [[undo]] = keyboard_rows(receipt)
     refused = fake.press(FRIEND, receipt, undo["callback_data"])
     assert fake.answer(refused)["text"] == "Sorry, only the person this proposal is for can do that."
@@ -65,10 +59,7 @@ def test_an_undo_asked_at_the_terminal_is_proposed_there_and_a_friend_cannot_pre
 
 def test_undoing_a_close_opens_its_forum_thread_again(wilson, fake):
     app = wilson(telegram_forum_chat_id=FORUM)
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
-    thread = int(topic.thread_ref)
+    topic, thread = japan_thread(fake)
     fake.send_text(OWNER, "The trip is over")
     closing = wait_text(fake, OWNER, "Close topic: Japan trip")
     fake.press(OWNER, closing, buttons(closing)["approve"])

@@ -151,8 +151,9 @@ def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> Dec
 
 def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionResult:
     """Hand the user's words back to the cortex, which proposes a replacement."""
-    if undoes(approval):
-        return DecisionResult(f"Proposal {approval.id} puts back what proposal {undoes(approval)} changed, so it "
+    undone = undoes(approval)
+    if undone:
+        return DecisionResult(f"Proposal {approval.id} puts back what proposal {undone} changed, so it "
                               "can't be reworded: approve or reject it.")
     if not decision.text.strip():
         return DecisionResult(f"What should I change in proposal {approval.id}? "
