@@ -247,3 +247,59 @@ def test_the_approvals_listing_indents_an_items_notes_under_it():
     assert views.table("approvals", [row]).splitlines()[-2:] == [
         "       1. [pending] New task: Pack — due Fri 8 Jan 2027",
         "          Notes: passport, adapters"]
+
+
+# A proposal whose time passes --------------------------------------------------------------------------
+def test_a_proposal_lapses_when_its_changes_would_all_come_too_late():
+    from actors import tools
+    from actors.proposals.rules import expires
+    from wilson.kernel.config import Config
+
+    config = Config({})
+    now = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)  # Tue 08:00 in Berlin
+    reminder = ("remind", {"text": "call the dentist", "at": "2027-01-06T09:00"})
+    task = ("create_task", {"title": "Buy a present", "due": "2027-01-07"})
+    interview = ("create_topic", {"title": "Job interview", "starts": "2027-01-07T14:00"})
+    assert tools.moot_at([reminder], BERLIN) == datetime(2027, 1, 6, 8, tzinfo=timezone.utc)  # 09:00 in Berlin
+    assert tools.moot_at([task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the end of its due day
+    assert tools.moot_at([interview, task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the latest
+    assert tools.moot_at([interview], BERLIN) == datetime(2027, 1, 7, 13, tzinfo=timezone.utc)
+    # a change with no time of its own still makes sense whenever it is approved: the wait alone ends it
+    assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) is None
+    assert tools.moot_at([("complete_task", {"task_id": 1})], BERLIN) is None
+
+    assert expires(now, tools.moot_at([reminder], BERLIN), config) == datetime(2027, 1, 6, 8, tzinfo=timezone.utc)
+    assert expires(now, datetime(2027, 3, 1, tzinfo=timezone.utc), config) == now + timedelta(hours=72)
+    assert expires(now, now - timedelta(hours=1), config) == now + timedelta(hours=72)  # already past: the wait
+    assert expires(now, None, config) == now + timedelta(hours=72)
+
+
+def test_a_reminder_left_unanswered_past_its_time_is_dropped_then_and_never_fires(make_app):
+    app = make_app()  # Tue 5 Jan 08:00, offline rules
+    repl(app, "remind me to call the dentist tomorrow at 9")
+    approval = Approval.select().order_by(Approval.id.desc()).get()
+    app.advance(timedelta(days=1, hours=2))  # Wed 10:00
+
+    (notice,) = said(app, "I dropped proposal")
+    assert local(notice["at"]) == "Wed 09:00"
+    assert notice["text"].startswith(f"I dropped proposal {approval.id}, “Remind you once, Wed 6 Jan 2027 09:00")
+    assert ": its time has passed, so nothing changed." in notice["text"]
+    repl(app, f"approve {approval.id}")
+    app.wait_idle()
+    (answer,) = said(app, f"Proposal {approval.id} expired on")
+    assert "so I changed nothing" in answer["text"]
+    app.advance(timedelta(days=1))
+    assert said(app, "Reminder: call the dentist") == []
+
+
+def test_a_plan_for_thursday_is_not_asked_about_on_friday(make_app):
+    app = make_app()  # Tue 5 Jan 08:00
+    repl(app, "I have a job interview on Thursday at 14:00")
+    approval = Approval.select().order_by(Approval.id.desc()).get()
+    app.advance(timedelta(days=3))  # Fri 08:00
+
+    waiting = said(app, f"Proposal {approval.id}: New topic: Job interview")
+    assert [local(d["at"]) for d in waiting] == ["Thu 07:00"]  # the morning of the day is its one reminder
+    (notice,) = said(app, "I dropped proposal")
+    assert local(notice["at"]) == "Thu 14:00" and "its time has passed" in notice["text"]
+    assert Approval.get_by_id(approval.id).status == "expired"

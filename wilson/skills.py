@@ -158,6 +158,11 @@ class Tool:
         shown = ", ".join(f"{k}: {v}" for k, v in args.items())
         return f"{self.name} ({shown})" if shown else self.name
 
+    def moot_at(self, args: dict, call: Call):
+        """The moment after which this change would come too late (a reminder's time, the end of a task's
+        due day), or None when it has no time of its own. A proposal of such changes lapses then."""
+        return None
+
     def hints(self, args: dict, call: Call) -> dict:
         """Extra facts for the model in the answer to a proposed call (e.g. that it repeats something)."""
         return {}

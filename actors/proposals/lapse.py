@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from actors.proposals.make import copy_proposal
-from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, remind_before
+from actors.proposals.rules import (OPEN, briefed, briefing_ahead, ended_topics_to_close, lapsed_in_time,
+                                    remind_before)
 from actors.proposals.words import expiry_text, one_line, reminder_text
 from storage import mute
 from storage import outbox, trace
@@ -49,8 +50,8 @@ def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> 
         rest = approval.items.where(ApprovalItem.status == "pending").count() - len(closing)
         if rest > 0:
             held = mute.hold_until(config, now)
-            box = outbox.add(channel=approval.channel, text=expiry_text(approval), trace_id=approval.trace_id,
-                             at=now, key=f"expired:{approval.id}", deliver_after=held,
+            text = expiry_text(approval, lapsed_in_time(approval, config))
+            box = outbox.add(channel=approval.channel, text=text, trace_id=approval.trace_id, at=now, key=f"expired:{approval.id}", deliver_after=held,
                              payload={"revive": {"id": approval.id, "nonce": approval.nonce},
                                       "reply_to": approval.message_ref, "topic_id": approval.topic_id})
         trace.record(approval.trace_id, "expired", actor,

@@ -7,7 +7,7 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import (OPEN, CannotPropose, actions_for, clipped, expiry, find, remind_before,
+from actors.proposals.rules import (OPEN, CannotPropose, actions_for, clipped, expires, find, remind_before,
                                     remind_moment)
 from actors.proposals.words import changes_between, reason_for, render
 from storage import mute
@@ -54,12 +54,12 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
         replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
         changes = changes_between([(i.tool, i.args, i.description) for i in replaced], items,
                                   config.timezone) or "nothing: the same items as before"
-    expires = now + expiry(config)
+    lapses = expires(now, tools.moot_at([(name, args) for name, args, _ in items], config.timezone), config)
     approval = Approval.create(
         trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        topic_id=topic_id, created_at=now, expires_at=expires, idempotency_key=key, reason=reason,
-        changes=changes, remind_at=remind_moment(now, expires, remind_before(config)))
+        topic_id=topic_id, created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
+        changes=changes, remind_at=remind_moment(now, lapses, remind_before(config)))
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
@@ -99,7 +99,8 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
             return made
         trace_id = trace.new_trace_id()
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
-                                   nonce=secrets.token_hex(4), created_at=now, expires_at=now + expiry(config),
+                                   nonce=secrets.token_hex(4), created_at=now,
+                                   expires_at=expires(now, tools.moot_at([(tool, args)], config.timezone), config),
                                    idempotency_key=key, reason=clipped(reason))
         ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
                             description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
@@ -122,12 +123,12 @@ def release_kept(now: datetime) -> list[int]:
 def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, config, *, key: str,
                   reason: str) -> Approval:
     """A new proposal with some of an old one's items, in the caller's transaction; it supersedes the old one."""
-    expires = now + expiry(config)
+    lapses = expires(now, tools.moot_at([(i.tool, i.args) for i in items], config.timezone), config)
     again = Approval.create(
         trace_id=original.trace_id, approver=original.approver, channel=original.channel, summary=original.summary,
         nonce=secrets.token_hex(4), inbox_id=original.inbox_id, supersedes=original.id, topic_id=original.topic_id,
-        created_at=now, expires_at=expires, idempotency_key=key, reason=reason,
-        remind_at=remind_moment(now, expires, remind_before(config)))
+        created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
+        remind_at=remind_moment(now, lapses, remind_before(config)))
     for position, item in enumerate(items, start=1):
         ApprovalItem.create(approval=again, position=position, tool=item.tool, args=item.args,
                             description=item.description)
@@ -139,14 +140,14 @@ def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datet
                  owner: str | None, channel: str) -> Approval:
     """A new proposal of the changes that undo `original` (actors/proposals/undo.py), in the caller's
     transaction: decided by the same person, shown on the channel the undo was asked on."""
-    expires = now + expiry(config)
     box = tools.toolbox(config)
+    lapses = expires(now, tools.moot_at(changes, config.timezone, box), config)
     made = Approval.create(
         trace_id=original.trace_id, approver=original.approver, channel=channel,
         summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
-        created_at=now, expires_at=expires, idempotency_key=key,
+        created_at=now, expires_at=lapses, idempotency_key=key,
         reason=f"because you asked to undo proposal {original.id}",
-        remind_at=remind_moment(now, expires, remind_before(config)))
+        remind_at=remind_moment(now, lapses, remind_before(config)))
     for position, (name, args) in enumerate(changes, start=1):
         ApprovalItem.create(approval=made, position=position, tool=name, args=args,
                             description=tools.describe_item(name, args, config.timezone, original.approver, owner,

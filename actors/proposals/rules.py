@@ -30,8 +30,22 @@ def clipped(text: str, limit: int = MAX_REASON) -> str:
 
 
 def expiry(config) -> timedelta:
-    """How long a new proposal waits for its answer."""
+    """How long a new proposal waits for its answer, at most."""
     return timedelta(hours=float(config.get("approval", "expiry_hours")))
+
+
+def expires(now: datetime, moot: datetime | None, config) -> datetime:
+    """When a proposal made now lapses: after the configured wait, or when its changes would all come too
+    late (`moot`, see tools.moot_at), whichever is first. A reminder for 9:00 approved at 10:00 would
+    remind of nothing in time, and a plan for Thursday's interview is no question to ask on Friday."""
+    if moot is not None and moot > now:
+        return min(now + expiry(config), moot)
+    return now + expiry(config)
+
+
+def lapsed_in_time(approval: Approval, config) -> bool:
+    """Whether it lapsed, or will, because its time passed rather than because the wait ran out."""
+    return approval.expires_at < approval.created_at + expiry(config) - timedelta(minutes=1)
 
 
 @dataclass

@@ -201,8 +201,10 @@ def reminder_text(approval: Approval, tz, now: datetime) -> str:
             f"I'll drop it on {_day(approval.expires_at, tz, now, True)} if I don't hear from you.")
 
 
-def expiry_text(approval: Approval) -> str:
-    return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
+def expiry_text(approval: Approval, in_time: bool = False) -> str:
+    """The one notice of expiry; `in_time`: it lapsed when its time passed (rules.lapsed_in_time)."""
+    why = "its time has passed" if in_time else f"no answer in {_lasted(approval)}"
+    return (f"I dropped proposal {approval.id}, {label(approval)}: {why}, so nothing "
             f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
 
 

@@ -254,6 +254,19 @@ def describe_item(name: str, args: dict, tz: ZoneInfo, user_id: str | None = Non
     return tool.describe(args, Call(now=None, tz=tz, user_id=user_id, owner=owner))
 
 
+def moot_at(items: list[tuple[str, dict]], tz: ZoneInfo, box: Toolbox | None = None) -> datetime | None:
+    """When every one of these changes would come too late (the latest of their own times), or None when
+    one of them has no time of its own: what they propose then still makes sense whenever it is approved."""
+    moments = []
+    for name, args in items:
+        tool = (box or toolbox()).get(name)
+        moment = tool.moot_at(dict(args or {}), Call(now=None, tz=tz)) if tool is not None else None
+        if moment is None:
+            return None
+        moments.append(moment)
+    return max(moments, default=None)
+
+
 def hints(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
           box: Toolbox | None = None) -> dict:
     tool = (box or toolbox()).get(name)

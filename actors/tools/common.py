@@ -335,6 +335,21 @@ class BuiltinTool(Tool):
                     return f"{key} is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args[key])}"
         return None
 
+    def moot_at(self, args: dict, call: Call) -> datetime | None:
+        # the latest of its dates: a date alone lasts until the end of that day, in the user's timezone
+        moments = []
+        for key in self.dates:
+            try:
+                moment, is_date = parse_when(args.get(key), call.tz)
+            except (ValueError, TypeError):
+                return None
+            if moment is not None:
+                if is_date:
+                    moment = datetime.combine(moment.astimezone(call.tz).date() + timedelta(days=1), time(0, 0),
+                                              tzinfo=call.tz).astimezone(UTC)
+                moments.append(moment)
+        return max(moments, default=None)
+
 
 def slug(text) -> str:
     return "".join(c if c.isalnum() else "-" for c in str(text).lower())[:40].strip("-")

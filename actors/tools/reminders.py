@@ -59,6 +59,12 @@ class Remind(BuiltinTool):
             return f"{args['at']} has already passed; a reminder needs a time still to come"
         return problem
 
+    def moot_at(self, args, call):
+        try:
+            return reminder_at(args.get("at"), call.tz)
+        except (ValueError, TypeError):
+            return None
+
     def describe(self, args, call):
         try:
             at = reminder_at(args.get("at"), call.tz)

@@ -278,6 +278,12 @@ class SnoozeTask(TaskTool):
                 return f"until is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args.get('until'))}"
         return problem or super().validate(args, call)
 
+    def moot_at(self, args, call):
+        try:
+            return reminder_at(args.get("until"), call.tz)
+        except (ValueError, TypeError):
+            return None
+
     def describe(self, args, call):
         task = Task.get_or_none(Task.id == args.get("task_id"))
         return f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {_when(args, 'until', call)}"
