@@ -148,3 +148,12 @@ def test_the_one_pattern_shortcut_finds_what_asking_each_trigger_finds():
         hits += expected is not None
     assert 300 < hits < len(texts) - 300  # the corpus holds both matches and misses
 
+
+
+@pytest.mark.parametrize("location", ["Trattoria Roma", "Café Wien", "Pizzeria Napoli", "Café Lisboa"])
+def test_an_evening_at_a_place_named_after_a_city_abroad_is_not_a_trip(location):
+    name, rule = kind("Dinner with Anna", location, "2027-03-10T19:30", "2027-03-10T22:00")
+    assert name is None and rule.endswith(f"only in the name “{location}”, for a few hours: not a trip")
+    # the same names for days are stays there, and the city named on its own is the place
+    assert kind("Weekend away", location, "2027-03-10", "2027-03-13")[0] == "trip"
+    assert kind("Dinner with Anna", f"{location}, Rome, Italy", "2027-03-10T19:30", "2027-03-10T22:00")[0] == "trip"

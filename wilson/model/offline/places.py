@@ -97,9 +97,11 @@ _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtu
                     r"room|office|home|hq)\b", re.I)
 
 
-def find_place(location: str | None, title: str | None = None) -> Place | None:
+def find_place(location: str | None, title: str | None = None, inside: bool = True) -> Place | None:
     """The city or country a calendar location names ("Messe Wien, Vienna, Austria", "Lisbon"), or the
-    title's "in/to <Place>" ("Conference in Lisbon"); None for rooms, links and unknown names."""
+    title's "in/to <Place>" ("Conference in Lisbon"); None for rooms, links and unknown names.
+    `inside` False: a city inside a longer name counts only when it leads it ("Tokyo Big Sight"), not after
+    it ("Hotel Sacher Wien"), where it may be only a name ("Trattoria Roma" in Berlin)."""
     candidates = []
     if location and not re.match(r"^\s*(?:https?://|zoom|teams|online)", location, re.I):
         parts = [p.strip(" .") for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
@@ -108,7 +110,7 @@ def find_place(location: str | None, title: str | None = None) -> Place | None:
         for part in reversed(parts):
             words = part.split()
             for size in (3, 2, 1):
-                for i in range(len(words) - size + 1):
+                for i in range(len(words) - size + 1 if inside else min(1, len(words) - size + 1)):
                     chunk = " ".join(words[i:i + size])
                     if chunk[:1].isupper():
                         candidates.append(chunk)

@@ -12,13 +12,14 @@ import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from wilson.model.offline import places
 from wilson.model.offline.dates import as_datetime, parse_moment
 
 PLAYBOOK_PATH = Path(__file__).resolve().parent.parent / "playbook.toml"
+SHORT_DAYS = 0.5  # a timed event shorter than this is an outing, unless its place is named on its own
 
 
 @dataclass(frozen=True)
@@ -176,12 +177,23 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     if travel is None or place is None or where is None:
         return Recognition(None, "no playbook word in the title" + (
             f"; {place.name} is not away from home" if place is not None and home is not None else ""), place)
+    if where == "abroad" and _a_name_only(location, title, start, span, tz):
+        return Recognition(None, f"{place.name} only in the name “{location.strip()}”, for a few hours: "
+                                 "not a trip", place)
     if where == "abroad":
         return Recognition(travel, f"the place, {place.name}, is abroad ({places.country_display(place.country)})",
                            place)
     if span >= 1.5:
         return Recognition(travel, f"{span:.0f} days in {place.name}, far from home", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
+
+
+def _a_name_only(location: str | None, title: str, start, span: float, tz) -> bool:
+    """A few hours at a place whose city only ends a name ("Trattoria Roma", "Café Wien"): most likely a
+    restaurant or a bar named after the city, near home. A stay at "Hotel Sacher Wien" lasts days, and a
+    name that starts with its city ("Tokyo Big Sight") is in that city."""
+    return (isinstance(parse_moment(start, tz), datetime) and span < SHORT_DAYS
+            and places.find_place(location, title, inside=False) is None)
 
 
 def recognise_message(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
