@@ -128,12 +128,24 @@ def test_small_talk_around_a_request_does_not_swallow_it():
     ("can you show me my calendar for tomorrow", ("2027-01-06", "2027-01-06")),
     ("how's my day looking", ("2027-01-05", "2027-01-05")),
     ("is my calendar free on Friday", ("2027-01-05", "2027-01-18")),
+    # a day's agenda is its events as well as what is due ("what's on my plate?" and "what's due?" are the list)
+    ("what's on today?", ("2027-01-05", "2027-01-05")),
+    ("what do I have tomorrow?", ("2027-01-06", "2027-01-06")),
+    ("anything on this weekend?", ("2027-01-09", "2027-01-10")),
 ])
 def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, span):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
                         offered=TOOLS + ("calendar_lookup",))
     assert intents.answer(chat).calls == [("calendar_lookup", {"start": span[0], "end": span[1]})]
     assert answer(text).calls == []  # not offered: the tasks and topics the run knows of instead
+
+
+@pytest.mark.parametrize("text", ["what's on my plate this week?", "what's due today?", "what's on my to do list today?"])
+def test_a_question_about_the_list_stays_with_the_list(text):
+    chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
+                        offered=TOOLS + ("calendar_lookup",))
+    reply = intents.answer(chat)
+    assert reply.calls == [] and reply.text
 
 
 @pytest.mark.parametrize("text, name", [
@@ -163,6 +175,9 @@ def test_the_calendar_answer_lists_the_events_then_what_is_due():
     chat.topics = [trip]  # a plan of the user's that is in no calendar: theirs, beside the empty calendar
     assert looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []) == (
         "No events in your calendar this week.\n\nOn your list this week:\n• Trip to Japan starts Sat 9 Jan")
+    chat.pending = [{"id": 4, "items": [{"description": "New task: Pack — due Fri 8 Jan 2027"}]}]
+    assert looks.calendar_answer(chat, date(2027, 1, 5), date(2027, 1, 10), []).endswith(
+        "\n\nWaiting for your answer:\n• Proposal 4: New task: Pack — due Fri 8 Jan 2027")  # on the plate too
 
 
 @settings(max_examples=60, deadline=None)

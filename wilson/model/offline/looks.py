@@ -146,19 +146,28 @@ def reminders_answer(chat: Chat, listed) -> Reply:
 def listing(chat: Chat, text: str) -> Reply | None:
     if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
         return Reply(overdue_list(chat), [], "list what's overdue")
-    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
+    said = text.lower()
+    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said)
+    # "what's on today?" asks about the day, its events as well as what is due; "what's on my plate?" and
+    # "what's due?" ask about the list
+    agenda = day and AGENDA_RE.search(said) and QUESTION_RE.search(text) and not TASKS_ONLY_RE.search(said)
+    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text)) or agenda
     if not asked or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None
-    said = text.lower()
-    if CALENDAR_RE.search(said) and "calendar_lookup" in chat.offered:
+    if (CALENDAR_RE.search(said) or agenda) and "calendar_lookup" in chat.offered:
         # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
         first, last, name = dates.week_range(said, chat.now, chat.tz)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
-    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or "plate" in said or "coming" in said:
+    if day or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)) + _waiting(chat), [],
                      "list what's coming")
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
+                       r"schedule|agenda)\b")
+TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
 TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything)\s+(?:left\s+)?"
@@ -262,7 +271,7 @@ def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
         lines.append(f"• {event.get('title') or 'An event'} — {when}{place}")
     head = f"In your calendar {name}:\n" + "\n".join(lines) if lines else f"No events in your calendar {name}."
     # beside the calendar, the user's own plans and tasks are named as theirs, not as more of the calendar
-    return f"{head}\n\n{task_list(chat, (start, end, name), head='On your list')}"
+    return f"{head}\n\n{task_list(chat, (start, end, name), head='On your list')}{_waiting(chat)}"
 
 
 def what_i_know(chat: Chat) -> str:
