@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from peewee import fn
+
 from storage import hot
 from storage.models import Approval, Memory, Task, Topic, Turn
 
@@ -83,6 +85,14 @@ def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, l
             shown.append((approval_id, []))
         shown[-1][1].append((position, description))
     return shown
+
+
+def last_answered(approver: str) -> int | None:
+    """The id of the newest proposal the approver answered (approved or rejected, in whole or in part)."""
+    return (Approval.select(fn.MAX(Approval.id))
+            .where((Approval.approver == str(approver)) & Approval.status.in_(("approved", "rejected", "partial"))
+                   & Approval.decided_at.is_null(False))
+            .scalar())
 
 
 def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:

@@ -303,3 +303,22 @@ def test_a_plan_for_thursday_is_not_asked_about_on_friday(make_app):
     (notice,) = said(app, "I dropped proposal")
     assert local(notice["at"]) == "Thu 14:00" and "its time has passed" in notice["text"]
     assert Approval.get_by_id(approval.id).status == "expired"
+
+
+def test_a_yes_after_answering_the_last_proposal_does_not_approve_an_older_one(make_app):
+    app = make_app()  # offline rules: the words are read as a model would read the context
+    repl(app, "add pay rent by Friday")
+    repl(app, "add call the plumber by Saturday")
+    older, newer = Approval.select().order_by(Approval.id)
+    repl(app, "yes")  # the one just asked
+    app.wait_idle()
+    assert Approval.get_by_id(newer.id).status == "approved" and Approval.get_by_id(older.id).status == "pending"
+
+    repl(app, "what's on my plate this week?")
+    repl(app, "yes")  # about the list just shown, or anything else: not about the rent, asked two questions ago
+    app.wait_idle()
+    assert Approval.get_by_id(older.id).status == "pending"
+    assert said(app, f"Which proposal do you mean? The one still waiting is proposal {older.id}: New task: Pay rent")
+    repl(app, f"yes to proposal {older.id}")
+    app.wait_idle()
+    assert Approval.get_by_id(older.id).status == "approved"

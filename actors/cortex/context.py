@@ -108,11 +108,18 @@ def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: lis
 
 
 def pending_proposals(user_id: str | None, now: datetime) -> list[dict]:
-    """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on."""
+    """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on.
+    One older than a proposal the person answered since is marked `newer_answered`: a bare "yes" then may be
+    about something else, and must not approve it."""
     if user_id is None:
         return []
-    return [{"id": approval_id, "items": [{"position": p, "description": _one_line(d)} for p, d in items]}
-            for approval_id, items in reads.pending_items(str(user_id), now, PENDING_SHOWN)]
+    shown = [{"id": approval_id, "items": [{"position": p, "description": _one_line(d)} for p, d in items]}
+             for approval_id, items in reads.pending_items(str(user_id), now, PENDING_SHOWN)]
+    answered = reads.last_answered(str(user_id)) if shown else None
+    for proposal in shown:
+        if answered is not None and proposal["id"] < answered:
+            proposal["newer_answered"] = True
+    return shown
 
 
 def _one_line(text: str) -> str:

@@ -53,6 +53,10 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
         said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
     newest = proposals[0]
+    if not ref and newest.get("newer_answered") and YES_RE.match(said):
+        # the last proposal the user saw was answered already: this "yes" may be about anything said since,
+        # and would change their world (a bare "no" changes nothing, and still declines the newest waiting)
+        return Reply(_which_proposal(newest), [], "a bare answer, and the proposal waiting is not the last one")
     if YES_RE.match(said):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
     if NO_RE.match(said):
@@ -202,6 +206,14 @@ def _items_named(proposals: list[dict], what: str) -> tuple[dict, list[int]] | N
         if positions:
             return proposal, sorted(set(positions))
     return None
+
+
+def _which_proposal(proposal: dict) -> str:
+    """Asked back for a bare "yes" that may not be about the proposal waiting."""
+    first = _headline(proposal["items"][0]) if proposal.get("items") else ""
+    more = f" (and {len(proposal['items']) - 1} more)" if len(proposal.get("items") or ()) > 1 else ""
+    return (f"Which proposal do you mean? The one still waiting is proposal {proposal['id']}: {first}{more}. "
+            f"Say “approve {proposal['id']}” or “reject {proposal['id']}”. Nothing was changed.")
 
 
 def _which(proposal: dict) -> str:
