@@ -213,3 +213,18 @@ def test_wilson_trace_alone_lists_the_latest_paths_each_with_when_and_its_first_
     said = Inbox.get(Inbox.text == "add pay rent by Friday")
     # in the user's zone, by its first step as `wilson trace ID` shows it (the routing its inbox row records)
     assert f"{said.trace_id}  Tue 05 Jan 08:00  routed: inbox priority 0 from {said.source}" in lines
+
+
+def test_a_sentence_that_starts_with_a_commands_word_is_said_to_wilson():
+    for line in ("show my tasks", "approve all but the insurance", "reject the packing one", "forget it",
+                 "approve it", "modify the plan please", "revive the old plan"):
+        assert parse(line) == parse(f"say {line}"), line
+    # a number after the word is the command, and a command mistyped is still told how to write it
+    assert parse("approve 3 1,2").name == "approve" and parse("modify 3 make it Friday").name == "modify"
+    assert parse("show expired").name == "expired"
+    for line in ("approve three", "show tasks", "forget 0"):
+        try:
+            parse(line)
+        except CommandError:
+            continue
+        raise AssertionError(f"{line!r} should be told how to write the command")

@@ -62,6 +62,8 @@ ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outb
 WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
                   "trace", "quiet")
 COMMANDS = ALONE + WITH_ARGUMENTS
+# commands that take a number, and whose word also starts a sentence: without a number first, a sentence
+SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
 
 
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
@@ -119,6 +121,8 @@ def parse(line: str) -> Command | None:
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
         return Command("quit" if word == "exit" else word)
+    if word in SENTENCE_STARTS and _a_sentence(rest):
+        return Command("say", (line,))
     if word in WITH_ARGUMENTS:
         return _command(word, rest)
     # a word of three letters or fewer ("no", "ok", "hey") is an answer in a chat, not a mistyped command
@@ -127,6 +131,15 @@ def parse(line: str) -> Command | None:
         raise CommandError(f"{bounds.shown(word, 24)} is not a command: did you mean {close[0]}? (type help)")
     # not a command, nor nearly one: a sentence for Wilson, as if it began with `say`
     return Command("say", (line,))
+
+
+def _a_sentence(rest: str) -> bool:
+    """After a word such as "show" or "approve": words for Wilson ("show my tasks", "approve all but the
+    insurance", "forget it"), not a command's number ("approve 3", and "approve three" is told how to write it)."""
+    head, _, tail = rest.lower().partition(" ")
+    if head in ("it", "that", "this", "all", "everything", "them", "both"):
+        return True
+    return bool(tail) and not re.search(r"\d", head) and head != "expired"
 
 
 def _fits(word: str, rest: str) -> bool:
