@@ -491,6 +491,8 @@ TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
     ("I don't need to book a hotel anymore", ("cancel_task", {"task_id": 3})),
     ("drop the taxes task", ("cancel_task", {"task_id": 5})),
     ("rename japan to Trip to Japan and Korea", ("rename_topic", {"topic_id": 2, "title": "Trip to Japan and Korea"})),
+    ("rename the taxes task to file taxes with Anna", ("update_task", {"task_id": 5, "title": "File taxes with Anna"})),
+    ("rename the hotel to “Book hotel in Kyoto”", ("update_task", {"task_id": 3, "title": "Book hotel in Kyoto"})),
 ])
 def test_tasks_managed_in_words(synapse, text, expected):
     result = cortex(synapse, "message", text, origin="user", tasks=TASKS, offered=USER_TOOLS,

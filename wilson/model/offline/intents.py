@@ -232,11 +232,16 @@ def _rename(chat: Chat, text: str) -> Reply | None:
     found = RENAME_RE.match(text)
     if not found:
         return None
-    topic = _topic_named(chat, found.group("old"))
-    if topic is None:
-        return None
-    return Reply("", [("rename_topic", {"topic_id": topic.get("id"), "title": found.group("new").strip()})],
-                 "rename a topic")
+    old, new = found.group("old"), found.group("new").strip(" “”\"'")
+    topic = _topic_named(chat, old)
+    task = _task_named(chat, re.sub(r"\btask\b", " ", old, flags=re.I))
+    if topic is not None and (TOPICISH.search(old) or task is None):
+        return Reply("", [("rename_topic", {"topic_id": topic.get("id"), "title": new})], "rename a topic")
+    if task is not None:
+        return Reply("", [("update_task", {"task_id": task.get("id"), "title": new[:1].upper() + new[1:]})],
+                     "rename a task")
+    return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}", [],
+                 "rename something unknown")
 
 
 def _small_talk(chat: Chat, text: str) -> Reply | None:
