@@ -34,10 +34,22 @@ def test_an_electricity_bill_is_paid_two_days_before_it_is_due():
      "billing@stadtwerke.example", date(2027, 1, 28)),
     # due tomorrow: there is no earlier day left
     ("Your water bill of 45 EUR is due tomorrow.", "Water bill", "Pay water bill", date(2027, 1, 13)),
+    # in German or French: "Ihre"/"votre" name nothing, and the bill is called a bill
+    ("Bitte überweisen Sie 84,20 EUR bis zum 28.01.2027.", "Ihre Rechnung Januar", "Pay the bill from "
+     "billing@stadtwerke.example", date(2027, 1, 26)),
+    ("Montant : 42,00 EUR, à payer avant le 28/01/2027.", "Votre facture", "Pay the bill from "
+     "billing@stadtwerke.example", date(2027, 1, 26)),
 ])
 def test_bills_name_the_thing_and_fall_due_before_the_date(text, subject, title, due):
     found = task(text, subject)
     assert (found.title, found.due) == (title, due)
+
+
+def test_a_bill_without_a_name_is_named_after_its_sender_without_the_address():
+    found = task("Bitte überweisen Sie 84,20 EUR bis zum 28.01.2027.", "Ihre Rechnung Januar",
+                 sender="Stadtwerke Berlin <rechnung@stadtwerke.example>")
+    assert found.title == "Pay the bill from Stadtwerke Berlin"
+    assert found.notes.startswith("84,20 EUR to Stadtwerke Berlin <rechnung@stadtwerke.example>, due Thu 28 Jan")
 
 
 @pytest.mark.parametrize("text, subject, title, due", [

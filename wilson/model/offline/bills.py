@@ -40,7 +40,8 @@ DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|
                         r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)
 _NOT_A_NAME = set("""a an the your our my this that these new latest current monthly annual yearly quarterly final
 first second last next upcoming outstanding open unpaid due for of from to is are will and or
-attached enclosed signed please sign""".split())
+attached enclosed signed please sign
+ihre ihr ihren deine dein unsere unser die der das den votre vos ta ton sa son la le les su tu""".split())
 _MONTHS = {m.lower() for m in ("January February March April May June July August September October November "
                                "December").split()}
 PAY_LEAD_DAYS = 2  # a bill is paid a couple of days early: transfers take a day or two
@@ -87,6 +88,11 @@ def _due(act_by: date, lead: int, today: date) -> date:
     return min(max(act_by - timedelta(days=lead), tomorrow), act_by - timedelta(days=1))
 
 
+def _name_only(sender: str) -> str:
+    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a title names who, the notes say where."""
+    return re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
+
+
 def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
@@ -107,7 +113,9 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             return None
         named = _name_before(subject, BILL_RE)
         named = named if named and named[0] else _name_before(text, BILL_RE)
-        title = f"Pay {named[0]} {named[1]}" if named and named[0] else f"Pay the bill from {sender}"
+        # "Rechnung", "facture": the bill's own word in another language is said as a bill
+        noun = named[1] if named and named[1] in ("bill", "invoice") else "bill"
+        title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {_name_only(sender)}"
         pay_by = dates.local_date(when.value, tz)
         return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
                    f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",
