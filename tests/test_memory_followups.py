@@ -14,7 +14,7 @@ from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.skill import forget
 from actors.tick.deadlines import _task_windows, plan_task, scan_deadlines
 from storage import inbox, outbox, trace
-from storage.models import Feedback, Outbox, Task
+from storage.models import Feedback, Memory, Outbox, Task
 from tests.test_hippocampus import FakeSynapse, at, night
 from wilson.kernel.clock import UTC
 
@@ -82,3 +82,51 @@ def test_forgetting_the_belief_brings_the_heads_ups_back(db):
     forget(advice["memory"], night("2027-02-01"), "I want the week-ahead reminders")
     water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
     assert _task_windows(water, WINDOWS) == WINDOWS
+
+
+KINDS = ("Pay the electricity bill", "Book flights", "Renew passport")  # three kinds of task
+ANY = "Remind about tasks only when they are due"
+
+
+def nights_of_three_kinds(days=("2027-01-04", "2027-01-11")) -> None:
+    for n, day in enumerate(days):
+        for title in KINDS:
+            told(f"{title} #{n}", "7d", day)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+
+
+def test_heads_ups_let_pass_about_three_kinds_of_task_are_left_out_for_every_kind(db):
+    nights_of_three_kinds()
+    advice = hippocampus_advice.reminder_advice("Buy a birthday present", "Anna's birthday")
+    assert advice is not None and advice["text"] == ANY  # a kind never reminded of before
+    groceries = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
+                            created_at=at("2027-02-01"))
+    assert _task_windows(groceries, WINDOWS) == ["due", "overdue"]
+    [principle] = Memory.select().where((Memory.kind == "principle") & (Memory.text == ANY))
+    beliefs = Memory.select().where((Memory.kind == "belief") & Memory.text.startswith("user lets early reminders"))
+    assert sorted(principle.provenance) == sorted(f"memory:{b.id}" for b in beliefs) and len(beliefs) == 3
+
+
+def test_two_kinds_are_not_a_habit_of_every_kind(db):
+    for n, day in enumerate(("2027-01-04", "2027-01-11")):
+        for title in KINDS[:2]:
+            told(f"{title} #{n}", "7d", day)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+
+
+def test_one_heads_up_acted_on_brings_every_kinds_heads_ups_back_and_the_same_beliefs_do_not_undo_that(db):
+    nights_of_three_kinds()
+    told("Call the plumber", "7d", "2027-01-18", acted=True)  # a fourth kind, answered with a ✅
+    consolidate(night("2027-01-18") + timedelta(days=2), FakeSynapse())
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+    consolidate(night("2027-01-25") + timedelta(days=2), FakeSynapse())  # the three beliefs are still there
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+
+
+def test_forgetting_the_principle_brings_every_kinds_heads_ups_back(db):
+    nights_of_three_kinds()
+    advice = hippocampus_advice.reminder_advice("Buy a birthday present")
+    forget(advice["memory"], night("2027-02-01"), "I do want the week-ahead reminders")
+    consolidate(night("2027-02-08"), FakeSynapse())
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from actors.hippocampus.common import _parse_due
 from actors.hippocampus.heeded import MAIL_CHANNELS
 from actors.hippocampus.outcomes import _rates_line, subject_rates
-from actors.hippocampus.rules import _forms, _late, _unheeded, _unwanted, fallback_principle, subject_of
+from actors.hippocampus.rules import (_forms, _late, _unheeded, _unheeded_any, _unwanted, fallback_principle,
+                                      subject_of)
 from storage import engram
 from storage.models import Memory
 
@@ -74,6 +75,7 @@ def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
     texts = [text for words in (title, topic) if words and words.strip() for text in _forms(_unheeded(words))]
     if not texts:
         return None
+    texts.append(_unheeded_any()["principle"])  # let pass about several kinds: every kind (nightly._generalise)
     found = engram.find_live(("principle", "belief"), texts)  # one query: the tick asks for every task it plans
     for text in texts:
         for kind in ("principle", "belief"):

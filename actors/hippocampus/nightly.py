@@ -10,8 +10,9 @@ from actors.hippocampus.episodes import collect_episodes
 from actors.hippocampus.model import ask_model
 from actors.hippocampus.outcomes import (CALIBRATION_DAYS, SUBJECT_DAYS, _save_calibration, calibration,
                                          subject_outcomes)
-from actors.hippocampus.rules import counter_evidence, fallback_principle, interpret
+from actors.hippocampus.rules import UNHEEDED_ABOUT, _unheeded_any, counter_evidence, fallback_principle, interpret
 from storage import engram, kv, trace
+from storage.models import Memory
 from storage.db import claim_transaction, serialise
 from wilson.kernel import faults
 from wilson.kernel.clock import UTC
@@ -21,6 +22,7 @@ CURSOR = "hippocampus:last_run"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 BELIEF_AT = 2  # nights an interpretation must recur before it is believed
 PRINCIPLE_AT = 4  # strength a belief needs before it guides behaviour
+GENERAL_AT = 3  # kinds of task whose early reminders the user let pass before that holds for every kind
 
 
 def last_run() -> datetime:
@@ -83,6 +85,28 @@ def _promote(touched: dict[int, object], principles: dict[str, str | None], now:
         touched[principle.id] = principle
         principles_made += existing is None
     return beliefs, principles_made
+
+
+def _generalise(touched: dict[int, object], now: datetime) -> int:
+    """The user let early reminders pass about GENERAL_AT kinds of task or more (a live belief for each):
+    a principle that heads-ups are left out for every kind, resting on those beliefs. One heads-up acted on
+    refutes it (rules.counter_evidence), and the same beliefs cannot bring it back; a new kind can."""
+    beliefs = list(Memory.select().where((Memory.kind == "belief") & Memory.invalidated_at.is_null()
+                                         & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT)))
+                   .order_by(Memory.id))
+    if len(beliefs) < GENERAL_AT:
+        return 0
+    pattern = _unheeded_any()
+    provenance = [f"memory:{m.id}" for m in beliefs]
+    existing = engram.find("principle", pattern["principle"])
+    if existing is None and engram.was_retired("principle", pattern["principle"], provenance):
+        return 0
+    if existing is not None and set(provenance) <= set(existing.provenance or []):
+        return 0  # nothing new tonight: it is not strengthened by the same beliefs again
+    principle = engram.store("principle", pattern["principle"], provenance, now,
+                             weight=1.0 if existing is not None else float(len(beliefs)))
+    touched[principle.id] = principle
+    return int(existing is None)
 
 
 def _merge_items(items: list[dict]) -> list[dict]:
@@ -151,6 +175,7 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
             counts["stored"] += 1
         principles = {engram.make_key(c["text"]): c["principle"] for c in candidates}
         counts["beliefs"], counts["principles"] = _promote(touched, principles, now)
+        counts["principles"] += _generalise(touched, now)
         # Raw episodes fade after prune_after; a weak interpretation is kept four times as long,
         # so what a season taught (a trip's lessons) is still there when the next one comes round.
         counts["pruned"] = (engram.prune(now, prune_below, prune_after, kinds=("episode",))

@@ -68,6 +68,15 @@ def _unheeded(title: str) -> dict:
             "principle": f"Remind about {about} only when it is due"}
 
 
+UNHEEDED_ABOUT = "user lets early reminders about "  # how every _unheeded text begins
+
+
+def _unheeded_any() -> dict:
+    """Early reminders let pass about several kinds of task: a habit of the user's, not of one kind."""
+    return {"pattern": "unheeded:any", "text": "user lets early reminders pass, whatever they are about",
+            "principle": "Remind about tasks only when they are due"}
+
+
 def _let_pass(sender: str) -> dict:
     sender = sender.strip().lower()
     return {"pattern": f"mail:{sender}", "text": f"user ignores mail from {sender}",
@@ -152,8 +161,8 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
     found = []
     for ep in episodes:
         if ep.get("source") == "followup":
-            found += [{"contradicts": _forms(_unheeded(f["title"])), "provenance": ep["provenance"],
-                       "because": f"{ep['id']}: a reminder about {f['title']} acted on"}
+            found += [{"contradicts": _forms(_unheeded(f["title"])) + _forms(_unheeded_any()),
+                       "provenance": ep["provenance"], "because": f"{ep['id']}: a reminder about {f['title']} acted on"}
                       for f in ep["facts"] if f["heeded"]]
             continue
         if ep.get("source") == "mail":
