@@ -28,7 +28,7 @@ from actors import attention, tools
 from actors.proposals.rules import OPEN, remind_before, remind_moment
 from actors.proposals.words import headline, render
 from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
-from storage import calendar_days, outbox, trace
+from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
@@ -239,7 +239,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             continue
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         day.proposals.append(f"Proposal {approval.id}: {headline(items[0].description)}{more}")
-        day.asks_again = day.asks_again or (approval.reminded_at is None and as_utc(now) >= remind_moment(
+        nudged = approval.reminded_at is not None or approval.remind_at is None  # done, or none to give
+        day.asks_again = day.asks_again or (not nudged and as_utc(now) >= remind_moment(
             as_utc(approval.created_at), as_utc(approval.expires_at), before))
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
@@ -327,6 +328,18 @@ def _summary(day: Day) -> str:
             f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back")
 
 
+def muted(now: datetime, tz) -> tuple[bool, datetime | None]:
+    """Whether the user's mute ("quiet 4d") keeps today's briefing: (skip it, hold it until then). A mute
+    that ends later today holds the briefing until it ends; one that lasts the day skips it (the next
+    briefing after the mute tells what is still open), rather than sending stale mornings in a heap."""
+    until = mute.muted_until()
+    if until is None or as_utc(until) <= as_utc(now):
+        return False, None
+    if as_utc(until).astimezone(tz).date() == as_utc(now).astimezone(tz).date():
+        return False, as_utc(until)
+    return True, None
+
+
 def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None:
     """The day's one briefing message, in one transaction; None when there is nothing to say (or it was
     written before). `compose`: the runs of this morning's sync are still to come, so the row waits
@@ -342,15 +355,19 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
                                                       & (Outbox.created_at < now)).execute()
         day = gather_day(now, tz, config)
         text = "" if compose else _text_for(day, config)
-        if not text and not compose:
+        skip, held = muted(now, tz)
+        if not compose and (skip or not text):
             _commit_day(day, now, config, sent=False)
+            if skip and text:
+                trace.record(trace.new_trace_id(), "held back", "thalamus", "morning briefing: the user's quiet "
+                             "lasts the day", now)
             return None
         trace_id = trace.new_trace_id()
         payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids}
         if compose:
             payload.update(awaits=[], gathering=True)
         box = outbox.add(channel=config.primary_channel, text=text, trace_id=trace_id, key=key, at=now,
-                         payload=payload)
+                         payload=payload, deliver_after=None if compose else held)
         if compose:
             Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()
             box.status = attention.COMPOSE
@@ -413,8 +430,15 @@ def settle(now: datetime, config) -> Outbox | None:
                 _commit_day(day, now, config, sent=False)
                 trace.record(box.trace_id, "dropped", "briefing", "nothing to say today", now)
                 continue
+            skip, held = muted(now, tz)
+            if skip:
+                Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
+                _commit_day(day, now, config, sent=False)
+                trace.record(box.trace_id, "held back", "briefing", "the user's quiet lasts the day", now)
+                continue
             payload.update(proposals=day.proposal_ids, gathering=False)
-            Outbox.update(status="pending", text=text, payload=payload).where(Outbox.id == box.id).execute()
+            Outbox.update(status="held" if held else "pending", text=text, payload=payload,
+                          deliver_after=held).where(Outbox.id == box.id).execute()
             _commit_day(day, now, config, sent=True)
             trace.record(box.trace_id, "surfaced", "briefing", f"morning briefing: {_summary(day)}"
                          + (" (sent after waiting too long)" if late and not _ready(box) else ""), now)

@@ -312,3 +312,31 @@ def test_an_unanswered_proposal_is_listed_the_morning_of_its_reminder_not_every_
     assert [when for when, _ in said] == ["Fri 07:00", "Fri 08:00"], said
     assert f"Proposal {approval.id}: New topic: Dentist appointment" in said[0][1]
     assert said[1][1].startswith(f"I dropped proposal {approval.id}")
+
+
+def test_a_mute_that_lasts_the_day_skips_its_briefing_and_one_that_ends_today_holds_it(db, tmp_path):
+    from storage import mute
+
+    cfg = config(tmp_path)
+    Task.create(title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, created_at=MORNING)
+    mute.mute(MORNING + timedelta(days=2))  # "quiet 2d" the evening before
+    assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None  # not sent, nor kept for later
+    assert not Outbox.select().where(Outbox.status.in_(("pending", "held"))).exists()
+
+    mute.mute(MORNING + timedelta(days=1, hours=1, minutes=30))  # ends at 08:30 the next day
+    Task.create(title="Renew passport", due=datetime(2027, 2, 10, tzinfo=TZ), due_is_date=True, created_at=MORNING)
+    box = briefing.write_day_briefing(MORNING + timedelta(days=1), cfg, compose=False)
+    assert box.status == "held" and box.deliver_after == MORNING + timedelta(days=1, hours=1, minutes=30)
+    assert "Renew passport" in box.text
+
+
+def test_a_briefing_gathered_during_a_mute_that_lasts_the_day_is_not_sent(db, tmp_path):
+    from storage import mute
+
+    cfg = config(tmp_path)
+    Task.create(title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, created_at=MORNING)
+    box = briefing.write_day_briefing(MORNING, cfg, compose=True)
+    briefing.gathered(box.id)
+    mute.mute(MORNING + timedelta(days=3))
+    assert briefing.settle(MORNING + timedelta(minutes=1), cfg) is None
+    assert Outbox.get_by_id(box.id).status == "dropped"

@@ -322,3 +322,25 @@ def test_a_yes_after_answering_the_last_proposal_does_not_approve_an_older_one(m
     repl(app, f"yes to proposal {older.id}")
     app.wait_idle()
     assert Approval.get_by_id(older.id).status == "approved"
+
+
+def test_a_proposal_whose_time_comes_tonight_is_not_nudged_and_its_notice_waits_for_the_morning(make_app):
+    app = make_app(start="2027-01-05T21:30:00+01:00")  # quiet hours 22:00-07:00
+    repl(app, "remind me to take my pills at 23:00")
+    approval = Approval.select().order_by(Approval.id.desc()).get()
+    assert approval.remind_at is None  # an hour and a half to live: a nudge would only be noise
+    app.advance(timedelta(hours=12))
+    assert said(app, "Still waiting for your answer") == []
+    (notice,) = said(app, "I dropped proposal")
+    assert local(notice["at"]) == "Wed 07:00" and "its time has passed" in notice["text"]
+
+
+def test_a_nudge_that_the_quiet_would_hold_past_the_lapse_is_not_sent_through_it(make_app):
+    app = make_app()  # Tue 08:00; the proposal waits 72 h, its nudge is due Thu 08:00
+    repl(app, "add pay rent by Saturday")
+    approval = Approval.select().order_by(Approval.id.desc()).get()
+    repl(app, "quiet 4d")  # until Sat 08:00, after it lapses on Fri 08:00
+    app.advance(timedelta(days=3, hours=12))
+    assert said(app, "Still waiting for your answer") == []  # before: sent at once, through the quiet
+    assert Approval.get_by_id(approval.id).status == "expired"
+    assert any(t.stage == "not reminded" for t in Trace.select().where(Trace.trace_id == approval.trace_id))

@@ -86,7 +86,10 @@ def remind(approval_id: int, now: datetime, config,
             return None
         held = mute.hold_until(config, now)
         if held is not None and held >= approval.expires_at:
-            held = None  # a nudge after the proposal has gone would be no nudge
+            # quiet until after it lapses: a nudge then would be no nudge, and one now would break the quiet
+            trace.record(approval.trace_id, "not reminded", actor,
+                         f"proposal {approval.id}: quiet until {held:%Y-%m-%d %H:%M} UTC, after it lapses", now)
+            return None
         box = outbox.add(channel=approval.channel, text=reminder_text(approval, config.timezone, now),
                          trace_id=approval.trace_id, at=now, key=f"remind:{approval.id}", deliver_after=held,
                          payload={"reminder_for": approval.id, "reply_to": approval.message_ref,

@@ -7,8 +7,7 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import (OPEN, CannotPropose, actions_for, clipped, expires, find, remind_before,
-                                    remind_moment)
+from actors.proposals.rules import OPEN, CannotPropose, actions_for, clipped, expires, find, nudge_at
 from actors.proposals.words import changes_between, reason_for, render
 from storage import mute
 from storage import outbox, trace
@@ -59,7 +58,7 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
         trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
         summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
         topic_id=topic_id, created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
-        changes=changes, remind_at=remind_moment(now, lapses, remind_before(config)))
+        changes=changes, remind_at=nudge_at(now, lapses, config))
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
@@ -98,10 +97,10 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
         if made is not None:
             return made
         trace_id = trace.new_trace_id()
+        lapses = expires(now, tools.moot_at([(tool, args)], config.timezone), config)
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
-                                   nonce=secrets.token_hex(4), created_at=now,
-                                   expires_at=expires(now, tools.moot_at([(tool, args)], config.timezone), config),
-                                   idempotency_key=key, reason=clipped(reason))
+                                   nonce=secrets.token_hex(4), created_at=now, expires_at=lapses,
+                                   idempotency_key=key, reason=clipped(reason), remind_at=nudge_at(now, lapses, config))
         ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
                             description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)
@@ -128,7 +127,7 @@ def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, 
         trace_id=original.trace_id, approver=original.approver, channel=original.channel, summary=original.summary,
         nonce=secrets.token_hex(4), inbox_id=original.inbox_id, supersedes=original.id, topic_id=original.topic_id,
         created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
-        remind_at=remind_moment(now, lapses, remind_before(config)))
+        remind_at=nudge_at(now, lapses, config))
     for position, item in enumerate(items, start=1):
         ApprovalItem.create(approval=again, position=position, tool=item.tool, args=item.args,
                             description=item.description)
@@ -147,7 +146,7 @@ def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datet
         summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
         created_at=now, expires_at=lapses, idempotency_key=key,
         reason=f"because you asked to undo proposal {original.id}",
-        remind_at=remind_moment(now, lapses, remind_before(config)))
+        remind_at=nudge_at(now, lapses, config))
     for position, (name, args) in enumerate(changes, start=1):
         ApprovalItem.create(approval=made, position=position, tool=name, args=args,
                             description=tools.describe_item(name, args, config.timezone, original.approver, owner,

@@ -69,6 +69,15 @@ def remind_moment(created_at: datetime, expires_at: datetime, before: timedelta)
     return max(created_at + (expires_at - created_at) / 2, expires_at - before)
 
 
+def nudge_at(now: datetime, lapses: datetime, config) -> datetime | None:
+    """When a proposal made now is reminded of, or None: one whose own time comes within a day (a reminder
+    for tonight) lapses unnudged, since a nudge hours after asking is noise; the configured wait, however
+    short, keeps its one nudge."""
+    if lapses - now < min(expiry(config), remind_before(config)):
+        return None
+    return remind_moment(now, lapses, remind_before(config))
+
+
 def due_moment() -> datetime | None:
     """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
     owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
