@@ -12,7 +12,7 @@ from datetime import datetime
 from peewee import fn
 
 from storage import hot
-from storage.models import Approval, Memory, Task, Topic, Turn
+from storage.models import Approval, Memory, Outbox, Task, Topic, Turn
 
 
 def _whose(user_id: str | None, owner: str | None) -> tuple[str, list]:
@@ -87,12 +87,21 @@ def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, l
     return shown
 
 
-def last_answered(approver: str) -> int | None:
-    """The id of the newest proposal the approver answered (approved or rejected, in whole or in part)."""
-    return (Approval.select(fn.MAX(Approval.id))
-            .where((Approval.approver == str(approver)) & Approval.status.in_(("approved", "rejected", "partial"))
-                   & Approval.decided_at.is_null(False))
-            .scalar())
+def answered_since_shown(approver: str, approval_id: int) -> bool:
+    """Whether the approver answered another proposal (approved or rejected it, in whole or in part) after
+    this one was last put before them: shown, nudged, or listed as waiting in a morning briefing."""
+    approval = Approval.get_or_none(Approval.id == approval_id)
+    if approval is None:
+        return False
+    briefed = (Outbox.select(fn.MAX(Outbox.created_at))
+               .where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= approval.created_at)
+                      & Outbox.text.contains(f"Proposal {approval_id}:"))
+               .scalar())
+    shown = max(m for m in (approval.created_at, approval.presented_at, approval.reminded_at, briefed) if m)
+    return (Approval.select()
+            .where((Approval.approver == str(approver)) & (Approval.id != approval_id)
+                   & Approval.status.in_(("approved", "rejected", "partial")) & (Approval.decided_at >= shown))
+            .exists())
 
 
 def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:

@@ -106,7 +106,7 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
 
 def test_a_bare_yes_approves_nothing_when_the_proposal_waiting_is_not_the_last_one_asked():
     # a bare "no" still declines it: it changes nothing in the user's world
-    pending = [{"id": 4, "newer_answered": True, "items": [{"position": 1, "description": "New task: Pay rent"},
+    pending = [{"id": 4, "not_the_last_asked": True, "items": [{"position": 1, "description": "New task: Pay rent"},
                                                             {"position": 2, "description": "New task: Call Mum"}]}]
     for text in ("yes", "ok", "sounds good"):
         reply = answer(text, pending)
@@ -116,7 +116,7 @@ def test_a_bare_yes_approves_nothing_when_the_proposal_waiting_is_not_the_last_o
     assert answer("yes to proposal 4", pending).calls == [("decide", {"proposal": 4, "action": "approve"})]
     assert answer("no", pending).calls == [("decide", {"proposal": 4, "action": "reject"})]  # changes nothing
     assert answer("skip the rent", pending).calls[0] == ("decide", {"proposal": 4, "action": "reject", "items": [1]})
-    assert answer("yes", [dict(pending[0], newer_answered=False)]).calls[0][1]["action"] == "approve"
+    assert answer("yes", [dict(pending[0], not_the_last_asked=False)]).calls[0][1]["action"] == "approve"
 
 
 def test_an_acknowledgement_with_a_proposal_waiting_says_how_to_answer_it():

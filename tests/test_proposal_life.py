@@ -344,3 +344,16 @@ def test_a_nudge_that_the_quiet_would_hold_past_the_lapse_is_not_sent_through_it
     assert said(app, "Still waiting for your answer") == []  # before: sent at once, through the quiet
     assert Approval.get_by_id(approval.id).status == "expired"
     assert any(t.stage == "not reminded" for t in Trace.select().where(Trace.trace_id == approval.trace_id))
+
+
+def test_a_yes_after_the_briefing_lists_the_proposal_again_approves_it(make_app):
+    app = make_app()  # Tue 08:00
+    repl(app, "add pay rent by Saturday")
+    repl(app, "add call the plumber by Saturday")
+    older, newer = Approval.select().order_by(Approval.id)
+    repl(app, "yes")  # the plumber, just asked
+    app.advance(timedelta(days=2, hours=23, minutes=30))  # Fri 07:00: the briefing lists the rent, its one reminder
+    assert said(app, f"Proposal {older.id}: New task: Pay rent")
+    repl(app, "yes")
+    app.wait_idle()
+    assert Approval.get_by_id(older.id).status == "approved"

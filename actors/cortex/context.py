@@ -109,16 +109,14 @@ def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: lis
 
 def pending_proposals(user_id: str | None, now: datetime) -> list[dict]:
     """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on.
-    One older than a proposal the person answered since is marked `newer_answered`: a bare "yes" then may be
-    about something else, and must not approve it."""
+    The newest is marked `not_the_last_asked` when the person answered another proposal since it was last put
+    before them: a bare "yes" then may be about something else, and must not approve it."""
     if user_id is None:
         return []
     shown = [{"id": approval_id, "items": [{"position": p, "description": _one_line(d)} for p, d in items]}
              for approval_id, items in reads.pending_items(str(user_id), now, PENDING_SHOWN)]
-    answered = reads.last_answered(str(user_id)) if shown else None
-    for proposal in shown:
-        if answered is not None and proposal["id"] < answered:
-            proposal["newer_answered"] = True
+    if shown and reads.answered_since_shown(str(user_id), shown[0]["id"]):
+        shown[0]["not_the_last_asked"] = True
     return shown
 
 

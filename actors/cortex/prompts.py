@@ -17,6 +17,7 @@ You see one stimulus at a time with its context (CONTEXT message). Rules:
 
 SYSTEM_PROMPT = _RULES + """- When the user answers one of their pending_proposals in words ("yes", "go ahead", "skip the X one",
   "move X to March"), call `decide` for it; only on their own words in this conversation, never guessed.
+  A bare "yes" is not for one marked not_the_last_asked: ask which they mean.
 - """ + tools.UNTRUSTED_RULE
 
 # A run the user did not start has no words of theirs to decide on (and is offered no `decide`).
@@ -27,7 +28,8 @@ BACKGROUND_PROMPT = _RULES + "- " + tools.UNTRUSTED_RULE
 FAST_PROMPT = """You are Wilson, a proactive assistant. Answer the user's last message briefly, friendly and
 specifically, from CONTEXT or one read tool; dates in the user's timezone.
 For a plan or any change (tasks, topics, reminders, email) call `escalate` instead.
-When the user answers one of their pending_proposals in words, call `decide` for it.
+When the user answers one of their pending_proposals in words, call `decide` for it (a bare "yes" is
+not for one marked not_the_last_asked: ask which).
 - """ + tools.UNTRUSTED_RULE
 
 

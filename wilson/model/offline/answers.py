@@ -53,7 +53,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
         said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
     newest = proposals[0]
-    if not ref and newest.get("newer_answered") and YES_RE.match(said):
+    if not ref and newest.get("not_the_last_asked") and YES_RE.match(said):
         # the last proposal the user saw was answered already: this "yes" may be about anything said since,
         # and would change their world (a bare "no" changes nothing, and still declines the newest waiting)
         return Reply(_which_proposal(newest), [], "a bare answer, and the proposal waiting is not the last one")
