@@ -100,7 +100,9 @@ def answered_since_shown(approver: str, approval_id: int) -> bool:
     shown = max(m for m in (approval.created_at, approval.presented_at, approval.reminded_at, briefed) if m)
     return (Approval.select()
             .where((Approval.approver == str(approver)) & (Approval.id != approval_id)
-                   & Approval.status.in_(("approved", "rejected", "partial")) & (Approval.decided_at >= shown))
+                   & Approval.status.in_(("approved", "rejected", "partial"))
+                   # at the same instant (a simulated clock), the newer proposal's answer is the later one
+                   & ((Approval.decided_at > shown) | ((Approval.decided_at == shown) & (Approval.id > approval_id))))
             .exists())
 
 
