@@ -478,6 +478,7 @@ def test_a_yes_decides_nothing_when_decide_is_not_offered_or_nothing_is_pending(
 
 
 TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
+         {"id": 4, "title": "Book flights to Japan", "due": "2027-02-03", "topic": "Japan"},
          {"id": 5, "title": "File taxes", "due": "2027-01-25", "topic": None}]
 
 
@@ -493,6 +494,9 @@ TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
     ("rename japan to Trip to Japan and Korea", ("rename_topic", {"topic_id": 2, "title": "Trip to Japan and Korea"})),
     ("rename the taxes task to file taxes with Anna", ("update_task", {"task_id": 5, "title": "File taxes with Anna"})),
     ("rename the hotel to “Book hotel in Kyoto”", ("update_task", {"task_id": 3, "title": "Book hotel in Kyoto"})),
+    # a topic and a task that share the word: the topic, unless the words say "task"
+    ("rename japan to Japan and Korea", ("rename_topic", {"topic_id": 2, "title": "Japan and Korea"})),
+    ("rename the japan task to Book flights to Tokyo", ("update_task", {"task_id": 4, "title": "Book flights to Tokyo"})),
 ])
 def test_tasks_managed_in_words(synapse, text, expected):
     result = cortex(synapse, "message", text, origin="user", tasks=TASKS, offered=USER_TOOLS,

@@ -235,7 +235,11 @@ def _rename(chat: Chat, text: str) -> Reply | None:
     old, new = found.group("old"), found.group("new").strip(" “”\"'")
     topic = _topic_named(chat, old)
     task = _task_named(chat, re.sub(r"\btask\b", " ", old, flags=re.I))
-    if topic is not None and (TOPICISH.search(old) or task is None):
+    said_task = re.search(r"\btask\b", old, re.I)
+    # the one the words name better; a tie is the topic's ("rename japan to …"), unless they say "task"
+    shared = {key: len(words(old) & words(str(found.get("title")))) if found else -1
+              for key, found in (("topic", topic), ("task", task))}
+    if topic is not None and not said_task and (TOPICISH.search(old) or shared["topic"] >= shared["task"]):
         return Reply("", [("rename_topic", {"topic_id": topic.get("id"), "title": new})], "rename a topic")
     if task is not None:
         return Reply("", [("update_task", {"task_id": task.get("id"), "title": new[:1].upper() + new[1:]})],
