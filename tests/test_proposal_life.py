@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from actors.proposals.rules import remind_moment
 from actors.proposals.words import changes_between, reason_for
+from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
 from tests.calendar_support import add_event
 from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
@@ -284,10 +285,15 @@ def test_a_reminder_left_unanswered_past_its_time_is_dropped_then_and_never_fire
     assert local(notice["at"]) == "Wed 09:00"
     assert notice["text"].startswith(f"I dropped proposal {approval.id}, “Remind you once, Wed 6 Jan 2027 09:00")
     assert ": its time has passed, so nothing changed." in notice["text"]
+    assert "revive" not in notice["text"]  # bringing it back as it was would not help
     repl(app, f"approve {approval.id}")
     app.wait_idle()
     (answer,) = said(app, f"Proposal {approval.id} expired on")
     assert "so I changed nothing" in answer["text"]
+    repl(app, f"revive {approval.id}")
+    app.wait_idle()
+    assert said(app, f"Proposal {approval.id}'s time has passed, so bringing it back as it was would not help")
+    assert Approval.select().count() == 1
     app.advance(timedelta(days=1))
     assert said(app, "Reminder: call the dentist") == []
 
@@ -357,3 +363,30 @@ def test_a_yes_after_the_briefing_lists_the_proposal_again_approves_it(make_app)
     repl(app, "yes")
     app.wait_idle()
     assert Approval.get_by_id(older.id).status == "approved"
+
+
+def test_a_reminder_approved_after_its_time_fails_and_says_so(db):
+    from actors.tools.common import Call
+
+    now = datetime(2027, 1, 6, 9, 30, tzinfo=timezone.utc)
+    remind = tools.toolbox().get("remind")
+    try:
+        remind.execute({"text": "call the dentist", "at": "2027-01-06T09:00"}, Call(now=now, tz=BERLIN))
+    except ValueError as exc:  # the gate shows it under "Could not do"
+        assert str(exc) == "Wed 6 Jan 2027 09:00 has passed; ask me again with a new time"
+    else:
+        raise AssertionError("a reminder for a time already past was set")
+
+
+def test_the_nudge_of_a_proposal_that_lapses_as_a_day_ends_names_that_day(db):
+    from actors.proposals.words import reminder_text
+
+    made = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
+    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n0nce", created_at=made,
+                               expires_at=datetime(2027, 1, 7, 23, tzinfo=timezone.utc))  # midnight in Berlin
+    ApprovalItem.create(approval=approval, position=1, tool="create_task", description="New task: Pay rent",
+                        args={"title": "Pay rent", "due": "2027-01-07"})
+    assert reminder_text(approval, BERLIN, made).endswith("I'll drop it at the end of Thu 7 Jan if I don't hear "
+                                                          "from you.")
+    approval.expires_at = datetime(2027, 1, 8, 7, tzinfo=timezone.utc)
+    assert reminder_text(approval, BERLIN, made).endswith("I'll drop it on Fri 8 Jan 08:00 if I don't hear from you.")

@@ -54,6 +54,10 @@ def revive(decision: Decision, approval: Approval | None, now: datetime, config,
     items = list(approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position))
     if not items:
         return DecisionResult(f"Nothing of proposal {approval.id} is left to bring back.")
+    moot = tools.moot_at([(i.tool, i.args) for i in items], config.timezone)
+    if moot is not None and moot <= now:
+        return DecisionResult(f"Proposal {approval.id}'s time has passed, so bringing it back as it was would not "
+                              "help. Ask me again with a new time if you still want it.")
     again = copy_proposal(approval, items, now, config, key=f"revive:{approval.id}", reason=approval.reason)
     Approval.update(expired_notice_at=now).where(
         (Approval.id == approval.id) & Approval.expired_notice_at.is_null()).execute()

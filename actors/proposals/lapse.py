@@ -7,14 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from actors import tools
 from actors.proposals.make import copy_proposal
-from actors.proposals.rules import (OPEN, briefed, briefing_ahead, ended_topics_to_close, lapsed_in_time,
-                                    remind_before)
+from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, remind_before
 from actors.proposals.words import expiry_text, one_line, reminder_text
 from storage import mute
 from storage import outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Outbox, Topic
+
+
+def lapsed_in_time(approval: Approval, tz) -> bool:
+    """Whether it lapsed, or will, because its changes' own time passed (tools.moot_at), not the wait."""
+    items = [(i.tool, i.args) for i in approval.items.order_by(ApprovalItem.position)]
+    return tools.moot_at(items, tz) == approval.expires_at
 
 
 @dataclass
@@ -50,10 +56,12 @@ def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> 
         rest = approval.items.where(ApprovalItem.status == "pending").count() - len(closing)
         if rest > 0:
             held = mute.hold_until(config, now)
-            text = expiry_text(approval, lapsed_in_time(approval, config))
-            box = outbox.add(channel=approval.channel, text=text, trace_id=approval.trace_id, at=now, key=f"expired:{approval.id}", deliver_after=held,
-                             payload={"revive": {"id": approval.id, "nonce": approval.nonce},
-                                      "reply_to": approval.message_ref, "topic_id": approval.topic_id})
+            in_time = lapsed_in_time(approval, config.timezone)
+            payload = {"reply_to": approval.message_ref, "topic_id": approval.topic_id}
+            if not in_time:  # its time has passed: bringing it back as it was would not help
+                payload["revive"] = {"id": approval.id, "nonce": approval.nonce}
+            box = outbox.add(channel=approval.channel, text=expiry_text(approval, in_time), trace_id=approval.trace_id,
+                             at=now, key=f"expired:{approval.id}", deliver_after=held, payload=payload)
         trace.record(approval.trace_id, "expired", actor,
                      f"proposal {approval.id} unanswered until {approval.expires_at:%Y-%m-%d %H:%M} UTC"
                      + (", user told" if box else ""), now)

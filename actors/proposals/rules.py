@@ -43,10 +43,6 @@ def expires(now: datetime, moot: datetime | None, config) -> datetime:
     return now + expiry(config)
 
 
-def lapsed_in_time(approval: Approval, config) -> bool:
-    """Whether it lapsed, or will, because its time passed rather than because the wait ran out."""
-    return approval.expires_at < approval.created_at + expiry(config) - timedelta(minutes=1)
-
 
 @dataclass
 class DecisionResult:

@@ -197,14 +197,22 @@ def _lasted(approval: Approval) -> str:
 
 
 def reminder_text(approval: Approval, tz, now: datetime) -> str:
+    lapses = approval.expires_at.astimezone(tz)
+    if (lapses.hour, lapses.minute) == (0, 0):  # a task's due day ends: "Fri 8 Jan" would be a day late
+        when = f"at the end of {_day(lapses - timedelta(minutes=1), tz, now, False)}"
+    else:
+        when = f"on {_day(lapses, tz, now, True)}"
     return (f"Still waiting for your answer on proposal {approval.id}, {label(approval)}. "
-            f"I'll drop it on {_day(approval.expires_at, tz, now, True)} if I don't hear from you.")
+            f"I'll drop it {when} if I don't hear from you.")
 
 
 def expiry_text(approval: Approval, in_time: bool = False) -> str:
-    """The one notice of expiry; `in_time`: it lapsed when its time passed (rules.lapsed_in_time)."""
-    why = "its time has passed" if in_time else f"no answer in {_lasted(approval)}"
-    return (f"I dropped proposal {approval.id}, {label(approval)}: {why}, so nothing "
+    """The one notice of expiry; `in_time`: it lapsed when its time passed (lapse.lapsed_in_time), and
+    bringing it back as it was would not help."""
+    if in_time:
+        return (f"I dropped proposal {approval.id}, {label(approval)}: its time has passed, so nothing changed. "
+                "Ask me again if you still want it.")
+    return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
             f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
 
 

@@ -74,6 +74,8 @@ class Remind(BuiltinTool):
 
     def execute(self, args, call):
         at = reminder_at(args["at"], call.tz)
+        if call.now is not None and at <= call.now:  # approved too late: it would remind of nothing in time
+            raise ValueError(f"{show_when(at, False, call.tz)} has passed; ask me again with a new time")
         schedule = add_once(f"once:{slug(args['text'])}:{at.isoformat()}", at, str(args["text"]), str(call.tz))
         return {"schedule": schedule.name, "at": at.isoformat()}
 
