@@ -157,3 +157,13 @@ def test_an_evening_at_a_place_named_after_a_city_abroad_is_not_a_trip(location)
     # the same names for days are stays there, and the city named on its own is the place
     assert kind("Weekend away", location, "2027-03-10", "2027-03-13")[0] == "trip"
     assert kind("Dinner with Anna", f"{location}, Rome, Italy", "2027-03-10T19:30", "2027-03-10T22:00")[0] == "trip"
+
+
+@pytest.mark.parametrize("location", ["Rue de Rivoli 10, 75001 Paris", "Philharmoniker Str. 4, 1010 Wien",
+                                      "Via del Corso 12, 00186 Roma, Italy"])
+def test_a_street_address_with_its_postcode_before_the_city_names_the_city(location):
+    assert kind("Meeting with Pierre", location, "2027-03-10T10:00", "2027-03-10T12:00")[0] == "trip"
+
+
+def test_a_cafe_named_after_a_city_with_its_street_is_still_only_a_name():
+    assert kind("Coffee with Sam", "Café Wien, Kastanienallee 5", "2027-03-10T10:00", "2027-03-10T11:00")[0] is None

@@ -97,6 +97,9 @@ _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtu
                     r"room|office|home|hq)\b", re.I)
 
 
+_POSTCODE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
+
+
 def find_place(location: str | None, title: str | None = None, inside: bool = True) -> Place | None:
     """The city or country a calendar location names ("Messe Wien, Vienna, Austria", "Lisbon"), or the
     title's "in/to <Place>" ("Conference in Lisbon"); None for rooms, links and unknown names.
@@ -104,7 +107,9 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
     it ("Hotel Sacher Wien"), where it may be only a name ("Trattoria Roma" in Berlin)."""
     candidates = []
     if location and not re.match(r"^\s*(?:https?://|zoom|teams|online)", location, re.I):
-        parts = [p.strip(" .") for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
+        # a postcode before the city ("75001 Paris", "D-10115 Berlin") is not part of its name
+        parts = [_POSTCODE.sub("", p.strip(" .")) for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
+        parts = [p for p in parts if p]
         candidates += list(reversed(parts))
         # "Tokyo Big Sight" or "Hotel Sacher Wien": a city name inside a part
         for part in reversed(parts):
