@@ -142,7 +142,10 @@ def test_small_talk_around_a_request_does_not_swallow_it():
     ("check my calendar", ("2027-01-05", "2027-01-18")),
     ("can you show me my calendar for tomorrow", ("2027-01-06", "2027-01-06")),
     ("how's my day looking", ("2027-01-05", "2027-01-05")),
-    ("is my calendar free on Friday", ("2027-01-05", "2027-01-18")),
+    ("is my calendar free on Friday", ("2027-01-08", "2027-01-08")),  # the day named
+    ("what do I have on Friday?", ("2027-01-08", "2027-01-08")),
+    ("what's on next Monday?", ("2027-01-11", "2027-01-11")),
+    ("anything on the 12th?", ("2027-01-12", "2027-01-12")),
     # a day's agenda is its events as well as what is due ("what's on my plate?" and "what's due?" are the list)
     ("what's on today?", ("2027-01-05", "2027-01-05")),
     ("what do I have tomorrow?", ("2027-01-06", "2027-01-06")),

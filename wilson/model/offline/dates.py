@@ -343,8 +343,8 @@ def at_moment(found: Found | None, now: datetime, tz: ZoneInfo, default_hour: in
 
 
 def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str]:
-    """The span a question asks about ("today", "tomorrow", "this week", "next week", "this month"),
-    with its name; two weeks from today when it names none."""
+    """The span a question asks about ("today", "tomorrow", "this week", "next week", "this month", one day
+    named as a date), with its name; two weeks from today when it names none."""
     today = now.astimezone(tz).date()
     said = words.lower()
     if "tomorrow" in said:
@@ -361,4 +361,7 @@ def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str
         return today, today + timedelta(days=6 - today.weekday()), "this week"
     if "month" in said:
         return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
+    named = [local_date(f.value, tz) for f in search(words, now, tz)]
+    if len(set(named)) == 1:  # "on Friday", "next Monday", "the 12th": that day
+        return named[0], named[0], f"on {fmt_day(named[0])}"
     return today, today + timedelta(days=13), "the next two weeks"

@@ -147,7 +147,7 @@ def listing(chat: Chat, text: str) -> Reply | None:
     if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
         return Reply(overdue_list(chat), [], "list what's overdue")
     said = text.lower()
-    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said)
+    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or dates.search(text, chat.now, chat.tz)
     # "what's on today?" asks about the day, its events as well as what is due; "what's on my plate?" and
     # "what's due?" ask about the list
     agenda = day and AGENDA_RE.search(said) and QUESTION_RE.search(text) and not TASKS_ONLY_RE.search(said)
