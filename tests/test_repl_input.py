@@ -217,12 +217,12 @@ def test_wilson_trace_alone_lists_the_latest_paths_each_with_when_and_its_first_
 
 def test_a_sentence_that_starts_with_a_commands_word_is_said_to_wilson():
     for line in ("show my tasks", "approve all but the insurance", "reject the packing one", "forget it",
-                 "approve it", "modify the plan please", "revive the old plan"):
+                 "approve it", "modify the plan please", "revive the old plan", "show tasks"):
         assert parse(line) == parse(f"say {line}"), line
     # a number after the word is the command, and a command mistyped is still told how to write it
     assert parse("approve 3 1,2").name == "approve" and parse("modify 3 make it Friday").name == "modify"
     assert parse("show expired").name == "expired"
-    for line in ("approve three", "show tasks", "forget 0"):
+    for line in ("approve three", "forget 0"):
         try:
             parse(line)
         except CommandError:

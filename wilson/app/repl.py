@@ -121,7 +121,7 @@ def parse(line: str) -> Command | None:
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
         return Command("quit" if word == "exit" else word)
-    if word in SENTENCE_STARTS and _a_sentence(rest):
+    if word in SENTENCE_STARTS and _a_sentence(word, rest):
         return Command("say", (line,))
     if word in WITH_ARGUMENTS:
         return _command(word, rest)
@@ -133,12 +133,14 @@ def parse(line: str) -> Command | None:
     return Command("say", (line,))
 
 
-def _a_sentence(rest: str) -> bool:
+def _a_sentence(word: str, rest: str) -> bool:
     """After a word such as "show" or "approve": words for Wilson ("show my tasks", "approve all but the
     insurance", "forget it"), not a command's number ("approve 3", and "approve three" is told how to write it)."""
     head, _, tail = rest.lower().partition(" ")
     if head in ("it", "that", "this", "all", "everything", "them", "both"):
         return True
+    if word == "show":  # it takes no number: anything but "expired" is words ("show tasks")
+        return rest.lower() != "expired"
     return bool(tail) and not re.search(r"\d", head) and head != "expired"
 
 
