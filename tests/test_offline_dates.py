@@ -165,3 +165,16 @@ def test_a_date_the_parser_misreads_in_the_whole_message_is_read_in_its_clause()
     found = dates.search("I'm going to Japan on March 20, remind me to buy an adapter on March 1",
                          at("2027-01-05T10:00"), BERLIN)
     assert found and (found[0].phrase, found[0].value) == ("on March 20", date(2027, 3, 20))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("remind me in 2 hours to check the oven", "2027-01-05T10:00"),  # it was "Tue 5 Jan", so 09:00
+    ("in 30 minutes", "2027-01-05T08:30"), ("in an hour", "2027-01-05T09:00"),
+    ("in half an hour call Bob", "2027-01-05T08:30"), ("in 2h", "2027-01-05T10:00"),
+    ("in 20 hours", "2027-01-06T04:00"),  # tomorrow, by the clock
+])
+def test_a_while_from_now_is_that_moment(text, expected):
+    now = at("2027-01-05T08:00")
+    (found,) = dates.search(text, now, BERLIN)
+    assert found.value == at(expected)
+    assert found.stated(BERLIN).startswith(f"“{found.phrase}” → ")

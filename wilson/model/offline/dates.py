@@ -256,6 +256,18 @@ def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datet
     return found
 
 
+# "in 2 hours", "in 30 minutes", "in an hour", "in half an hour", "in 1.5 hours", "in 2h"
+_IN_A_WHILE_RE = re.compile(r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*"
+                            r"(?P<unit>minutes?|mins?|hours?|hrs?|h)\b", re.I)
+
+
+def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
+    n = match.group("n").lower()
+    amount = 0.5 if n == "half an" else 1.0 if n in ("a", "an", "one") else float(n.replace(",", "."))
+    minutes = amount * (1 if match.group("unit").lower().startswith("m") else 60)
+    return (now + timedelta(minutes=minutes)).astimezone(tz).replace(second=0, microsecond=0)
+
+
 def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`."""
     text = text or ""
@@ -270,6 +282,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
 
     for m in ISO_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
+    for m in _IN_A_WHILE_RE.finditer(text):  # "in 2 hours": the parser keeps the day and drops the hours
+        add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)

@@ -35,7 +35,14 @@ _SCHEDULE_RE = re.compile(
 _AT_RE = re.compile(r"\bat\s+(?:(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
                     r"|(?P<named>noon|midday|midnight))\b", re.I)
 _BARE_TIME_RE = re.compile(r"[\s,]*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>am|pm)\b", re.I)
-_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
+# the day of the month in digits or in words, up to the 28th: "the 15th", "the first", "the first day of"
+_NTH = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+MONTH_DAY_WORDS = {word: n for n, word in enumerate(_NTH, start=1)} | {
+    f"twenty-{word}": 20 + n for n, word in enumerate(_NTH[:8], start=1)}
+_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)|"
+                           rf"(?P<word>{'|'.join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))}))\b"
+                           rf"(?:\s+day)?(?:{_OF_MONTH}|\s+of\b(?=\s+(?:the|each|every)\s+month))", re.I)
 # schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
 # ("every window", "each kid", "my monthly report" are none)
 _UNREAD_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
@@ -89,9 +96,11 @@ def _reading(rest: str, found: re.Match) -> Reading:
     month_day = found.group("mday")
     if unit == "month" and not month_day:
         day = _MONTH_DAY_RE.search(rest)
-        if day:
-            month_day = day.group("day")
-            spans.append(day.span())
+        if day is None:  # "every month" alone: which day is the user's to say, never every day
+            return Reading(question="On which day of the month? Say e.g. “remind me on the 1st of every month "
+                                    "to pay rent”.")
+        month_day = day.group("day") or str(MONTH_DAY_WORDS[day.group("word").lower()])
+        spans.append(day.span())
     if month_day:
         if not 1 <= int(month_day) <= 28:
             return Reading(question="Not every month has a 29th, 30th or 31st, so I can't repeat a reminder on one. "
