@@ -418,8 +418,10 @@ def test_words_about_other_things_do_not_look_up_the_reminders(text):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(TASKS),
                         offered=TOOLS + ("list_reminders", "cancel_reminder"))
     assert ("list_reminders", {}) not in intents.answer(chat).calls
-    asked = phrases.Chat(text="what are my reminders?", now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=chat.offered)
-    assert intents.answer(asked).calls == [("list_reminders", {})]
+    for question in ("what are my reminders?", "what did I ask you to remind me about?",
+                     "what are you going to remind me of?"):
+        asked = phrases.Chat(text=question, now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=chat.offered)
+        assert intents.answer(asked).calls == [("list_reminders", {})], question
 
 
 REMINDERS = [{"id": 1, "text": "call grandma", "when": "at 18:00, only on Friday"},
