@@ -81,7 +81,7 @@ STOP_REMINDER_RES = [
 ]
 MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|"
                              r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders|"
-                             r"what (?:did|have) i asked? you to remind me|what (?:are|will) you (?:going to )?"
+                             r"what (?:did|have) i ask(?:ed)? you to remind me|what (?:are|will) you (?:going to )?"
                              r"remind(?:ing)? me)\b", re.I)
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
 # own verb asks (paid → Pay rent); a need, a miss or a question is not a done
