@@ -172,6 +172,7 @@ def test_a_date_the_parser_misreads_in_the_whole_message_is_read_in_its_clause()
     ("in 30 minutes", "2027-01-05T08:30"), ("in an hour", "2027-01-05T09:00"),
     ("in half an hour call Bob", "2027-01-05T08:30"), ("in 2h", "2027-01-05T10:00"),
     ("in 20 hours", "2027-01-06T04:00"),  # tomorrow, by the clock
+    ("remind me in 1 hour 30 minutes to take the cake out", "2027-01-05T09:30"),
 ])
 def test_a_while_from_now_is_that_moment(text, expected):
     now = at("2027-01-05T08:00")

@@ -724,3 +724,12 @@ def test_with_no_home_known_going_to_a_place_is_still_a_trip():
                                         offered=TOOLS, home=None))  # a timezone of UTC gives no home
     assert reply.calls[0][1]["title"] == "Trip to Japan"
     assert "Check passport validity" in [args["title"] for _, args in reply.calls[1:]]  # not known to be at home
+
+
+@pytest.mark.parametrize("text", ["remind me to check in 2 hours before the flight on Friday",
+                                  "remind me to log in 5 minutes before the webinar tomorrow"])
+def test_a_verbs_in_is_no_while_from_now(text):
+    """'check in 2 hours before' is when to check in, not a reminder two hours from now."""
+    reply = answer(text)
+    assert all(not args["at"].startswith(NOW.date().isoformat()) for name, args in reply.calls if name == "remind")
+    assert reply.calls or "When should I remind you?" in reply.text

@@ -256,15 +256,19 @@ def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datet
     return found
 
 
-# "in 2 hours", "in 30 minutes", "in an hour", "in half an hour", "in 1.5 hours", "in 2h"
-_IN_A_WHILE_RE = re.compile(r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*"
-                            r"(?P<unit>minutes?|mins?|hours?|hrs?|h)\b", re.I)
+# "in 2 hours", "in 30 minutes", "in an hour", "in half an hour", "in 1.5 hours", "in 2h", "in 1 hour 30 minutes";
+# not a verb's "in" ("check in 2 hours before the flight", "log in 5 minutes early")
+_IN_A_WHILE_RE = re.compile(
+    r"(?<!\bcheck )(?<!\blog )(?<!\bsign )(?<!\bplug )(?<!\bfill )(?<!\bhand )(?<!\bturn )(?<!\bcall )(?<!\bdrop )"
+    r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b"
+    r"(?:\s*(?:and\s+)?(?P<n2>\d{1,2})\s*(?:minutes?|mins?)\b)?"
+    r"(?!\s+(?:before|after|early|earlier|late|later|ahead|prior|beforehand)\b)", re.I)
 
 
 def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
     n = match.group("n").lower()
     amount = 0.5 if n == "half an" else 1.0 if n in ("a", "an", "one") else float(n.replace(",", "."))
-    minutes = amount * (1 if match.group("unit").lower().startswith("m") else 60)
+    minutes = amount * (1 if match.group("unit").lower().startswith("m") else 60) + int(match.group("n2") or 0)
     return (now + timedelta(minutes=minutes)).astimezone(tz).replace(second=0, microsecond=0)
 
 
