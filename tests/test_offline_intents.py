@@ -231,6 +231,7 @@ def test_a_repeating_reminder_said_with_its_schedule_first():
     ("remind me on the first of every month to pay rent", "0 9 1 * *", "pay rent"),  # the day in words
     ("remind me to pay rent on the first day of every month at 8", "0 8 1 * *", "pay rent"),
     ("remind me on the fifteenth of each month to water the plants", "0 9 15 * *", "water the plants"),
+    ("remind me every month to restock the first aid kit on the 3rd", "0 9 3 * *", "restock the first aid kit"),
     ("remind me to take my vitamins daily", "0 9 * * *", "take my vitamins"),
     ("remind me on Sundays to call Grandma", "0 9 * * 0", "call Grandma"),
     ("remind me every night at 12 to lock up", "0 0 * * *", "lock up"),
@@ -260,6 +261,8 @@ def test_a_repeating_reminder_the_rules_cannot_set_is_asked_about_and_never_set_
     ("remind me to pay the cleaner on the 31st of every month", "Not every month has a 29th, 30th or 31st"),
     ("remind me every Monday morning", "What should I remind you of every Monday morning?"),
     ("remind me every month to pay rent", "On which day of the month?"),  # never every day
+    ("remind me every month to check the first aid kit", "On which day of the month?"),
+    ("remind me every month on the first Monday to pay rent", "On which day of the month?"),
     ("remind me to pay rent monthly on the thirtieth", "I can repeat a reminder"),
 ])
 def test_a_repeating_reminder_that_cannot_be_set_says_what_is_missing(text, question):

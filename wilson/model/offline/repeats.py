@@ -40,9 +40,11 @@ _NTH = ("first second third fourth fifth sixth seventh eighth ninth tenth eleven
         "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 MONTH_DAY_WORDS = {word: n for n, word in enumerate(_NTH, start=1)} | {
     f"twenty-{word}": 20 + n for n, word in enumerate(_NTH[:8], start=1)}
-_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)|"
-                           rf"(?P<word>{'|'.join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))}))\b"
-                           rf"(?:\s+day)?(?:{_OF_MONTH}|\s+of\b(?=\s+(?:the|each|every)\s+month))", re.I)
+_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
+# in words only as a day of the month: "the first of every month", "the first day of the month" (not "the first
+# Monday", "the first aid kit")
+_MONTH_DAY_WORDS_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<word>{'|'.join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))})"
+                                 rf"(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b", re.I)
 # schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
 # ("every window", "each kid", "my monthly report" are none)
 _UNREAD_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
@@ -75,7 +77,8 @@ def read(rest: str, now: datetime, tz) -> Reading | None:
     if said is None:
         return None
     spans = [said.span()]
-    day = _MONTH_DAY_RE.search(rest) if found and (found.group("unit") or "").lower() == "month" else None
+    monthly = found and (found.group("unit") or "").lower() == "month"
+    day = (_MONTH_DAY_RE.search(rest) or _MONTH_DAY_WORDS_RE.search(rest)) if monthly else None
     if day:
         spans.append(day.span())  # "on the 15th of every month": the day is the schedule's
     left = _without(rest, spans)
@@ -95,11 +98,11 @@ def _reading(rest: str, found: re.Match) -> Reading:
     days, weekday = "*", "*"
     month_day = found.group("mday")
     if unit == "month" and not month_day:
-        day = _MONTH_DAY_RE.search(rest)
+        day = _MONTH_DAY_RE.search(rest) or _MONTH_DAY_WORDS_RE.search(rest)
         if day is None:  # "every month" alone: which day is the user's to say, never every day
             return Reading(question="On which day of the month? Say e.g. “remind me on the 1st of every month "
                                     "to pay rent”.")
-        month_day = day.group("day") or str(MONTH_DAY_WORDS[day.group("word").lower()])
+        month_day = day.groupdict().get("day") or str(MONTH_DAY_WORDS[day.group("word").lower()])
         spans.append(day.span())
     if month_day:
         if not 1 <= int(month_day) <= 28:
