@@ -328,15 +328,17 @@ def _summary(day: Day) -> str:
             f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back")
 
 
-def muted(now: datetime, tz) -> tuple[bool, datetime | None]:
+def muted(now: datetime, config) -> tuple[bool, datetime | None]:
     """Whether the user's mute ("quiet 4d") keeps today's briefing: (skip it, hold it until then). A mute
-    that ends later today holds the briefing until it ends; one that lasts the day skips it (the next
-    briefing after the mute tells what is still open), rather than sending stale mornings in a heap."""
+    that ends later today holds the briefing until it may go (the quiet hours count too); one that lasts
+    the day skips it (the next briefing tells what is still open), rather than sending stale mornings in a
+    heap. A skipped briefing settles nothing: what it would have told is told later."""
     until = mute.muted_until()
     if until is None or as_utc(until) <= as_utc(now):
         return False, None
-    if as_utc(until).astimezone(tz).date() == as_utc(now).astimezone(tz).date():
-        return False, as_utc(until)
+    held = mute.hold_until(config, now) or as_utc(until)
+    if as_utc(held).astimezone(config.timezone).date() == as_utc(now).astimezone(config.timezone).date():
+        return False, as_utc(held)
     return True, None
 
 
@@ -355,12 +357,13 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
                                                       & (Outbox.created_at < now)).execute()
         day = gather_day(now, tz, config)
         text = "" if compose else _text_for(day, config)
-        skip, held = muted(now, tz)
-        if not compose and (skip or not text):
+        skip, held = muted(now, config)
+        if not compose and skip and text:
+            trace.record(trace.new_trace_id(), "held back", "thalamus", "morning briefing: the user's quiet "
+                         "lasts the day", now)
+            return None
+        if not compose and not text:
             _commit_day(day, now, config, sent=False)
-            if skip and text:
-                trace.record(trace.new_trace_id(), "held back", "thalamus", "morning briefing: the user's quiet "
-                             "lasts the day", now)
             return None
         trace_id = trace.new_trace_id()
         payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids}
@@ -430,10 +433,9 @@ def settle(now: datetime, config) -> Outbox | None:
                 _commit_day(day, now, config, sent=False)
                 trace.record(box.trace_id, "dropped", "briefing", "nothing to say today", now)
                 continue
-            skip, held = muted(now, tz)
+            skip, held = muted(now, config)
             if skip:
                 Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
-                _commit_day(day, now, config, sent=False)
                 trace.record(box.trace_id, "held back", "briefing", "the user's quiet lasts the day", now)
                 continue
             payload.update(proposals=day.proposal_ids, gathering=False)

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from storage import kv
 from storage.db import claim_transaction
-from storage.models import Outbox
+from storage.models import Outbox, OutboxStatus
 from wilson.kernel import timeparse
 from wilson.kernel.clock import as_utc
 from wilson.kernel.quiet import quiet_until
@@ -46,8 +46,16 @@ def retime_held(config, now: datetime) -> int:
                 and not ((row.payload or {}).get("reminder_for") and as_utc(row.deliver_after) < until)]
         if not rows:
             return 0
+        # a morning briefing held past its own day would be a stale morning: it is dropped instead
+        day = as_utc(until).astimezone(config.timezone).date().isoformat()
+        stale = [row.id for row in Outbox.select(Outbox.id, Outbox.payload).where(Outbox.id.in_(rows))
+                 if (row.payload or {}).get("briefing") not in (None, day)]
+        if stale:
+            (Outbox.update(status=OutboxStatus.DROPPED.value)
+             .where(Outbox.id.in_(stale) & (Outbox.status == "held")).execute())
         return (Outbox.update(deliver_after=until)
-                .where(Outbox.id.in_(rows) & (Outbox.status == "held")).execute())  # not one released meanwhile
+                .where(Outbox.id.in_([r for r in rows if r not in stale]) & (Outbox.status == "held"))
+                .execute()) + len(stale)  # not one released meanwhile
 
 
 def hold_until(config, now: datetime) -> datetime | None:

@@ -340,3 +340,24 @@ def test_a_briefing_gathered_during_a_mute_that_lasts_the_day_is_not_sent(db, tm
     mute.mute(MORNING + timedelta(days=3))
     assert briefing.settle(MORNING + timedelta(minutes=1), cfg) is None
     assert Outbox.get_by_id(box.id).status == "dropped"
+
+
+def test_a_muted_day_settles_nothing_and_a_held_briefing_keeps_the_quiet_hours_and_its_day(db, tmp_path):
+    from storage import mute
+
+    cfg = config(tmp_path)
+    flights = Task.create(title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True,
+                          created_at=MORNING)
+    mute.mute(MORNING + timedelta(days=2))
+    assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None
+    assert not TaskFiring.select().where(TaskFiring.task == flights.id).exists()  # its day is told later
+
+    mute.mute(MORNING + timedelta(hours=16))  # ends at 23:00, inside the quiet hours (22:00-07:00)
+    assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None  # a morning at night is no morning
+
+    mute.mute(MORNING + timedelta(hours=5))  # ends at noon: held until then
+    box = briefing.write_day_briefing(MORNING, cfg, compose=False)
+    assert box.status == "held" and box.deliver_after == MORNING + timedelta(hours=5)
+    mute.mute(MORNING + timedelta(days=3))  # "quiet 3d" at 09:00: it would arrive three days late
+    mute.retime_held(cfg, MORNING + timedelta(hours=2))
+    assert Outbox.get_by_id(box.id).status == "dropped"
