@@ -26,12 +26,13 @@ from loguru import logger
 
 from storage import reads, trace
 from storage.db import claim_transaction
-from storage.models import Memory
+from storage.models import Memory, Trace
 from wilson.kernel.timeparse import utc_or_none
 
 # The key column is a VARCHAR(255); longer texts keep a readable prefix plus a digest
 # so that two different long texts never collide.
 KEY_LIMIT = 255
+RETIRED_BY_USER = "retired by the user"  # how `forget` (actors/hippocampus/skill.py) begins its reason
 
 # Words that match nearly every memory add cost to a lookup and nothing to ranking
 # (SQLite's FTS5 has no stop list of its own). "user" is here because almost every
@@ -240,6 +241,14 @@ def was_retired(kind: str, text: str, provenance: list[str]) -> bool:
     gone = Memory.select(Memory.provenance).where(Memory.kind == kind, Memory.key == make_key(text),
                                                   Memory.invalidated_at.is_null(False))
     return bool(evidence) and any(evidence <= set(m.provenance or []) for m in gone)
+
+
+def retired_by_user(kind: str, text: str) -> bool:
+    """Whether the user retired a memory of this kind and text (`forget`): no evidence brings such a one back."""
+    gone = [m.id for m in Memory.select(Memory.id).where(Memory.kind == kind, Memory.key == make_key(text),
+                                                         Memory.invalidated_at.is_null(False))]
+    return bool(gone) and (Trace.select().where(Trace.trace_id.in_([f"memory:{i}" for i in gone])
+                                                & Trace.reason.startswith(RETIRED_BY_USER)).exists())
 
 
 def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tuple[str, ...] | None = None) -> int:

@@ -130,3 +130,30 @@ def test_forgetting_the_principle_brings_every_kinds_heads_ups_back(db):
     forget(advice["memory"], night("2027-02-01"), "I do want the week-ahead reminders")
     consolidate(night("2027-02-08"), FakeSynapse())
     assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+
+
+def test_the_principle_is_not_made_on_a_night_that_refutes_it_nor_ever_again_once_forgotten(db):
+    for n, day in enumerate(("2027-01-04", "2027-01-11")):
+        for title in KINDS:
+            told(f"{title} #{n}", "7d", day)
+        if n == 1:
+            told("Call the plumber", "7d", day, acted=True)  # the same night: a heads-up acted on
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+
+    told("Pack for the trip #0", "7d", "2027-01-18")  # the next night refutes nothing: now it is made
+    consolidate(night("2027-01-18") + timedelta(days=2), FakeSynapse())
+    advice = hippocampus_advice.reminder_advice("Buy a birthday present")
+    assert advice is not None and advice["text"] == ANY
+    forget(advice["memory"], night("2027-01-25"), "I do want the week-ahead reminders")
+    for n, day in enumerate(("2027-02-01", "2027-02-08")):  # a fifth kind let pass on two nights
+        told(f"Renew the gym membership #{n}", "7d", day)
+        consolidate(night(day) + timedelta(days=2), FakeSynapse())
+    assert hippocampus_advice.reminder_advice("Buy a birthday present") is None
+
+
+def test_a_kind_followed_up_only_ahead_of_its_day_keeps_its_nearest_heads_up(db):
+    nights_of_three_kinds()
+    gift = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
+                       created_at=at("2027-02-01"))
+    assert _task_windows(gift, ["7d", "1d"]) == ["1d"]  # never no reminder at all

@@ -87,16 +87,22 @@ def _promote(touched: dict[int, object], principles: dict[str, str | None], now:
     return beliefs, principles_made
 
 
-def _generalise(touched: dict[int, object], now: datetime) -> int:
-    """The user let early reminders pass about GENERAL_AT kinds of task or more (a live belief for each):
-    a principle that heads-ups are left out for every kind, resting on those beliefs. One heads-up acted on
-    refutes it (rules.counter_evidence), and the same beliefs cannot bring it back; a new kind can."""
+def _generalise(touched: dict[int, object], now: datetime, refuted: list[dict]) -> int:
+    """The user let early reminders pass about GENERAL_AT kinds of task or more (a live belief for each, so
+    each let pass on BELIEF_AT nights: more evidence than one kind's HOLD_BACK_AT): a principle that heads-ups
+    are left out for every kind, resting on those beliefs. A heads-up acted on refutes it (rules.counter_evidence),
+    tonight or later, and the same beliefs cannot bring it back; a new kind can. Once the user retired it, nothing
+    does."""
+    pattern = _unheeded_any()
+    if any(pattern["principle"] in r["contradicts"] for r in refuted):
+        return 0
+    if engram.retired_by_user("principle", pattern["principle"]):
+        return 0
     beliefs = list(Memory.select().where((Memory.kind == "belief") & Memory.invalidated_at.is_null()
                                          & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT)))
                    .order_by(Memory.id))
     if len(beliefs) < GENERAL_AT:
         return 0
-    pattern = _unheeded_any()
     provenance = [f"memory:{m.id}" for m in beliefs]
     existing = engram.find("principle", pattern["principle"])
     if existing is None and engram.was_retired("principle", pattern["principle"], provenance):
@@ -175,7 +181,7 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
             counts["stored"] += 1
         principles = {engram.make_key(c["text"]): c["principle"] for c in candidates}
         counts["beliefs"], counts["principles"] = _promote(touched, principles, now)
-        counts["principles"] += _generalise(touched, now)
+        counts["principles"] += _generalise(touched, now, refuted)
         # Raw episodes fade after prune_after; a weak interpretation is kept four times as long,
         # so what a season taught (a trip's lessons) is still there when the next one comes round.
         counts["pruned"] = (engram.prune(now, prune_below, prune_after, kinds=("episode",))

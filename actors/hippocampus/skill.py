@@ -32,7 +32,7 @@ def forget(memory_id: int, at: datetime, reason: str = "the user said it is wron
             current = pending.pop(0)
             if current.id in retired:
                 continue
-            if engram.invalidate(current.id, at, f"retired by the user: {reason}"
+            if engram.invalidate(current.id, at, f"{engram.RETIRED_BY_USER}: {reason}"
                                  + (f" (learned from memory {memory_id})" if current.id != memory_id else "")):
                 retired.append(current.id)
                 pending += engram.derived_from([current.id])

@@ -136,7 +136,8 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
         return parse_windows(own)  # chosen for this task: memory does not overrule it
     windows = _configured_windows(task, default_windows)
     if task.id is not None and thinned_by(task) is not None:
-        return [w for w in windows if w in ("due", "overdue")]
+        # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
+        return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
     return windows
 
 
