@@ -146,6 +146,9 @@ def test_small_talk_around_a_request_does_not_swallow_it():
     ("what do I have on Friday?", ("2027-01-08", "2027-01-08")),
     ("what's on next Monday?", ("2027-01-11", "2027-01-11")),
     ("anything on the 12th?", ("2027-01-12", "2027-01-12")),
+    ("what's on my calendar until Friday?", ("2027-01-05", "2027-01-08")),  # up to it
+    ("what's on my calendar after the 12th?", ("2027-01-05", "2027-01-18")),  # no one day: the next two weeks
+    ("what's on my calendar on Jan 3?", ("2027-01-05", "2027-01-18")),  # gone by: never next year's
     # a day's agenda is its events as well as what is due ("what's on my plate?" and "what's due?" are the list)
     ("what's on today?", ("2027-01-05", "2027-01-05")),
     ("what do I have tomorrow?", ("2027-01-06", "2027-01-06")),

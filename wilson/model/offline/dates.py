@@ -380,6 +380,14 @@ def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str
     if "month" in said:
         return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
     named = [local_date(f.value, tz) for f in search(words, now, tz)]
-    if len(set(named)) == 1:  # "on Friday", "next Monday", "the 12th": that day
+    # one day named: "on Friday", "next Monday", "the 12th" is that day, "by Friday" up to it; not a span
+    # from it ("after the 12th") nor a day gone by ("what was on on Monday?", "on Jan 3" two days ago)
+    if len(set(named)) == 1 and not _NOT_ONE_DAY_RE.search(said) and named[0] <= today + timedelta(days=300):
+        if _UP_TO_RE.search(said):
+            return today, named[0], f"by {fmt_day(named[0])}"
         return named[0], named[0], f"on {fmt_day(named[0])}"
     return today, today + timedelta(days=13), "the next two weeks"
+
+
+_UP_TO_RE = re.compile(r"\b(?:by|before|until|till|up to)\b")
+_NOT_ONE_DAY_RE = re.compile(r"\b(?:after|from|since|between|was|were|did)\b")
