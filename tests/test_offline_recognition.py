@@ -165,5 +165,10 @@ def test_a_street_address_with_its_postcode_before_the_city_names_the_city(locat
     assert kind("Meeting with Pierre", location, "2027-03-10T10:00", "2027-03-10T12:00")[0] == "trip"
 
 
+@pytest.mark.parametrize("location", ["4500 Vienna Way", "2100 Lisbon Avenue"])
+def test_a_house_number_before_a_street_named_after_a_city_is_no_postcode(location):
+    assert kind("Meeting with Pierre", location, "2027-03-10T10:00", "2027-03-10T12:00")[0] is None
+
+
 def test_a_cafe_named_after_a_city_with_its_street_is_still_only_a_name():
     assert kind("Coffee with Sam", "Café Wien, Kastanienallee 5", "2027-03-10T10:00", "2027-03-10T11:00")[0] is None

@@ -100,6 +100,13 @@ _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtu
 _POSTCODE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
 
 
+def _without_postcode(part: str) -> str:
+    """"75001 Paris" → "Paris": a postcode before a city is not part of its name; "4500 Vienna Way" is a
+    house number on a street, and stays as it is."""
+    rest = _POSTCODE.sub("", part)
+    return rest if rest != part and named(rest) is not None else part
+
+
 def find_place(location: str | None, title: str | None = None, inside: bool = True) -> Place | None:
     """The city or country a calendar location names ("Messe Wien, Vienna, Austria", "Lisbon"), or the
     title's "in/to <Place>" ("Conference in Lisbon"); None for rooms, links and unknown names.
@@ -107,9 +114,7 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
     it ("Hotel Sacher Wien"), where it may be only a name ("Trattoria Roma" in Berlin)."""
     candidates = []
     if location and not re.match(r"^\s*(?:https?://|zoom|teams|online)", location, re.I):
-        # a postcode before the city ("75001 Paris", "D-10115 Berlin") is not part of its name
-        parts = [_POSTCODE.sub("", p.strip(" .")) for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
-        parts = [p for p in parts if p]
+        parts = [_without_postcode(p.strip(" .")) for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
         candidates += list(reversed(parts))
         # "Tokyo Big Sight" or "Hotel Sacher Wien": a city name inside a part
         for part in reversed(parts):
