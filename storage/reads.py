@@ -93,9 +93,9 @@ def answered_since_shown(approver: str, approval_id: int) -> bool:
     approval = Approval.get_or_none(Approval.id == approval_id)
     if approval is None:
         return False
-    briefed = (Outbox.select(fn.MAX(Outbox.created_at))
+    briefed = (Outbox.select(fn.MAX(Outbox.delivered_at))  # a briefing the user got, when they got it
                .where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= approval.created_at)
-                      & Outbox.text.contains(f"Proposal {approval_id}:"))
+                      & Outbox.delivered_at.is_null(False) & Outbox.text.contains(f"Proposal {approval_id}:"))
                .scalar())
     shown = max(m for m in (approval.created_at, approval.presented_at, approval.reminded_at, briefed) if m)
     return (Approval.select()

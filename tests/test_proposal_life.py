@@ -350,6 +350,7 @@ def test_a_nudge_that_the_quiet_would_hold_past_the_lapse_is_not_sent_through_it
     assert said(app, "Still waiting for your answer") == []  # before: sent at once, through the quiet
     assert Approval.get_by_id(approval.id).status == "expired"
     assert any(t.stage == "not reminded" for t in Trace.select().where(Trace.trace_id == approval.trace_id))
+    assert Approval.get_by_id(approval.id).reminded_at is None  # never put before the user again
 
 
 def test_a_yes_after_the_briefing_lists_the_proposal_again_approves_it(make_app):

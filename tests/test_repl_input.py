@@ -221,7 +221,7 @@ def test_a_sentence_that_starts_with_a_commands_word_is_said_to_wilson():
         assert parse(line) == parse(f"say {line}"), line
     # a number after the word is the command, and a command mistyped is still told how to write it
     assert parse("approve 3 1,2").name == "approve" and parse("modify 3 make it Friday").name == "modify"
-    assert parse("show expired").name == "expired"
+    assert parse("show expired").name == "expired" and parse("show expired proposals").name == "expired"
     for line in ("approve three", "forget 0"):
         try:
             parse(line)

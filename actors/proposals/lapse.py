@@ -94,7 +94,9 @@ def remind(approval_id: int, now: datetime, config,
             return None
         held = mute.hold_until(config, now)
         if held is not None and held >= approval.expires_at:
-            # quiet until after it lapses: a nudge then would be no nudge, and one now would break the quiet
+            # quiet until after it lapses: a nudge then would be no nudge, and one now would break the quiet;
+            # none is owed any more, and none was given (storage.reads.answered_since_shown reads reminded_at)
+            Approval.update(reminded_at=None, remind_at=None).where(Approval.id == approval_id).execute()
             trace.record(approval.trace_id, "not reminded", actor,
                          f"proposal {approval.id}: quiet until {held:%Y-%m-%d %H:%M} UTC, after it lapses", now)
             return None

@@ -139,8 +139,8 @@ def _a_sentence(word: str, rest: str) -> bool:
     head, _, tail = rest.lower().partition(" ")
     if head in ("it", "that", "this", "all", "everything", "them", "both"):
         return True
-    if word == "show":  # it takes no number: anything but "expired" is words ("show tasks")
-        return rest.lower() != "expired"
+    if word == "show":  # it takes no number: anything but "expired …" is words ("show tasks")
+        return not rest.lower().startswith("expired")
     return bool(tail) and not re.search(r"\d", head) and head != "expired"
 
 
@@ -205,7 +205,7 @@ def _command(word: str, rest: str) -> Command:
             return Command("modify", (ident, tail.strip()))
         return Command(word, (ident, _items(tail)))
     if word == "show":
-        if rest.lower() != "expired":
+        if rest.lower() not in ("expired", "expired proposals"):
             raise CommandError("show expired — the proposals that ran out of time")
         return Command("expired")
     if word == "revive":
