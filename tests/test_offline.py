@@ -496,7 +496,8 @@ TASKS = [{"id": 3, "title": "Book hotel", "due": "2027-02-01", "topic": None},
     ("rename the hotel to “Book hotel in Kyoto”", ("update_task", {"task_id": 3, "title": "Book hotel in Kyoto"})),
     # a topic and a task that share the word: the topic, unless the words say "task"
     ("rename japan to Japan and Korea", ("rename_topic", {"topic_id": 2, "title": "Japan and Korea"})),
-    ("rename the japan task to Book flights to Tokyo", ("update_task", {"task_id": 4, "title": "Book flights to Tokyo"})),
+    ("rename the japan task to Book flights to Tokyo",
+     ("update_task", {"task_id": 4, "title": "Book flights to Tokyo"})),
 ])
 def test_tasks_managed_in_words(synapse, text, expected):
     result = cortex(synapse, "message", text, origin="user", tasks=TASKS, offered=USER_TOOLS,

@@ -161,7 +161,8 @@ def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, s
     assert answer(text).calls == []  # not offered: the tasks and topics the run knows of instead
 
 
-@pytest.mark.parametrize("text", ["what's on my plate this week?", "what's due today?", "what's on my to do list today?"])
+@pytest.mark.parametrize("text", ["what's on my plate this week?", "what's due today?",
+                                  "what's on my to do list today?"])
 def test_a_question_about_the_list_stays_with_the_list(text):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
                         offered=TOOLS + ("calendar_lookup",))

@@ -12,8 +12,8 @@ from actors.hippocampus.outcomes import (CALIBRATION_DAYS, SUBJECT_DAYS, _save_c
                                          subject_outcomes)
 from actors.hippocampus.rules import UNHEEDED_ABOUT, _unheeded_any, counter_evidence, fallback_principle, interpret
 from storage import engram, kv, trace
-from storage.models import Memory
 from storage.db import claim_transaction, serialise
+from storage.models import Memory
 from wilson.kernel import faults
 from wilson.kernel.clock import UTC
 from wilson.kernel.timeparse import utc_or_none

@@ -100,7 +100,8 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
         lapses = expires(now, tools.moot_at([(tool, args)], config.timezone), config)
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
                                    nonce=secrets.token_hex(4), created_at=now, expires_at=lapses,
-                                   idempotency_key=key, reason=clipped(reason), remind_at=nudge_at(now, lapses, config))
+                                   idempotency_key=key, reason=clipped(reason),
+                                   remind_at=nudge_at(now, lapses, config))
         ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
                             description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)

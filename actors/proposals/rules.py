@@ -43,7 +43,6 @@ def expires(now: datetime, moot: datetime | None, config) -> datetime:
     return now + expiry(config)
 
 
-
 @dataclass
 class DecisionResult:
     text: str

@@ -43,8 +43,9 @@ MONTH_DAY_WORDS = {word: n for n, word in enumerate(_NTH, start=1)} | {
 _MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
 # in words only as a day of the month: "the first of every month", "the first day of the month" (not "the first
 # Monday", "the first aid kit")
-_MONTH_DAY_WORDS_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<word>{'|'.join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))})"
-                                 rf"(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b", re.I)
+_DAY_WORDS = "|".join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))
+_MONTH_DAY_WORDS_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<word>{_DAY_WORDS})(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b",
+                                 re.I)
 # schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
 # ("every window", "each kid", "my monthly report" are none)
 _UNREAD_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
