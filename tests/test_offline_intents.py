@@ -740,3 +740,13 @@ def test_a_verbs_in_is_no_while_from_now(text):
     reply = answer(text)
     assert all(not args["at"].startswith(NOW.date().isoformat()) for name, args in reply.calls if name == "remind")
     assert reply.calls or "When should I remind you?" in reply.text
+
+
+def test_a_message_that_asks_nothing_never_reaches_the_date_parser(monkeypatch):
+    """The parser costs milliseconds a message: a look reads it only once the words ask about the list or a day."""
+    def no_parser(*args, **kwargs):
+        raise AssertionError("the date parser was asked")
+
+    monkeypatch.setattr(looks.dates, "search", no_parser)
+    for text in ("ping 5", "burst 123", "hello", "thanks!", "ok"):
+        answer(text)

@@ -147,13 +147,16 @@ def listing(chat: Chat, text: str) -> Reply | None:
     if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
         return Reply(overdue_list(chat), [], "list what's overdue")
     said = text.lower()
-    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or dates.search(text, chat.now, chat.tz)
     # "what's on today?" asks about the day, its events as well as what is due; "what's on my plate?" and
     # "what's due?" ask about the list
-    agenda = day and AGENDA_RE.search(said) and QUESTION_RE.search(text) and not TASKS_ONLY_RE.search(said)
-    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text)) or agenda
-    if not asked or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
-        return None
+    agendaish = AGENDA_RE.search(said) and QUESTION_RE.search(text) and not TASKS_ONLY_RE.search(said)
+    asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
+    if not (asked or agendaish) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
+        return None  # before the date parser: most messages are no question about a day, and it is slow
+    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or dates.search(text, chat.now, chat.tz)
+    agenda = agendaish and day
+    if not (asked or agenda):
+        return None  # "what's happening with Anna?" names no day
     if (CALENDAR_RE.search(said) or agenda) and "calendar_lookup" in chat.offered:
         # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
         first, last, name = dates.week_range(said, chat.now, chat.tz)
