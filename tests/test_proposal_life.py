@@ -265,6 +265,8 @@ def test_a_proposal_lapses_when_its_changes_would_all_come_too_late():
     assert tools.moot_at([task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the end of its due day
     assert tools.moot_at([interview, task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the latest
     assert tools.moot_at([interview], BERLIN) == datetime(2027, 1, 7, 13, tzinfo=timezone.utc)
+    snooze = ("snooze_task", {"task_id": 1, "until": "2027-01-08"})  # a date alone: that morning, as it comes back
+    assert tools.moot_at([snooze], BERLIN) == datetime(2027, 1, 8, 8, tzinfo=timezone.utc)
     # a change with no time of its own still makes sense whenever it is approved: the wait alone ends it
     assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) is None
     assert tools.moot_at([("complete_task", {"task_id": 1})], BERLIN) is None

@@ -322,6 +322,7 @@ class BuiltinTool(Tool):
 
     limits = LIMITS
     dates: tuple = ()  # arguments holding an ISO date or datetime
+    moments: tuple = ()  # of those, the ones naming when something happens (a date alone: its morning)
 
     def validate(self, args: dict, call: Call) -> str | None:
         problem = self.check_args(args)
@@ -336,11 +337,14 @@ class BuiltinTool(Tool):
         return None
 
     def moot_at(self, args: dict, call: Call) -> datetime | None:
-        # the latest of its dates: a date alone lasts until the end of that day, in the user's timezone
+        # the latest of its dates: a moment when it happens (a reminder's, a snooze's end), or a date that
+        # lasts until the end of its day, in the user's timezone
         moments = []
         for key in self.dates:
             try:
                 moment, is_date = parse_when(args.get(key), call.tz)
+                if moment is not None and key in self.moments:
+                    moment, is_date = reminder_at(args[key], call.tz), False
             except (ValueError, TypeError):
                 return None
             if moment is not None:

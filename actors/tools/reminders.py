@@ -50,7 +50,7 @@ class Remind(BuiltinTool):
     description = "Propose a one-off reminder at a time (a date alone means 09:00 that day)."
     brief = "one-off; a date alone means 09:00"
     parameters = _obj(["text", "at"], text=S, at=WHEN)
-    dates = ("at",)
+    dates = moments = ("at",)
 
     def validate(self, args, call):
         problem = super().validate(args, call)
@@ -58,12 +58,6 @@ class Remind(BuiltinTool):
         if problem is None and call.now is not None and reminder_at(args["at"], call.tz) <= call.now:
             return f"{args['at']} has already passed; a reminder needs a time still to come"
         return problem
-
-    def moot_at(self, args, call):
-        try:
-            return reminder_at(args.get("at"), call.tz)
-        except (ValueError, TypeError):
-            return None
 
     def describe(self, args, call):
         try:

@@ -267,6 +267,7 @@ class SnoozeTask(TaskTool):
                    "time; it comes back then with one follow-up.")
     brief = "pause it (or the follow-up just sent) until then; it comes back with one follow-up"
     parameters = _obj(["task_id", "until"], task_id=I, until=WHEN)
+    dates = moments = ("until",)
 
     def validate(self, args, call):
         problem = BuiltinTool.validate(self, args, call)
@@ -277,12 +278,6 @@ class SnoozeTask(TaskTool):
             except (ValueError, TypeError):
                 return f"until is not an ISO date from {EARLIEST_YEAR} to {LATEST_YEAR}: {_short(args.get('until'))}"
         return problem or super().validate(args, call)
-
-    def moot_at(self, args, call):
-        try:
-            return reminder_at(args.get("until"), call.tz)
-        except (ValueError, TypeError):
-            return None
 
     def describe(self, args, call):
         task = Task.get_or_none(Task.id == args.get("task_id"))
