@@ -750,3 +750,13 @@ def test_a_message_that_asks_nothing_never_reaches_the_date_parser(monkeypatch):
     monkeypatch.setattr(looks.dates, "search", no_parser)
     for text in ("ping 5", "burst 123", "hello", "thanks!", "ok"):
         answer(text)
+
+
+def test_a_question_about_a_day_is_read_by_the_date_parser_once(monkeypatch):
+    asked = []
+    search = looks.dates.search
+    monkeypatch.setattr(looks.dates, "search", lambda *args: asked.append(args[0]) or search(*args))
+    chat = phrases.Chat(text="what do I have on Friday?", now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS,
+                        topics=TOPICS, offered=TOOLS + ("calendar_lookup",))
+    assert intents.answer(chat).calls == [("calendar_lookup", {"start": "2027-01-08", "end": "2027-01-08"})]
+    assert len(asked) == 1

@@ -360,9 +360,10 @@ def at_moment(found: Found | None, now: datetime, tz: ZoneInfo, default_hour: in
     return value if value > now else None
 
 
-def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str]:
+def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | None = None) -> tuple[date, date, str]:
     """The span a question asks about ("today", "tomorrow", "this week", "next week", "this month", one day
-    named as a date), with its name; two weeks from today when it names none."""
+    named as a date), with its name; two weeks from today when it names none. `found`: the dates `search`
+    found in the words already, when the caller has them."""
     today = now.astimezone(tz).date()
     said = words.lower()
     if "tomorrow" in said:
@@ -379,7 +380,7 @@ def week_range(words: str, now: datetime, tz: ZoneInfo) -> tuple[date, date, str
         return today, today + timedelta(days=6 - today.weekday()), "this week"
     if "month" in said:
         return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
-    named = [local_date(f.value, tz) for f in search(words, now, tz)]
+    named = [local_date(f.value, tz) for f in (search(words, now, tz) if found is None else found)]
     # one day named: "on Friday", "next Monday", "the 12th" is that day, "by Friday" up to it; not a span
     # from it ("after the 12th") nor a day gone by ("what was on on Monday?", "on Jan 3" two days ago)
     if len(set(named)) == 1 and not _NOT_ONE_DAY_RE.search(said) and named[0] <= today + timedelta(days=300):

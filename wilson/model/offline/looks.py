@@ -153,17 +153,19 @@ def listing(chat: Chat, text: str) -> Reply | None:
     asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
     if not (asked or agendaish) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None  # before the date parser: most messages are no question about a day, and it is slow
-    day = re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) or dates.search(text, chat.now, chat.tz)
+    named = None if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) else \
+        dates.search(text, chat.now, chat.tz)  # read once, here: week_range is handed what it found
+    day = named is None or bool(named)
     agenda = agendaish and day
     if not (asked or agenda):
         return None  # "what's happening with Anna?" names no day
     if (CALENDAR_RE.search(said) or agenda) and "calendar_lookup" in chat.offered:
         # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
-        first, last, name = dates.week_range(said, chat.now, chat.tz)
+        first, last, name = dates.week_range(said, chat.now, chat.tz, named)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
     if day or "plate" in said or "coming" in said:
-        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz)) + _waiting(chat), [],
+        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [],
                      "list what's coming")
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
 
