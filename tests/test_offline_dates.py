@@ -124,6 +124,36 @@ def test_week_range(words, expected):
     assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected
 
 
+@pytest.mark.parametrize("text, now, expected", [
+    # a day with its part: the parser keeps the day and drops "evening", which is the evening's hour
+    ("remind me on Friday evening to call Tom", "2027-01-05T08:00", "2027-01-08T18:00:00+01:00"),
+    ("on Friday afternoon pick up the parcel", "2027-01-05T08:00", "2027-01-08T14:00:00+01:00"),
+    ("Saturday night set the alarm", "2027-01-05T08:00", "2027-01-09T21:00:00+01:00"),
+    ("tomorrow morning call the bank", "2027-01-05T08:00", "2027-01-06T09:00:00+01:00"),
+    # the part written apart from its day, which the parser does not read
+    ("tomorrow in the evening call Tom", "2027-01-05T08:00", "2027-01-06T18:00:00+01:00"),
+    ("on Friday at lunchtime book the table", "2027-01-05T08:00", "2027-01-08T12:00:00+01:00"),
+    # the part alone: "this evening" is today's, "in the morning" the next morning to come
+    ("water the plants this evening", "2027-01-05T08:00", "2027-01-05T18:00:00+01:00"),
+    ("at lunchtime eat", "2027-01-05T08:00", "2027-01-05T12:00:00+01:00"),
+    ("call the bank in the morning", "2027-01-05T20:00", "2027-01-06T09:00:00+01:00"),
+    ("call the bank in the morning", "2027-01-05T07:00", "2027-01-05T09:00:00+01:00"),
+    ("call the bank this morning", "2027-01-05T20:00", "2027-01-05T09:00:00+01:00"),  # gone: at_moment says so
+    # an hour said with the part still wins over the part's own hour
+    ("Friday evening at 7", "2027-01-05T08:00", "2027-01-08T19:00:00+01:00"),
+    ("at 8 in the evening", "2027-01-05T08:00", "2027-01-05T20:00:00+01:00"),
+])
+def test_a_part_of_the_day_without_a_time_is_its_usual_hour(text, now, expected):
+    found, = dates.search(text, at(now), BERLIN)
+    assert found.value.isoformat() == expected
+    assert text[found.start:found.start + len(found.phrase)] == found.phrase
+
+
+def test_a_part_of_the_day_that_has_passed_is_no_moment_for_a_reminder():
+    found, = dates.search("call the bank this morning", at("2027-01-05T20:00"), BERLIN)
+    assert dates.at_moment(found, at("2027-01-05T20:00"), BERLIN) is None
+
+
 @pytest.mark.parametrize("text, now, expected, reading", [
     # "at 9" is no day of the month: 1 to 11 without am/pm is the morning, the next one to come
     ("call the plumber tomorrow at 9", "2027-01-21T18:00", "2027-01-22T09:00:00+01:00", "9 read as 09:00, the morning"),

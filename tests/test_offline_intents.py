@@ -304,6 +304,20 @@ def test_a_reminder_at_a_bare_hour_states_how_the_hour_was_read(text, now, call,
     assert reading in reply.rule  # the rule is the proposal's reason line: the user sees the reading
 
 
+@pytest.mark.parametrize("text, call", [
+    ("remind me on Friday evening to call Tom", ("remind", {"text": "call Tom", "at": "2027-01-08T18:00:00+01:00"})),
+    ("remind me this evening to water the plants",
+     ("remind", {"text": "water the plants", "at": "2027-01-05T18:00:00+01:00"})),
+    ("remind me on Friday at lunchtime to book the table",
+     ("remind", {"text": "book the table", "at": "2027-01-08T12:00:00+01:00"})),
+])
+def test_a_reminder_for_a_part_of_the_day_is_set_for_that_part(text, call):
+    # "Friday evening" was set for 09:00 on Friday, and "this evening" asked when
+    reply = intents.answer(phrases.Chat(text=text, now=datetime(2027, 1, 5, 8, 0, tzinfo=BERLIN), tz=BERLIN,
+                                        playbook=PLAYBOOK, offered=TOOLS))
+    assert reply.calls == [call]
+
+
 PENDING_REMINDER = [{"id": 12, "items": [{"position": 1, "description": "Remind you once, Sat 30 Jan 10:00: water"}]}]
 
 

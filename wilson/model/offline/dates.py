@@ -49,6 +49,12 @@ _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
 _DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
 _DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
+# a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
+PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 18, "night": 21}
+_PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
+# the part said without a day ("this evening", "in the morning", "at lunchtime"), or after one that is
+# written apart from it ("tomorrow in the evening"): the parser reads neither
+_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
 
 
 def zone(name) -> ZoneInfo:
@@ -174,6 +180,9 @@ def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> dat
         if re.search(r"\btonight\b", phrase, re.I) and not re.search(r"\d", phrase):
             local = local.replace(hour=20, minute=0)
         return local
+    part = _PART_RE.search(phrase)  # "Friday evening": the parser keeps the day and drops the evening
+    if part:
+        return datetime.combine(parsed.date(), time(PART_OF_DAY_HOURS[part.group(1).lower()]), tzinfo=tz)
     return parsed.date()
 
 
@@ -222,6 +231,27 @@ def bare_hour(hour: int, text: str) -> tuple[int, str]:
     if _EVENING_RE.search(text):
         return hour + 12, f"{hour} read as {hour + 12:02d}:00, the evening"
     return hour, f"{hour} read as {hour:02d}:00, the morning"
+
+
+def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> list[Found]:
+    """“this evening” is today's; “in the morning” and “at lunchtime” the next to come; either said right after
+    a day (“tomorrow in the evening”, “on Friday at lunchtime”) is that day's."""
+    found = list(found)
+    for match in _PART_ALONE_RE.finditer(text):
+        if any(f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found):
+            continue
+        hour = time(PART_OF_DAY_HOURS[match.group("part").lower()])
+        day = next((f for f in found if not isinstance(f.value, datetime)
+                    and not text[f.start + len(f.phrase):match.start()].strip(" ,")), None)
+        if day is not None:
+            found.remove(day)
+            found.append(Found(text[day.start:match.end()], datetime.combine(day.value, hour, tzinfo=tz), day.start))
+            continue
+        value = datetime.combine(now.astimezone(tz).date(), hour, tzinfo=tz)
+        if value <= now and not match.group("this"):
+            value += timedelta(days=1)
+        found.append(Found(match.group(0), value, match.start()))
+    return found
 
 
 def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datetime, tz: ZoneInfo) -> list[Found]:
@@ -300,7 +330,7 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
     for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
     if not _DAYLIKE_RE.search(masked):
-        return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+        return sorted(_with_hours(text, _with_parts(text, found, now, tz), hours, now, tz), key=lambda f: f.start)
     before = len(found)
     _parsed_phrases(masked, 0, now, tz, add)
     if len(found) == before and len(masked) <= CLAUSES_UP_TO:
@@ -309,7 +339,7 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         for clause in re.finditer(r"(?:[^,;!?]|,(?=\s*\d))+", masked):
             if _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
-    return sorted(_with_hours(text, found, hours, now, tz), key=lambda f: f.start)
+    return sorted(_with_hours(text, _with_parts(text, found, now, tz), hours, now, tz), key=lambda f: f.start)
 
 
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
@@ -330,7 +360,7 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         if start < 0:
             continue
         cursor = start + len(phrase)
-        cleaned = phrase.strip(" ,.;:!?")
+        cleaned = re.sub(r"\s+(?:at|on|in|by)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" lunchtime
         if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
                 or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
                 and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned):
@@ -340,8 +370,8 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
-        start += offset
-        add(start + (len(phrase) - len(phrase.lstrip(" ,.;:!?"))), start + len(phrase), cleaned, value)
+        start += offset + len(phrase) - len(phrase.lstrip(" ,.;:!?"))
+        add(start, start + len(cleaned), cleaned, value)
 
 
 def find_dates(text: str, today: date, tz: ZoneInfo, now: datetime | None = None) -> list[date | datetime]:

@@ -19,7 +19,6 @@ from wilson.model.offline import dates
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
-DEFAULT_HOUR = {"morning": 9, "afternoon": 14, "evening": 18, "night": 21}  # anything else without a time: 09:00
 CAN_DO = ("every day, every morning or evening, on weekdays, every Monday (or any one day), on the first Monday "
           "of the month or the 15th of every month")
 
@@ -115,7 +114,7 @@ def _reading(rest: str, found: re.Match) -> Reading:
     elif unit in WEEKDAYS:
         days, weekday = ORDINALS.get(ordinal, "*"), str((WEEKDAYS.index(unit) + 1) % 7)
     part = (found.group("part") or unit).lower()
-    hour, minute = DEFAULT_HOUR.get(part, 9), 0
+    hour, minute = dates.PART_OF_DAY_HOURS.get(part, 9), 0  # a day with no part said: 09:00
     at = _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # "every day 7am", not "the 7pm class"
     if at:
         hour, minute = _clock(at, part)
