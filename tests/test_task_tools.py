@@ -198,3 +198,16 @@ def test_reminders_are_shown_in_words(make_app):
          "kind": "reminder"}]
     # each with the id cancel_reminder takes
     assert [r["id"] for r in listed] == [Schedule.get(Schedule.text == t).id for t in ("call Mum", "pay rent")]
+
+
+@pytest.mark.parametrize("starts, ends, shown", [
+    # a dentist's hour said the last day's date with no hours ("Thu 7 Jan 2027 10:30 – Thu 7 Jan 2027")
+    ("2027-01-07T10:30:00+01:00", "2027-01-07T11:15:00+01:00", "Thu 7 Jan 2027 10:30–11:15"),
+    # a birthday was "Tue 12 Jan 2027 – Tue 12 Jan 2027"
+    ("2027-01-12", "2027-01-12", "Tue 12 Jan 2027"),
+    ("2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "Tue 12 Jan 2027"),  # an exclusive all-day end
+    ("2027-04-10", "2027-04-24", "Sat 10 Apr 2027 – Sat 24 Apr 2027"),
+    ("2027-04-10T10:00:00+02:00", "2027-04-24T18:00:00+02:00", "Sat 10 Apr 2027 10:00 – Sat 24 Apr 2027"),
+])
+def test_a_topics_span_shows_one_day_once_and_its_hours_beside_it(starts, ends, shown):
+    assert tools.show_span(starts, ends, BERLIN) == shown

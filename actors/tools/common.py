@@ -87,7 +87,8 @@ def show_when(moment: datetime | None, is_date: bool, tz: ZoneInfo) -> str:
 
 
 def show_span(starts, ends, tz: ZoneInfo) -> str:
-    """'Sat 10 Apr 2027 – Sat 24 Apr 2027'; an all-day end (midnight after the last day) shows the last day."""
+    """'Sat 10 Apr 2027 – Sat 24 Apr 2027'; an all-day end (midnight after the last day) shows the last day;
+    one day once ('Tue 12 Jan 2027'), and its hours beside it ('Thu 7 Jan 2027 10:30–11:15')."""
     try:
         first, first_is_date = parse_when(starts, tz)
         last, last_is_date = parse_when(ends, tz)
@@ -100,6 +101,10 @@ def show_span(starts, ends, tz: ZoneInfo) -> str:
     local_last = last.astimezone(tz)
     if not last_is_date and (local_last.hour, local_last.minute) == (0, 0) and last > first:
         last = last - timedelta(days=1)  # an exclusive all-day end
+    if last.astimezone(tz).date() == first.astimezone(tz).date():
+        if first_is_date or last_is_date or last <= first:
+            return show_when(first, first_is_date, tz)
+        return f"{show_when(first, False, tz)}–{local_last:%H:%M}"
     return f"{show_when(first, first_is_date, tz)} – {show_when(last, True, tz)}"
 
 
