@@ -78,7 +78,8 @@ def test_yes_and_no_answer_the_newest_pending_proposal():
 
 
 @pytest.mark.parametrize("text", ["what's the weather like?", "Dinner tonight?", "hello, can you call the bank?",
-                                  "can you book me a table at Luigi's?", "remind me"])
+                                  "can you book me a table at Luigi's?", "remind me", "I'm sick, tell my boss",
+                                  "I'm out of milk"])
 def test_what_no_rule_understands_gets_an_honest_answer(text):
     reply = answer(text)
     assert reply.calls == []
@@ -98,6 +99,11 @@ def test_first_contact_says_how_to_connect_a_model():
     ("thanks!", "You're welcome!"), ("thank you so much", "You're welcome!"), ("ok", "👍"), ("got it.", "👍"), ("ok thanks", "👍"),
     ("bye", "Bye for now!"), ("good night", "Bye for now!"),
     ("what can you do?", phrases.CAN_DO), ("help", phrases.CAN_DO), ("How does this work?", phrases.CAN_DO),
+    # how or where the user is: "I didn't understand that" before
+    ("I'm sick today", "Sorry to hear that."), ("I\u2019m so tired", "Sorry to hear that."),
+    ("feeling a bit stressed today", "Sorry to hear that."), ("I'm not feeling well.", "Sorry to hear that."),
+    ("heading out, back at 6", "👍"), ("I'm at work", "👍"), ("off to bed", "👍"), ("I'm back", "Welcome back!"),
+    ("just got home", "Welcome back!"),
 ])
 def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
     reply = answer(text)

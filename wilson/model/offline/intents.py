@@ -14,9 +14,9 @@ from wilson.model.offline import dates, going, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
-                                          INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, REMIND_RE,
-                                          RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE, TOPICISH, TRY,
-                                          Chat, Reply, normal)
+                                          INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
+                                          REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
+                                          TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -267,6 +267,13 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
     if ABOUT_ME_RE.match(text):
         return Reply(looks.what_i_know(chat), [], "what Wilson has learned")
+    said = text.replace("’", "'")
+    if UNWELL_RE.match(said):
+        return Reply(f"Sorry to hear that. Take it easy! {QUIET_HINT}", [], "the user is unwell or worn out")
+    where = WHEREABOUTS_RE.match(said)
+    if where:
+        back = where.group("where").lower() in ("back", "got back", "got home", "got in")
+        return Reply("Welcome back!" if back else "👍", [], "the user says where they are")
     return None
 
 

@@ -60,6 +60,20 @@ CLOCK_RE = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick
                       r"(?:\s+(?:now|right now|today|please|wilson|again|here))*$")
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
+# how the user is or where, and nothing more: a word back, not "I didn't understand that"
+_NOW_WORDS = (r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
+              r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
+              r"back (?:soon|later)|again|finally|[!.]+))*\s*$")
+UNWELL_RE = re.compile(r"^(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
+                       r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
+                       r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
+                       r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
+                       + _NOW_WORDS, re.I)
+WHEREABOUTS_RE = re.compile(r"^(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|"
+                            r"going to (?:bed|sleep)|on my way(?: home| to work)?|leaving (?:now|work)|"
+                            r"got (?:home|back|in)|back|home|at home|at work|at the office|in the office|"
+                            r"working from home|out)\b" + _NOW_WORDS, re.I)
+QUIET_HINT = "To hold my non-urgent messages for a day: “quiet 1d” in the terminal, /quiet 1d in Telegram."
 DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
