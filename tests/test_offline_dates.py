@@ -209,3 +209,16 @@ def test_a_while_from_now_is_that_moment(text, expected):
     (found,) = dates.search(text, now, BERLIN)
     assert found.value == at(expected)
     assert found.stated(BERLIN).startswith(f"“{found.phrase}” → ")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("remind me in June to renew the car insurance", date(2027, 6, 1)),
+    ("renew the car insurance in early June", date(2027, 6, 1)),
+    ("in June 2028 renew the passport", date(2028, 6, 1)),
+    ("in December", date(2027, 12, 1)),
+    ("in January", None),  # said in January: some day of this month, which only the user can say
+])
+def test_a_month_named_alone_is_its_first_day_where_a_reminder_asks_for_one(text, expected):
+    now = at("2027-01-05T08:00")
+    assert [f.value for f in dates.search(text, now, BERLIN, months=True)] == ([expected] if expected else [])
+    assert dates.search(text, now, BERLIN) == []  # a deadline or a trip "in June" has no day

@@ -316,8 +316,11 @@ def test_a_reminder_at_a_bare_hour_states_how_the_hour_was_read(text, now, call,
      ("remind", {"text": "water the plants", "at": "2027-01-05T18:00:00+01:00"})),
     ("remind me on Friday at lunchtime to book the table",
      ("remind", {"text": "book the table", "at": "2027-01-08T12:00:00+01:00"})),
+    # a month alone is its first morning ("in June" asked when)
+    ("remind me in June to renew the car insurance",
+     ("remind", {"text": "renew the car insurance", "at": "2027-06-01T09:00:00+02:00"})),
 ])
-def test_a_reminder_for_a_part_of_the_day_is_set_for_that_part(text, call):
+def test_a_reminder_for_a_part_of_the_day_or_a_month_is_set_for_it(text, call):
     # "Friday evening" was set for 09:00 on Friday, and "this evening" asked when
     reply = intents.answer(phrases.Chat(text=text, now=datetime(2027, 1, 5, 8, 0, tzinfo=BERLIN), tz=BERLIN,
                                         playbook=PLAYBOOK, offered=TOOLS))

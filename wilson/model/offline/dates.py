@@ -302,8 +302,24 @@ def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
     return (now + timedelta(minutes=minutes)).astimezone(tz).replace(second=0, microsecond=0)
 
 
-def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
-    """Every date phrase in a text, in order, each read forward from `now` in `tz`."""
+# "in June": a month named alone is no day, except where the caller asks for one (a reminder: its 1st)
+_IN_A_MONTH_RE = re.compile(r"\b(?:in|early in|in early|at the start of)\s+(?P<month>" +
+                            "|".join(m.lower() for m in calendar.month_name if m) + r")(?:\s+(?P<year>\d{4}))?\b",
+                            re.I)
+
+
+def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    """The 1st of the month named: this year's or next year's, whichever is still to come; None for the month
+    we are in (its 1st has passed, and the user means some day of it)."""
+    month, today = _MONTH_NAMES[match.group("month").lower()], now.astimezone(tz).date()
+    year = int(match.group("year")) if match.group("year") else today.year + (month < today.month)
+    first = date(year, month, 1)
+    return first if first > today else None
+
+
+def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False) -> list[Found]:
+    """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
+    the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day)."""
     text = text or ""
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
@@ -320,6 +336,8 @@ def search(text: str, now: datetime, tz: ZoneInfo) -> list[Found]:
         add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
+    for m in _IN_A_MONTH_RE.finditer(text) if months else ():
+        add(m.start(), m.end(), m.group(0), _month_start(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
     for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
                          text, re.I):

@@ -23,9 +23,10 @@ from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
 
 
-def _split_when(rest: str, chat: Chat) -> tuple[str, dates.Found | None]:
-    """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last."""
-    found = dates.search(rest, chat.now, chat.tz)
+def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
+    """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
+    `months`: "in June" is a day, its 1st (dates.search)."""
+    found = dates.search(rest, chat.now, chat.tz, months=months)
     if not found:
         return rest.strip(), None
     first = found[0]
@@ -164,7 +165,7 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     found = REMIND_RE.match(text)
     if not found:
         return None
-    what, when = _split_when(found.group("rest"), chat)
+    what, when = _split_when(found.group("rest"), chat, months=True)
     at = dates.at_moment(when, chat.now, chat.tz)
     if at is None or not what:
         return Reply("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. "
