@@ -167,11 +167,20 @@ def test_a_part_of_the_day_that_has_passed_is_no_moment_for_a_reminder():
     ("dinner with Sam at 8 on Friday", "2027-01-19T10:00", "2027-01-22T20:00:00+01:00",
      "8 read as 20:00, the evening"),
     ("tonight at 8", "2027-01-21T12:00", "2027-01-21T20:00:00+01:00", "8 read as 20:00, the evening"),
+    # 1 to 6 is the afternoon or evening ("call Mum at 5" was five in the morning) unless the morning is said
+    ("call Mum at 5", "2027-01-21T08:00", "2027-01-21T17:00:00+01:00", "5 read as 17:00, the afternoon"),
+    ("the meeting tomorrow at 3", "2027-01-21T08:00", "2027-01-22T15:00:00+01:00", "3 read as 15:00, the afternoon"),
+    ("go running at 6", "2027-01-21T08:00", "2027-01-21T18:00:00+01:00", "6 read as 18:00, the evening"),
+    ("early flight at 6", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    ("tomorrow morning at 5", "2027-01-21T08:00", "2027-01-22T05:00:00+01:00", "5 read as 05:00, the morning"),
+    # an hour inside the parser's own phrase joins it (the day was lost, and the hour read as today's)
+    ("tomorrow at 6 in the morning", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    ("at 6 in the morning", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
     # a 24-hour clock hour and an explicit am/pm need no reading
     ("tomorrow at 15", "2027-01-21T18:00", "2027-01-22T15:00:00+01:00", ""),
     ("tomorrow at 9pm", "2027-01-21T18:00", "2027-01-22T21:00:00+01:00", ""),
 ])
-def test_a_bare_hour_is_the_next_such_morning_hour_unless_evening_is_said(text, now, expected, reading):
+def test_a_bare_hour_is_read_by_the_part_of_the_day_it_most_likely_means(text, now, expected, reading):
     found, = dates.search(text, at(now), BERLIN)
     assert found.value.isoformat() == expected and found.reading == reading
     assert text[found.start:found.start + len(found.phrase)] == found.phrase

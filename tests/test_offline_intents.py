@@ -235,6 +235,8 @@ def test_a_repeating_reminder_said_with_its_schedule_first():
     ("remind me every evening at 6 to walk the dog", "0 18 * * *", "walk the dog"),
     ("remind me about the bins every Tuesday night", "0 21 * * 2", "the bins"),
     ("remind me every Friday afternoon at 3 to submit my hours", "0 15 * * 5", "submit my hours"),
+    ("remind me every day at 3 to take my pills", "0 15 * * *", "take my pills"),  # was 03:00
+    ("remind me every morning at 6 to go running", "0 6 * * *", "go running"),
     ("remind me to pay the cleaner on the 15th of every month", "0 9 15 * *", "pay the cleaner"),
     ("remind me every 15th of the month to pay the cleaner", "0 9 15 * *", "pay the cleaner"),
     ("remind me to pay the cleaner every 15th", "0 9 15 * *", "pay the cleaner"),

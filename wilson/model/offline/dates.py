@@ -43,8 +43,11 @@ _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|ne
 _BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|a\.m\.|p\.m\.|"
                            r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
                            r"years?\b|percent))", re.I)
-# what makes "at 8" mean the evening; without it an hour from 1 to 11 is the morning's
+# what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
+# and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
+_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|waking|early|dawn|sunrise|a\.m\.)", re.I)
+LATER_UP_TO = 6
 # the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
 _DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
@@ -54,6 +57,7 @@ PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 
 _PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or after one that is
 # written apart from it ("tomorrow in the evening"): the parser reads neither
+_HOUR_BEFORE_RE = re.compile(r"\bat\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 _PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
 
 
@@ -225,21 +229,23 @@ def resolve(phrase: str, now: datetime, tz: ZoneInfo) -> date | datetime | None:
 
 def bare_hour(hour: int, text: str) -> tuple[int, str]:
     """The hour of “at 9” (no am/pm) on a 24-hour clock, and how it was read when that was a choice:
-    1 to 11 is the morning unless the text speaks of the evening."""
+    7 to 11 is the morning unless the text speaks of the evening; 1 to 6 the afternoon or evening unless
+    it speaks of the morning (nobody means “call Mum at 5” at five in the morning)."""
     if not 1 <= hour <= 11:
         return hour, ""
-    if _EVENING_RE.search(text):
-        return hour + 12, f"{hour} read as {hour + 12:02d}:00, the evening"
+    if _EVENING_RE.search(text) or hour <= LATER_UP_TO and not _MORNING_RE.search(text):
+        return hour + 12, f"{hour} read as {hour + 12:02d}:00, the {'afternoon' if hour < 6 else 'evening'}"
     return hour, f"{hour} read as {hour:02d}:00, the morning"
 
 
 def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> list[Found]:
-    """“this evening” is today's; “in the morning” and “at lunchtime” the next to come; either said right after
-    a day (“tomorrow in the evening”, “on Friday at lunchtime”) is that day's."""
+    """“this evening” is today's; “in the morning” and “at lunchtime” the next to come; either said right
+    after a day (“tomorrow in the evening”, “on Friday at lunchtime”) is that day's."""
     found = list(found)
     for match in _PART_ALONE_RE.finditer(text):
-        if any(f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found):
-            continue
+        if any(f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found) \
+                or _HOUR_BEFORE_RE.search(text[:match.start()]):
+            continue  # "at 6 in the morning": the hour's, read with its part by _with_hours
         hour = time(PART_OF_DAY_HOURS[match.group("part").lower()])
         day = next((f for f in found if not isinstance(f.value, datetime)
                     and not text[f.start + len(f.phrase):match.start()].strip(" ,")), None)
@@ -264,7 +270,8 @@ def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datet
         for f in found:
             end = f.start + len(f.phrase)
             if (end <= match.start() and not text[end:match.start()].strip(" ,")) or \
-                    (f.start >= match.end() and not text[match.end():f.start].strip(" ,")):
+                    (f.start >= match.end() and not text[match.end():f.start].strip(" ,")) or \
+                    f.start <= match.start() and match.end() <= end:  # read around it: "tomorrow at 6 in the morning"
                 day_phrase = f
                 break
         if day_phrase is not None:
@@ -324,11 +331,11 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False) -> list
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
 
-    def add(start: int, end: int, phrase: str, value):
+    def add(start: int, end: int, phrase: str | None, value):
         if value is None or any(start < e and s < end for s, e in taken):
             return
         taken.append((start, end))
-        found.append(Found(phrase, value, start))
+        found.append(Found(text[start:end] if phrase is None else phrase, value, start))
 
     for m in ISO_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
@@ -374,11 +381,15 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         hits = []
     cursor = 0
     for phrase, parsed in hits:
-        start = masked.find(phrase, cursor)
-        if start < 0:
+        # the parser gives its phrase with the spaces collapsed, and a masked hour leaves a run of them
+        located = re.compile(r"\s+".join(map(re.escape, phrase.split()))).search(masked, cursor) if phrase.split() \
+            else None
+        if located is None:
             continue
-        cursor = start + len(phrase)
-        cleaned = re.sub(r"\s+(?:at|on|in|by)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" lunchtime
+        start, cursor = located.start(), located.end()
+        phrase = masked[start:cursor]
+        kept = re.sub(r"\s+(?:at|on|in|by)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" lunchtime
+        cleaned = " ".join(kept.split())
         if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
                 or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
                 and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned):
@@ -389,7 +400,7 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
         start += offset + len(phrase) - len(phrase.lstrip(" ,.;:!?"))
-        add(start, start + len(cleaned), cleaned, value)
+        add(start, start + len(kept), None, value)  # as written, with any hour read apart inside it
 
 
 def find_dates(text: str, today: date, tz: ZoneInfo, now: datetime | None = None) -> list[date | datetime]:

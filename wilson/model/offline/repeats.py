@@ -142,7 +142,10 @@ def _clock(at: re.Match, part: str) -> tuple[int, int]:
     half = (at.group("half") or "").lower()
     if half == "am" and hour == 12 or not half and hour == 12 and part == "night":
         return 0, minute  # "12am", "every night at 12": midnight
-    later = part == "afternoon" or part in ("evening", "night") and hour >= 5  # "every evening at 6" is 18:00
+    # "every evening at 6" is 18:00, and so is "every Monday at 6" (dates.bare_hour: nobody means 06:00 unless
+    # the morning is said)
+    later = (part == "afternoon" or part in ("evening", "night") and hour >= 5
+             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO)
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
     return hour, minute
