@@ -3,7 +3,12 @@
 ISO dates from machines are read exactly; everything a person writes ("next Tuesday",
 "the 25th", "by Friday", "in two weeks", "tomorrow at 3pm", "12 Jan") goes through
 `dateparser`, with the user's local "now" as its base and future dates preferred. The
-only words read here are the few it lacks: "end of March", "beginning of next month".
+only words read here are the few it lacks: "end of March", "beginning of next month",
+"in 2 hours", a part of the day ("this evening") and a bare hour ("at 5").
+
+Size: one reading in several passes (ISO, spans of time, month edges, ordinals, the parser,
+parts of the day, bare hours) over one text, each masking what the others took; split, every
+pass would need the others' spans and the same `Found`.
 """
 
 from __future__ import annotations
