@@ -258,9 +258,17 @@ def test_done_without_a_match_lists_open_tasks(synapse):
     assert "Book flights — due Tue 9 Feb" in result.text and "Renew gym membership" in result.text
 
 
-def test_whats_due_lists_tasks_in_order(synapse):
-    text = cortex(synapse, "message", "what's due?", origin="user", tasks=list(reversed(OPEN))).text
+def test_whats_due_reads_the_whole_list_and_lists_it_in_order(synapse):
+    # the context holds only the tasks due soon: an undated task or one due in two months was left out
+    asked = cortex(synapse, "message", "what's due?", origin="user", tasks=OPEN[:1])
+    assert calls(asked) == [("list_tasks", {"status": "open"})] and not asked.text
+    read = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "list_tasks", "arguments": '{"status": "open"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(list(reversed(OPEN)))}]
+    text = cortex(synapse, "message", "what's due?", origin="user", tasks=OPEN[:1], extra=read).text
     assert text.index("Book flights") < text.index("Book accommodation") < text.index("Renew gym")
+    assert "1 open task has no date" in cortex(synapse, "message", "what's on my plate this week?",
+                                               origin="user", tasks=OPEN[:1], extra=read).text
 
 
 def test_a_trip_in_a_message_gets_the_same_plan(synapse):

@@ -44,10 +44,11 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str 
         late = " (overdue)" if due < chat.today else ""
         lines.append(f"• {task.get('title')} — due {dates.fmt_day(due)}{late}")
     undated = [t for t in tasks if due_of(t) is None]
+    some = f"{len(undated)} open task{'s' if len(undated) > 1 else ''}"
     if not lines:
-        tail = f" {len(undated)} open task(s) have no date." if undated else ""
+        tail = f" {some} {'have' if len(undated) > 1 else 'has'} no date." if undated else ""
         return f"Nothing due {name}.{tail}"
-    tail = f"\n(+ {len(undated)} open task(s) without a date)" if undated else ""
+    tail = f"\n(+ {some} without a date)" if undated else ""
     return f"{head} {name}:\n" + "\n".join(lines) + tail
 
 
@@ -164,6 +165,10 @@ def listing(chat: Chat, text: str) -> Reply | None:
         first, last, name = dates.week_range(said, chat.now, chat.tz, named)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
+    if not chat.whole_list and "list_tasks" in chat.offered:
+        # the context holds the tasks due soon, not an undated one nor one due in March: the list is read
+        # whole, and the answer comes after its result (provider._after_tools calls this again)
+        return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
     if day or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [],
                      "list what's coming")

@@ -168,6 +168,7 @@ class Chat:
     first_contact: bool = False
     home: object = None
     memories: list = field(default_factory=list)  # what the context recalled for the message
+    whole_list: bool = False  # `tasks` is every open task (list_tasks' answer), not the context's few due soon
 
     @property
     def today(self) -> date:

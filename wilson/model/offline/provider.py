@@ -141,8 +141,16 @@ class OfflineProvider:
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
-        if called == ["list_reminders"]:
-            reply = looks.reminders_answer(user_chat(self, context, offered), _json_value(_content(messages[-1])))
+        if called in (["list_reminders"], ["list_tasks"]):
+            chat = user_chat(self, context, offered)
+            listed = _json_value(_content(messages[-1]))
+            if called == ["list_reminders"]:
+                reply = looks.reminders_answer(chat, listed)
+            elif isinstance(listed, list):
+                chat.tasks, chat.whole_list = [t for t in listed if isinstance(t, dict)], True
+                reply = looks.listing(chat, chat.text) or phrases.Reply(looks.task_list(chat), [], "list open tasks")
+            else:
+                reply = phrases.Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")
             if context.get("first_contact") and reply.text:
                 reply.text = f"{phrases.INTRO}\n\n{reply.text}"
             return reply.text, reply.calls, reply.rule
