@@ -271,6 +271,18 @@ def test_whats_due_reads_the_whole_list_and_lists_it_in_order(synapse):
                                                origin="user", tasks=OPEN[:1], extra=read).text
 
 
+def test_whats_overdue_reads_the_whole_list(synapse):
+    # past the context's cap of tasks due soon, an overdue task may not be in it
+    late = [{"id": 9, "title": "Call the bank", "due": "2027-01-04", "status": "open", "topic_id": None, "topic": None}]
+    asked = cortex(synapse, "message", "anything overdue?", origin="user", tasks=OPEN)
+    assert calls(asked) == [("list_tasks", {"status": "open"})]
+    read = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "list_tasks", "arguments": '{"status": "open"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(OPEN + late)}]
+    answered = cortex(synapse, "message", "anything overdue?", origin="user", tasks=OPEN, extra=read)
+    assert answered.text == "Overdue:\n• Call the bank — was due Mon 4 Jan"
+
+
 def test_a_trip_in_a_message_gets_the_same_plan(synapse):
     result = cortex(synapse, "message", "I'm flying to Japan on 2027-04-10", origin="user")
     made = calls(result)

@@ -146,7 +146,7 @@ def reminders_answer(chat: Chat, listed) -> Reply:
 
 def listing(chat: Chat, text: str) -> Reply | None:
     if OVERDUE_RE.search(text) and QUESTION_RE.search(text):  # "pay the overdue invoice by Friday" is a request
-        return Reply(overdue_list(chat), [], "list what's overdue")
+        return _whole_list(chat) or Reply(overdue_list(chat), [], "list what's overdue")
     said = text.lower()
     # "what's on today?" asks about the day, its events as well as what is due; "what's on my plate?" and
     # "what's due?" ask about the list
@@ -165,14 +165,22 @@ def listing(chat: Chat, text: str) -> Reply | None:
         first, last, name = dates.week_range(said, chat.now, chat.tz, named)
         return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
                      f"look in the calendar ({name})")
-    if not chat.whole_list and "list_tasks" in chat.offered:
-        # the context holds the tasks due soon, not an undated one nor one due in March: the list is read
-        # whole, and the answer comes after its result (provider._after_tools calls this again)
-        return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
+    whole = _whole_list(chat)
+    if whole is not None:
+        return whole
     if day or "plate" in said or "coming" in said:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [],
                      "list what's coming")
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+def _whole_list(chat: Chat) -> Reply | None:
+    """The context holds the tasks due soon (at most 15), not an undated one nor one due in March: a question
+    about the list reads it whole first, and is answered after the result (provider._after_tools asks again
+    with `whole_list` set). None once the list is whole, or when no tool can read it."""
+    if chat.whole_list or "list_tasks" not in chat.offered:
+        return None
+    return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
 
 
 AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
