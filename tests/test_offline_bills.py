@@ -26,6 +26,14 @@ def test_an_electricity_bill_is_paid_two_days_before_it_is_due():
     assert found.rule == "a bill from Stadtwerke: 84.20 EUR, “by 26 January 2027” → Tue 26 Jan"
 
 
+def test_the_reason_names_the_sender_without_the_address_the_proposal_shows_already():
+    # "… from Stadtwerke Berlin <rechnung@…> (offline rules: a bill from Stadtwerke Berlin <rechnung@…>: 84,20 EUR,
+    # “am…”)": the address twice, and the date cut off by the reason's 200 characters
+    found = task("Sehr geehrter Kunde, Ihre Rechnung über 84,20 EUR ist fällig am 20.01.2027.", "Ihre Rechnung Januar",
+                 sender="Stadtwerke Berlin <rechnung@stadtwerke.example>")
+    assert found.rule == "a bill from Stadtwerke Berlin: 84,20 EUR, “am 20.01.2027” → Wed 20 Jan"
+
+
 @pytest.mark.parametrize("text, subject, title, due", [
     ("Your mobile phone bill: €39.99 will be debited on 3 Feb.", "Your January invoice", "Pay mobile phone bill",
      date(2027, 2, 1)),

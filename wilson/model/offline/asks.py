@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 
 from wilson.model.offline import dates
-from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, sender_of
+from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
 
 VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
          "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
@@ -59,5 +59,5 @@ def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz) -> D
     day = dates.local_date(by.value, tz)
     title = f"{verb}: {subject[:60]}" if subject else f"{verb} for {sender}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
-    return Due(title, _due(day, LEAD_DAYS, today), notes, f"a mail from {sender} asks: {verb.lower()} by "
+    return Due(title, _due(day, LEAD_DAYS, today), notes, f"a mail from {name_only(sender)} asks: {verb.lower()} by "
                f"{by.stated(tz)}")

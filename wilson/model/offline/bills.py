@@ -88,8 +88,9 @@ def _due(act_by: date, lead: int, today: date) -> date:
     return min(max(act_by - timedelta(days=lead), tomorrow), act_by - timedelta(days=1))
 
 
-def _name_only(sender: str) -> str:
-    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a title names who, the notes say where."""
+def name_only(sender: str) -> str:
+    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a title or the rule's reason names who
+    (the proposal says which mail, address and all), the notes say where."""
     return re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
 
 
@@ -115,11 +116,11 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         named = named if named and named[0] else _name_before(text, BILL_RE)
         # "Rechnung", "facture": the bill's own word in another language is said as a bill
         noun = named[1] if named and named[1] in ("bill", "invoice") else "bill"
-        title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {_name_only(sender)}"
+        title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {name_only(sender)}"
         pay_by = dates.local_date(when.value, tz)
         return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
                    f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",
-                   f"a bill from {sender}: {amount.group(0)}, {when.stated(tz)}")
+                   f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
     if renews:
         when = _date_to_act_by(blob, now, tz)
@@ -138,5 +139,5 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
                      + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
         return Due(title, _due(act_by, RENEWAL_LEAD_DAYS, today), notes,
-                   f"a renewal notice from {sender}: {thing}, {when.stated(tz)}")
+                   f"a renewal notice from {name_only(sender)}: {thing}, {when.stated(tz)}")
     return None
