@@ -208,6 +208,9 @@ def test_reminders_are_shown_in_words(make_app):
     ("2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "Tue 12 Jan 2027"),  # an exclusive all-day end
     ("2027-04-10", "2027-04-24", "Sat 10 Apr 2027 – Sat 24 Apr 2027"),
     ("2027-04-10T10:00:00+02:00", "2027-04-24T18:00:00+02:00", "Sat 10 Apr 2027 10:00 – Sat 24 Apr 2027"),
+    # the days the clocks change: an all-day end is the local midnight, not 24 hours later
+    ("2027-10-31T00:00:00+02:00", "2027-11-01T00:00:00+01:00", "Sun 31 Oct 2027"),
+    ("2027-03-28T00:00:00+01:00", "2027-03-29T00:00:00+02:00", "Sun 28 Mar 2027"),
 ])
 def test_a_topics_span_shows_one_day_once_and_its_hours_beside_it(starts, ends, shown):
     assert tools.show_span(starts, ends, BERLIN) == shown

@@ -100,7 +100,8 @@ def show_span(starts, ends, tz: ZoneInfo) -> str:
         return show_when(first, first_is_date, tz)
     local_last = last.astimezone(tz)
     if not last_is_date and (local_last.hour, local_last.minute) == (0, 0) and last > first:
-        last = last - timedelta(days=1)  # an exclusive all-day end
+        # an exclusive all-day end: the local midnight a day before (23 or 25 hours on the days clocks change)
+        last = datetime.combine(local_last.date() - timedelta(days=1), time(0), tzinfo=tz)
     if last.astimezone(tz).date() == first.astimezone(tz).date():
         if first_is_date or last_is_date or last <= first:
             return show_when(first, first_is_date, tz)
