@@ -130,9 +130,10 @@ def test_week_range(words, expected):
     ("on Friday afternoon pick up the parcel", "2027-01-05T08:00", "2027-01-08T14:00:00+01:00"),
     ("Saturday night set the alarm", "2027-01-05T08:00", "2027-01-09T21:00:00+01:00"),
     ("tomorrow morning call the bank", "2027-01-05T08:00", "2027-01-06T09:00:00+01:00"),
-    # the part written apart from its day, which the parser does not read
+    # the part written apart from its day, before or after it, which the parser does not read
     ("tomorrow in the evening call Tom", "2027-01-05T08:00", "2027-01-06T18:00:00+01:00"),
     ("on Friday at lunchtime book the table", "2027-01-05T08:00", "2027-01-08T12:00:00+01:00"),
+    ("at lunchtime tomorrow call Mum", "2027-01-05T08:00", "2027-01-06T12:00:00+01:00"),
     # the part alone: "this evening" is today's, "in the morning" the next morning to come
     ("water the plants this evening", "2027-01-05T08:00", "2027-01-05T18:00:00+01:00"),
     ("at lunchtime eat", "2027-01-05T08:00", "2027-01-05T12:00:00+01:00"),
@@ -144,14 +145,33 @@ def test_week_range(words, expected):
     ("at 8 in the evening", "2027-01-05T08:00", "2027-01-05T20:00:00+01:00"),
 ])
 def test_a_part_of_the_day_without_a_time_is_its_usual_hour(text, now, expected):
-    found, = dates.search(text, at(now), BERLIN)
+    found, = dates.search(text, at(now), BERLIN, parts=True)
     assert found.value.isoformat() == expected
     assert text[found.start:found.start + len(found.phrase)] == found.phrase
 
 
 def test_a_part_of_the_day_that_has_passed_is_no_moment_for_a_reminder():
-    found, = dates.search("call the bank this morning", at("2027-01-05T20:00"), BERLIN)
+    found, = dates.search("call the bank this morning", at("2027-01-05T20:00"), BERLIN, parts=True)
     assert dates.at_moment(found, at("2027-01-05T20:00"), BERLIN) is None
+
+
+@pytest.mark.parametrize("text", ["Thanks for your call this morning, all sorted.", "Our shop is open in the evening too.",
+                                  "We went for a walk in the afternoon."])
+def test_a_part_of_the_day_alone_is_no_date_in_what_others_write(text):
+    # read so, a mail about this morning became "a date within a week" to the urgency rules
+    assert dates.search(text, at("2027-01-05T15:00"), BERLIN) == []
+
+
+def test_a_part_of_the_day_joins_only_the_day_beside_it():
+    # the day after it, farther on, was joined with the phrase left empty
+    found = dates.search("call Bob in the evening and pay rent on Friday", at("2027-01-05T08:00"), BERLIN, parts=True)
+    assert [(f.phrase, f.value.isoformat()) for f in found] == [
+        ("in the evening", "2027-01-05T18:00:00+01:00"), ("on Friday", "2027-01-08")]
+
+
+def test_a_long_paste_is_not_read_part_by_part():
+    found = dates.search("We meet in the morning. " * 1000, at("2027-01-05T08:00"), BERLIN, parts=True)
+    assert len(found) == dates.PARTS_READ
 
 
 @pytest.mark.parametrize("text, now, expected, reading", [
@@ -171,7 +191,11 @@ def test_a_part_of_the_day_that_has_passed_is_no_moment_for_a_reminder():
     ("call Mum at 5", "2027-01-21T08:00", "2027-01-21T17:00:00+01:00", "5 read as 17:00, the afternoon"),
     ("the meeting tomorrow at 3", "2027-01-21T08:00", "2027-01-22T15:00:00+01:00", "3 read as 15:00, the afternoon"),
     ("go running at 6", "2027-01-21T08:00", "2027-01-21T18:00:00+01:00", "6 read as 18:00, the evening"),
-    ("early flight at 6", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    ("wake up at 6", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    # the morning said, not a word that contains or resembles it
+    ("remind me at 5 to leave work early", "2027-01-21T08:00", "2027-01-21T17:00:00+01:00",
+     "5 read as 17:00, the afternoon"),
+    ("call at 5 about the wakeboard", "2027-01-21T08:00", "2027-01-21T17:00:00+01:00", "5 read as 17:00, the afternoon"),
     ("tomorrow morning at 5", "2027-01-21T08:00", "2027-01-22T05:00:00+01:00", "5 read as 05:00, the morning"),
     # an hour inside the parser's own phrase joins it (the day was lost, and the hour read as today's)
     ("tomorrow at 6 in the morning", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
@@ -226,6 +250,8 @@ def test_a_while_from_now_is_that_moment(text, expected):
     ("in June 2028 renew the passport", date(2028, 6, 1)),
     ("in December", date(2027, 12, 1)),
     ("in January", None),  # said in January: some day of this month, which only the user can say
+    ("in June 0000", None),  # raised "year 0 is out of range"
+    ("in June 9999", None),
 ])
 def test_a_month_named_alone_is_its_first_day_where_a_reminder_asks_for_one(text, expected):
     now = at("2027-01-05T08:00")

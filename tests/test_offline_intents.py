@@ -237,6 +237,8 @@ def test_a_repeating_reminder_said_with_its_schedule_first():
     ("remind me every Friday afternoon at 3 to submit my hours", "0 15 * * 5", "submit my hours"),
     ("remind me every day at 3 to take my pills", "0 15 * * *", "take my pills"),  # was 03:00
     ("remind me every morning at 6 to go running", "0 6 * * *", "go running"),
+    ("remind me every day at 6:30 to stretch", "30 6 * * *", "stretch"),  # minutes written: as written
+    ("remind me every day at 5 to wake up the kids", "0 5 * * *", "wake up the kids"),
     ("remind me to pay the cleaner on the 15th of every month", "0 9 15 * *", "pay the cleaner"),
     ("remind me every 15th of the month to pay the cleaner", "0 9 15 * *", "pay the cleaner"),
     ("remind me to pay the cleaner every 15th", "0 9 15 * *", "pay the cleaner"),

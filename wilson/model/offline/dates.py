@@ -14,6 +14,7 @@ pass would need the others' spans and the same `Found`.
 from __future__ import annotations
 
 import calendar
+import itertools
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
@@ -51,7 +52,7 @@ _BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
-_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|waking|early|dawn|sunrise|a\.m\.)", re.I)
+_MORNING_RE = re.compile(r"\b(morning|breakfast|wake up|waking up|wake-up|dawn|sunrise|alarm|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
 # the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
@@ -232,31 +233,41 @@ def resolve(phrase: str, now: datetime, tz: ZoneInfo) -> date | datetime | None:
     return value if local_date(value, tz) >= now.astimezone(tz).date() else None
 
 
+def morning_said(text: str) -> bool:
+    """Words that make a bare hour up to LATER_UP_TO the morning's: "wake up at 6", "at 5 in the morning"."""
+    return bool(_MORNING_RE.search(text))
+
+
 def bare_hour(hour: int, text: str) -> tuple[int, str]:
     """The hour of “at 9” (no am/pm) on a 24-hour clock, and how it was read when that was a choice:
     7 to 11 is the morning unless the text speaks of the evening; 1 to 6 the afternoon or evening unless
     it speaks of the morning (nobody means “call Mum at 5” at five in the morning)."""
     if not 1 <= hour <= 11:
         return hour, ""
-    if _EVENING_RE.search(text) or hour <= LATER_UP_TO and not _MORNING_RE.search(text):
+    if _EVENING_RE.search(text) or hour <= LATER_UP_TO and not morning_said(text):
         return hour + 12, f"{hour} read as {hour + 12:02d}:00, the {'afternoon' if hour < 6 else 'evening'}"
     return hour, f"{hour} read as {hour:02d}:00, the morning"
 
 
+PARTS_READ = 10  # a message says a few; a pasted page with hundreds is not read part by part
+
+
 def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> list[Found]:
     """“this evening” is today's; “in the morning” and “at lunchtime” the next to come; either said right
-    after a day (“tomorrow in the evening”, “on Friday at lunchtime”) is that day's."""
+    before or after a day (“tomorrow in the evening”, “at lunchtime on Friday”) is that day's."""
     found = list(found)
-    for match in _PART_ALONE_RE.finditer(text):
+    for match in itertools.islice(_PART_ALONE_RE.finditer(text), PARTS_READ):
         if any(f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found) \
-                or _HOUR_BEFORE_RE.search(text[:match.start()]):
+                or _HOUR_BEFORE_RE.search(text, max(0, match.start() - 20), match.start()):
             continue  # "at 6 in the morning": the hour's, read with its part by _with_hours
         hour = time(PART_OF_DAY_HOURS[match.group("part").lower()])
-        day = next((f for f in found if not isinstance(f.value, datetime)
-                    and not text[f.start + len(f.phrase):match.start()].strip(" ,")), None)
-        if day is not None:
+        day = next((f for f in found if not isinstance(f.value, datetime) and (
+            f.start + len(f.phrase) <= match.start() and not text[f.start + len(f.phrase):match.start()].strip(" ,")
+            or f.start >= match.end() and not text[match.end():f.start].strip(" ,"))), None)
+        if day is not None:  # "tomorrow in the evening", "at lunchtime tomorrow"
             found.remove(day)
-            found.append(Found(text[day.start:match.end()], datetime.combine(day.value, hour, tzinfo=tz), day.start))
+            start, end = min(day.start, match.start()), max(day.start + len(day.phrase), match.end())
+            found.append(Found(text[start:end], datetime.combine(day.value, hour, tzinfo=tz), start))
             continue
         value = datetime.combine(now.astimezone(tz).date(), hour, tzinfo=tz)
         if value <= now and not match.group("this"):
@@ -325,13 +336,17 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     we are in (its 1st has passed, and the user means some day of it)."""
     month, today = _MONTH_NAMES[match.group("month").lower()], now.astimezone(tz).date()
     year = int(match.group("year")) if match.group("year") else today.year + (month < today.month)
+    if not today.year <= year <= today.year + 10:  # "in June 0000", "in June 9999": no reminder to set
+        return None
     first = date(year, month, 1)
     return first if first > today else None
 
 
-def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False) -> list[Found]:
+def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
-    the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day)."""
+    the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day). `parts`: a part
+    of the day said alone is a moment ("this evening", "in the morning"), as in a request; in a mail it is
+    news ("thanks for your call this morning"), not a date."""
     text = text or ""
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
@@ -359,8 +374,12 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False) -> list
     masked = text
     for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
+    def finished() -> list[Found]:
+        dated = _with_parts(text, found, now, tz) if parts else found
+        return sorted(_with_hours(text, dated, hours, now, tz), key=lambda f: f.start)
+
     if not _DAYLIKE_RE.search(masked):
-        return sorted(_with_hours(text, _with_parts(text, found, now, tz), hours, now, tz), key=lambda f: f.start)
+        return finished()
     before = len(found)
     _parsed_phrases(masked, 0, now, tz, add)
     if len(found) == before and len(masked) <= CLAUSES_UP_TO:
@@ -369,7 +388,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False) -> list
         for clause in re.finditer(r"(?:[^,;!?]|,(?=\s*\d))+", masked):
             if _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
-    return sorted(_with_hours(text, _with_parts(text, found, now, tz), hours, now, tz), key=lambda f: f.start)
+    return finished()
 
 
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
@@ -393,7 +412,7 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
             continue
         start, cursor = located.start(), located.end()
         phrase = masked[start:cursor]
-        kept = re.sub(r"\s+(?:at|on|in|by)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" lunchtime
+        kept = re.sub(r"\s+(?:at|on|in|by|and|or)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" noon
         cleaned = " ".join(kept.split())
         if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
                 or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \

@@ -25,8 +25,8 @@ from wilson.model.offline.words import best, words
 
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
-    `months`: "in June" is a day, its 1st (dates.search)."""
-    found = dates.search(rest, chat.now, chat.tz, months=months)
+    `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search)."""
+    found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
     first = found[0]
@@ -157,7 +157,7 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     about = ABOUT_RE.match(text)
     if about:
         task = _task_named(chat, about.group("what"))
-        found = dates.search(about.group("when"), chat.now, chat.tz)
+        found = dates.search(about.group("when"), chat.now, chat.tz, parts=True)
         at = dates.at_moment(found[0] if found else None, chat.now, chat.tz)
         if task is not None and at is not None:
             return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
@@ -177,7 +177,7 @@ def _move(chat: Chat, text: str) -> Reply | None:
     found = MOVE_RE.match(text)
     if not found:
         return None
-    when = dates.search(found.group("when"), chat.now, chat.tz)
+    when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
     task = _task_named(chat, found.group("what"))
     if task is None:
         return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],

@@ -117,7 +117,7 @@ def _reading(rest: str, found: re.Match) -> Reading:
     hour, minute = dates.PART_OF_DAY_HOURS.get(part, 9), 0  # a day with no part said: 09:00
     at = _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # "every day 7am", not "the 7pm class"
     if at:
-        hour, minute = _clock(at, part)
+        hour, minute = _clock(at, part, rest)
         spans.append(at.span())
     what = _without(rest, spans)
     if hour > 23 or minute > 59 or _PLURAL_DAYS_RE.search(what):
@@ -134,7 +134,7 @@ def _dated(text: str, now: datetime, tz) -> bool:
     return any(not _JUST_A_TIME_RE.match(f.phrase.strip()) for f in dates.search(text, now, tz))
 
 
-def _clock(at: re.Match, part: str) -> tuple[int, int]:
+def _clock(at: re.Match, part: str, text: str) -> tuple[int, int]:
     named = (at.groupdict().get("named") or "").lower()
     if named:
         return (0 if named == "midnight" else 12), 0
@@ -143,9 +143,10 @@ def _clock(at: re.Match, part: str) -> tuple[int, int]:
     if half == "am" and hour == 12 or not half and hour == 12 and part == "night":
         return 0, minute  # "12am", "every night at 12": midnight
     # "every evening at 6" is 18:00, and so is "every Monday at 6" (dates.bare_hour: nobody means 06:00 unless
-    # the morning is said)
+    # the morning is said); "at 6:30" is as written
     later = (part == "afternoon" or part in ("evening", "night") and hour >= 5
-             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO)
+             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO and not at.group("minute")
+             and not dates.morning_said(text))
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
     return hour, minute
