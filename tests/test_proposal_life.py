@@ -238,6 +238,11 @@ def test_a_topic_that_ended_with_its_last_day_is_said_to_end_on_that_day():
     row = Inbox(kind="topic_end", origin="background", source="tick", text="x",
                 payload={"title": "Trip to Japan", "ends": "2027-05-22T22:00:00+00:00"})  # midnight after 22 May
     assert reason_for(row, now, BERLIN) == "because “Trip to Japan” ended on Sat 22 May"
+    # the day the clocks go forward is 23 hours long: its midnight after is not 24 hours after its start
+    spring = Inbox(kind="topic_end", origin="background", source="tick", text="x",
+                   payload={"title": "Trip to Lisbon", "ends": "2027-03-28T22:00:00+00:00"})  # midnight after 28 Mar
+    assert reason_for(spring, datetime(2027, 3, 29, 5, tzinfo=timezone.utc), BERLIN) == \
+        "because “Trip to Lisbon” ended on Sun 28 Mar"
 
 
 def test_the_approvals_listing_indents_an_items_notes_under_it():

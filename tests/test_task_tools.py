@@ -214,3 +214,10 @@ def test_reminders_are_shown_in_words(make_app):
 ])
 def test_a_topics_span_shows_one_day_once_and_its_hours_beside_it(starts, ends, shown):
     assert tools.show_span(starts, ends, BERLIN) == shown
+
+
+def test_a_topic_read_by_the_model_ends_on_its_last_day_when_the_clocks_change(scripted):
+    # stored as the midnight after; 24 hours back from it is the day before on 28 Mar, a 23-hour day
+    topic = Topic.create(title="Trip to Lisbon", starts=datetime.fromisoformat("2027-03-25T00:00:00+01:00"),
+                         ends=datetime.fromisoformat("2027-03-29T00:00:00+02:00"), created_at=NOW)
+    assert tools.topic_view(topic, BERLIN)["ends"] == "2027-03-28"

@@ -90,7 +90,8 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
     if row.kind == "topic_end" and payload.get("title"):
         ends = aware_or_none(payload.get("ends"))
         if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
-            ends -= timedelta(days=1)  # an all-day end is the midnight after its last day
+            # an all-day end is the midnight after its last day (a local day: 23 or 25 hours when clocks change)
+            ends = datetime.combine(ends.astimezone(tz).date() - timedelta(days=1), time(0), tzinfo=tz)
         on = f" on {_day(ends, tz, now, False)}" if ends else ""
         return f"because “{one_line(payload['title'], 60)}” ended{on}"
     if row.kind == "reminder":

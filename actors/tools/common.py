@@ -123,7 +123,8 @@ def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
 
     last = topic.ends
     if last is not None and (last.astimezone(tz).hour, last.astimezone(tz).minute) == (0, 0):
-        last = last - timedelta(days=1)  # stored as the exclusive end; people think in last days
+        # stored as the exclusive end; people think in last days (a local day: 23 or 25 hours when clocks change)
+        last = datetime.combine(last.astimezone(tz).date() - timedelta(days=1), time(0), tzinfo=tz)
     return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
             "ends": day(last)}
 
