@@ -192,6 +192,7 @@ def test_a_long_paste_is_not_read_part_by_part():
     ("the meeting tomorrow at 3", "2027-01-21T08:00", "2027-01-22T15:00:00+01:00", "3 read as 15:00, the afternoon"),
     ("go running at 6", "2027-01-21T08:00", "2027-01-21T18:00:00+01:00", "6 read as 18:00, the evening"),
     ("wake up at 6", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    ("tomorrow at 6 to wake the kids", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
     # the morning said, not a word that contains or resembles it
     ("remind me at 5 to leave work early", "2027-01-21T08:00", "2027-01-21T17:00:00+01:00",
      "5 read as 17:00, the afternoon"),

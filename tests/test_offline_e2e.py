@@ -206,3 +206,47 @@ def test_an_appointment_deleted_and_made_again_earlier_today_is_told_as_a_move_w
     told = next(d for d in app.user_deliveries() if f"Proposal {moved.id}:" in d["text"])
     # a 5-minute poll, then the RAS's 15-minute interval
     assert local(told) <= edited.astimezone(BERLIN) + timedelta(minutes=20)
+
+
+def _busy_list(app, topic_title: str | None = None) -> None:
+    """18 tasks due within the week (past the context's 15) in a trip, and one with no date."""
+    from storage.models import Task, Topic
+
+    now = app.clock.now()
+    topic = Topic.create(title=topic_title, starts=now + timedelta(days=9), created_at=now) if topic_title else None
+    for n in range(18):
+        Task.create(title=f"Errand {n:02d}", due=now + timedelta(days=1, hours=n), topic=topic, created_at=now)
+    Task.create(title="Call the plumber", created_at=now)
+
+
+def test_the_whole_list_is_read_however_the_question_is_put(make_app):
+    # the context holds at most 15 tasks due soon: "show my tasks" left out the undated one, and so did
+    # the same question put as a greeting ("hi, my tasks please"), whose run is offered no read tool
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    _busy_list(app)
+    repl = repl_of(app)
+    for question in ("show my tasks", "hi, my tasks please"):
+        said = len(app.user_deliveries())
+        repl.run_line(question)
+        answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+        assert "Your open tasks:" in answer and "Call the plumber" in answer, answer
+        assert all(f"Errand {n:02d}" in answer for n in range(18)), answer
+
+
+def test_a_topic_look_reads_every_task_of_the_topic(make_app):
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    _busy_list(app, "Trip to Japan")
+    said = len(app.user_deliveries())
+    repl_of(app).run_line("what's in the Japan topic?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert "Open in Trip to Japan:" in answer, answer
+    assert all(f"Errand {n:02d}" in answer for n in range(18)), answer
+
+
+def test_the_calendar_answer_names_everything_due_in_its_span(make_app):
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    _busy_list(app)
+    said = len(app.user_deliveries())
+    repl_of(app).run_line("what's on this week?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert "On your list" in answer and all(f"Errand {n:02d}" in answer for n in range(18)), answer

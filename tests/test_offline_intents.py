@@ -159,6 +159,8 @@ def test_small_talk_around_a_request_does_not_swallow_it():
     ("what's on today?", ("2027-01-05", "2027-01-05")),
     ("what do I have tomorrow?", ("2027-01-06", "2027-01-06")),
     ("anything on this weekend?", ("2027-01-09", "2027-01-10")),
+    ("what's on this evening?", ("2027-01-05", "2027-01-05")),  # a part of the day is today's
+    ("anything on tomorrow morning?", ("2027-01-06", "2027-01-06")),
 ])
 def test_a_calendar_question_reads_the_calendar_for_the_span_asked_about(text, span):
     chat = phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS, topics=TOPICS,
@@ -782,7 +784,7 @@ def test_a_message_that_asks_nothing_never_reaches_the_date_parser(monkeypatch):
 def test_a_question_about_a_day_is_read_by_the_date_parser_once(monkeypatch):
     asked = []
     search = looks.dates.search
-    monkeypatch.setattr(looks.dates, "search", lambda *args: asked.append(args[0]) or search(*args))
+    monkeypatch.setattr(looks.dates, "search", lambda *args, **kw: asked.append(args[0]) or search(*args, **kw))
     chat = phrases.Chat(text="what do I have on Friday?", now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=TASKS,
                         topics=TOPICS, offered=TOOLS + ("calendar_lookup",))
     assert intents.answer(chat).calls == [("calendar_lookup", {"start": "2027-01-08", "end": "2027-01-08"})]

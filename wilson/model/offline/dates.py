@@ -52,7 +52,7 @@ _BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
-_MORNING_RE = re.compile(r"\b(morning|breakfast|wake up|waking up|wake-up|dawn|sunrise|alarm|a\.m\.)(?!\w)", re.I)
+_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|alarm|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
 # the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"

@@ -28,7 +28,11 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str 
         return dates.local_date(due, chat.tz) if due else None
 
     if span is None:
-        return "Your open tasks:\n" + _dated_lines(chat, tasks) if tasks else "You have no open tasks."
+        # the context's few due soon, when the whole list is a tool away: said as some, not all
+        some = "list_tasks" in chat.offered and not chat.whole_list
+        if not tasks:
+            return "Nothing is due soon." if some else "You have no open tasks."
+        return ("Among your open tasks:\n" if some else "Your open tasks:\n") + _dated_lines(chat, tasks)
     first, last, name = span
     inside = [t for t in tasks if due_of(t) is not None and due_of(t) <= last]
     events = []
@@ -155,7 +159,7 @@ def listing(chat: Chat, text: str) -> Reply | None:
     if not (asked or agendaish) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None  # before the date parser: most messages are no question about a day, and it is slow
     named = None if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) else \
-        dates.search(text, chat.now, chat.tz)  # read once, here: week_range is handed what it found
+        dates.search(text, chat.now, chat.tz, parts=True)  # read once, here: week_range is handed what it found
     day = named is None or bool(named)
     agenda = agendaish and day
     if not (asked or agenda):
@@ -163,8 +167,9 @@ def listing(chat: Chat, text: str) -> Reply | None:
     if (CALENDAR_RE.search(said) or agenda) and "calendar_lookup" in chat.offered:
         # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
         first, last, name = dates.week_range(said, chat.now, chat.tz, named)
-        return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})],
-                     f"look in the calendar ({name})")
+        whole = _whole_list(chat)  # the answer names what is due in the span as well
+        return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})]
+                     + (whole.calls if whole and "list_tasks" in chat.offered else []), f"look in the calendar ({name})")
     whole = _whole_list(chat)
     if whole is not None:
         return whole
@@ -177,8 +182,9 @@ def listing(chat: Chat, text: str) -> Reply | None:
 def _whole_list(chat: Chat) -> Reply | None:
     """The context holds the tasks due soon (at most 15), not an undated one nor one due in March: a question
     about the list reads it whole first, and is answered after the result (provider._after_tools asks again
-    with `whole_list` set). None once the list is whole, or when no tool can read it."""
-    if chat.whole_list or "list_tasks" not in chat.offered:
+    with `whole_list` set). None once the list is whole, or when no tool can read it (a greeting's run, offered
+    no read tool, hands a call to list_tasks on to one that is)."""
+    if chat.whole_list or not {"list_tasks", "escalate"} & set(chat.offered):
         return None
     return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
 
@@ -207,6 +213,9 @@ def topic(chat: Chat, text: str) -> Reply | None:
     if len(named) != 1:
         return _which(named, "look at which topic?")
     title = named[0].get("title")
+    whole = _whole_list(chat)  # the context holds at most 15 tasks: a trip may have more
+    if whole is not None:
+        return whole
     tasks = [t for t in chat.tasks if t.get("topic") == title and t.get("status", "open") == "open"]
     if not tasks:
         return Reply(f"Nothing is open in {title}.", [], "look at a topic")

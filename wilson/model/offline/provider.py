@@ -25,6 +25,9 @@ SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 
 
+LIST_TASKS_LIMIT = 100  # list_tasks answers at most this many (actors/tools/tasks.py)
+
+
 def _content(message: dict) -> str:
     content = message.get("content")
     if isinstance(content, list):
@@ -141,21 +144,28 @@ class OfflineProvider:
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
-        if called in (["list_reminders"], ["list_tasks"]):
-            chat = user_chat(self, context, offered)
-            listed = _json_value(_content(messages[-1]))
-            if called == ["list_reminders"]:
-                reply = looks.reminders_answer(chat, listed)
-            elif isinstance(listed, list):
-                chat.tasks, chat.whole_list = [t for t in listed if isinstance(t, dict)], True
-                reply = looks.listing(chat, chat.text) or phrases.Reply(looks.task_list(chat), [], "list open tasks")
-            else:
-                reply = phrases.Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")
+        results = [_content(m) for m in messages[len(messages) - len(called):]]  # the tool messages, in call order
+        if called == ["list_reminders"]:
+            reply = looks.reminders_answer(user_chat(self, context, offered), _json_value(results[0]))
             if context.get("first_contact") and reply.text:
                 reply.text = f"{phrases.INTRO}\n\n{reply.text}"
             return reply.text, reply.calls, reply.rule
-        if called == ["calendar_lookup"]:
-            answer = _calendar_answer(user_chat(self, context, offered), calls[0], _content(messages[-1]))
+        chat = user_chat(self, context, offered)
+        if "list_tasks" in called:
+            listed = _json_value(results[called.index("list_tasks")])
+            if not isinstance(listed, list):
+                return "I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable"
+            chat.tasks, chat.whole_list = [t for t in listed if isinstance(t, dict)], True
+        if called == ["list_tasks"]:
+            reply = (looks.topic(chat, chat.text) or looks.listing(chat, chat.text)
+                     or phrases.Reply(looks.task_list(chat), [], "list open tasks"))
+            if len(chat.tasks) >= LIST_TASKS_LIMIT:
+                reply.text += f"\n(I read your first {LIST_TASKS_LIMIT} open tasks; there may be more.)"
+            if context.get("first_contact") and reply.text:
+                reply.text = f"{phrases.INTRO}\n\n{reply.text}"
+            return reply.text, reply.calls, reply.rule
+        if called[:1] == ["calendar_lookup"]:
+            answer = _calendar_answer(chat, calls[0], results[0])
         elif any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
             answer = "I've put that together for your approval (offline rules)."
         else:
