@@ -523,3 +523,15 @@ def test_tasks_managed_in_words(synapse, text, expected):
     result = cortex(synapse, "message", text, origin="user", tasks=TASKS, offered=USER_TOOLS,
                     topics=[{"id": 2, "title": "Japan", "status": "active"}])
     assert calls(result) == [expected]
+
+
+def test_a_list_read_to_the_tools_limit_says_there_may_be_more(synapse):
+    many = [{"id": n, "title": f"Errand {n}", "due": None, "status": "open", "topic_id": None, "topic": None}
+            for n in range(100)]  # list_tasks answers at most 100
+    read = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "list_tasks", "arguments": '{"status": "open"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(many)}]
+    text = cortex(synapse, "message", "show my tasks", origin="user", extra=read).text
+    assert text.endswith("(I read your first 100 open tasks; there may be more.)")
+    assert "there may be more" not in cortex(synapse, "message", "show my tasks", origin="user",
+                                             extra=read[:1] + [dict(read[1], content=json.dumps(many[:99]))]).text
