@@ -52,7 +52,7 @@ _BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
-_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|alarm|a\.m\.)(?!\w)", re.I)
+_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
 # the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
@@ -61,9 +61,10 @@ _DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
 # a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
 PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 18, "night": 21}
 _PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
-# the part said without a day ("this evening", "in the morning", "at lunchtime"), or after one that is
-# written apart from it ("tomorrow in the evening"): the parser reads neither
+# an hour said right before a part of the day ("at 6 in the morning") is read with it
 _HOUR_BEFORE_RE = re.compile(r"\bat\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
+# the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
+# ("tomorrow in the evening"): the parser reads neither
 _PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
 
 
@@ -374,6 +375,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = text
     for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
+
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
         return sorted(_with_hours(text, dated, hours, now, tz), key=lambda f: f.start)

@@ -29,10 +29,10 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str 
 
     if span is None:
         # the context's few due soon, when the whole list is a tool away: said as some, not all
-        some = "list_tasks" in chat.offered and not chat.whole_list
+        partial = "list_tasks" in chat.offered and not chat.whole_list
         if not tasks:
-            return "Nothing is due soon." if some else "You have no open tasks."
-        return ("Among your open tasks:\n" if some else "Your open tasks:\n") + _dated_lines(chat, tasks)
+            return "Nothing is due soon." if partial else "You have no open tasks."
+        return ("Among your open tasks:\n" if partial else "Your open tasks:\n") + _dated_lines(chat, tasks)
     first, last, name = span
     inside = [t for t in tasks if due_of(t) is not None and due_of(t) <= last]
     events = []
@@ -177,6 +177,35 @@ def listing(chat: Chat, text: str) -> Reply | None:
         return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [],
                      "list what's coming")
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
+
+
+LIST_TASKS_LIMIT = 100  # list_tasks answers at most this many (actors/tools/tasks.py)
+
+
+def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Reply | None:
+    """A look's answer once its tools answered (`results`: their JSON, in call order; `args`: the first
+    call's): the reminders, the whole list, or the calendar with the list beside it. None for other calls."""
+    if called == ["list_reminders"]:
+        return reminders_answer(chat, results[0])
+    if "list_tasks" in called:
+        listed = results[called.index("list_tasks")]
+        if isinstance(listed, list):
+            chat.tasks, chat.whole_list = [t for t in listed if isinstance(t, dict)], True
+        elif called == ["list_tasks"]:  # beside the calendar, the context's few still answer
+            return Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")
+    if called == ["list_tasks"]:
+        reply = topic(chat, chat.text) or listing(chat, chat.text) or Reply(task_list(chat), [], "list open tasks")
+        if len(chat.tasks) >= LIST_TASKS_LIMIT:
+            reply.text += f"\n(I read your first {LIST_TASKS_LIMIT} open tasks; there may be more.)"
+        return reply
+    if called[:1] != ["calendar_lookup"]:
+        return None
+    start, end = (dates.parse_moment(args.get(key), chat.tz) for key in ("start", "end"))
+    events = results[0].get("events") if isinstance(results[0], dict) and "error" not in results[0] else None
+    if start is None or end is None or not isinstance(events, list):
+        return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
+    return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events), [],
+                 "closing words after the tool results")
 
 
 def _whole_list(chat: Chat) -> Reply | None:

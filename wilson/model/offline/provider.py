@@ -25,9 +25,6 @@ SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 
 
-LIST_TASKS_LIMIT = 100  # list_tasks answers at most this many (actors/tools/tasks.py)
-
-
 def _content(message: dict) -> str:
     content = message.get("content")
     if isinstance(content, list):
@@ -144,32 +141,16 @@ class OfflineProvider:
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
-        results = [_content(m) for m in messages[len(messages) - len(called):]]  # the tool messages, in call order
-        if called == ["list_reminders"]:
-            reply = looks.reminders_answer(user_chat(self, context, offered), _json_value(results[0]))
-            if context.get("first_contact") and reply.text:
-                reply.text = f"{phrases.INTRO}\n\n{reply.text}"
-            return reply.text, reply.calls, reply.rule
-        chat = user_chat(self, context, offered)
-        if "list_tasks" in called:
-            listed = _json_value(results[called.index("list_tasks")])
-            if not isinstance(listed, list):
-                return "I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable"
-            chat.tasks, chat.whole_list = [t for t in listed if isinstance(t, dict)], True
-        if called == ["list_tasks"]:
-            reply = (looks.topic(chat, chat.text) or looks.listing(chat, chat.text)
-                     or phrases.Reply(looks.task_list(chat), [], "list open tasks"))
-            if len(chat.tasks) >= LIST_TASKS_LIMIT:
-                reply.text += f"\n(I read your first {LIST_TASKS_LIMIT} open tasks; there may be more.)"
-            if context.get("first_contact") and reply.text:
-                reply.text = f"{phrases.INTRO}\n\n{reply.text}"
-            return reply.text, reply.calls, reply.rule
-        if called[:1] == ["calendar_lookup"]:
-            answer = _calendar_answer(chat, calls[0], results[0])
-        elif any(name not in MUTATING_TOOLS_EXCLUDED for name in called):
-            answer = "I've put that together for your approval (offline rules)."
-        else:
-            answer = ""
+        results = [_json_value(_content(m)) for m in messages[len(messages) - len(called):]]  # in call order
+        first = calls[0].get("arguments") if calls else ""
+        looked = looks.after_reads(user_chat(self, context, offered), called,
+                                   _json_in(first if isinstance(first, str) else ""), results)
+        if looked is not None:
+            if context.get("first_contact") and looked.text:
+                looked.text = f"{phrases.INTRO}\n\n{looked.text}"
+            return looked.text, looked.calls, looked.rule
+        answer = ("I've put that together for your approval (offline rules)."
+                  if any(name not in MUTATING_TOOLS_EXCLUDED for name in called) else "")
         if context.get("first_contact"):
             answer = f"{phrases.INTRO}\n\n{answer}".strip()
         return answer, [], "closing words after the tool results"
@@ -389,17 +370,6 @@ def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat
                         first_contact=bool(context.get("first_contact")),
                         home=provider.home(context.get("timezone")),
                         memories=list(context.get("memories") or []))
-
-
-def _calendar_answer(chat: phrases.Chat, call: dict, result: str) -> str:
-    """The calendar question's answer from what `calendar_lookup` found (its span read from the call)."""
-    args = _json_in(call.get("arguments") if isinstance(call.get("arguments"), str) else "")
-    start, end = (dates.parse_moment(args.get(key), chat.tz) for key in ("start", "end"))
-    found = _json_in(result)
-    events = found.get("events")
-    if start is None or end is None or "error" in found or not isinstance(events, list):
-        return "I couldn't read your calendar just now. Nothing was changed."
-    return looks.calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events)
 
 
 def _window_days(window: str) -> int | None:
