@@ -250,3 +250,15 @@ def test_the_calendar_answer_names_everything_due_in_its_span(make_app):
     repl_of(app).run_line("what's on this week?")
     answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
     assert "On your list" in answer and all(f"Errand {n:02d}" in answer for n in range(18)), answer
+
+
+def test_a_question_about_this_evening_is_answered_for_today(make_app):
+    # the first round looked at today; the answer named "the next two weeks", read again without the evening
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line('calendar add "Dinner with Anna" @ 2027-01-05T19:30')
+    said = len(app.user_deliveries())
+    repl.run_line("what's on this evening?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert "In your calendar on Tue 5 Jan:\n• Dinner with Anna — Tue 5 Jan 19:30" in answer, answer
+    assert "two weeks" not in answer, answer

@@ -158,8 +158,7 @@ def listing(chat: Chat, text: str) -> Reply | None:
     asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
     if not (asked or agendaish) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None  # before the date parser: most messages are no question about a day, and it is slow
-    named = None if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", said) else \
-        dates.search(text, chat.now, chat.tz, parts=True)  # read once, here: week_range is handed what it found
+    named = _days_named(chat, text)  # read once, here: week_range is handed what it found
     day = named is None or bool(named)
     agenda = agendaish and day
     if not (asked or agenda):
@@ -206,6 +205,14 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
         return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
     return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events), [],
                  "closing words after the tool results")
+
+
+def _days_named(chat: Chat, text: str) -> list | None:
+    """The dates a question about a day names ("on Friday", "this evening"); None when a word week_range
+    reads itself names the span ("today", "next week")."""
+    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", text.lower()):
+        return None
+    return dates.search(text, chat.now, chat.tz, parts=True)
 
 
 def _whole_list(chat: Chat) -> Reply | None:
@@ -313,7 +320,7 @@ def _waiting(chat: Chat) -> str:
 
 def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
     """The answer to a calendar question once `calendar_lookup` read [start, end]: the events, then what is due."""
-    name = dates.week_range(chat.text.lower(), chat.now, chat.tz)[2]
+    name = dates.week_range(chat.text.lower(), chat.now, chat.tz, _days_named(chat, chat.text))[2]
     lines = []
     for event in events:
         begins = dates.parse_moment(event.get("start"), chat.tz) if isinstance(event, dict) else None
