@@ -33,6 +33,7 @@ from storage.calendar_days import DayEvent
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
 from wilson.kernel.clock import as_utc
+from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
 
 SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
@@ -91,10 +92,8 @@ def _event_line(event: DayEvent, today: date, tz) -> str:
 def _topic_line(topic: Topic, today: date, tz) -> str:
     """A topic that begins today (an appointment told in words) as a line of today's briefing."""
     start = topic.starts.astimezone(tz)
-    last = topic.ends.astimezone(tz) if topic.ends else None
-    if last is not None and (last.hour, last.minute) == (0, 0):
-        last -= timedelta(days=1)  # stored as the exclusive end; people think in last days
-    until = f" (until {_short_day(last.date())})" if last is not None and last.date() > today else ""
+    last = last_day(topic.ends, tz) if topic.ends else None  # stored as the exclusive end
+    until = f" (until {_short_day(last)})" if last is not None and last > today else ""
     return (f"{start:%H:%M} " if (start.hour, start.minute) != (0, 0) else "") + f"{topic.title}{until}"
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from storage.models import Cursor
-from wilson.kernel.timeparse import utc_or_none
+from wilson.kernel.timeparse import last_day, utc_or_none
 
 CANCELLED = "CANCELLED"  # as channels/calendar/event.py writes a tombstone's status
 
@@ -33,7 +33,7 @@ class DayEvent:
         """The last local day the event covers (an end at midnight belongs to the day before)."""
         if self.end is None or self.end <= self.start:
             return self.first_day(tz)
-        return (self.end - timedelta(seconds=1)).astimezone(tz).date()
+        return last_day(self.end, tz)
 
 
 def _entry_event(key: str, entry) -> DayEvent | None:

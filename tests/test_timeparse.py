@@ -51,3 +51,14 @@ def test_windows_read_the_same_in_the_settings_check_and_at_run_time(tmp_path):
     assert configmod.load(tmp_path, {"WILSON_CORE_QUIET_HOURS": "false"}).get("core", "quiet_hours") == "false"
     with pytest.raises(configmod.ConfigError, match="quiet_hours"):
         configmod.load(tmp_path, {"WILSON_CORE_QUIET_HOURS": "22-7"})
+
+
+@pytest.mark.parametrize("end, last", [
+    ("2027-01-13T00:00:00+01:00", date(2027, 1, 12)),  # an all-day end: the midnight after the last day
+    ("2027-01-07T11:15:00+01:00", date(2027, 1, 7)),  # an end with hours is its own day
+    ("2027-03-29T00:00:00+02:00", date(2027, 3, 28)),  # after a 23-hour day
+    ("2027-11-01T00:00:00+01:00", date(2027, 10, 31)),  # after a 25-hour day
+    ("2027-03-28T22:00:00+00:00", date(2027, 3, 28)),  # stored in UTC
+])
+def test_the_last_day_of_a_span_is_the_local_day_before_an_end_at_midnight(end, last):
+    assert timeparse.last_day(datetime.fromisoformat(end), BERLIN) == last

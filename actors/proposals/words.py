@@ -9,7 +9,7 @@ from datetime import date, datetime, time, timedelta
 from actors import tools
 from actors.proposals.rules import actions_for
 from storage.models import Approval, ApprovalItem, Inbox
-from wilson.kernel.timeparse import aware_or_none
+from wilson.kernel.timeparse import aware_or_none, last_day
 
 
 UNDO_WORDS = re.compile(r"(?i)^\s*(?:please\s+)?undo(?:\s+(?:that|it|this|the last one|(?:proposal\s+)?#?(\d{1,16})))?"
@@ -89,10 +89,7 @@ def reason_for(row: Inbox | None, now: datetime, tz) -> str:
         return f"because “{one_line(payload['title'], 60)}”{when}"
     if row.kind == "topic_end" and payload.get("title"):
         ends = aware_or_none(payload.get("ends"))
-        if ends is not None and (ends.astimezone(tz).hour, ends.astimezone(tz).minute) == (0, 0):
-            # an all-day end is the midnight after its last day (a local day: 23 or 25 hours when clocks change)
-            ends = datetime.combine(ends.astimezone(tz).date() - timedelta(days=1), time(0), tzinfo=tz)
-        on = f" on {_day(ends, tz, now, False)}" if ends else ""
+        on = f" on {_day(datetime.combine(last_day(ends, tz), time(0), tzinfo=tz), tz, now, False)}" if ends else ""
         return f"because “{one_line(payload['title'], 60)}” ended{on}"
     if row.kind == "reminder":
         return f"because of your reminder “{one_line(payload.get('text') or row.text, 60)}”"

@@ -19,7 +19,7 @@ from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.clock import parse_duration
 from wilson.skills import Call, Tool
 from wilson.skills import is_int as _is_int, short as _short, storable  # noqa: F401 (shared by the tools)
-from wilson.kernel.timeparse import date_or_datetime
+from wilson.kernel.timeparse import date_or_datetime, last_day
 
 
 def _obj(required=(), **props) -> dict:
@@ -100,8 +100,7 @@ def show_span(starts, ends, tz: ZoneInfo) -> str:
         return show_when(first, first_is_date, tz)
     local_last = last.astimezone(tz)
     if not last_is_date and (local_last.hour, local_last.minute) == (0, 0) and last > first:
-        # an exclusive all-day end: the local midnight a day before (23 or 25 hours on the days clocks change)
-        last = datetime.combine(local_last.date() - timedelta(days=1), time(0), tzinfo=tz)
+        last = datetime.combine(last_day(last, tz), time(0), tzinfo=tz)  # an exclusive all-day end
     if last.astimezone(tz).date() == first.astimezone(tz).date():
         if first_is_date or last_is_date or last <= first:
             return show_when(first, first_is_date, tz)
@@ -121,12 +120,9 @@ def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
     def day(m):
         return m.astimezone(tz).date().isoformat() if m else None
 
-    last = topic.ends
-    if last is not None and (last.astimezone(tz).hour, last.astimezone(tz).minute) == (0, 0):
-        # stored as the exclusive end; people think in last days (a local day: 23 or 25 hours when clocks change)
-        last = datetime.combine(last.astimezone(tz).date() - timedelta(days=1), time(0), tzinfo=tz)
+    # stored as the exclusive end; people think in last days
     return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
-            "ends": day(last)}
+            "ends": last_day(topic.ends, tz).isoformat() if topic.ends else None}
 
 
 def _text_arg(args: dict, key: str) -> str | None:

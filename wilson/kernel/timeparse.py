@@ -9,7 +9,7 @@ Nothing here reads the clock (that is wilson/kernel/clock.py).
 from __future__ import annotations
 
 import contextlib
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from wilson.kernel.clock import as_utc
@@ -41,6 +41,12 @@ def aware_or_none(value) -> datetime | None:
     except (TypeError, ValueError):
         return None
     return moment if moment.tzinfo is not None else None
+
+
+def last_day(end: datetime, tz: ZoneInfo) -> date:
+    """The last local day a span ending at `end` covers: an end at midnight is exclusive (an all-day end is
+    the midnight after its last day), on the days the clocks change as on any other."""
+    return (end - timedelta(microseconds=1)).astimezone(tz).date()
 
 
 def local_moment(day: date, at: time, tz: ZoneInfo) -> datetime:
