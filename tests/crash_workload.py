@@ -83,6 +83,7 @@ def model_reply(body: dict) -> dict:
     return {"text": ""}
 
 
+LIFE_TOKEN = re.compile(r"\A/bot(?P<token>.+)-life(?P<life>\d+)/(?P<method>\w+)\Z")
 DELAY_NOTE = re.compile(r"\A\(Delayed: I couldn't reach Telegram from [^\n]+\)\n\n")
 
 
@@ -90,23 +91,31 @@ class RecordingTelegram(FakeTelegram):
     """The fake Bot API, also keeping each sent message as it looked when it was sent
     (`messages` follows later edits, which would hide what the user saw first).
 
-    A request belongs to the life of the child that made it, taken when it arrives: a send held
-    by a slow answer may be recorded after its sender was killed and the next one started.
+    A request belongs to the life of the child that made it: each start of the child gets a token of
+    its own (`token_for`), so a request read by the server only after its sender was killed and the
+    next one started still counts in its sender's life, as does a send held by a slow answer.
     The "(Delayed: …)" line an outage puts before a message is kept apart (`_delayed`), so the
     message still reads as the same answer, proposal or command reply."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.shown: list[dict] = []
-        self.life = 0  # which start of the child is sending (the harness sets it)
         self.handed: dict[int, int] = {}  # update_id -> the life that getUpdates handed it to last
         self.sends_in_flight = 0
         self._arrival = threading.local()
 
+    def token_for(self, life: int) -> str:
+        """The token start number `life` of the child is given; the fake takes it for its own."""
+        return f"{self.token}-life{life}"
+
     def handle(self, path, params):
+        found = LIFE_TOKEN.match(path)
+        life = 0  # a request made with the plain token (a test calling the fake by hand)
+        if found and found["token"] == self.token:
+            life, path = int(found["life"]), f"/bot{self.token}/{found['method']}"
         sending = path.endswith("/sendMessage")
         with self._lock:
-            self._arrival.life = self.life
+            self._arrival.life = life
             self.sends_in_flight += sending
         try:
             return super().handle(path, params)
@@ -134,7 +143,8 @@ class RecordingTelegram(FakeTelegram):
         return batch
 
     def sends_landed(self, timeout: float) -> bool:
-        """Wait until no sendMessage is being answered (a killed child's slow send lands in its own life)."""
+        """Wait until no sendMessage is being answered: a killed child's slow send lands before the next
+        child's first, so the last message of a life is the last it sent."""
         with self._lock:
             return self._lock.wait_for(lambda: self.sends_in_flight == 0, timeout)
 
@@ -343,12 +353,12 @@ class CrashHarness:
         self.long_outage = 65.0 if kills >= 100 else 0.0
 
     # The child -----------------------------------------------------------------------------
-    def env(self, faults: str | None) -> dict:
+    def env(self, faults: str | None, life: int = 0) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
         env.update({
             "WILSON_HOME": str(self.home),
             "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
-            "WILSON_TELEGRAM_TOKEN": self.fake.token,
+            "WILSON_TELEGRAM_TOKEN": self.fake.token_for(life),
             "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
             "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
             "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
@@ -377,12 +387,11 @@ class CrashHarness:
     def start(self, faults: str | None = None) -> int:
         """Start the child; returns the getUpdates count before it, to tell when it listens."""
         self.starts += 1
-        self.fake.life = self.starts
         polls = self.fake.polls()
         log = open(self.home / f"child-{self.starts:03d}.log", "wb")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run"],
-                                     env=self.env(faults), cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+                                     env=self.env(faults, self.starts), cwd=str(ROOT), stdout=log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
         return polls
 
@@ -789,17 +798,19 @@ class CrashHarness:
         f.proposals = len(approvals)
 
         # No user-visible message delivered twice.
-        seen: dict[tuple, int] = {}
+        seen: dict[tuple, list] = {}  # what the user saw -> the starts that sent it
         for m in shown:
-            seen[self.looks(m)] = seen.get(self.looks(m), 0) + 1
-        for (chat, thread, text, reply_to), count in seen.items():
+            seen.setdefault(self.looks(m), []).append(m["_life"])
+        for (chat, thread, text, reply_to), lives in seen.items():
+            count = len(lives)
             allowed = 1
             if reply_to is None and not TAG.search(text) and not text.startswith("Proposal "):
                 # a text that may rightly come more than once (an apology, a refusal): one per outbox row
                 allowed = max(1, self.query("SELECT count(*) FROM outbox WHERE channel = 'telegram' AND text = ?",
                                             text)[0][0])
             if count > allowed:
-                f.duplicates.append(f"delivered {count} times: {text[:120]!r}")
+                killed = ", ".join(f"{life}{' (killed)' if life in self.killed else ''}" for life in lives)
+                f.duplicates.append(f"delivered {count} times: {text[:120]!r}, by starts {killed}")
 
         # Every message of the user's (and every command) answered exactly once: one answer, however
         # often it was delivered (a repeat of the same answer is counted above).

@@ -135,18 +135,32 @@ def test_the_order_check_names_a_row_shown_before_an_older_one():
 
 def test_a_send_keeps_its_senders_life_and_the_delay_line_apart():
     fake = RecordingTelegram()  # not started: its handler is called as the HTTP server would
-    send = f"/bot{fake.token}/sendMessage"
-    fake.life = 3
-    fake.handle(send, {"chat_id": 7, "text": "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)\n\nAnswer [m1]"})
-    fake.delay("sendMessage", 1.0)  # held by a slow answer while its sender dies and the next one starts
-    held = threading.Thread(target=fake.handle, args=(send, {"chat_id": 7, "text": "Answer [m2]"}))
+    fake.handle(f"/bot{fake.token_for(3)}/sendMessage",
+                {"chat_id": 7, "text": "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)\n\nAnswer [m1]"})
+    fake.handle(f"/bot{fake.token_for(4)}/sendMessage", {"chat_id": 7, "text": "Answer [m2]"})
+    # read by the server after start 4 began: it still counts in the life of the child that sent it
+    fake.handle(f"/bot{fake.token_for(3)}/sendMessage", {"chat_id": 7, "text": "Answer [m3]"})
+    first, second, late = fake.shown_copy()
+    assert (first["text"], first["_life"], first["_delayed"]) == (
+        "Answer [m1]", 3, "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)")
+    assert (second["text"], second["_life"], "_delayed" in second) == ("Answer [m2]", 4, False)
+    assert (late["text"], late["_life"]) == ("Answer [m3]", 3)
+
+
+def test_a_token_not_the_fakes_is_refused_whatever_its_life():
+    fake = RecordingTelegram()
+    status, body = fake.handle("/botsomeone-else:XYZ-life3/sendMessage", {"chat_id": 7, "text": "hi"})
+    assert (status, body["error_code"], fake.shown_copy()) == (401, 401, [])
+
+
+def test_a_slow_send_of_a_killed_child_lands_before_the_next_child_starts():
+    fake = RecordingTelegram()
+    fake.delay("sendMessage", 1.0)  # held by a slow answer while its sender dies
+    held = threading.Thread(target=fake.handle, args=(f"/bot{fake.token_for(3)}/sendMessage",
+                                                      {"chat_id": 7, "text": "Answer [m2]"}))
     held.start()
     with fake._lock:
         assert fake._lock.wait_for(lambda: fake.sends_in_flight == 1, 10)
-    fake.life = 4
     assert fake.sends_landed(10)
     held.join(10)
-    first, second = fake.shown_copy()
-    assert (first["text"], first["_life"], first["_delayed"]) == (
-        "Answer [m1]", 3, "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)")
-    assert (second["text"], second["_life"], "_delayed" in second) == ("Answer [m2]", 3, False)
+    assert [(m["text"], m["_life"]) for m in fake.shown_copy()] == [("Answer [m2]", 3)]
