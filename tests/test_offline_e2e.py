@@ -262,3 +262,15 @@ def test_a_question_about_this_evening_is_answered_for_today(make_app):
     answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
     assert "In your calendar on Tue 5 Jan:\n• Dinner with Anna — Tue 5 Jan 19:30" in answer, answer
     assert "two weeks" not in answer, answer
+
+
+def test_a_request_after_a_greeting_becomes_its_proposal(make_app):
+    # "I didn't understand that" before: the greeting or where the user is hid the request from the rules
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    repl = repl_of(app)
+    for said, item in (("hi, add buy milk to my list", "1. New task: Buy milk"),
+                       ("I'm home. Remind me tomorrow at 6 to call Tom", "1. Remind you once, Wed 6 Jan 2027 18:00")):
+        before = len(app.user_deliveries())
+        repl.run_line(said)
+        answer = "\n".join(d["text"] for d in app.user_deliveries()[before:])
+        assert item in answer and "didn't understand" not in answer, answer

@@ -110,6 +110,34 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
     assert reply.calls == [] and reply.text.startswith(said) and "Nothing was" not in reply.text
 
 
+@pytest.mark.parametrize("text, asked", [
+    # "I didn't understand that" before: the greeting, thanks or whereabouts hid the request
+    ("hi, add buy milk to my list", "add buy milk to my list"),
+    ("Hello Wilson, remind me tomorrow to call Tom", "remind me tomorrow to call Tom"),
+    ("thanks, add pay rent by Friday", "add pay rent by Friday"),
+    ("I’m home, add buy bread", "add buy bread"), ("I'm back! done with the flights", "done with the flights"),
+    ("I'm sick today, remind me at 9 tomorrow to call the doctor", "remind me at 9 tomorrow to call the doctor"),
+    ("ok, drop the passport task", "drop the passport task"), ("hi! thanks - show my tasks", "show my tasks"),
+])
+def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(text, asked):
+    assert phrases.request_of(text) == asked
+    reply = answer(phrases.request_of(text))
+    assert (reply.calls, reply.text) == (answer(asked).calls, answer(asked).text), reply
+    assert not reply.text.startswith("I didn't understand"), reply
+
+
+@pytest.mark.parametrize("text, kept, said", [
+    ("hi", "hi", "Hi!"), ("hi, I'm home.", "I'm home.", "👍"), ("Good morning, Wilson!", "Good morning, Wilson!", "Hi!"),
+    ("thanks, that's all", "that's all", "I didn't understand"),
+    ("ok remind me", "ok remind me", "I didn't understand"),  # no stop after the "ok": read as it is
+    ("home insurance: renew by Friday", "home insurance: renew by Friday", ""),
+    ("I'm sick, tell my boss", "tell my boss", "I didn't understand"),
+])
+def test_what_is_left_of_a_message_without_its_lead_in(text, kept, said):
+    assert phrases.request_of(text) == kept
+    assert answer(kept).text.startswith(said)
+
+
 def test_a_bare_yes_approves_nothing_when_the_proposal_waiting_is_not_the_last_one_asked():
     # a bare "no" still declines it: it changes nothing in the user's world
     pending = [{"id": 4, "not_the_last_asked": True, "items": [{"position": 1, "description": "New task: Pay rent"},

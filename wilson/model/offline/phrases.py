@@ -64,15 +64,36 @@ BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|l
 _NOW_WORDS = (r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
               r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
               r"back (?:soon|later)|again|finally|[!.]+))*\s*$")
-UNWELL_RE = re.compile(r"^(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
-                       r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
-                       r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
-                       r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
-                       + _NOW_WORDS, re.I)
-WHEREABOUTS_RE = re.compile(r"^(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|"
-                            r"going to (?:bed|sleep)|on my way(?: home| to work)?|leaving (?:now|work)|"
-                            r"got (?:home|back|in)|back|home|at home|at work|at the office|in the office|"
-                            r"working from home|out)\b" + _NOW_WORDS, re.I)
+_UNWELL = (r"(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
+           r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
+           r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
+           r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b")
+UNWELL_RE = re.compile("^" + _UNWELL + _NOW_WORDS, re.I)
+_WHERE = (r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
+          r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
+          r"at the office|in the office|working from home|out)\b")
+WHEREABOUTS_RE = re.compile("^" + _WHERE + _NOW_WORDS, re.I)
+# What comes before the request itself, with a stop after it: a greeting, thanks, an "ok", where or how they are
+# ("hi, add milk to my list", "thanks! remind me…", "I'm home, add bread", "I'm sick, remind me to call the
+# doctor at 9"); the rules read the request without it (request_of). Not a bare "please", nor an "ok" without
+# its stop ("ok remind me" is read as it is).
+LEAD_RE = re.compile(r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
+                     r"cheers|ok|okay|great|cool|so|right|sorry|oh|" + _WHERE.replace("(?P<where>", "(?:") + "|"
+                     + _UNWELL + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)\s*[,;:.!-]+\s*",
+                     re.I)
+
+
+def request_of(text: str) -> str:
+    """The message without what comes before the request itself (LEAD_RE), clause by clause while something
+    is left: "hi, I'm home." keeps "I'm home." (small talk, answered as such)."""
+    while (lead := LEAD_RE.match(text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end()):
+        text = text[lead.end():]
+    return text
+
+
+_ONLY_ADDRESS = re.compile(r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I)  # "Good morning, Wilson!" is a greeting
+
+
 QUIET_HINT = "To hold my non-urgent messages for a day: “quiet 1d” in the terminal, /quiet 1d in Telegram."
 DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"

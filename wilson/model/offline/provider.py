@@ -361,9 +361,10 @@ def _domestic(place, title: str, home) -> bool:
 
 
 def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat:
-    """The user's message and what the cortex's context says about their tasks, topics and proposals."""
+    """The user's request (their message without a greeting before it) and what the cortex's context says
+    about their tasks, topics and proposals."""
     stimulus = context.get("stimulus") or {}
-    return phrases.Chat(text=str(stimulus.get("text") or ""), now=dates.now_of(context.get("now")),
+    return phrases.Chat(text=phrases.request_of(str(stimulus.get("text") or "")), now=dates.now_of(context.get("now")),
                         tz=dates.zone(context.get("timezone")), playbook=provider.playbook,
                         tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
                         pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
