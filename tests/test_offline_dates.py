@@ -124,6 +124,28 @@ def test_week_range(words, expected):
     assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected
 
 
+def test_this_weekend_asked_on_a_weekend_day_is_what_is_left_of_it():
+    # on a Sunday it was the next weekend
+    assert dates.week_range("this weekend?", at("2027-01-10T10:00"), BERLIN) == (
+        date(2027, 1, 10), date(2027, 1, 10), "this weekend")
+    assert dates.week_range("this weekend?", at("2027-01-09T10:00"), BERLIN) == (
+        date(2027, 1, 9), date(2027, 1, 10), "this weekend")
+
+
+@pytest.mark.parametrize("text, now, expected", [
+    # a request "this weekend" asked when: its Saturday, or today on a weekend day
+    ("remind me this weekend to clean the garage", "2027-01-05T08:00", date(2027, 1, 9)),
+    ("at the weekend fix the bike", "2027-01-05T08:00", date(2027, 1, 9)),
+    ("over the weekend read the contract", "2027-01-09T08:00", date(2027, 1, 9)),
+    ("on the weekend call Gran", "2027-01-10T08:00", date(2027, 1, 10)),
+    ("this weekend at 10 wash the car", "2027-01-05T08:00", datetime(2027, 1, 9, 10, 0, tzinfo=BERLIN)),
+])
+def test_the_weekend_in_a_request_is_its_saturday(text, now, expected):
+    found, = dates.search(text, at(now), BERLIN, parts=True)
+    assert found.value == expected
+    assert dates.search("see you at the weekend!", at(now), BERLIN) == []  # in a mail: news, not a date
+
+
 @pytest.mark.parametrize("text, now, expected", [
     # a day with its part: the parser keeps the day and drops "evening", which is the evening's hour
     ("remind me on Friday evening to call Tom", "2027-01-05T08:00", "2027-01-08T18:00:00+01:00"),
@@ -201,6 +223,17 @@ def test_a_long_paste_is_not_read_part_by_part():
     # an hour inside the parser's own phrase joins it (the day was lost, and the hour read as today's)
     ("tomorrow at 6 in the morning", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
     ("at 6 in the morning", "2027-01-21T08:00", "2027-01-22T06:00:00+01:00", "6 read as 06:00, the morning"),
+    # the hour of a spoken time is read as a bare hour's ("When should I remind you?" before)
+    ("call Tom at half past 5", "2027-01-21T08:00", "2027-01-21T17:30:00+01:00", "5:30 read as 17:30, the afternoon"),
+    ("at quarter to 6 pick up Leo", "2027-01-21T08:00", "2027-01-21T17:45:00+01:00",
+     "5:45 read as 17:45, the afternoon"),
+    ("at half 5 on Friday", "2027-01-21T08:00", "2027-01-22T17:30:00+01:00", "5:30 read as 17:30, the afternoon"),
+    ("tomorrow at quarter past 7", "2027-01-21T08:00", "2027-01-22T07:15:00+01:00", "7:15 read as 07:15, the morning"),
+    ("at half past 5 in the morning", "2027-01-21T08:00", "2027-01-22T05:30:00+01:00",
+     "5:30 read as 05:30, the morning"),
+    ("half past 8 this evening", "2027-01-21T08:00", "2027-01-21T20:30:00+01:00", "8:30 read as 20:30, the evening"),
+    ("at quarter to 1", "2027-01-21T08:00", "2027-01-21T12:45:00+01:00", ""),
+    ("at half past 5pm", "2027-01-21T08:00", "2027-01-21T17:30:00+01:00", ""),
     # a 24-hour clock hour and an explicit am/pm need no reading
     ("tomorrow at 15", "2027-01-21T18:00", "2027-01-22T15:00:00+01:00", ""),
     ("tomorrow at 9pm", "2027-01-21T18:00", "2027-01-22T21:00:00+01:00", ""),
@@ -215,6 +248,8 @@ def test_a_bare_hour_is_read_by_the_part_of_the_day_it_most_likely_means(text, n
 
 def test_at_with_a_number_that_is_no_hour_is_left_alone():
     assert dates.search("prices at 10% off", at("2027-01-21T18:00"), BERLIN) == []
+    assert dates.search("done in half an hour", at("2027-01-21T18:00"), BERLIN)[0].phrase == "in half an hour"
+    assert dates.search("at half past 13", at("2027-01-21T18:00"), BERLIN) == []
     assert dates.search("we met at 25 degrees", at("2027-01-21T18:00"), BERLIN) == []
 
 

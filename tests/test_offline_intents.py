@@ -45,6 +45,10 @@ def test_a_deadline_in_words_becomes_a_topic_named_after_it():
      ("remind", {"text": "send the invoice", "at": "2027-01-06T15:00:00+01:00"})),
     ("remind me every first Monday at 8 to pay rent", ("create_reminder", {"text": "pay rent", "cron": "0 8 1-7 * 1"})),
     ("add pay rent by Friday", ("create_task", {"title": "Pay rent", "due": "2027-01-08"})),
+    # "When should I remind you?" before
+    ("remind me this weekend to clean the garage",
+     ("remind", {"text": "clean the garage", "at": "2027-01-09T09:00:00+01:00"})),
+    ("remind me at half past 5 to call Tom", ("remind", {"text": "call Tom", "at": "2027-01-05T17:30:00+01:00"})),
     ("todo: buy a birthday present by the 20th",
      ("create_task", {"title": "Buy a birthday present", "due": "2027-01-20"})),
     # no notes: they would replace the task's own
@@ -268,6 +272,11 @@ def test_a_repeating_reminder_said_with_its_schedule_first():
     ("remind me every day at 3 to take my pills", "0 15 * * *", "take my pills"),  # was 03:00
     ("remind me every morning at 6 to go running", "0 6 * * *", "go running"),
     ("remind me every day at 6:30 to stretch", "30 6 * * *", "stretch"),  # minutes written: as written
+    # a spoken time is a 12-hour clock's, read as a bare hour: it was “at half past 6 to take my pills”, at 09:00
+    ("remind me every day at half past 6 to take my pills", "30 18 * * *", "take my pills"),
+    ("remind me to take my pills every day at half past 6", "30 18 * * *", "take my pills"),
+    ("remind me every morning at quarter past 7 to stretch", "15 7 * * *", "stretch"),
+    ("remind me every Friday at quarter to 5 to submit my hours", "45 16 * * 5", "submit my hours"),
     ("remind me every day at 5 to wake up the kids", "0 5 * * *", "wake up the kids"),
     ("remind me to pay the cleaner on the 15th of every month", "0 9 15 * *", "pay the cleaner"),
     ("remind me every 15th of the month to pay the cleaner", "0 9 15 * *", "pay the cleaner"),

@@ -49,6 +49,11 @@ _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|ne
 _BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|a\.m\.|p\.m\.|"
                            r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
                            r"years?\b|percent))", re.I)
+# "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
+# hour's, and read as one (bare_hour); the parser reads none of them
+SPOKEN_CLOCK_RE = re.compile(r"\b(?:at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
+                              r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?(?!\s*(?:[\d:%]|an?\b|hours?\b))"
+                              r"(?:\s*(?P<half>am\b|pm\b|a\.m\.|p\.m\.))?", re.I)
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
@@ -61,8 +66,8 @@ _DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
 # a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
 PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 18, "night": 21}
 _PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
-# an hour said right before a part of the day ("at 6 in the morning") is read with it
-_HOUR_BEFORE_RE = re.compile(r"\bat\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
+# an hour said right before a part of the day ("at 6 in the morning", "half past 5 in the morning") is read with it
+_HOUR_BEFORE_RE = re.compile(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
 # ("tomorrow in the evening"): the parser reads neither
 _PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
@@ -239,15 +244,48 @@ def morning_said(text: str) -> bool:
     return bool(_MORNING_RE.search(text))
 
 
-def bare_hour(hour: int, text: str) -> tuple[int, str]:
-    """The hour of “at 9” (no am/pm) on a 24-hour clock, and how it was read when that was a choice:
-    7 to 11 is the morning unless the text speaks of the evening; 1 to 6 the afternoon or evening unless
+def bare_hour(hour: int, text: str, minute: int = 0) -> tuple[int, str]:
+    """The hour of “at 9” or “half past 9” (no am/pm) on a 24-hour clock, and how it was read when that was a
+    choice: 7 to 11 is the morning unless the text speaks of the evening; 1 to 6 the afternoon or evening unless
     it speaks of the morning (nobody means “call Mum at 5” at five in the morning)."""
     if not 1 <= hour <= 11:
         return hour, ""
+    said = f"{hour}:{minute:02d}" if minute else f"{hour}"
     if _EVENING_RE.search(text) or hour <= LATER_UP_TO and not morning_said(text):
-        return hour + 12, f"{hour} read as {hour + 12:02d}:00, the {'afternoon' if hour < 6 else 'evening'}"
-    return hour, f"{hour} read as {hour:02d}:00, the morning"
+        part = "afternoon" if hour < 6 else "evening"
+        return hour + 12, f"{said} read as {hour + 12:02d}:{minute:02d}, the {part}"
+    return hour, f"{said} read as {hour:02d}:{minute:02d}, the morning"
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A time of day read here, not by the parser: where it stands in the text, the hour as said, its minutes,
+    and "am"/"pm" when said."""
+
+    start: int
+    end: int
+    hour: int
+    minute: int = 0
+    half: str = ""
+
+    def of_day(self, text: str) -> tuple[int, int, str]:
+        """(hour, minute) on a 24-hour clock, and how an hour without am/pm was read."""
+        if self.half:
+            return self.hour % 12 + 12 * self.half.startswith("p"), self.minute, ""
+        hour, reading = bare_hour(self.hour, text, self.minute)
+        return hour, self.minute, reading
+
+
+def spoken_clock(match: re.Match) -> Clock | None:
+    """“half past 5” → 5:30, “quarter to 6” → 5:45, “at half 5” → 5:30; None for an hour no clock shows."""
+    hour = int(match.group("hour") or match.group("british"))
+    if not 1 <= hour <= 12:
+        return None
+    minute = 30 if match.group("british") or match.group("part").lower() == "half" else 15
+    if (match.group("rel") or "").lower() == "to":
+        hour, minute = hour - 1 or 12, 60 - minute
+    half = (match.group("half") or "").lower().replace(".", "")
+    return Clock(match.start(), match.end(), hour, minute, half)
 
 
 PARTS_READ = 10  # a message says a few; a pasted page with hundreds is not read part by part
@@ -277,35 +315,35 @@ def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> l
     return found
 
 
-def _with_hours(text: str, found: list[Found], hours: list[re.Match], now: datetime, tz: ZoneInfo) -> list[Found]:
-    """Each bare hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on Saturday");
-    alone, it is the next time the clock shows that hour."""
+def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime, tz: ZoneInfo) -> list[Found]:
+    """Each bare or spoken hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on
+    Saturday", "half past 5 on Friday"); alone, it is the next time the clock shows that hour."""
     found = list(found)
-    for match in hours:
-        hour, reading = bare_hour(int(match.group("hour")), text)
+    for clock in hours:
+        hour, minute, reading = clock.of_day(text)
         day_phrase = None
         for f in found:
             end = f.start + len(f.phrase)
-            if (end <= match.start() and not text[end:match.start()].strip(" ,")) or \
-                    (f.start >= match.end() and not text[match.end():f.start].strip(" ,")) or \
-                    f.start <= match.start() and match.end() <= end:  # read around it: "tomorrow at 6 in the morning"
+            if (end <= clock.start and not text[end:clock.start].strip(" ,")) or \
+                    (f.start >= clock.end and not text[clock.end:f.start].strip(" ,")) or \
+                    f.start <= clock.start and clock.end <= end:  # read around it: "tomorrow at 6 in the morning"
                 day_phrase = f
                 break
         if day_phrase is not None:
             found.remove(day_phrase)
-            start = min(day_phrase.start, match.start())
-            end = max(day_phrase.start + len(day_phrase.phrase), match.end())
-            value = datetime.combine(local_date(day_phrase.value, tz), time(hour), tzinfo=tz)
+            start = min(day_phrase.start, clock.start)
+            end = max(day_phrase.start + len(day_phrase.phrase), clock.end)
+            value = datetime.combine(local_date(day_phrase.value, tz), time(hour, minute), tzinfo=tz)
         else:
-            start, end = match.start(), match.end()
+            start, end = clock.start, clock.end
             after, before = _DAYPART_AFTER.match(text[end:]), _DAYPART_BEFORE.search(text[:start])
             if after:
                 end += after.end()
             elif before:
                 start = before.start()
-            value = datetime.combine(now.astimezone(tz).date(), time(hour), tzinfo=tz)
+            value = datetime.combine(now.astimezone(tz).date(), time(hour, minute), tzinfo=tz)
             if value <= now:
-                value = datetime.combine(value.date() + timedelta(days=1), time(hour), tzinfo=tz)
+                value = datetime.combine(value.date() + timedelta(days=1), time(hour, minute), tzinfo=tz)
         found.append(Found(text[start:end], value, start, reading))
     return found
 
@@ -343,11 +381,21 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return first if first > today else None
 
 
+# "this weekend", "at the weekend": its Saturday (today, on a weekend day), in a request only ("see you at the
+# weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
+_WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b", re.I)
+
+
+def _weekend(now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    return today if today.weekday() >= 5 else today + timedelta(days=5 - today.weekday())
+
+
 def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
     the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day). `parts`: a part
-    of the day said alone is a moment ("this evening", "in the morning"), as in a request; in a mail it is
-    news ("thanks for your call this morning"), not a date."""
+    of the day said alone is a moment ("this evening", "in the morning"), and so is the weekend, as in a request;
+    in a mail it is news ("thanks for your call this morning"), not a date."""
     text = text or ""
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
@@ -370,10 +418,15 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
                          text, re.I):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
-    hours = [m for m in _BARE_HOUR_RE.finditer(text) if int(m.group("hour")) <= 23
-             and not any(m.start() < e and s < m.end() for s, e in taken)]
+    for m in _WEEKEND_RE.finditer(text) if parts else ():
+        add(m.start(), m.end(), m.group(0), _weekend(now, tz))
+    hours = [clock for clock in map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)) if clock is not None
+             and not any(clock.start < e and s < clock.end for s, e in taken)]
+    hours += [Clock(m.start(), m.end(), int(m.group("hour"))) for m in _BARE_HOUR_RE.finditer(text)
+              if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
+                                                        for s, e in taken + [(c.start, c.end) for c in hours])]
     masked = text
-    for s, e in taken + [m.span() for m in hours]:  # what is read already is not read twice
+    for s, e in taken + [(clock.start, clock.end) for clock in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
 
     def finished() -> list[Found]:
@@ -458,8 +511,8 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
     if "next week" in said:
         monday = today + timedelta(days=7 - today.weekday())
         return monday, monday + timedelta(days=6), "next week"
-    if "weekend" in said:
-        saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+    if "weekend" in said:  # on a Sunday, what is left of it: today
+        saturday = today - timedelta(days=1) if today.weekday() == 6 else today + timedelta(days=5 - today.weekday())
         return max(today, saturday), saturday + timedelta(days=1), "this weekend"
     if "week" in said:
         return today, today + timedelta(days=6 - today.weekday()), "this week"

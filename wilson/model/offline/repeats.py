@@ -115,9 +115,16 @@ def _reading(rest: str, found: re.Match) -> Reading:
         days, weekday = ORDINALS.get(ordinal, "*"), str((WEEKDAYS.index(unit) + 1) % 7)
     part = (found.group("part") or unit).lower()
     hour, minute = dates.PART_OF_DAY_HOURS.get(part, 9), 0  # a day with no part said: 09:00
-    at = _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # "every day 7am", not "the 7pm class"
-    if at:
-        hour, minute = _clock(at, part, rest)
+    spoken = _spoken(rest)
+    at = None if spoken else _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # not "the 7pm class"
+    if spoken:  # "at half past 6": an hour of the 12-hour clock, as a bare hour is
+        hour, minute = _clock(spoken.hour, spoken.minute, spoken.half, part, rest, as_written=False)
+        spans.append((spoken.start, spoken.end))
+    elif at:
+        named = (at.groupdict().get("named") or "").lower()
+        hour, minute = (0 if named == "midnight" else 12, 0) if named else _clock(
+            int(at.group("hour")), int(at.group("minute") or 0), (at.group("half") or "").lower(), part, rest,
+            as_written=bool(at.group("minute")))
         spans.append(at.span())
     what = _without(rest, spans)
     if hour > 23 or minute > 59 or _PLURAL_DAYS_RE.search(what):
@@ -131,21 +138,23 @@ def _reading(rest: str, found: re.Match) -> Reading:
 
 def _dated(text: str, now: datetime, tz) -> bool:
     """A day named in what the schedule left: "tomorrow", "on Friday" (a time alone, "the 7pm class", is none)."""
-    return any(not _JUST_A_TIME_RE.match(f.phrase.strip()) for f in dates.search(text, now, tz))
+    return any(not _JUST_A_TIME_RE.match(f.phrase.strip()) and not dates.SPOKEN_CLOCK_RE.fullmatch(f.phrase.strip())
+               for f in dates.search(text, now, tz))
 
 
-def _clock(at: re.Match, part: str, text: str) -> tuple[int, int]:
-    named = (at.groupdict().get("named") or "").lower()
-    if named:
-        return (0 if named == "midnight" else 12), 0
-    hour, minute = int(at.group("hour")), int(at.group("minute") or 0)
-    half = (at.group("half") or "").lower()
+def _spoken(text: str) -> dates.Clock | None:
+    return next(filter(None, map(dates.spoken_clock, dates.SPOKEN_CLOCK_RE.finditer(text))), None)
+
+
+def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: bool) -> tuple[int, int]:
+    """(hour, minute) on a 24-hour clock of a time said with the schedule's part of the day; `as_written`:
+    minutes written in digits ("at 6:30"), which may be a 24-hour time."""
     if half == "am" and hour == 12 or not half and hour == 12 and part == "night":
         return 0, minute  # "12am", "every night at 12": midnight
-    # "every evening at 6" is 18:00, and so is "every Monday at 6" (dates.bare_hour: nobody means 06:00 unless
-    # the morning is said); "at 6:30" is as written
+    # "every evening at 6" is 18:00, and so is "every Monday at 6" or "at half past 6" (dates.bare_hour: nobody
+    # means 06:00 unless the morning is said); "at 6:30" is as written
     later = (part == "afternoon" or part in ("evening", "night") and hour >= 5
-             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO and not at.group("minute")
+             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO and not as_written
              and not dates.morning_said(text))
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
