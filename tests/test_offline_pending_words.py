@@ -98,6 +98,18 @@ def test_several_reminders_still_proposed_that_the_words_name_are_asked_about():
     assert "Proposal 3, item 1: New reminder: walk the dog" in said and "Proposal 2, item 1" in said
 
 
+def test_the_list_of_reminders_names_those_still_waiting_for_an_answer():
+    # "You have no reminders." before, right after the user asked for one
+    said, calls = said_in_the_end("what reminders do I have?", [PRESENT, CALL, PILLS])
+    assert calls == [] and said == ("You have no reminders set.\n\nWaiting for your answer:\n"
+                                    "• Proposal 4: Remind you once, Wed 6 Jan 2027 08:00: call mum\n"
+                                    "• Proposal 2: New reminder: take my pills (at 08:00)")
+    said, _ = said_in_the_end("show my reminders", [DOG], [{"id": 8, "text": "water the plants", "when": "at 09:00"}])
+    assert said == ("Your reminders:\n• water the plants — at 09:00\n\n"
+                    "Waiting for your answer:\n• Proposal 3: New reminder: walk the dog (at 09:00)")
+    assert said_in_the_end("what reminders do I have?", [PRESENT])[0] == "You have no reminders set."
+
+
 def test_a_reminder_nobody_set_or_proposed_still_has_nothing_to_stop():
     said, calls = said_in_the_end("cancel the gym reminder", [PILLS])
     assert (said, calls) == ("You have no reminders, so there is nothing to stop.", [])

@@ -132,6 +132,12 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
 REMINDER_ITEM = re.compile(r"^(?:New reminder:|Remind you once\b)")
 
 
+def reminders_proposed(chat: Chat) -> list[tuple[dict, dict]]:
+    """(proposal, item) for each reminder a proposal waiting for the user's answer would set."""
+    return [(p, i) for p in chat.pending if isinstance(p, dict) for i in p.get("items") or []
+            if isinstance(i, dict) and REMINDER_ITEM.match(_headline(i))]
+
+
 def proposed_reminder(chat: Chat, what: str) -> Reply | None:
     """"cancel the pills reminder" when no reminder that is set is the pills one, but a proposal waiting for
     an answer would set it: no to that item, the rest of its proposal left waiting. The words name it as they
@@ -140,9 +146,7 @@ def proposed_reminder(chat: Chat, what: str) -> Reply | None:
     if "decide" not in chat.offered:
         return None
     wanted = words(what)
-    proposed = [(p, i) for p in chat.pending if isinstance(p, dict) for i in p.get("items") or []
-                if isinstance(i, dict) and REMINDER_ITEM.match(_headline(i))]
-    named = [(p, i) for p, i in proposed if not wanted or covers(wanted, _item_words(i))]
+    named = [(p, i) for p, i in reminders_proposed(chat) if not wanted or covers(wanted, _item_words(i))]
     if len(named) > 1:
         lines = "\n".join(f"• Proposal {p.get('id')}, item {i.get('position')}: {i.get('description')}"
                           for p, i in named)

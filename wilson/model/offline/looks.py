@@ -13,7 +13,7 @@ import re
 from datetime import date, datetime
 
 from wilson.model.offline import dates
-from wilson.model.offline.answers import proposed_reminder
+from wilson.model.offline.answers import proposed_reminder, reminders_proposed
 from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
                                           MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
                                           Reply)
@@ -123,8 +123,10 @@ def reminders_answer(chat: Chat, listed) -> Reply:
     reminders = [r for r in listed if isinstance(r, dict) and r.get("text")]
     lines = "\n".join(f"• {r['text']} — {r.get('when')}" for r in reminders)
     what = _stop_reminder_words(chat.text)
-    if what is None:
-        return Reply(f"Your reminders:\n{lines}" if reminders else "You have no reminders.", [], "list the reminders")
+    if what is None:  # and those a proposal would set, which the user may take for set already
+        waiting = "\n".join(f"• Proposal {p.get('id')}: {i.get('description')}" for p, i in reminders_proposed(chat))
+        said = f"Your reminders:\n{lines}" if reminders else "You have no reminders set."
+        return Reply(said + (f"\n\nWaiting for your answer:\n{waiting}" if waiting else ""), [], "list the reminders")
     wanted = words(what)
     # every word names it ("to pay the rent" is not "pay the gas bill"), one aside in a longer phrase;
     # "the reminder" names the only one there is
