@@ -765,6 +765,7 @@ def test_and_inside_one_request_is_no_second_request():
     ("remind me to add salt and add pepper by Friday", "remind"),
     ("add pick up the kids and add petrol to my car by Friday", "create_task"),
     ("snooze the flights until Monday, remind me then", "snooze_task"),
+    ("add 2 more days in Rome. thanks", "create_task"),
 ])
 def test_add_or_remind_me_inside_one_request_is_no_second_request(text, tool):
     assert [name for name, _ in answer(text).calls] == [tool]
@@ -774,6 +775,9 @@ def test_add_or_remind_me_inside_one_request_is_no_second_request(text, tool):
     "remind me to call mum on Sunday and add pay rent by Friday",  # "add" with its own day, after the first's
     "done with the flights? remind me to pack on Friday",  # a question mark ends a request too
     "what's on my plate this week and remind me to pack on Friday",  # a look and a change: one at a time too
+    # a new sentence that begins with "add", or ", also add": the add was lost behind the look before
+    "what's on my plate? also add buy bread", "what's on my plate, also add buy bread",
+    "add pay rent by Friday. Add buy milk too",
 ])
 def test_a_second_request_after_a_day_a_question_or_a_look_is_asked_for_on_its_own(text):
     reply = answer(text)

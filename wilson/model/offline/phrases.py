@@ -26,14 +26,17 @@ HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 # "add" is a request of its own only with a deadline after a stop or after the first request's day, or naming
 # the list ("…, add buy an adapter by March 1", "…on Sunday and add pay rent by Friday", "and add the receipts
 # to my list"): "remind me to check the tyres and add oil on Saturday",
-# "and add a day in Florence" and "snooze it until Monday, remind me then" are one request each.
+# "and add a day in Florence" and "snooze it until Monday, remind me then" are one request each. A new sentence
+# that begins with "add", or ", also add", is a request of its own ("what's on my plate? also add buy bread").
 SECOND_REQUEST_RE = re.compile(r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
                                r"(?:remind me\b(?!\s+(?:then|again|later|too|as well)\b|\s*[.!?]*$)|"
                                r"don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
                                r"add\b[^,;.!?]*\bto my (?:list|tasks|to-?dos?)\b)"
                                r"|(?:[,;.!?]|\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|to|yester)day|tomorrow|tonight|"
                                r"\d{1,2}(?:st|nd|rd|th)?|week|month)(?P<cut>)\s+and\b)"
-                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b", re.I)
+                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b"
+                               r"|[;.!?]\s*(?:(?:and|also|then|please|pls)\s+)*add\s+\w|,\s*(?:and\s+)?also\s+add\s+\w",
+                               re.I)
 # A courtesy at the end ("add pay rent by Friday, thanks!") is no part of what is asked
 # (after a stop only: "remind me to say thanks" keeps its thanks)
 COURTESY_RE = re.compile(r"\s*[,;.!]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
