@@ -98,3 +98,16 @@ def test_a_long_reason_is_cut_at_a_word_with_its_bracket_closed():
     quoted = rules.clipped("Because “" + "word " * 60 + "”")
     assert quoted.endswith("…”") and len(quoted) <= rules.MAX_REASON
     assert rules.clipped("((" + "word " * 60).endswith("…))")
+
+
+def test_an_offline_rules_reading_is_kept_whole_and_the_users_words_are_cut_instead(db, tmp_path):
+    # the reason ended "(2:30 read as 14:30, the…)": the user's own words, quoted before it, took the room
+    config = make_config(tmp_path / "home")
+    rule = "one-off reminder (“on Thursday at half past 2” → Thu 14 Jan 2027 14:30 (2:30 read as 14:30, the afternoon))"
+    said = "remind me to call the embassy about the visa appointment on Thursday at half past 2"
+    approval = make.propose(message(said), ITEMS[:1], "repl", NOW, config, offline=rule)
+    assert len(approval.reason) <= rules.MAX_REASON
+    assert approval.reason.endswith(f"(offline rules: {rule})")
+    assert approval.reason.startswith("because you asked: “remind me to call the embassy") and "…”" in approval.reason
+    short = make.propose(message("remind me at half past 2"), ITEMS[:1], "repl", NOW, config, offline=rule)
+    assert short.reason == f"because you asked: “remind me at half past 2” (offline rules: {rule})"

@@ -7,8 +7,8 @@ import secrets
 from datetime import datetime
 
 from actors import briefing, tools
-from actors.proposals.rules import OPEN, CannotPropose, actions_for, clipped, expires, find, nudge_at
-from actors.proposals.words import changes_between, reason_for, render
+from actors.proposals.rules import MAX_REASON, OPEN, CannotPropose, actions_for, clipped, expires, find, nudge_at
+from actors.proposals.words import changes_between, one_line, reason_for, render
 from storage import mute
 from storage import outbox, trace
 from storage.db import database
@@ -23,6 +23,18 @@ def approver_for(row: Inbox, original: Approval | None, config) -> str:
     if row.origin == "user" and row.user_id:
         return str(row.user_id)
     return str(config.get("core", "owner"))
+
+
+def with_rule(row: Inbox, reason: str, rule: str, now: datetime, tz) -> str:
+    """The reason with the offline rule that made the proposal. The user's words quoted in it are cut shorter
+    when both would not fit, so the rule's reading ("2:30 read as 14:30, the afternoon") is kept whole: they
+    have just written the words, and the reading is what they need to check."""
+    said = f"{reason} (offline rules: {rule})" if reason else f"offline rules: {rule}"
+    over = len(said) - MAX_REASON
+    if over > 0 and row.origin == "user":
+        reason = reason_for(row, now, tz, quote=max(30, len(one_line(row.text)) - over))
+        said = f"{reason} (offline rules: {rule})"
+    return said
 
 
 def propose(row: Inbox, items: list, channel: str, now: datetime, config, offline: str = "") -> Approval | None:
@@ -46,7 +58,7 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
     reason = (original.reason if original is not None and original.reason
               else reason_for(row, now, config.timezone))
     if offline and not (original is not None and original.reason):
-        reason = f"{reason} (offline rules: {offline})" if reason else f"offline rules: {offline}"
+        reason = with_rule(row, reason, offline, now, config.timezone)
     reason = clipped(reason)
     changes = ""
     if original is not None:

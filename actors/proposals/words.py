@@ -74,14 +74,15 @@ def _calendar_reason(buffer: dict, tz, now: datetime) -> str:
     return f"because “{title}” is in your calendar{when}"
 
 
-def reason_for(row: Inbox | None, now: datetime, tz) -> str:
+def reason_for(row: Inbox | None, now: datetime, tz, quote: int = 80) -> str:
     """One line saying what led to a proposal: the event, message, deadline or reminder of the run
-    that made it. Words others wrote are quoted short, with their source named."""
+    that made it. Words others wrote are quoted short, with their source named; the user's own words up to
+    `quote` characters."""
     if row is None:
         return ""
     payload = row.payload if isinstance(row.payload, dict) else {}
     if row.origin == "user":
-        return f"because you asked: “{one_line(row.text)}”"
+        return f"because you asked: “{one_line(row.text, quote)}”"
     if row.kind == "deadline" and payload.get("title"):
         due = aware_or_none(payload.get("due"))
         when = f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}" \
