@@ -122,6 +122,10 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
     ("I’m home, add buy bread", "add buy bread"), ("I'm back! done with the flights", "done with the flights"),
     ("I'm sick today, remind me at 9 tomorrow to call the doctor", "remind me at 9 tomorrow to call the doctor"),
     ("ok, drop the passport task", "drop the passport task"), ("hi! thanks - show my tasks", "show my tasks"),
+    # a request put as a question
+    ("can you remind me to call mum on Sunday?", "remind me to call mum on Sunday"),
+    ("Could you please move the passport task to next Tuesday?", "move the passport task to next Tuesday"),
+    ("hi, will you add pay rent by Friday, please?", "add pay rent by Friday"),
 ])
 def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(text, asked):
     assert phrases.request_of(text) == asked
@@ -136,6 +140,7 @@ def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(tex
     ("ok remind me", "ok remind me", "I didn't understand"),  # no stop after the "ok": read as it is
     ("home insurance: renew by Friday", "home insurance: renew by Friday", ""),
     ("I'm sick, tell my boss", "tell my boss", "I didn't understand"),
+    ("can you?", "can you?", "I didn't understand"), ("can you do it", "can you do it", "I didn't understand"),
 ])
 def test_what_is_left_of_a_message_without_its_lead_in(text, kept, said):
     assert phrases.request_of(text) == kept

@@ -86,12 +86,19 @@ LEAD_RE = re.compile(r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|
                      re.I)
 
 
+# a request put as a question: "can you remind me to take out the bins tonight?", "could you please add milk?"
+_ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?=\w)(?P<ask>.+?)"
+                             r"(?:[\s,]+please)?\s*\?+\s*$", re.I | re.S)
+
+
 def request_of(text: str) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
-    is left: "hi, I'm home." keeps "I'm home." (small talk, answered as such)."""
+    is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
+    without its question ("can you add milk?" is "add milk")."""
     while (lead := LEAD_RE.match(text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end()):
         text = text[lead.end():]
-    return text
+    asked = _ASKED_POLITELY.match(text)
+    return asked.group("ask") if asked else text
 
 
 _ONLY_ADDRESS = re.compile(r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I)  # "Good morning, Wilson!" is a greeting
