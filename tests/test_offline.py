@@ -431,6 +431,19 @@ def test_offline_mail_heads_up_says_its_subject_once(make_app):
     assert said == ["From the email “Final notice” from billing@evil[.]example: Heads-up: this may need you."]
 
 
+def test_an_urgent_mail_is_passed_on_with_its_subject_said_once(make_app):
+    from datetime import timedelta
+
+    app = make_app(llm="offline")
+    app.inject_buffered("email", "The production server is down, please call me now.",
+                        {"subject": "URGENT: server down", "from": "boss@work.example"})
+    app.advance(timedelta(hours=1))  # the RAS wakes triage early
+    said = [d["text"] for d in app.user_deliveries()]
+    # it was "…: Heads-up: URGENT: server down: The production server is down, please call me now."
+    assert said == ["From the email “URGENT: server down” from boss@work[.]example: Heads-up: "
+                    "“The production server is down, please call me now.”"]
+
+
 def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(make_app):
     from datetime import timedelta
 

@@ -324,7 +324,10 @@ class Cortex:
                 where = f" ({about.group(1)})" if about.group(1) else ""  # its "tomorrow" is that day's
             subjects = {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers") or []
                         if isinstance(b, dict)}
-            if summary.strip().lower() in subjects:
+            said = next((s for s in subjects if s and summary.lower().startswith(s + ": ")), None)
+            if said is not None:  # "Subject: the sentence that says why" (triage.summary): the sentence, quoted
+                summary = f"“{summary[len(said) + 2:].strip()}”"
+            elif summary.strip().lower() in subjects:
                 # the source's name quotes the subject already; it is not said twice, and what the sender
                 # wrote is what the user needs to hear
                 wrote = opening(text, subjects)
