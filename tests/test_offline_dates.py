@@ -124,6 +124,21 @@ def test_week_range(words, expected):
     assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected
 
 
+@pytest.mark.parametrize("text, now, expected", [
+    # said on a Tuesday, "next Wednesday" was tomorrow, as "on Wednesday" is
+    ("next Wednesday", "2027-01-05T08:00", date(2027, 1, 13)),
+    ("job interview next Wednesday at 2", "2027-01-05T08:00", datetime(2027, 1, 13, 14, 0, tzinfo=BERLIN)),
+    ("dinner next Friday evening", "2027-01-05T08:00", datetime(2027, 1, 15, 18, 0, tzinfo=BERLIN)),
+    ("pay it by next Friday", "2027-01-05T08:00", date(2027, 1, 15)),
+    ("next Monday", "2027-01-10T08:00", date(2027, 1, 11)),  # said on a Sunday: tomorrow is next week's
+    ("next Wednesday", "2027-01-06T08:00", date(2027, 1, 13)),  # said on a Wednesday
+    ("on Wednesday", "2027-01-05T08:00", date(2027, 1, 6)),
+])
+def test_next_and_a_weekday_is_that_day_of_next_week(text, now, expected):
+    found, = dates.search(text, at(now), BERLIN, parts=True)
+    assert found.value == expected
+
+
 def test_this_weekend_asked_on_a_weekend_day_is_what_is_left_of_it():
     # on a Sunday it was the next weekend
     assert dates.week_range("this weekend?", at("2027-01-10T10:00"), BERLIN) == (

@@ -305,7 +305,7 @@ def test_an_undone_move_can_be_undone_in_turn(app, repl):
     said(app, repl, f"approve {newest().id}")
     assert Task.get().due == first_due
     said(app, repl, "undo")
-    assert newest().items.get().description == "Undo: Call the bank — due back to Wed 6 Jan 2027"
+    assert newest().items.get().description == "Undo: Call the bank — due back to Wed 13 Jan 2027"
     said(app, repl, f"approve {newest().id}")
     assert Task.get().due == moved_due
 

@@ -381,6 +381,19 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return first if first > today else None
 
 
+# "next Wednesday" is the Wednesday of next week: said on a Tuesday, it is not tomorrow (the parser reads it as
+# the coming one, as it reads "on Wednesday")
+_NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+
+
+def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
+    if not _NEXT_WEEKDAY_RE.search(phrase):
+        return value
+    today = now.astimezone(tz).date()
+    monday = today + timedelta(days=7 - today.weekday())
+    return value + timedelta(days=7) if local_date(value, tz) < monday else value
+
+
 # "this weekend", "at the weekend": its Saturday (today, on a weekend day), in a request only ("see you at the
 # weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
 _WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b", re.I)
@@ -404,7 +417,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         if value is None or any(start < e and s < end for s, e in taken):
             return
         taken.append((start, end))
-        found.append(Found(text[start:end] if phrase is None else phrase, value, start))
+        phrase = text[start:end] if phrase is None else phrase
+        found.append(Found(phrase, _in_next_week(phrase, value, now, tz), start))
 
     for m in ISO_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
