@@ -78,8 +78,12 @@ def defang(text: str, allowed: set[str] | None = None) -> str:
 
 
 def _quoted(value, limit: int = 60) -> str:
+    """Words quoted inside a line: one line, no curly quotes, links defanged, cut at a word within `limit`."""
     text = " ".join(str(value).split()).replace("“", "").replace("”", "")
-    text = text if len(text) <= limit else text[:limit - 1] + "…"
+    if len(text) > limit:
+        cut = text[:limit - 1]
+        words = cut.rsplit(" ", 1)[0].rstrip(" ,;:-")
+        text = (words if len(words) > limit // 2 else cut) + "…"  # one long word (a link): cut inside it
     return defang(text)
 
 
