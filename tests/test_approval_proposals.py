@@ -111,3 +111,13 @@ def test_an_offline_rules_reading_is_kept_whole_and_the_users_words_are_cut_inst
     assert approval.reason.startswith("because you asked: “remind me to call the embassy") and "…”" in approval.reason
     short = make.propose(message("remind me at half past 2"), ITEMS[:1], "repl", NOW, config, offline=rule)
     assert short.reason == f"because you asked: “remind me at half past 2” (offline rules: {rule})"
+
+
+def test_words_quoted_in_a_reason_are_cut_at_a_word():
+    from actors.tools.untrusted import _quoted
+
+    # it was "I have a job interview next W…"
+    assert _quoted("I have a job interview next Wednesday at 2", 30) == "I have a job interview next…"
+    assert _quoted("short words", 30) == "short words"
+    link = _quoted("see https://x.example/" + "a" * 100, 40)  # one long word: cut inside it, not dropped
+    assert link.startswith("see x[.]example/aaa") and link.endswith("a…") and len(link) <= 42
