@@ -154,11 +154,15 @@ def test_this_weekend_asked_on_a_weekend_day_is_what_is_left_of_it():
     ("over the weekend read the contract", "2027-01-09T08:00", date(2027, 1, 9)),
     ("on the weekend call Gran", "2027-01-10T08:00", date(2027, 1, 10)),
     ("this weekend at 10 wash the car", "2027-01-05T08:00", datetime(2027, 1, 9, 10, 0, tzinfo=BERLIN)),
+    # on a Saturday evening what is left of the weekend is Sunday ("When should I remind you?" before)
+    ("this weekend at 10 wash the car", "2027-01-09T20:00", datetime(2027, 1, 10, 10, 0, tzinfo=BERLIN)),
+    ("this weekend water the plants", "2027-01-09T08:00", date(2027, 1, 9)),
 ])
 def test_the_weekend_in_a_request_is_its_saturday(text, now, expected):
     found, = dates.search(text, at(now), BERLIN, parts=True)
     assert found.value == expected
     assert dates.search("see you at the weekend!", at(now), BERLIN) == []  # in a mail: news, not a date
+    assert dates.search("sort out this weekend's shopping", at(now), BERLIN, parts=True) == []
 
 
 @pytest.mark.parametrize("text, now, expected", [
@@ -209,6 +213,9 @@ def test_a_part_of_the_day_joins_only_the_day_beside_it():
 def test_a_long_paste_is_not_read_part_by_part():
     found = dates.search("We meet in the morning. " * 1000, at("2027-01-05T08:00"), BERLIN, parts=True)
     assert len(found) == dates.PARTS_READ
+    # nor time by time: thousands of times took seconds, each compared with every other
+    for paste in ("half past 5 " * 1500, "at 5 " * 4000):
+        assert len(dates.search(paste, at("2027-01-05T08:00"), BERLIN, parts=True)) <= dates.PARTS_READ
 
 
 @pytest.mark.parametrize("text, now, expected, reading", [
@@ -248,6 +255,11 @@ def test_a_long_paste_is_not_read_part_by_part():
      "5:30 read as 05:30, the morning"),
     ("half past 8 this evening", "2027-01-21T08:00", "2027-01-21T20:30:00+01:00", "8:30 read as 20:30, the evening"),
     ("at quarter to 1", "2027-01-21T08:00", "2027-01-21T12:45:00+01:00", ""),
+    ("at quarter to 7 leave for work", "2027-01-21T08:00", "2027-01-22T06:45:00+01:00",
+     "6:45 read as 06:45, the morning"),  # as 7 is, not as 6
+    ("at quarter to 7 a.m. leave", "2027-01-21T08:00", "2027-01-22T06:45:00+01:00", ""),
+    ("at 6 p.m. call Tom", "2027-01-21T08:00", "2027-01-21T18:00:00+01:00", ""),
+    ("call Tom at 5 on the 20th", "2027-01-05T08:00", "2027-01-20T17:00:00+01:00", "5 read as 17:00, the afternoon"),
     ("at half past 5pm", "2027-01-21T08:00", "2027-01-21T17:30:00+01:00", ""),
     # a 24-hour clock hour and an explicit am/pm need no reading
     ("tomorrow at 15", "2027-01-21T18:00", "2027-01-22T15:00:00+01:00", ""),

@@ -49,6 +49,12 @@ def test_a_deadline_in_words_becomes_a_topic_named_after_it():
     ("remind me this weekend to clean the garage",
      ("remind", {"text": "clean the garage", "at": "2027-01-09T09:00:00+01:00"})),
     ("remind me at half past 5 to call Tom", ("remind", {"text": "call Tom", "at": "2027-01-05T17:30:00+01:00"})),
+    ("remind me to book the half past 6 class tomorrow",
+     ("remind", {"text": "book the half past 6 class", "at": "2027-01-06T09:00:00+01:00"})),
+    ("remind me at half past 5 a.m. to go running", ("remind", {"text": "go running", "at": "2027-01-06T05:30:00+01:00"})),
+    ("remind me at 6 a.m. to run", ("remind", {"text": "run", "at": "2027-01-06T06:00:00+01:00"})),
+    ("remind me to call Tom at half past 5 on the 20th",
+     ("remind", {"text": "call Tom", "at": "2027-01-20T17:30:00+01:00"})),
     ("todo: buy a birthday present by the 20th",
      ("create_task", {"title": "Buy a birthday present", "due": "2027-01-20"})),
     # no notes: they would replace the task's own
@@ -129,22 +135,34 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
 ])
 def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(text, asked):
     assert phrases.request_of(text) == asked
-    reply = answer(phrases.request_of(text))
-    assert (reply.calls, reply.text) == (answer(asked).calls, answer(asked).text), reply
-    assert not reply.text.startswith("I didn't understand"), reply
+    reply = answer(asked)
+    assert (reply.calls or reply.text) and not reply.text.startswith("I didn't understand"), reply
 
 
 @pytest.mark.parametrize("text, kept, said", [
     ("hi", "hi", "Hi!"), ("hi, I'm home.", "I'm home.", "👍"), ("Good morning, Wilson!", "Good morning, Wilson!", "Hi!"),
     ("thanks, that's all", "that's all", "I didn't understand"),
     ("ok remind me", "ok remind me", "I didn't understand"),  # no stop after the "ok": read as it is
-    ("home insurance: renew by Friday", "home insurance: renew by Friday", ""),
     ("I'm sick, tell my boss", "tell my boss", "I didn't understand"),
     ("can you?", "can you?", "I didn't understand"), ("can you do it", "can you do it", "I didn't understand"),
 ])
 def test_what_is_left_of_a_message_without_its_lead_in(text, kept, said):
     assert phrases.request_of(text) == kept
     assert answer(kept).text.startswith(said)
+
+
+@pytest.mark.parametrize("text", ["home insurance: renew by Friday", "Hi-fi repair by Friday",
+                                  "back-to-school shopping by Friday", "home-made jam for Anna by Friday"])
+def test_a_word_that_only_looks_like_a_greeting_or_a_place_is_kept(text):
+    assert phrases.request_of(text) == text
+
+
+def test_an_exclamation_before_no_answers_no_proposal():
+    # "oh," was stripped as a lead-in, and "Oh, no!" rejected the proposal waiting
+    pending = [{"id": 4, "items": [{"position": 1, "description": "New task: Pay rent"}]}]
+    for text in ("Oh, no!", "sorry, no"):
+        assert phrases.request_of(text) == text
+        assert answer(phrases.request_of(text), pending).calls == []
 
 
 def test_a_bare_yes_approves_nothing_when_the_proposal_waiting_is_not_the_last_one_asked():
@@ -282,6 +300,11 @@ def test_a_repeating_reminder_said_with_its_schedule_first():
     ("remind me to take my pills every day at half past 6", "30 18 * * *", "take my pills"),
     ("remind me every morning at quarter past 7 to stretch", "15 7 * * *", "stretch"),
     ("remind me every Friday at quarter to 5 to submit my hours", "45 16 * * 5", "submit my hours"),
+    ("remind me every day at quarter to 7 to leave for work", "45 6 * * *", "leave for work"),  # as 7 is: morning
+    # a spoken time that names a thing is part of what to say, not the reminder's time
+    ("remind me every weekday at 7 to catch the quarter past 7 train", "0 7 * * 1-5",
+     "catch the quarter past 7 train"),
+    ("remind me every Monday to book the half past 6 class", "0 9 * * 1", "book the half past 6 class"),
     ("remind me every day at 5 to wake up the kids", "0 5 * * *", "wake up the kids"),
     ("remind me to pay the cleaner on the 15th of every month", "0 9 15 * *", "pay the cleaner"),
     ("remind me every 15th of the month to pay the cleaner", "0 9 15 * *", "pay the cleaner"),

@@ -45,15 +45,20 @@ _NOT_DATES = re.compile(r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|m
 _ORDINAL_ONLY = re.compile(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
 _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
 # "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
-# is read here. Not "at 9am", "at 9:30", "at 9.30", "at 10%", "at 3 days".
-_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|a\.m\.|p\.m\.|"
+# is read here, and so is "at 6 a.m.", which the parser takes for 00:00. Not "at 9am", "at 9:30", "at 9.30",
+# "at 10%", "at 3 days".
+_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
                            r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
-                           r"years?\b|percent))", re.I)
+                           r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?", re.I)
 # "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
 # hour's, and read as one (bare_hour); the parser reads none of them
-SPOKEN_CLOCK_RE = re.compile(r"\b(?:at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
-                              r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?(?!\s*(?:[\d:%]|an?\b|hours?\b))"
-                              r"(?:\s*(?P<half>am\b|pm\b|a\.m\.|p\.m\.))?", re.I)
+# Without "at" it is a time only where it stands as one, not a name ("the quarter past 7 train").
+SPOKEN_CLOCK_RE = re.compile(r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
+                              r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?"
+                              r"(?!\s*(?:[\d:%]|an?\b(?!\.m\.)|hours?\b))"
+                              r"(?:\s*(?P<half>am\b|pm\b|a\.m\.|p\.m\.))?"
+                              r"(?(at)|(?=\s*(?:$|[,;.!?]|(?:to|on|at|in|by|this|tomorrow|today|tonight|and|every|each|"
+                              r"please)\b)))", re.I)
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
@@ -267,13 +272,20 @@ class Clock:
     hour: int
     minute: int = 0
     half: str = ""
+    said: int = 0  # the hour as said, when not `hour`: "quarter to 7" is 6:45, and a morning's or an evening's as 7 is
 
     def of_day(self, text: str) -> tuple[int, int, str]:
         """(hour, minute) on a 24-hour clock, and how an hour without am/pm was read."""
         if self.half:
             return self.hour % 12 + 12 * self.half.startswith("p"), self.minute, ""
-        hour, reading = bare_hour(self.hour, text, self.minute)
-        return hour, self.minute, reading
+        said = self.said or self.hour
+        later = bare_hour(said, text)[0] != said
+        hour = self.hour + 12 if later and self.hour < 12 else self.hour
+        if not 1 <= said <= 11 or hour == 12:
+            return hour, self.minute, ""
+        part = "morning" if not later else "afternoon" if self.hour < 6 else "evening"
+        shown = f"{self.hour}:{self.minute:02d}" if self.minute else f"{self.hour}"
+        return hour, self.minute, f"{shown} read as {hour:02d}:{self.minute:02d}, the {part}"
 
 
 def spoken_clock(match: re.Match) -> Clock | None:
@@ -282,13 +294,14 @@ def spoken_clock(match: re.Match) -> Clock | None:
     if not 1 <= hour <= 12:
         return None
     minute = 30 if match.group("british") or match.group("part").lower() == "half" else 15
+    said = hour
     if (match.group("rel") or "").lower() == "to":
         hour, minute = hour - 1 or 12, 60 - minute
     half = (match.group("half") or "").lower().replace(".", "")
-    return Clock(match.start(), match.end(), hour, minute, half)
+    return Clock(match.start(), match.end(), hour, minute, half, said)
 
 
-PARTS_READ = 10  # a message says a few; a pasted page with hundreds is not read part by part
+PARTS_READ = 10  # a message says a few parts of the day or times; a pasted page with hundreds is not read one by one
 
 
 def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> list[Found]:
@@ -315,6 +328,13 @@ def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> l
     return found
 
 
+def _blank(match: re.Match) -> str:
+    return " " * len(match.group(0))
+
+
+_BETWEEN = re.compile(r"[\s,]*(?:(?:on|at)\s+)?", re.I)  # what may stand between a time and its day
+
+
 def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime, tz: ZoneInfo) -> list[Found]:
     """Each bare or spoken hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on
     Saturday", "half past 5 on Friday"); alone, it is the next time the clock shows that hour."""
@@ -324,8 +344,8 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
         day_phrase = None
         for f in found:
             end = f.start + len(f.phrase)
-            if (end <= clock.start and not text[end:clock.start].strip(" ,")) or \
-                    (f.start >= clock.end and not text[clock.end:f.start].strip(" ,")) or \
+            if (end <= clock.start and _BETWEEN.fullmatch(text[end:clock.start])) or \
+                    (f.start >= clock.end and _BETWEEN.fullmatch(text[clock.end:f.start])) or \
                     f.start <= clock.start and clock.end <= end:  # read around it: "tomorrow at 6 in the morning"
                 day_phrase = f
                 break
@@ -394,13 +414,18 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
     return value + timedelta(days=7) if local_date(value, tz) < monday else value
 
 
-# "this weekend", "at the weekend": its Saturday (today, on a weekend day), in a request only ("see you at the
-# weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
-_WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b", re.I)
+# "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
+# ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
+_WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?!['’]s\b)", re.I)
 
 
 def _weekend(now: datetime, tz: ZoneInfo) -> date:
-    today = now.astimezone(tz).date()
+    """The weekend's Saturday; on a Saturday once its morning is over (a reminder's hour, 09:00, has passed),
+    Sunday; on a Sunday, today."""
+    local = now.astimezone(tz)
+    today = local.date()
+    if today.weekday() == 5 and local.hour >= 9:
+        return today + timedelta(days=1)
     return today if today.weekday() >= 5 else today + timedelta(days=5 - today.weekday())
 
 
@@ -434,14 +459,18 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     for m in _WEEKEND_RE.finditer(text) if parts else ():
         add(m.start(), m.end(), m.group(0), _weekend(now, tz))
-    hours = [clock for clock in map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)) if clock is not None
+    spoken = itertools.islice(map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)), PARTS_READ)
+    hours = [clock for clock in spoken if clock is not None
              and not any(clock.start < e and s < clock.end for s, e in taken)]
-    hours += [Clock(m.start(), m.end(), int(m.group("hour"))) for m in _BARE_HOUR_RE.finditer(text)
+    hours += [Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
+              for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
               if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
                                                         for s, e in taken + [(c.start, c.end) for c in hours])]
     masked = text
     for s, e in taken + [(clock.start, clock.end) for clock in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
+    # and times past the first few are hidden from the parser too: thousands of them took it seconds
+    masked = _BARE_HOUR_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked))
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found

@@ -79,11 +79,12 @@ WHEREABOUTS_RE = re.compile("^" + _WHERE + _NOW_WORDS, re.I)
 # What comes before the request itself, with a stop after it: a greeting, thanks, an "ok", where or how they are
 # ("hi, add milk to my list", "thanks! remind me…", "I'm home, add bread", "I'm sick, remind me to call the
 # doctor at 9"); the rules read the request without it (request_of). Not a bare "please", nor an "ok" without
-# its stop ("ok remind me" is read as it is).
+# its stop ("ok remind me" is read as it is), nor a word joined by a hyphen ("home-made"); not "oh" nor "sorry",
+# which make "Oh, no!" an answer to a proposal.
 LEAD_RE = re.compile(r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
-                     r"cheers|ok|okay|great|cool|so|right|sorry|oh|" + _WHERE.replace("(?P<where>", "(?:") + "|"
-                     + _UNWELL + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)\s*[,;:.!-]+\s*",
-                     re.I)
+                     r"cheers|ok|okay|great|cool|so|" + _WHERE.replace("(?P<where>", "(?:") + "|"
+                     + _UNWELL + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)"
+                     r"(?:\s*[,;:.!]+|\s+[-–]+(?=\s))\s*", re.I)
 
 
 # a request put as a question: "can you remind me to take out the bins tonight?", "could you please add milk?"

@@ -118,7 +118,7 @@ def _reading(rest: str, found: re.Match) -> Reading:
     spoken = _spoken(rest)
     at = None if spoken else _AT_RE.search(rest) or _BARE_TIME_RE.match(rest, found.end())  # not "the 7pm class"
     if spoken:  # "at half past 6": an hour of the 12-hour clock, as a bare hour is
-        hour, minute = _clock(spoken.hour, spoken.minute, spoken.half, part, rest, as_written=False)
+        hour, minute = _clock(spoken.hour, spoken.minute, spoken.half, part, rest, as_written=False, said=spoken.said)
         spans.append((spoken.start, spoken.end))
     elif at:
         named = (at.groupdict().get("named") or "").lower()
@@ -146,15 +146,17 @@ def _spoken(text: str) -> dates.Clock | None:
     return next(filter(None, map(dates.spoken_clock, dates.SPOKEN_CLOCK_RE.finditer(text))), None)
 
 
-def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: bool) -> tuple[int, int]:
+def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: bool, said: int = 0) -> tuple[int, int]:
     """(hour, minute) on a 24-hour clock of a time said with the schedule's part of the day; `as_written`:
-    minutes written in digits ("at 6:30"), which may be a 24-hour time."""
+    minutes written in digits ("at 6:30"), which may be a 24-hour time; `said`: the hour as said, when not
+    `hour` ("quarter to 7" is 6:45, in the morning as 7 is)."""
     if half == "am" and hour == 12 or not half and hour == 12 and part == "night":
         return 0, minute  # "12am", "every night at 12": midnight
     # "every evening at 6" is 18:00, and so is "every Monday at 6" or "at half past 6" (dates.bare_hour: nobody
     # means 06:00 unless the morning is said); "at 6:30" is as written
-    later = (part == "afternoon" or part in ("evening", "night") and hour >= 5
-             or part not in ("morning", "night") and 1 <= hour <= dates.LATER_UP_TO and not as_written
+    said = said or hour
+    later = (part == "afternoon" or part in ("evening", "night") and said >= 5
+             or part not in ("morning", "night") and 1 <= said <= dates.LATER_UP_TO and not as_written
              and not dates.morning_said(text))
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
