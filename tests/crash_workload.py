@@ -101,6 +101,7 @@ class RecordingTelegram(FakeTelegram):
         super().__init__(*args, **kwargs)
         self.shown: list[dict] = []
         self.handed: dict[int, int] = {}  # update_id -> the life that getUpdates handed it to last
+        self.polled: dict[int, int] = {}  # life -> its getUpdates calls, answered or refused
         self.sends_in_flight = 0
         self._arrival = threading.local()
 
@@ -117,6 +118,8 @@ class RecordingTelegram(FakeTelegram):
         with self._lock:
             self._arrival.life = life
             self.sends_in_flight += sending
+            if path.endswith("/getUpdates"):
+                self.polled[life] = self.polled.get(life, 0) + 1
         try:
             return super().handle(path, params)
         finally:
@@ -162,9 +165,10 @@ class RecordingTelegram(FakeTelegram):
         with self._lock:
             return list(self.shown)
 
-    def polls(self) -> int:
+    def polls(self, life: int) -> int:
+        """The getUpdates calls start `life` made: a killed child's poll read late is not the next one listening."""
         with self._lock:
-            return sum(1 for c in self.calls if c["method"] == "getUpdates")
+            return self.polled.get(life, 0)
 
 
 # Poison: odd updates among the user's ---------------------------------------------------------
@@ -387,7 +391,7 @@ class CrashHarness:
     def start(self, faults: str | None = None) -> int:
         """Start the child; returns the getUpdates count before it, to tell when it listens."""
         self.starts += 1
-        polls = self.fake.polls()
+        polls = self.fake.polls(self.starts)
         log = open(self.home / f"child-{self.starts:03d}.log", "wb")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run"],
                                      env=self.env(faults, self.starts), cwd=str(ROOT), stdout=log,
@@ -399,7 +403,7 @@ class CrashHarness:
         """Wait until the child polls Telegram; False when it died first (or never got there)."""
         deadline = clockmod.monotonic() + self.start_timeout
         while clockmod.monotonic() < deadline:
-            if self.fake.polls() > polls_before:
+            if self.fake.polls(self.starts) > polls_before:
                 return True
             if self.proc.poll() is not None:
                 return False
@@ -630,7 +634,7 @@ class CrashHarness:
         self.heard = False
         if mode == "start":
             self._wait_exit(self.rng.uniform(0.0, 1.2))  # the random moment: somewhere in start-up
-            self.heard = self.fake.polls() > polls
+            self.heard = self.fake.polls(self.starts) > polls
         else:
             self.heard = self.listening(polls)
             if self.heard:

@@ -147,6 +147,13 @@ def test_a_send_keeps_its_senders_life_and_the_delay_line_apart():
     assert (late["text"], late["_life"]) == ("Answer [m3]", 3)
 
 
+def test_a_poll_counts_for_the_child_that_made_it():
+    fake = RecordingTelegram()
+    fake.handle(f"/bot{fake.token_for(3)}/getUpdates", {"timeout": 0})
+    fake.handle(f"/bot{fake.token_for(3)}/getUpdates", {"timeout": 0})  # read after start 4 began
+    assert (fake.polls(3), fake.polls(4)) == (2, 0)  # start 4 is not listening yet
+
+
 def test_a_token_not_the_fakes_is_refused_whatever_its_life():
     fake = RecordingTelegram()
     status, body = fake.handle("/botsomeone-else:XYZ-life3/sendMessage", {"chat_id": 7, "text": "hi"})
