@@ -274,3 +274,31 @@ def test_a_request_after_a_greeting_becomes_its_proposal(make_app):
         repl.run_line(said)
         answer = "\n".join(d["text"] for d in app.user_deliveries()[before:])
         assert item in answer and "didn't understand" not in answer, answer
+
+
+def test_when_is_an_event_is_answered_from_the_calendar(make_app):
+    # "I didn't understand that" before: only a topic's day was known to "when is …?"
+    app = make_app(start="2027-01-06T08:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line('calendar add "Dentist" @ 2027-01-07T10:30 -> 2027-01-07T11:15 ; Praxis Dr. Weber')
+    repl.run_line('calendar add "Mum\'s birthday" @ 2027-01-12')
+    repl.run_line("advance 10m")  # the calendar's next poll
+    for question, said in (("when is the dentist?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
+                           ("when is my next appointment?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
+                           ("when is Mum's birthday?", "Mum's birthday: Tue 12 Jan (in 6 days)."),
+                           ("when is the board meeting?",
+                            "I found nothing called “board meeting” in your calendar for the year ahead.")):
+        before = len(app.user_deliveries())
+        repl.run_line(question)
+        assert [d["text"] for d in app.user_deliveries()[before:]][-1].endswith(said)  # after the first hello
+
+
+def test_am_i_free_looks_at_the_calendar_of_that_day(make_app):
+    app = make_app(start="2027-01-06T08:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line('calendar add "Team dinner" @ 2027-01-08T19:00 -> 2027-01-08T22:00')
+    repl.run_line("advance 10m")
+    before = len(app.user_deliveries())
+    repl.run_line("am I free on Friday evening?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[before:])
+    assert "In your calendar on Fri 8 Jan:\n• Team dinner — Fri 8 Jan 19:00" in answer, answer

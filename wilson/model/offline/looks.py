@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from wilson.model.offline import dates
+from wilson.model.offline import dates, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
 from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
                                           MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
@@ -202,10 +202,13 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     if called[:1] != ["calendar_lookup"]:
         return None
     start, end = (dates.parse_moment(args.get(key), chat.tz) for key in ("start", "end"))
-    events = results[0].get("events") if isinstance(results[0], dict) and "error" not in results[0] else None
-    if start is None or end is None or not isinstance(events, list):
+    found = results[0].get("events") if isinstance(results[0], dict) and "error" not in results[0] else None
+    if start is None or end is None or not isinstance(found, list):
         return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
-    return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), events), [],
+    asked = WHEN_TOPIC_RE.match(chat.text)
+    if asked:
+        return when_event.answer(chat, asked.group("topic"), found)
+    return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found), [],
                  "closing words after the tool results")
 
 
@@ -228,7 +231,7 @@ def _whole_list(chat: Chat) -> Reply | None:
 
 
 AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
-                       r"schedule|agenda)\b")
+                       r"schedule|agenda|am i (?:free|busy|around))\b")
 TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
@@ -280,6 +283,8 @@ def when_topic(chat: Chat, text: str) -> Reply | None:
     if not named and container and not words(CONTAINER_RE.sub(" ", phrase)):
         named = [t for t in chat.topics if t.get("status") != "closed" and words(" ".join(container))
                  & words(str(t.get("title")))]
+    if not named and not found.group("end"):
+        return when_event.lookup(chat, phrase)  # "when is the dentist?": an event of the calendar, maybe
     if len(named) != 1:
         return _which(named, "when is which topic?")
     title = named[0].get("title")
