@@ -98,6 +98,16 @@ def test_several_reminders_still_proposed_that_the_words_name_are_asked_about():
     assert "Proposal 3, item 1: New reminder: walk the dog" in said and "Proposal 2, item 1" in said
 
 
+def test_done_with_a_task_still_proposed_says_where_it_waits():
+    # "I couldn't tell which task you mean … Nothing is due soon." before, with the task on screen in a proposal
+    for text in ("mark the present as done", "done with the present for Anna"):
+        reply = answer(text, [PILLS, PRESENT])
+        assert reply.calls == [] and reply.text == (
+            "“Buy a present for Anna” isn't on your list yet: proposal 1 still waits for your answer. If it's done "
+            "already, reject it there. Nothing was changed.")
+    assert answer("done with the gym", [PRESENT]).text.startswith("I couldn't tell which task you mean")
+
+
 def test_the_list_of_reminders_names_those_still_waiting_for_an_answer():
     # "You have no reminders." before, right after the user asked for one
     said, calls = said_in_the_end("what reminders do I have?", [PRESENT, CALL, PILLS])

@@ -128,6 +128,21 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
                                   "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
 
 
+def done_pending(chat: Chat, what: str) -> Reply | None:
+    """"done with the dentist" while "Book dentist appointment" is still a proposal: there is no task to mark
+    done yet; which proposal holds it is said, and that it can be rejected if the thing is done. None when the
+    words name no item waiting."""
+    proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
+    picked = _items_named(proposals, what)
+    if picked is None or not words(what):
+        return None
+    proposal, positions = picked
+    item = next(i for i in proposal["items"] if i.get("position") == positions[0])
+    task = ACTION.sub("", _headline(item)).split(" — ")[0]
+    return Reply(f"“{task}” isn't on your list yet: proposal {proposal['id']} still waits for your answer. If it's "
+                 "done already, reject it there. Nothing was changed.", [], "done with a task still proposed")
+
+
 # A reminder still proposed, as its item reads (actors/tools/reminders.py describe): a repeating one, or a one-off
 REMINDER_ITEM = re.compile(r"^(?:New reminder:|Remind you once\b)")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline import dates, going, looks, places, repeats
-from wilson.model.offline.answers import NO_RE, YES_RE, drop_pending, spoken_decision
+from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
@@ -123,8 +123,9 @@ def _done(chat: Chat, text: str) -> Reply | None:
             task = _task_named(chat, found.group("what"))
             if task is not None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
-            return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
-                         "done with an unknown task")
+            return done_pending(chat, found.group("what")) or Reply(
+                f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
+                "done with an unknown task")
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
     task = _task_named(chat, found.group("what")) if found else None
