@@ -38,7 +38,7 @@ TELEGRAM_HINT = """No Telegram token set, so Wilson talks to you here in the ter
 To use Telegram: create a bot with @BotFather, then
   export WILSON_TELEGRAM_TOKEN=...            # never put it in a file you share
   export WILSON_TELEGRAM_ALLOWED_USERS=12345  # your numeric Telegram user id (or use `wilson pair`)
-and run `make run` again."""
+and start Wilson again (`make run`, or `wilson run`)."""
 
 
 def cmd_run(opts, config) -> int:
