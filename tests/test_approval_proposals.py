@@ -109,6 +109,10 @@ def test_an_offline_rules_reading_is_kept_whole_and_the_users_words_are_cut_inst
     assert len(approval.reason) <= rules.MAX_REASON
     assert approval.reason.endswith(f"(offline rules: {rule})")
     assert approval.reason.startswith("because you asked: “remind me to call the embassy") and "…”" in approval.reason
+    # a link's every "." grows to "[.]" once quoted: measured as shown
+    linked = make.propose(message("remind me about www.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.example.com on Thursday"),
+                          ITEMS[:1], "repl", NOW, config, offline=rule)
+    assert len(linked.reason) <= rules.MAX_REASON and linked.reason.endswith(f"(offline rules: {rule})")
     short = make.propose(message("remind me at half past 2"), ITEMS[:1], "repl", NOW, config, offline=rule)
     assert short.reason == f"because you asked: “remind me at half past 2” (offline rules: {rule})"
 

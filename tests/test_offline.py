@@ -442,6 +442,12 @@ def test_an_urgent_mail_is_passed_on_with_its_subject_said_once(make_app):
     # it was "…: Heads-up: URGENT: server down: The production server is down, please call me now."
     assert said == ["From the email “URGENT: server down” from boss@work[.]example: Heads-up: "
                     "“The production server is down, please call me now.”"]
+    # a long sentence: triage's summary is cut inside its "(from …)", which is not quoted as the sender's
+    long = "The production server is down and every customer in all of Europe sees an error page since noon, call me now."
+    app.inject_buffered("email", long, {"subject": "URGENT: outage", "from": "boss-with-a-long-name@work.example"})
+    app.advance(timedelta(hours=1))
+    heads_up = app.user_deliveries()[-1]["text"]
+    assert heads_up.endswith(f"Heads-up: “{long}”"), heads_up
 
 
 def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(make_app):

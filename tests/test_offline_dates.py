@@ -133,6 +133,10 @@ def test_week_range(words, expected):
     ("next Monday", "2027-01-10T08:00", date(2027, 1, 11)),  # said on a Sunday: tomorrow is next week's
     ("next Wednesday", "2027-01-06T08:00", date(2027, 1, 13)),  # said on a Wednesday
     ("on Wednesday", "2027-01-05T08:00", date(2027, 1, 6)),
+    ("next fri", "2027-01-05T08:00", date(2027, 1, 15)),
+    # the day written beside it is the day meant
+    ("next Thursday, 7 Jan at 3pm", "2027-01-05T08:00", datetime(2027, 1, 7, 15, 0, tzinfo=BERLIN)),
+    ("next Wednesday 6th", "2027-01-05T08:00", date(2027, 1, 6)),
 ])
 def test_next_and_a_weekday_is_that_day_of_next_week(text, now, expected):
     found, = dates.search(text, at(now), BERLIN, parts=True)
@@ -157,6 +161,10 @@ def test_this_weekend_asked_on_a_weekend_day_is_what_is_left_of_it():
     # on a Saturday evening what is left of the weekend is Sunday ("When should I remind you?" before)
     ("this weekend at 10 wash the car", "2027-01-09T20:00", datetime(2027, 1, 10, 10, 0, tzinfo=BERLIN)),
     ("this weekend water the plants", "2027-01-09T08:00", date(2027, 1, 9)),
+    ("this weekend water the plants", "2027-01-09T14:00", date(2027, 1, 10)),
+    # but a moment still to come on the Saturday stays there
+    ("this weekend at 10 wash the car", "2027-01-09T09:30", datetime(2027, 1, 9, 10, 0, tzinfo=BERLIN)),
+    ("this weekend in the evening call Gran", "2027-01-09T09:30", datetime(2027, 1, 9, 18, 0, tzinfo=BERLIN)),
 ])
 def test_the_weekend_in_a_request_is_its_saturday(text, now, expected):
     found, = dates.search(text, at(now), BERLIN, parts=True)

@@ -132,6 +132,7 @@ def test_small_talk_gets_a_word_back_and_changes_nothing(text, said):
     ("can you remind me to call mum on Sunday?", "remind me to call mum on Sunday"),
     ("Could you please move the passport task to next Tuesday?", "move the passport task to next Tuesday"),
     ("hi, will you add pay rent by Friday, please?", "add pay rent by Friday"),
+    ("oh, remind me to call mum on Sunday", "remind me to call mum on Sunday"), ("sorry, add milk", "add milk"),
 ])
 def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(text, asked):
     assert phrases.request_of(text) == asked
@@ -145,6 +146,10 @@ def test_a_request_after_a_greeting_or_where_they_are_is_read_as_the_request(tex
     ("ok remind me", "ok remind me", "I didn't understand"),  # no stop after the "ok": read as it is
     ("I'm sick, tell my boss", "tell my boss", "I didn't understand"),
     ("can you?", "can you?", "I didn't understand"), ("can you do it", "can you do it", "I didn't understand"),
+    # a question that is no change keeps its question mark: it was a task marked done, or a reminder of "what"
+    ("can you check the flights are booked?", "can you check the flights are booked?", "I didn't understand"),
+    ("can you remind me what's on my plate?", "can you remind me what's on my plate?", "Coming up"),
+    ("Oh, no!", "Oh, no!", "I didn't understand"),
 ])
 def test_what_is_left_of_a_message_without_its_lead_in(text, kept, said):
     assert phrases.request_of(text) == kept
@@ -160,7 +165,7 @@ def test_a_word_that_only_looks_like_a_greeting_or_a_place_is_kept(text):
 def test_an_exclamation_before_no_answers_no_proposal():
     # "oh," was stripped as a lead-in, and "Oh, no!" rejected the proposal waiting
     pending = [{"id": 4, "items": [{"position": 1, "description": "New task: Pay rent"}]}]
-    for text in ("Oh, no!", "sorry, no"):
+    for text in ("Oh, no!", "sorry, no", "oh, yes"):
         assert phrases.request_of(text) == text
         assert answer(phrases.request_of(text), pending).calls == []
 
@@ -794,6 +799,7 @@ def test_and_inside_one_request_is_no_second_request():
     ("add pick up the kids and add petrol to my car by Friday", "create_task"),
     ("snooze the flights until Monday, remind me then", "snooze_task"),
     ("add 2 more days in Rome. thanks", "create_task"),
+    ("remind me tomorrow at 9 a.m. add the receipts to the expense report", "remind"),  # "a.m." ends no sentence
 ])
 def test_add_or_remind_me_inside_one_request_is_no_second_request(text, tool):
     assert [name for name, _ in answer(text).calls] == [tool]

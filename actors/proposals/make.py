@@ -30,10 +30,10 @@ def with_rule(row: Inbox, reason: str, rule: str, now: datetime, tz) -> str:
     when both would not fit, so the rule's reading ("2:30 read as 14:30, the afternoon") is kept whole: they
     have just written the words, and the reading is what they need to check."""
     said = f"{reason} (offline rules: {rule})" if reason else f"offline rules: {rule}"
-    over = len(said) - MAX_REASON
-    if over > 0 and row.origin == "user":
-        reason = reason_for(row, now, tz, quote=max(30, len(one_line(row.text)) - over))
-        said = f"{reason} (offline rules: {rule})"
+    quote = len(one_line(row.text))
+    while len(said) > MAX_REASON and row.origin == "user" and quote > 30:  # a defanged link grows as it is cut
+        quote = max(30, quote - (len(said) - MAX_REASON))
+        said = f"{reason_for(row, now, tz, quote=quote)} (offline rules: {rule})"
     return said
 
 

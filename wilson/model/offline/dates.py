@@ -402,12 +402,20 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 
 # "next Wednesday" is the Wednesday of next week: said on a Tuesday, it is not tomorrow (the parser reads it as
-# the coming one, as it reads "on Wednesday")
-_NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)
+# the coming one, as it reads "on Wednesday"); "next Thursday, 7 Jan" is the day written
+_NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
+                              r"wed|thu|thurs?|fri|sat|sun)\b", re.I)
+
+
+_TIME_SAID_RE = re.compile(r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}:\d\d|"
+                           r"\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
 
 
 def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
     if not _NEXT_WEEKDAY_RE.search(phrase):
+        return value
+    day = _TIME_SAID_RE.sub(" ", phrase)  # what is left names a day: a number, or a month
+    if re.search(r"\d", day) or any(word in _MONTH_NAMES for word in re.findall(r"[a-z]+", day.lower())):
         return value
     today = now.astimezone(tz).date()
     monday = today + timedelta(days=7 - today.weekday())
@@ -420,13 +428,21 @@ _WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?
 
 
 def _weekend(now: datetime, tz: ZoneInfo) -> date:
-    """The weekend's Saturday; on a Saturday once its morning is over (a reminder's hour, 09:00, has passed),
-    Sunday; on a Sunday, today."""
-    local = now.astimezone(tz)
-    today = local.date()
-    if today.weekday() == 5 and local.hour >= 9:
-        return today + timedelta(days=1)
+    """The weekend's Saturday; on a weekend day, today (`_rest_of_weekend` moves on to Sunday what has passed)."""
+    today = now.astimezone(tz).date()
     return today if today.weekday() >= 5 else today + timedelta(days=5 - today.weekday())
+
+
+def _rest_of_weekend(found: Found, now: datetime, tz: ZoneInfo) -> Found:
+    """On a Saturday, "this weekend" whose moment has passed is Sunday's: "at 10" asked at 20:00, or no time
+    said once the morning is over (a reminder's hour, 09:00); a Saturday evening said at 09:30 stays."""
+    local = now.astimezone(tz)
+    if local.weekday() != 5 or "weekend" not in found.phrase.lower() or local_date(found.value, tz) != local.date():
+        return found
+    passed = found.value <= now if isinstance(found.value, datetime) else local.hour >= 9
+    if not passed:
+        return found
+    return Found(found.phrase, found.value + timedelta(days=1), found.start, found.reading)
 
 
 def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
@@ -474,7 +490,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
-        return sorted(_with_hours(text, dated, hours, now, tz), key=lambda f: f.start)
+        timed = [_rest_of_weekend(f, now, tz) for f in _with_hours(text, dated, hours, now, tz)]
+        return sorted(timed, key=lambda f: f.start)
 
     if not _DAYLIKE_RE.search(masked):
         return finished()

@@ -206,7 +206,7 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     if start is None or end is None or not isinstance(found, list):
         return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
     asked = WHEN_TOPIC_RE.match(chat.text)
-    if asked:
+    if asked and when_event.asked(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz)):
         return when_event.answer(chat, asked.group("topic"), found)
     return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found), [],
                  "closing words after the tool results")

@@ -35,11 +35,12 @@ SECOND_REQUEST_RE = re.compile(r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|pleas
                                r"|(?:[,;.!?]|\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|to|yester)day|tomorrow|tonight|"
                                r"\d{1,2}(?:st|nd|rd|th)?|week|month)(?P<cut>)\s+and\b)"
                                r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b"
-                               r"|[;.!?]\s*(?:(?:and|also|then|please|pls)\s+)*add\s+\w|,\s*(?:and\s+)?also\s+add\s+\w",
+                               r"|(?<!\ba\.m)(?<!\bp\.m)(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)[;.!?]"
+                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\s+\w|,\s*(?:and\s+)?also\s+add\s+\w",
                                re.I)
 # A courtesy at the end ("add pay rent by Friday, thanks!") is no part of what is asked
 # (after a stop only: "remind me to say thanks" keeps its thanks)
-COURTESY_RE = re.compile(r"\s*[,;.!]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
+COURTESY_RE = re.compile(r"\s*[,;.!?]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
@@ -79,16 +80,19 @@ WHEREABOUTS_RE = re.compile("^" + _WHERE + _NOW_WORDS, re.I)
 # What comes before the request itself, with a stop after it: a greeting, thanks, an "ok", where or how they are
 # ("hi, add milk to my list", "thanks! remind me…", "I'm home, add bread", "I'm sick, remind me to call the
 # doctor at 9"); the rules read the request without it (request_of). Not a bare "please", nor an "ok" without
-# its stop ("ok remind me" is read as it is), nor a word joined by a hyphen ("home-made"); not "oh" nor "sorry",
-# which make "Oh, no!" an answer to a proposal.
+# its stop ("ok remind me" is read as it is), nor a word joined by a hyphen ("home-made"); nor before a bare yes
+# or no ("Oh, no!" is no answer to a proposal).
 LEAD_RE = re.compile(r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
-                     r"cheers|ok|okay|great|cool|so|" + _WHERE.replace("(?P<where>", "(?:") + "|"
+                     r"cheers|ok|okay|great|cool|so|oh|sorry|" + _WHERE.replace("(?P<where>", "(?:") + "|"
                      + _UNWELL + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)"
                      r"(?:\s*[,;:.!]+|\s+[-–]+(?=\s))\s*", re.I)
 
 
 # a request put as a question: "can you remind me to take out the bins tonight?", "could you please add milk?"
-_ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?=\w)(?P<ask>.+?)"
+# (only around a change: "can you check the flights are booked?" and "can you remind me what's on?" stay questions)
+_ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
+                             r"(?P<ask>(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|"
+                             r"postpone|reschedule|snooze|drop|delete|cancel|mark|rename|close|put|set up|create)\b.*?)"
                              r"(?:[\s,]+please)?\s*\?+\s*$", re.I | re.S)
 
 
@@ -96,10 +100,15 @@ def request_of(text: str) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
     without its question ("can you add milk?" is "add milk")."""
-    while (lead := LEAD_RE.match(text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end()):
+    while ((lead := LEAD_RE.match(text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
+           and not _BARE_ANSWER.match(text, lead.end())):
         text = text[lead.end():]
     asked = _ASKED_POLITELY.match(text)
-    return asked.group("ask") if asked else text
+    text = asked.group("ask") if asked else text
+    return COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
+
+
+_BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
 
 _ONLY_ADDRESS = re.compile(r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I)  # "Good morning, Wilson!" is a greeting

@@ -326,7 +326,9 @@ class Cortex:
                         if isinstance(b, dict)}
             said = next((s for s in subjects if s and summary.lower().startswith(s + ": ")), None)
             if said is not None:  # "Subject: the sentence that says why" (triage.summary): the sentence, quoted
-                summary = f"“{summary[len(said) + 2:].strip()}”"
+                # a summary cut short keeps part of its "(from …, sent …)": not the sender's words
+                sentence = re.sub(r"\s*\((?:from|sent)\b[^)]*$", "", summary[len(said) + 2:].strip())
+                summary = f"“{sentence}”"
             elif summary.strip().lower() in subjects:
                 # the source's name quotes the subject already; it is not said twice, and what the sender
                 # wrote is what the user needs to hear
