@@ -217,7 +217,7 @@ def test_reasons_name_the_stimulus_and_quote_others_words_short_and_tame():
         {"channel": "calendar", "change": "new", "title": "Dentist\nsee http://evil.example/x " + "y" * 200,
          "start": "2027-01-12T09:30:00+01:00", "all_day": False}]})
     line = reason_for(row, now, BERLIN)
-    assert line.startswith("because “Dentist see evil[.]example/x yyy") and line.endswith("” is in your calendar on Tue 12 Jan 09:30")
+    assert line == "because “Dentist see evil[.]example/x…” is in your calendar on Tue 12 Jan 09:30"  # cut at a word
     assert "\n" not in line and len(line) < 120
     deadline = Inbox(kind="deadline", origin="background", source="tick", text="x",
                      payload={"title": "File taxes", "due": "2027-01-04T23:00:00+00:00", "due_is_date": True})
