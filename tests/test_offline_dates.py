@@ -124,6 +124,24 @@ def test_week_range(words, expected):
     assert dates.week_range(words, at("2027-01-05T10:00"), BERLIN) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    # a time written out joins the day read beside it: "on the 20th at 3pm" was the 20th alone, and
+    # "this weekend at 8pm" two phrases, today's 20:00 and Saturday's morning
+    ("remind me on the 20th at 3pm to call Tom", datetime(2027, 1, 20, 15, 0, tzinfo=BERLIN)),
+    ("at 3pm on the 20th", datetime(2027, 1, 20, 15, 0, tzinfo=BERLIN)),
+    ("this weekend at 8pm call Gran", datetime(2027, 1, 9, 20, 0, tzinfo=BERLIN)),
+    ("end of March at 5pm", datetime(2027, 3, 31, 17, 0, tzinfo=BERLIN)),
+    ("at 10:30am on Friday", datetime(2027, 1, 8, 10, 30, tzinfo=BERLIN)),
+    ("at 9:30 tomorrow", datetime(2027, 1, 6, 9, 30, tzinfo=BERLIN)),  # minutes in digits: as written
+    ("Friday 3pm", datetime(2027, 1, 8, 15, 0, tzinfo=BERLIN)),
+    ("at 12am", datetime(2027, 1, 6, 0, 0, tzinfo=BERLIN)),
+])
+def test_a_written_time_joins_its_day(text, expected):
+    found, = dates.search(text, at("2027-01-05T08:00"), BERLIN, parts=True)
+    assert found.value == expected
+    assert text[found.start:found.start + len(found.phrase)] == found.phrase
+
+
 @pytest.mark.parametrize("text, now, expected", [
     # said on a Tuesday, "next Wednesday" was tomorrow, as "on Wednesday" is
     ("next Wednesday", "2027-01-05T08:00", date(2027, 1, 13)),

@@ -273,11 +273,14 @@ class Clock:
     minute: int = 0
     half: str = ""
     said: int = 0  # the hour as said, when not `hour`: "quarter to 7" is 6:45, and a morning's or an evening's as 7 is
+    written: bool = False  # "at 9:30", "at 17:30": digits and minutes, read as written
 
     def of_day(self, text: str) -> tuple[int, int, str]:
         """(hour, minute) on a 24-hour clock, and how an hour without am/pm was read."""
         if self.half:
             return self.hour % 12 + 12 * self.half.startswith("p"), self.minute, ""
+        if self.written:
+            return self.hour, self.minute, ""
         said = self.said or self.hour
         later = bare_hour(said, text)[0] != said
         hour = self.hour + 12 if later and self.hour < 12 else self.hour
@@ -286,6 +289,22 @@ class Clock:
         part = "morning" if not later else "afternoon" if self.hour < 6 else "evening"
         shown = f"{self.hour}:{self.minute:02d}" if self.minute else f"{self.hour}"
         return hour, self.minute, f"{shown} read as {hour:02d}:{self.minute:02d}, the {part}"
+
+
+# "3pm", "at 10:30am", "at 17:30": a time written out, read here so that it joins the day beside it as a bare
+# hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
+_CLOCK_TIME_RE = re.compile(r"\b(?:at\s+)?(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)"
+                            r"(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])", re.I)
+
+
+def written_clock(match: re.Match) -> Clock | None:
+    """“3pm” → 15:00, “at 9:30” → 09:30 as written; None for a time no clock shows ("at 25:00", "13pm")."""
+    if match.group("h24") is not None:
+        hour, minute = int(match.group("h24")), int(match.group("m24"))
+        return Clock(match.start(), match.end(), hour, minute, written=True) if hour <= 23 else None
+    hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+    half = match.group("half").lower().replace(".", "")
+    return Clock(match.start(), match.end(), hour, minute, half) if 1 <= hour <= 12 else None
 
 
 def spoken_clock(match: re.Match) -> Clock | None:
@@ -475,9 +494,12 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     for m in _WEEKEND_RE.finditer(text) if parts else ():
         add(m.start(), m.end(), m.group(0), _weekend(now, tz))
-    spoken = itertools.islice(map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)), PARTS_READ)
-    hours = [clock for clock in spoken if clock is not None
-             and not any(clock.start < e and s < clock.end for s, e in taken)]
+    hours: list[Clock] = []
+    for clock in itertools.chain(itertools.islice(map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)), PARTS_READ),
+                                 itertools.islice(map(written_clock, _CLOCK_TIME_RE.finditer(text)), PARTS_READ)):
+        if clock is not None and not any(clock.start < e and s < clock.end
+                                         for s, e in taken + [(c.start, c.end) for c in hours]):
+            hours.append(clock)
     hours += [Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
               for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
               if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
@@ -486,7 +508,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for s, e in taken + [(clock.start, clock.end) for clock in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
-    masked = _BARE_HOUR_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked))
+    masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
