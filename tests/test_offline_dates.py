@@ -135,11 +135,26 @@ def test_week_range(words, expected):
     ("at 9:30 tomorrow", datetime(2027, 1, 6, 9, 30, tzinfo=BERLIN)),  # minutes in digits: as written
     ("Friday 3pm", datetime(2027, 1, 8, 15, 0, tzinfo=BERLIN)),
     ("at 12am", datetime(2027, 1, 6, 0, 0, tzinfo=BERLIN)),
+    ("Jan 12 @ 3pm", datetime(2027, 1, 12, 15, 0, tzinfo=BERLIN)),
+    ("at 3pm EST on Friday", datetime(2027, 1, 8, 15, 0, tzinfo=BERLIN)),  # the zone is not converted, as before
+    ("See you Friday at 7.30pm", datetime(2027, 1, 8, 19, 30, tzinfo=BERLIN)),
 ])
 def test_a_written_time_joins_its_day(text, expected):
     found, = dates.search(text, at("2027-01-05T08:00"), BERLIN, parts=True)
     assert found.value == expected
     assert text[found.start:found.start + len(found.phrase)] == found.phrase
+
+
+def test_written_times_that_are_no_moment_of_a_day_stay_apart():
+    now = at("2027-01-05T08:00")
+    # a range of hours is opening hours, and a list is so many moments, each its own
+    assert dates.search("Office hours Mon-Fri 9am-5pm", now, BERLIN) == []
+    assert [f.value.hour for f in dates.search("Times: 10am, 2pm, 4pm", now, BERLIN)] == [10, 14, 16]
+    # "tonight" is today's evening even once 20:00 has passed (it went to tomorrow)
+    late = at("2027-01-05T20:30")
+    for text in ("tonight at 11pm", "at 11pm tonight", "Dinner tonight at 9:30pm"):
+        found, = dates.search(text, late, BERLIN)
+        assert found.value.date() == date(2027, 1, 5), text
 
 
 @pytest.mark.parametrize("text, now, expected", [

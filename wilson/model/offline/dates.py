@@ -293,12 +293,20 @@ class Clock:
 
 # "3pm", "at 10:30am", "at 17:30": a time written out, read here so that it joins the day beside it as a bare
 # hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
-_CLOCK_TIME_RE = re.compile(r"\b(?:at\s+)?(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<half>am|pm|a\.m\.|p\.m\.)"
-                            r"(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])", re.I)
+_CLOCK_TIME_RE = re.compile(r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
+                            r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])", re.I)
+# a time that is the end or the start of a range of hours ("9am-5pm", "2pm to 4pm") is opening hours, no moment
+_IN_A_RANGE_AFTER = re.compile(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
+_IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$", re.I)
 
 
 def written_clock(match: re.Match) -> Clock | None:
-    """“3pm” → 15:00, “at 9:30” → 09:30 as written; None for a time no clock shows ("at 25:00", "13pm")."""
+    """“3pm” → 15:00, “at 9:30” → 09:30 as written; None for a time no clock shows ("at 25:00", "13pm") and
+    for one end of a range of hours ("9am-5pm", "between 2pm and 4pm" keeps its first)."""
+    text = match.string
+    if _IN_A_RANGE_AFTER.match(text, match.end()) or _IN_A_RANGE_BEFORE.search(text[max(0, match.start() - 12):
+                                                                                    match.start()]):
+        return None
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
         return Clock(match.start(), match.end(), hour, minute, written=True) if hour <= 23 else None
@@ -351,17 +359,21 @@ def _blank(match: re.Match) -> str:
     return " " * len(match.group(0))
 
 
-_BETWEEN = re.compile(r"[\s,]*(?:(?:on|at)\s+)?", re.I)  # what may stand between a time and its day
+# what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
+_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:UTC|GMT|CET|CEST|BST|EST|EDT|CST|CDT|PST|PDT)\)?[\s,]*)?(?:(?:on|at)\s+)?", re.I)
 
 
 def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime, tz: ZoneInfo) -> list[Found]:
     """Each bare or spoken hour joins the day phrase right before or after it ("tomorrow at 9", "at 10 on
     Saturday", "half past 5 on Friday"); alone, it is the next time the clock shows that hour."""
     found = list(found)
+    timed: list[Found] = []  # results that have a time from a clock already: "3pm, 5pm" is two moments
     for clock in hours:
         hour, minute, reading = clock.of_day(text)
         day_phrase = None
         for f in found:
+            if any(f is t for t in timed):
+                continue
             end = f.start + len(f.phrase)
             if (end <= clock.start and _BETWEEN.fullmatch(text[end:clock.start])) or \
                     (f.start >= clock.end and _BETWEEN.fullmatch(text[clock.end:f.start])) or \
@@ -372,7 +384,10 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             found.remove(day_phrase)
             start = min(day_phrase.start, clock.start)
             end = max(day_phrase.start + len(day_phrase.phrase), clock.end)
-            value = datetime.combine(local_date(day_phrase.value, tz), time(hour, minute), tzinfo=tz)
+            # "tonight" is today's evening, whatever the hour: _to_value moved it to tomorrow once 20:00 passed
+            day = now.astimezone(tz).date() if re.search(r"\btonight\b", day_phrase.phrase, re.I) \
+                else local_date(day_phrase.value, tz)
+            value = datetime.combine(day, time(hour, minute), tzinfo=tz)
         else:
             start, end = clock.start, clock.end
             after, before = _DAYPART_AFTER.match(text[end:]), _DAYPART_BEFORE.search(text[:start])
@@ -384,6 +399,7 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             if value <= now:
                 value = datetime.combine(value.date() + timedelta(days=1), time(hour, minute), tzinfo=tz)
         found.append(Found(text[start:end], value, start, reading))
+        timed.append(found[-1])
     return found
 
 
