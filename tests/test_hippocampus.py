@@ -136,7 +136,7 @@ def test_moving_a_flight_booking_later_is_interpreted_with_provenance(db):
 
     assert len(synapse.calls) == 1
     call = synapse.calls[0]
-    assert (call["role"], call["origin"]) == ("deep", "background")
+    assert (call["role"], call["origin"]) == ("fast", "background")  # [hippocampus] role's default
     assert [t["function"]["name"] for t in call["tools"]] == ["record_memories"]
     request = json.loads(call["messages"][-1]["content"])
     assert request["now"] == night("2027-01-11").isoformat()
@@ -435,9 +435,28 @@ def test_the_actor_consolidates_when_told_and_a_fresh_actor_resumes(db):
         assert second.ask(Consolidate(), timeout=10)["episodes"] == 0
     finally:
         second.stop()
-    assert len(synapse.calls) == 1
+    assert len(synapse.calls) == 1 and synapse.calls[0]["role"] == "fast"
     assert ctx.directory.handled_by == ["hippocampus", "hippocampus"]
     assert not pykka.ActorRegistry.get_by_class(HippocampusActor)
+
+
+def test_the_configured_role_consolidates_and_a_wrong_one_is_a_clear_error(db, tmp_path):
+    from wilson.kernel import config as configmod
+
+    done_task("Book flights", "2027-01-05", at("2027-01-08"))
+    synapse = FakeSynapse()
+    config = configmod.load(tmp_path, {"WILSON_HIPPOCAMPUS_ROLE": "Deep"})
+    ctx = Context(config=config, clock=SimClock(night("2027-01-09")), synapse=synapse,
+                  directory=RecordingDirectory(strict=True, delivers=False))
+    actor = HippocampusActor.start(ctx)
+    try:
+        actor.ask(Consolidate(), timeout=10)
+    finally:
+        actor.stop()
+    assert [c["role"] for c in synapse.calls] == ["deep"]
+
+    with pytest.raises(configmod.ConfigError, match="WILSON_HIPPOCAMPUS_ROLE.*reflex, fast or deep"):
+        configmod.load(tmp_path, {"WILSON_HIPPOCAMPUS_ROLE": "huge"})
 
 
 def test_old_weak_memories_are_pruned_during_consolidation(db):

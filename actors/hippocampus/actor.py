@@ -1,4 +1,5 @@
-"""The hippocampus actor: told `Consolidate()` by the tick, it runs one night with the configured pruning."""
+"""The hippocampus actor: told `Consolidate()` by the tick, it runs one night with the configured pruning
+and model role."""
 
 from __future__ import annotations
 
@@ -20,4 +21,5 @@ class HippocampusActor(WilsonActor):
     def consolidate(self, now: datetime) -> dict:
         days = float(self.config.get("hippocampus", "prune_days"))
         below = float(self.config.get("hippocampus", "prune_below"))
-        return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below)
+        return consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below,
+                           role=str(self.config.get("hippocampus", "role")))

@@ -1,5 +1,6 @@
-"""The deep model's part in a night: it may rephrase or add to the rules' candidates through one
-record_memories call; when it cannot be reached or answers nothing usable, the rules' candidates stand."""
+"""The model's part in a night (the `[hippocampus] role`, fast unless configured): it may rephrase or add
+to the rules' candidates through one record_memories call; when it cannot be reached or answers nothing
+usable, the rules' candidates stand."""
 
 from __future__ import annotations
 
@@ -121,7 +122,8 @@ def _number(value) -> int:
         return 0
 
 
-def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dict]) -> tuple[list[dict], str]:
+def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dict],
+              role: str = "fast") -> tuple[list[dict], str]:
     """Items to store and who chose them ('model' or 'rules')."""
     fallback = [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]} for c in candidates]
     if synapse is None:
@@ -130,7 +132,7 @@ def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dic
     known = {p for e in episodes for p in [e["id"], *e["provenance"]]}
     known |= {p for c in candidates for p in c["provenance"]}
     try:
-        result = synapse.chat("deep", build_request(now, candidates, episodes), tools=[RECORD_TOOL],
+        result = synapse.chat(role, build_request(now, candidates, episodes), tools=[RECORD_TOOL],
                               origin="background")
     except SynapseError as exc:
         logger.warning("consolidation ran without the model: {}: {}", type(exc).__name__, exc)

@@ -128,7 +128,7 @@ def _merge_items(items: list[dict]) -> list[dict]:
 
 
 def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(days=90),
-                prune_below: float = BELIEF_AT) -> dict:
+                prune_below: float = BELIEF_AT, role: str = "fast") -> dict:
     """One consolidation run over everything since the last one. Returns its counts.
 
     Reading the night and the model call happen before the write lock is taken; the write
@@ -141,7 +141,7 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
     items, chosen_by = ([], "nobody")
     candidates = interpret(episodes)
     if episodes:  # a quiet night makes no model call at all
-        items, chosen_by = ask_model(synapse, now, candidates, episodes)
+        items, chosen_by = ask_model(synapse, now, candidates, episodes, role)
     refuted = counter_evidence(episodes)
     figures = calibration(now - timedelta(days=CALIBRATION_DAYS), now)
     figures["subjects"] = subject_outcomes(now - timedelta(days=SUBJECT_DAYS), now)

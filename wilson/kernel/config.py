@@ -96,7 +96,9 @@ DEFAULTS: dict[str, dict] = {
     "tick": {"interval_seconds": 10.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
              "windows_packing": "", "windows_bill": "", "windows_appointment": "", "windows_birthday": "",
              "windows_generic": ""},
-    "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2},
+    # role: the model that rephrases the night's candidates (the rules write them, and stand when it fails);
+    # a short, well-framed job that the fast role does at a fifth of the deep role's price.
+    "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2, "role": "fast"},
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful"},
@@ -192,6 +194,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "schedule": ("cron_or_off", "when memories are consolidated (cron, local time); off disables"),
         "prune_days": ("positive", "days after which an episode nobody recalled fades (interpretations: 4 times as long)"),
         "prune_below": ("number", "memories weaker than this are the ones that fade"),
+        "role": ("role", "the model role that consolidates: reflex, fast or deep"),
     },
     "attention": {
         "max_per_day": ("count", "proactive interruptions per local day"),
@@ -237,6 +240,7 @@ EXPECTED = {
     "cron_or_off": 'a cron expression such as "0 7 * * *" or off',
     "windows": "comma-separated durations before the due (7d, 12h), due, overdue",
     "briefing_mode": "when_useful or always",
+    "role": "a model role: reflex, fast or deep",
     "chat_id": "a numeric chat id such as -1001234567890, or empty",
     "text": "text",
     "list": "a list",
@@ -325,6 +329,10 @@ def _check(kind: str, value):
         if text.lower() not in ("when_useful", "always"):
             raise ValueError
         return text
+    if kind == "role":
+        if text.lower() not in ROLES:
+            raise ValueError
+        return text.lower()
     if kind == "chat_id":
         if text and not re.fullmatch(r"-?\d+", text):
             raise ValueError
