@@ -24,9 +24,9 @@ from wilson.model.scripted import ScriptedServer
 # change is an action of one `propose`). A skill that adds a tool meets this ceiling on purpose: raise it
 # knowingly, or leave the tool out of a run (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS,
 # NOTING_READS, NOTING_ACTIONS).
-TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 520, "fast": 720, "greeting": 260}
+TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 520, "note": 440, "fast": 720, "greeting": 260}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
-REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450}
+REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450, "note": 950}
 
 
 def tokens(value) -> int:
@@ -75,15 +75,17 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
     app, server = wilson
     say(app, "hello")
     say(app, "plan my trip to Japan in April, with flights and a hotel")
+    say(app, "note to self: buy milk")
     # what the thalamus hands the cortex for a mail that matters: a background inbox row
     inbox.add(source="email", text="Your invoice 4411 is due on Friday", priority=2, at=app.clock.now(),
               kind="buffered", origin="background", payload={"subject": "Invoice 4411"})
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle()
     hello, plan = cortex_bodies(server)[:2]
+    note = next(b for b in cortex_bodies(server) if b["messages"][-1]["content"] == "note to self: buy milk")
     email = next(b for b in cortex_bodies(server) if "Invoice 4411" in json.dumps(b))
     for name, body, text in (("hello", hello, "hello"), ("plan", plan, "plan my trip to Japan"),
-                             ("email", email, "invoice 4411 is due")):
+                             ("note", note, "note to self"), ("email", email, "invoice 4411 is due")):
         assert tokens(body["messages"]) + tokens(body["tools"]) <= REQUEST_BUDGET[name], name
         said = [m for m in body["messages"] if text in (m.get("content") or "")]
         assert len(said) == 1 and said[0] is body["messages"][-1], f"{name}: the stimulus is sent once, last"

@@ -11,7 +11,7 @@ import pytest
 
 from actors.cortex.route import choose_route
 from storage import inbox
-from storage.models import Approval, Inbox, Outbox, Trace
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Trace
 from tests.brain import call, context_of, is_cortex, routine_reply, tool_names
 from wilson.kernel.messages import InboxReady
 from wilson.model.scripted import ScriptedServer
@@ -102,6 +102,32 @@ def test_a_fast_run_that_calls_a_tool_it_was_not_offered_proposes_nothing_and_es
     assert Approval.select().count() == 0, "the deep run, which proposed nothing, decides; the fast call is dropped"
 
 
+def test_one_note_goes_to_the_fast_role_with_the_tools_of_a_note_and_becomes_a_proposal(wilson):
+    app, server = wilson
+    row = say(app, "note to self: buy milk")
+    (request,) = cortex(server)
+    assert role(request) == "fast"
+    names = tool_names(request["body"])
+    assert {"propose", "create_task", "remind", "escalate"} <= names
+    assert not names & {"surface", "decide", "create_topic", "send_email", "request_sync", "list_topics"}
+    assert "one note, task or reminder" in request["body"]["messages"][0]["content"]
+    assert routed(row) == ["fast: one note, task or reminder"]
+
+
+def test_a_note_that_needs_the_planner_is_handed_on_and_one_that_does_not_stays_fast(wilson):
+    app, server = wilson
+    row = say(app, "note to self: Japan")  # the script's fast model asks for the planner about Japan
+    assert [role(r) for r in cortex(server)][:2] == ["fast", "deep"]
+    assert routed(row) == ["deep: one note, task or reminder; escalated to deep: a trip needs a plan"]
+    assert [i.args["title"] for i in ApprovalItem.select()] == ["Book flights to Japan"]
+
+    before = len(cortex(server))
+    row = say(app, "remind me about the dentist")  # the script proposes create_task: a note's action, it stands
+    assert {role(r) for r in cortex(server)[before:]} == {"fast"}
+    assert routed(row) == ["fast: one note, task or reminder"]
+    assert [i.args["title"] for i in ApprovalItem.select().order_by(ApprovalItem.id)][1:] == ["Dentist"]
+
+
 def follow_up(app, window: str) -> Inbox:
     row = inbox.add(source="tick", kind="deadline", origin="background", priority=1, at=app.clock.now(),
                     text="Book flights", payload={"title": "Book flights", "window": window,
@@ -130,7 +156,14 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
 
 @pytest.mark.parametrize("text, route", [
     ("hello", "fast"), ("Thanks!", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
-    ("plan my trip", "deep"), ("add milk to my list", "deep"), ("remind me to call mum at 5", "deep"),
+    ("plan my trip", "deep"),
+    # one note, task or reminder goes to the fast role with the tools of a note ...
+    ("add milk to my list", "fast"), ("remind me to call mum at 5", "fast"), ("note to self: buy milk", "fast"),
+    ("Remind me tomorrow at 9 to water the plants", "fast"), ("put oat milk on my shopping list", "fast"),
+    # ... but not a plan, mail, a repeat or a change to what exists, nor a look at what is due
+    ("remind me to book the flights", "deep"), ("note to self: email the landlord", "deep"),
+    ("remind me every day at 8 to take my pills", "deep"), ("remind me to pack and then plan the trip", "deep"),
+    ("note to self: move the dentist to Friday", "deep"), ("remind me what's due this week", "fast"),
     ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep"),
     ("when do I pay the car insurance?", "fast"),
     # the user saying how or where they are, and nothing more, is routine (with a phone's apostrophe too) ...

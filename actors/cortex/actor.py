@@ -10,8 +10,8 @@ from actors import briefing, tools
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
-from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT
-from actors.cortex.route import choose_route, fallback_followup, is_greeting, judgement_for
+from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT, NOTE_PROMPT
+from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for
 from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
 from storage.db import database
@@ -148,13 +148,14 @@ class CortexActor(WilsonActor):
                 box = self.toolbox()
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
-                    reads = not is_greeting(row)
+                    kind = chat_run(row)
                     user_run = row.origin == "user"
-                    chat = {"system": FAST_PROMPT, "history_tokens": FAST_HISTORY_TOKENS} if user_run else {}
+                    prompt = NOTE_PROMPT if kind == "note" else FAST_PROMPT
+                    chat = {"system": prompt, "history_tokens": FAST_HISTORY_TOKENS} if user_run else {}
                     messages = build_messages(context, row, turns, self.config,
-                                              offered=tools.offered(run_kind("fast", row.origin, reads), box), **chat)
+                                              offered=tools.offered(run_kind("fast", row.origin, kind), box), **chat)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
-                                     box=box, context=context, role="fast", reads=reads)
+                                     box=box, context=context, role="fast", chat=kind)
                     if outcome.escalated is not None:
                         why = f"{why}; escalated to deep: {outcome.escalated}"
                         route, outcome = "deep", None

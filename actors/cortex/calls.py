@@ -35,28 +35,29 @@ class RunOutcome:
 
 
 # The reasoning loop (model calls through Synapse only) -------------------------
-def run_kind(role: str, origin: str, reads: bool = True) -> str:
+def run_kind(role: str, origin: str, chat: str = "fast") -> str:
     """Which tool set a run is offered (actors/tools.schemas_for), by its model role, who started it and,
-    for routine chat, whether it reads at all."""
+    for a user's message on the fast role, `chat` (actors/cortex/route.chat_run: "fast", "greeting", "note")."""
     if role == "fast":
-        return ("fast" if reads else "greeting") if origin == "user" else "noting"
+        return chat if origin == "user" else "noting"
     return "user" if origin == "user" else "background"
 
 
 def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None,
            owner: str | None = None, box=None, context: dict | None = None, role: str = "deep",
-           reads: bool = True) -> RunOutcome:
+           chat: str = "fast") -> RunOutcome:
     """`user_id`: whose words a user-started run answers (its `decide` calls speak for them, its reads
     see what they may see); `owner`: the configured owner, who sees everything; `box`: the tools of the
     skills that are on (every installed skill's when None); `role` "fast": routine chat, or a background item
     triage found nothing to plan in, which ends with `escalated` set, its results dropped, when the model asks
     for the planner or for a tool it was not offered;
-    `reads` False: a greeting or thanks, offered no read tools either (it can still escalate)."""
+    `chat`: the tool set of a user's fast run (run_kind): a greeting is offered no read tools (it can still
+    escalate), a note the reads and changes of one note, task or reminder."""
     outcome = RunOutcome()
     box = box or tools.toolbox()
 
     user_run = origin == "user"
-    run = run_kind(role, origin, reads)
+    run = run_kind(role, origin, chat)
     # `decide` only when there is something to decide (build_context lists the user's pending proposals)
     schemas = tools.schemas_for(run, box, deciding=bool(context is None or context.get("pending_proposals")))
     offered = tools.names_in(schemas)  # with `propose`'s actions: a fast run proposing another one hands on

@@ -33,6 +33,14 @@ not for one marked not_the_last_asked: ask which).
 - """ + tools.UNTRUSTED_RULE
 
 
+# One note, task or reminder the user asked for goes to the fast role with this prompt and the tools of a note.
+NOTE_PROMPT = """You are Wilson, a proactive assistant. The user asks for one note, task or reminder: make it
+with one `propose` call (it becomes a proposal the user approves, so never say it is done), then reply in a few
+friendly words. Dates in the user's timezone; deadlines YYYY-MM-DD. For anything more (several steps, a plan,
+mail) call `escalate` instead.
+- """ + tools.UNTRUSTED_RULE
+
+
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
                  "I'll still answer you and send deadline reminders.")
 

@@ -81,6 +81,15 @@ _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule
                        r"done with|finished|complete|close|watch|forget)\w*", re.I)
 
 
+# One note, task or reminder, asked for in so many words ("note to self: buy milk", "remind me to call Mum at 5",
+# "add oat milk to my shopping list"): the fast role with the tools of a note, which hands on what is more.
+_NOTE = re.compile(r"(note to self|note|memo|remind me (to|at|on|in|about|tomorrow|tonight|this)|"
+                   r"(add|put) .{1,60} (to|on) (my |the )?(shopping |grocery |to-?do |todo )?(list|tasks))\b", re.I)
+# ... unless it names something a note cannot hold: a plan, mail, a repeat, a change to what exists
+_MORE_THAN_A_NOTE = re.compile(r"\b(plan(s|ning|ned)?|trip|organi[sz]e|prepare|book(s|ing|ed)?|schedule|cancel|delete|remove|"
+                               r"rename|move|postpone|send|reply|write|draft|e-?mail|mail|watch|forget|every|each|"
+                               r"daily|weekly|monthly|and then|also)\b", re.I)
+
 ROUTINE_CHARS = 120
 
 
@@ -96,6 +105,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     everything else goes to the deep role."""
     text = _text(row)
     if row.origin == "user":
+        if is_note(row):
+            return "fast", "one note, task or reminder"
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
             return "deep", "a request that may need planning"
         if _ROUTINE.fullmatch(text):
@@ -114,6 +125,19 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     if row.kind in ("buffered", "event") and (row.payload or {}).get("plan") is False:
         return "fast", "triage found nothing to plan in it (the fast role may hand it on)"
     return "deep", f"a {row.kind} needs judgement"
+
+
+def is_note(row: Inbox) -> bool:
+    """A user's message asking for one note, task or reminder and nothing more."""
+    text = _text(row)
+    return (row.kind == "message" and len(text) <= ROUTINE_CHARS and bool(_NOTE.match(text))
+            and not _MORE_THAN_A_NOTE.search(text))
+
+
+def chat_run(row: Inbox) -> str:
+    """The tool set a user's message on the fast role is offered (actors/tools.schemas_for): none for a
+    greeting, those of a note for one note, task or reminder, the reads for the rest."""
+    return "greeting" if is_greeting(row) else "note" if is_note(row) else "fast"
 
 
 def is_greeting(row: Inbox) -> bool:

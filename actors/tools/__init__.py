@@ -62,7 +62,7 @@ def __getattr__(name: str):
 
 # Tool schemas are most of a prompt's tokens, so each kind of run is offered only what it uses.
 # A mutation is still only ever a proposal: these sets choose what is offered, never what may bypass the gate.
-RUNS = ("user", "background", "noting", "fast", "greeting")
+RUNS = ("user", "background", "noting", "note", "fast", "greeting")
 # What every context already says (the time, with its weekday): offered to no run.
 IN_CONTEXT = frozenset({"now"})
 # Background runs act on what came in (an event, a mail, a deadline).
@@ -73,7 +73,8 @@ FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders",
                         "search_email"})
 # A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
 # for a moved event, the tasks beyond the few the context shows, and `surface`. (The context recalls memories;
-# a sync brought the mail, so no sync is asked for.)
+# a sync brought the mail, so no sync is asked for.) A user's request for one note, task or reminder is offered the
+# same reads and actions (the "note" run), without `surface`: its reply is what the user reads.
 NOTING_READS = frozenset({"calendar_lookup", "list_tasks"})
 NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
 NOTING_DECISIONS = frozenset({"surface"})
@@ -150,6 +151,7 @@ def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> 
     - "background": fewer reads and changes, nothing only the user may start;
     - "noting" (fast role): the calendar and tasks, the changes that make a note or one task, `surface`, and
       `escalate` to the planner;
+    - "note" (fast role): a user's one note, task or reminder: the same reads and changes, no `surface`;
     - "fast" (routine chat): a few read tools, `decide`, and `escalate` to the planner;
     - "greeting": the same without the reads.
     `deciding` False: the user has no pending proposal, so `decide` (the last schema, so that what comes
@@ -167,19 +169,22 @@ def _select(run: str, box: Toolbox) -> list[dict]:
         reads = FAST_READS if run == "fast" else frozenset()
         return [s for s in box.schemas(True) if s["function"]["name"] in reads] + [ESCALATE] + \
             [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
-    if run not in ("user", "background", "noting"):
+    if run not in ("user", "background", "noting", "note"):
         raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
-    user_run = run == "user"
+    user_run = run in ("user", "note")
     leaves_out = IN_CONTEXT if user_run else BACKGROUND_LEAVES_OUT
     chosen = [t for t in box.order if not box.why_not(t) and (user_run or not t.user_only)
               and not t.undo_only and t.name not in leaves_out]
     if run == "noting":
         chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
+    if run == "note":  # the user waits for the reply: nothing to surface
+        chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS]
     actions = [t for t in chosen if t.kind == MUTATE]
     schemas = [t.schema() for t in chosen if t.kind == READ]
     if actions:
         schemas.append(propose_schema(actions))
-    return schemas + [t.schema() for t in chosen if t.kind == DECISION] + ([ESCALATE_PLAN] if run == "noting" else [])
+    return schemas + [t.schema() for t in chosen if t.kind == DECISION] + \
+        ([ESCALATE_PLAN] if run in ("noting", "note") else [])
 
 
 def offered(run: str, box: Toolbox | None = None) -> frozenset[str]:
