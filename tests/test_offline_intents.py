@@ -57,6 +57,12 @@ def test_a_deadline_in_words_becomes_a_topic_named_after_it():
      ("remind", {"text": "call Tom", "at": "2027-01-20T17:30:00+01:00"})),
     ("todo: buy a birthday present by the 20th",
      ("create_task", {"title": "Buy a birthday present", "due": "2027-01-20"})),
+    # "I didn't understand that" before, and "Oat milk to my shopping list" as the title
+    ("note to self: buy milk", ("create_task", {"title": "Buy milk"})),
+    ("memo: the plumber's number is in the drawer", ("create_task", {"title": "The plumber's number is in the drawer"})),
+    ("add oat milk to my shopping list", ("create_task", {"title": "Buy oat milk"})),
+    ("put eggs on my grocery list", ("create_task", {"title": "Buy eggs"})),
+    ("add get bread to the shopping list", ("create_task", {"title": "Get bread"})),
     # no notes: they would replace the task's own
     ("move the passport task to next Tuesday", ("update_task", {"task_id": 1, "due": "2027-01-12"})),
     ("snooze the flights until Monday", ("snooze_task", {"task_id": 2, "until": "2027-01-11T09:00:00+01:00"})),
@@ -87,7 +93,8 @@ def test_yes_and_no_answer_the_newest_pending_proposal():
     assert answer("yes", []).calls == []  # nothing pending: not an answer to anything
 
 
-@pytest.mark.parametrize("text", ["what's the weather like?", "Dinner tonight?", "hello, can you call the bank?",
+@pytest.mark.parametrize("text", ["put the bins out", "notebook is broken", "what's the weather like?", "Dinner tonight?",
+                                  "hello, can you call the bank?",
                                   "can you book me a table at Luigi's?", "remind me", "I'm sick, tell my boss",
                                   "I'm out of milk"])
 def test_what_no_rule_understands_gets_an_honest_answer(text):

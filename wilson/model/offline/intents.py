@@ -334,6 +334,10 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
     phrase = found.group("topic")
     if re.fullmatch(r"(?:to-?do\s+|task\s+)?list|tasks|to-?dos", phrase, re.I):
         return found.group("what"), None  # "add call mum to my list": the list is where tasks are anyway
+    if re.fullmatch(r"(?:shopping|grocery|groceries)\s+list", phrase, re.I):
+        # "add oat milk to my shopping list": a thing to buy, on the one list
+        item = found.group("what")
+        return (item if re.match(r"(?:buy|get|pick up)\b", item, re.I) else f"buy {item}"), None
     topics = looks.topics_named(chat, phrase)
     if len(topics) != 1:
         return what, None  # none, or two that share the words: which one is not guessed

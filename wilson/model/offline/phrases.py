@@ -177,11 +177,15 @@ CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\
                       r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
                       re.I)
 RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
+# "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
+_PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
 ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
+                    r"note to self:?|note:|memo:|" + _PUT_ON_LIST + "|"
                     r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
-EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:)", re.I)
+EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|note to self\b|note:|memo:|"
+                             + _PUT_ON_LIST + ")", re.I)
 # "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
 TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
