@@ -59,6 +59,13 @@ def test_a_deadline_in_words_becomes_a_topic_named_after_it():
      ("create_task", {"title": "Buy a birthday present", "due": "2027-01-20"})),
     # "I didn't understand that" before, and "Oat milk to my shopping list" as the title
     ("note to self: buy milk", ("create_task", {"title": "Buy milk"})),
+    ("Note to self - buy milk", ("create_task", {"title": "Buy milk"})),
+    ("add buying milk to my shopping list", ("create_task", {"title": "Buy milk"})),
+    # what follows a note's words is read as said, and kept as a task when nothing else reads it
+    ("note: remind me tomorrow at 9 to call mum", ("remind", {"text": "call mum", "at": "2027-01-06T09:00:00+01:00"})),
+    ("note to self: move the passport task to next Tuesday", ("update_task", {"task_id": 1, "due": "2027-01-12"})),
+    ("note: cancel the flights task", ("cancel_task", {"task_id": 2})),
+    ("note: I already paid the rent", ("create_task", {"title": "I already paid the rent"})),
     ("memo: the plumber's number is in the drawer", ("create_task", {"title": "The plumber's number is in the drawer"})),
     ("add oat milk to my shopping list", ("create_task", {"title": "Buy oat milk"})),
     ("put eggs on my grocery list", ("create_task", {"title": "Buy eggs"})),
@@ -94,7 +101,7 @@ def test_yes_and_no_answer_the_newest_pending_proposal():
 
 
 @pytest.mark.parametrize("text", ["put the bins out", "notebook is broken", "what's the weather like?", "Dinner tonight?",
-                                  "hello, can you call the bank?",
+                                  "hello, can you call the bank?", "note to self", "note:",
                                   "can you book me a table at Luigi's?", "remind me", "I'm sick, tell my boss",
                                   "I'm out of milk"])
 def test_what_no_rule_understands_gets_an_honest_answer(text):

@@ -164,6 +164,12 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
     ("remind me to book the flights", "deep"), ("note to self: email the landlord", "deep"),
     ("remind me every day at 8 to take my pills", "deep"), ("remind me to pack and then plan the trip", "deep"),
     ("note to self: move the dentist to Friday", "deep"), ("remind me what's due this week", "fast"),
+    ("note: the dinner with Anna is cancelled", "deep"), ("remind me on Mondays to put the bins out", "deep"),
+    ("remind me at 9 on weekdays to stretch", "deep"), ("remind me to buy milk, call mum and pay the rent", "deep"),
+    ("put milk on my shopping list and the bins out", "deep"), ("note to self: text Anna happy birthday", "deep"),
+    ("note to self: I'm sick today, tell my boss", "deep"), ("memo to Sarah: the report is late", "deep"),
+    ("remind me at 8am and 8pm to take pills", "deep"), ("Note to self - buy milk", "fast"),
+    ("Note: any news from the school?", "fast"), ("memo: when's the dentist?", "fast"),
     ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep"),
     ("when do I pay the car insurance?", "fast"),
     # the user saying how or where they are, and nothing more, is routine (with a phone's apostrophe too) ...

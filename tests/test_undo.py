@@ -235,7 +235,7 @@ def test_the_restore_tools_are_offered_to_no_model():
     box = tools.toolbox()
     undo_only = {t.name for t in box.order if t.undo_only}
     assert undo_only == {"restore_task", "restore_topic"}
-    for run in ("user", "background", "noting", "fast", "greeting"):
+    for run in tools.RUNS:
         assert not tools.offered(run, box) & undo_only, run
     assert not {s["function"]["name"] for s in box.schemas(True)} & undo_only  # nor counted as offerable
 

@@ -83,12 +83,17 @@ _PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule
 
 # One note, task or reminder, asked for in so many words ("note to self: buy milk", "remind me to call Mum at 5",
 # "add oat milk to my shopping list"): the fast role with the tools of a note, which hands on what is more.
-_NOTE = re.compile(r"(note to self|note|memo|remind me (to|at|on|in|about|tomorrow|tonight|this)|"
-                   r"(add|put) .{1,60} (to|on) (my |the )?(shopping |grocery |to-?do |todo )?(list|tasks))\b", re.I)
-# ... unless it names something a note cannot hold: a plan, mail, a repeat, a change to what exists
-_MORE_THAN_A_NOTE = re.compile(r"\b(plan(s|ning|ned)?|trip|organi[sz]e|prepare|book(s|ing|ed)?|schedule|cancel|delete|remove|"
-                               r"rename|move|postpone|send|reply|write|draft|e-?mail|mail|watch|forget|every|each|"
-                               r"daily|weekly|monthly|and then|also)\b", re.I)
+_NOTE = re.compile(r"(note to self\b|note\s*[:\-\u2013\u2014]|memo\s*[:\-\u2013\u2014]|"
+                   r"remind me (to|at|on|in|about|tomorrow|tonight|this)\b|"
+                   r"(add|put) .{1,60} (to|on) (my |the )?(shopping |grocery |to-?do |todo )?(list|tasks)\b)", re.I)
+# ... unless it is more than one note: a plan, mail or a word to someone, a repeat, a change to what exists,
+# several things (a list, "and"), or a question (a look, which the reads of routine chat answer)
+_MORE_THAN_A_NOTE = re.compile(
+    r"\b(plan|plans|planning|planned|trips?|organi[sz]\w*|prepar\w*|book|books|booking|booked|schedul\w*|"
+    r"reschedul\w*|cancel\w*|delet\w*|remov\w*|renam\w*|move|moves|moved|moving|postpon\w*|send\w*|sent|"
+    r"repl(y|ies|ied)|writ\w*|wrote|draft\w*|e-?mails?|mail|watch\w*|forget\w*|forgot|tell|told|texts?|texting|"
+    r"message\w*|invit\w*|let \w+ know|every|each|daily|weekly|fortnightly|monthly|yearly|annually|hourly|"
+    r"weekdays|weekends|(mon|tues|wednes|thurs|fri|satur|sun)days|and|also|then)\b|[,;?]", re.I)
 
 ROUTINE_CHARS = 120
 
@@ -98,8 +103,8 @@ def _text(row: Inbox) -> str:
 
 
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
-    """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) goes to the fast role,
-    which can hand it on; a deadline or reminder follow-up is phrased from a template without a model
+    """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) and one note, task or
+    reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up is phrased from a template without a model
     unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
     triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
     everything else goes to the deep role."""

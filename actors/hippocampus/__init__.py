@@ -8,7 +8,7 @@ each as an episode, and climbs the ladder
     episode -> interpretation -> belief -> principle
 
 with provenance at every step. Interpretations come from plain rules first; the
-deep model may rephrase or add to them, and when it cannot be reached the rule
+model (the `[hippocampus] role`, fast by default) may rephrase or add to them, and when it cannot be reached the rule
 candidates are stored as they are. Repetition is counted by the engram's dedup
 (one strengthening per night), so a pattern seen on two nights becomes a belief
 and one seen on four becomes a principle. Counter-evidence invalidates what it
@@ -22,7 +22,7 @@ nothing new costs no tokens.
 
 The package, along its seams: `episodes` (reading the day) with `heeded` (reminders and
 mail acted on or let pass), `rules` (interpretations and counter-evidence), `outcomes`
-(calibration), `model` (the deep model's record_memories call), `nightly` (one run, one
+(calibration), `model` (the model's record_memories call), `nightly` (one run, one
 commit) and `actor`; what was learned is used by `recall` (memories for a planner) and
 `advice` (proposals steered, reminders thinned, senders named to triage); `skill` lets the
 user list and forget memories (the list itself is a storage read: storage/beliefs.py).

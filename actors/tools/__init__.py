@@ -74,7 +74,8 @@ FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders",
 # A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
 # for a moved event, the tasks beyond the few the context shows, and `surface`. (The context recalls memories;
 # a sync brought the mail, so no sync is asked for.) A user's request for one note, task or reminder is offered the
-# same reads and actions (the "note" run), without `surface`: its reply is what the user reads.
+# same reads and actions (the "note" run), with `decide` instead of `surface` ("remind me at 5 instead" may answer a
+# proposal): its reply is what the user reads.
 NOTING_READS = frozenset({"calendar_lookup", "list_tasks"})
 NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
 NOTING_DECISIONS = frozenset({"surface"})
@@ -151,7 +152,8 @@ def schemas_for(run: str, box: Toolbox | None = None, deciding: bool = True) -> 
     - "background": fewer reads and changes, nothing only the user may start;
     - "noting" (fast role): the calendar and tasks, the changes that make a note or one task, `surface`, and
       `escalate` to the planner;
-    - "note" (fast role): a user's one note, task or reminder: the same reads and changes, no `surface`;
+    - "note" (fast role): a user's one note, task or reminder: the same reads and changes, `decide` instead of
+      `surface`;
     - "fast" (routine chat): a few read tools, `decide`, and `escalate` to the planner;
     - "greeting": the same without the reads.
     `deciding` False: the user has no pending proposal, so `decide` (the last schema, so that what comes
@@ -177,8 +179,8 @@ def _select(run: str, box: Toolbox) -> list[dict]:
               and not t.undo_only and t.name not in leaves_out]
     if run == "noting":
         chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
-    if run == "note":  # the user waits for the reply: nothing to surface
-        chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS]
+    if run == "note":  # the user waits for the reply (nothing to surface), and may be changing a proposal
+        chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | {"decide"}]
     actions = [t for t in chosen if t.kind == MUTATE]
     schemas = [t.schema() for t in chosen if t.kind == READ]
     if actions:

@@ -16,7 +16,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
-                                          TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
+                                          NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -32,7 +32,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     first = found[0]
     start = rest.find(first.phrase, first.start)
     what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
-    what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for)\s*$", "", what.strip())
+    what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be)\s*$", "", what.strip())
     what = re.sub(r"^(?:on|at|by|in)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
@@ -59,11 +59,15 @@ def answer(chat: Chat) -> Reply:
     """The offline answer to one message of the user's."""
     text = chat.text.strip()
     text = COURTESY_RE.sub("", text) or text  # "thanks!" alone stays small talk
+    noted = NOTE_RE.match(text)
+    noted = noted if noted and text[noted.end():].strip(" .!") else None
+    if noted:
+        text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
              or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
-             or _small_talk(chat, text))
+             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
     elif reply.text or any(name != "decide" for name, _ in reply.calls):  # a look or a change, not an answer
@@ -336,7 +340,7 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
         return found.group("what"), None  # "add call mum to my list": the list is where tasks are anyway
     if re.fullmatch(r"(?:shopping|grocery|groceries)\s+list", phrase, re.I):
         # "add oat milk to my shopping list": a thing to buy, on the one list
-        item = found.group("what")
+        item = re.sub(r"^buying\s+", "buy ", found.group("what"), flags=re.I)
         return (item if re.match(r"(?:buy|get|pick up)\b", item, re.I) else f"buy {item}"), None
     topics = looks.topics_named(chat, phrase)
     if len(topics) != 1:

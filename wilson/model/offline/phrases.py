@@ -180,12 +180,14 @@ RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|a
 # "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
 ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
-                    r"note to self:?|note:|memo:|" + _PUT_ON_LIST + "|"
+                    + _PUT_ON_LIST + "|"
                     r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
-EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|note to self\b|note:|memo:|"
-                             + _PUT_ON_LIST + ")", re.I)
+EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
+# "note to self: buy milk", "memo - call the bank": what follows is read as said, and kept as a task when no other
+# rule reads it
+NOTE_RE = re.compile(r"^\s*(?:note to self\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*", re.I)
 # "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
 TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
