@@ -33,6 +33,22 @@ def test_three_days_out_a_trip_drops_booking_and_keeps_packing_and_check_in():
     assert fitted["Check passport validity"] == TODAY + timedelta(days=1)  # its lead time is gone: tomorrow
 
 
+def test_a_trip_planned_late_catches_up_one_task_a_day_longest_lead_time_first():
+    # all five were due tomorrow before: five follow-ups on one day, then nothing for a week
+    start = TODAY + timedelta(days=15)
+    fitted = dues(TRIP, start)
+    late = ["Check passport validity", "Check visa and entry requirements", "Book flights", "Book accommodation",
+            "Buy travel insurance"]
+    assert [fitted[title] for title in late] == [TODAY + timedelta(days=d) for d in (1, 2, 3, 4, 5)]
+    assert fitted["Pack"] == start - timedelta(days=2) and fitted["Check in"] == start - timedelta(days=1)
+    # with less time the catching up takes at most the first third of it
+    week = dues(TRIP, TODAY + timedelta(days=6))
+    assert max(week[title] for title in late) == TODAY + timedelta(days=2)
+    assert [week[title] for title in late] == sorted(week[title] for title in late)
+    # a task still inside its lead time keeps it, whatever catches up before it
+    assert dues(TRIP, TODAY + timedelta(days=40))["Buy travel insurance"] == TODAY + timedelta(days=10)
+
+
 def test_no_deadline_on_or_after_the_start():
     for days in range(1, 8):
         start = TODAY + timedelta(days=days)

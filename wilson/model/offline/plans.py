@@ -1,9 +1,11 @@
 """A playbook plan fitted to the time left before the event.
 
-Each task is due `days_before` the event. A task whose lead time is gone is moved up to
-tomorrow, unless the event is closer than its `min_days` (then it is left out: no "book
-flights" for a trip that leaves in three days). No deadline falls on or after the day the
-event starts, except on that day itself when nothing earlier is left.
+Each task is due `days_before` the event. The tasks whose lead time is gone are caught up from
+tomorrow, one a day in the playbook's order (the longest lead time first) within the first third
+of the time left, so that a trip planned two weeks ahead does not put five tasks on one day; a
+task is left out when the event is closer than its `min_days` (no "book flights" for a trip that
+leaves in three days). No deadline falls on or after the day the event starts, except on that day
+itself when nothing earlier is left.
 """
 
 from __future__ import annotations
@@ -22,14 +24,17 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
         return []  # under way or over: nothing to prepare
     latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
     earliest = min(today + timedelta(days=1), latest)
+    kept = [t for t in tasks if days_left >= t.min_days and not (domestic and t.abroad)]
+    late = [t for t in kept if t.days_before > 0 and start_day - timedelta(days=t.days_before) < earliest]
+    span = min(len(late), max(1, days_left // 3))  # days the catching up may take, from tomorrow
     fitted = []
-    for task in tasks:
-        if days_left < task.min_days or (domestic and task.abroad):
-            continue
+    for task in kept:
         if task.days_before <= 0:
             fitted.append((task, start_day))
             continue
         due = start_day - timedelta(days=task.days_before)
+        if task in late:
+            due = earliest + timedelta(days=late.index(task) * span // len(late))
         fitted.append((task, min(max(due, earliest), latest)))
     return fitted
 
