@@ -136,13 +136,29 @@ def test_week_range(words, expected):
     ("Friday 3pm", datetime(2027, 1, 8, 15, 0, tzinfo=BERLIN)),
     ("at 12am", datetime(2027, 1, 6, 0, 0, tzinfo=BERLIN)),
     ("Jan 12 @ 3pm", datetime(2027, 1, 12, 15, 0, tzinfo=BERLIN)),
-    ("at 3pm EST on Friday", datetime(2027, 1, 8, 15, 0, tzinfo=BERLIN)),  # the zone is not converted, as before
+    ("at 3pm EST on Friday", datetime(2027, 1, 8, 21, 0, tzinfo=BERLIN)),  # the zone's 3pm, told in Berlin's time
     ("See you Friday at 7.30pm", datetime(2027, 1, 8, 19, 30, tzinfo=BERLIN)),
+    # a zone's letters between the time and its day: the day was lost ("at 10:00 UTC tomorrow" was today's 10:00)
+    ("remind me at 10:00 UTC tomorrow to call Tom", datetime(2027, 1, 6, 11, 0, tzinfo=BERLIN)),
+    ("tomorrow at 23:30 (UTC)", datetime(2027, 1, 7, 0, 30, tzinfo=BERLIN)),
+    # "the Friday after next" was the coming Friday, with "next" left in the reminder's text
+    ("remind me the Friday after next to renew the permit", date(2027, 1, 15)),
+    ("Tuesday after next at 3pm", datetime(2027, 1, 19, 15, 0, tzinfo=BERLIN)),
+    # a range of hours after "between" is its start, and its end no moment of its own (it was today's 16:00 too)
+    ("remind me between 2pm and 4pm tomorrow to call the bank", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
+    ("tomorrow between 2pm and 4pm", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
+    ("between 9 and 11 on Friday", datetime(2027, 1, 8, 9, 0, tzinfo=BERLIN)),  # it was 9 November
 ])
 def test_a_written_time_joins_its_day(text, expected):
     found, = dates.search(text, at("2027-01-05T08:00"), BERLIN, parts=True)
     assert found.value == expected
     assert text[found.start:found.start + len(found.phrase)] == found.phrase
+
+
+def test_a_zone_said_with_a_time_is_told_in_the_users_time():
+    found, = dates.search("call at 9am EST", at("2027-01-05T08:00"), BERLIN)
+    assert found.value == datetime(2027, 1, 5, 15, 0, tzinfo=BERLIN)
+    assert "9am EST is 15:00 your time" in found.stated(BERLIN)
 
 
 def test_written_times_that_are_no_moment_of_a_day_stay_apart():

@@ -262,6 +262,13 @@ def bare_hour(hour: int, text: str, minute: int = 0) -> tuple[int, str]:
     return hour, f"{said} read as {hour:02d}:{minute:02d}, the morning"
 
 
+# A zone's letters after a time ("at 10:00 UTC tomorrow"): the time is that zone's, told in the user's own. Each
+# abbreviation is its fixed offset (CET is winter time, CEST summer time), as whoever wrote it meant.
+ZONE_OFFSETS = {"UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "BST": 1, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
+                "PST": -8, "PDT": -7}
+_ZONE_AFTER = re.compile(r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")\)?(?!\w)", re.I)
+
+
 @dataclass(frozen=True)
 class Clock:
     """A time of day read here, not by the parser: where it stands in the text, the hour as said, its minutes,
@@ -274,6 +281,14 @@ class Clock:
     half: str = ""
     said: int = 0  # the hour as said, when not `hour`: "quarter to 7" is 6:45, and a morning's or an evening's as 7 is
     written: bool = False  # "at 9:30", "at 17:30": digits and minutes, read as written
+    zone: str = ""  # "UTC" in "at 10:00 UTC": the time is that zone's (ZONE_OFFSETS)
+
+    def at(self, day: date, hour: int, minute: int, tz: ZoneInfo) -> datetime:
+        """This clock's time on `day`, in the user's timezone `tz` (from its own zone's, when one was said)."""
+        if not self.zone:
+            return datetime.combine(day, time(hour, minute), tzinfo=tz)
+        offset = timezone(timedelta(hours=ZONE_OFFSETS[self.zone.upper()]), self.zone.upper())
+        return datetime.combine(day, time(hour, minute), tzinfo=offset).astimezone(tz)
 
     def of_day(self, text: str) -> tuple[int, int, str]:
         """(hour, minute) on a 24-hour clock, and how an hour without am/pm was read."""
@@ -297,14 +312,21 @@ _CLOCK_TIME_RE = re.compile(r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P
                             r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])", re.I)
 # a time that is the end or the start of a range of hours ("9am-5pm", "2pm to 4pm") is opening hours, no moment
 _IN_A_RANGE_AFTER = re.compile(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
-_IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$", re.I)
+_IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$|"
+                                r"\bbetween\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+and\s*$", re.I)
+
+
+# "between 9 and 11" (no am/pm): a range of bare hours, read as its first ("9 and 11" is no 9 November)
+_BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+\d{1,2}(?:[:.][0-5]\d)?"
+                               r"(?![\d:./]|\s*(?:am|pm|a\.m\.|p\.m\.|st|nd|rd|th|of|jan|feb|mar|apr|may|jun|jul|aug|sep|"
+                               r"oct|nov|dec)\w*)", re.I)
 
 
 def written_clock(match: re.Match) -> Clock | None:
     """“3pm” → 15:00, “at 9:30” → 09:30 as written; None for a time no clock shows ("at 25:00", "13pm") and
     for one end of a range of hours ("9am-5pm", "between 2pm and 4pm" keeps its first)."""
     text = match.string
-    if _IN_A_RANGE_AFTER.match(text, match.end()) or _IN_A_RANGE_BEFORE.search(text[max(0, match.start() - 12):
+    if _IN_A_RANGE_AFTER.match(text, match.end()) or _IN_A_RANGE_BEFORE.search(text[max(0, match.start() - 30):
                                                                                     match.start()]):
         return None
     if match.group("h24") is not None:
@@ -355,12 +377,36 @@ def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> l
     return found
 
 
+_RANGE_START = re.compile(r"\bbetween\s+(?:at\s+)?$", re.I)
+_RANGE_TAIL = re.compile(r"\s+and\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\w)", re.I)
+
+
+def _with_range(text: str, clock: Clock) -> Clock:
+    """The clock that opens "between 2pm and 4pm" with the range's end in its span: the range is read as its
+    start, and its end is no moment of its own nor a word left in a title."""
+    tail = _RANGE_TAIL.match(text, clock.end) if _RANGE_START.search(text[max(0, clock.start - 12):clock.start]) \
+        else None
+    if tail is None:
+        return clock
+    return Clock(clock.start, tail.end(), clock.hour, clock.minute, clock.half, clock.said, clock.written, clock.zone)
+
+
+def _with_zone(text: str, clock: Clock) -> Clock:
+    """The clock with the zone said right after it ("10:00 UTC"), which its span then takes in."""
+    said = _ZONE_AFTER.match(text, clock.end)
+    if said is None:
+        return clock
+    return Clock(clock.start, said.end(), clock.hour, clock.minute, clock.half, clock.said, clock.written,
+                 said.group("zone"))
+
+
 def _blank(match: re.Match) -> str:
     return " " * len(match.group(0))
 
 
 # what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
-_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:UTC|GMT|CET|CEST|BST|EST|EDT|CST|CDT|PST|PDT)\)?[\s,]*)?(?:(?:on|at)\s+)?", re.I)
+_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:UTC|GMT|CET|CEST|BST|EST|EDT|CST|CDT|PST|PDT)\)?[\s,]*)?"
+                      r"(?:(?:on|at|between|from)\s+)?", re.I)
 
 
 def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime, tz: ZoneInfo) -> list[Found]:
@@ -387,7 +433,7 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             # "tonight" is today's evening, whatever the hour: _to_value moved it to tomorrow once 20:00 passed
             day = now.astimezone(tz).date() if re.search(r"\btonight\b", day_phrase.phrase, re.I) \
                 else local_date(day_phrase.value, tz)
-            value = datetime.combine(day, time(hour, minute), tzinfo=tz)
+            value = clock.at(day, hour, minute, tz)
         else:
             start, end = clock.start, clock.end
             after, before = _DAYPART_AFTER.match(text[end:]), _DAYPART_BEFORE.search(text[:start])
@@ -395,9 +441,13 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
                 end += after.end()
             elif before:
                 start = before.start()
-            value = datetime.combine(now.astimezone(tz).date(), time(hour, minute), tzinfo=tz)
+            value = clock.at(now.astimezone(tz).date(), hour, minute, tz)
             if value <= now:
-                value = datetime.combine(value.date() + timedelta(days=1), time(hour, minute), tzinfo=tz)
+                value = clock.at(now.astimezone(tz).date() + timedelta(days=1), hour, minute, tz)
+        if clock.zone:
+            said = re.sub(r"^at\s+", "", text[clock.start:clock.end].strip(), flags=re.I)
+            reading = "; ".join(filter(None, [reading, f"{said} is "
+                                                        f"{value.astimezone(tz):%H:%M} your time"]))
         found.append(Found(text[start:end], value, start, reading))
         timed.append(found[-1])
     return found
@@ -459,6 +509,19 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
 
 # "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
 # ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
+# "the Friday after next": the parser reads "the Friday after" and leaves "next"
+_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+after\s+"
+                            r"next\b", re.I)
+
+
+def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    """The named weekday a week after its next one (from a Tuesday, "the Friday after next" is in ten days)."""
+    today = now.astimezone(tz).date()
+    weekday = WEEKDAYS.index(match.group("day").lower())
+    return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1 + 7)
+
+
 _WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?!['’]s\b)", re.I)
 
 
@@ -508,6 +571,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
                          text, re.I):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
+    for m in _AFTER_NEXT_RE.finditer(text):
+        add(m.start(), m.end(), m.group(0), _after_next(m, now, tz))
     for m in _WEEKEND_RE.finditer(text) if parts else ():
         add(m.start(), m.end(), m.group(0), _weekend(now, tz))
     hours: list[Clock] = []
@@ -516,10 +581,15 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         if clock is not None and not any(clock.start < e and s < clock.end
                                          for s, e in taken + [(c.start, c.end) for c in hours]):
             hours.append(clock)
+    hours += [Clock(m.start("hour"), m.end(), int(m.group("hour")), int(m.group("minute") or 0))
+              for m in itertools.islice(_BETWEEN_HOURS_RE.finditer(text), PARTS_READ)
+              if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
+                                                        for s, e in taken + [(c.start, c.end) for c in hours])]
     hours += [Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
               for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
               if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
                                                         for s, e in taken + [(c.start, c.end) for c in hours])]
+    hours = [_with_zone(text, _with_range(text, clock)) for clock in hours]
     masked = text
     for s, e in taken + [(clock.start, clock.end) for clock in hours]:  # what is read already is not read twice
         masked = masked[:s] + " " * (e - s) + masked[e:]
