@@ -302,3 +302,28 @@ def test_am_i_free_looks_at_the_calendar_of_that_day(make_app):
     repl.run_line("am I free on Friday evening?")
     answer = "\n".join(d["text"] for d in app.user_deliveries()[before:])
     assert "In your calendar on Fri 8 Jan:\n• Team dinner — Fri 8 Jan 19:00" in answer, answer
+
+
+def test_what_was_finished_is_read_from_the_done_tasks_latest_first(make_app):
+    # "I didn't understand that" before
+    app = make_app(start="2027-01-05T09:00:00+01:00")
+    repl = repl_of(app)
+    for title in ("pay rent", "call the plumber"):
+        repl.run_line(f"add {title} by Friday")
+        repl.run_line("approve")
+        repl.run_line("advance 1h")
+        repl.run_line(f"done with {title}")
+        repl.run_line("approve")
+    repl.run_line("add renew the passport by Friday")
+    repl.run_line("approve")
+    for question in ("what did I finish?", "what have I done this week?"):
+        said = len(app.user_deliveries())
+        repl.run_line(question)
+        answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+        assert "(2):\n• Call the plumber (Tue 5 Jan)\n• Pay rent (Tue 5 Jan)" in answer, answer
+        assert "passport" not in answer.lower(), "an open task is not done"
+    repl.run_line("advance 20d")
+    said = len(app.user_deliveries())
+    repl.run_line("what did I get done?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert answer.endswith("Nothing marked done in the last two weeks."), answer

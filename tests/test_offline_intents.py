@@ -91,6 +91,16 @@ def test_requests_become_one_proposed_change(text, call):
     assert reply.calls == [call] and reply.text == ""
 
 
+def test_a_reminder_for_a_time_that_has_passed_says_so_and_asks_when():
+    # "When should I remind you?" before, as if no time had been said
+    reply = answer("remind me today at 8am to stretch")  # at 10:00
+    assert reply.calls == [] and reply.text.startswith("Tue 5 Jan 2027 08:00 has passed already (it's 10:00 now).")
+    assert "to stretch?" in reply.text and "Nothing was set." in reply.text
+    late = intents.answer(phrases.Chat(text="remind me today to call the bank", now=NOW.replace(hour=16), tz=BERLIN,
+                                       playbook=PLAYBOOK, tasks=[], topics=[], pending=[], offered=TOOLS))
+    assert late.calls == [] and late.text.startswith("When today should I remind you to call the bank?")
+
+
 def test_what_is_coming_lists_the_span_asked_about():
     week = answer("what's on my plate this week?")
     assert week.calls == [] and week.text.startswith("Coming up this week:")

@@ -112,8 +112,11 @@ def task_view(task: Task, tz: ZoneInfo) -> dict:
     due = None
     if task.due is not None:
         due = task.due.astimezone(tz).date().isoformat() if task.due_is_date else task.due.astimezone(tz).isoformat()
-    return {"id": task.id, "title": task.title, "due": due, "status": task.status,
+    view = {"id": task.id, "title": task.title, "due": due, "status": task.status,
             "topic_id": task.topic_id, "topic": task.topic.title if task.topic_id else None}
+    if task.status == "done" and task.completed_at is not None:
+        view["done_on"] = task.completed_at.astimezone(tz).date().isoformat()
+    return view
 
 
 def topic_view(topic: Topic, tz: ZoneInfo) -> dict:

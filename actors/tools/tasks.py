@@ -71,6 +71,8 @@ class ListTasks(BuiltinTool):
         status = _text_arg(args, "status") or "open"
         if status != "all":
             query = query.where(Task.status == status)
+        if status == "done":  # what was finished lately, first: the list of done tasks only grows
+            query = query.order_by(Task.completed_at.desc(nulls="LAST"), Task.id.desc())
         topic = _text_arg(args, "topic")
         if topic:
             query = query.join(Topic).where(Topic.title ** f"%{topic}%")

@@ -9,6 +9,7 @@ proposal; a message no rule understands gets `HELP`, never "Noted.".
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from wilson.model.offline import dates, going, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
@@ -64,7 +65,7 @@ def answer(chat: Chat) -> Reply:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
+             or looks.done_look(chat, text) or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
@@ -173,9 +174,22 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     what, when = _split_when(found.group("rest"), chat, months=True)
     at = dates.at_moment(when, chat.now, chat.tz)
     if at is None or not what:
-        return Reply("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. "
-                     "Nothing was set.", [], "reminder without a time to come")
+        return _when_to_remind(chat, what, when)
     return Reply("", [("remind", {"text": what, "at": at.isoformat()})], f"one-off reminder ({when.stated(chat.tz)})")
+
+
+def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
+    """A reminder with no time still to come: asked when, saying so when the time said has passed ("today at
+    7am" at 08:00) or was only a day ("today": its usual 09:00 is no time the user said)."""
+    if what and when is not None and isinstance(when.value, datetime):
+        return Reply(f"{dates.fmt_moment(when.value, chat.tz)} has passed already (it's "
+                     f"{chat.now.astimezone(chat.tz):%H:%M} now). When should I remind you to {what}? Nothing was set.",
+                     [], "reminder for a time that has passed")
+    if what and when is not None and re.fullmatch(r"(?:for\s+|on\s+)?today", when.phrase.strip(), re.I):
+        return Reply(f"When today should I remind you to {what}? Say e.g. “remind me at 18:00 to {what}”. "
+                     "Nothing was set.", [], "reminder for today without a time")
+    return Reply("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. Nothing was set.", [],
+                 "reminder without a time to come")
 
 
 def _move(chat: Chat, text: str) -> Reply | None:

@@ -10,7 +10,7 @@ answers come in the round after their tool's result (wilson/model/offline/provid
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
@@ -183,11 +183,53 @@ def listing(chat: Chat, text: str) -> Reply | None:
 LIST_TASKS_LIMIT = 100  # list_tasks answers at most this many (actors/tools/tasks.py)
 
 
+# "what did I finish?", "what have I done this week?", "what did I get done today?"
+DONE_LOOK_RE = re.compile(r"^\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+i\s+(?:already\s+)?(?:finish(?:ed)?|"
+                          r"complete[d]?|do(?:ne)?|get done|got done|tick(?:ed)? off|check(?:ed)? off)\b", re.I)
+DONE_SHOWN = 10  # a look at what is done names the latest few, and how many more there were
+
+
+def done_look(chat: Chat, text: str) -> Reply | None:
+    """A question about what the user has finished: the done tasks are read first (after_reads answers)."""
+    if not DONE_LOOK_RE.match(text) or "list_tasks" not in chat.offered:
+        return None
+    return Reply("", [("list_tasks", {"status": "done"})], "read what is done")
+
+
+def done_answer(chat: Chat, listed: list) -> Reply:
+    """The done tasks, latest first, within the span asked about ("this week", "today") or the last two weeks."""
+    said = chat.text.lower()
+    today = chat.now.astimezone(chat.tz).date()
+    if re.search(r"\b(today|this week|this month|yesterday)\b", said):
+        first, last, name = dates.week_range(said, chat.now, chat.tz) if "yesterday" not in said else (
+            today - timedelta(days=1), today - timedelta(days=1), "yesterday")
+        if "this week" in said:
+            first = today - timedelta(days=today.weekday())  # the week so far, not what is left of it
+        if "this month" in said:
+            first = today.replace(day=1)
+        last = today if "yesterday" not in said else last
+    else:
+        first, last, name = today - timedelta(days=13), today, "the last two weeks"
+    done = [t for t in listed if isinstance(t, dict) and t.get("done_on")
+            and first.isoformat() <= str(t["done_on"]) <= last.isoformat()]
+    if not done:
+        return Reply(f"Nothing marked done {name if name != 'the last two weeks' else 'in the last two weeks'}.",
+                     [], "list what is done")
+    lines = [f"• {t.get('title')} ({dates.fmt_day(date.fromisoformat(str(t['done_on'])))})" for t in done[:DONE_SHOWN]]
+    more = f"\n…and {len(done) - DONE_SHOWN} more." if len(done) > DONE_SHOWN else ""
+    head = f"Done {name}" if name != "the last two weeks" else "Done in the last two weeks"
+    return Reply(f"{head} ({len(done)}):\n" + "\n".join(lines) + more, [], "list what is done")
+
+
 def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Reply | None:
     """A look's answer once its tools answered (`results`: their JSON, in call order; `args`: the first
     call's): the reminders, the whole list, or the calendar with the list beside it. None for other calls."""
     if called == ["list_reminders"]:
         return reminders_answer(chat, results[0])
+    if called == ["list_tasks"] and args.get("status") == "done":
+        if not isinstance(results[0], list):
+            return Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")
+        return done_answer(chat, results[0])
     if "list_tasks" in called:
         listed = results[called.index("list_tasks")]
         if isinstance(listed, list):
