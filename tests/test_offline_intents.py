@@ -101,6 +101,16 @@ def test_a_reminder_for_a_time_that_has_passed_says_so_and_asks_when():
     assert late.calls == [] and late.text.startswith("When today should I remind you to call the bank?")
 
 
+def test_a_task_with_a_time_moved_to_another_day_keeps_its_time():
+    # "Fri 8 Jan" before: the dentist at 10:00 lost its hour
+    dentist = [{"id": 5, "title": "Dentist appointment", "due": "2027-01-07T10:00:00+01:00", "status": "open"}]
+    assert answer("move the dentist to Friday", tasks=dentist).calls == [
+        ("update_task", {"task_id": 5, "due": "2027-01-08T10:00:00+01:00"})]
+    assert answer("move the dentist to Saturday at 11", tasks=dentist).calls == [
+        ("update_task", {"task_id": 5, "due": "2027-01-09T11:00:00+01:00"})]
+    assert answer("move the passport task to Friday").calls == [("update_task", {"task_id": 1, "due": "2027-01-08"})]
+
+
 def test_what_is_coming_lists_the_span_asked_about():
     week = answer("what's on my plate this week?")
     assert week.calls == [] and week.text.startswith("Coming up this week:")

@@ -212,6 +212,9 @@ def _move(chat: Chat, text: str) -> Reply | None:
             return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
                          f"snooze a task ({when[0].stated(chat.tz)})")
     due = when[0].value
+    old = dates.parse_moment(task.get("due"), chat.tz)
+    if not isinstance(due, datetime) and isinstance(old, datetime):
+        due = datetime.combine(due, old.astimezone(chat.tz).time(), tzinfo=chat.tz)  # the dentist at 10 stays at 10
     # notes would replace the task's own: how the date was read is the proposal's reason
     return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
                  f"move a task ({when[0].stated(chat.tz)})")
