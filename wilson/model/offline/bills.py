@@ -90,8 +90,25 @@ def _due(act_by: date, lead: int, today: date) -> date:
 
 def name_only(sender: str) -> str:
     """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a title or the rule's reason names who
-    (the proposal says which mail, address and all), the notes say where."""
-    return re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
+    (the proposal says which mail, address and all), the notes say where. A bare address is named by its
+    organisation's domain ("billing@stadtwerke.de" → "Stadtwerke"); a person's at a mail provider stays whole."""
+    name = re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
+    address = re.fullmatch(r"<?[^@\s<>]+@(?P<domain>[\w.-]+)>?", name)
+    if address is None:
+        return name
+    labels = [label for label in address.group("domain").lower().split(".")[:-1] if label not in MAIL_HOST_WORDS]
+    if not labels or labels[-1] in MAIL_PROVIDERS:
+        return name.strip("<>")
+    return labels[-1].replace("-", " ").title()
+
+
+# the parts of a domain that name a mail service, not who sent it
+MAIL_HOST_WORDS = frozenset({"mail", "email", "e-mail", "mailer", "news", "newsletter", "info", "billing", "invoice",
+                             "invoices", "noreply", "no-reply", "notify", "notifications", "service", "services",
+                             "rechnung", "rechnungen", "facture", "account", "accounts", "secure", "co", "com", "www"})
+MAIL_PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live", "msn", "icloud",
+                            "me", "mac", "aol", "gmx", "web", "proton", "protonmail", "pm", "posteo", "t-online",
+                            "freenet", "mailbox", "fastmail", "zoho", "yandex", "orange", "free", "libero", "btinternet"})
 
 
 def sender_of(payload: dict) -> str:
