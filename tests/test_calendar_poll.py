@@ -304,3 +304,21 @@ def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
         assert list(ReceptorBuffer.select())[0].text.startswith("New event: Standup")
     finally:
         app.stop()
+
+
+def test_offline_a_move_or_cancellation_later_today_reaches_the_user_and_one_for_tomorrow_waits(make_app):
+    # before, the offline cortex said nothing of either: the alarm and the triage reached an inbox row, no one
+    app = make_app(start="2027-01-04T20:00:00+01:00", llm="offline", env=QUIET)
+    add_event(app.calendar_file(), "Budget review", at(app, 5, 15), at(app, 5, 16), tz=BERLIN)
+    add_event(app.calendar_file(), "Dentist", at(app, 5, 16), at(app, 5, 17), tz=BERLIN)
+    add_event(app.calendar_file(), "Yoga", at(app, 6, 18), at(app, 6, 19), tz=BERLIN)
+    advance_to(app, at(app, 5, 8, 30))  # known since yesterday, through the morning's sync
+    moved = app.clock.now()
+    move_event(app.calendar_file(), "Budget review", at(app, 5, 10, 0), at(app, 5, 11, 0), tz=BERLIN)
+    assert cancel_event(app.calendar_file(), "Dentist")
+    move_event(app.calendar_file(), "Yoga", at(app, 6, 19), at(app, 6, 20), tz=BERLIN)
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 9, 59))
+    assert when_told(app, "it moved from 15:00 to 10:00 today") <= moved + POLL + RAS_INTERVAL
+    assert when_told(app, "it's cancelled (it was today at 16:00)") <= moved + POLL + RAS_INTERVAL
+    assert not told(app, "“Yoga”"), "tomorrow's change is no same-day news: the morning's briefing has it"
