@@ -148,6 +148,17 @@ def test_week_range(words, expected):
     ("remind me between 2pm and 4pm tomorrow to call the bank", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
     ("tomorrow between 2pm and 4pm", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
     ("between 9 and 11 on Friday", datetime(2027, 1, 8, 9, 0, tzinfo=BERLIN)),  # it was 9 November
+    # the end's am/pm is the start's too
+    ("remind me between 2 and 4pm tomorrow to call the bank", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
+    ("between 11 and 1pm tomorrow", datetime(2027, 1, 6, 11, 0, tzinfo=BERLIN)),
+    # a count between two numbers is no range of hours
+    ("add check the parcel, delivery takes between 3 and 5 days", date(2027, 1, 10)),
+    ("between 2 and 3 weeks from now", date(2027, 1, 26)),
+    # a zone with an offset, and the user's own zone by its other name, is the user's local time in July
+    ("remind me at 10:00 GMT+1 tomorrow to join", datetime(2027, 1, 6, 10, 0, tzinfo=BERLIN)),
+    ("at 3pm (GMT+2) on Friday", datetime(2027, 1, 8, 14, 0, tzinfo=BERLIN)),
+    ("at 10:00 UTC-5 tomorrow", datetime(2027, 1, 6, 16, 0, tzinfo=BERLIN)),
+    ("at 10:00 CET on 1 July", datetime(2027, 7, 1, 10, 0, tzinfo=BERLIN)),
 ])
 def test_a_written_time_joins_its_day(text, expected):
     found, = dates.search(text, at("2027-01-05T08:00"), BERLIN, parts=True)
@@ -159,6 +170,12 @@ def test_a_zone_said_with_a_time_is_told_in_the_users_time():
     found, = dates.search("call at 9am EST", at("2027-01-05T08:00"), BERLIN)
     assert found.value == datetime(2027, 1, 5, 15, 0, tzinfo=BERLIN)
     assert "9am EST is 15:00 your time" in found.stated(BERLIN)
+    # the next time that zone's clock shows it: 11pm PST on the 4th is 08:00 on the 5th in Berlin, two hours on
+    found, = dates.search("at 11pm PST", at("2027-01-05T06:00"), BERLIN)
+    assert found.value == datetime(2027, 1, 5, 8, 0, tzinfo=BERLIN)
+    # "after next week" is no weekday after next
+    assert date(2027, 1, 15) not in [f.value for f in dates.search("the friday after next week", at("2027-01-05T08:00"),
+                                                                       BERLIN)]
 
 
 def test_written_times_that_are_no_moment_of_a_day_stay_apart():

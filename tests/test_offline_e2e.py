@@ -327,3 +327,8 @@ def test_what_was_finished_is_read_from_the_done_tasks_latest_first(make_app):
     repl.run_line("what did I get done?")
     answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
     assert answer.endswith("Nothing marked done in the last two weeks."), answer
+    repl.run_line("advance 7d")  # Tue 2 Feb: "last month" is January
+    said = len(app.user_deliveries())
+    repl.run_line("what did I finish last month?")
+    answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert "Done last month (2):" in answer, answer

@@ -128,7 +128,8 @@ def test_yes_and_no_answer_the_newest_pending_proposal():
     assert answer("yes", []).calls == []  # nothing pending: not an answer to anything
 
 
-@pytest.mark.parametrize("text", ["put the bins out", "notebook is broken", "what's the weather like?", "Dinner tonight?",
+@pytest.mark.parametrize("text", ["put the bins out", "notebook is broken", "what did I do wrong",
+                                  "which did I complete? mark the other done", "what's the weather like?", "Dinner tonight?",
                                   "hello, can you call the bank?", "note to self", "note:",
                                   "can you book me a table at Luigi's?", "remind me", "I'm sick, tell my boss",
                                   "I'm out of milk"])

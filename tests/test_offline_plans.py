@@ -49,6 +49,16 @@ def test_a_trip_planned_late_catches_up_one_task_a_day_longest_lead_time_first()
     assert dues(TRIP, TODAY + timedelta(days=40))["Buy travel insurance"] == TODAY + timedelta(days=10)
 
 
+@given(st.sampled_from(PLAYBOOK.events), st.integers(min_value=0, max_value=120))
+def test_a_task_that_needs_more_lead_time_is_never_due_after_one_that_needs_less(event, days):
+    # a trip 32 days out had its insurance due before the flights and the accommodation it caught up
+    fitted = fit(event.tasks, TODAY + timedelta(days=days), TODAY)
+    for first, first_due in fitted:
+        for then, then_due in fitted:
+            if first.days_before > then.days_before > 0:
+                assert first_due <= then_due, (first.title, first_due, then.title, then_due)
+
+
 def test_no_deadline_on_or_after_the_start():
     for days in range(1, 8):
         start = TODAY + timedelta(days=days)

@@ -266,7 +266,10 @@ def bare_hour(hour: int, text: str, minute: int = 0) -> tuple[int, str]:
 # abbreviation is its fixed offset (CET is winter time, CEST summer time), as whoever wrote it meant.
 ZONE_OFFSETS = {"UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "BST": 1, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
                 "PST": -8, "PDT": -7}
-_ZONE_AFTER = re.compile(r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")\)?(?!\w)", re.I)
+_ZONE_AFTER = re.compile(r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")(?:(?P<sign>[+-])(?P<hours>\d{1,2})"
+                         r"(?::?(?P<minutes>[0-5]\d))?)?\)?(?![\w+-])", re.I)
+# a zone and its summer or winter time: said of the user's own zone, either means the user's local time
+ZONE_FAMILIES = ({"CET", "CEST"}, {"EST", "EDT"}, {"CST", "CDT"}, {"PST", "PDT"}, {"GMT", "BST"})
 
 
 @dataclass(frozen=True)
@@ -282,13 +285,24 @@ class Clock:
     said: int = 0  # the hour as said, when not `hour`: "quarter to 7" is 6:45, and a morning's or an evening's as 7 is
     written: bool = False  # "at 9:30", "at 17:30": digits and minutes, read as written
     zone: str = ""  # "UTC" in "at 10:00 UTC": the time is that zone's (ZONE_OFFSETS)
+    offset_minutes: int = 0  # "+1" in "GMT+1": minutes added to the zone's own offset
+
+    def zone_of(self, day: date, tz: ZoneInfo) -> timezone | ZoneInfo:
+        """The timezone the clock's time is in on `day`: the user's, unless another zone was said. The user's own
+        zone by either of its names ("CET" in Berlin in July) is the user's local time."""
+        name = self.zone.upper()
+        if not name:
+            return tz
+        local = datetime.combine(day, time(12), tzinfo=tz).tzname()
+        if not self.offset_minutes and any({name, local} <= family for family in ZONE_FAMILIES):
+            return tz
+        minutes = ZONE_OFFSETS[name] * 60 + self.offset_minutes
+        return timezone(timedelta(minutes=minutes), name + (f"{self.offset_minutes / 60:+g}" if self.offset_minutes
+                                                             else ""))
 
     def at(self, day: date, hour: int, minute: int, tz: ZoneInfo) -> datetime:
-        """This clock's time on `day`, in the user's timezone `tz` (from its own zone's, when one was said)."""
-        if not self.zone:
-            return datetime.combine(day, time(hour, minute), tzinfo=tz)
-        offset = timezone(timedelta(hours=ZONE_OFFSETS[self.zone.upper()]), self.zone.upper())
-        return datetime.combine(day, time(hour, minute), tzinfo=offset).astimezone(tz)
+        """This clock's time on `day` (in its zone), in the user's timezone `tz`."""
+        return datetime.combine(day, time(hour, minute), tzinfo=self.zone_of(day, tz)).astimezone(tz)
 
     def of_day(self, text: str) -> tuple[int, int, str]:
         """(hour, minute) on a 24-hour clock, and how an hour without am/pm was read."""
@@ -317,9 +331,25 @@ _IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|u
 
 
 # "between 9 and 11" (no am/pm): a range of bare hours, read as its first ("9 and 11" is no 9 November)
-_BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+\d{1,2}(?:[:.][0-5]\d)?"
-                               r"(?![\d:./]|\s*(?:am|pm|a\.m\.|p\.m\.|st|nd|rd|th|of|jan|feb|mar|apr|may|jun|jul|aug|sep|"
-                               r"oct|nov|dec)\w*)", re.I)
+_BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
+                               r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
+                               r"(?![\d:./]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|dec|"
+                               r"dez|min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|dollar|usd|"
+                               r"pound|gbp|kg|km|mile|%|percent|item|piece|page|step)\w*)", re.I)
+
+
+def _between_hours(match: re.Match) -> Clock | None:
+    """“between 9 and 11” → 9; “between 2 and 4pm” → 14:00 (the end's pm is the start's, unless the start is
+    later than the end: “between 11 and 1pm” starts at 11 in the morning)."""
+    hour, end = int(match.group("hour")), int(match.group("end"))
+    if hour > 23:
+        return None
+    half = (match.group("half") or "").replace(".", "").lower()
+    if half and (hour > 12 or hour == 0):
+        half = ""  # "between 13 and 4pm": the start is on a 24-hour clock already
+    elif half == "pm" and hour > end and end != 12:
+        half = "am"
+    return Clock(match.start("hour"), match.end(), hour, int(match.group("minute") or 0), half)
 
 
 def written_clock(match: re.Match) -> Clock | None:
@@ -396,8 +426,14 @@ def _with_zone(text: str, clock: Clock) -> Clock:
     said = _ZONE_AFTER.match(text, clock.end)
     if said is None:
         return clock
+    offset = 0
+    if said.group("sign"):
+        offset = (int(said.group("hours")) * 60 + int(said.group("minutes") or 0)) * (-1 if said.group("sign") == "-"
+                                                                                       else 1)
+        if abs(offset) > 14 * 60:
+            return clock  # no zone is that far from Greenwich
     return Clock(clock.start, said.end(), clock.hour, clock.minute, clock.half, clock.said, clock.written,
-                 said.group("zone"))
+                 said.group("zone"), offset)
 
 
 def _blank(match: re.Match) -> str:
@@ -441,10 +477,11 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
                 end += after.end()
             elif before:
                 start = before.start()
-            value = clock.at(now.astimezone(tz).date(), hour, minute, tz)
+            today = now.astimezone(clock.zone_of(now.astimezone(tz).date(), tz)).date()  # the zone's own today
+            value = clock.at(today, hour, minute, tz)
             if value <= now:
-                value = clock.at(now.astimezone(tz).date() + timedelta(days=1), hour, minute, tz)
-        if clock.zone:
+                value = clock.at(today + timedelta(days=1), hour, minute, tz)
+        if clock.zone and clock.zone_of(local_date(value, tz), tz) is not tz:
             said = re.sub(r"^at\s+", "", text[clock.start:clock.end].strip(), flags=re.I)
             reading = "; ".join(filter(None, [reading, f"{said} is "
                                                         f"{value.astimezone(tz):%H:%M} your time"]))
@@ -512,7 +549,7 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
 # "the Friday after next": the parser reads "the Friday after" and leaves "next"
 _AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+after\s+"
-                            r"next\b", re.I)
+                            r"next\b(?!\s+(?:week|month|year|weekend|time|one)\b)", re.I)
 
 
 def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
@@ -581,10 +618,9 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         if clock is not None and not any(clock.start < e and s < clock.end
                                          for s, e in taken + [(c.start, c.end) for c in hours]):
             hours.append(clock)
-    hours += [Clock(m.start("hour"), m.end(), int(m.group("hour")), int(m.group("minute") or 0))
-              for m in itertools.islice(_BETWEEN_HOURS_RE.finditer(text), PARTS_READ)
-              if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
-                                                        for s, e in taken + [(c.start, c.end) for c in hours])]
+    hours += [clock for clock in map(_between_hours, itertools.islice(_BETWEEN_HOURS_RE.finditer(text), PARTS_READ))
+              if clock is not None and not any(clock.start < e and s < clock.end
+                                               for s, e in taken + [(c.start, c.end) for c in hours])]
     hours += [Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
               for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
               if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()

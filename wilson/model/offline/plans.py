@@ -35,6 +35,8 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
         due = start_day - timedelta(days=task.days_before)
         if task in late:
             due = earliest + timedelta(days=late.index(task) * span // len(late))
+        else:  # never before a task that needed more lead time and is caught up later
+            due = max([due] + [d for t, d in fitted if t in late and t.days_before > task.days_before])
         fitted.append((task, min(max(due, earliest), latest)))
     return fitted
 
