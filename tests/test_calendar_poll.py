@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from zoneinfo import ZoneInfo
 
@@ -319,6 +319,21 @@ def test_offline_a_move_or_cancellation_later_today_reaches_the_user_and_one_for
     move_event(app.calendar_file(), "Yoga", at(app, 6, 19), at(app, 6, 20), tz=BERLIN)
     app.advance(POLL)
     advance_to(app, at(app, 5, 9, 59))
-    assert when_told(app, "it moved from 15:00 to 10:00 today") <= moved + POLL + RAS_INTERVAL
-    assert when_told(app, "it's cancelled (it was today at 16:00)") <= moved + POLL + RAS_INTERVAL
+    assert when_told(app, "it moved from 15:00 to 10:00 on Tue 5 Jan.") <= moved + POLL + RAS_INTERVAL
+    assert when_told(app, "it's cancelled (it was on Tue 5 Jan at 16:00).") <= moved + POLL + RAS_INTERVAL
     assert not told(app, "“Yoga”"), "tomorrow's change is no same-day news: the morning's briefing has it"
+
+
+def test_offline_a_cancelled_event_under_way_or_all_day_today_is_told_and_one_over_is_not(make_app):
+    app = make_app(start="2027-01-04T20:00:00+01:00", llm="offline", env=QUIET)
+    add_event(app.calendar_file(), "Workshop", at(app, 5, 7), at(app, 5, 12), tz=BERLIN)
+    add_event(app.calendar_file(), "Breakfast", at(app, 5, 7), at(app, 5, 8), tz=BERLIN)
+    add_event(app.calendar_file(), "Team day", date(2027, 1, 5), date(2027, 1, 5), tz=BERLIN)
+    advance_to(app, at(app, 5, 8, 30))
+    for title in ("Workshop", "Breakfast", "Team day"):
+        assert cancel_event(app.calendar_file(), title)
+    app.advance(POLL)
+    advance_to(app, at(app, 5, 9, 30))
+    assert told(app, "it's cancelled (it was on Tue 5 Jan at 07:00)")  # under way: the user may be in it
+    assert told(app, "it's cancelled (it was on Tue 5 Jan, all day)")
+    assert not told(app, "“Breakfast”"), "over already"

@@ -23,7 +23,7 @@ def test_a_school_asking_to_sign_up_by_a_date_becomes_a_task_the_day_before():
     # the date asked for, not the evening's own date that comes first
     assert (found.title, found.due) == ("Sign up: Parents evening on 14 January", date(2027, 1, 9))
     assert found.notes == "office@school.example asks for it by Sun 10 Jan (“Parents evening on 14 January”)."
-    assert found.rule == "a mail from School asks: sign up by “10 January” → Sun 10 Jan"
+    assert found.rule == "a mail from office@school.example asks: sign up by “10 January” → Sun 10 Jan"
 
 
 @pytest.mark.parametrize("text, subject, title, due", [

@@ -109,6 +109,12 @@ def test_a_task_with_a_time_moved_to_another_day_keeps_its_time():
     assert answer("move the dentist to Saturday at 11", tasks=dentist).calls == [
         ("update_task", {"task_id": 5, "due": "2027-01-09T11:00:00+01:00"})]
     assert answer("move the passport task to Friday").calls == [("update_task", {"task_id": 1, "due": "2027-01-08"})]
+    # a new time alone keeps the day (it was today at 15:00); a time already past is not kept (overdue at once)
+    reply = answer("move the dentist to 3pm", tasks=dentist)
+    assert reply.calls == [("update_task", {"task_id": 5, "due": "2027-01-07T15:00:00+01:00"})]
+    assert "“3pm” → Thu 7 Jan 2027 15:00" in reply.rule
+    early = [dict(dentist[0], due="2027-01-07T07:00:00+01:00")]
+    assert answer("move the dentist to today", tasks=early).calls == [("update_task", {"task_id": 5, "due": "2027-01-05"})]
 
 
 def test_what_is_coming_lists_the_span_asked_about():

@@ -89,23 +89,30 @@ def _due(act_by: date, lead: int, today: date) -> date:
 
 
 def name_only(sender: str) -> str:
-    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a title or the rule's reason names who
-    (the proposal says which mail, address and all), the notes say where. A bare address is named by its
-    organisation's domain ("billing@stadtwerke.de" → "Stadtwerke"); a person's at a mail provider stays whole."""
-    name = re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
+    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a reason names who (the proposal says
+    which mail, address and all), the notes say where."""
+    return re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
+
+
+def organisation(sender: str) -> str:
+    """Who a bill is from, for its title: the display name, or for a bare address the organisation its domain
+    names ("billing@stadtwerke.de" → "Stadtwerke", "noreply@hmrc.gov.uk" → "Hmrc"); a person's address at a mail
+    provider, or a domain that names nobody readable, stays the address."""
+    name = name_only(sender)
     address = re.fullmatch(r"<?[^@\s<>]+@(?P<domain>[\w.-]+)>?", name)
     if address is None:
         return name
-    labels = [label for label in address.group("domain").lower().split(".")[:-1] if label not in MAIL_HOST_WORDS]
-    if not labels or labels[-1] in MAIL_PROVIDERS:
+    labels = address.group("domain").lower().split(".")[:-1]  # without the top level (.de, .uk)
+    if len(labels) > 1 and len(address.group("domain").rsplit(".", 1)[-1]) == 2 and labels[-1] in SECOND_LEVEL:
+        labels = labels[:-1]  # "hmrc.gov.uk", "company.co.jp": the name is before the country's own level
+    label = labels[-1] if labels else ""
+    if len(label) < 3 or label.startswith("xn--") or label in MAIL_PROVIDERS:
         return name.strip("<>")
-    return labels[-1].replace("-", " ").title()
+    return " ".join(word[:1].upper() + word[1:] for word in label.split("-") if word)
 
 
-# the parts of a domain that name a mail service, not who sent it
-MAIL_HOST_WORDS = frozenset({"mail", "email", "e-mail", "mailer", "news", "newsletter", "info", "billing", "invoice",
-                             "invoices", "noreply", "no-reply", "notify", "notifications", "service", "services",
-                             "rechnung", "rechnungen", "facture", "account", "accounts", "secure", "co", "com", "www"})
+# a country's own second level ("co.uk", "gov.uk", "gv.at", "com.au"): the name stands before it
+SECOND_LEVEL = frozenset({"co", "com", "org", "net", "gov", "gv", "govt", "gob", "gouv", "ac", "edu", "or", "ne", "go"})
 MAIL_PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live", "msn", "icloud",
                             "me", "mac", "aol", "gmx", "web", "proton", "protonmail", "pm", "posteo", "t-online",
                             "freenet", "mailbox", "fastmail", "zoho", "yandex", "orange", "free", "libero", "btinternet"})
@@ -133,7 +140,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         named = named if named and named[0] else _name_before(text, BILL_RE)
         # "Rechnung", "facture": the bill's own word in another language is said as a bill
         noun = named[1] if named and named[1] in ("bill", "invoice") else "bill"
-        title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {name_only(sender)}"
+        title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {organisation(sender)}"
         pay_by = dates.local_date(when.value, tz)
         return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
                    f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",

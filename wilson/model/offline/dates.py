@@ -331,6 +331,10 @@ _IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|u
 
 
 # "between 9 and 11" (no am/pm): a range of bare hours, read as its first ("9 and 11" is no 9 November)
+# "between 3 and 5 days", "between 10 and 20 euros": a count, no hour and no date
+_BETWEEN_COUNT_RE = re.compile(r"\bbetween\s+\d+(?:[.,]\d+)?\s+and\s+\d+(?:[.,]\d+)?\s*(?:min|hour|hr|h\b|day|week|month|"
+                               r"year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|kg|g\b|km|mile|%|"
+                               r"percent|item|piece|page|step|litre|liter|l\b|cm|m\b)\w*", re.I)
 _BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
                                r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
                                r"(?![\d:./]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|dec|"
@@ -347,8 +351,8 @@ def _between_hours(match: re.Match) -> Clock | None:
     half = (match.group("half") or "").replace(".", "").lower()
     if half and (hour > 12 or hour == 0):
         half = ""  # "between 13 and 4pm": the start is on a 24-hour clock already
-    elif half == "pm" and hour > end and end != 12:
-        half = "am"
+    elif half == "pm" and hour > end and end != 12 and hour != 12:
+        half = "am"  # 12 with a pm end is noon: "between 12 and 1pm" starts at lunchtime
     return Clock(match.start("hour"), match.end(), hour, int(match.group("minute") or 0), half)
 
 
@@ -549,13 +553,16 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
 # "the Friday after next": the parser reads "the Friday after" and leaves "next"
 _AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+after\s+"
-                            r"next\b(?!\s+(?:week|month|year|weekend|time|one)\b)", re.I)
+                            r"next(?P<week>\s+week)?\b(?!\s+(?:month|year|weekend|time|one)\b)", re.I)
 
 
 def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
-    """The named weekday a week after its next one (from a Tuesday, "the Friday after next" is in ten days)."""
+    """The named weekday a week after its next one (from a Tuesday, "the Friday after next" is in ten days), or
+    in the week after next week ("the Friday after next week")."""
     today = now.astimezone(tz).date()
     weekday = WEEKDAYS.index(match.group("day").lower())
+    if match.group("week"):  # "the Friday after next week": in the week after next week
+        return today + timedelta(days=7 - today.weekday() + 7 + weekday)
     return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1 + 7)
 
 
@@ -631,6 +638,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         masked = masked[:s] + " " * (e - s) + masked[e:]
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
+    masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found

@@ -4,6 +4,10 @@ can do.
 
 Nothing here claims an action: a change is a tool call the approval gate turns into a
 proposal; a message no rule understands gets `HELP`, never "Noted.".
+
+Size: one chain of rules tried in order (answer()), each a few lines over the phrases of phrases.py; the
+looks, plans, bills and dates live in their own modules, and what is left here is the order and the small
+requests (add, remind, move, drop, done, close, rename) that share the reading of a task's name and a date.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, going, looks, places, repeats
+from wilson.model.offline import dates, finished, going, looks, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -65,7 +69,7 @@ def answer(chat: Chat) -> Reply:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or looks.done_look(chat, text) or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
+             or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
@@ -192,6 +196,9 @@ def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
                  "reminder without a time to come")
 
 
+_ONLY_A_TIME = re.compile(r"(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr)?(?:\s*o'?clock)?", re.I)
+
+
 def _move(chat: Chat, text: str) -> Reply | None:
     found = MOVE_RE.match(text)
     if not found:
@@ -214,10 +221,16 @@ def _move(chat: Chat, text: str) -> Reply | None:
     due = when[0].value
     old = dates.parse_moment(task.get("due"), chat.tz)
     if not isinstance(due, datetime) and isinstance(old, datetime):
-        due = datetime.combine(due, old.astimezone(chat.tz).time(), tzinfo=chat.tz)  # the dentist at 10 stays at 10
+        kept = datetime.combine(due, old.astimezone(chat.tz).time(), tzinfo=chat.tz)  # the dentist at 10 stays at 10
+        due = kept if kept > chat.now else due  # moved to today after its hour: the day, not a time already past
+    elif isinstance(due, datetime) and old is not None and _ONLY_A_TIME.fullmatch(when[0].phrase):
+        # "move the dentist to 3pm": the same day at the new time (unless that has passed)
+        same_day = datetime.combine(dates.local_date(old, chat.tz), due.astimezone(chat.tz).time(), tzinfo=chat.tz)
+        due = same_day if same_day > chat.now else due
+    read = dates.Found(when[0].phrase, due, when[0].start, when[0].reading)
     # notes would replace the task's own: how the date was read is the proposal's reason
     return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
-                 f"move a task ({when[0].stated(chat.tz)})")
+                 f"move a task ({read.stated(chat.tz)})")
 
 
 def _drop(chat: Chat, text: str) -> Reply | None:

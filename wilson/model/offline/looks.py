@@ -10,9 +10,9 @@ answers come in the round after their tool's result (wilson/model/offline/provid
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
-from wilson.model.offline import dates, when_event
+from wilson.model.offline import dates, finished, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
 from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
                                           MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
@@ -183,49 +183,6 @@ def listing(chat: Chat, text: str) -> Reply | None:
 LIST_TASKS_LIMIT = 100  # list_tasks answers at most this many (actors/tools/tasks.py)
 
 
-# "what did I finish?", "what have I done this week?", "what did I get done last week?": the whole message, so
-# that "what did I do wrong" or "which did I complete? mark the other done" is not taken for one
-DONE_SPANS = ("today", "yesterday", "this week", "last week", "this month", "last month")
-DONE_LOOK_RE = re.compile(r"\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+i\s+(?:already\s+)?"
-                          r"(?:finish(?:ed)?|complete[d]?|do(?:ne)?|get done|got done|tick(?:ed)? off|check(?:ed)? off)"
-                          r"(?:\s+(?:so far|lately|recently|(?P<span>" + "|".join(DONE_SPANS) + r")))?\s*[?.!]*\s*", re.I)
-DONE_SHOWN = 10  # a look at what is done names the latest few, and how many more there were
-
-
-def done_look(chat: Chat, text: str) -> Reply | None:
-    """A question about what the user has finished: the done tasks are read first (after_reads answers)."""
-    if not DONE_LOOK_RE.fullmatch(text) or "list_tasks" not in chat.offered:
-        return None
-    return Reply("", [("list_tasks", {"status": "done"})], "read what is done")
-
-
-def done_span(said: str, today: date) -> tuple[date, date, str]:
-    """The days a look at what is done asks about (DONE_SPANS), or the last two weeks."""
-    found = DONE_LOOK_RE.fullmatch(said)
-    span = (found.group("span") or "").lower() if found else ""
-    monday, first_of_month = today - timedelta(days=today.weekday()), today.replace(day=1)
-    last_month_end = first_of_month - timedelta(days=1)
-    return {"today": (today, today, "today"),
-            "yesterday": (today - timedelta(days=1), today - timedelta(days=1), "yesterday"),
-            "this week": (monday, today, "this week"),
-            "last week": (monday - timedelta(days=7), monday - timedelta(days=1), "last week"),
-            "this month": (first_of_month, today, "this month"),
-            "last month": (last_month_end.replace(day=1), last_month_end, "last month"),
-            }.get(span, (today - timedelta(days=13), today, "in the last two weeks"))
-
-
-def done_answer(chat: Chat, listed: list) -> Reply:
-    """The done tasks, latest first, within the span asked about or the last two weeks."""
-    first, last, name = done_span(chat.text, chat.now.astimezone(chat.tz).date())
-    done = [t for t in listed if isinstance(t, dict) and t.get("done_on")
-            and first.isoformat() <= str(t["done_on"]) <= last.isoformat()]
-    if not done:
-        return Reply(f"Nothing marked done {name}.", [], "list what is done")
-    lines = [f"• {t.get('title')} ({dates.fmt_day(date.fromisoformat(str(t['done_on'])))})" for t in done[:DONE_SHOWN]]
-    more = f"\n…and {len(done) - DONE_SHOWN} more." if len(done) > DONE_SHOWN else ""
-    return Reply(f"Done {name} ({len(done)}):\n" + "\n".join(lines) + more, [], "list what is done")
-
-
 def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Reply | None:
     """A look's answer once its tools answered (`results`: their JSON, in call order; `args`: the first
     call's): the reminders, the whole list, or the calendar with the list beside it. None for other calls."""
@@ -234,7 +191,7 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     if called == ["list_tasks"] and args.get("status") == "done":
         if not isinstance(results[0], list):
             return Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")
-        return done_answer(chat, results[0])
+        return finished.answer(chat, results[0])
     if "list_tasks" in called:
         listed = results[called.index("list_tasks")]
         if isinstance(listed, list):

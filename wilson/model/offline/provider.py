@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, triage
+from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
@@ -196,36 +196,13 @@ class Cortex:
                 made, rule = self._cancelled_event(buffer), "a cancelled event closes its topic"
             else:
                 continue
-            if not made and change != "new" and (told := self._today_change(buffer, change)):
+            if not made and change != "new" and (told := same_day.told(buffer, self.now, self.tz)):
                 made, rule = [("surface", {"text": told, "why": "a change to an event later today"})], \
                     "a change to an event later today is told"
             calls += made
             rules.append(rule)
         text = f"{SEEN_NO_PLAN}: {', '.join(unseen)}" if unseen and not calls else ""
         return text, calls, "; ".join(rules) or "no calendar change"
-
-    def _today_change(self, buffer: dict, change: str) -> str:
-        """A heads-up for a move or cancellation of an event that starts (or started, before the move) later
-        today, as the RAS's same-day rule calls urgent; "" for any other change. (No topic to move or close:
-        else the proposal tells of it.) The source's name, the event's, is said with it by the cortex."""
-        new = dates.parse_moment(buffer.get("start"), self.tz)
-        old = dates.parse_moment((buffer.get("previous") or {}).get("start"), self.tz)
-
-        def later_today(moment) -> bool:
-            return isinstance(moment, dates.datetime) and dates.local_date(moment, self.tz) == self.today \
-                and moment > self.now
-
-        if change == "cancelled" and later_today(new or old):
-            return f"Heads-up: it's cancelled (it was today at {(new or old).astimezone(self.tz):%H:%M})."
-        if change == "changed" and isinstance(new, dates.datetime) and isinstance(old, dates.datetime) \
-                and new != old and (later_today(new) or later_today(old)):
-            was, now = old.astimezone(self.tz), new.astimezone(self.tz)
-            if dates.local_date(new, self.tz) != self.today:
-                return f"Heads-up: it moved from today {was:%H:%M} to {dates.fmt_day(now.date())} at {now:%H:%M}."
-            if dates.local_date(old, self.tz) != self.today:
-                return f"Heads-up: it moved to today at {now:%H:%M} (it was {dates.fmt_day(was.date())} at {was:%H:%M})."
-            return f"Heads-up: it moved from {was:%H:%M} to {now:%H:%M} today."
-        return ""
 
     def _new_event(self, buffer: dict) -> tuple[list, str]:
         title = str(buffer.get("title") or "").strip()
