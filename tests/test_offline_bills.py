@@ -56,8 +56,8 @@ def test_bills_name_the_thing_and_fall_due_before_the_date(text, subject, title,
 @pytest.mark.parametrize("sender, named", [
     # "Pay the bill from billing@stadtwerke[.]example" before: the address, defanged, as a task's title
     ("billing@stadtwerke.example", "Stadtwerke"), ("noreply@mail.vodafone.de", "Vodafone"),
-    ("<rechnung@telekom.de>", "Telekom"), ("accounts@my-energy.co.uk", "My Energy"), ("noreply@hmrc.gov.uk", "Hmrc"),
-    ("a@bmf.gv.at", "Bmf"), ("a@marketplace.amazon.de", "Amazon"),
+    ("<rechnung@telekom.de>", "Telekom"), ("accounts@my-energy.co.uk", "My Energy"), ("noreply@hmrc.gov.uk", "HMRC"), ("a@bt.com", "BT"),
+    ("a@bmf.gv.at", "BMF"), ("noreply@service.gov.uk", "noreply@service.gov.uk"), ("a@marketplace.amazon.de", "Amazon"),
     # a name nobody could read stays the address
     ("a@xn--mnchen-3ya.de", "a@xn--mnchen-3ya.de"), ("rechnung@e.on", "rechnung@e.on"),
     # a person's address at a mail provider names nobody but them

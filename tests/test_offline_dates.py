@@ -152,6 +152,7 @@ def test_week_range(words, expected):
     ("remind me between 2 and 4pm tomorrow to call the bank", datetime(2027, 1, 6, 14, 0, tzinfo=BERLIN)),
     ("between 11 and 1pm tomorrow", datetime(2027, 1, 6, 11, 0, tzinfo=BERLIN)),
     ("lunch between 12 and 1pm", datetime(2027, 1, 5, 12, 0, tzinfo=BERLIN)),  # noon, not midnight
+    ("between 10 and 12pm", datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)),  # a range up to noon: it was 22:00
     ("remind me the Friday after next week to renew the permit", date(2027, 1, 22)),
     # a zone with an offset, and the user's own zone by its other name, is the user's local time in July
     ("remind me at 10:00 GMT+1 tomorrow to join", datetime(2027, 1, 6, 10, 0, tzinfo=BERLIN)),
@@ -167,7 +168,9 @@ def test_a_written_time_joins_its_day(text, expected):
 
 @pytest.mark.parametrize("text", ["add check the parcel, delivery takes between 3 and 5 days",
                                   "remind me to order between 10 and 20 euros of coffee",
-                                  "remind me to buy between 2 and 3 kg of apples", "book a table for between 2 and 3 people"])
+                                  "remind me to buy between 2 and 3 kg of apples", "book a table for between 2 and 3 people",
+                                  "add buy a gift between €10 and €20", "add buy a gift between 10 and 20 €",
+                                  "between 5 and 10 cm", "between 1 and 2 l"])
 def test_a_count_between_two_numbers_is_no_date_and_no_hour(text):
     # 14:00 today, then 10 Jan 2120 or 2 March: a count read as an hour or a date
     assert dates.search(text, at("2027-01-05T08:00"), BERLIN, months=True, parts=True) == []

@@ -113,6 +113,8 @@ def test_a_task_with_a_time_moved_to_another_day_keeps_its_time():
     reply = answer("move the dentist to 3pm", tasks=dentist)
     assert reply.calls == [("update_task", {"task_id": 5, "due": "2027-01-07T15:00:00+01:00"})]
     assert "“3pm” → Thu 7 Jan 2027 15:00" in reply.rule
+    assert answer("move the dentist to half past 3", tasks=dentist).calls == [
+        ("update_task", {"task_id": 5, "due": "2027-01-07T15:30:00+01:00"})]
     early = [dict(dentist[0], due="2027-01-07T07:00:00+01:00")]
     assert answer("move the dentist to today", tasks=early).calls == [("update_task", {"task_id": 5, "due": "2027-01-05"})]
 

@@ -257,7 +257,7 @@ def payload(change: Change) -> dict:
     previous = None
     if old is not None and change.kind != "new":
         previous = {"start": old.get("start"), "end": old.get("end"), "title": old.get("title"),
-                    "location": old.get("location")}
+                    "location": old.get("location"), "all_day": bool(old.get("all_day"))}
     return {
         "channel": "calendar", "change": change.kind, "uid": event.uid, "title": event.title,
         "start": event.start.isoformat(), "end": event.end.isoformat() if event.end else None,

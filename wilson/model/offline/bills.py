@@ -106,11 +106,16 @@ def organisation(sender: str) -> str:
     if len(labels) > 1 and len(address.group("domain").rsplit(".", 1)[-1]) == 2 and labels[-1] in SECOND_LEVEL:
         labels = labels[:-1]  # "hmrc.gov.uk", "company.co.jp": the name is before the country's own level
     label = labels[-1] if labels else ""
-    if len(label) < 3 or label.startswith("xn--") or label in MAIL_PROVIDERS:
+    if len(label) < 2 or label.startswith("xn--") or label in MAIL_PROVIDERS or label in GENERIC_LABELS:
         return name.strip("<>")
+    if len(label) <= 4 and "-" not in label:
+        return label.upper()  # "BT", "EE", "HMRC", "DHL": short names are mostly letters said one by one
     return " ".join(word[:1].upper() + word[1:] for word in label.split("-") if word)
 
 
+# a domain that is only a service's word ("service.gov.uk") names nobody
+GENERIC_LABELS = frozenset({"service", "services", "mail", "email", "info", "billing", "noreply", "no-reply", "news",
+                            "secure", "account", "accounts", "notifications", "online", "portal"})
 # a country's own second level ("co.uk", "gov.uk", "gv.at", "com.au"): the name stands before it
 SECOND_LEVEL = frozenset({"co", "com", "org", "net", "gov", "gv", "govt", "gob", "gouv", "ac", "edu", "or", "ne", "go"})
 MAIL_PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live", "msn", "icloud",

@@ -332,14 +332,14 @@ _IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|u
 
 # "between 9 and 11" (no am/pm): a range of bare hours, read as its first ("9 and 11" is no 9 November)
 # "between 3 and 5 days", "between 10 and 20 euros": a count, no hour and no date
-_BETWEEN_COUNT_RE = re.compile(r"\bbetween\s+\d+(?:[.,]\d+)?\s+and\s+\d+(?:[.,]\d+)?\s*(?:min|hour|hr|h\b|day|week|month|"
-                               r"year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|kg|g\b|km|mile|%|"
-                               r"percent|item|piece|page|step|litre|liter|l\b|cm|m\b)\w*", re.I)
+_COUNT_UNITS = (r"(?:min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|"
+                r"kg|g\b|km|mile|%|percent|item|piece|page|step|litre|liter|l\b|cm|m\b)")
+_BETWEEN_COUNT_RE = re.compile(r"\bbetween\s+(?:[€$£]\s*\d+(?:[.,]\d+)?\s+and\s+[€$£]\s*\d+(?:[.,]\d+)?|"
+                               r"\d+(?:[.,]\d+)?\s*[€$£]?\s+and\s+\d+(?:[.,]\d+)?\s*" + _COUNT_UNITS + r"\w*)", re.I)
 _BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
                                r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
-                               r"(?![\d:./]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|dec|"
-                               r"dez|min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|dollar|usd|"
-                               r"pound|gbp|kg|km|mile|%|percent|item|piece|page|step)\w*)", re.I)
+                               r"(?![\d:./€$£]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|"
+                               r"dec|dez)\w*|\s*" + _COUNT_UNITS + r")", re.I)
 
 
 def _between_hours(match: re.Match) -> Clock | None:
@@ -351,8 +351,8 @@ def _between_hours(match: re.Match) -> Clock | None:
     half = (match.group("half") or "").replace(".", "").lower()
     if half and (hour > 12 or hour == 0):
         half = ""  # "between 13 and 4pm": the start is on a 24-hour clock already
-    elif half == "pm" and hour > end and end != 12 and hour != 12:
-        half = "am"  # 12 with a pm end is noon: "between 12 and 1pm" starts at lunchtime
+    elif half == "pm" and hour != 12 and (hour > end or end == 12):
+        half = "am"  # "between 11 and 1pm", "between 10 and 12pm" start in the morning; 12 with a pm end is noon
     return Clock(match.start("hour"), match.end(), hour, int(match.group("minute") or 0), half)
 
 

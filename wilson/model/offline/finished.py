@@ -39,16 +39,23 @@ def span(said: str, today: date) -> tuple[date, date, str]:
     found = _ASKED.fullmatch(said)
     tail = " ".join(re.findall(r"[a-z']+", found.group("tail").lower())) if found else ""
     monday, first_of_month = today - timedelta(days=today.weekday()), today.replace(day=1)
-    since = re.search(r"\bsince (" + "|".join(_WEEKDAYS) + r")\b", tail)
-    if since:
-        day = today - timedelta(days=(today.weekday() - _WEEKDAYS.index(since.group(1))) % 7)
-        return day, today, f"since {dates.fmt_day(day)}"
+    named = re.search(r"\b(since|last) (" + "|".join(_WEEKDAYS) + r")\b", tail)
+    if named:  # the latest such day before today ("last Friday") or from it on ("since Monday")
+        day = today - timedelta(days=(today.weekday() - _WEEKDAYS.index(named.group(2)) - 1) % 7 + 1)
+        if named.group(1) == "since":
+            day = today if today.weekday() == _WEEKDAYS.index(named.group(2)) else day
+            return day, today, f"since {dates.fmt_day(day)}"
+        return day, day, f"on {dates.fmt_day(day)}"
+    if "since yesterday" in tail:
+        return today - timedelta(days=1), today, "since yesterday"
     if "yesterday" in tail:
         return today - timedelta(days=1), today - timedelta(days=1), "yesterday"
     if "today" in tail:
         return today, today, "today"
     if re.search(r"\b(?:in the (?:last|past)|past) week\b", tail):
         return today - timedelta(days=6), today, "in the last seven days"
+    if re.search(r"\b(?:in the (?:last|past)|past) month\b", tail):
+        return today - timedelta(days=29), today, "in the last 30 days"
     if "last week" in tail:
         return monday - timedelta(days=7), monday - timedelta(days=1), "last week"
     if "this week" in tail:
@@ -60,6 +67,8 @@ def span(said: str, today: date) -> tuple[date, date, str]:
         return first_of_month, today, "this month"
     if "this year" in tail:
         return today.replace(month=1, day=1), today, "this year"
+    if "last year" in tail:
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), "last year"
     return today - timedelta(days=13), today, "in the last two weeks"
 
 

@@ -196,7 +196,10 @@ def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
                  "reminder without a time to come")
 
 
-_ONLY_A_TIME = re.compile(r"(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr)?(?:\s*o'?clock)?", re.I)
+# a phrase that names a time of day and no day ("3pm", "half past 3", "between 2 and 4pm"), not a while ("in 2 hours")
+_NAMES_A_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
+                          r"jul|aug|sep|oct|nov|dec|next|this|week|weekend|month|year|in|hours?|hrs?|minutes?|mins?)"
+                          r"|\d(?:st|nd|rd|th)\b|\d[./-]\d|\dh\b", re.I)
 
 
 def _move(chat: Chat, text: str) -> Reply | None:
@@ -223,7 +226,7 @@ def _move(chat: Chat, text: str) -> Reply | None:
     if not isinstance(due, datetime) and isinstance(old, datetime):
         kept = datetime.combine(due, old.astimezone(chat.tz).time(), tzinfo=chat.tz)  # the dentist at 10 stays at 10
         due = kept if kept > chat.now else due  # moved to today after its hour: the day, not a time already past
-    elif isinstance(due, datetime) and old is not None and _ONLY_A_TIME.fullmatch(when[0].phrase):
+    elif isinstance(due, datetime) and old is not None and not _NAMES_A_DAY.search(when[0].phrase):
         # "move the dentist to 3pm": the same day at the new time (unless that has passed)
         same_day = datetime.combine(dates.local_date(old, chat.tz), due.astimezone(chat.tz).time(), tzinfo=chat.tz)
         due = same_day if same_day > chat.now else due

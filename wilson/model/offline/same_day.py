@@ -22,11 +22,14 @@ def told(buffer: dict, now: datetime, tz) -> str:
         return ""
     new = dates.parse_moment(buffer.get("start"), tz)
     old = dates.parse_moment((buffer.get("previous") or {}).get("start"), tz)
-    if buffer.get("all_day"):  # stored from local midnight: the day is what was said
-        new, old = (dates.local_date(m, tz) if m is not None else None for m in (new, old))
+    # an all-day event is stored from local midnight: its day is what was said (each side by its own flag)
+    if buffer.get("all_day") and new is not None:
+        new = dates.local_date(new, tz)
+    if (buffer.get("previous") or {}).get("all_day") and old is not None:
+        old = dates.local_date(old, tz)
     if change == "cancelled":
         return f"Heads-up: it's cancelled (it was on {_when(new or old, tz)})."
-    if new is None or old is None or new == old:
+    if new is None or old is None or (new == old and type(new) is type(old)):
         return ""
     if isinstance(new, datetime) and isinstance(old, datetime) and \
             dates.local_date(new, tz) == dates.local_date(old, tz):

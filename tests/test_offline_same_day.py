@@ -1,0 +1,46 @@
+"""wilson/model/offline/same_day.py: the offline heads-up for a move or cancellation that touches today."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from wilson.model.offline.same_day import told
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2027, 1, 5, 8, 30, tzinfo=BERLIN)  # Tue 5 Jan
+
+
+def change(kind, start, end, previous=None, all_day=False):
+    return {"change": kind, "title": "Lunch with Ana", "start": start, "end": end, "all_day": all_day,
+            "previous": previous}
+
+
+@pytest.mark.parametrize("buffer, said", [
+    (change("changed", "2027-01-05T18:00:00+01:00", "2027-01-05T19:00:00+01:00",
+            {"start": "2027-01-05T19:30:00+01:00", "end": "2027-01-05T20:30:00+01:00", "all_day": False}),
+     "Heads-up: it moved from 19:30 to 18:00 on Tue 5 Jan."),
+    (change("changed", "2027-01-06T10:00:00+01:00", "2027-01-06T11:00:00+01:00",
+            {"start": "2027-01-05T15:00:00+01:00", "end": "2027-01-05T16:00:00+01:00", "all_day": False}),
+     "Heads-up: it moved from Tue 5 Jan at 15:00 to Wed 6 Jan at 10:00."),
+    # each side by its own flag: a timed slot that became a day-long one, and back
+    (change("changed", "2027-01-04T23:00:00+00:00", "2027-01-05T23:00:00+00:00",
+            {"start": "2027-01-05T15:00:00+01:00", "end": "2027-01-05T16:00:00+01:00", "all_day": False}, all_day=True),
+     "Heads-up: it moved from Tue 5 Jan at 15:00 to Tue 5 Jan, all day."),
+    (change("changed", "2027-01-05T15:00:00+01:00", "2027-01-05T16:00:00+01:00",
+            {"start": "2027-01-04T23:00:00+00:00", "end": "2027-01-05T23:00:00+00:00", "all_day": True}),
+     "Heads-up: it moved from Tue 5 Jan, all day to Tue 5 Jan at 15:00."),
+    (change("cancelled", "2027-01-04T23:00:00+00:00", "2027-01-05T23:00:00+00:00",
+            {"start": "2027-01-04T23:00:00+00:00", "end": "2027-01-05T23:00:00+00:00", "all_day": True}, all_day=True),
+     "Heads-up: it's cancelled (it was on Tue 5 Jan, all day)."),
+    # over already, another day, or new: nothing
+    (change("cancelled", "2027-01-05T07:00:00+01:00", "2027-01-05T08:00:00+01:00",
+            {"start": "2027-01-05T07:00:00+01:00", "end": "2027-01-05T08:00:00+01:00"}), ""),
+    (change("changed", "2027-01-07T10:00:00+01:00", "2027-01-07T11:00:00+01:00",
+            {"start": "2027-01-06T10:00:00+01:00", "end": "2027-01-06T11:00:00+01:00"}), ""),
+    (change("new", "2027-01-05T15:00:00+01:00", "2027-01-05T16:00:00+01:00"), ""),
+])
+def test_a_same_day_change_is_told_with_its_day(buffer, said):
+    assert told(buffer, NOW, BERLIN) == said
