@@ -104,9 +104,9 @@ def _text(row: Inbox) -> str:
 
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) and one note, task or
-    reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up is phrased from a template without a model
-    unless `judgement` (from `judgement_for`) says why it needs one, and so is the briefing's list of what
-    triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
+    reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up
+    is phrased from a template without a model unless `judgement` (from `judgement_for`) says why it needs
+    one, and so is the briefing's list of what triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
     everything else goes to the deep role."""
     text = _text(row)
     if row.origin == "user":

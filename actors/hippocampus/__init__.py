@@ -8,8 +8,8 @@ each as an episode, and climbs the ladder
     episode -> interpretation -> belief -> principle
 
 with provenance at every step. Interpretations come from plain rules first; the
-model (the `[hippocampus] role`, fast by default) may rephrase or add to them, and when it cannot be reached the rule
-candidates are stored as they are. Repetition is counted by the engram's dedup
+model (the `[hippocampus] role`, fast by default) may rephrase or add to them, and
+when it cannot be reached the rule candidates are stored as they are. Repetition is counted by the engram's dedup
 (one strengthening per night), so a pattern seen on two nights becomes a belief
 and one seen on four becomes a principle. Counter-evidence invalidates what it
 contradicts. Old weak memories are pruned, and the outcome figures the cortex

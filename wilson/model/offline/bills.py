@@ -96,7 +96,7 @@ def name_only(sender: str) -> str:
 
 def organisation(sender: str) -> str:
     """Who a bill is from, for its title: the display name, or for a bare address the organisation its domain
-    names ("billing@stadtwerke.de" → "Stadtwerke", "noreply@hmrc.gov.uk" → "Hmrc"); a person's address at a mail
+    names ("billing@stadtwerke.de" → "Stadtwerke", "noreply@hmrc.gov.uk" → "HMRC"); a person's address at a mail
     provider, or a domain that names nobody readable, stays the address."""
     name = name_only(sender)
     address = re.fullmatch(r"<?[^@\s<>]+@(?P<domain>[\w.-]+)>?", name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import calendar
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -422,7 +422,7 @@ def _with_range(text: str, clock: Clock) -> Clock:
         else None
     if tail is None:
         return clock
-    return Clock(clock.start, tail.end(), clock.hour, clock.minute, clock.half, clock.said, clock.written, clock.zone)
+    return replace(clock, end=tail.end())
 
 
 def _with_zone(text: str, clock: Clock) -> Clock:
@@ -436,8 +436,7 @@ def _with_zone(text: str, clock: Clock) -> Clock:
                                                                                        else 1)
         if abs(offset) > 14 * 60:
             return clock  # no zone is that far from Greenwich
-    return Clock(clock.start, said.end(), clock.hour, clock.minute, clock.half, clock.said, clock.written,
-                 said.group("zone"), offset)
+    return replace(clock, end=said.end(), zone=said.group("zone"), offset_minutes=offset)
 
 
 def _blank(match: re.Match) -> str:
@@ -445,7 +444,7 @@ def _blank(match: re.Match) -> str:
 
 
 # what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
-_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:UTC|GMT|CET|CEST|BST|EST|EDT|CST|CDT|PST|PDT)\)?[\s,]*)?"
+_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:" + "|".join(ZONE_OFFSETS) + r")\)?[\s,]*)?"
                       r"(?:(?:on|at|between|from)\s+)?", re.I)
 
 
@@ -548,11 +547,9 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
     return value + timedelta(days=7) if local_date(value, tz) < monday else value
 
 
-# "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
-# ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
 # "the Friday after next": the parser reads "the Friday after" and leaves "next"
-_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+after\s+"
+_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>" + "|".join(WEEKDAYS) + r")\s+after\s+"
                             r"next(?P<week>\s+week)?\b(?!\s+(?:month|year|weekend|time|one)\b)", re.I)
 
 
@@ -566,6 +563,8 @@ def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
     return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1 + 7)
 
 
+# "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
+# ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
 _WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?!['’]s\b)", re.I)
 
 

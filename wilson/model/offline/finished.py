@@ -18,9 +18,7 @@ _ASKED = re.compile(r"\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+
                     r"(?P<tail>(?:[\s,]+[a-z']+){0,6})[\s,]*[?.!]*\s*", re.I)
 # the words a span may be said in after the question ("so far this week", "since Monday", "in the last week")
 _SPAN_WORDS = frozenset({"so", "far", "this", "last", "past", "week", "month", "year", "today", "yesterday", "since",
-                         "in", "the", "lately", "recently", "until", "now", "please", "wilson", "monday", "tuesday",
-                         "wednesday", "thursday", "friday", "saturday", "sunday"})
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+                         "in", "the", "lately", "recently", "until", "now", "please", "wilson", *dates.WEEKDAYS})
 SHOWN = 10  # the latest few are named, with how many more there were
 
 
@@ -39,11 +37,11 @@ def span(said: str, today: date) -> tuple[date, date, str]:
     found = _ASKED.fullmatch(said)
     tail = " ".join(re.findall(r"[a-z']+", found.group("tail").lower())) if found else ""
     monday, first_of_month = today - timedelta(days=today.weekday()), today.replace(day=1)
-    named = re.search(r"\b(since|last) (" + "|".join(_WEEKDAYS) + r")\b", tail)
+    named = re.search(r"\b(since|last) (" + "|".join(dates.WEEKDAYS) + r")\b", tail)
     if named:  # the latest such day before today ("last Friday") or from it on ("since Monday")
-        day = today - timedelta(days=(today.weekday() - _WEEKDAYS.index(named.group(2)) - 1) % 7 + 1)
+        day = today - timedelta(days=(today.weekday() - dates.WEEKDAYS.index(named.group(2)) - 1) % 7 + 1)
         if named.group(1) == "since":
-            day = today if today.weekday() == _WEEKDAYS.index(named.group(2)) else day
+            day = today if today.weekday() == dates.WEEKDAYS.index(named.group(2)) else day
             return day, today, f"since {dates.fmt_day(day)}"
         return day, day, f"on {dates.fmt_day(day)}"
     if "since yesterday" in tail:

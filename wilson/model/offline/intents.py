@@ -69,7 +69,8 @@ def answer(chat: Chat) -> Reply:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text) or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
+             or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
+             or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
