@@ -286,6 +286,34 @@ def test_an_address_is_matched_whole_not_inside_a_longer_one(db):
     assert found == [own.id], [m.text for m in longer if m.id in found]
 
 
+def test_a_mail_recalls_its_own_senders_habits_not_those_of_others_sharing_a_word_with_it(db):
+    own = engram.store("belief", "user ignores mail from alerts@airline.example", ["mail:1"], NOW - timedelta(days=3))
+    bank = engram.store("belief", "user ignores mail from alerts@bank.example", ["mail:2"], NOW - timedelta(days=3))
+    school = engram.store("episode", "Mail from school@school.example (“URGENT: school closes today”) was let pass",
+                          ["outbox:1"], NOW - timedelta(days=2))
+    before = engram.store("episode", "Mail from alerts@airline.example (“URGENT: your flight today is cancelled”) "
+                          "was let pass", ["outbox:2"], NOW - timedelta(days=1))
+    row = SimpleNamespace(text="Email from Airline Alerts <alerts@airline.example>: URGENT: your flight today is "
+                               "cancelled, rebook today", payload={"buffers": [
+                                   {"from": "alerts@airline.example", "from_name": "Airline Alerts",
+                                    "subject": "URGENT: your flight today is cancelled, rebook today"}]})
+    found = {m["id"] for m in relevant_memories(situation_of(row), NOW)}
+    assert {own.id, before.id} <= found, "the airline's own habit and how its last mail fared"
+    assert bank.id not in found, "the name 'Airline Alerts' shares a word with the bank's address, not its sender"
+    assert school.id not in found, "another sender's urgent mail today is not this one"
+    asked = {m["id"] for m in relevant_memories({"text": "did the school write about closing today?"}, NOW)}
+    assert school.id in asked, "a question of the user's names no sender: mail episodes still answer it"
+
+
+def test_a_belief_and_the_interpretation_it_grew_from_are_shown_once(db):
+    engram.store("interpretation", "user prefers meetings in the morning", ["task:1"], NOW - timedelta(days=9))
+    belief = engram.store("belief", "User prefers meetings in the  morning", ["task:1", "task:2"],
+                          NOW - timedelta(days=3))
+    found = [m for m in relevant_memories({"text": "when should the team meeting be?"}, NOW)
+             if "prefers meetings" in m["text"]]
+    assert [m["id"] for m in found] == [belief.id], "the interpretation the belief grew from is not shown beside it"
+
+
 def test_an_episode_sharing_one_chance_word_with_the_stimulus_is_not_recalled_and_one_sharing_two_is(db):
     chance = engram.store("episode", "Mail from calendar@work.example (“Meeting notes from Thursday”) was let pass",
                           ["outbox:1"], NOW - timedelta(days=2))

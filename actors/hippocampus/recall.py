@@ -87,15 +87,36 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     for address in dict.fromkeys(str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)):
         for memory in engram.mentioning_address(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
             found.setdefault(memory.id, _memory_view(memory, f"person: {address}"))
+    writers = {str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)}
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
-    chosen = ranked[:limit]
+    said: set[str] = set()
+    chosen = []
+    for memory in ranked:
+        text = " ".join(memory["text"].lower().split())
+        if text in said or (writers and about_other_senders(memory["text"], writers)):
+            continue  # a belief and the interpretation it grew from say it once; another sender's habit is noise
+        said.add(text)
+        chosen.append(memory)
+    chosen = chosen[:limit]
     # The core profile is about the user; a habit with one sender's mail comes back when that sender writes
     # (it is recalled by the person), instead of taking a place in every run.
     profile = [m for m in engram.profile(PROFILE_SIZE * 3, at=now) if not about_one_sender(m.text)]
     for memory in profile[:PROFILE_SIZE]:
-        if memory.id not in {m["id"] for m in chosen}:
+        text = " ".join(memory.text.lower().split())
+        if memory.id not in {m["id"] for m in chosen} and text not in said:
+            said.add(text)
             chosen.append(_memory_view(memory, "profile"))
     return chosen + calibration_lines(context)
+
+
+def about_other_senders(text: str, writers: set[str]) -> bool:
+    """Whether a memory is about how the user treats mail from senders other than `writers` (the addresses of
+    the mail being planned for): a habit with one sender's mail, or how mail from some senders fared. Recalled by
+    a shared word ("urgent", "today", a name inside another address), it would tell the planner about the wrong
+    people."""
+    if not (about_one_sender(text) or text.startswith("Mail from ")):
+        return False
+    return not {address.lower().rstrip(".") for address in ADDRESS.findall(text)} & writers
 
 
 # What each kind of event usually brings to propose: its calibration is shown when one is planned.
