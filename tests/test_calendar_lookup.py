@@ -8,8 +8,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from actors.cortex.context import CALENDAR_EVENTS
 from storage.models import Inbox
-from tests.brain import call
+from tests.brain import call, context_of
 from tests.calendar_support import add_event
 from tests.test_cortex import say, scripted, tool_results  # noqa: F401 (scripted is a fixture)
 
@@ -37,6 +38,77 @@ def test_a_day_asked_for_by_its_date_holds_its_afternoon_and_the_trip_going_on(s
     say(app, "what's on my calendar today?")
     [result] = [r for r in tool_results(server) if "events" in r]
     assert [e["title"] for e in result["events"]] == ["Trip to Japan", "Dentist"]
+
+
+def answer_from_the_context(ctx, body):
+    """A model that answers a question about days from the CONTEXT's calendar when it is there, and reads the
+    calendar with the tool only when it is not."""
+    if ctx["stimulus"]["origin"] != "user":
+        return {"text": ""}
+    if "calendar" in ctx:
+        return {"text": "Events: " + ", ".join(e["title"] for e in ctx["calendar"]["events"]) + "."}
+    return {"tool_calls": [call("calendar_lookup", start="2027-01-05", end="2027-01-05")]}
+
+
+def user_runs(server) -> list[list[dict]]:
+    """The cortex requests of each user message, one list per message (a tool round adds one)."""
+    runs: list[list[dict]] = []
+    for request in server.requests:
+        context = context_of(request["body"])
+        if context.get("stimulus", {}).get("origin") != "user":
+            continue
+        if request["body"]["messages"][-1]["role"] != "tool":
+            runs.append([])
+        runs[-1].append(context)
+    return runs
+
+
+def test_a_question_about_a_day_sees_its_events_in_the_context_and_is_answered_in_one_model_call(scripted):
+    app, server = scripted(answer_from_the_context, start=START)
+    a_week_of_events(app.calendar_file())
+    app.sync()
+    assert app.wait_idle()
+    say(app, "what's on my calendar today?")
+    assert app.user_deliveries()[-1]["text"] == "Events: Trip to Japan, Dentist."
+    say(app, "any meetings tomorrow?")
+    assert app.user_deliveries()[-1]["text"] == "Events: Trip to Japan, Call with Anna."  # the trip goes on
+    say(app, "when is the dentist?")
+    assert app.user_deliveries()[-1]["text"] == "Events: Dentist."
+    today, tomorrow, dentist = user_runs(server)
+    assert [len(run) for run in (today, tomorrow, dentist)] == [1, 1, 1], "no calendar_lookup round"
+    view = today[0]["calendar"]
+    assert view["untrusted"].startswith("UNTRUSTED DATA from your calendar")  # others write event titles
+    assert view["span"] == "today: 2027-01-05 to 2027-01-05" and "complete" in view
+    assert view["events"] == [{"title": "Trip to Japan", "days": "2027-01-03 to 2027-01-09", "location": "Tokyo"},
+                              {"title": "Dentist", "start": "2027-01-05T15:00+01:00"}]
+    assert dentist[0]["calendar"]["span"].startswith("the year ahead: 2027-01-05")
+
+
+def test_a_message_that_asks_nothing_about_days_carries_no_calendar_and_neither_does_a_calendar_turned_off(scripted):
+    app, server = scripted(answer_from_the_context, start=START)
+    a_week_of_events(app.calendar_file())
+    app.sync()
+    assert app.wait_idle()
+    for text in ("hi there", "I'm tired today", "what did I miss?", "put the dentist in my calendar"):
+        say(app, text)
+    assert all("calendar" not in run[0] for run in user_runs(server))
+    off, off_server = scripted(answer_from_the_context, start=START, WILSON_SKILLS_DISABLED="calendar")
+    say(off, "what's on my calendar today?")
+    asked = [run[0] for run in user_runs(off_server) if run[0]["stimulus"]["text"] == "what's on my calendar today?"]
+    assert asked and all("calendar" not in context for context in asked), "no calendar skill, no calendar to show"
+
+
+def test_a_day_with_more_events_than_the_context_holds_says_how_many_more(scripted):
+    app, server = scripted(answer_from_the_context, start=START)
+    for n in range(CALENDAR_EVENTS + 3):
+        add_event(app.calendar_file(), f"Slot {n}", datetime(2027, 1, 7, 8 + n // 2, n % 2 * 30), tz=BERLIN)
+    app.sync()
+    assert app.wait_idle()
+    say(app, "how busy is Thursday?")
+    [[context]] = user_runs(server)
+    view = context["calendar"]
+    assert len(view["events"]) == CALENDAR_EVENTS and view["events"][0]["title"] == "Slot 0"
+    assert view["more"].startswith("3 more events") and "complete" not in view
 
 
 def test_offline_a_calendar_question_is_answered_from_the_calendar(make_app):

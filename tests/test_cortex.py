@@ -15,6 +15,7 @@ import pytest
 
 from actors.cortex import actor as cortex_actor
 from actors.cortex.calls import MAX_ROUNDS
+from actors.cortex.context import CONTEXT_TASKS
 from actors.cortex.prompts import BROKEN_RUN, COULD_NOT_FINISH, NO_ANSWER
 from storage import inbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
@@ -155,6 +156,27 @@ def test_context_has_time_zone_topics_tasks_and_recent_turns(scripted):
     (last,) = [m["content"] for m in third["messages"][2:]]
     assert "Newsletter: nothing important" in last and last.startswith("<<<UNTRUSTED DATA from your email")
     assert [t["title"] for t in context_of(third)["tasks"]] == ["Book flights"]
+
+
+def test_a_question_about_tasks_is_told_when_the_context_holds_every_task_due_this_week(scripted):
+    app, server = scripted(lambda ctx, body: {"text": "Noted."})
+    tz, now = app.config.timezone, app.clock.now()
+    for day, title in ((6, "Pay rent"), (8, "Call Anna"), (11, "Water plants")):
+        Task.create(title=title, due=datetime(2027, 1, day, tzinfo=tz), due_is_date=True, created_at=now)
+    Task.create(title="Someday: learn Go", created_at=now)
+    Task.create(title="Renew passport", due=datetime(2027, 3, 1, tzinfo=tz), due_is_date=True, created_at=now)
+    say(app, "what's due this week?")
+    say(app, "good morning")
+    asked, greeted = (context_of(body) for body in cortex_requests(server))
+    assert asked["tasks_listed"].startswith("every open task due by 2027-01-12;")  # a week from Tue 5 Jan
+    assert {"Pay rent", "Call Anna", "Water plants"} <= {t["title"] for t in asked["tasks"]}
+    assert "tasks_listed" not in greeted, "said only where the list is asked about"
+
+    for n in range(CONTEXT_TASKS):  # more due this week than the context shows: the model must read the list
+        Task.create(title=f"Chore {n}", due=datetime(2027, 1, 7, tzinfo=tz), due_is_date=True, created_at=now)
+    say(app, "what's due this week?")
+    crowded = context_of(cortex_requests(server)[-1])
+    assert len(crowded["tasks"]) == CONTEXT_TASKS and "tasks_listed" not in crowded
 
 
 # Source-agnostic -------------------------------------------------------------------------

@@ -143,9 +143,10 @@ class CortexActor(WilsonActor):
                     logger.warning("recall unavailable: {}", exc)
                 topic_id = (row.payload or {}).get("topic_id")
                 turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
-                context = build_context(row, now, tz, memories, turns, owner)
-                user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
                 box = self.toolbox()
+                context = build_context(row, now, tz, memories, turns, owner,
+                                        calendar="calendar_lookup" in tools.offered("user", box))
+                user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
                     kind = chat_run(row)

@@ -27,7 +27,7 @@ def lookup(chat: Chat, phrase: str) -> Reply | None:
     words name nothing ("it") or ask about a day."""
     if _ABOUT_DAYS_RE.search(phrase) or dates.search(phrase, chat.now, chat.tz):
         return None
-    wanted = words(phrase) - _KINDS
+    wanted = event_words(phrase)
     task = best([t for t in chat.tasks if t.get("status", "open") == "open"], wanted) if wanted else None
     if task is not None:
         return Reply(_due_line(chat, task), [], "when is a task due")
@@ -35,6 +35,11 @@ def lookup(chat: Chat, phrase: str) -> Reply | None:
         return None
     return Reply("", [("calendar_lookup", {"start": chat.today.isoformat(),
                                            "end": (chat.today + AHEAD).isoformat()})], "when is an event")
+
+
+def event_words(phrase: str) -> set[str]:
+    """The words that say which event a phrase means, not what kind of thing it is ("my dentist appointment")."""
+    return words(phrase) - _KINDS
 
 
 def asked(chat: Chat, start: date, end: date) -> bool:
@@ -53,7 +58,7 @@ def answer(chat: Chat, phrase: str, events: list) -> Reply:
             continue  # over already (today's 09:00 appointment, asked at noon)
         coming.append((dates.as_datetime(begins, chat.tz), event, begins))
     coming.sort(key=lambda found: found[0])
-    wanted = words(phrase) - _KINDS
+    wanted = event_words(phrase)
     if not wanted:  # "my next appointment": the first still to begin
         named = [found for found in coming if found[0] >= chat.now][:1]
     else:
