@@ -784,6 +784,9 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     notes.append("caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS), and "
                  "the scripted fast model never hands a run on to the deep one: the fast role's share of background "
                  "runs is credited at no escalations; each escalation would add one deep run")
+    notes.append("caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
+                 "only when the context does not already hold what the question asks (the calendar view of a "
+                 "question about days, tasks_listed): a model given them would answer from them in one call")
     notes.append("caveat: the scripted RAS and triage decide from the persona's own labels (\"URGENT:\", "
                  "\"Action needed:\", promotion words): a perfect classifier, so the urgent-mail figure shows the "
                  "pipeline's timing, not a model's judgement; the sensitivity run beside it errs on purpose")
