@@ -16,7 +16,8 @@ bundle then goes out as one message. A follow-up about a task the user meanwhile
 acknowledged (done, snoozed, cancelled, a ✅ reaction to an earlier follow-up of it, or an
 "on it" said in reply to one or right after it) is dropped while it waits, so it is never
 told again in the same window; a follow-up fired after the acknowledgement (the next window)
-is told.
+is told. News of calendar events (a change to tonight's dinner) held by quiet hours or waiting for
+the briefing is dropped when the last of them is over before it may go (`over_at`).
 
 The count lives in the database: surfaced rows keyed `surface:`/`followups:` that went,
 or will go, to the user, by the local day of `deliver_after` (else `created_at`).
@@ -32,6 +33,7 @@ from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Task, TaskFiri
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.quiet import parse_window
 from wilson.kernel.timeparse import local_moment
+from wilson.model.offline import dates
 from wilson.model.offline.intents import is_on_it
 
 # the outbox states of the attention loop (their meaning is in storage/models.py OutboxStatus)
@@ -197,8 +199,10 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
             trace.record(row.trace_id, "surfaced", "cortex", "in the morning briefing", now)
             return []  # the briefing goes when the last of its runs has ended (actors/briefing.py)
     tasks = _tasks_of(row)
+    over = None if user_run else over_at(row, config.timezone)
     for index, (text, why, urgent) in enumerate(items):
-        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}))
+        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}),
+                       **({"over_at": over.isoformat()} if over else {}))
         key = f"surface:{row.id}:{index}"
         if user_run:
             box = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=key, at=now, payload=payload)
@@ -279,13 +283,55 @@ def keep_words(box_id, texts: list[str]) -> bool:
     return True
 
 
-def drop_acknowledged_held(now: datetime) -> list[int]:
-    """Held follow-ups due now about tasks the user acknowledged since: never told."""
+def drop_stale_held(now: datetime) -> list[int]:
+    """Held messages due now that would come too late: follow-ups about tasks the user acknowledged since, and
+    news of calendar events that are over (a change to tonight's event, held by quiet hours): never told."""
     dropped = []
     for row in Outbox.select().where((Outbox.status == "held") & (Outbox.deliver_after <= now)):
         tasks = (row.payload or {}).get("tasks") or []
+        why = ""
         if tasks and acknowledged(tasks, row.created_at) >= set(tasks):
+            why = "the task was acknowledged while it was held"
+        elif is_over(row, now):
+            why = f"what it was about was over at {row.payload['over_at']} while it was held"
+        if why:
             Outbox.update(status=DROPPED).where((Outbox.id == row.id) & (Outbox.status == "held")).execute()
-            trace.record(row.trace_id, "dropped", "attention", "the task was acknowledged while it was held", now)
+            trace.record(row.trace_id, "dropped", "attention", why, now)
             dropped.append(row.id)
     return dropped
+
+
+def over_at(row: Inbox, tz) -> datetime | None:
+    """When everything a background row is about is over: the latest end (or start, without one) of its
+    calendar events, before a change and after it; None when any part is something else (a mail is not over
+    by the clock) or a change to a whole series."""
+    buffers = (row.payload or {}).get("buffers") if isinstance(row.payload, dict) else None
+    if not isinstance(buffers, list) or not buffers:
+        return None
+    latest = None
+    for buffer in buffers:
+        if not isinstance(buffer, dict) or buffer.get("channel") != "calendar":
+            return None
+        if isinstance(buffer.get("occurrences"), int) and buffer["occurrences"] > 1:
+            return None
+        for side in (buffer, buffer.get("previous") or {}):
+            moment = _moment(side.get("end") or side.get("start"), tz) if isinstance(side, dict) else None
+            if side and moment is None:
+                return None  # a time that cannot be read: never guess that it is over
+            if moment is not None and (latest is None or moment > latest):
+                latest = moment
+    return latest
+
+
+def _moment(value, tz) -> datetime | None:
+    moment = dates.parse_moment(value, tz)  # an all-day event's end is the midnight after its last day
+    return None if moment is None else as_utc(dates.as_datetime(moment, tz))
+
+
+def is_over(row: Outbox, now: datetime) -> bool:
+    """Whether what an outbox row tells of is over (its `over_at`, from `over_at`)."""
+    over = (row.payload or {}).get("over_at")
+    try:
+        return bool(over) and as_utc(datetime.fromisoformat(over)) <= as_utc(now)
+    except (TypeError, ValueError):
+        return False

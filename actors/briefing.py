@@ -246,6 +246,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         tasks = set((row.payload or {}).get("tasks") or [])
         if tasks and (tasks <= covered or attention.acknowledged(tasks, row.created_at) >= tasks):
             continue  # listed above already, or the user has dealt with it
+        if attention.is_over(row, now):
+            continue  # news of an event that is over by now
         day.waiting.append(row.text.replace("\n", " ")[:300])
     return day
 

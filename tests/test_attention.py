@@ -167,7 +167,7 @@ def test_on_it_after_a_follow_up_drops_the_rest_of_that_window_but_not_the_next(
                                 NOW + timedelta(minutes=5)) == told.id
     # the next window fires after the acknowledgement, also held for the morning
     following = _followup(task.id, "followups:due", NOW + timedelta(hours=3), deliver_after=MORNING)
-    assert attention.drop_acknowledged_held(MORNING) == [same.id]
+    assert attention.drop_stale_held(MORNING) == [same.id]
     assert Outbox.get_by_id(following.id).status == "held", "the next window is still told"
     assert Feedback.get(Feedback.kind == "ack").outbox_id == told.id
 
@@ -210,3 +210,24 @@ def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_com
     app.advance(timedelta(days=1))
     later = [r for r in proactive_messages() if task.id in (r.payload or {}).get("tasks", [])]
     assert len(later) == 2 and "due today" in later[1].text, "the next window is told"
+
+
+def test_news_of_calendar_events_is_over_when_the_last_of_them_is_over_before_and_after_the_change():
+    from types import SimpleNamespace
+
+    def row(*buffers):
+        return SimpleNamespace(payload={"buffers": list(buffers)})
+
+    berlin = ZoneInfo("Europe/Berlin")
+    tonight = {"channel": "calendar", "start": "2027-01-05T23:00:00+01:00", "end": "2027-01-05T23:30:00+01:00",
+               "occurrences": 1, "previous": {"start": "2027-01-05T21:00:00+01:00", "end": None}}
+    moved_on = dict(tonight, start="2027-01-07T10:00:00+01:00", end=None)
+    all_day = {"channel": "calendar", "start": "2027-01-04T23:00:00+00:00", "end": "2027-01-06", "all_day": True}
+    assert attention.over_at(row(tonight), berlin) == datetime(2027, 1, 5, 22, 30, tzinfo=UTC)
+    assert attention.over_at(row(tonight, moved_on), berlin) == datetime(2027, 1, 7, 9, 0, tzinfo=UTC)
+    assert attention.over_at(row(all_day), berlin) == datetime(2027, 1, 5, 23, 0, tzinfo=UTC)  # Berlin's midnight
+    mail = {"channel": "email", "subject": "Dinner tonight?"}
+    assert attention.over_at(row(tonight, mail), berlin) is None, "a mail is not over by the clock"
+    assert attention.over_at(row(dict(tonight, occurrences=10)), berlin) is None, "a series goes on"
+    assert attention.over_at(row(dict(tonight, end="soon", start="later")), berlin) is None, "never guessed"
+    assert attention.over_at(SimpleNamespace(payload={}), berlin) is None

@@ -112,9 +112,12 @@ def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_p
 
     kept = outbox.add(channel="repl", text="Heads-up: the parcel is at the post office", trace_id="t",
                       key="surface:9:0", at=MORNING - timedelta(hours=10))
-    Outbox.update(status=attention.WAITING).where(Outbox.id == kept.id).execute()
+    over = outbox.add(channel="repl", text="Heads-up: the pub quiz moved to 23:30", trace_id="u", key="surface:10:0",
+                      at=MORNING - timedelta(hours=9), payload={"over_at": (MORNING - timedelta(hours=7)).isoformat()})
+    Outbox.update(status=attention.WAITING).where(Outbox.id.in_([kept.id, over.id])).execute()
     box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
     assert "• Heads-up: the parcel is at the post office" in box.text
+    assert "pub quiz" not in box.text, "news of an event that was over in the night is not told in the morning"
     assert Outbox.get_by_id(kept.id).status == attention.BRIEFED
 
 

@@ -333,3 +333,30 @@ def test_what_was_finished_is_read_from_the_done_tasks_latest_first(make_app):
     repl.run_line("what did I finish last month?")
     answer = "\n".join(d["text"] for d in app.user_deliveries()[said:])
     assert "Done last month (2):" in answer, answer
+
+
+def test_a_change_to_tonights_event_held_by_quiet_hours_is_not_told_once_the_event_is_over(make_app):
+    from channels.calendar.editor import add_event, move_event
+    from storage.models import Outbox
+
+    app = make_app(start="2027-01-05T20:00:00+01:00")
+    add_event(app.calendar_file(), "Pub quiz", datetime(2027, 1, 5, 23, 0), datetime(2027, 1, 5, 23, 30), tz=BERLIN)
+    add_event(app.calendar_file(), "Late call", datetime(2027, 1, 5, 23, 15), datetime(2027, 1, 5, 23, 45), tz=BERLIN)
+    app.sync()
+    app.wait_idle()
+    app.advance(timedelta(hours=2, minutes=30))  # 22:30: quiet hours
+    move_event(app.calendar_file(), "Pub quiz", datetime(2027, 1, 5, 23, 30), datetime(2027, 1, 6, 0, 0), tz=BERLIN)
+    move_event(app.calendar_file(), "Late call", datetime(2027, 1, 6, 15, 0), datetime(2027, 1, 6, 15, 30), tz=BERLIN)
+    app.advance(timedelta(minutes=10))  # the calendar's next poll
+    app.advance(timedelta(minutes=20))  # a RAS interval, then the early sync: both heads-ups are held
+    held = {box.text: box for box in Outbox.select().where(Outbox.status == "held")}
+    assert any("Pub quiz" in text for text in held) and any("Late call" in text for text in held), held
+    said = len(app.user_deliveries())
+    app.advance(timedelta(hours=8, minutes=30))  # 07:30: quiet hours are over
+    morning = [d["text"] for d in app.user_deliveries()[said:]]
+    assert any("Late call" in text and "Wed 6 Jan at 15:00" in text for text in morning), morning
+    assert not any("Pub quiz" in text for text in morning), "the quiz was over at midnight: old news by 7:00"
+    [quiz] = [box for text, box in held.items() if "Pub quiz" in text]
+    assert Outbox.get_by_id(quiz.id).status == "dropped"
+    [reason] = [t.reason for t in Trace.select().where((Trace.trace_id == quiz.trace_id) & (Trace.stage == "dropped"))]
+    assert reason.startswith("what it was about was over at 2027-01-05T23:00:00+00:00")

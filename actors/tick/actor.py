@@ -54,7 +54,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
     now = as_utc(now)
     result = ScanResult()
     with claim_transaction():
-        attention.drop_acknowledged_held(now)
+        attention.drop_stale_held(now)
     for row in outbox.release_held(now):
         trace.record(row.trace_id, "released", ACTOR, "quiet hours are over", now, {"outbox_id": row.id})
         result.released.append(row.id)
