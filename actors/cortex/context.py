@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from actors import tools
 from actors.tools.common import calendar_events, next_midnight
 from actors.tools.untrusted import unsaid_facts
+from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
 from actors.cortex.prompts import BACKGROUND_PROMPT, SYSTEM_PROMPT
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
@@ -61,6 +62,10 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
     asked = calendar and row.origin == "user" and row.kind == "message"
     days = calendar_view(row.text or "", now, tz) if asked else None
     listed = tasks_listed(row, read, tasks, now, tz)
+    missed = None  # what Wilson started telling goes to the owner: theirs to ask about
+    if row.origin == "user" and row.kind == "message" and asks_what_was_missed(row.text) and (
+            owner is None or row.user_id is None or str(row.user_id) == str(owner)):
+        missed = missed_view(since_last_said(list(turns), now), now, tz)
     return {
         "now": now.astimezone(tz).isoformat(timespec="minutes"),
         "weekday": f"{now.astimezone(tz):%A}",  # instead of a `now` tool: models misjudge weekdays from dates
@@ -71,6 +76,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
         "tasks": [_task_line(t, tz) for t in tasks],
         **({"tasks_listed": listed} if listed else {}),
         **({"calendar": days} if days else {}),
+        **({"missed": missed} if missed else {}),
         "memories": memories,
         "proposal": proposal,
         **({"pending_proposals": pending_proposals(row.user_id or owner, now)} if row.origin == "user" else {}),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, places, repeats
+from wilson.model.offline import dates, finished, going, looks, missed, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -69,7 +69,7 @@ def answer(chat: Chat) -> Reply:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
+             or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)

@@ -62,6 +62,14 @@ CLOCK_RE = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick
                       r"|what(?:'?s| is) today'?s date|what (?:day|date) (?:is it|it is|is today|of the week is it)"
                       r"|which day is (?:it|today))"
                       r"(?:\s+(?:now|right now|today|please|wilson|again|here))*$")
+# "what did I miss?", "anything new?", "catch me up": the whole message asks what happened while the user was away,
+# read after `normal` (lower case, no punctuation); "anything new on the Japan trip?" asks about a topic
+MISSED_RE = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morning|i'm back|im back|back)\s+)*"
+                       r"(?:what did i miss|what have i missed|did i miss anything|have i missed anything|"
+                       r"anything new|what'?s new|any news|any updates?|catch me up|fill me in|"
+                       r"what happened|did anything happen|anything happen(?:ed)?)"
+                       r"(?:\s+(?:today|lately|so far|since|then|wilson|while i was (?:away|out|gone|asleep)|"
+                       r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$")
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
 BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
 # how the user is or where, and nothing more: a word back, not "I didn't understand that"
@@ -216,6 +224,7 @@ class Chat:
     home: object = None
     memories: list = field(default_factory=list)  # what the context recalled for the message
     whole_list: bool = False  # `tasks` is every open task (list_tasks' answer), not the context's few due soon
+    missed: dict | None = None  # for "what did I miss?": the context's view of it (actors/cortex/missed.py)
 
     @property
     def today(self) -> date:

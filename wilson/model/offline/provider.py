@@ -378,7 +378,8 @@ def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat
                         pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
                         first_contact=bool(context.get("first_contact")),
                         home=provider.home(context.get("timezone")),
-                        memories=list(context.get("memories") or []))
+                        memories=list(context.get("memories") or []),
+                        missed=context.get("missed") if isinstance(context.get("missed"), dict) else None)
 
 
 def _window_days(window: str) -> int | None:
