@@ -295,7 +295,7 @@ def test_a_mail_recalls_its_own_senders_habits_not_those_of_others_sharing_a_wor
                           "was let pass", ["outbox:2"], NOW - timedelta(days=1))
     row = SimpleNamespace(text="Email from Airline Alerts <alerts@airline.example>: URGENT: your flight today is "
                                "cancelled, rebook today", payload={"buffers": [
-                                   {"from": "alerts@airline.example", "from_name": "Airline Alerts",
+                                   {"channel": "email", "from": "alerts@airline.example", "from_name": "Airline Alerts",
                                     "subject": "URGENT: your flight today is cancelled, rebook today"}]})
     found = {m["id"] for m in relevant_memories(situation_of(row), NOW)}
     assert {own.id, before.id} <= found, "the airline's own habit and how its last mail fared"
@@ -303,6 +303,28 @@ def test_a_mail_recalls_its_own_senders_habits_not_those_of_others_sharing_a_wor
     assert school.id not in found, "another sender's urgent mail today is not this one"
     asked = {m["id"] for m in relevant_memories({"text": "did the school write about closing today?"}, NOW)}
     assert school.id in asked, "a question of the user's names no sender: mail episodes still answer it"
+
+
+def test_every_sender_of_a_batch_keeps_their_own_habits_and_a_memory_naming_no_address_stays(db):
+    senders = [f"news{n}@shop{n}.example" for n in range(4)]
+    habits = [engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
+              for n, a in enumerate(senders)]
+    by_name = engram.store("episode", "Mail from Shop Three Weekly (“Your weekly picks”) was let pass", ["outbox:1"],
+                           NOW - timedelta(days=1))
+    row = SimpleNamespace(text="Your weekly picks from four shops", payload={"buffers": [
+        {"channel": "email", "from": a, "from_name": f"Shop {n} Weekly", "subject": "Your weekly picks"}
+        for n, a in enumerate(senders)]})
+    found = {m["id"] for m in relevant_memories(situation_of(row), NOW)}
+    assert {h.id for h in habits} <= found, "the fourth sender's habit is theirs, past the five people named"
+    assert by_name.id in found, "a memory that names no address cannot be another sender's"
+
+
+def test_an_attendees_address_does_not_turn_away_what_is_known_about_mail(db):
+    school = engram.store("episode", "Mail from office@school.example (“Parents' evening”) was let pass", ["outbox:1"],
+                          NOW - timedelta(days=1))
+    row = SimpleNamespace(text="New event: Parents' evening at school", payload={
+        "channel": "calendar", "title": "Parents' evening", "attendees": ["teacher@school.example"]})
+    assert school.id in {m["id"] for m in relevant_memories(situation_of(row), NOW)}
 
 
 def test_a_belief_and_the_interpretation_it_grew_from_are_shown_once(db):

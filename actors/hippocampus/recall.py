@@ -47,7 +47,8 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
                       weights: recall.Weights | None = None) -> list[dict]:
     """What Wilson has learned that bears on a situation, for any planner (the cortex's context, the
     offline rules). `context` keys, all optional: text (the stimulus), topic (its title), titles (task or
-    event titles), kind (an event kind; found from the texts when absent), people, places.
+    event titles), kind (an event kind; found from the texts when absent), people, places, writers (the
+    addresses of the mail planned for: memories about other senders' mail are left out).
 
     Each answer: {"id", "kind", "text", "strength", "why"}, where why says which part of the situation
     recalled it ("text", "topic: …", "kind: trip", "person: …", "profile", "calibration: flights").
@@ -84,20 +85,24 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
             if memory.kind == "episode" and len(asked & _stems(memory.text)) < min(EPISODE_WORDS, len(asked)):
                 continue  # one shared word ("tomorrow", "meeting") is chance, not the same matter
             found.setdefault(memory.id, _memory_view(memory, why))
-    for address in dict.fromkeys(str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)):
+    addresses = [p for p in context.get("people") or [] if "@" in str(p)] + list(context.get("writers") or [])
+    for address in dict.fromkeys(str(p).strip().lower() for p in addresses):
         for memory in engram.mentioning_address(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
             found.setdefault(memory.id, _memory_view(memory, f"person: {address}"))
-    writers = {str(p).strip().lower() for p in context.get("people") or [] if "@" in str(p)}
+    writers = {str(w).strip().lower() for w in context.get("writers") or []}
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
     said: set[str] = set()
     chosen = []
     for memory in ranked:
+        if len(chosen) == limit:
+            break
         text = " ".join(memory["text"].lower().split())
-        if text in said or (writers and about_other_senders(memory["text"], writers)):
-            continue  # a belief and the interpretation it grew from say it once; another sender's habit is noise
+        if memory["kind"] != "episode" and text in said:
+            continue  # a belief and the interpretation it grew from say it once (an episode twice happened twice)
+        if writers and about_other_senders(memory["text"], writers):
+            continue  # another sender's habit, or how their mail fared, is noise in this mail's run
         said.add(text)
         chosen.append(memory)
-    chosen = chosen[:limit]
     # The core profile is about the user; a habit with one sender's mail comes back when that sender writes
     # (it is recalled by the person), instead of taking a place in every run.
     profile = [m for m in engram.profile(PROFILE_SIZE * 3, at=now) if not about_one_sender(m.text)]
@@ -113,10 +118,11 @@ def about_other_senders(text: str, writers: set[str]) -> bool:
     """Whether a memory is about how the user treats mail from senders other than `writers` (the addresses of
     the mail being planned for): a habit with one sender's mail, or how mail from some senders fared. Recalled by
     a shared word ("urgent", "today", a name inside another address), it would tell the planner about the wrong
-    people."""
+    people. One that names no address cannot be told apart, and stays."""
     if not (about_one_sender(text) or text.startswith("Mail from ")):
         return False
-    return not {address.lower().rstrip(".") for address in ADDRESS.findall(text)} & writers
+    named = {address.lower().rstrip(".") for address in ADDRESS.findall(text)}
+    return bool(named) and not named & writers
 
 
 # What each kind of event usually brings to propose: its calibration is shown when one is planned.
@@ -173,8 +179,10 @@ def situation_of(row, topic_title: str | None = None, task_title: str | None = N
             value = part.get(key)
             people += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v]
     topic = topic_title or (payload.get("topic") if isinstance(payload.get("topic"), str) else None)
+    # every mail's sender, however many the batch holds: their habits are theirs (relevant_memories)
+    writers = [p["from"] for p in parts if p.get("channel") == "email" and "@" in str(p.get("from") or "")]
     return {"text": row.text or "", "topic": topic or "", "titles": list(dict.fromkeys(titles)),
-            "people": people[:5], "places": places[:5]}
+            "people": people[:5], "places": places[:5], "writers": list(dict.fromkeys(writers))}
 
 
 def memories_for(row, now: datetime, config=None) -> list[dict]:
