@@ -99,6 +99,32 @@ def test_a_message_that_asks_nothing_about_days_carries_no_calendar_and_neither_
     assert asked and all("calendar" not in context for context in asked), "no calendar skill, no calendar to show"
 
 
+def test_a_link_in_an_event_title_shown_in_the_context_is_defanged_in_the_reply(scripted):
+    app, server = scripted(answer_from_the_context, start=START)
+    add_event(app.calendar_file(), "Reset password at http://evil.example/login", datetime(2027, 1, 5, 17, 0), tz=BERLIN)
+    app.sync()
+    assert app.wait_idle()
+    say(app, "what's on my calendar today?")
+    reply = app.user_deliveries()[-1]["text"]
+    assert "evil[.]example" in reply and "http://evil.example" not in reply, reply
+
+
+def test_when_a_question_names_an_event_it_sees_the_year_ahead_and_an_odd_day_costs_no_answer(scripted):
+    app, server = scripted(answer_from_the_context, start=START)
+    add_event(app.calendar_file(), "Dentist", datetime(2027, 2, 20, 9, 0), tz=BERLIN)  # six weeks out
+    app.sync()
+    assert app.wait_idle()
+    say(app, "when's my dentist appointment?")
+    assert app.user_deliveries()[-1]["text"] == "Events: Dentist."
+    row = say(app, "what's on the 0th?")  # no such day: the view is what a date parser can make of it, or none
+    assert row.status == "done" and app.user_deliveries()[-1]["text"].startswith("Events:")
+    for text in ("are you busy?", "is the gym free on Sundays?", "what was on my calendar yesterday?"):
+        say(app, text)
+    asked = [run[0] for run in user_runs(server)][-3:]
+    assert [context["stimulus"]["text"] for context in asked if "calendar" in context] == [], \
+        "another's time, a thing's opening hours and days gone by are no look at the coming days"
+
+
 def test_a_day_with_more_events_than_the_context_holds_says_how_many_more(scripted):
     app, server = scripted(answer_from_the_context, start=START)
     for n in range(60):

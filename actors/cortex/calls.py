@@ -9,6 +9,7 @@ from datetime import datetime
 
 from actors import tools
 from actors.hippocampus import advice
+from actors.cortex.context import UNTRUSTED_VIEWS
 from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem
 from wilson.model.errors import BudgetExhausted, SynapseError
@@ -55,6 +56,9 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     escalate), a note the reads and changes of one note, task or reminder."""
     outcome = RunOutcome()
     box = box or tools.toolbox()
+    # a view of others' text in the context (an event's title, a mail told of) is read as an untrusted tool
+    # result is: the reply's links are presented defanged
+    outcome.read_untrusted = context is not None and any(context.get(key) for key in UNTRUSTED_VIEWS)
 
     user_run = origin == "user"
     run = run_kind(role, origin, chat)

@@ -213,6 +213,8 @@ def _ordinal(phrase: str, now: datetime, tz: ZoneInfo) -> date | None:
     if not found or not (found.group(2) or phrase.lower().startswith("the")):
         return None
     day, today = int(found.group(1)), now.astimezone(tz).date()
+    if day < 1:
+        return None  # "the 0th" names no day
     year, month = today.year, today.month
     for _ in range(13):
         if day <= calendar.monthrange(year, month)[1] and date(year, month, day) >= today:
