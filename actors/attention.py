@@ -315,12 +315,22 @@ def over_at(row: Inbox, tz) -> datetime | None:
         if isinstance(buffer.get("occurrences"), int) and buffer["occurrences"] > 1:
             return None
         for side in (buffer, buffer.get("previous") or {}):
-            moment = _moment(side.get("end") or side.get("start"), tz) if isinstance(side, dict) else None
+            moment = _end(side, tz) if isinstance(side, dict) else None
             if side and moment is None:
                 return None  # a time that cannot be read: never guess that it is over
             if moment is not None and (latest is None or moment > latest):
                 latest = moment
     return latest
+
+
+def _end(event: dict, tz) -> datetime | None:
+    """An event's end; without one, its start, or the midnight after its day when it lasts all day."""
+    if event.get("end"):
+        return _moment(event["end"], tz)
+    start = dates.parse_moment(event.get("start"), tz)
+    if start is None or not event.get("all_day"):
+        return _moment(event.get("start"), tz)
+    return as_utc(dates.as_datetime(dates.local_date(start, tz) + timedelta(days=1), tz))
 
 
 def _moment(value, tz) -> datetime | None:

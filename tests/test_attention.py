@@ -226,6 +226,8 @@ def test_news_of_calendar_events_is_over_when_the_last_of_them_is_over_before_an
     assert attention.over_at(row(tonight), berlin) == datetime(2027, 1, 5, 22, 30, tzinfo=UTC)
     assert attention.over_at(row(tonight, moved_on), berlin) == datetime(2027, 1, 7, 9, 0, tzinfo=UTC)
     assert attention.over_at(row(all_day), berlin) == datetime(2027, 1, 5, 23, 0, tzinfo=UTC)  # Berlin's midnight
+    endless = dict(all_day, end=None)  # an all-day event without DTEND lasts its day
+    assert attention.over_at(row(endless), berlin) == datetime(2027, 1, 5, 23, 0, tzinfo=UTC)
     mail = {"channel": "email", "subject": "Dinner tonight?"}
     assert attention.over_at(row(tonight, mail), berlin) is None, "a mail is not over by the clock"
     assert attention.over_at(row(dict(tonight, occurrences=10)), berlin) is None, "a series goes on"
