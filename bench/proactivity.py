@@ -192,7 +192,7 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
     text = stimulus.get("text") or ""
     if stimulus.get("origin") == "user":
         tool = _chat_tool(text, tools)
-        if tool == "calendar_lookup" and context.get("calendar"):  # the span asked about is in the context
+        if tool == "calendar_lookup" and "complete" in (context.get("calendar") or {}):  # the span, whole
             return {"text": "Here is your day."}
         if tool == "calendar_lookup":
             today = str(context.get("now") or "")[:10] or "today"
