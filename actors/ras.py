@@ -6,12 +6,13 @@ something is urgent it asks the thalamus for an early sync; repeated arousal
 about rows it already raised the alarm for is debounced.
 
 Receptors keep their buffers fresh on their own cadence (channels/base.py polls),
-so a calendar change made during the day is here by the next interval. Without a
-model for the `reflex` role, the offline rules (wilson/model/offline/urgency.py) judge each row
-by its sender and situation (a child or health situation, travel disruption, a deadline
-today) and by its structure (an event starting within hours), and one more rule here: a
-change to an event that starts (or started, before a move) later today in the user's
-timezone is urgent. Offline urgency ranks; it never breaks quiet hours by itself.
+so a calendar change made during the day is here by the next interval. A calendar
+change is judged by its times (urgency.judge_calendar: it touches the rest of today,
+or the event starts within hours or days), with or without a model; the model reads
+the rest. Without a model for the `reflex` role, the offline rules
+(wilson/model/offline/urgency.py) judge mail and pages by sender and situation (a child
+or health situation, travel disruption, a deadline today). Offline urgency ranks; it
+never breaks quiet hours by itself.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from wilson.kernel.actor import WilsonActor
 from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import RasScan, SyncRequest
 from wilson.model.errors import SynapseError
+from wilson.model.offline import urgency
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -68,6 +70,23 @@ def scan_context(rows: list, now: datetime, tz) -> dict:
                        "payload": r.payload if isinstance(r.payload, dict) else {}} for r in rows]}
 
 
+def calendar_change(row) -> bool:
+    return row.channel == "calendar" and isinstance(row.payload, dict) and bool(row.payload.get("change"))
+
+
+def model_reasons(result, rows: list) -> dict[int, str]:
+    """The rows the model's `arousal` call names urgent, with its reason. The ids say it, even beside an
+    `urgent: false` (a missed urgent mail costs more than an early sync); an older answer's `urgent: true`
+    without ids means every row."""
+    call = next((c for c in result.tool_calls if c.name == "arousal"), None)
+    args = dict(call.arguments) if call else {}
+    known = {r.id for r in rows}
+    ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
+    if not ids and args.get("urgent") is True and not args.get("buffer_ids"):
+        ids = known
+    return {i: str(args.get("reason") or "urgent") for i in ids}
+
+
 def already_aroused() -> set[int]:
     return set(kv.get_cursor(CURSOR, []))
 
@@ -93,32 +112,36 @@ class RasActor(WilsonActor):
         rows = buffers.unscanned()
         if not rows:
             return self.retry_alarm()  # nothing new: no model call, no cost
-        now = self.now()
-
-        try:
-            result = self.ctx.synapse.chat("reflex", scan_request(rows, now, self.config.timezone),
-                                           tools=[AROUSAL_TOOL], origin="background", tool_choice="required",
-                                           context=scan_context(rows, now, self.config.timezone))
-        except SynapseError as exc:
-            logger.warning("RAS scan of {} row(s) postponed: {}", len(rows), exc)
+        now, tz = self.now(), self.config.timezone
+        # a calendar change is judged by its times (urgency.judge_calendar), with or without a model: a change to
+        # this evening's dinner must not wait for the morning because a cheap model read it as routine
+        timed = [r for r in rows if calendar_change(r)]
+        judged = {r.id: urgency.judge_calendar(r.payload, now, tz) for r in timed}
+        reasons = {i: judgement.rule for i, judgement in judged.items() if urgency.arousing(judgement)}
+        read = [r for r in rows if not calendar_change(r)]
+        if read:
+            try:
+                result = self.ctx.synapse.chat("reflex", scan_request(read, now, tz), tools=[AROUSAL_TOOL],
+                                               origin="background", tool_choice="required",
+                                               context=scan_context(read, now, tz))
+            except SynapseError as exc:
+                logger.warning("RAS scan of {} row(s) postponed: {}", len(read), exc)
+                read = []  # not marked scanned: the next interval reads them again
+            else:
+                reasons.update(model_reasons(result, read))
+        scanned = {r.id for r in timed + read}
+        if not scanned:
             return self.retry_alarm()
-        call = next((c for c in result.tool_calls if c.name == "arousal"), None)
-        args = dict(call.arguments) if call else {}
-        known = {r.id for r in rows}
-        urgent_ids = {i for i in args.get("buffer_ids") or [] if isinstance(i, int) and i in known}
-        # The ids say it, even beside an `urgent: false` (a missed urgent mail costs more than an early sync);
-        # an older answer's `urgent: true` without ids means every row.
-        urgent = bool(urgent_ids) or (args.get("urgent") is True and not args.get("buffer_ids"))
         with database.atomic():
-            ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(known))).execute()
-            fresh = urgent_ids - already_aroused() if urgent_ids else known - already_aroused()
-            if urgent and fresh:
+            ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id.in_(list(scanned))).execute()
+            fresh = set(reasons) - already_aroused()
+            if fresh:
                 remember_arousal(fresh, now)
         faults.point("ras:after-commit")  # scan marks and alarm are kept; a lost nudge is raised again by retry_alarm
-        if urgent and fresh:
+        if fresh:
             for row in rows:
                 if row.id in fresh:
-                    trace.record(row.trace_id, "aroused", self.name, str(args.get("reason") or "urgent"), now)
+                    trace.record(row.trace_id, "aroused", self.name, reasons[row.id], now)
             self.tell("thalamus", SyncRequest("arousal"))
             return True
         return self.retry_alarm()

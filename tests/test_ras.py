@@ -79,6 +79,34 @@ def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, script
     assert "aroused" not in stages(row)
 
 
+def test_a_calendar_change_is_judged_by_its_times_without_the_model_which_reads_only_the_mail(make_app, scripted):
+    server = scripted(brain())  # the model calls urgent only what says URGENT: never a calendar change
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    today = app.inject_buffered("calendar", "Moved: Dinner with Anna now 18:00 (was 19:30), today", {
+        "channel": "calendar", "change": "changed", "title": "Dinner with Anna", "uid": "d1",
+        "start": at(app, 5, 18, 0).isoformat(), "end": at(app, 5, 19, 0).isoformat(),
+        "previous": {"start": at(app, 5, 19, 30).isoformat(), "end": at(app, 5, 20, 30).isoformat()}})
+    later = app.inject_buffered("calendar", "New event: Dentist, in two weeks", {
+        "channel": "calendar", "change": "new", "title": "Dentist", "uid": "d2",
+        "start": at(app, 19, 9, 0).isoformat(), "end": at(app, 19, 10, 0).isoformat()})
+    calm = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
+    app.advance(timedelta(minutes=15))
+
+    [reflex] = requests_of(server, "reflex")
+    assert [i["buffer_id"] for i in request_items(reflex["body"])] == [calm.id], "the model reads the mail only"
+    assert "aroused" in stages(today) and inbox_row_for(today.id).created_at <= at(app, 5, 14, 15), \
+        "tonight's dinner moved: told in time, whatever a cheap model would make of it"
+    assert "aroused" not in stages(later) and "aroused" not in stages(calm)
+    assert all(ReceptorBuffer.get_by_id(r.id).scanned_at is not None for r in (today, later, calm))
+
+    app.inject_buffered("calendar", "Cancelled: Yoga, next month", {
+        "channel": "calendar", "change": "cancelled", "title": "Yoga", "uid": "d3",
+        "start": at(app, 28, 9, 0).isoformat(), "end": at(app, 28, 10, 0).isoformat()})
+    app.advance(timedelta(minutes=15))
+    assert len(requests_of(server, "reflex")) == 1, "a scan of calendar changes alone costs no model call"
+
+
 def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_morning(make_app, scripted):
     server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)

@@ -97,13 +97,12 @@ def same_day(payload: dict, now: datetime, tz) -> str | None:
     return None
 
 
-def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
-    """A calendar change: time-critical when it touches the rest of today, or when the event starts (or
-    started, before a move) within hours."""
+def time_critical(payload: dict, now: datetime, tz) -> str | None:
+    """Why a calendar change cannot wait for the next daily sync, by its times alone, or None: it touches the
+    rest of today, or the event starts (or started, before a move) within SOON_HOURS."""
     today = same_day(payload, now, tz)
     if today is not None:
-        return Judgement(1, today)
-    change = payload.get("change")
+        return today
     start = parse_moment(payload.get("start"), tz)
     previous = parse_moment((payload.get("previous") or {}).get("start"), tz) \
         if isinstance(payload.get("previous"), dict) else None
@@ -112,7 +111,19 @@ def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
             continue
         at = as_datetime(moment, tz)
         if now - timedelta(hours=1) <= at <= now + timedelta(hours=SOON_HOURS):
-            return Judgement(1, f"calendar event {change} starting within {SOON_HOURS} hours")
+            return f"calendar event {payload.get('change')} starting within {SOON_HOURS} hours"
+    return None
+
+
+def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
+    """A calendar change: time-critical when it touches the rest of today, or when the event starts (or
+    started, before a move) within hours (`time_critical`); pressing within two days. The RAS judges calendar
+    rows by this rule with a model too: a calendar change is structured data, and its urgency is its time."""
+    critical = time_critical(payload, now, tz)
+    if critical is not None:
+        return Judgement(1, critical)
+    change = payload.get("change")
+    start = parse_moment(payload.get("start"), tz)
     soon = start is not None and now - timedelta(hours=12) <= as_datetime(start, tz) <= now + timedelta(hours=48)
     if soon:
         return Judgement(1, f"calendar event {change} starting within 48 hours")
