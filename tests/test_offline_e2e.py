@@ -360,3 +360,17 @@ def test_a_change_to_tonights_event_held_by_quiet_hours_is_not_told_once_the_eve
     assert Outbox.get_by_id(quiz.id).status == "dropped"
     [reason] = [t.reason for t in Trace.select().where((Trace.trace_id == quiz.trace_id) & (Trace.stage == "dropped"))]
     assert reason.startswith("what it was about was over at 2027-01-05T23:00:00+00:00")
+
+
+def test_a_plan_for_tomorrows_appointment_added_late_at_night_waits_for_the_morning(make_app):
+    from storage.models import Approval
+
+    app = make_app(start="2027-01-05T23:30:00+01:00")  # quiet hours 22:00-07:00
+    repl = repl_of(app)
+    repl.run_line('calendar add "Dentist" @ 2027-01-06T16:00')  # within two days: the rules rank it urgent
+    app.advance(timedelta(minutes=30))  # the calendar's poll and a RAS interval: an early sync plans it
+    assert Approval.select().count() == 1, "the plan is made at night"
+    night = [d for d in app.user_deliveries() if local(d) < datetime(2027, 1, 6, 7, 0, tzinfo=BERLIN)]
+    assert night == [], "a plan for 16:00 tomorrow wakes nobody at midnight"
+    app.advance(timedelta(hours=7, minutes=30))
+    assert any("Dentist" in d["text"] for d in app.user_deliveries()), "told when the quiet hours end"

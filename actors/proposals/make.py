@@ -13,6 +13,8 @@ from storage import mute
 from storage import outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Outbox
+from wilson.kernel.clock import as_utc
+from wilson.model.offline import dates
 
 
 def approver_for(row: Inbox, original: Approval | None, config) -> str:
@@ -191,10 +193,14 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
             trace.record(approval.trace_id, "presented", actor,
                          f"proposal {approval.id} in the morning briefing (outbox {carrier.id})", now)
             return None
-        # A proposal the user did not ask for waits out the night like any other non-urgent message.
+        # A proposal the user did not ask for waits out the night like any other non-urgent message, and so does
+        # an urgent one for calendar events that start after the night (tomorrow's 16:00 dentist, ranked urgent
+        # for being within two days, is no reason to wake anyone)
         held = None
-        if source is not None and source.origin != "user" and source.priority > 1:
-            held = mute.hold_until(config, now)
+        if source is not None and source.origin != "user":
+            quiet = mute.hold_until(config, now)
+            if quiet is not None and (source.priority > 1 or events_start_after(source, quiet, config.timezone)):
+                held = quiet
         morning = briefing.briefing_after_quiet(held, config) if held is not None and again_for is None else None
         if morning is not None:  # the night's plans are told in full in the briefing that ends it
             trace.record(approval.trace_id, "presented", actor,
@@ -208,6 +214,20 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
         trace.record(approval.trace_id, "presented", actor, f"proposal {approval.id} on {approval.channel}"
                      + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
     return approval.channel, box, held
+
+
+def events_start_after(source: Inbox, moment: datetime, tz) -> bool:
+    """Whether a row is about calendar events only, each starting at or after `moment`."""
+    buffers = (source.payload or {}).get("buffers") if isinstance(source.payload, dict) else None
+    if not isinstance(buffers, list) or not buffers:
+        return False
+    for buffer in buffers:
+        if not isinstance(buffer, dict) or buffer.get("channel") != "calendar":
+            return False
+        start = dates.parse_moment(buffer.get("start"), tz)
+        if start is None or as_utc(dates.as_datetime(start, tz)) < moment:
+            return False
+    return True
 
 
 def record_message_ref(approval_id: int, chat_id, message_id) -> None:
