@@ -191,8 +191,9 @@ def test_server_errors_beyond_retries_raise_model_unavailable(serve, connect):
 
 
 def test_timeout_then_retry_succeeds(serve, connect):
-    server = serve([{"fault": "timeout", "sleep_ms": 3000, "times": 1}, {"reply": {"text": "late but here"}}])
-    synapse = connect(base_url=server.base_url, timeout=0.3, retries=2)
+    # The timeout leaves the answering retry a whole second: at 0.3 s a loaded machine made it time out too.
+    server = serve([{"fault": "timeout", "sleep_ms": 5000, "times": 1}, {"reply": {"text": "late but here"}}])
+    synapse = connect(base_url=server.base_url, timeout=1.0, retries=2)
     assert synapse.chat("deep", ASK).text == "late but here"
     assert len(server.requests) == 2
 
