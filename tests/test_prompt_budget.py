@@ -141,6 +141,24 @@ def test_routine_chat_sees_a_shorter_history_than_the_planner(wilson):
     assert thanks["messages"][-2]["content"] == "Sure.", "the newest lines are the ones kept"
 
 
+def test_a_pause_of_over_three_hours_ends_the_conversation_a_message_is_sent_with(wilson):
+    app, server = wilson
+    say(app, "my notes for the morning: the boiler, the garden gate")
+    app.advance(timedelta(minutes=50))
+    say(app, "and the kitchen tap")
+    app.advance(timedelta(hours=3, minutes=10))  # lunch, errands: a new conversation
+    say(app, "plan my trip to Japan in April")
+    app.advance(timedelta(minutes=20))
+    say(app, "with a day in Kyoto")
+    said = {b["messages"][-1]["content"]: b for b in cortex_bodies(server)}
+    morning, after_pause, same_talk = (said[t] for t in ("and the kitchen tap", "plan my trip to Japan in April",
+                                                          "with a day in Kyoto"))
+    assert [m["content"] for m in morning["messages"][2:-1]] == [
+        "my notes for the morning: the boiler, the garden gate", "Sure."], "50 minutes is one conversation"
+    assert after_pause["messages"][2:-1] == [], "the morning's lines are not sent again after the pause"
+    assert [m["content"] for m in same_talk["messages"][2:-1]] == ["plan my trip to Japan in April", "Sure."]
+
+
 @pytest.mark.parametrize("text, reads", [
     ("hello", False), ("thanks!", False), ("ok, sounds good", False), ("good morning", False),
     ("hi, what's due today?", True), ("what's on my calendar today?", True), ("good morning, anything new", True)])
@@ -202,7 +220,7 @@ def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_w
 
 # The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a
 # day, triage every sync, consolidation every night.
-ORGAN_BUDGET = {"arousal": (100, 100), "triage": (255, 245), "record_memories": (205, 245)}
+ORGAN_BUDGET = {"arousal": (75, 100), "triage": (200, 245), "record_memories": (205, 245)}
 
 
 @pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))

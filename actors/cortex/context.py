@@ -26,6 +26,9 @@ from wilson.model.offline.when_event import AHEAD, SHOWN, event_words
 RECENT_TURNS = 12
 HISTORY_TOKENS = 1500  # the conversation a run sees, newest first, in tokens (bytes/4), not in turns
 FAST_HISTORY_TOKENS = 400  # routine chat needs the last few lines; what needs more escalates to the planner
+# A pause this long ends a conversation: the morning's small talk is no history for the evening's question
+# (what happened then is in the episodes recall finds, and in the context's views), yet every message sent it.
+CONVERSATION_GAP = timedelta(hours=3)
 OPEN_TASKS_READ = 200
 CONTEXT_TASKS = 15  # relevant open tasks shown; the model lists the others with a read tool
 SOON = timedelta(days=7)
@@ -291,12 +294,23 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
     messages = [{"role": "system", "content": system + skills.prompt(config, offered)},
                 {"role": "user", "content": "CONTEXT " + json.dumps(shown, ensure_ascii=False, default=str)}]
     if row.origin == "user":
-        for turn in trim_history(turns, history_tokens):
+        for turn in trim_history(this_conversation(turns, row.created_at), history_tokens):
             messages.append({"role": "user" if turn.role == "user" else "assistant", "content": turn.text})
     label = tools.source_label(row)
     # Text others wrote never stands alone as a user message, where it would read as the user speaking.
     messages.append({"role": "user", "content": tools.untrusted_block(row.text, label) if label else row.text})
     return messages
+
+
+def this_conversation(turns: list[Turn], now: datetime | None, gap: timedelta = CONVERSATION_GAP) -> list[Turn]:
+    """The turns since the last pause longer than `gap` before `now` (the message being answered)."""
+    kept, later = [], now
+    for turn in reversed(list(turns)):
+        if later is not None and turn.created_at is not None and later - turn.created_at > gap:
+            break
+        kept.append(turn)
+        later = turn.created_at or later
+    return list(reversed(kept))
 
 
 def trim_history(turns: list[Turn], budget: int = HISTORY_TOKENS) -> list[Turn]:
