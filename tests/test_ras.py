@@ -230,3 +230,65 @@ def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, sc
     finally:
         synapse.close()
         db.close()
+
+
+# Routine senders: the model is not asked about a sender's mail once it has read enough of it calmly ---------
+SHIPPED = "Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
+
+
+def mail_each_interval(app, text: str, sender: str, count: int) -> list:
+    rows = []
+    for _ in range(count):
+        rows.append(app.inject_buffered("email", text, {"from": sender, "subject": text.split(": ")[1][:40]}))
+        app.advance(timedelta(minutes=15))
+    return rows
+
+
+def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_the_morning_triage(make_app,
+                                                                                                   scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    mail_each_interval(app, SHIPPED, "noreply@parcel.example", 5)
+    assert len(requests_of(server, "reflex")) == 5, "the first five are read by the model"
+
+    [sixth] = mail_each_interval(app, SHIPPED, "NoReply@Parcel.example", 1)
+    assert len(requests_of(server, "reflex")) == 5, "the sixth is judged by the rules alone"
+    assert ReceptorBuffer.get_by_id(sixth.id).scanned_at is not None, "and is not read again"
+    [routine] = [s for s in trace.path(sixth.trace_id) if s.stage == "routine"]
+    assert routine.reason.startswith("routine sender: 5 earlier mails from noreply@parcel.example raised no alarm")
+    other = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
+    app.advance(timedelta(minutes=15))
+    assert [i["buffer_id"] for i in request_items(requests_of(server, "reflex")[-1]["body"])] == [other.id]
+
+    advance_to(app, at(app, 6, 7, 1))
+    assert sixth.id in [i for r in triage_requests(server) for i in ids_asked(r)], "the morning triage reads it"
+
+
+def test_a_routine_sender_writing_something_the_rules_find_urgent_is_read_by_the_model(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 9, 3))
+    mail_each_interval(app, "Email from school@school.example: Newsletter from Class 3b", "school@school.example", 5)
+    [urgent] = mail_each_interval(app, "Email from school@school.example: URGENT: school closes at 13:00 today, "
+                                       "pick up the children", "school@school.example", 1)
+    reflex = requests_of(server, "reflex")
+    assert len(reflex) == 6 and [i["buffer_id"] for i in request_items(reflex[-1]["body"])] == [urgent.id]
+    assert "aroused" in stages(urgent) and inbox_row_for(urgent.id).priority == 1
+
+
+def test_a_sender_who_once_raised_the_alarm_is_never_routine(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    mail_each_interval(app, "Email from Petra <boss@work.example>: URGENT: the slides by 15:00", "boss@work.example", 1)
+    mail_each_interval(app, "Email from Petra <boss@work.example>: Notes from the weekly", "boss@work.example", 5)
+    assert len(requests_of(server, "reflex")) == 6, "five calm mails after an alarm are still each read"
+
+
+def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_RAS_ROUTINE_AFTER": "0"})
+    advance_to(app, at(app, 5, 14, 3))
+    mail_each_interval(app, SHIPPED, "noreply@parcel.example", 7)
+    assert len(requests_of(server, "reflex")) == 7
