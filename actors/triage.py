@@ -23,7 +23,7 @@ TRIAGE_TOOL = {"type": "function", "function": {
             "properties": {
                 "buffer_ids": {"type": "array", "items": {"type": "integer"}},
                 "summary": {"type": "string"},
-                "priority": {"type": "integer", "enum": [1, 2, 3]},
+                "priority": {"type": "integer"},
                 "reason": {"type": "string"},
                 "topic": {"type": ["string", "null"]},
                 "plan": {"type": "boolean"},

@@ -31,21 +31,6 @@ def untriaged(ids) -> list[int]:
         ReceptorBuffer.id.in_(list(ids)) & ReceptorBuffer.processed_at.is_null() & ReceptorBuffer.outcome.is_null())]
 
 
-def scanned_mail(since: datetime, before_id: int, limit: int = 2000) -> list[tuple[int, str]]:
-    """(id, sender address) of the mail the RAS has read since `since`, below `before_id`, newest first."""
-    rows = (ReceptorBuffer.select(ReceptorBuffer.id, ReceptorBuffer.channel, ReceptorBuffer.payload)
-            .where((ReceptorBuffer.channel == "email") & ReceptorBuffer.scanned_at.is_null(False)
-                   & (ReceptorBuffer.created_at >= since) & (ReceptorBuffer.id < before_id))
-            .order_by(ReceptorBuffer.id.desc()).limit(limit))
-    return [(r.id, sender(r)) for r in rows]
-
-
-def sender(row) -> str:
-    """The sender address of a buffered mail, lower case; '' for anything else."""
-    payload = row.payload if isinstance(row.payload, dict) else {}
-    return str(payload.get("from") or "").strip().lower() if row.channel == "email" else ""
-
-
 def unscanned() -> list[ReceptorBuffer]:
     return list(ReceptorBuffer.select().where(
         ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))

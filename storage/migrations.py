@@ -127,6 +127,11 @@ def _v18_inbox_status_index(db, migrator):
     db.execute_sql('DROP INDEX IF EXISTS "inbox_status"')
 
 
+def _v19_mail_senders(db, migrator):
+    """The RAS learns which senders' mail is routine (actors/ras.py), one row per address."""
+    db.create_tables([models.MailSender])
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -137,6 +142,7 @@ MIGRATIONS = [
     (13, "task and topic owners", _v13_task_owners),
     (17, "memory recall on the database's full-text search", _v17_memory_full_text),
     (18, "one index on the inbox's status", _v18_inbox_status_index),
+    (19, "what the RAS learned of mail senders", _v19_mail_senders),
 ]
 
 

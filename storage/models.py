@@ -3,6 +3,9 @@
 Times are stored as naive UTC and handed out as aware UTC (`UTCDateTimeField`),
 so ordering and indexes behave the same on SQLite and PostgreSQL.
 JSON payloads are stored as text (`JSONField`) for the same reason.
+
+Size: every table is here, one short class each, so that the schema reads in one place
+and `ALL_MODELS` is checked against it; the queries live in the modules named after them.
 """
 
 from __future__ import annotations
@@ -170,6 +173,19 @@ class ReceptorBuffer(BaseModel):
     processed_at = UTCDateTimeField(null=True, index=True)  # triaged by the thalamus
     outcome = peewee.CharField(null=True)  # inbox, drop
     reason = peewee.TextField(null=True)
+
+
+class MailSender(BaseModel):
+    """What the RAS has learned of one sender's mail: how many the model read without alarm, and whether
+    any was urgent (the RAS raised the alarm, or triage kept it at priority 1)."""
+
+    address = peewee.CharField(unique=True)  # lower case
+    calm = peewee.IntegerField(default=0)
+    read_at = UTCDateTimeField(null=True)  # the last of this sender's mail the model read
+    alarm_at = UTCDateTimeField(null=True)  # the last that was urgent; a sender with one is never routine
+
+    class Meta:
+        table_name = "mail_sender"
 
 
 class Outbox(BaseModel):
@@ -388,6 +404,6 @@ class Setting(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Inbox, ReceptorBuffer, Outbox, SentMessage, Turn, Topic, Task, TaskFiring, Approval,
+    SchemaVersion, Inbox, ReceptorBuffer, MailSender, Outbox, SentMessage, Turn, Topic, Task, TaskFiring, Approval,
     ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
 ]

@@ -107,3 +107,26 @@ def test_a_renewal_notice_with_a_date_needs_the_user():
     entry, = triage.triage([item], DAY, BERLIN)["items"]
     assert (entry["action"], entry["priority"]) == ("inbox", 2)
     assert entry["reason"].startswith("a renewal notice from service@allsafe.example: car insurance")
+
+
+# The routine-sender screen (actors/ras.py) asks a model about anything `pressing` finds: it errs wide.
+@pytest.mark.parametrize("text", [
+    "School closes at 13:00, please collect your children",  # judge_message ranks this 2: no "pick up"
+    "Your flight LH 123 has been cancelled. Unsubscribe from these alerts",  # a promotion's footer hides it there
+    "Your card was blocked after a suspicious payment",
+    "No water in your street from 14:00",  # a time today
+    "Your parking permit expires on 7 Jan",  # a date by tomorrow (NIGHT is 6 Jan)
+    "The boiler service is delayed",
+])
+def test_pressing_finds_what_may_not_wait_for_the_morning(text):
+    assert urgency.pressing(text, NIGHT, BERLIN) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "Your order has shipped. It arrives in 3 to 5 days.",
+    "Your monthly statement is ready to view.",
+    "Class schedule changes next month",
+    "Receipt for your storage plan: 2.99 EUR",
+])
+def test_pressing_leaves_a_routine_notice_alone(text):
+    assert urgency.pressing(text, NIGHT, BERLIN) is None

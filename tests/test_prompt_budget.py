@@ -159,6 +159,21 @@ def test_a_pause_of_over_three_hours_ends_the_conversation_a_message_is_sent_wit
     assert [m["content"] for m in same_talk["messages"][2:-1]] == ["plan my trip to Japan in April", "Sure."]
 
 
+def test_a_question_wilson_asked_last_is_still_open_after_a_long_pause(make_app):
+    def reply(body):
+        asked = body["messages"][-1]["content"] == "remind me to call the bank"
+        return routine_reply(body) or {"text": "Which day?" if asked else "Sure."}
+
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server:
+        app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"})
+        say(app, "hello")
+        say(app, "remind me to call the bank")
+        app.advance(timedelta(hours=4))
+        say(app, "Tuesday")
+        answer = next(b for b in cortex_bodies(server) if b["messages"][-1]["content"] == "Tuesday")
+        assert [m["content"] for m in answer["messages"][2:-1]] == ["remind me to call the bank", "Which day?"]
+
+
 @pytest.mark.parametrize("text, reads", [
     ("hello", False), ("thanks!", False), ("ok, sounds good", False), ("good morning", False),
     ("hi, what's due today?", True), ("what's on my calendar today?", True), ("good morning, anything new", True)])

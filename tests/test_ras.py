@@ -16,7 +16,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
-from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, ids_asked, offers,
+from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers,
                                  request_items, requests_of, scripted, triage_requests)  # noqa: F401
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
@@ -234,6 +234,7 @@ def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, sc
 
 # Routine senders: the model is not asked about a sender's mail once it has read enough of it calmly ---------
 SHIPPED = "Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
+NEWSLETTER = "Email from school@school.example: Newsletter from Class 3b"
 
 
 def mail_each_interval(app, text: str, sender: str, count: int) -> list:
@@ -242,6 +243,10 @@ def mail_each_interval(app, text: str, sender: str, count: int) -> list:
         rows.append(app.inject_buffered("email", text, {"from": sender, "subject": text.split(": ")[1][:40]}))
         app.advance(timedelta(minutes=15))
     return rows
+
+
+def routine_stages(row) -> list:
+    return [s for s in trace.path(row.trace_id) if s.stage == "routine"]
 
 
 def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_the_morning_triage(make_app,
@@ -255,8 +260,9 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     [sixth] = mail_each_interval(app, SHIPPED, "NoReply@Parcel.example", 1)
     assert len(requests_of(server, "reflex")) == 5, "the sixth is judged by the rules alone"
     assert ReceptorBuffer.get_by_id(sixth.id).scanned_at is not None, "and is not read again"
-    [routine] = [s for s in trace.path(sixth.trace_id) if s.stage == "routine"]
-    assert routine.reason.startswith("routine sender: 5 earlier mails from noreply@parcel.example raised no alarm")
+    [routine] = routine_stages(sixth)
+    assert routine.reason.startswith("routine sender: the model read 5 mails from noreply@parcel.example without "
+                                     "alarm")
     other = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
     app.advance(timedelta(minutes=15))
     assert [i["buffer_id"] for i in request_items(requests_of(server, "reflex")[-1]["body"])] == [other.id]
@@ -265,16 +271,35 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     assert sixth.id in [i for r in triage_requests(server) for i in ids_asked(r)], "the morning triage reads it"
 
 
-def test_a_routine_sender_writing_something_the_rules_find_urgent_is_read_by_the_model(make_app, scripted):
+@pytest.mark.parametrize("pressing", [
+    "Email from school@school.example: School closes at 13:00, please collect your children",
+    "Email from school@school.example: The trip is cancelled. Unsubscribe from these updates",
+    "Email from school@school.example: Parents' evening tomorrow at 18:00",
+])
+def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_model(make_app, scripted, pressing):
     server = scripted(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 9, 3))
-    mail_each_interval(app, "Email from school@school.example: Newsletter from Class 3b", "school@school.example", 5)
-    [urgent] = mail_each_interval(app, "Email from school@school.example: URGENT: school closes at 13:00 today, "
-                                       "pick up the children", "school@school.example", 1)
+    mail_each_interval(app, NEWSLETTER, "school@school.example", 5)
+    [calm] = mail_each_interval(app, NEWSLETTER, "school@school.example", 1)
+    assert len(requests_of(server, "reflex")) == 5 and routine_stages(calm), "the school's sender is routine"
+
+    [closing] = mail_each_interval(app, pressing, "school@school.example", 1)
     reflex = requests_of(server, "reflex")
-    assert len(reflex) == 6 and [i["buffer_id"] for i in request_items(reflex[-1]["body"])] == [urgent.id]
-    assert "aroused" in stages(urgent) and inbox_row_for(urgent.id).priority == 1
+    assert len(reflex) == 6 and [i["buffer_id"] for i in request_items(reflex[-1]["body"])] == [closing.id]
+    assert routine_stages(closing) == []
+
+
+def test_mail_the_rules_alone_judged_teaches_nothing_and_bulk_mail_never_makes_a_sender_routine(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 9, 3))
+    for _ in range(6):  # a list the channel sets aside as bulk: scanned, never read by the model
+        row = app.inject_buffered("email", NEWSLETTER, {"from": "school@school.example", "bulk": "a list"})
+        ReceptorBuffer.update(scanned_at=app.clock.now()).where(ReceptorBuffer.id == row.id).execute()
+        app.advance(timedelta(minutes=15))
+    [direct] = mail_each_interval(app, NEWSLETTER, "school@school.example", 1)
+    assert len(requests_of(server, "reflex")) == 1 and routine_stages(direct) == []
 
 
 def test_a_sender_who_once_raised_the_alarm_is_never_routine(make_app, scripted):
@@ -282,8 +307,20 @@ def test_a_sender_who_once_raised_the_alarm_is_never_routine(make_app, scripted)
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     mail_each_interval(app, "Email from Petra <boss@work.example>: URGENT: the slides by 15:00", "boss@work.example", 1)
-    mail_each_interval(app, "Email from Petra <boss@work.example>: Notes from the weekly", "boss@work.example", 5)
-    assert len(requests_of(server, "reflex")) == 6, "five calm mails after an alarm are still each read"
+    mail_each_interval(app, "Email from Petra <boss@work.example>: Notes from the weekly", "boss@work.example", 6)
+    assert len(requests_of(server, "reflex")) == 7, "calm mails after an alarm are still each read"
+
+
+def test_a_sender_whose_mail_triage_kept_as_urgent_is_never_routine(make_app, scripted):
+    blind = {"match": offers("arousal"), "reply": lambda body: call("arousal", buffer_ids=[])}  # the RAS misses it
+    server = scripted(brain(blind))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    [missed] = mail_each_interval(app, "Email from bank@bank.example: URGENT: card blocked", "bank@bank.example", 1)
+    advance_to(app, at(app, 6, 7, 5))
+    assert inbox_row_for(missed.id).priority == 1, "the morning triage kept it as urgent"
+    mail_each_interval(app, "Email from bank@bank.example: Your statement is ready", "bank@bank.example", 6)
+    assert len(requests_of(server, "reflex")) == 7
 
 
 def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):

@@ -26,8 +26,8 @@ from wilson.model.offline.when_event import AHEAD, SHOWN, event_words
 RECENT_TURNS = 12
 HISTORY_TOKENS = 1500  # the conversation a run sees, newest first, in tokens (bytes/4), not in turns
 FAST_HISTORY_TOKENS = 400  # routine chat needs the last few lines; what needs more escalates to the planner
-# A pause this long ends a conversation: the morning's small talk is no history for the evening's question
-# (what happened then is in the episodes recall finds, and in the context's views), yet every message sent it.
+# A pause this long ends a conversation: the morning's small talk is no history for the evening's question,
+# yet every message sent it (what was told meanwhile is in the context's views; the night makes it episodes).
 CONVERSATION_GAP = timedelta(hours=3)
 OPEN_TASKS_READ = 200
 CONTEXT_TASKS = 15  # relevant open tasks shown; the model lists the others with a read tool
@@ -303,13 +303,17 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
 
 
 def this_conversation(turns: list[Turn], now: datetime | None, gap: timedelta = CONVERSATION_GAP) -> list[Turn]:
-    """The turns since the last pause longer than `gap` before `now` (the message being answered)."""
+    """The turns since the last pause longer than `gap` before `now` (the message being answered). A question
+    Wilson asked last is still open however long the pause: "Which day?" at 14:00, "Tuesday" at 18:00."""
+    turns = list(turns)
     kept, later = [], now
-    for turn in reversed(list(turns)):
+    for turn in reversed(turns):
         if later is not None and turn.created_at is not None and later - turn.created_at > gap:
             break
         kept.append(turn)
         later = turn.created_at or later
+    if not kept and turns and turns[-1].role == "assistant" and (turns[-1].text or "").rstrip().endswith("?"):
+        return turns[-2:]
     return list(reversed(kept))
 
 

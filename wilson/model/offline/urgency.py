@@ -33,6 +33,11 @@ ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.
 BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
 SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
+# Words that may make a mail pressing, for `pressing`: wide on purpose, since a hit only means a model reads it.
+PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|immediately|asap|urgent\w*|"
+                         r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
+                         r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
+                         r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,20 @@ def time_critical(payload: dict, now: datetime, tz) -> str | None:
         if now - timedelta(hours=1) <= at <= now + timedelta(hours=SOON_HOURS):
             return f"calendar event {payload.get('change')} starting within {SOON_HOURS} hours"
     return None
+
+
+def pressing(text: str, now: datetime, tz) -> str | None:
+    """Why a mail might need the user before tomorrow, or None when nothing in it could: a pressing word, a
+    situation the rules know (health, travel trouble, a deadline today), or a date today or tomorrow. A
+    recall-first screen: `judge_message` ranks precisely, and a promotion's footer or a word it lacks can
+    hide a closure or a cancellation from it; this errs towards asking a model."""
+    for rule in (PRESSING_RE, HEALTH_RE, DISRUPTION_RE, TODAY_DEADLINE_RE, ASKING_RE):
+        found = rule.search(text)
+        if found:
+            return f"“{found.group(0)}”"
+    tomorrow = now.astimezone(tz).date() + timedelta(days=1)
+    dated = next((f for f in search(text, now, tz) if local_date(f.value, tz) <= tomorrow), None)
+    return f"a date by tomorrow ({fmt_moment(dated.value, tz)})" if dated else None
 
 
 def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
