@@ -233,7 +233,9 @@ def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, sc
 
 
 # Routine senders: the model is not asked about a sender's mail once it has read enough of it calmly ---------
-SHIPPED = "Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
+# as the email channel writes a mail: its "Sent" line is today, and no reason to read it
+SHIPPED = ("Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
+           "\nSent Tue 05 Jan 2027 14:01\nHello,\n\nYour parcel is on its way.")
 NEWSLETTER = "Email from school@school.example: Newsletter from Class 3b"
 
 
