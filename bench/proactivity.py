@@ -385,6 +385,7 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
                     row = ReceptorBuffer.get_by_id(buffer_id)
                     reached = row.processed_at if row.outcome == "inbox" else None
                     delays.append(None if reached is None else (reached - at).total_seconds() / 60)
+                screen = _routine_screen([buffer_id for buffer_id, _ in urgent]) if mode == "wilson" else None
                 surfaced = _surfaced()
                 mix = _inbox_mix()
                 follow_ups = _follow_up_times()
@@ -400,9 +401,23 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
                          "missed": sum(1 for d in delays if d is None or d > RAS_MINUTES),
                          "max_minutes": max((d for d in delays if d is not None), default=None),
                          "delays_minutes": [None if d is None else round(d, 1) for d in delays]}
+        out["routine"] = screen
     if encoding is not None:
         out["cl100k_prompt"] = _exact(encoding, server.requests)
     return out
+
+
+def _routine_screen(urgent_ids: list[int]) -> dict:
+    """What the RAS's routine-sender screen judged without a model, and whether an urgent mail was among it."""
+    from storage import senders
+    from storage.models import ReceptorBuffer, Trace
+
+    screened = {t.trace_id for t in Trace.select(Trace.trace_id).where(Trace.stage == "routine")}
+    routine = {senders.address_of(r) for r in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(screened))}
+    urgent = [ReceptorBuffer.get_by_id(i) for i in urgent_ids]
+    return {"screened": len(screened), "urgent": len(urgent),
+            "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
+            "urgent_from_routine": sum(1 for r in urgent if senders.address_of(r) in routine)}
 
 
 def billed(requests: list[dict], config) -> dict:
@@ -778,6 +793,11 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  f"kept (called urgent), 10 % of those to keep (urgent) are dropped (missed); billed "
                  f"${be['usd']:.4f} vs ${bw['usd']:.4f}, {erring['tokens']['total']:,} vs {w['total']:,} tokens, "
                  f"{erring['urgent']['missed']} of {erring['urgent']['count']} urgent missed vs {urgent['missed']}")
+    screen = runs["wilson"]["routine"]
+    notes.append(f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
+                 f"earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent mails, "
+                 f"{screen['urgent_screened']} were among them and {screen['urgent_from_routine']} came from a sender "
+                 "it treated as routine, read by the model for their pressing words")
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
