@@ -188,7 +188,12 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
     app, server = wilson
     say(app, "hello")
     say(app, "plan my trip to Japan in April")
+    say(app, "what's due this week?")
+    say(app, "note to self: buy milk")
     assert all("decide" not in tool_names(body) for body in cortex_bodies(server))
+    assert all("`decide`" not in body["messages"][0]["content"] for body in cortex_bodies(server)
+               if body["messages"][-1]["content"] != "plan my trip to Japan in April"), \
+        "a fast run's prompt says nothing of a tool it is not offered"
     owner = app.config.get("core", "owner")
     make.propose_one("create_task", {"title": "Pack"}, owner=owner, channel="repl", reason="a test's proposal",
                      key="test:pending", now=app.clock.now(), config=app.config)
@@ -196,8 +201,10 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
     say(app, "plan my trip to Japan in April")
     greeting, plan = cortex_bodies(server)[-2:]
     assert "decide" in tool_names(greeting) and "decide" in tool_names(plan)
+    assert "`decide`" in greeting["messages"][0]["content"]
     say(app, "remind me to pack at 5 instead")  # a note may change the proposal waiting: a note's run decides too
     assert "decide" in tool_names(cortex_bodies(server)[-1]) and "remind" in tool_names(cortex_bodies(server)[-1])
+    assert "`decide`" in cortex_bodies(server)[-1]["messages"][0]["content"]
     without, with_decide = (tools.schemas_for("user", deciding=d) for d in (False, True))
     assert with_decide[:-1] == without and with_decide[-1]["function"]["name"] == "decide", \
         "offered last, so that the schemas before it are the same prefix either way"

@@ -10,7 +10,7 @@ from actors import briefing, tools
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
-from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, FAST_PROMPT, NOTE_PROMPT
+from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, chat_prompt
 from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for
 from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
@@ -151,7 +151,7 @@ class CortexActor(WilsonActor):
                 if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
                     kind = chat_run(row)
                     user_run = row.origin == "user"
-                    prompt = NOTE_PROMPT if kind == "note" else FAST_PROMPT
+                    prompt = chat_prompt(kind, deciding=bool(context.get("pending_proposals")))
                     chat = {"system": prompt, "history_tokens": FAST_HISTORY_TOKENS} if user_run else {}
                     messages = build_messages(context, row, turns, self.config,
                                               offered=tools.offered(run_kind("fast", row.origin, kind), box), **chat)

@@ -28,19 +28,35 @@ BACKGROUND_PROMPT = _RULES + "- " + tools.UNTRUSTED_RULE
 FAST_PROMPT = """You are Wilson, a proactive assistant. Answer the user's last message briefly, friendly and
 specifically, from CONTEXT or one read tool; dates in the user's timezone.
 For a plan or any change (tasks, topics, reminders, email) call `escalate` instead.
-When the user answers one of their pending_proposals in words, call `decide` for it (a bare "yes" is
-not for one marked not_the_last_asked: ask which).
-- """ + tools.UNTRUSTED_RULE
+"""
 
+# A greeting, thanks or "ok" is offered no read tool: it answers in a few words or hands on.
+GREETING_PROMPT = """You are Wilson, a proactive assistant. Answer the user's greeting, thanks or "ok" in a few
+friendly, specific words from CONTEXT; dates in the user's timezone. For anything more, call `escalate`.
+"""
 
 # One note, task or reminder the user asked for goes to the fast role with this prompt and the tools of a note.
 NOTE_PROMPT = """You are Wilson, a proactive assistant. The user asks for one note, task or reminder: make it
 with one `propose` call (it becomes a proposal the user approves, so never say it is done), then reply in a few
 friendly words. Dates in the user's timezone; deadlines YYYY-MM-DD. For anything more (several steps, a plan,
-mail) call `escalate` instead. When the message changes or answers one of their pending_proposals ("at 5
-instead"), call `decide` for it rather than proposing again (a bare "yes" is not for one marked
-not_the_last_asked: ask which).
-- """ + tools.UNTRUSTED_RULE
+mail) call `escalate` instead.
+"""
+
+# Said only while a proposal waits for the user, the only time `decide` is offered (calls.py).
+FAST_DECIDE = """When the user answers one of their pending_proposals in words, call `decide` for it (a bare "yes" is
+not for one marked not_the_last_asked: ask which).
+"""
+NOTE_DECIDE = """When the message changes or answers one of their pending_proposals ("at 5 instead"), call `decide`
+for it rather than proposing again (a bare "yes" is not for one marked not_the_last_asked: ask which).
+"""
+
+
+def chat_prompt(kind: str, deciding: bool) -> str:
+    """The fast role's prompt for a user's message: `kind` as route.chat_run says (greeting, note, fast);
+    `deciding`: a proposal of theirs waits, so the run is offered `decide` and told when to call it."""
+    head = {"greeting": GREETING_PROMPT, "note": NOTE_PROMPT}.get(kind, FAST_PROMPT)
+    decide = (NOTE_DECIDE if kind == "note" else FAST_DECIDE) if deciding else ""
+    return head + decide + "- " + tools.UNTRUSTED_RULE
 
 
 BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
