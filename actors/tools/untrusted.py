@@ -128,13 +128,17 @@ LOCATORS = frozenset({"channel", "uid", "uidvalidity", "folder", "size", "messag
 
 # Headers a mail's text already starts with ("Email from NAME <ADDRESS>: SUBJECT").
 HEADING = frozenset({"from", "from_name", "subject"})
+# The email channel's line saying when a mail was sent (channels/email/parse.py describe), from its `date`.
+SENT_LINE = re.compile(r"^Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}$", re.M)
 
 
 def unsaid_facts(payload, text: str) -> dict:
     """An item's payload as a model needs it beside the item's text: without locators, empty values, and
-    the headers the text already says. (An event's title and times stay: tools take them as they are.)"""
+    the headers the text already says, its sending date among them. (An event's title and times stay: tools
+    take them as they are.)"""
     if not isinstance(payload, dict):
         return {}
+    dated = payload.get("channel") == "email" and bool(SENT_LINE.search(text))
     return {key: value for key, value in payload.items()
             if key not in LOCATORS and value is not None and value is not False and value not in ("", [], {})
-            and not (key in HEADING and isinstance(value, str) and value in text)}
+            and not (key in HEADING and isinstance(value, str) and value in text) and not (key == "date" and dated)}
