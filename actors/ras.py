@@ -30,7 +30,6 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors.tools.untrusted import SENT_LINE
 from storage import buffers, kv, senders, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
@@ -40,6 +39,7 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import RasScan, SyncRequest
 from wilson.model.errors import SynapseError
 from wilson.model.offline import urgency
+from wilson.model.offline.mailtext import without_sent_line
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -108,7 +108,7 @@ def routine_reasons(rows: list, known: dict[str, int], now: datetime, tz) -> dic
         if address not in known:
             continue
         payload = row.payload if isinstance(row.payload, dict) else {}
-        text = SENT_LINE.sub("", row.text[:2000])  # when it was sent is a fact about the mail, not a date to act on
+        text = without_sent_line(row.text[:2000])
         if urgency.pressing(f"{payload.get('subject') or ''}\n{text}", now, tz) is None:
             out[row.id] = (f"routine sender: the model read {known[address]} mails from {address} without "
                            "alarm, and nothing in this one is pressing; no model call")

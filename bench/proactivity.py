@@ -796,8 +796,8 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     screen = runs["wilson"]["routine"]
     notes.append(f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
                  f"earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent mails, "
-                 f"{screen['urgent_screened']} were among them and {screen['urgent_from_routine']} came from a sender "
-                 "it treated as routine, read by the model for their pressing words")
+                 f"{screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from a "
+                 "sender it judged routine at some time in the week")
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")

@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from actors.tools.untrusted import SENT_LINE
 from channels.email import parse
 from channels.email.parse import ParseError, describe, parse_message
+from wilson.model.offline.mailtext import sent_line
 
 CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 FILES = sorted((CORPUS / "eml").glob("**/*.eml"))
@@ -40,7 +40,7 @@ Message-ID: <abc@example.org>
     text = describe(parsed, BERLIN)
     assert text.startswith("Email from André Müller <andre@example.org>: Überweisung erhalten")
     assert "Sent Tue 05 Jan 2027 10:30" in text  # the date in local time
-    assert SENT_LINE.findall(text) == ["Sent Tue 05 Jan 2027 10:30"], "the line prompts leave the date out for"
+    assert sent_line(text) == "Sent Tue 05 Jan 2027 10:30", "the line prompts leave the date out for"
 
 
 def test_plain_text_is_preferred_over_html():

@@ -130,3 +130,11 @@ def test_pressing_finds_what_may_not_wait_for_the_morning(text):
 ])
 def test_pressing_leaves_a_routine_notice_alone(text):
     assert urgency.pressing(text, NIGHT, BERLIN) is None
+
+
+def test_the_day_a_mail_was_sent_is_no_date_in_it_to_act_on():
+    sent = "Email from noreply@parcel.example: Your order has shipped\nSent Wed 06 Jan 2027 03:10\nHello,\n\n"
+    payload = {"channel": "email", "from": "noreply@parcel.example", "subject": "Your order has shipped"}
+    assert triage.judge({"text": sent + "It is on its way.", "payload": payload}, NIGHT, BERLIN).level is None
+    found = triage.judge({"text": sent + "It arrives on Friday 8 Jan.", "payload": payload}, NIGHT, BERLIN)
+    assert found.level == 2 and "8 Jan" in found.rule, "a date in the body still counts"

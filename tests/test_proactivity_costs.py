@@ -94,5 +94,12 @@ def test_a_mails_prompt_leaves_out_where_it_is_stored_and_the_headers_its_text_s
         {"buffer_id": 7, "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}]
     # as the email channel writes it, the text says when it was sent: the date is not repeated beside it
     row.text = "Email from Mr Berger <landlord@flats.example>: Sign the lease\nSent Tue 05 Jan 2027 08:09\nPlease sign."
-    shown = json.loads(build_messages(build_context(row, now, tz, []), row, [])[1]["content"].removeprefix("CONTEXT "))
+    context = build_context(row, now, tz, [])
+    assert context["stimulus"]["payload"]["buffers"] == [mail], "the offline rules still read the date"
+    shown = json.loads(build_messages(context, row, [])[1]["content"].removeprefix("CONTEXT "))
     assert shown["stimulus"]["payload"]["buffers"] == [{"buffer_id": 7, "in_reply_to": "<28@flats.example>"}]
+    # one of a group's mails keeps its date: their texts are joined, and the later ones may be cut
+    row.payload = {"buffers": [mail, {**mail, "buffer_id": 8, "date": "2027-01-04T18:00:00+01:00"}], "topic": None}
+    shown = json.loads(build_messages(build_context(row, now, tz, []), row, [])[1]["content"].removeprefix("CONTEXT "))
+    assert [b.get("date") for b in shown["stimulus"]["payload"]["buffers"]] == [
+        "2027-01-05T08:09:30+01:00", "2027-01-04T18:00:00+01:00"]

@@ -277,6 +277,7 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     "Email from school@school.example: School closes at 13:00, please collect your children",
     "Email from school@school.example: The trip is cancelled. Unsubscribe from these updates",
     "Email from school@school.example: Parents' evening tomorrow at 18:00",
+    "Email from school@school.example: Parents' evening\nSent Tue 05 Jan 2027 10:33\nIt is tomorrow at 18:00.",
 ])
 def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_model(make_app, scripted, pressing):
     server = scripted(brain())

@@ -268,7 +268,8 @@ def _prompt_payload(payload: dict, text: str) -> dict:
     """A channel's payload in the prompt, without what the text says and where the item is stored (its folder,
     uid, size); a buffered item keeps its buffer_id, which tools take. (The offline rules read it whole.)"""
     if isinstance(payload.get("buffers"), list):
-        return {**payload, "buffers": [{"buffer_id": b.get("buffer_id"), **unsaid_facts(b, text)}
+        one = len(payload["buffers"]) == 1
+        return {**payload, "buffers": [{"buffer_id": b.get("buffer_id"), **unsaid_facts(b, text, one_mail=one)}
                                        if isinstance(b, dict) else b for b in payload["buffers"]]}
     return unsaid_facts(payload, text) if "channel" in payload else payload  # a channel's own payload, whole
 

@@ -32,7 +32,8 @@ For a plan or any change (tasks, topics, reminders, email) call `escalate` inste
 
 # A greeting, thanks or "ok" is offered no read tool: it answers in a few words or hands on.
 GREETING_PROMPT = """You are Wilson, a proactive assistant. Answer the user's greeting, thanks or "ok" in a few
-friendly, specific words from CONTEXT; dates in the user's timezone. For anything more, call `escalate`.
+friendly, specific words from CONTEXT; dates in the user's timezone. For a question, a request or a plan,
+call `escalate`.
 """
 
 # One note, task or reminder the user asked for goes to the fast role with this prompt and the tools of a note.

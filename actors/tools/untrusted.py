@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from storage.models import ReceptorBuffer, Task, Topic, Turn
+from wilson.model.offline.mailtext import sent_line
 
 # Calendars, mail, web pages and feeds are written by others. Their text reaches a model only
 # inside a labelled block, and reaches the user only with its source named and its links defanged.
@@ -128,17 +129,14 @@ LOCATORS = frozenset({"channel", "uid", "uidvalidity", "folder", "size", "messag
 
 # Headers a mail's text already starts with ("Email from NAME <ADDRESS>: SUBJECT").
 HEADING = frozenset({"from", "from_name", "subject"})
-# The email channel's line saying when a mail was sent (channels/email/parse.py describe), from its `date`.
-SENT_LINE = re.compile(r"^Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}$", re.M)
-
-
-def unsaid_facts(payload, text: str) -> dict:
+def unsaid_facts(payload, text: str, one_mail: bool = True) -> dict:
     """An item's payload as a model needs it beside the item's text: without locators, empty values, and
-    the headers the text already says, its sending date among them. (An event's title and times stay: tools
-    take them as they are.)"""
+    the headers the text already says; for `one_mail` (not one of a group's, whose texts are joined and
+    may be cut), its sending date too when the text says it. (An event's title and times stay: tools take
+    them as they are.)"""
     if not isinstance(payload, dict):
         return {}
-    dated = payload.get("channel") == "email" and bool(SENT_LINE.search(text))
+    dated = one_mail and payload.get("channel") == "email" and sent_line(text) is not None
     return {key: value for key, value in payload.items()
             if key not in LOCATORS and value is not None and value is not False and value not in ("", [], {})
             and not (key in HEADING and isinstance(value, str) and value in text) and not (key == "date" and dated)}

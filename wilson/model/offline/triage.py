@@ -7,6 +7,7 @@ from datetime import datetime
 
 from wilson.model.offline import bills, urgency
 from wilson.model.offline.dates import fmt_day, fmt_moment, parse_moment
+from wilson.model.offline.mailtext import without_sent_line
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
@@ -59,7 +60,7 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     if payload.get("change") in CALENDAR_CHANGES:
         return urgency.judge_calendar(payload, now, tz)
-    text = str(item.get("text") or item.get("snippet") or "")
+    text = without_sent_line(str(item.get("text") or item.get("snippet") or ""))  # the day it came is no date in it
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
                                   str(payload.get("from") or ""), now, tz)
     if found.situation or (found.level == 1 and not payload.get("bulk")):
