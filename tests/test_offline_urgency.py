@@ -117,6 +117,7 @@ def test_a_renewal_notice_with_a_date_needs_the_user():
     "No water in your street from 14:00",  # a time today
     "Your parking permit expires on 7 Jan",  # a date by tomorrow (NIGHT is 6 Jan)
     "The boiler service is delayed",
+    "Please call us back asap about your account",
 ])
 def test_pressing_finds_what_may_not_wait_for_the_morning(text):
     assert urgency.pressing(text, NIGHT, BERLIN) is not None

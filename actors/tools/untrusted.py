@@ -129,6 +129,8 @@ LOCATORS = frozenset({"channel", "uid", "uidvalidity", "folder", "size", "messag
 
 # Headers a mail's text already starts with ("Email from NAME <ADDRESS>: SUBJECT").
 HEADING = frozenset({"from", "from_name", "subject"})
+
+
 def unsaid_facts(payload, text: str, one_mail: bool = True) -> dict:
     """An item's payload as a model needs it beside the item's text: without locators, empty values, and
     the headers the text already says; for `one_mail` (not one of a group's, whose texts are joined and

@@ -33,8 +33,9 @@ ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.
 BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
 SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
-# Words that may make a mail pressing, for `pressing`: wide on purpose, since a hit only means a model reads it.
-PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|immediately|asap|urgent\w*|"
+# Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
+# "immediately"): wide on purpose, since a hit only means a model reads it.
+PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
                          r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
                          r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
                          r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b", re.I)
