@@ -133,7 +133,8 @@ def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
     first = item["text"].splitlines()[0]
     subject = _subject(first)
     decision = {"buffer_ids": [item["buffer_id"]], "summary": first[:120], "topic": None}
-    if item.get("channel") == "calendar":
+    calendar = item.get("untrusted") == "from your calendar"
+    if calendar:
         return {**decision, "priority": 3, "action": "inbox", "reason": "calendar change for the briefing"}
     if subject.startswith("urgent"):
         out = {**decision, "priority": 1, "action": "inbox", "reason": "urgent today"}
@@ -143,13 +144,30 @@ def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
         out = {**decision, "priority": 3, "action": "drop", "reason": "promotion or newsletter"}
     else:
         out = {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
-    if out["action"] == "inbox" and item.get("channel") != "calendar":
+    if out["action"] == "inbox" and not calendar:
         out["plan"] = bool(PLAN_WORDS.search(subject))  # the rest is a note or one task
     if out["action"] == "drop" and errors.hit("triage", errors.false_inbox, item):
         return {**out, "action": "inbox", "reason": "kept in error"}
     if out["action"] == "inbox" and errors.hit("triage", errors.false_drop, item):
         return {**out, "action": "drop", "reason": "dropped in error"}
     return out
+
+
+def _kept_groups(decided: list[dict]) -> list[dict]:
+    """The kept items as the prompt asks: items about the same thing (one subject, a thread's replies
+    included) in one group with a summary; a lone item without one, since its first line says what it is."""
+    groups: dict[tuple, dict] = {}
+    for d in decided:
+        if d["action"] == "drop":
+            continue
+        mail = d["summary"].startswith("Email from ")
+        key = (_subject(d["summary"]) if mail else d["buffer_ids"][0], d["priority"], d.get("plan"))
+        if key in groups:
+            groups[key]["buffer_ids"] += d["buffer_ids"]
+            groups[key]["summary"] = groups[key].get("summary") or d["summary"].split(": ", 1)[-1]
+        else:
+            groups[key] = {k: v for k, v in d.items() if k not in ("action", "summary")}
+    return list(groups.values())
 
 
 def _ras_urgent(item: dict, errors: Errors = PERFECT) -> bool:
@@ -174,9 +192,7 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
         for item in decided:
             if item["action"] == "drop":  # as the prompt asks: ids only, grouped by reason
                 drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-        # one item per group, whose first line says what it is: no summary, as the prompt asks
-        return _call("triage", items=[{k: v for k, v in d.items() if k not in ("action", "summary")}
-                                      for d in decided if d["action"] != "drop"],
+        return _call("triage", items=_kept_groups(decided),
                      drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]
