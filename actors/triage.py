@@ -74,11 +74,16 @@ def bulk(row) -> bool:
 
 def compact(row) -> dict:
     """Bulk mail (a newsletter, a list, an auto-reply: marked by the channel's header rules) as one line,
-    sender and subject: enough to keep or drop it, at a few tokens instead of its body."""
+    sender and subject: enough to keep or drop it, at a few tokens instead of its body. The line says it is
+    bulk; why the channel thought so (which header) does not help to keep or drop it."""
     payload = row.payload
     line = f"Bulk mail from {payload.get('from') or 'an unknown sender'}: {payload.get('subject') or '(no subject)'}"
-    return {"buffer_id": row.id, "channel": row.channel, "untrusted": f"from your {row.channel}",
-            "text": " ".join(line.split())[:300], "payload": {"bulk": str(payload["bulk"])[:100]}}
+    return {**_envelope(row), "text": " ".join(line.split())[:300]}
+
+
+def _envelope(row) -> dict:
+    # `untrusted` names the channel too: triage reads a few hundred items a week, so nothing is said twice
+    return {"buffer_id": row.id, "untrusted": f"from your {row.channel}"}
 
 
 def _facts(row) -> dict:
@@ -92,8 +97,7 @@ def item_for(row) -> dict:
     """One buffered row as triage reads it: bulk mail as one line, anything else by its opening."""
     if bulk(row):
         return compact(row)
-    return {"buffer_id": row.id, "channel": row.channel, "untrusted": f"from your {row.channel}",
-            "text": row.text[:TRIAGE_TEXT], **_facts(row)}
+    return {**_envelope(row), "text": row.text[:TRIAGE_TEXT], **_facts(row)}
 
 
 CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch"}

@@ -59,7 +59,7 @@ def items(body: dict) -> list[dict]:
 def triage(body: dict) -> dict:
     decided = []
     for item in items(body):
-        if item.get("payload", {}).get("bulk"):
+        if item["text"].startswith("Bulk mail from "):
             decided.append({"buffer_ids": [item["buffer_id"]], "summary": item["text"][:80], "priority": 3,
                             "action": "drop", "reason": "a newsletter"})
         else:
@@ -184,7 +184,7 @@ def test_a_newsletter_costs_no_reflex_call_and_stays_out_of_the_users_day(wilson
     [sync] = [r["body"] for r in server.requests if "triage" in tool_names(r["body"]) and mentions(r)]
     [item] = [i for i in items(sync) if i["buffer_id"] == row.id]
     assert item["text"] == "Bulk mail from news@garden.example: Weekly newsletter: 20% off garden chairs"
-    assert item["payload"] == {"bulk": "it has a List-Unsubscribe header"}, "one compact line, no body"
+    assert set(item) == {"buffer_id", "untrusted", "text"}, "one compact line, no body"
     assert ReceptorBuffer.get_by_id(row.id).outcome == "drop"
     assert not [d for d in app.user_deliveries() if "garden" in d["text"].lower()]
 

@@ -342,7 +342,7 @@ def test_a_small_context_budget_splits_the_sync_into_well_formed_chunks(make_app
         assert system["role"] == "system" and "triage" in system["content"]
         body = json.loads(user["content"])
         assert body["timezone"] == "Europe/Berlin" and body["now"].startswith("2027-01-06T07:00")
-        assert all(set(i) >= {"buffer_id", "channel", "text"} for i in body["items"])
+        assert all(set(i) >= {"buffer_id", "untrusted", "text"} for i in body["items"])
         assert tool_names(entry["body"]) == ["triage"]
     assert_each_once(ids)
 
