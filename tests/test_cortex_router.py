@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from actors.cortex.prompts import NOTING_PROMPT
 from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
 from storage.models import Approval, Inbox, Outbox, Task, TaskFiring, Trace, Turn
@@ -134,9 +135,11 @@ def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_t
     app, server = scripted(note, rules=triage_saying(False))
     row = triaged(app, "Email from the school: sign the field trip form by Friday")
     [(role, offered)] = roles_of_cortex_runs(server)
-    # the context already recalls memories; the mail came with a sync
-    assert role == "fast" and offered == {"calendar_lookup", "list_tasks", "surface", "escalate", "propose",
+    # the context already recalls memories and shows the tasks the mail names; the mail came with a sync
+    assert role == "fast" and offered == {"calendar_lookup", "surface", "escalate", "propose",
                                           "create_task", "update_task", "complete_task", "remind"}
+    [body] = [r["body"] for r in server.requests if is_cortex(r["body"])]
+    assert body["messages"][0]["content"].startswith(NOTING_PROMPT), "the short prompt of a note, not the planner's"
     assert routed(row)[-1] == ("fast: triage found nothing to plan in it (the fast role may hand it on)")
     assert told(row) == ["From the email from school@school[.]example: School asks you to sign the trip form by Friday."]
 

@@ -24,9 +24,9 @@ from wilson.model.scripted import ScriptedServer
 # change is an action of one `propose`). A skill that adds a tool meets this ceiling on purpose: raise it
 # knowingly, or leave the tool out of a run (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS,
 # NOTING_READS, NOTING_ACTIONS).
-TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 520, "note": 620, "fast": 720, "greeting": 260}
+TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 460, "note": 620, "fast": 720, "greeting": 260}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
-REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450, "note": 950}
+REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450, "note": 950, "noting": 850}
 
 
 def tokens(value) -> int:
@@ -100,6 +100,18 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
     assert memory_rule in plan["messages"][0]["content"]
     assert memory_rule not in email["messages"][0]["content"] and memory_rule not in hello["messages"][0]["content"]
     assert "forget_memory" not in json.dumps(email["tools"]) + json.dumps(hello["tools"])
+
+
+def test_a_mail_that_needs_a_note_sends_the_short_prompt_of_a_note(wilson):
+    app, server = wilson
+    inbox.add(source="email", text="Sign the lease renewal by Friday", priority=2, at=app.clock.now(),
+              kind="buffered", origin="background", payload={"subject": "Lease renewal", "plan": False})
+    app.supervisor.tell("cortex", InboxReady())
+    assert app.wait_idle()
+    [body] = cortex_bodies(server)
+    assert body["messages"][0]["content"] == prompts.NOTING_PROMPT + skills.prompt(app.config, tools.offered("noting"))
+    assert tokens(body["messages"]) + tokens(body["tools"]) <= REQUEST_BUDGET["noting"]
+    assert tokens(prompts.NOTING_PROMPT) < tokens(prompts.BACKGROUND_PROMPT)
 
 
 def test_sixty_open_tasks_grow_a_prompt_by_less_than_fifteen_percent(wilson):

@@ -10,7 +10,7 @@ from actors import briefing, tools
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
-from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, chat_prompt
+from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, NOTING_PROMPT, chat_prompt
 from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for
 from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
@@ -148,11 +148,11 @@ class CortexActor(WilsonActor):
                                         calendar="calendar_lookup" in tools.offered("user", box))
                 user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
                 outcome = None
-                if route == "fast":  # routine chat gets the chat prompt; a background item the usual one
+                if route == "fast":  # routine chat gets the chat prompt; a background item the prompt of a note
                     kind = chat_run(row)
                     user_run = row.origin == "user"
-                    prompt = chat_prompt(kind, deciding=bool(context.get("pending_proposals")))
-                    chat = {"system": prompt, "history_tokens": FAST_HISTORY_TOKENS} if user_run else {}
+                    chat = ({"system": chat_prompt(kind, deciding=bool(context.get("pending_proposals"))),
+                             "history_tokens": FAST_HISTORY_TOKENS} if user_run else {"system": NOTING_PROMPT})
                     messages = build_messages(context, row, turns, self.config,
                                               offered=tools.offered(run_kind("fast", row.origin, kind), box), **chat)
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
