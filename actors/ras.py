@@ -65,8 +65,10 @@ RETRY_CURSOR = "ras:alarm-retry"
 
 
 def scan_request(rows: list, now: datetime, tz) -> list[dict]:
-    # each item's `untrusted` names its channel: the RAS runs many times a day, so nothing is said twice
-    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": r.snippet} for r in rows]
+    # each item's `untrusted` names its channel: the RAS runs many times a day, so nothing is said twice;
+    # a new mail was sent about now, so the email channel's line saying when is left out
+    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": without_sent_line(r.snippet)}
+             for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": getattr(tz, "key", str(tz)),
             "notice": UNTRUSTED_ITEMS, "items": items}
     return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]

@@ -6,6 +6,7 @@ over HTTP and flags as urgent exactly the snippets that say URGENT.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pytest
@@ -332,3 +333,17 @@ def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):
     advance_to(app, at(app, 5, 14, 3))
     mail_each_interval(app, SHIPPED, "noreply@parcel.example", 7)
     assert len(requests_of(server, "reflex")) == 7
+
+
+def test_the_scan_sends_a_mails_snippet_without_the_line_saying_when_it_was_sent(db):
+    from zoneinfo import ZoneInfo
+
+    from actors.ras import scan_request
+
+    text = "Email from Tom <tom@mail.example>: Dinner\nSent Mon 04 Jan 2027 16:45\nSee you at 8 tonight?"
+    row = buffers.add(channel="email", text=text, dedup_key="tom", at=datetime.fromisoformat(START),
+                      payload={"from": "tom@mail.example"})
+    [item] = json.loads(scan_request([row], datetime.fromisoformat(START), ZoneInfo("Europe/Berlin"))[-1]["content"])[
+        "items"]
+    assert item["snippet"] == "Email from Tom <tom@mail.example>: Dinner\nSee you at 8 tonight?"
+    assert item["untrusted"] == "from your email"
