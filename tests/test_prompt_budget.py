@@ -90,9 +90,10 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
         said = [m for m in body["messages"] if text in (m.get("content") or "")]
         assert len(said) == 1 and said[0] is body["messages"][-1], f"{name}: the stimulus is sent once, last"
         assert body["messages"][0]["role"] == "system" and body["messages"][1]["content"].startswith("CONTEXT ")
-    # the static part leads: each kind of run starts with its own fixed system prompt (the tools before it differ
-    # between the user's runs and background runs, so one prompt for both would share no cached prefix)
-    assert plan["messages"][0]["content"] == prompts.SYSTEM_PROMPT + skills.prompt(app.config, tools.offered("user"))
+    # the static part leads: each run starts with a fixed system prompt, the planner's, with the rules of the skills
+    # whose tools it is offered (nothing waits for the user's answer yet, so it is not told how to take one)
+    assert plan["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config,
+                                                                                      tools.offered("user"))
     assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config,
                                                                                        tools.offered("background"))
     # a skill's rule speaks to the runs offered its tools: only the user's own planning run may forget a memory
@@ -238,7 +239,7 @@ def test_the_budget_shows_money_at_the_configured_prices(make_app):
     assert cost((2.0, 0.5, 8.0), 2_000_000, 0, cached=1_000_000) == 2.5, "cached input at its own price"
 
 
-def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_words(db):
+def test_the_rule_for_the_users_own_words_is_said_only_while_a_proposal_of_theirs_waits(db):
     from actors.cortex.context import build_messages
 
     now = datetime(2027, 1, 5, 9, tzinfo=UTC)
@@ -246,10 +247,13 @@ def test_a_background_runs_system_prompt_leaves_out_the_rule_for_the_users_own_w
                               kind="buffered" if origin == "background" else "message", origin=origin,
                               priority=2 if origin == "background" else 0, dedup_key=origin)
             for origin in ("user", "background")}
-    context = {"stimulus": {"kind": "x"}}
-    user, background = (build_messages(context, rows[o], [])[0]["content"] for o in ("user", "background"))
+    waiting = {"stimulus": {"kind": "x"}, "pending_proposals": [{"id": 1, "items": []}]}
+    user, background = (build_messages(waiting, rows[o], [])[0]["content"] for o in ("user", "background"))
     assert "`decide`" in user and "`decide`" not in background
     assert "UNTRUSTED DATA" in background and tokens(background) < tokens(user)
+    # nothing waits for the user's answer: their own run is not told how to give one either
+    idle = build_messages({"stimulus": {"kind": "x"}, "pending_proposals": []}, rows["user"], [])[0]["content"]
+    assert idle == background
 
 
 # The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a

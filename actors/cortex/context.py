@@ -283,7 +283,8 @@ def _task_line(task: Task, tz) -> dict:
 def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, system: str | None = None,
                    history_tokens: int = HISTORY_TOKENS, offered: frozenset[str] | None = None) -> list[dict]:
     """`config`: whose enabled skills may add rules to the system prompt, for the tools the run is `offered`
-    (all when None); `system`: the prompt, by default the user's or the background's by the row's origin.
+    (all when None); `system`: the prompt, by default the planner's, with the rule for `decide` while the user
+    has a proposal pending.
 
     The static part first (the system prompt; the provider puts the tool schemas before it), so that a
     provider's prefix cache can hit; the volatile CONTEXT after it; the stimulus' text once, last."""
@@ -291,7 +292,9 @@ def build_messages(context: dict, row: Inbox, turns: list[Turn], config=None, sy
     if isinstance(stimulus.get("payload"), dict):
         stimulus["payload"] = _prompt_payload(stimulus["payload"], row.text or "")
     shown = {**context, "stimulus": stimulus}
-    system = system or (SYSTEM_PROMPT if row.origin == "user" else BACKGROUND_PROMPT)
+    # the rule for answering a proposal in words only while one waits, the only time `decide` is offered
+    system = system or (SYSTEM_PROMPT if row.origin == "user" and context.get("pending_proposals")
+                        else BACKGROUND_PROMPT)
     messages = [{"role": "system", "content": system + skills.prompt(config, offered)},
                 {"role": "user", "content": "CONTEXT " + json.dumps(shown, ensure_ascii=False, default=str)}]
     if row.origin == "user":

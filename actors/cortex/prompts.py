@@ -20,7 +20,8 @@ SYSTEM_PROMPT = _RULES + """- When the user answers one of their pending_proposa
   A bare "yes" is not for one marked not_the_last_asked: ask which they mean.
 - """ + tools.UNTRUSTED_RULE
 
-# A run the user did not start has no words of theirs to decide on (and is offered no `decide`).
+# A run with no proposal of the user's waiting has nothing to decide (and is offered no `decide`): every run the
+# user did not start, and the user's own runs while nothing waits (context.build_messages chooses).
 BACKGROUND_PROMPT = _RULES + "- " + tools.UNTRUSTED_RULE
 
 
