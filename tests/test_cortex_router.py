@@ -11,7 +11,7 @@ from actors.cortex.prompts import NOTING_PROMPT
 from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
 from storage.models import Approval, Inbox, Outbox, Task, TaskFiring, Trace, Turn
-from tests.brain import call, is_cortex, tool_names
+from tests.brain import call, context_of, is_cortex, tool_names
 from tests.test_cortex import background, say, scripted  # noqa: F401 (a fixture)
 from wilson.kernel.messages import InboxReady
 
@@ -158,6 +158,21 @@ def test_the_fast_role_hands_a_mail_that_needs_a_plan_to_the_deep_role_and_only_
     assert routed(row)[-1] == ("deep: triage found nothing to plan in it (the fast role may hand it on); "
                                "escalated to deep: a trip to prepare")
     assert told(row) == ["From the email from school@school[.]example: The class trip to Rome needs a plan: shall I draft one?"]
+
+
+def test_a_note_from_a_mail_sees_the_tasks_it_names_and_the_planner_it_hands_on_to_sees_the_weeks_too(scripted):
+    def noter_then_planner(ctx, body):
+        return {"text": ""} if "escalate" not in tool_names(body) else {"tool_calls": [call("escalate", why="a trip")]}
+
+    app, server = scripted(noter_then_planner, rules=triage_saying(False))
+    now = app.clock.now()
+    Task.create(title="Pack a lunch for the field trip", due=now + timedelta(days=20), created_at=now)
+    Task.create(title="Pay car insurance", due=now + timedelta(days=1), created_at=now)
+    triaged(app, "Email from the school: sign the field trip form by Friday")
+    fast, deep = ([t["title"] for t in context_of(r["body"])["tasks"]] for r in server.requests
+                  if is_cortex(r["body"]))
+    assert fast == ["Pack a lunch for the field trip"], "a note needs the task it might repeat, not the week's"
+    assert sorted(deep) == ["Pack a lunch for the field trip", "Pay car insurance"]
 
 
 def test_a_fast_background_run_that_proposes_what_only_a_plan_makes_hands_the_mail_to_the_deep_role(scripted):

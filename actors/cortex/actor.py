@@ -144,8 +144,9 @@ class CortexActor(WilsonActor):
                 topic_id = (row.payload or {}).get("topic_id")
                 turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
                 box = self.toolbox()
-                context = build_context(row, now, tz, memories, turns, owner,
-                                        calendar="calendar_lookup" in tools.offered("user", box))
+                noting = route == "fast" and row.origin != "user"  # a note or one task from what came in
+                calendar = "calendar_lookup" in tools.offered("user", box)
+                context = build_context(row, now, tz, memories, turns, owner, calendar, named_only=noting)
                 user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
                 outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the prompt of a note
@@ -160,6 +161,8 @@ class CortexActor(WilsonActor):
                     if outcome.escalated is not None:
                         why = f"{why}; escalated to deep: {outcome.escalated}"
                         route, outcome = "deep", None
+                        if noting:  # the planner plans around the week: it sees the tasks due soon too
+                            context = build_context(row, now, tz, memories, turns, owner, calendar)
                 if outcome is None:
                     messages = build_messages(context, row, turns, self.config,
                                               offered=tools.offered(run_kind("deep", row.origin), box))

@@ -38,17 +38,18 @@ CALENDAR_EVENTS = 20  # a question about days sees at most these events of its s
 
 # Context ----------------------------------------------------------------------
 def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: list[Turn] = (),
-                  owner: str | None = None, calendar: bool = False) -> dict:
+                  owner: str | None = None, calendar: bool = False, named_only: bool = False) -> dict:
     """`turns`: the recent turns the run already read, if any (they can spare a look for first contact);
     `owner`: the configured owner, whose conversation also holds turns from before turns had a user;
     `calendar`: whether the calendar can be read (its skill is on): a user's question about days then sees
-    the span's events (calendar_view)."""
+    the span's events (calendar_view); `named_only`: the tasks and topics the stimulus names, not those due
+    soon (a note or one task from a mail needs the tasks it might repeat, not the week's)."""
     # a user's run sees their own and shared tasks and topics; a run nobody started works for the owner
     viewer = row.user_id if row.origin == "user" else None
     topics = reads.open_topics(viewer, owner)  # tools.visible_to's rules, with the SQL built once
     tasks = reads.open_tasks(viewer, owner, OPEN_TASKS_READ)
     read = tasks
-    topics, tasks = relevant(row, topics, tasks, now, memories)
+    topics, tasks = relevant(row, topics, tasks, now, memories, due_soon=not named_only)
     proposal = None
     if row.kind == "modify":
         approval = Approval.get_or_none(Approval.id == (row.payload or {}).get("approval_id"))
@@ -209,10 +210,11 @@ def _words(text) -> set[str]:
     return {w for w in _WORD.findall(str(text or "").lower()) if w not in _COMMON}
 
 
-def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: list[dict]) -> tuple[list, list]:
+def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: list[dict],
+             due_soon: bool = True) -> tuple[list, list]:
     """The open topics and tasks worth the prompt's room: the stimulus' own topic and task, those its words
-    or its recalled memories name, tasks due within a week (overdue included) and the next few due, with
-    the topics of the tasks shown; the rest are a list_tasks or list_topics call away."""
+    or its recalled memories name, and (`due_soon`) tasks due within a week (overdue included) and the next
+    few due, with the topics of the tasks shown; the rest are a list_tasks or list_topics call away."""
     payload = row.payload or {}
     said = _words(row.text) | _words(json.dumps(payload, ensure_ascii=False, default=str))
     recalled = _words(" ".join(str(m.get("text", "")) for m in memories or () if isinstance(m, dict)))
@@ -231,7 +233,7 @@ def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: lis
     for t in tasks:
         if t.id == payload.get("task_id") or t.topic_id in kept_ids or named(t.title):
             named_tasks.append(t)
-        elif t.id in next_due or (t.due is not None and t.due <= soon):
+        elif due_soon and (t.id in next_due or (t.due is not None and t.due <= soon)):
             due_tasks.append(t)
     kept_tasks = (named_tasks + due_tasks)[:CONTEXT_TASKS]
     kept_ids |= {t.topic_id for t in kept_tasks}
