@@ -258,7 +258,7 @@ def test_the_rule_for_the_users_own_words_is_said_only_while_a_proposal_of_their
 
 # The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a
 # day, triage every sync, consolidation every night.
-ORGAN_BUDGET = {"arousal": (75, 100), "triage": (200, 245), "record_memories": (205, 245)}
+ORGAN_BUDGET = {"arousal": (75, 100), "triage": (200, 215), "record_memories": (205, 245)}
 
 
 @pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))
