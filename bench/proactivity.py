@@ -817,9 +817,10 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
-    notes.append("caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS), and "
-                 "the scripted fast model never hands a run on to the deep one: the fast role's share of background "
-                 "runs is credited at no escalations; each escalation would add one deep run")
+    notes.append("caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS) and "
+                 "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
+                 "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
+                 "background runs is credited at no escalations; each escalation would add one deep run")
     notes.append("caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
                  "only when the context does not already hold what the question asks (the calendar view of a "
                  "question about days, tasks_listed): a model given them would answer from them in one call")

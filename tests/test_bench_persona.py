@@ -58,6 +58,21 @@ def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
     assert proactivity._triage_item(named)["priority"] == 1
 
 
+def test_the_scripted_triage_groups_kept_mail_of_one_subject_as_its_prompt_asks():
+    def mail(i, subject, sender="Mr Berger <landlord@mail.example>"):
+        return {"buffer_id": i, "untrusted": "from your email", "text": f"Email from {sender}: {subject}\nSent …"}
+
+    items = [mail(1, "Action needed: sign the lease"), mail(2, "Action needed: sign the lease"),
+             mail(3, "Re: Action needed: sign the lease"), mail(4, "Action needed: confirm the check-up"),
+             {"buffer_id": 5, "untrusted": "from your calendar", "text": "Changed: Dentist"},
+             {"buffer_id": 6, "untrusted": "from your calendar", "text": "Changed: Dentist"}]
+    body = {"tools": [{"type": "function", "function": {"name": "triage"}}],
+            "messages": [{"role": "user", "content": json.dumps({"items": items})}]}
+    [answer] = proactivity.scripted_reply(body)["tool_calls"]
+    kept = {tuple(i["buffer_ids"]): i.get("summary") for i in answer["arguments"]["items"]}
+    assert kept == {(1, 2, 3): "Action needed: sign the lease", (4,): None, (5,): None, (6,): None}
+
+
 def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:
     context = {"now": "2027-03-01T09:00+01:00", "stimulus": {"origin": "user", "kind": "chat"}}
     messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "CONTEXT " + json.dumps(context)},
