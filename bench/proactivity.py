@@ -424,16 +424,21 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
 
 
 def _routine_screen(urgent_ids: list[int]) -> dict:
-    """What the RAS's routine-sender screen judged without a model, and whether an urgent mail was among it."""
+    """What the RAS's routine-sender screen judged without a model, and whether an urgent mail was among it or
+    came from a sender the screen had already judged routine when it arrived."""
     from storage import senders
     from storage.models import ReceptorBuffer, Trace
 
-    screened = {t.trace_id for t in Trace.select(Trace.trace_id).where(Trace.stage == "routine")}
-    routine = {senders.address_of(r) for r in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(screened))}
+    screened = {t.trace_id: t.at for t in Trace.select(Trace.trace_id, Trace.at).where(Trace.stage == "routine")}
+    first_routine: dict[str, object] = {}  # sender → when the screen first judged a mail of theirs
+    for row in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(list(screened))):
+        address, at = senders.address_of(row), screened[row.trace_id]
+        first_routine[address] = min(at, first_routine.get(address, at))
     urgent = [ReceptorBuffer.get_by_id(i) for i in urgent_ids]
     return {"screened": len(screened), "urgent": len(urgent),
             "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
-            "urgent_from_routine": sum(1 for r in urgent if senders.address_of(r) in routine)}
+            "urgent_from_routine": sum(1 for r in urgent if senders.address_of(r) in first_routine
+                                       and first_routine[senders.address_of(r)] <= r.created_at)}
 
 
 def billed(requests: list[dict], config) -> dict:
@@ -813,7 +818,7 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     notes.append(f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
                  f"earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent mails, "
                  f"{screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from a "
-                 "sender it judged routine at some time in the week")
+                 "sender it had judged routine before that mail came")
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")

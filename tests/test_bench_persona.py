@@ -117,3 +117,19 @@ def test_the_growth_point_adds_fifty_open_tasks_none_due_this_week(db):
     assert later.count() == 50
     assert all(t.next_fire_at is None or t.next_fire_at >= week for t in later)
     assert all(t.due >= START + timedelta(days=59) for t in later)
+
+
+def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had_judged_that_sender(db):
+    from storage import buffers, trace
+
+    def mail(n: int, sender: str, hours: int):
+        return buffers.add(channel="email", text=f"Email from {sender}: mail {n}", dedup_key=str(n),
+                           at=START + timedelta(hours=hours), payload={"from": sender})
+
+    before = mail(1, "bank@example.com", 1)  # urgent, before any mail of the bank's was screened
+    screened = mail(2, "bank@example.com", 2)
+    trace.record(screened.trace_id, "routine", "ras", "routine sender", START + timedelta(hours=2))
+    after = mail(3, "bank@example.com", 3)  # urgent, once the bank counted as routine
+    other = mail(4, "school@example.com", 4)
+    assert proactivity._routine_screen([before.id, after.id, other.id]) == {
+        "screened": 1, "urgent": 3, "urgent_screened": 0, "urgent_from_routine": 1}
