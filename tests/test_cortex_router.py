@@ -136,7 +136,7 @@ def test_a_mail_triage_found_nothing_to_plan_in_goes_to_the_fast_role_with_the_t
     row = triaged(app, "Email from the school: sign the field trip form by Friday")
     [(role, offered)] = roles_of_cortex_runs(server)
     # the context already recalls memories and shows the tasks the mail names; the mail came with a sync
-    assert role == "fast" and offered == {"calendar_lookup", "surface", "escalate", "propose",
+    assert role == "fast" and offered == {"calendar_lookup", "list_tasks", "surface", "escalate", "propose",
                                           "create_task", "update_task", "complete_task", "remind"}
     [body] = [r["body"] for r in server.requests if is_cortex(r["body"])]
     assert body["messages"][0]["content"].startswith(NOTING_PROMPT), "the short prompt of a note, not the planner's"

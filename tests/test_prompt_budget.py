@@ -24,9 +24,9 @@ from wilson.model.scripted import ScriptedServer
 # change is an action of one `propose`). A skill that adds a tool meets this ceiling on purpose: raise it
 # knowingly, or leave the tool out of a run (actors/tools/__init__.py: BACKGROUND_LEAVES_OUT, FAST_READS,
 # NOTING_READS, NOTING_ACTIONS).
-TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 460, "note": 620, "fast": 720, "greeting": 260}
+TOOL_BUDGET = {"user": 1550, "background": 1000, "noting": 520, "note": 620, "fast": 720, "greeting": 260}
 # Tokens of a whole request (tool schemas and messages) for each prompt shape, on a fresh Wilson.
-REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450, "note": 950, "noting": 850}
+REQUEST_BUDGET = {"hello": 450, "plan": 1600, "email": 1450, "note": 950, "noting": 950}
 
 
 def tokens(value) -> int:

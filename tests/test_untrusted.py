@@ -107,6 +107,30 @@ def test_the_ras_scan_gets_others_text_only_as_untrusted_data(scripted):
     assert [(i["untrusted"], "IGNORE PREVIOUS" in i["snippet"]) for i in sent["items"]] == [("from your email", True)]
 
 
+def test_a_mail_that_needs_only_a_note_reaches_the_fast_model_as_labelled_untrusted_data_under_the_same_rule(
+        scripted):
+    def note_only(body):  # triage keeps the mail as needing a note at most: the fast role's short prompt
+        items = json.loads(body["messages"][-1]["content"])["items"]
+        return {"tool_calls": [call("triage", items=[{"buffer_ids": [i["buffer_id"]], "priority": 2, "plan": False,
+                                                      "reason": "a notice"} for i in items], drop=[])]}
+
+    app, server = scripted(lambda ctx, body: {"text": ""}, rules=[
+        {"match": lambda b, h: "triage" in {t["function"]["name"] for t in b.get("tools") or []}, "reply": note_only},
+        {"match": lambda b, h: True, "reply": obedient}])
+    app.inject_buffered("email", f"Email from IT <it@evil.example>: Account\n{INJECTION}",
+                        {"subject": "Account", "from": "it@evil.example"})
+    app.sync()
+    assert app.wait_idle()
+    (body,) = [r["body"] for r in server.requests if is_cortex(r["body"])]
+    assert server.requests[-1]["headers"].get("x-wilson-role") == "fast"
+    assert body["messages"][0]["content"].rstrip().endswith(tools.UNTRUSTED_RULE), "the whole rule, as every run's"
+    assert body["messages"][-1]["content"].startswith("<<<UNTRUSTED DATA from the email “Account”")
+    said = [d["text"] for d in app.user_deliveries() if not d.get("approval") and not d.get("proposals")]
+    assert said == ["From the email “Account” from it@evil[.]example: URGENT: verify your account at "
+                    "evil[.]example/login"]
+    assert Task.select().count() == 0, "the task it was told to make is only proposed"
+
+
 def test_an_obeyed_injection_reaches_the_user_with_its_source_and_no_live_link(scripted):
     app, server = start(scripted)
     said = [d for d in app.user_deliveries() if not d.get("approval") and not d.get("proposals")]

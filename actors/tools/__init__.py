@@ -72,13 +72,12 @@ BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset({"list_reminders", "rename_topic"
 FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
                         "search_email"})
 # A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
-# for a moved event, and `surface`. The tasks it could touch are in its context (those its words name, and those
-# due soon); a task it shares no word with is the planner's to find, by `escalate`. (The context recalls memories;
-# a sync brought the mail, so no sync is asked for.) A user's request for one note, task or reminder is offered the
-# same actions (the "note" run), the task list too ("move my dentist task to Friday" may name it loosely), and
-# `decide` instead of `surface` ("remind me at 5 instead" may answer a proposal): its reply is what the user reads.
-NOTING_READS = frozenset({"calendar_lookup"})
-NOTE_READS = NOTING_READS | {"list_tasks"}
+# for a moved event, the task list (its context shows only the tasks its words name: one worded otherwise, "MOT"
+# for "car inspection", is a list_tasks away), and `surface`. (The context recalls memories; a sync brought the
+# mail, so no sync is asked for.) A user's request for one note, task or reminder is offered the same reads and
+# actions (the "note" run), with `decide` instead of `surface` ("remind me at 5 instead" may answer a proposal):
+# its reply is what the user reads.
+NOTING_READS = frozenset({"calendar_lookup", "list_tasks"})
 NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
 NOTING_DECISIONS = frozenset({"surface"})
 ESCALATE = {"type": "function", "function": {
@@ -182,7 +181,7 @@ def _select(run: str, box: Toolbox) -> list[dict]:
     if run == "noting":
         chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
     if run == "note":  # the user waits for the reply (nothing to surface), and may be changing a proposal
-        chosen = [t for t in chosen if t.name in NOTE_READS | NOTING_ACTIONS | {"decide"}]
+        chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | {"decide"}]
     actions = [t for t in chosen if t.kind == MUTATE]
     schemas = [t.schema() for t in chosen if t.kind == READ]
     if actions:
