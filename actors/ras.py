@@ -39,6 +39,7 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import RasScan, SyncRequest
 from wilson.model.errors import SynapseError
 from wilson.model.offline import urgency
+from wilson.model.offline.dates import parse_moment
 from wilson.model.offline.mailtext import without_sent_line
 
 AROUSAL_TOOL = {"type": "function", "function": {
@@ -65,13 +66,23 @@ RETRY_CURSOR = "ras:alarm-retry"
 
 
 def scan_request(rows: list, now: datetime, tz) -> list[dict]:
-    # each item's `untrusted` names its channel: the RAS runs many times a day, so nothing is said twice;
-    # a new mail was sent about now, so the email channel's line saying when is left out
-    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": without_sent_line(r.snippet)}
+    # each item's `untrusted` names its channel: the RAS runs many times a day, so nothing is said twice
+    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": snippet(r, now, tz)}
              for r in rows]
     body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": getattr(tz, "key", str(tz)),
             "notice": UNTRUSTED_ITEMS, "items": items}
     return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]
+
+
+def snippet(row, now: datetime, tz) -> str:
+    """A row's snippet as the RAS reads it: a mail sent today without the email channel's line saying when (the
+    scan's `now` says it); an older one, from a first look at the mailbox or after a pause, keeps the line, so
+    that its "today" is read as the day it was written."""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    sent = parse_moment(payload["date"], tz) if payload.get("date") else None
+    if isinstance(sent, datetime) and sent.astimezone(tz).date() >= now.astimezone(tz).date():
+        return without_sent_line(row.snippet)
+    return row.snippet
 
 
 def scan_context(rows: list, now: datetime, tz) -> dict:

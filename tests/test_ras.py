@@ -335,15 +335,24 @@ def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):
     assert len(requests_of(server, "reflex")) == 7
 
 
-def test_the_scan_sends_a_mails_snippet_without_the_line_saying_when_it_was_sent(db):
+def test_the_scan_reads_a_mail_sent_today_without_the_line_saying_when_and_an_older_one_with_it(db):
     from zoneinfo import ZoneInfo
 
     from actors.ras import scan_request
 
-    text = "Email from Tom <tom@mail.example>: Dinner\nSent Mon 04 Jan 2027 16:45\nSee you at 8 tonight?"
-    row = buffers.add(channel="email", text=text, dedup_key="tom", at=datetime.fromisoformat(START),
-                      payload={"from": "tom@mail.example"})
-    [item] = json.loads(scan_request([row], datetime.fromisoformat(START), ZoneInfo("Europe/Berlin"))[-1]["content"])[
-        "items"]
-    assert item["snippet"] == "Email from Tom <tom@mail.example>: Dinner\nSee you at 8 tonight?"
-    assert item["untrusted"] == "from your email"
+    now = datetime.fromisoformat(START)
+
+    def sent(day: str):
+        text = f"Email from Tom <tom@mail.example>: Dinner\nSent {day} 16:45\nSee you at 8 tonight?"
+        return buffers.add(channel="email", text=text, dedup_key=day, at=now,
+                           payload={"from": "tom@mail.example", "date": datetime.strptime(
+                               day + " 16:45 +0100", "%a %d %b %Y %H:%M %z").isoformat()})
+
+    today, last_week = sent(f"{now:%a %d %b %Y}"), sent("Mon 28 Dec 2026")
+    items = json.loads(scan_request([today, last_week], now + timedelta(hours=12), ZoneInfo("Europe/Berlin"))[-1][
+        "content"])["items"]
+    assert [i["snippet"] for i in items] == [
+        "Email from Tom <tom@mail.example>: Dinner\nSee you at 8 tonight?",
+        "Email from Tom <tom@mail.example>: Dinner\nSent Mon 28 Dec 2026 16:45\nSee you at 8 tonight?"], \
+        "a week-old mail's 'tonight' is read with the day it was written"
+    assert {i["untrusted"] for i in items} == {"from your email"}
