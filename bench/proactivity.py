@@ -116,16 +116,25 @@ PERFECT = Errors()
 SENSITIVITY = Errors(false_inbox=0.10, false_drop=0.10)
 
 
-def _subject(first_line: str) -> str:
-    """The subject in "Email from NAME <ADDRESS>: SUBJECT" (a display name may hold ": "), without "Re: "."""
+def _sender_and_subject(first_line: str) -> tuple[str, str]:
+    """("Email from NAME <ADDRESS>", "SUBJECT") of a mail's first line; a display name may hold ": "."""
     if first_line.startswith("Email from ") and ">: " in first_line:
-        subject = first_line.split(">: ", 1)[1]
-    else:
-        subject = first_line.split(": ", 1)[-1]
-    subject = subject.lower()
-    while subject.startswith("re: "):  # a reply in a thread keeps its subject's words
+        sender, subject = first_line.split(">: ", 1)
+        return sender + ">", subject
+    sender, _, subject = first_line.partition(": ") if ": " in first_line else ("", "", first_line)
+    return sender, subject
+
+
+def _thread(subject: str) -> str:
+    """A subject as its thread's: a reply keeps its subject's words after "Re: "."""
+    while subject.lower().startswith("re: "):
         subject = subject[4:]
     return subject
+
+
+def _subject(first_line: str) -> str:
+    """The subject of a mail's first line, lowercase and without "Re: "."""
+    return _thread(_sender_and_subject(first_line)[1]).lower()
 
 
 def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
@@ -160,11 +169,12 @@ def _kept_groups(decided: list[dict]) -> list[dict]:
     for d in decided:
         if d["action"] == "drop":
             continue
+        sender, subject = _sender_and_subject(d["summary"])
         mail = d["summary"].startswith("Email from ")
-        key = (_subject(d["summary"]) if mail else d["buffer_ids"][0], d["priority"], d.get("plan"))
+        key = ((sender, _thread(subject).lower()) if mail else d["buffer_ids"][0], d["priority"], d.get("plan"))
         if key in groups:
             groups[key]["buffer_ids"] += d["buffer_ids"]
-            groups[key]["summary"] = groups[key].get("summary") or d["summary"].split(": ", 1)[-1]
+            groups[key]["summary"] = _thread(subject)
         else:
             groups[key] = {k: v for k, v in d.items() if k not in ("action", "summary")}
     return list(groups.values())
@@ -429,7 +439,9 @@ def _routine_screen(urgent_ids: list[int]) -> dict:
     from storage import senders
     from storage.models import ReceptorBuffer, Trace
 
-    screened = {t.trace_id: t.at for t in Trace.select(Trace.trace_id, Trace.at).where(Trace.stage == "routine")}
+    screened: dict[str, object] = {}  # trace → when the screen first judged that mail
+    for t in Trace.select(Trace.trace_id, Trace.at).where(Trace.stage == "routine").order_by(Trace.at.desc()):
+        screened[t.trace_id] = t.at
     first_routine: dict[str, object] = {}  # sender → when the screen first judged a mail of theirs
     for row in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(list(screened))):
         address, at = senders.address_of(row), screened[row.trace_id]
@@ -438,7 +450,7 @@ def _routine_screen(urgent_ids: list[int]) -> dict:
     return {"screened": len(screened), "urgent": len(urgent),
             "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
             "urgent_from_routine": sum(1 for r in urgent if senders.address_of(r) in first_routine
-                                       and first_routine[senders.address_of(r)] <= r.created_at)}
+                                       and first_routine[senders.address_of(r)] < r.created_at)}
 
 
 def billed(requests: list[dict], config) -> dict:

@@ -41,8 +41,8 @@ def test_without_the_corpus_every_newsletter_is_generated_at_kilobyte_size(tmp_p
 
 
 def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
-    items = [{"buffer_id": i, "channel": "email", "text": f"Email from deals@shop.example: Spring sale {i}\nbody"}
-             for i in range(2000)]
+    items = [{"buffer_id": i, "untrusted": "from your email",
+              "text": f"Email from deals@shop.example: Spring sale {i}\nbody"} for i in range(2000)]
     perfect = [proactivity._triage_item(i)["action"] for i in items]
     erring = [proactivity._triage_item(i, proactivity.SENSITIVITY)["action"] for i in items]
     assert set(perfect) == {"drop"}
@@ -52,9 +52,11 @@ def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
     missed = sum(not proactivity._ras_urgent(i, proactivity.SENSITIVITY) for i in urgent)
     assert 0.08 < missed / len(urgent) < 0.12
     assert all(proactivity._ras_urgent(i) for i in urgent)
-    reply = {"buffer_id": 1, "channel": "email", "text": "Email from Petra <boss@work.example>: Re: URGENT: slides"}
+    reply = {"buffer_id": 1, "untrusted": "from your email",
+             "text": "Email from Petra <boss@work.example>: Re: URGENT: slides"}
     assert proactivity._triage_item(reply)["priority"] == 1  # a reply keeps its subject's words
-    named = {"buffer_id": 2, "channel": "email", "text": "Email from Airline Alerts <a@b.example>: URGENT: rebook"}
+    named = {"buffer_id": 2, "untrusted": "from your email",
+             "text": "Email from Airline Alerts <a@b.example>: URGENT: rebook"}
     assert proactivity._triage_item(named)["priority"] == 1
 
 
@@ -64,13 +66,14 @@ def test_the_scripted_triage_groups_kept_mail_of_one_subject_as_its_prompt_asks(
 
     items = [mail(1, "Action needed: sign the lease"), mail(2, "Action needed: sign the lease"),
              mail(3, "Re: Action needed: sign the lease"), mail(4, "Action needed: confirm the check-up"),
+             mail(7, "Action needed: sign the lease", sender="Ms Weber <weber@flats.example>"),
              {"buffer_id": 5, "untrusted": "from your calendar", "text": "Changed: Dentist"},
              {"buffer_id": 6, "untrusted": "from your calendar", "text": "Changed: Dentist"}]
     body = {"tools": [{"type": "function", "function": {"name": "triage"}}],
             "messages": [{"role": "user", "content": json.dumps({"items": items})}]}
     [answer] = proactivity.scripted_reply(body)["tool_calls"]
     kept = {tuple(i["buffer_ids"]): i.get("summary") for i in answer["arguments"]["items"]}
-    assert kept == {(1, 2, 3): "Action needed: sign the lease", (4,): None, (5,): None, (6,): None}
+    assert kept == {(1, 2, 3): "Action needed: sign the lease", (4,): None, (5,): None, (6,): None, (7,): None}
 
 
 def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:

@@ -88,6 +88,7 @@ def test_bulk_mail_goes_to_triage_as_one_line(db):
                                "text": "Bulk mail from news@shop.example: Weekly deals"}
     items = json.loads(triage_request([letter, person], NOW, TZ)[-1]["content"])["items"]
     assert items[0] == compact(letter) and items[1]["text"] == person.text
+    assert set(items[1]) == {"buffer_id", "untrusted", "text", "payload"}, "the channel is named once, in untrusted"
     # The sender is not in the text, so it stays; the subject heads the text, so it is not sent twice.
     assert items[1]["payload"] == {"from": "landlord@flats.example"}
 
