@@ -13,6 +13,7 @@ from actors import tools
 from actors.tools.common import calendar_events, next_midnight
 from actors.tools.untrusted import unsaid_facts
 from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
+from actors.cortex.told import told_view
 from actors.cortex.prompts import BACKGROUND_PROMPT, SYSTEM_PROMPT
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
@@ -68,6 +69,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
     asked = row.origin == "user" and row.kind == "message" and len(row.text or "") <= VIEW_CHARS
     days = _view("calendar", calendar_view, row.text or "", now, tz) if asked and calendar else None
     listed = tasks_listed(row, read, tasks, now, tz)
+    told = _view("told_before", told_view, row, now, tz) if row.origin != "user" else None
     missed = None  # what Wilson started telling goes to the owner: theirs to ask about
     if asked and asks_what_was_missed(row.text) and (
             owner is None or row.user_id is None or str(row.user_id) == str(owner)):
@@ -83,6 +85,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
         **({"tasks_listed": listed} if listed else {}),
         **({"calendar": days} if days else {}),
         **({"missed": missed} if missed else {}),
+        **({"told_before": told} if told else {}),
         "memories": memories,
         "proposal": proposal,
         **({"pending_proposals": pending_proposals(row.user_id or owner, now)} if row.origin == "user" else {}),
@@ -92,7 +95,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
 VIEW_CHARS = 300  # a question about days is short; a pasted page is not read for dates on the reply's path
 # Views of others' text (event titles, what was told of mail): a run that saw one presents its reply as it
 # presents one after an untrusted read (links defanged)
-UNTRUSTED_VIEWS = ("calendar", "missed")
+UNTRUSTED_VIEWS = ("calendar", "missed", "told_before")
 
 
 def _view(name: str, build, *args):

@@ -337,7 +337,12 @@ class Cortex:
                 # wrote is what the user needs to hear
                 wrote = opening(text, subjects)
                 summary = f"“{wrote}”" if wrote else "this may need you."
-        return "", [("surface", {"text": f"Heads-up{where}: {summary}", "why": "triage kept it as needing you"})], \
+        heads_up = f"Heads-up{where}: {summary}"
+        told = (self.context.get("told_before") or {}).get("told") or []
+        # what went out was defanged ("boss@work[.]example"): compared as it was written
+        if any(heads_up in str(line.get("text") or "").replace("[.]", ".") for line in told if isinstance(line, dict)):
+            return "", [], "told the user the same about this thread already"  # a resend says nothing new
+        return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
 
     def on_topic_end(self) -> tuple[str, list, str]:
