@@ -229,6 +229,8 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
             return _call(tool, status="open")
         return {"text": "Sure. Here is what I know about that."}
     kind = stimulus.get("kind")
+    if context.get("told_before"):  # as its note asks: the persona's resends and replies change nothing
+        return {"text": ""}
     if kind in ("deadline", "briefing") or "URGENT" in text or "Action needed" in text:
         return _call("surface", text=text.splitlines()[0][:200], why=f"{kind}: the user should know",
                      urgent="URGENT" in text)
@@ -838,6 +840,8 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
                  "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
                  "background runs is credited at no escalations; each escalation would add one deep run")
+    notes.append("caveat: the scripted model says nothing about a mail whose thread Wilson told the user about "
+                 "in the last 24 hours (told_before): the persona's resends and replies repeat what was said")
     notes.append("caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
                  "only when the context does not already hold what the question asks (the calendar view of a "
                  "question about days, tasks_listed): a model given them would answer from them in one call")

@@ -136,3 +136,15 @@ def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had
     other = mail(4, "school@example.com", 4)
     assert proactivity._routine_screen([before.id, after.id, other.id]) == {
         "screened": 1, "urgent": 3, "urgent_screened": 0, "urgent_from_routine": 1}
+
+
+def test_the_scripted_model_says_nothing_about_a_thread_it_told_of_in_the_last_day():
+    context = {"stimulus": {"origin": "background", "kind": "buffered"},
+               "told_before": {"told": [{"at": "2027-03-01T10:30+01:00", "text": "From the email …"}]}}
+    body = {"tools": [{"type": "function", "function": {"name": "surface"}}],
+            "messages": [{"role": "user", "content": "CONTEXT " + json.dumps(context)},
+                         {"role": "user", "content": "Email from a@b.example: URGENT: call me"}]}
+    assert proactivity.scripted_reply(body) == {"text": ""}
+    del context["told_before"]
+    body["messages"][0]["content"] = "CONTEXT " + json.dumps(context)
+    assert proactivity.scripted_reply(body)["tool_calls"][0]["name"] == "surface"
