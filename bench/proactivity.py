@@ -232,8 +232,8 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
     if context.get("told_before"):  # as its note asks: the persona's resends and replies change nothing
         return {"text": ""}
     if kind in ("deadline", "briefing") or "URGENT" in text or "Action needed" in text:
-        return _call("surface", text=text.splitlines()[0][:200], why=f"{kind}: the user should know",
-                     urgent="URGENT" in text)
+        said = next((line for line in text.splitlines() if line.strip() and not line.startswith("<<<")), "")
+        return _call("surface", text=said[:200], why=f"{kind}: the user should know", urgent="URGENT" in text)
     return {"text": ""}
 
 
@@ -398,8 +398,7 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
                     elif item.kind == "calendar":
                         persona.apply_calendar_edit(app.calendar_file(), item.payload, events, clock.now(), tz)
                     elif mode == "naive":
-                        row = inbox.add(source="email", kind="buffered", origin="background", priority=2,
-                                        at=clock.now(), text=item.text, payload=item.payload)
+                        row = naive_row(item, clock.now())
                         app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
                     else:
                         row = persona.deliver(app, item)
@@ -433,6 +432,15 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
     if encoding is not None:
         out["cl100k_prompt"] = _exact(encoding, server.requests)
     return out
+
+
+def naive_row(item, now: datetime):
+    """The naive baseline's inbox row for a mail: straight to the cortex, in the shape the thalamus gives a
+    mail it kept (one buffer with the channel's payload), so that both cortexes read the same row."""
+    from storage import inbox
+
+    return inbox.add(source="email", kind="buffered", origin="background", priority=2, at=now, text=item.text,
+                     payload={"buffers": [dict(item.payload, channel="email")], "topic": None})
 
 
 def _routine_screen(urgent_ids: list[int]) -> dict:

@@ -148,3 +148,14 @@ def test_the_scripted_model_says_nothing_about_a_thread_it_told_of_in_the_last_d
     del context["told_before"]
     body["messages"][0]["content"] = "CONTEXT " + json.dumps(context)
     assert proactivity.scripted_reply(body)["tool_calls"][0]["name"] == "surface"
+
+
+def test_the_naive_baseline_hands_the_cortex_a_mail_in_the_shape_the_thalamus_gives_a_kept_one(db):
+    from actors.tools import source_label
+
+    [item] = [m for m in persona.stimuli(START, 1, TZ) if m.kind == "email"][:1]
+    row = proactivity.naive_row(item, START)
+    [buffer] = row.payload["buffers"]
+    assert buffer["channel"] == "email" and buffer["subject"] == item.payload["subject"]
+    sender = item.payload["from"].replace(".", "[.]")  # a label defangs what others wrote
+    assert source_label(row) == f"the email “{item.payload['subject']}” from {sender}"
