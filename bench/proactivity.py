@@ -848,8 +848,9 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
                  "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
                  "background runs is credited at no escalations; each escalation would add one deep run")
-    notes.append("caveat: the scripted model says nothing about a mail whose thread Wilson told the user about "
-                 "in the last 24 hours (told_before): the persona's resends and replies repeat what was said")
+    notes.append("caveat: the scripted model says nothing about a mail whose thread (sender and subject) Wilson "
+                 "told the user of in the last 24 hours (told_before), new or not: the persona's resends and "
+                 "replies repeat what was said, and a model would judge each")
     notes.append("caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
                  "only when the context does not already hold what the question asks (the calendar view of a "
                  "question about days, tasks_listed): a model given them would answer from them in one call")

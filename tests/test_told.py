@@ -54,11 +54,36 @@ def test_what_went_out_about_the_same_thread_within_a_day_is_shown_and_nothing_e
     told(silent, "Not for the user", NOW - timedelta(hours=1), "surface:e", surfaced=False)
 
     again = row_about("landlord@mail.example", "Re: Sign the lease", "f")
+    told(again, "What this very run said", NOW - timedelta(minutes=1), "surface:f")  # its own: not told before
     assert told_before(again, NOW, TZ) == [
         {"at": "2027-01-05T10:00+01:00", "text": "From the email “Sign the lease” from landlord@mail[.]example: "
                                                  "sign by Friday"}]
     asked = row_about("landlord@mail.example", "Sign the lease", "g", origin="user")
     assert told_before(asked, NOW, TZ) == [], "the user's own runs see what they missed another way"
+
+
+def test_a_proposal_says_where_it_stands_a_held_message_says_so_and_the_newest_three_are_shown(db):
+    from storage.models import Approval, ApprovalItem
+
+    proposing = row_about("school@school.example", "Field trip form", "p")
+    approval = Approval.create(trace_id=proposing.trace_id, approver="owner", channel="repl", nonce="n",
+                               created_at=NOW, expires_at=NOW + timedelta(days=3), inbox_id=proposing.id)
+    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="New task: Sign it")
+    told(proposing, "I'd like to do this: approve, modify or reject?", NOW - timedelta(hours=5),
+         f"proposal:{approval.id}")
+    told(proposing, "Asked again", NOW - timedelta(hours=4), f"proposal:{approval.id}:again:9")  # the same one
+    for hour in (3, 2, 1):
+        row = row_about("school@school.example", "Re: Field trip form", f"s{hour}")
+        told(row, f"Said {hour} hours ago", NOW - timedelta(hours=hour), f"surface:{hour}",
+             deliver_after=NOW + timedelta(hours=8) if hour == 1 else None)
+    reply = row_about("school@school.example", "RE: Field trip form", "r")
+    assert told_before(reply, NOW, TZ) == [
+        {"at": "2027-01-05T10:00+01:00", "text": "Said 3 hours ago"},
+        {"at": "2027-01-05T11:00+01:00", "text": "Said 2 hours ago"},
+        {"at": "2027-01-05T12:00+01:00", "text": "Said 1 hours ago", "status": "held for quiet hours"}]
+    Outbox.delete().where(Outbox.idempotency_key.startswith("surface:")).execute()
+    assert told_before(reply, NOW, TZ) == [
+        {"at": "2027-01-05T08:00+01:00", "text": "Proposal 1, waiting for your answer: New task: Sign it"}]
 
 
 def test_a_resent_urgent_mail_is_told_once_and_the_second_run_sees_the_first_message(scripted):
@@ -85,11 +110,22 @@ def test_a_resent_urgent_mail_is_told_once_and_the_second_run_sees_the_first_mes
 
 def test_without_a_model_the_same_heads_up_twice_is_said_once_and_a_new_one_is_said(make_app):
     app = make_app()
-    text = "Email from boss@work.example: Budget review\nPlease review the budget draft by Friday."
-    for _ in range(2):
-        background(app, text, payload=mail("boss@work.example", "Budget review"))
+    subject = "The quarterly budget review for the regional offices and the planning of next year's travel"
+    text = f"Email from boss@work.example: {subject}\nPlease review the budget draft by Friday."
+    for _ in range(2):  # a long heads-up, over the 160 characters of a line in other views
+        background(app, text, payload=mail("boss@work.example", subject))
         app.advance(timedelta(minutes=15))
-    background(app, "Email from boss@work.example: Re: Budget review\nThe review moved to Monday.",
-               payload=mail("boss@work.example", "Re: Budget review"))
+    background(app, f"Email from boss@work.example: Re: {subject}\nThe review moved to Monday.",
+               payload=mail("boss@work.example", f"Re: {subject}"))
     said = user_texts(app)
-    assert len(said) == 2 and "Re: Budget review" in said[1], "the reply is new: said, as the first mail was"
+    assert len(said) == 2 and len(said[0]) > 160 and f"Re: {subject}" in said[1], said
+
+
+def test_without_a_model_a_heads_up_that_says_nothing_of_its_own_is_never_taken_for_one_said_before():
+    from wilson.model.offline.provider import VAGUE, said_before
+
+    told_line = {"told_before": {"told": [{"text": f"From the email “Invoice” from a@b[.]example: Heads-up: {VAGUE}"}]}}
+    assert said_before(f"Heads-up: {VAGUE}", told_line), "the same words"
+    assert not said_before("Heads-up: “Pay by Friday”", told_line)
+    assert not said_before("Heads-up: “at example.com/pay”", {"told_before": {"told": [
+        {"text": "From …: Heads-up: “at example[.]com/pa…"}]}}), "a line cut short never matches"

@@ -20,9 +20,20 @@ from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.skills import PROPOSE
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
+VAGUE = "this may need you."  # a heads-up that says nothing of its own: never taken for one said before
+
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
+
+
+def said_before(heads_up: str, context: dict) -> bool:
+    """Whether a message of the context's `told_before` said exactly this heads-up, after its source ("From the
+    email …: "). What went out was defanged ("boss@work[.]example"), so it is compared as it was written; a
+    line cut short ("…") or a link's lost scheme never matches, and the heads-up is said."""
+    told = (context.get("told_before") or {}).get("told") or []
+    return any(str(line.get("text") or "").replace("[.]", ".").endswith(": " + heads_up)
+               for line in told if isinstance(line, dict))
 
 
 def _content(message: dict) -> str:
@@ -336,11 +347,9 @@ class Cortex:
                 # the source's name quotes the subject already; it is not said twice, and what the sender
                 # wrote is what the user needs to hear
                 wrote = opening(text, subjects)
-                summary = f"“{wrote}”" if wrote else "this may need you."
+                summary = f"“{wrote}”" if wrote else VAGUE
         heads_up = f"Heads-up{where}: {summary}"
-        told = (self.context.get("told_before") or {}).get("told") or []
-        # what went out was defanged ("boss@work[.]example"): compared as it was written
-        if any(heads_up in str(line.get("text") or "").replace("[.]", ".") for line in told if isinstance(line, dict)):
+        if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
         return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
