@@ -124,7 +124,8 @@ def test_without_a_model_the_same_heads_up_twice_is_said_once_and_a_new_one_is_s
 def test_without_a_model_a_heads_up_that_says_nothing_of_its_own_is_never_taken_for_one_said_before():
     from wilson.model.offline.provider import VAGUE, said_before
 
-    told_line = {"told_before": {"told": [{"text": f"From the email “Invoice” from a@b[.]example: Heads-up: {VAGUE}"}]}}
+    told_line = {"told_before": {"told": [
+        {"text": f"From the email “Invoice” from a@b[.]example: Heads-up: {VAGUE}"}]}}
     assert said_before(f"Heads-up: {VAGUE}", told_line), "the same words"
     assert not said_before("Heads-up: “Pay by Friday”", told_line)
     assert not said_before("Heads-up: “at example.com/pay”", {"told_before": {"told": [
