@@ -121,12 +121,23 @@ def test_without_a_model_the_same_heads_up_twice_is_said_once_and_a_new_one_is_s
     assert len(said) == 2 and len(said[0]) > 160 and f"Re: {subject}" in said[1], said
 
 
-def test_without_a_model_a_heads_up_that_says_nothing_of_its_own_is_never_taken_for_one_said_before():
-    from wilson.model.offline.provider import VAGUE, said_before
+def test_without_a_model_a_heads_up_that_says_nothing_of_its_own_is_never_taken_for_one_said_before(make_app):
+    app = make_app()
+    sender = {"subject": "Final notice", "from": "bills@shop.example"}
+    for notice in ("pay today at http://pay.example", "pay tomorrow at http://pay.example"):
+        app.inject_buffered("email", f"Final notice: {notice}", sender)
+        app.advance(timedelta(hours=2))  # each wakes triage early, and Wilson says each
+    vague = "From the email “Final notice” from bills@shop[.]example: Heads-up: this may need you."
+    assert user_texts(app) == [vague, vague], "two notices that say nothing of their own are two, not one"
 
-    told_line = {"told_before": {"told": [
-        {"text": f"From the email “Invoice” from a@b[.]example: Heads-up: {VAGUE}"}]}}
-    assert said_before(f"Heads-up: {VAGUE}", told_line), "the same words"
-    assert not said_before("Heads-up: “Pay by Friday”", told_line)
-    assert not said_before("Heads-up: “at example.com/pay”", {"told_before": {"told": [
-        {"text": "From …: Heads-up: “at example[.]com/pa…"}]}}), "a line cut short never matches"
+
+def test_a_line_cut_short_or_a_links_lost_scheme_never_matches_what_would_be_said():
+    from wilson.model.offline.provider import said_before
+
+    def told(text):
+        return {"told_before": {"told": [{"text": text}]}}
+
+    pay = "Heads-up: “Pay by Friday”"
+    assert said_before(pay, told(f"From the email “Bill” from a@b[.]example: {pay}"))
+    assert not said_before(pay, told("From …: Heads-up: “Pay by Fri…"))
+    assert not said_before("Heads-up: “Pay at https://a.example”", told("From …: Heads-up: “Pay at a[.]example”"))
