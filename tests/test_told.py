@@ -132,7 +132,7 @@ def test_without_a_model_a_heads_up_that_says_nothing_of_its_own_is_never_taken_
 
 
 def test_a_line_cut_short_or_a_links_lost_scheme_never_matches_what_would_be_said():
-    from wilson.model.offline.provider import said_before
+    from wilson.model.offline.told import said_before
 
     def told(text):
         return {"told_before": {"told": [{"text": text}]}}

@@ -17,23 +17,14 @@ from wilson.model.offline import answers, asks, bills, dates, intents, looks, ph
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
+from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
-VAGUE = "this may need you."  # a heads-up that says nothing of its own: never taken for one said before
 
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
-
-
-def said_before(heads_up: str, context: dict) -> bool:
-    """Whether a message of the context's `told_before` said exactly this heads-up, after its source ("From the
-    email …: "). What went out was defanged ("boss@work[.]example"), so it is compared as it was written; a
-    line cut short ("…") or a link's lost scheme never matches, and the heads-up is said."""
-    told = (context.get("told_before") or {}).get("told") or []
-    return any(str(line.get("text") or "").replace("[.]", ".").endswith(": " + heads_up)
-               for line in told if isinstance(line, dict))
 
 
 def _content(message: dict) -> str:
