@@ -39,8 +39,7 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import RasScan, SyncRequest
 from wilson.model.errors import SynapseError
 from wilson.model.offline import urgency
-from wilson.model.offline.dates import parse_moment
-from wilson.model.offline.mailtext import without_sent_line
+from wilson.model.offline.mailtext import sent_before, without_sent_line
 
 AROUSAL_TOOL = {"type": "function", "function": {
     "name": "arousal",
@@ -79,10 +78,8 @@ def snippet(row, now: datetime, tz) -> str:
     scan's `now` says it); an older one, from a first look at the mailbox or after a pause, keeps the line, so
     that its "today" is read as the day it was written."""
     payload = row.payload if isinstance(row.payload, dict) else {}
-    sent = parse_moment(payload["date"], tz) if payload.get("date") else None
-    if isinstance(sent, datetime) and sent.astimezone(tz).date() >= now.astimezone(tz).date():
-        return without_sent_line(row.snippet)
-    return row.snippet
+    # with no date there is no Sent line to leave out either
+    return row.snippet if sent_before(payload, now, tz) else without_sent_line(row.snippet)
 
 
 def scan_context(rows: list, now: datetime, tz) -> dict:

@@ -15,8 +15,13 @@ from storage.models import MailSender
 def address_of(row) -> str:
     """The sender address of a buffered mail, lower case; '' for anything else, and for a display name
     alone (two senders may share a name, never an address)."""
-    payload = row.payload if isinstance(row.payload, dict) else {}
-    address = str(payload.get("from") or "").strip().lower() if row.channel == "email" else ""
+    return address_in(row.payload, row.channel)
+
+
+def address_in(payload, channel: str | None) -> str:
+    """The same, from a mail's payload and its channel (as an inbox row carries each of its buffers)."""
+    payload = payload if isinstance(payload, dict) else {}
+    address = str(payload.get("from") or "").strip().lower() if channel == "email" else ""
     return address if "@" in address else ""
 
 

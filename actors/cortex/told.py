@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from actors.cortex.missed import _proposals
+from actors.cortex.missed import _proposals, first_line
+from storage import senders
 from storage.models import Inbox, Outbox, OutboxStatus
 
 TOLD_WINDOW = timedelta(hours=24)
@@ -33,11 +34,11 @@ _PROPOSED = re.compile(r"proposal:\d+")  # a proposal asked again is the same pr
 def thread_of(buffer: dict) -> tuple[str, str] | None:
     """(sender address, subject without "Re:"/"Fwd:") of one mail in an inbox row's payload; None for
     anything that is not a mail with both."""
-    if not isinstance(buffer, dict) or buffer.get("channel") != "email":
+    if not isinstance(buffer, dict):
         return None
-    sender = str(buffer.get("from") or "").strip().lower()
+    sender = senders.address_in(buffer, buffer.get("channel"))
     subject = " ".join(_REPLY.sub("", str(buffer.get("subject") or "")).split()).lower()
-    return (sender, subject) if "@" in sender and subject else None
+    return (sender, subject) if sender and subject else None
 
 
 def threads(payload) -> set[tuple[str, str]]:
@@ -71,11 +72,6 @@ def told_before(row: Inbox, now: datetime, tz) -> list[dict]:
     shown = [box for box in recent if box.trace_id in about][:TOLD_SHOWN]
     proposals = dict(_proposals([box for box in shown if _PROPOSED.fullmatch(box.idempotency_key)]))
     return [{"at": box.created_at.astimezone(tz).isoformat(timespec="minutes"),
-             "text": proposals.get(box) or first_line(box.text),
+             "text": proposals.get(box) or first_line(box.text, LINE),
              **({"status": STANDING[box.status]} if box.status in STANDING else {})}
             for box in reversed(shown)]
-
-
-def first_line(text: str) -> str:
-    line = next((" ".join(part.split()) for part in (text or "").splitlines() if part.strip()), "")
-    return line if len(line) <= LINE else line[:LINE - 1] + "…"

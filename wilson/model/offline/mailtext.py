@@ -7,6 +7,9 @@ never a date in it to act on; a line like it further down is the sender's own wo
 from __future__ import annotations
 
 import re
+from datetime import datetime
+
+from wilson.model.offline.dates import fmt_day, parse_moment
 
 SENT_LINE = re.compile(r"Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}")
 
@@ -21,3 +24,11 @@ def without_sent_line(text: str) -> str:
     """A mail's text without the channel's "Sent …" line."""
     lines = text.split("\n", 2)
     return "\n".join([lines[0], *lines[2:]]) if sent_line(text) is not None else text
+
+
+def sent_before(payload: dict, now: datetime, tz) -> str:
+    """The day a mail was sent ("Tue 5 Jan"), when that was before today; "" otherwise (or with no date)."""
+    sent = parse_moment(payload.get("date"), tz) if payload.get("date") else None
+    if not isinstance(sent, datetime) or sent.astimezone(tz).date() >= now.astimezone(tz).date():
+        return ""
+    return fmt_day(sent.astimezone(tz).date())

@@ -21,7 +21,6 @@ from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
-
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"

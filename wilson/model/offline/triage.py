@@ -6,8 +6,8 @@ import re
 from datetime import datetime
 
 from wilson.model.offline import bills, urgency
-from wilson.model.offline.dates import fmt_day, fmt_moment, parse_moment
-from wilson.model.offline.mailtext import without_sent_line
+from wilson.model.offline.dates import fmt_moment, parse_moment
+from wilson.model.offline.mailtext import sent_before, without_sent_line
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
@@ -90,20 +90,12 @@ def triage_item(item: dict, now: datetime, tz) -> dict:
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     judgement = sink(item, judge(item, now, tz))
     entry = {"buffer_ids": [bid] if bid is not None else [],
-             "summary": summary(text, payload, situation=judgement.level == 1, sent=_sent_before(payload, now, tz)),
+             "summary": summary(text, payload, situation=judgement.level == 1, sent=sent_before(payload, now, tz)),
              "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
              "reason": judgement.rule, "topic": None}
     if payload.get("change") in CALENDAR_CHANGES:
         entry.update(summary=calendar_summary(payload, tz), topic=payload.get("title") or None)
     return entry
-
-
-def _sent_before(payload: dict, now: datetime, tz) -> str:
-    """The day a mail was sent ("Tue 5 Jan"), when that was before today; "" otherwise."""
-    sent = parse_moment(payload.get("date"), tz) if payload.get("date") else None
-    if not isinstance(sent, datetime) or sent.astimezone(tz).date() >= now.astimezone(tz).date():
-        return ""
-    return fmt_day(sent.astimezone(tz).date())
 
 
 def triage(items: list, now: datetime, tz) -> dict:
