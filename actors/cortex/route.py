@@ -9,6 +9,7 @@ from datetime import datetime
 from actors import tools
 from actors.cortex.context import _words
 from actors.proposals.rules import OPEN
+from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
 
 
@@ -97,19 +98,30 @@ _MORE_THAN_A_NOTE = re.compile(
 
 ROUTINE_CHARS = 120
 
+# An acknowledgement and nothing more ("thanks!", "ok, sounds good", "great, thank you 👍"), matched whole: it asks
+# nothing, so it is answered from a template; judgement_for sends it to a model when a proposal waits for the
+# user's word or Wilson's last line asked something, which the "ok" may answer.
+_THANKS = r"(thanks|thank you|thank u|thx|ty|cheers|many thanks|much appreciated)"
+_OK = r"(ok|okay|k|kk|cool|great|nice|perfect|lovely|fine|good|alright|got it|sounds good|all good|noted)"
+_ACK = re.compile(rf"((?:{_OK}|{_THANKS})( (so much|a lot|again|then))?[\s,.!]*)+[^\w?]*", re.I)
+ACK_REPLIES = {"thanks": "You're welcome!", "ok": "\N{THUMBS UP SIGN}"}
+
 
 def _text(row: Inbox) -> str:
     return (row.text or "").strip().replace("\u2019", "'")  # a phone's apostrophe reads as the keyboard's
 
 
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
-    """("fast" | "deep" | "template", why). Routine chat (greetings, thanks, a lookup) and one note, task or
+    """("fast" | "deep" | "template", why). A user's thanks or "ok" is answered from a template unless
+    `judgement` says why it needs a model. Routine chat (greetings, thanks, a lookup) and one note, task or
     reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up
     is phrased from a template without a model unless `judgement` (from `judgement_for`) says why it needs
     one, and so is the briefing's list of what triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
     everything else goes to the deep role."""
     text = _text(row)
     if row.origin == "user":
+        if is_acknowledgement(row) and not judgement:
+            return "template", "an acknowledgement that asks nothing (answered without a model)"
         if is_note(row):
             return "fast", "one note, task or reminder"
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
@@ -139,6 +151,16 @@ def is_note(row: Inbox) -> bool:
             and not _MORE_THAN_A_NOTE.search(text))
 
 
+def is_acknowledgement(row: Inbox) -> bool:
+    """A user's thanks or "ok" and nothing more: no greeting, question or request."""
+    return row.kind == "message" and bool(_ACK.fullmatch(_text(row)))
+
+
+def acknowledged(row: Inbox) -> str:
+    """The template's answer to an acknowledgement: welcome for thanks, a thumbs up for an "ok"."""
+    return ACK_REPLIES["thanks" if re.search(_THANKS, _text(row), re.I) else "ok"]
+
+
 def chat_run(row: Inbox) -> str:
     """The tool set a user's message on the fast role is offered (actors/tools.schemas_for): none for a
     greeting, those of a note for one note, task or reminder, the reads for the rest."""
@@ -154,10 +176,13 @@ def is_greeting(row: Inbox) -> bool:
 LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
 
 
-def judgement_for(row: Inbox, now: datetime) -> str:
-    """Why a deadline follow-up needs a model rather than its template ("" when nothing does): a change to
-    its task waits for the user's approval (a template would talk past it), or the user has written about
-    the task since its previous follow-up (a reply to handle)."""
+def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
+    """Why a deadline follow-up or a user's acknowledgement needs a model rather than its template ("" when
+    nothing does): a change to its task waits for the user's approval (a template would talk past it), or the
+    user has written about the task since its previous follow-up (a reply to handle); for an acknowledgement,
+    `ack_judgement`. `owner`: the configured owner, who answers for a row without a user."""
+    if row.origin == "user":
+        return ack_judgement(row, now, owner) if is_acknowledgement(row) else ""
     payload = row.payload or {}
     if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
         return ""
@@ -178,4 +203,18 @@ def judgement_for(row: Inbox, now: datetime) -> str:
             .order_by(Turn.id.desc()).limit(LOOKED_AT))
     if any(named & _words(turn.text) for turn in said):
         return "the user wrote about it since its last follow-up"
+    return ""
+
+
+def ack_judgement(row: Inbox, now: datetime, owner: str | None) -> str:
+    """Why a thanks or "ok" needs a model: it is the user's first word to Wilson (who introduces itself), a
+    proposal of theirs waits (the "ok" may approve it), or Wilson's last line to them asked a question."""
+    user_id = row.user_id or owner
+    if not reads.assistant_spoke(user_id, owner):
+        return "the user's first message"
+    if user_id is not None and reads.pending_items(str(user_id), now, 1):
+        return "a proposal waits for the user's word"
+    said = reads.recent_turns(user_id, None, owner, 1)  # this message is a turn only once it is answered
+    if said and said[-1].role == "assistant" and said[-1].text.rstrip().endswith("?"):
+        return "Wilson's last line asked a question"
     return ""

@@ -1,0 +1,84 @@
+"""A thanks or "ok" that asks nothing is answered from a template, without a model (issue 21): it costs no
+tokens and the answer is instant. It still goes to a model when it may be an answer: a proposal of the user's
+waits, Wilson's last line asked a question, or it is the user's first word to Wilson."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from actors.cortex.route import acknowledged, is_acknowledgement
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Turn
+from tests.brain import context_of, routine_reply
+from tests.test_router import cortex, routed, say
+from wilson.model.scripted import ScriptedServer
+
+TEMPLATE = "template: an acknowledgement that asks nothing (answered without a model)"
+
+
+def answer(body: dict) -> dict:
+    text = context_of(body)["stimulus"]["text"]
+    return routine_reply(body) or {"text": "Shall I add it?" if "dentist" in text else "Here is your day."}
+
+
+@pytest.fixture
+def wilson(make_app):
+    with ScriptedServer([{"match": lambda body, headers: True, "reply": answer}]) as server:
+        yield make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
+
+
+@pytest.mark.parametrize("text, ack", [
+    ("thanks!", True), ("Thank you", True), ("ok, sounds good", True), ("great, thanks 👍", True), ("OK.", True),
+    ("got it", True), ("cheers", True), ("perfect, thank you so much!", True),
+    ("hello", False), ("good morning", False), ("ok?", False), ("thanks, but move it to Friday", False),
+    ("ok, book it", False), ("thanks for the reminder, when is it again?", False), ("I'm good", False)])
+def test_only_a_thanks_or_ok_and_nothing_more_is_an_acknowledgement(text, ack):
+    assert is_acknowledgement(Inbox(origin="user", kind="message", text=text, payload={})) is ack
+
+
+def test_the_template_welcomes_a_thanks_and_nods_to_an_ok():
+    assert acknowledged(Inbox(origin="user", kind="message", text="great, thanks!")) == "You're welcome!"
+    assert acknowledged(Inbox(origin="user", kind="message", text="ok, sounds good")) == "\N{THUMBS UP SIGN}"
+
+
+def test_a_thanks_after_an_answer_is_answered_without_a_model(wilson):
+    app, server = wilson
+    say(app, "what's on today?")
+    before = len(cortex(server))
+    row = say(app, "thanks!")
+    assert len(cortex(server)) == before, "no model call for a thanks"
+    assert routed(row) == [TEMPLATE]
+    assert [o.text for o in Outbox.select().where(Outbox.trace_id == row.trace_id)] == ["You're welcome!"]
+    assert [(t.role, t.text) for t in Turn.select().order_by(Turn.id)][-2:] == [
+        ("user", "thanks!"), ("assistant", "You're welcome!")], "both lines are in the conversation"
+
+
+def test_the_first_word_to_wilson_goes_to_a_model_even_when_it_is_a_thanks(wilson):
+    app, server = wilson
+    row = say(app, "thanks!")
+    assert len(cortex(server)) == 1
+    assert routed(row) == ["fast: routine chat"]
+
+
+def test_an_ok_while_a_proposal_waits_goes_to_a_model_which_may_approve_it(wilson):
+    app, server = wilson
+    say(app, "what's on today?")
+    now = app.clock.now()
+    owner = str(app.config.get("core", "owner"))
+    approval = Approval.create(trace_id="t", approver=owner, channel="repl", nonce="n", created_at=now,
+                               expires_at=now + timedelta(days=1))
+    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="Add task 'Pack'")
+    before = len(cortex(server))
+    row = say(app, "ok, sounds good")
+    assert len(cortex(server)) == before + 1
+    assert routed(row) == ["fast: routine chat"]
+
+
+def test_an_ok_after_wilson_asked_a_question_goes_to_a_model(wilson):
+    app, server = wilson
+    say(app, "the dentist wants to see me next week")  # the model asks "Shall I add it?"
+    before = len(cortex(server))
+    row = say(app, "ok")
+    assert len(cortex(server)) == before + 1
+    assert routed(row) == ["fast: routine chat"]
