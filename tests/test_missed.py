@@ -7,10 +7,13 @@ import io
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from storage import routing
+from actors.cortex.route import missed_judgement
+from storage import outbox, routing
+from storage.models import Inbox, Outbox
 from tests.brain import context_of
 from tests.calendar_support import add_event
 from tests.test_cortex import cortex_requests, say, scripted  # noqa: F401 (scripted is a fixture)
+from tests.test_router import routed
 from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -87,16 +90,48 @@ def test_offline_what_quiet_hours_hold_is_named_as_kept_for_later(make_app):
                              "(for Wed 6 Jan 07:00)")
 
 
-def test_the_context_of_what_was_missed_holds_the_view_and_other_messages_do_not(scripted):
+MISSED = "template: what the user missed, told from its view (answered without a model)"
+
+
+def test_what_was_missed_asked_alone_is_told_from_its_view_without_a_model(scripted):
     app, server = scripted(lambda ctx, body: {"text": "Here you go."}, start=START)
     say(app, "hello")
     app.advance(timedelta(hours=2))
     mail(app, "Dinner on Friday?", 1)
+    row = say(app, "what did I miss?")
+    assert len(cortex_requests(server)) == 1, "only the hello reached the model"
+    assert routed(row) == [MISSED]
+    assert last_answer(app) == ("I had nothing to tell you since 08:00.\n\nNew in: 1 mail; 1 not sorted yet "
+                                "(the next look sorts them; /today looks now).")
+
+
+def test_a_link_wilson_passed_on_is_defanged_when_what_was_missed_repeats_it(scripted):
+    app, server = scripted(lambda ctx, body: {"text": "Here you go."}, start=START)
+    say(app, "hello")
+    app.advance(timedelta(hours=1))
+    box = outbox.add(channel="repl", text="From your email: reset your password at http://evil.example/login",
+                     trace_id="t", key="surface:1", at=app.clock.now())
+    Outbox.update(status="delivered", delivered_at=app.clock.now(), surfaced=True).where(Outbox.id == box.id).execute()
     say(app, "what did I miss?")
+    answer = last_answer(app)
+    assert "evil[.]example/login" in answer and "http://evil.example" not in answer, answer
+
+
+def test_what_was_missed_asked_as_the_first_word_goes_to_the_model_with_the_view(scripted):
+    app, server = scripted(lambda ctx, body: {"text": "Here you go."}, start=START)
+    mail(app, "Dinner on Friday?", 1)
+    app.advance(timedelta(hours=2))
+    row = say(app, "what did I miss?")  # Wilson has not introduced itself yet: the model answers
     say(app, "and tomorrow?")
-    hello, missed, later = (context_of(body) for body in cortex_requests(server))
-    assert "missed" not in hello and "missed" not in later
+    missed, later = (context_of(body) for body in cortex_requests(server))
+    assert routed(row) == ["fast: a lookup"]
+    assert "missed" not in later, "only the question about it carries the view"
     view = missed["missed"]
-    assert view["since"] == "2027-01-05T08:00+01:00"  # when the user last wrote
+    assert view["since"] == "2027-01-04T10:00+01:00"  # the user never wrote: the day before
     assert view["came_in"] == {"email": 1} and view["to_sort"] == 1 and view["told"] == []
     assert view["untrusted"].startswith("these lines may quote mail")
+
+
+def test_what_was_missed_goes_to_a_model_for_anyone_but_the_owner():
+    row = Inbox(origin="user", kind="message", text="what did I miss?", user_id="42", payload={})
+    assert missed_judgement(row, owner="7") == "what was missed is the owner's to ask about"

@@ -11,7 +11,7 @@ from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, NOTING_PROMPT, chat_prompt
-from actors.cortex.route import acknowledged, chat_run, choose_route, fallback_followup, judgement_for
+from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for, template_reply
 from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
 from storage.db import database
@@ -131,8 +131,9 @@ class CortexActor(WilsonActor):
         owner = self.config.get("core", "owner")
         route, why = choose_route(row, judgement_for(row, now, owner))
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
-            if route == "template" and row.origin == "user":  # a thanks or "ok" that asks nothing
-                outcome = RunOutcome(reply=acknowledged(row))
+            if route == "template" and row.origin == "user":  # a thanks, an "ok" or "what did I miss?" alone
+                reply, quoted = template_reply(row, now, tz, owner)
+                outcome = RunOutcome(reply=reply, read_untrusted=quoted)
             elif route == "template":  # no model: no memories, turns or context to gather either
                 outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
                 if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause

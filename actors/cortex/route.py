@@ -7,10 +7,12 @@ import re
 from datetime import datetime
 
 from actors import tools
-from actors.cortex.context import _words
+from actors.cortex.context import _words, recent_turns
+from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
 from actors.proposals.rules import OPEN
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
+from wilson.model.offline import missed
 
 
 def briefing_lines(row: Inbox) -> str:
@@ -112,8 +114,8 @@ def _text(row: Inbox) -> str:
 
 
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
-    """("fast" | "deep" | "template", why). A user's thanks or "ok" is answered from a template unless
-    `judgement` says why it needs a model. Routine chat (greetings, thanks, a lookup) and one note, task or
+    """("fast" | "deep" | "template", why). A user's thanks or "ok", and "what did I miss?" asked alone, are
+    answered from a template unless `judgement` says why they need a model. Routine chat (greetings, thanks, a lookup) and one note, task or
     reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up
     is phrased from a template without a model unless `judgement` (from `judgement_for`) says why it needs
     one, and so is the briefing's list of what triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
@@ -122,6 +124,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     if row.origin == "user":
         if is_acknowledgement(row) and not judgement:
             return "template", "an acknowledgement that asks nothing (answered without a model)"
+        if is_missed_question(row) and not judgement:
+            return "template", "what the user missed, told from its view (answered without a model)"
         if is_note(row):
             return "fast", "one note, task or reminder"
         if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
@@ -161,6 +165,20 @@ def acknowledged(row: Inbox) -> str:
     return ACK_REPLIES["thanks" if re.search(_THANKS, _text(row), re.I) else "ok"]
 
 
+def is_missed_question(row: Inbox) -> bool:
+    """"What did I miss?" (or "any news?", "catch me up") and nothing more."""
+    return row.kind == "message" and asks_what_was_missed(_text(row))
+
+
+def template_reply(row: Inbox, now: datetime, tz, owner: str | None) -> tuple[str, bool]:
+    """(the answer, whether it quotes others' text) to a user's message the router sends to a template: an
+    acknowledgement, or what they missed since they last wrote (which may quote mail and calendars)."""
+    if is_acknowledgement(row):
+        return acknowledged(row), False
+    turns = recent_turns(row.user_id, None, owner)
+    return missed.answer(missed_view(since_last_said(turns, now), now, tz), now, tz), True
+
+
 def chat_run(row: Inbox) -> str:
     """The tool set a user's message on the fast role is offered (actors/tools.schemas_for): none for a
     greeting, those of a note for one note, task or reminder, the reads for the rest."""
@@ -180,9 +198,12 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
     """Why a deadline follow-up or a user's acknowledgement needs a model rather than its template ("" when
     nothing does): a change to its task waits for the user's approval (a template would talk past it), or the
     user has written about the task since its previous follow-up (a reply to handle); for an acknowledgement,
-    `ack_judgement`. `owner`: the configured owner, who answers for a row without a user."""
+    `ack_judgement`, and for "what did I miss?", `missed_judgement`. `owner`: the configured owner, who answers
+    for a row without a user."""
     if row.origin == "user":
-        return ack_judgement(row, now, owner) if is_acknowledgement(row) else ""
+        if is_acknowledgement(row):
+            return ack_judgement(row, now, owner)
+        return missed_judgement(row, owner) if is_missed_question(row) else ""
     payload = row.payload or {}
     if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
         return ""
@@ -203,6 +224,16 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
             .order_by(Turn.id.desc()).limit(LOOKED_AT))
     if any(named & _words(turn.text) for turn in said):
         return "the user wrote about it since its last follow-up"
+    return ""
+
+
+def missed_judgement(row: Inbox, owner: str | None) -> str:
+    """Why "what did I miss?" needs a model: the user is not the owner, to whom what Wilson started telling
+    went (the view is the owner's), or it is their first word to Wilson (who introduces itself)."""
+    if owner is not None and row.user_id is not None and str(row.user_id) != str(owner):
+        return "what was missed is the owner's to ask about"
+    if not reads.assistant_spoke(row.user_id or owner, owner):
+        return "the user's first message"
     return ""
 
 
