@@ -102,7 +102,7 @@ ROUTINE_CHARS = 120
 
 # An acknowledgement and nothing more ("thanks!", "ok, sounds good", "great, thank you 👍"), matched whole: it asks
 # nothing, so it is answered from a template; judgement_for sends it to a model when a proposal waits for the
-# user's word or Wilson's last line asked something, which the "ok" may answer.
+# user's word or Wilson's last line asked something (the "ok" may answer either), and for a first word.
 _THANKS = r"(thanks|thank you|thank u|thx|ty|cheers|many thanks|much appreciated)"
 _OK = r"(ok|okay|k|kk|cool|great|nice|perfect|lovely|fine|good|alright|got it|sounds good|all good|noted)"
 _ACK = re.compile(rf"((?:{_OK}|{_THANKS})( (so much|a lot|again|then))?[\s,.!]*)+[^\w?]*", re.I)
@@ -115,11 +115,11 @@ def _text(row: Inbox) -> str:
 
 def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     """("fast" | "deep" | "template", why). A user's thanks or "ok", and "what did I miss?" asked alone, are
-    answered from a template unless `judgement` says why they need a model. Routine chat (greetings, thanks, a lookup) and one note, task or
-    reminder the user asks for go to the fast role, which can hand them on; a deadline or reminder follow-up
-    is phrased from a template without a model unless `judgement` (from `judgement_for`) says why it needs
-    one, and so is the briefing's list of what triage kept; an item triage found nothing to plan in goes to the fast role, which can hand it on;
-    everything else goes to the deep role."""
+    answered from a template unless `judgement` says why they need a model. Routine chat (greetings, a lookup)
+    and one note, task or reminder the user asks for go to the fast role, which can hand them on. A deadline
+    or reminder follow-up is phrased from a template unless `judgement` (from `judgement_for`) says why it
+    needs a model, and so is the briefing's list of what triage kept; an item triage found nothing to plan in
+    goes to the fast role, which can hand it on; everything else goes to the deep role."""
     text = _text(row)
     if row.origin == "user":
         if is_acknowledgement(row) and not judgement:
@@ -195,11 +195,11 @@ LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
 
 
 def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
-    """Why a deadline follow-up or a user's acknowledgement needs a model rather than its template ("" when
-    nothing does): a change to its task waits for the user's approval (a template would talk past it), or the
-    user has written about the task since its previous follow-up (a reply to handle); for an acknowledgement,
-    `ack_judgement`, and for "what did I miss?", `missed_judgement`. `owner`: the configured owner, who answers
-    for a row without a user."""
+    """Why a deadline follow-up, or a user's message the router would answer from a template, needs a model
+    ("" when nothing does). For a follow-up: a change to its task waits for the user's approval (a template
+    would talk past it), or the user has written about the task since its previous follow-up (a reply to
+    handle). For an acknowledgement, `ack_judgement`; for "what did I miss?", `missed_judgement`. `owner`: the
+    configured owner, who answers for a row without a user."""
     if row.origin == "user":
         if is_acknowledgement(row):
             return ack_judgement(row, now, owner)
