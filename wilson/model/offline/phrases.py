@@ -107,9 +107,11 @@ _ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|ki
 def request_of(text: str) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
-    without its question ("can you add milk?" is "add milk")."""
-    while ((lead := LEAD_RE.match(text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
-           and not _BARE_ANSWER.match(text, lead.end())):
+    without its question ("can you add milk?" is "add milk"). Where or how the user is, and when, is kept
+    whole: "heading out, back at 6" is no lead to "back at 6"."""
+    while ((lead := LEAD_RE.match(plain := text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
+           and not _BARE_ANSWER.match(text, lead.end())
+           and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))):
         text = text[lead.end():]
     asked = _ASKED_POLITELY.match(text)
     text = asked.group("ask") if asked else text
