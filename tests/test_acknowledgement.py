@@ -4,11 +4,11 @@ waits, Wilson's last line asked a question, or it is the user's first word to Wi
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
-from actors.cortex.route import acknowledged, is_acknowledgement
+from actors.cortex.route import acknowledged, asks, choose_route, is_acknowledgement, judgement_for
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Turn
 from tests.brain import context_of, routine_reply
 from tests.test_router import cortex, routed, say
@@ -17,9 +17,13 @@ from wilson.model.scripted import ScriptedServer
 TEMPLATE = "template: an acknowledgement that asks nothing (answered without a model)"
 
 
+QUESTIONS = {"dentist": "Shall I add it?", "plumber": "Shall I add it? 🙂", "boiler": "Want a reminder?\n(yes/no)"}
+
+
 def answer(body: dict) -> dict:
     text = context_of(body)["stimulus"]["text"]
-    return routine_reply(body) or {"text": "Shall I add it?" if "dentist" in text else "Here is your day."}
+    asked = next((question for word, question in QUESTIONS.items() if word in text), None)
+    return routine_reply(body) or {"text": asked or "Here is your day."}
 
 
 @pytest.fixture
@@ -32,7 +36,11 @@ def wilson(make_app):
     ("thanks!", True), ("Thank you", True), ("ok, sounds good", True), ("great, thanks 👍", True), ("OK.", True),
     ("got it", True), ("cheers", True), ("perfect, thank you so much!", True),
     ("hello", False), ("good morning", False), ("ok?", False), ("thanks, but move it to Friday", False),
-    ("ok, book it", False), ("thanks for the reminder, when is it again?", False), ("I'm good", False)])
+    ("ok, book it", False), ("thanks for the reminder, when is it again?", False), ("I'm good", False),
+    # a glad emoji may end it, a cross one is no plain "ok"; a run of k's is laughter, read at once
+    ("thanks 🙏", True), ("ok :)", True), ("okay 👌", True),
+    ("ok 👎", False), ("ok :(", False), ("great!!! 😡", False),
+    ("k", True), ("kkkkkkkkkk", False), ("k" * 60 + " lol", False), ("ok " * 30, False)])
 def test_only_a_thanks_or_ok_and_nothing_more_is_an_acknowledgement(text, ack):
     assert is_acknowledgement(Inbox(origin="user", kind="message", text=text, payload={})) is ack
 
@@ -58,7 +66,7 @@ def test_the_first_word_to_wilson_goes_to_a_model_even_when_it_is_a_thanks(wilso
     app, server = wilson
     row = say(app, "thanks!")
     assert len(cortex(server)) == 1
-    assert routed(row) == ["fast: routine chat"]
+    assert routed(row) == ["fast: routine chat; not from a template: the user's first message"]
 
 
 def test_an_ok_while_a_proposal_waits_goes_to_a_model_which_may_approve_it(wilson):
@@ -72,7 +80,7 @@ def test_an_ok_while_a_proposal_waits_goes_to_a_model_which_may_approve_it(wilso
     before = len(cortex(server))
     row = say(app, "ok, sounds good")
     assert len(cortex(server)) == before + 1
-    assert routed(row) == ["fast: routine chat"]
+    assert routed(row) == ["fast: routine chat; not from a template: a proposal waits for the user's word"]
 
 
 def test_an_ok_after_wilson_asked_a_question_goes_to_a_model(wilson):
@@ -81,4 +89,28 @@ def test_an_ok_after_wilson_asked_a_question_goes_to_a_model(wilson):
     before = len(cortex(server))
     row = say(app, "ok")
     assert len(cortex(server)) == before + 1
-    assert routed(row) == ["fast: routine chat"]
+    assert routed(row) == ["fast: routine chat; not from a template: Wilson's last line asked a question"]
+
+
+@pytest.mark.parametrize("told", ["the plumber comes on Friday", "the boiler needs a service"])
+def test_a_question_with_something_after_its_mark_is_still_a_question(wilson, told):
+    app, server = wilson
+    say(app, told)  # "Shall I add it? 🙂", or "Want a reminder?" over "(yes/no)"
+    before = len(cortex(server))
+    say(app, "ok")
+    assert len(cortex(server)) == before + 1
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("Shall I add it?", True), ("Shall I add it? 🙂", True), ("Want a reminder? (yes/no)", True),
+    ("Want a reminder?\n(yes/no)", True), ("Any news? :)", True), ("Is it on? Yes, it is.", False),
+    ("Done: added “Pack”.", False), ("Noted 👍", False), ("", False)])
+def test_what_counts_as_wilson_asking(text, asked):
+    assert asks(text) is asked
+
+
+@pytest.mark.parametrize("key", ["reply_to", "replaces", "attachment"])
+def test_an_ok_that_answers_a_message_in_particular_is_no_template(key):
+    row = Inbox(origin="user", kind="message", text="ok", payload={key: {"text": "Shall I move lunch to 1pm?"}})
+    assert judgement_for(row, datetime(2027, 1, 5, 9, 0)) == f"it answers a message in particular ({key})"
+    assert choose_route(row, judgement_for(row, datetime(2027, 1, 5, 9, 0)))[0] == "fast"

@@ -124,7 +124,7 @@ def test_what_was_missed_asked_as_the_first_word_goes_to_the_model_with_the_view
     row = say(app, "what did I miss?")  # Wilson has not introduced itself yet: the model answers
     say(app, "and tomorrow?")
     missed, later = (context_of(body) for body in cortex_requests(server))
-    assert routed(row) == ["fast: a lookup"]
+    assert routed(row) == ["fast: a lookup; not from a template: the user's first message"]
     assert "missed" not in later, "only the question about it carries the view"
     view = missed["missed"]
     assert view["since"] == "2027-01-04T10:00+01:00"  # the user never wrote: the day before

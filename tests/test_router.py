@@ -155,7 +155,7 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
 
 
 @pytest.mark.parametrize("text, route", [
-    ("hello", "fast"), ("Thanks!", "template"), ("what did I miss?", "template"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
+    ("hello", "fast"), ("Thanks!", "template"), ("what did I miss?", "template"), ("what happened?", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
     ("plan my trip", "deep"),
     # one note, task or reminder goes to the fast role with the tools of a note ...
     ("add milk to my list", "fast"), ("remind me to call mum at 5", "fast"), ("note to self: buy milk", "fast"),

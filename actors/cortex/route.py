@@ -103,10 +103,20 @@ ROUTINE_CHARS = 120
 # An acknowledgement and nothing more ("thanks!", "ok, sounds good", "great, thank you 👍"), matched whole: it asks
 # nothing, so it is answered from a template; judgement_for sends it to a model when a proposal waits for the
 # user's word or Wilson's last line asked something (the "ok" may answer either), and for a first word.
-_THANKS = r"(thanks|thank you|thank u|thx|ty|cheers|many thanks|much appreciated)"
-_OK = r"(ok|okay|k|kk|cool|great|nice|perfect|lovely|fine|good|alright|got it|sounds good|all good|noted)"
-_ACK = re.compile(rf"((?:{_OK}|{_THANKS})( (so much|a lot|again|then))?[\s,.!]*)+[^\w?]*", re.I)
+# Words are parted by a space or a stop (one way to read "ok thanks", none for "kkkk"), a glad emoji may end it
+# ("ok 👎" or "ok :(" is no plain "ok"), and a long message is no acknowledgement, however it is made.
+_THANKS = r"(?:thanks|thank you|thank u|thx|ty|cheers|many thanks|much appreciated)"
+_OK = r"(?:ok|okay|k|cool|great|nice|perfect|lovely|fine|good|alright|got it|sounds good|all good|noted)"
+_WORD = rf"(?:{_OK}|{_THANKS})(?: (?:so much|a lot|again|then))?"
+_GLAD = ("\N{THUMBS UP SIGN}\N{OK HAND SIGN}\N{PERSON WITH FOLDED HANDS}\N{SLIGHTLY SMILING FACE}"
+         "\N{SMILING FACE WITH SMILING EYES}\N{GRINNING FACE}\N{HEAVY BLACK HEART}\N{WHITE HEAVY CHECK MARK}"
+         "\N{PARTY POPPER}\ufe0f")
+_ACK = re.compile(rf"{_WORD}(?:[\s,.!]+{_WORD})*(?:[\s,.!]|[{_GLAD}]|:-?\)|:D)*", re.I)
+ACK_CHARS = 60
 ACK_REPLIES = {"thanks": "You're welcome!", "ok": "\N{THUMBS UP SIGN}"}
+# A message that answers one of Wilson's in particular (a reply to it, an edit of an earlier one, a photo) is
+# never answered from a template: a 👍 would talk past what it answers.
+_ANSWERS = ("reply_to", "replaces", "attachment")
 
 
 def _text(row: Inbox) -> str:
@@ -120,23 +130,13 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     or reminder follow-up is phrased from a template unless `judgement` (from `judgement_for`) says why it
     needs a model, and so is the briefing's list of what triage kept; an item triage found nothing to plan in
     goes to the fast role, which can hand it on; everything else goes to the deep role."""
-    text = _text(row)
     if row.origin == "user":
-        if is_acknowledgement(row) and not judgement:
+        if not judgement and is_acknowledgement(row):
             return "template", "an acknowledgement that asks nothing (answered without a model)"
-        if is_missed_question(row) and not judgement:
+        if not judgement and is_missed_question(row):
             return "template", "what the user missed, told from its view (answered without a model)"
-        if is_note(row):
-            return "fast", "one note, task or reminder"
-        if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
-            return "deep", "a request that may need planning"
-        if _ROUTINE.fullmatch(text):
-            return "fast", "routine chat"
-        if _LOOKUP.match(text) or text.endswith("?"):
-            return "fast", "a lookup"
-        if _STATUS.fullmatch(text):
-            return "fast", "the user saying how or where they are"
-        return "deep", "not recognisably routine"
+        route, why = _user_route(row)
+        return (route, f"{why}; not from a template: {judgement}") if judgement else (route, why)
     if row.kind == "briefing":  # triage kept these as worth a line and nothing more: its summaries are the lines
         return "template", "the briefing's lines are triage's summaries (nothing to judge)"
     if row.kind in ("reminder", "deadline"):
@@ -148,6 +148,21 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     return "deep", f"a {row.kind} needs judgement"
 
 
+def _user_route(row: Inbox) -> tuple[str, str]:
+    text = _text(row)
+    if is_note(row):
+        return "fast", "one note, task or reminder"
+    if row.kind != "message" or len(text) > ROUTINE_CHARS or _PLANNING.search(text):
+        return "deep", "a request that may need planning"
+    if _ROUTINE.fullmatch(text):
+        return "fast", "routine chat"
+    if _LOOKUP.match(text) or text.endswith("?"):
+        return "fast", "a lookup"
+    if _STATUS.fullmatch(text):
+        return "fast", "the user saying how or where they are"
+    return "deep", "not recognisably routine"
+
+
 def is_note(row: Inbox) -> bool:
     """A user's message asking for one note, task or reminder and nothing more."""
     text = _text(row)
@@ -157,7 +172,8 @@ def is_note(row: Inbox) -> bool:
 
 def is_acknowledgement(row: Inbox) -> bool:
     """A user's thanks or "ok" and nothing more: no greeting, question or request."""
-    return row.kind == "message" and bool(_ACK.fullmatch(_text(row)))
+    text = _text(row)
+    return row.kind == "message" and len(text) <= ACK_CHARS and bool(_ACK.fullmatch(text))
 
 
 def acknowledged(row: Inbox) -> str:
@@ -166,8 +182,10 @@ def acknowledged(row: Inbox) -> str:
 
 
 def is_missed_question(row: Inbox) -> bool:
-    """"What did I miss?" (or "any news?", "catch me up") and nothing more."""
-    return row.kind == "message" and asks_what_was_missed(_text(row))
+    """"What did I miss?" (or "any news?", "catch me up") and nothing more. Not "what happened?", which may
+    ask about Wilson's own last line ("I couldn't add the reminder.") rather than what came in."""
+    text = _text(row)
+    return row.kind == "message" and asks_what_was_missed(text) and not re.search(r"\bhappen", text, re.I)
 
 
 def template_reply(row: Inbox, now: datetime, tz, owner: str | None) -> tuple[str, bool]:
@@ -198,9 +216,13 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
     """Why a deadline follow-up, or a user's message the router would answer from a template, needs a model
     ("" when nothing does). For a follow-up: a change to its task waits for the user's approval (a template
     would talk past it), or the user has written about the task since its previous follow-up (a reply to
-    handle). For an acknowledgement, `ack_judgement`; for "what did I miss?", `missed_judgement`. `owner`: the
-    configured owner, who answers for a row without a user."""
+    handle). For a user's message: it answers one message in particular (a reply to it, an edit, a photo); an
+    acknowledgement, `ack_judgement`; "what did I miss?", `missed_judgement`. `owner`: the configured owner,
+    who answers for a row without a user."""
     if row.origin == "user":
+        answering = next((key for key in _ANSWERS if (row.payload or {}).get(key)), None)
+        if answering and (is_acknowledgement(row) or is_missed_question(row)):
+            return f"it answers a message in particular ({answering})"
         if is_acknowledgement(row):
             return ack_judgement(row, now, owner)
         return missed_judgement(row, owner) if is_missed_question(row) else ""
@@ -246,6 +268,15 @@ def ack_judgement(row: Inbox, now: datetime, owner: str | None) -> str:
     if user_id is not None and reads.pending_items(str(user_id), now, 1):
         return "a proposal waits for the user's word"
     said = reads.recent_turns(user_id, None, owner, 1)  # this message is a turn only once it is answered
-    if said and said[-1].role == "assistant" and said[-1].text.rstrip().endswith("?"):
+    if said and said[-1].role == "assistant" and asks(said[-1].text):
         return "Wilson's last line asked a question"
     return ""
+
+
+def asks(text: str) -> bool:
+    """Whether a line of Wilson's ends by asking something: "Shall I add it?", and so do "Shall I add it? 🙂"
+    and "Want a reminder? (yes/no)"; not "Is it on? Yes, it is."."""
+    end = re.sub(r"\([^()\n]{0,40}\)\s*$", "", (text or "").strip())  # a closing "(yes/no)"
+    while end and not (end[-1].isalnum() or end[-1] == "?"):
+        end = end[:-1]  # emoji, a smile, spaces, a stop
+    return end.endswith("?")
