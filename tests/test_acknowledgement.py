@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from actors.cortex.route import acknowledged, asks, choose_route, is_acknowledgement, judgement_for
+from storage import outbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Turn
 from tests.brain import context_of, routine_reply
 from tests.test_router import cortex, routed, say
@@ -114,3 +115,38 @@ def test_an_ok_that_answers_a_message_in_particular_is_no_template(key):
     row = Inbox(origin="user", kind="message", text="ok", payload={key: {"text": "Shall I move lunch to 1pm?"}})
     assert judgement_for(row, datetime(2027, 1, 5, 9, 0)) == f"it answers a message in particular ({key})"
     assert choose_route(row, judgement_for(row, datetime(2027, 1, 5, 9, 0)))[0] == "fast"
+
+
+def told_unasked(app, text: str, key: str = "followups:1") -> None:
+    """A message Wilson started that reached the user now (as a delivered follow-up leaves it)."""
+    box = outbox.add(channel="repl", text=text, trace_id="t", key=key, at=app.clock.now())
+    Outbox.update(status="delivered", delivered_at=app.clock.now(), surfaced=True).where(Outbox.id == box.id).execute()
+
+
+def test_an_ok_after_a_follow_up_that_asked_goes_to_a_model(wilson):
+    app, server = wilson
+    say(app, "what's on today?")
+    app.advance(timedelta(minutes=5))
+    told_unasked(app, "“File tax return” is overdue (Tue 9 Mar). Done, or shall we move it?")
+    app.advance(timedelta(minutes=5))
+    before = len(cortex(server))
+    row = say(app, "ok")
+    assert len(cortex(server)) == before + 1
+    assert routed(row) == ["fast: routine chat; not from a template: Wilson's last line asked a question"]
+
+
+@pytest.mark.parametrize("told, first", [
+    ("Reminder: “Pack” is due in 3 days (Fri 12 Mar).", False),  # it asks nothing
+    ("“File tax return” is overdue (Tue 9 Mar). Done, or shall we move it?", True)])  # answered since
+def test_an_ok_after_a_follow_up_that_asks_nothing_or_was_answered_since_is_a_template(wilson, told, first):
+    app, server = wilson
+    if first:
+        told_unasked(app, told)
+        app.advance(timedelta(minutes=5))
+    say(app, "what's on today?")  # "Here is your day."
+    if not first:
+        app.advance(timedelta(minutes=5))
+        told_unasked(app, told)
+    app.advance(timedelta(minutes=5))
+    row = say(app, "ok")
+    assert routed(row) == [TEMPLATE]

@@ -60,6 +60,16 @@ def missed_view(since: datetime, now: datetime, tz) -> dict:
     return view
 
 
+def last_told_unasked() -> tuple[datetime, str] | None:
+    """(when, text) of the newest message Wilson started that reached the user (a follow-up, a heads-up, the
+    briefing): what an "ok" may answer when it came after Wilson's last reply."""
+    proactive = reduce(operator.or_, [Outbox.idempotency_key.startswith(k) for k in PROACTIVE])
+    box = (Outbox.select(Outbox.delivered_at, Outbox.text)
+           .where(proactive & Outbox.surfaced & (Outbox.status == "delivered") & (Outbox.channel != "silent"))
+           .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).first())
+    return (box.delivered_at, box.text) if box is not None and box.delivered_at is not None else None
+
+
 ANSWERS = {"pending": "waiting for your answer", "partial": "partly answered", "approved": "approved",
            "rejected": "rejected", "superseded": "changed since", "expired": "expired unanswered"}
 

@@ -8,10 +8,11 @@ from datetime import datetime
 
 from actors import tools
 from actors.cortex.context import _words, recent_turns
-from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
+from actors.cortex.missed import asks_what_was_missed, last_told_unasked, missed_view, since_last_said
 from actors.proposals.rules import OPEN
 from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
+from wilson.kernel.clock import as_utc
 from wilson.model.offline import missed
 
 
@@ -261,14 +262,18 @@ def missed_judgement(row: Inbox, owner: str | None) -> str:
 
 def ack_judgement(row: Inbox, now: datetime, owner: str | None) -> str:
     """Why a thanks or "ok" needs a model: it is the user's first word to Wilson (who introduces itself), a
-    proposal of theirs waits (the "ok" may approve it), or Wilson's last line to them asked a question."""
+    proposal of theirs waits (the "ok" may approve it), or Wilson's last line to them asked a question: its
+    last reply, or what it told them unasked since ("“Pack” is overdue. Done, or shall we move it?")."""
     user_id = row.user_id or owner
     if not reads.assistant_spoke(user_id, owner):
         return "the user's first message"
     if user_id is not None and reads.pending_items(str(user_id), now, 1):
         return "a proposal waits for the user's word"
     said = reads.recent_turns(user_id, None, owner, 1)  # this message is a turn only once it is answered
-    if said and said[-1].role == "assistant" and asks(said[-1].text):
+    lines = [(turn.created_at, turn.text) for turn in said if turn.role == "assistant"]
+    if owner is None or row.user_id is None or str(row.user_id) == str(owner):  # what Wilson starts is the owner's
+        lines += filter(None, [last_told_unasked()])
+    if lines and asks(max(lines, key=lambda line: as_utc(line[0]))[1]):
         return "Wilson's last line asked a question"
     return ""
 
