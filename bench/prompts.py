@@ -118,8 +118,8 @@ def run(quick: bool = False) -> dict:
                out["hello"][0], ratio(out["hello60"][0], out["hello"][0]),
                note="also five more turns of history (routine chat sees at most 400 tokens of it)"),
     ]
-    notes = [f"planning request roles: {', '.join(plan[2])}; thanks: {out['thanks'][0]} tokens "
-             f"({', '.join(out['thanks'][2])})",
+    thanks_roles = ", ".join(out["thanks"][2]) or "no model call: answered from the router's template"
+    notes = [f"planning request roles: {', '.join(plan[2])}; thanks: {out['thanks'][0]} tokens ({thanks_roles})",
              "tokens: the scripted server's usage (request bytes // 4, reply JSON // 4), every request of the run"]
     return result("prompt cost", figures, {k: list(v) for k, v in out.items()}, notes)
 
