@@ -159,7 +159,8 @@ def _inbox_for(decision: dict, members: list, now: datetime):
     return inbox.add(source=members[0].channel, kind=kind, origin="background", priority=decision["priority"],
                      at=now, text=text[:4000], trace_id=members[0].trace_id,
                      payload={"buffers": payloads, "topic": decision.get("topic"),
-                              **({} if decision.get("plan", True) else {"plan": False})},
+                              **({} if decision.get("plan", True) else {"plan": False}),
+                              **({"note": decision["note"]} if decision.get("note") else {})},
                      dedup_key="triage:" + ",".join(str(m.id) for m in members))
 
 

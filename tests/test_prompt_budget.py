@@ -257,8 +257,9 @@ def test_the_rule_for_the_users_own_words_is_said_only_while_a_proposal_of_their
 
 
 # The organs' fixed part of every request (tool schema, system prompt), in tokens: the RAS scans many times a
-# day, triage every sync, consolidation every night.
-ORGAN_BUDGET = {"arousal": (75, 100), "triage": (200, 215), "record_memories": (205, 245)}
+# day, triage every sync, consolidation every night. Triage's includes the line and the task of a kept item that
+# needs no plan (`say`, `task`): about 35 tokens a sync instead of a second model call per such item.
+ORGAN_BUDGET = {"arousal": (75, 100), "triage": (205, 250), "record_memories": (205, 245)}
 
 
 @pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))

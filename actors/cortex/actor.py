@@ -7,6 +7,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing, tools
+from actors.cortex import noted
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
@@ -130,15 +131,21 @@ class CortexActor(WilsonActor):
         tz = self.config.timezone
         owner = self.config.get("core", "owner")
         route, why = choose_route(row, judgement_for(row, now, owner))
+        outcome = None
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
             if route == "template" and row.origin == "user":  # a thanks, an "ok" or "what did I miss?" alone
                 reply, quoted = template_reply(row, now, tz, owner)
                 outcome = RunOutcome(reply=reply, read_untrusted=quoted)
+            elif route == "template" and noted.triage_note(row) is not None:  # triage said what to do about it
+                outcome = noted.act_on(row, now, tz, owner, self.toolbox())
+                if outcome.rejected_calls:  # the model reads the item itself, as it would have without the note
+                    name, problem = outcome.rejected_calls[0]
+                    route, why, outcome = "fast", f"{why}; but its {name} was refused ({problem[:120]})", None
             elif route == "template":  # no model: no memories, turns or context to gather either
                 outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
                 if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
                     self.notice_budget("BudgetExhausted: deep", now)
-            else:
+            if outcome is None:
                 memories = []
                 try:  # recalled by the stimulus, its topic, its kind of event, its people and places
                     memories = hippocampus_recall.memories_for(row, now, self.config)
@@ -151,7 +158,6 @@ class CortexActor(WilsonActor):
                 calendar = "calendar_lookup" in tools.offered("user", box)
                 context = build_context(row, now, tz, memories, turns, owner, calendar, named_only=noting)
                 user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
-                outcome = None
                 if route == "fast":  # routine chat gets the chat prompt; a background item the prompt of a note
                     kind = chat_run(row)
                     user_run = row.origin == "user"

@@ -266,6 +266,8 @@ def _payload_view(row: Inbox) -> dict:
     payload = dict(row.payload or {})
     if row.kind == "briefing":
         payload.pop("items", None)  # the briefing's text lists the same summaries
+    # triage's note on the item (actors/cortex/noted.py) is not shown: a run that reads the item judges it itself
+    payload.pop("note", None)
     return payload
 
 

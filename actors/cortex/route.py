@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 
 from actors import tools
+from actors.cortex import noted
 from actors.cortex.context import _words, recent_turns
 from actors.cortex.missed import asks_what_was_missed, last_told_unasked, missed_view, since_last_said
 from actors.proposals.rules import OPEN
@@ -130,7 +131,8 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
     and one note, task or reminder the user asks for go to the fast role, which can hand them on. A deadline
     or reminder follow-up is phrased from a template unless `judgement` (from `judgement_for`) says why it
     needs a model, and so is the briefing's list of what triage kept; an item triage found nothing to plan in
-    goes to the fast role, which can hand it on; everything else goes to the deep role."""
+    is acted on as triage said (actors/cortex/noted.py) unless `judgement` says why not, or goes to the fast
+    role, which can hand it on; everything else goes to the deep role."""
     if row.origin == "user":
         if not judgement and is_acknowledgement(row):
             return "template", "an acknowledgement that asks nothing (answered without a model)"
@@ -145,6 +147,10 @@ def choose_route(row: Inbox, judgement: str = "") -> tuple[str, str]:
             return "deep", f"a {row.kind} needs judgement: {judgement}"
         return "template", f"{row.kind} follow-up from a template (nothing to judge)"
     if row.kind in ("buffered", "event") and (row.payload or {}).get("plan") is False:
+        if noted.triage_note(row) is not None:
+            if not judgement:
+                return "template", "triage said what to do about it (no second model call)"
+            return "fast", f"triage found nothing to plan in it; not from triage's note: {judgement}"
         return "fast", "triage found nothing to plan in it (the fast role may hand it on)"
     return "deep", f"a {row.kind} needs judgement"
 
@@ -217,9 +223,9 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
     """Why a deadline follow-up, or a user's message the router would answer from a template, needs a model
     ("" when nothing does). For a follow-up: a change to its task waits for the user's approval (a template
     would talk past it), or the user has written about the task since its previous follow-up (a reply to
-    handle). For a user's message: it answers one message in particular (a reply to it, an edit, a photo); an
-    acknowledgement, `ack_judgement`; "what did I miss?", `missed_judgement`. `owner`: the configured owner,
-    who answers for a row without a user."""
+    handle). For an item triage left a note on: noted.judgement. For a user's message: it answers one message in
+    particular (a reply to it, an edit, a photo); an acknowledgement, `ack_judgement`; "what did I miss?",
+    `missed_judgement`. `owner`: the configured owner, who answers for a row without a user."""
     if row.origin == "user":
         answering = next((key for key in _ANSWERS if (row.payload or {}).get(key)), None)
         if answering and (is_acknowledgement(row) or is_missed_question(row)):
@@ -227,6 +233,8 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
         if is_acknowledgement(row):
             return ack_judgement(row, now, owner)
         return missed_judgement(row, owner) if is_missed_question(row) else ""
+    if noted.triage_note(row) is not None:
+        return noted.judgement(row, now, owner)
     payload = row.payload or {}
     if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
         return ""
