@@ -17,8 +17,8 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, look_answer, normalise_decisions,
-                           triage_context, triage_request)
+from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, learn, look_answer,
+                           normalise_decisions, triage_context, triage_request)
 from storage import buffers, inbox, outbox, senders, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -83,6 +83,7 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
             if made is not None:
                 created.append(made)
         day_briefing.await_rows(briefing_box, created)
+        learn(decisions, rows, now)  # what the model's decisions teach about senders, with them
     if briefing is not None:
         briefing.extend(gathered)
     return created

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from actors.hippocampus import advice
 from actors.tools.untrusted import unsaid_facts
+from storage import senders
 from wilson.skills import storable
 
 # The prompt says what each field means; the schema only shapes the answer (triage runs at every sync).
@@ -242,3 +243,13 @@ def drops_a_row(raw_drops, rows: list) -> bool:
 
 def _dicts(raw) -> list[dict]:
     return [item for item in raw if isinstance(item, dict)] if isinstance(raw, list) else []
+
+
+def learn(decisions: list[dict], rows: list, now: datetime) -> None:
+    """What the triage model's decisions teach, written in the transaction that applies them (apply_triage):
+    mail it kept as urgent (priority 1) makes its subject never routine for the RAS, as the RAS's own alarm
+    does (apply_triage marks the sender)."""
+    by_id = {r.id: r for r in rows}
+    urgent = {senders.mail_of(by_id[i]) for d in decisions if d["action"] == "inbox" and d["priority"] == 1
+              for i in d["buffer_ids"] if i in by_id}
+    senders.alarmed_on(urgent, now)

@@ -132,6 +132,11 @@ def _v19_mail_senders(db, migrator):
     db.create_tables([models.MailSender])
 
 
+def _v20_mail_subjects(db, migrator):
+    """The RAS learns routine mail by sender and subject too, one row per pair (actors/ras.py)."""
+    db.create_tables([models.MailSubject])
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -143,6 +148,7 @@ MIGRATIONS = [
     (17, "memory recall on the database's full-text search", _v17_memory_full_text),
     (18, "one index on the inbox's status", _v18_inbox_status_index),
     (19, "what the RAS learned of mail senders", _v19_mail_senders),
+    (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
 ]
 
 

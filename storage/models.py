@@ -188,6 +188,21 @@ class MailSender(BaseModel):
         table_name = "mail_sender"
 
 
+class MailSubject(BaseModel):
+    """The same for one sender's mail on one subject (its thread's, storage/senders.py thread_subject): a
+    sender who once raised the alarm about one thing still has routine mail about another."""
+
+    address = peewee.CharField()  # lower case
+    subject = peewee.CharField()  # lower case, without Re:/Fwd:, at most senders.SUBJECT_CHARS
+    calm = peewee.IntegerField(default=0)
+    read_at = UTCDateTimeField(null=True)
+    alarm_at = UTCDateTimeField(null=True)  # a subject with one is never routine
+
+    class Meta:
+        table_name = "mail_subject"
+        indexes = ((("address", "subject"), True),)
+
+
 class Outbox(BaseModel):
     """What Wilson says. Delivered once by the channel it names."""
 
@@ -404,6 +419,6 @@ class Setting(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Inbox, ReceptorBuffer, MailSender, Outbox, SentMessage, Turn, Topic, Task, TaskFiring, Approval,
-    ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
+    SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, Outbox, SentMessage, Turn, Topic, Task, TaskFiring,
+    Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
 ]

@@ -1,15 +1,22 @@
 """Mail senders as the RAS knows them: how much of their mail it read calmly, and whether any was urgent.
 
 A sender's next mail is routine (the RAS asks no model about it, actors/ras.py) once the model has read
-enough of theirs recently without alarm, and none was ever urgent. Only mail the model read counts:
-bulk mail the channel set aside, and routine mail the rules judged, teach nothing.
+enough of theirs recently without alarm, and none was ever urgent. The same is learned per sender and
+subject (a thread's subject, `thread_subject`): a school that once wrote "school closes at 13:00 today" is
+never a routine sender again, but its weekly newsletter, read calmly often enough and never urgent, is a
+routine subject. Only mail the model read counts: bulk mail the channel set aside, and routine mail the
+rules judged, teach nothing.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
-from storage.models import MailSender
+from storage.models import MailSender, MailSubject
+
+_REPLY = re.compile(r"^\s*((re|fwd?|aw|wg)\s*(\[\d+\])?\s*:\s*)+", re.I)
+SUBJECT_CHARS = 200  # a thread is known by its subject's opening: a column holds no more
 
 
 def address_of(row) -> str:
@@ -25,6 +32,20 @@ def address_in(payload, channel: str | None) -> str:
     return address if "@" in address else ""
 
 
+def thread_subject(subject) -> str:
+    """A mail's subject as its thread's: its Re:/Fwd:/AW:/WG: prefixes left aside, lower case, whitespace
+    collapsed, so that a reply, a forward and the first mail share one."""
+    return " ".join(_REPLY.sub("", str(subject or "")).split()).lower()[:SUBJECT_CHARS]
+
+
+def mail_of(row) -> tuple[str, str]:
+    """(sender address, thread subject) of a buffered mail; ('', '') for anything that is not a mail, and
+    (address, '') for a mail without a subject."""
+    address = address_of(row)
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    return (address, thread_subject(payload.get("subject"))) if address else ("", "")
+
+
 def routine(addresses: set[str], after: int, since: datetime) -> dict[str, int]:
     """{address: mails read calmly} for those of `addresses` with at least `after` such mails, the last
     read since `since`, and no urgent one ever."""
@@ -36,16 +57,43 @@ def routine(addresses: set[str], after: int, since: datetime) -> dict[str, int]:
     return {s.address: s.calm for s in found}
 
 
-def read_calmly(addresses: list[str], now: datetime) -> None:
-    """The model read these senders' mail (one address per mail) and raised no alarm."""
-    for address in addresses:
+def routine_subjects(mails: set[tuple[str, str]], after: int, since: datetime) -> dict[tuple[str, str], int]:
+    """{(address, subject): mails read calmly} for those of `mails` with at least `after` such mails on that
+    subject, the last read since `since`, and no urgent one on it ever (whatever the sender's other mail)."""
+    mails = {(a, s) for a, s in mails if a and s}
+    if not mails or after <= 0:
+        return {}
+    found = MailSubject.select().where(
+        MailSubject.address.in_(sorted({a for a, _ in mails})) & MailSubject.subject.in_(sorted({s for _, s in mails}))
+        & (MailSubject.calm >= after) & MailSubject.alarm_at.is_null() & (MailSubject.read_at >= since))
+    return {(s.address, s.subject): s.calm for s in found if (s.address, s.subject) in mails}
+
+
+def read_calmly(mails: list[tuple[str, str]], now: datetime) -> None:
+    """The model read these mails ((address, thread subject), one per mail) and raised no alarm."""
+    for address, subject in mails:
+        if not address:
+            continue
         MailSender.insert(address=address, calm=1, read_at=now).on_conflict(
             conflict_target=[MailSender.address],
             update={MailSender.calm: MailSender.calm + 1, MailSender.read_at: now}).execute()
+        if subject:
+            MailSubject.insert(address=address, subject=subject, calm=1, read_at=now).on_conflict(
+                conflict_target=[MailSubject.address, MailSubject.subject],
+                update={MailSubject.calm: MailSubject.calm + 1, MailSubject.read_at: now}).execute()
 
 
 def alarmed(addresses: set[str], now: datetime) -> None:
-    """Mail of these senders was urgent: none of theirs is routine again."""
+    """Mail of these senders was urgent: none of theirs is routine again as the sender's (`alarmed_on`
+    marks its subject)."""
     for address in sorted(addresses):
         MailSender.insert(address=address, read_at=now, alarm_at=now).on_conflict(
             conflict_target=[MailSender.address], update={MailSender.alarm_at: now}).execute()
+
+
+def alarmed_on(mails: set[tuple[str, str]], now: datetime) -> None:
+    """Mail of these senders on these subjects was urgent: none on that subject is routine again."""
+    for address, subject in sorted(m for m in mails if all(m)):
+        MailSubject.insert(address=address, subject=subject, read_at=now, alarm_at=now).on_conflict(
+            conflict_target=[MailSubject.address, MailSubject.subject],
+            update={MailSubject.alarm_at: now}).execute()

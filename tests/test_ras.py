@@ -240,10 +240,11 @@ SHIPPED = ("Email from Parcel Service <noreply@parcel.example>: Your order has s
 NEWSLETTER = "Email from school@school.example: Newsletter from Class 3b"
 
 
-def mail_each_interval(app, text: str, sender: str, count: int) -> list:
+def mail_each_interval(app, text: str, sender: str, count: int, subject: str | None = None) -> list:
     rows = []
     for _ in range(count):
-        rows.append(app.inject_buffered("email", text, {"from": sender, "subject": text.split(": ")[1][:40]}))
+        rows.append(app.inject_buffered("email", text, {"from": sender,
+                                                        "subject": subject or text.split(": ")[1][:40]}))
         app.advance(timedelta(minutes=15))
     return rows
 
@@ -306,25 +307,44 @@ def test_mail_the_rules_alone_judged_teaches_nothing_and_bulk_mail_never_makes_a
     assert len(requests_of(server, "reflex")) == 1 and routine_stages(direct) == []
 
 
-def test_a_sender_who_once_raised_the_alarm_is_never_routine(make_app, scripted):
+def test_a_sender_who_once_raised_the_alarm_is_no_routine_sender_but_a_calm_subject_of_theirs_is(make_app, scripted):
     server = scripted(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
-    advance_to(app, at(app, 5, 14, 3))
-    mail_each_interval(app, "Email from Petra <boss@work.example>: URGENT: the slides by 15:00", "boss@work.example", 1)
-    mail_each_interval(app, "Email from Petra <boss@work.example>: Notes from the weekly", "boss@work.example", 6)
-    assert len(requests_of(server, "reflex")) == 7, "calm mails after an alarm are still each read"
+    advance_to(app, at(app, 5, 9, 3))
+    school = "school@school.example"
+    [trip] = mail_each_interval(app, f"Email from {school}: Class trip\nURGENT: the coach leaves at 7:00", school, 1,
+                                subject="Class trip")
+    assert "aroused" in stages(trip), "the alarm marks the sender and this subject"
+    mail_each_interval(app, NEWSLETTER, school, 5)
+    assert len(requests_of(server, "reflex")) == 6
+
+    [reply] = mail_each_interval(app, f"Email from {school}: Re: Newsletter from Class 3b", school, 1,
+                                 subject="RE:  Newsletter from  CLASS 3b")
+    assert len(requests_of(server, "reflex")) == 6, "the newsletter's thread is routine, the alarm was about another"
+    assert [s.reason for s in routine_stages(reply)] == [
+        f"routine subject: the model read 5 mails 'newsletter from class 3b' from {school} without alarm on that "
+        "subject, and nothing in this one is pressing; no model call"]
+
+    mail_each_interval(app, f"Email from {school}: Lost property\nA blue scarf was found.", school, 1)
+    mail_each_interval(app, f"Email from {school}: Class trip\nThe photos are online.", school, 6, subject="Class trip")
+    mail_each_interval(app, "Email from other@school.example: Newsletter from Class 3b", "other@school.example", 1)
+    assert len(requests_of(server, "reflex")) == 14, \
+        "a new subject of the sender, the alarmed subject however calm, another sender's newsletter: each read"
 
 
-def test_a_sender_whose_mail_triage_kept_as_urgent_is_never_routine(make_app, scripted):
+def test_triage_keeping_a_mail_as_urgent_marks_its_sender_and_its_subject(make_app, scripted):
     blind = {"match": offers("arousal"), "reply": lambda body: call("arousal", buffer_ids=[])}  # the RAS misses it
-    server = scripted(brain(blind))
+    alarmed = {"match": offers("triage"), "reply": lambda body: call("triage", items=[
+        {"buffer_ids": [i["buffer_id"] for i in request_items(body)], "priority": 1, "reason": "a charge to check"}])}
+    server = scripted(brain(blind, alarmed))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
-    [missed] = mail_each_interval(app, "Email from bank@bank.example: URGENT: card blocked", "bank@bank.example", 1)
+    statement = "Email from bank@bank.example: Your statement is ready"
+    [missed] = mail_each_interval(app, statement, "bank@bank.example", 1)
     advance_to(app, at(app, 6, 7, 5))
     assert inbox_row_for(missed.id).priority == 1, "the morning triage kept it as urgent"
-    mail_each_interval(app, "Email from bank@bank.example: Your statement is ready", "bank@bank.example", 6)
-    assert len(requests_of(server, "reflex")) == 7
+    mail_each_interval(app, statement, "bank@bank.example", 6)
+    assert len(requests_of(server, "reflex")) == 7, "neither the sender nor the subject is routine"
 
 
 def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):

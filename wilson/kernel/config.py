@@ -88,8 +88,9 @@ DEFAULTS: dict[str, dict] = {
               "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
               "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
-    # routine_after: after this many mails from one sender that raised no alarm, the RAS judges that sender's
-    # next mail by the urgency rules alone (a parcel notice, a statement); 0 asks the model about every mail.
+    # routine_after: after this many mails from one sender (or one sender's on one subject) that raised no alarm,
+    # the RAS judges the next such mail by the urgency rules alone (a parcel notice, a statement, a newsletter);
+    # 0 asks the model about every mail.
     "ras": {"interval_minutes": 15, "routine_after": 5},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
     # and once when it is overdue. A kind of task (actors/tick/deadlines.py task_kind: document, booking, packing,
@@ -185,8 +186,9 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "chunk_chars": ("count", "characters of buffered items per triage call, as triage reads them"),
     },
     "ras": {"interval_minutes": ("count", "how often buffered channels are looked at"),
-            "routine_after": ("count", "mails from one sender that raised no alarm, after which the sender's next "
-                                       "mail is judged by the urgency rules, without a model call; 0: always ask")},
+            "routine_after": ("count", "mails from one sender (or from one sender on one subject) that raised no "
+                                       "alarm, after which the next such mail is judged by the urgency rules, "
+                                       "without a model call; 0: always ask")},
     "tick": {
         "interval_seconds": ("positive", "seconds between looks at what has come due (deadlines, reminders, "
                                          "quiet hours' end); each look is a dozen or so queries"),
