@@ -155,6 +155,8 @@ def _triage_item(item: dict, errors: Errors = PERFECT) -> dict:
         out = {**decision, "priority": 3, "action": "inbox", "reason": "worth a line in the briefing"}
     if out["action"] == "inbox" and not calendar:
         out["plan"] = bool(PLAN_WORDS.search(subject))  # the rest is a note or one task
+        if not out["plan"] and out["priority"] <= 2:  # as the prompt asks: the line the user needs to hear now
+            out["say"] = first[:200]
     if out["action"] == "drop" and errors.hit("triage", errors.false_inbox, item):
         return {**out, "action": "inbox", "reason": "kept in error"}
     if out["action"] == "inbox" and errors.hit("triage", errors.false_drop, item):
@@ -848,6 +850,10 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
                  "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
                  "background runs is credited at no escalations; each escalation would add one deep run")
+    notes.append("caveat: for a kept urgent or action-needed mail that needs no plan, the scripted triage gives as the "
+                 "line to tell (`say`) the mail's first line, which the scripted fast model surfaced before, and no "
+                 "task; the cortex tells it without a second call unless the thread was told of within a day: a "
+                 "model's own words and tasks would make triage's answers longer (the completion tokens count them)")
     notes.append("caveat: the scripted model says nothing about a mail whose thread (sender and subject) Wilson "
                  "told the user of in the last 24 hours (told_before), new or not: the persona's resends and "
                  "replies repeat what was said, and a model would judge each")

@@ -76,6 +76,18 @@ def test_the_scripted_triage_groups_kept_mail_of_one_subject_as_its_prompt_asks(
     assert kept == {(1, 2, 3): "Action needed: sign the lease", (4,): None, (5,): None, (6,): None, (7,): None}
 
 
+def test_the_scripted_triage_gives_the_line_to_tell_only_for_a_kept_mail_that_needs_the_user_and_no_plan():
+    def said(subject):
+        item = {"buffer_id": 1, "untrusted": "from your email", "text": f"Email from a@b.example: {subject}\nSent …"}
+        return proactivity._triage_item(item).get("say")
+
+    assert said("URGENT: school closes at 13:00") == "Email from a@b.example: URGENT: school closes at 13:00"
+    assert said("Action needed: sign the form") == "Email from a@b.example: Action needed: sign the form"
+    assert said("URGENT: rebook your flight") is None, "a plan is the planner's to tell of"
+    assert said("Your parcel has shipped") is None, "a line for the briefing is no message of its own"
+    assert said("Spring sale: 30% off") is None
+
+
 def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:
     context = {"now": "2027-03-01T09:00+01:00", "stimulus": {"origin": "user", "kind": "chat"}}
     messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "CONTEXT " + json.dumps(context)},
