@@ -51,7 +51,7 @@ def act_on(row: Inbox, now: datetime, tz, owner: str | None, box=None) -> RunOut
         handle_call(tools.PROPOSE, {"changes": [{"action": "create_task", **task}]}, outcome, now, tz,
                     origin=row.origin, owner=owner, box=box)
     if note.get("say"):
-        handle_call("surface", {"text": note["say"], "urgent": row.priority == 1,
-                                "why": f"triage kept it at priority {row.priority} and said what the user needs to hear"},
-                    outcome, now, tz, origin=row.origin, owner=owner, box=box)
+        why = f"triage kept it at priority {row.priority} and said what the user needs to hear"
+        handle_call("surface", {"text": note["say"], "why": why, "urgent": row.priority == 1}, outcome, now, tz,
+                    origin=row.origin, owner=owner, box=box)
     return outcome
