@@ -17,7 +17,7 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing
-from actors.triage import (TRIAGE_TOOL, chunks, drops_a_row, first_line, headline, learn, look_answer,
+from actors.triage import (TRIAGE_TOOL, bulk_drops, chunks, drops_a_row, first_line, headline, learn, look_answer,
                            normalise_decisions, triage_context, triage_request)
 from storage import buffers, inbox, outbox, senders, trace
 from storage.db import database
@@ -262,7 +262,11 @@ class TriageActor(WilsonActor):
             by_id = {r.id: r for r in waiting}
             briefing.extend((d, [by_id[i] for i in d["buffer_ids"]]) for d in waiting_decisions(waiting))
         tz = self.config.timezone
-        for batch in chunks(rows, int(self.config.get("thalamus", "chunk_chars"))):
+        # bulk mail from a sender whose bulk mail the model kept dropping is dropped by rule, before any call
+        ruled = bulk_drops(rows, int(self.config.get("triage", "drop_after")), now, tz)
+        buffers.drop(rows, ruled, now, "thalamus")
+        asked = [r for r in rows if r.id not in ruled]
+        for batch in chunks(asked, int(self.config.get("thalamus", "chunk_chars"))):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
                                                origin="background", tool_choice="required",
@@ -300,8 +304,8 @@ class TriageActor(WilsonActor):
         if box_id is not None:
             day_briefing.gathered(box_id)
             self.settle()
-        logger.info("sync ({}): {} buffered row(s) ({} decided earlier) → {} inbox row(s)", reason,
-                    len(everything), len(waiting) if daily else 0, len(created))
+        logger.info("sync ({}): {} buffered row(s) ({} decided earlier, {} dropped by rule) → {} inbox row(s)",
+                    reason, len(everything), len(waiting) if daily else 0, len(ruled), len(created))
         return {"looked": len(rows), "kept": kept, "later": later, "postponed": postponed}
 
     def answer(self, reply_to: ReplyTo, looked: dict) -> None:

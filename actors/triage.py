@@ -3,16 +3,22 @@
 The thalamus' sync (actors/thalamus.py) batches buffered rows with `chunks`, asks the fast role
 with `triage_request` (the offline rules read `triage_context` instead), and keeps only what
 `normalise_decisions` lets through: known ids, each once, and every row it forgot kept.
+
+Bulk mail from a sender whose bulk mail the model kept dropping is dropped before any call (`bulk_drops`,
+`[triage] drop_after`), unless its subject is pressing; `learn` records what each answer teaches of senders.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from loguru import logger
 
 from actors.hippocampus import advice
 from actors.tools.untrusted import unsaid_facts
 from storage import senders
+from wilson.model.offline import urgency
 from wilson.skills import storable
 
 # The prompt says what each field means; the schema only shapes the answer (triage runs at every sync).
@@ -248,8 +254,45 @@ def _dicts(raw) -> list[dict]:
 def learn(decisions: list[dict], rows: list, now: datetime) -> None:
     """What the triage model's decisions teach, written in the transaction that applies them (apply_triage):
     mail it kept as urgent (priority 1) makes its subject never routine for the RAS, as the RAS's own alarm
-    does (apply_triage marks the sender)."""
+    does (apply_triage marks the sender); each bulk mail it dropped or kept counts for its sender
+    (`bulk_drops`). A kept one it forgot to mention counts as kept: that errs towards asking it again."""
     by_id = {r.id: r for r in rows}
     urgent = {senders.mail_of(by_id[i]) for d in decisions if d["action"] == "inbox" and d["priority"] == 1
               for i in d["buffer_ids"] if i in by_id}
     senders.alarmed_on(urgent, now)
+    senders.bulk_triaged([(senders.address_of(by_id[i]), d["action"] == "inbox") for d in decisions
+                          for i in d["buffer_ids"] if i in by_id and bulk(by_id[i])], now)
+
+
+# A sender's bulk mail is dropped by rule only while the model triaged one of theirs within this window: after
+# it, the model reads the next one again, and learns anew whether the sender still sends nothing worth keeping.
+DROP_WINDOW = timedelta(days=60)
+
+
+def bulk_drops(rows: list, after: int, now: datetime, tz) -> dict[int, str]:
+    """{buffer id: why} for the bulk mail the sync drops without a model call: from a sender whose last
+    `after` bulk mails the triage model all dropped (none kept within DROP_WINDOW), with nothing pressing
+    in its subject. `after` 0: none."""
+    addresses = {a for r in rows if bulk(r) and (a := senders.address_of(r))}
+    if after <= 0 or not addresses:
+        return {}
+    try:
+        known = senders.droppable(addresses, after, now - DROP_WINDOW)
+    except Exception as exc:  # a screen that fails asks the model, as before it existed
+        logger.warning("triage: the bulk-sender screen failed, the model reads every bulk mail: {}", exc)
+        return {}
+    return drop_reasons(rows, known, now, tz)
+
+
+def drop_reasons(rows: list, known: dict[str, int], now: datetime, tz) -> dict[int, str]:
+    """The bulk rows from a sender in `known` ({address: bulk mails the model dropped in a row}) whose subject
+    has nothing pressing (a sale ending today, a cancelled flight, a blocked account go to the model as
+    any other), with why no model is asked."""
+    out = {}
+    for row in rows:
+        address = senders.address_of(row)
+        if not bulk(row) or address not in known:
+            continue
+        if urgency.pressing(str(row.payload.get("subject") or ""), now, tz) is None:
+            out[row.id] = f"bulk mail from {address}: triage dropped its last {known[address]}; no model call"
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage import hot, trace
+from storage.db import database
 from storage.models import ReceptorBuffer
 
 SNIPPET_CHARS = 280
@@ -34,3 +35,20 @@ def untriaged(ids) -> list[int]:
 def unscanned() -> list[ReceptorBuffer]:
     return list(ReceptorBuffer.select().where(
         ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))
+
+
+def drop(rows: list, reasons: dict[int, str], now: datetime, actor: str) -> None:
+    """Those of `rows` that `reasons` names are processed as dropped, each traced with its reason: one
+    transaction, one UPDATE per reason (as triage's own drops, actors/thalamus.py apply_triage)."""
+    grouped: dict[str, list] = {}
+    for row in rows:
+        if row.id in reasons:
+            grouped.setdefault(reasons[row.id], []).append(row)
+    if not grouped:
+        return
+    with trace.held(), database.atomic():
+        for reason, members in grouped.items():
+            ReceptorBuffer.update(processed_at=now, outcome="drop", reason=reason).where(
+                ReceptorBuffer.id.in_([m.id for m in members])).execute()
+            for member in members:
+                trace.record(member.trace_id, "dropped", actor, reason, now)

@@ -137,6 +137,11 @@ def _v20_mail_subjects(db, migrator):
     db.create_tables([models.MailSubject])
 
 
+def _v21_bulk_senders(db, migrator):
+    """Triage learns whose bulk mail it keeps dropping (actors/triage.py), one row per address."""
+    db.create_tables([models.BulkSender])
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -149,6 +154,7 @@ MIGRATIONS = [
     (18, "one index on the inbox's status", _v18_inbox_status_index),
     (19, "what the RAS learned of mail senders", _v19_mail_senders),
     (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
+    (21, "what triage learned of bulk mail senders", _v21_bulk_senders),
 ]
 
 

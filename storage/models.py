@@ -203,6 +203,19 @@ class MailSubject(BaseModel):
         indexes = ((("address", "subject"), True),)
 
 
+class BulkSender(BaseModel):
+    """What triage has learned of one sender's bulk mail (newsletters, offers): how many in a row the model
+    dropped since it last kept one, so that the next may be dropped without asking it (actors/triage.py)."""
+
+    address = peewee.CharField(unique=True)  # lower case
+    dropped = peewee.IntegerField(default=0)  # dropped in a row; a kept one starts the count again
+    read_at = UTCDateTimeField(null=True)  # the last of this sender's bulk mail the model triaged
+    kept_at = UTCDateTimeField(null=True)  # the last it kept
+
+    class Meta:
+        table_name = "bulk_sender"
+
+
 class Outbox(BaseModel):
     """What Wilson says. Delivered once by the channel it names."""
 
@@ -419,6 +432,6 @@ class Setting(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, Outbox, SentMessage, Turn, Topic, Task, TaskFiring,
-    Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
+    SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, BulkSender, Outbox, SentMessage, Turn, Topic, Task,
+    TaskFiring, Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
 ]

@@ -6,6 +6,9 @@ subject (a thread's subject, `thread_subject`): a school that once wrote "school
 never a routine sender again, but its weekly newsletter, read calmly often enough and never urgent, is a
 routine subject. Only mail the model read counts: bulk mail the channel set aside, and routine mail the
 rules judged, teach nothing.
+
+Triage learns of bulk mail alike (`bulk_triaged`): a sender whose last bulk mails the triage model all
+dropped, and none of whose it kept lately, has the next dropped without a model call (`droppable`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from storage.models import MailSender, MailSubject
+from storage.models import BulkSender, MailSender, MailSubject
 
 _REPLY = re.compile(r"^\s*((re|fwd?|aw|wg)\s*(\[\d+\])?\s*:\s*)+", re.I)
 SUBJECT_CHARS = 200  # a thread is known by its subject's opening: a column holds no more
@@ -97,3 +100,35 @@ def alarmed_on(mails: set[tuple[str, str]], now: datetime) -> None:
         MailSubject.insert(address=address, subject=subject, read_at=now, alarm_at=now).on_conflict(
             conflict_target=[MailSubject.address, MailSubject.subject],
             update={MailSubject.alarm_at: now}).execute()
+
+
+def droppable(addresses: set[str], after: int, since: datetime) -> dict[str, int]:
+    """{address: bulk mails dropped in a row} for those of `addresses` whose last `after` (or more) bulk mails
+    the triage model all dropped, the last triaged since `since`, and none kept since then."""
+    if not addresses or after <= 0:
+        return {}
+    found = BulkSender.select().where(
+        BulkSender.address.in_(sorted(addresses)) & (BulkSender.dropped >= after) & (BulkSender.read_at >= since)
+        & (BulkSender.kept_at.is_null() | (BulkSender.kept_at < since)))
+    return {s.address: s.dropped for s in found}
+
+
+def bulk_triaged(judged: list[tuple[str, bool]], now: datetime) -> None:
+    """The triage model read these bulk mails ((address, kept), one per mail): a drop adds to the sender's
+    count, a keep starts it again (of one sender's mails in one answer, a kept one wins)."""
+    dropped: dict[str, int] = {}
+    kept = set()
+    for address, keep in judged:
+        if address:
+            dropped[address] = dropped.get(address, 0) + (not keep)
+            if keep:
+                kept.add(address)
+    for address, count in sorted(dropped.items()):
+        if address in kept:
+            BulkSender.insert(address=address, dropped=0, read_at=now, kept_at=now).on_conflict(
+                conflict_target=[BulkSender.address],
+                update={BulkSender.dropped: 0, BulkSender.read_at: now, BulkSender.kept_at: now}).execute()
+        else:
+            BulkSender.insert(address=address, dropped=count, read_at=now).on_conflict(
+                conflict_target=[BulkSender.address],
+                update={BulkSender.dropped: BulkSender.dropped + count, BulkSender.read_at: now}).execute()

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from storage import senders
-from storage.models import MailSender, MailSubject
+from storage.models import BulkSender, MailSender, MailSubject
 
 NOW = datetime(2027, 1, 5, 9, tzinfo=UTC)
 
@@ -74,3 +74,23 @@ def test_a_subject_read_calmly_often_enough_is_routine_though_its_sender_once_ra
     row = MailSubject.get((MailSubject.address == "school@x.example") & (MailSubject.subject == "newsletter"))
     assert (row.calm, row.read_at) == (5, NOW), "an alarm keeps the count"
     assert MailSender.get(MailSender.address == "school@x.example").calm == 11
+
+
+def test_a_bulk_sender_is_droppable_after_enough_drops_in_a_row_until_a_keep_or_a_long_silence(any_db):
+    offers, shop = "offers@x.example", "shop@x.example"
+    since = NOW - timedelta(days=60)
+    senders.bulk_triaged([(offers, False)] * 4 + [(shop, False)] * 5 + [("", False)], NOW)
+    assert senders.droppable({offers, shop, "new@x.example"}, 5, since) == {shop: 5}
+    senders.bulk_triaged([(offers, False)], NOW)
+    assert senders.droppable({offers}, 5, since) == {offers: 5}
+    assert senders.droppable({offers}, 0, since) == {}, "0 turns it off"
+    assert senders.droppable({offers}, 5, NOW + timedelta(seconds=1)) == {}, "none read since: the model reads one"
+
+    later = NOW + timedelta(hours=1)
+    senders.bulk_triaged([(offers, False), (offers, True), (offers, False)], later)
+    row = BulkSender.get(BulkSender.address == offers)
+    assert (row.dropped, row.read_at, row.kept_at) == (0, later, later), "a kept one in the answer wins"
+    senders.bulk_triaged([(offers, False)] * 6, NOW + timedelta(days=2))
+    assert senders.droppable({offers}, 5, NOW + timedelta(days=2) - timedelta(days=60)) == {}, \
+        "it kept one within the window"
+    assert senders.droppable({offers}, 5, later + timedelta(seconds=1)) == {offers: 6}, "a keep before it is past"

@@ -500,6 +500,73 @@ def test_dropped_rows_keep_their_reason_in_the_trace(make_app, scripted):
     assert Inbox.select().count() == 0 and requests_of(server, "deep") == []
 
 
+# Bulk mail triage keeps dropping -------------------------------------------------------------
+OFFERS = "offers@airline.example"
+
+
+def bulk_mail(app, subject: str, sender: str = OFFERS) -> ReceptorBuffer:
+    """A bulk mail as the email channel buffers one: marked bulk, and scanned (the RAS has nothing to look for)."""
+    row = app.inject_buffered("email", f"Email from Airline Offers <{sender}>: {subject}\nView in your browser",
+                              {"from": sender, "subject": subject, "bulk": "it has a List-Unsubscribe header"})
+    ReceptorBuffer.update(scanned_at=app.clock.now()).where(ReceptorBuffer.id == row.id).execute()
+    return row
+
+
+def test_which_bulk_mail_is_dropped_by_rule_and_why():
+    rows = rows_like("a", "b", "c", "d", "e")
+    subjects = ["Fares newsletter", "Last seats: sale ends today", "Fares newsletter", "Fares newsletter", ""]
+    senders_ = [OFFERS, OFFERS, OFFERS, "news@daily.example", OFFERS]
+    for row, subject, sender, bulk in zip(rows, subjects, senders_, [True, True, False, True, True]):
+        row.payload = {"from": sender, "subject": subject, **({"bulk": "a list"} if bulk else {})}
+    assert triage.drop_reasons(rows, {OFFERS: 7}, T0, clockmod.UTC) == {
+        1: f"bulk mail from {OFFERS}: triage dropped its last 7; no model call",
+        5: f"bulk mail from {OFFERS}: triage dropped its last 7; no model call"}, \
+        "not a pressing subject, not mail that is not bulk, not another sender's"
+
+
+def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_model_call(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    advance_to(app, at(app, 5, 14, 3))
+    first = [bulk_mail(app, f"Fares newsletter #{n}: Lisbon from 49 EUR").id for n in range(5)]
+    advance_to(app, at(app, 6, 7, 1))
+    assert len(triage_requests(server)) == 1 and ids_asked(triage_requests(server)[0]) == first
+
+    ruled = bulk_mail(app, "Fares newsletter #5: Porto from 59 EUR")
+    pressing = bulk_mail(app, "Fares newsletter #6: the sale ends today")
+    other = bulk_mail(app, "Your morning newsletter", sender="news@daily.example")
+    direct = app.inject_buffered("email", f"Email from {OFFERS}: Your booking OX12", {"from": OFFERS,
+                                                                                        "subject": "Your booking"})
+    advance_to(app, at(app, 7, 7, 1))
+    assert len(triage_requests(server)) == 2
+    assert ids_asked(triage_requests(server)[1]) == [pressing.id, other.id, direct.id], \
+        "a pressing subject, another sender's newsletter and mail that is not bulk are the model's to read"
+    why = f"bulk mail from {OFFERS}: triage dropped its last 5; no model call"
+    row = ReceptorBuffer.get_by_id(ruled.id)
+    assert (row.outcome, row.reason, row.processed_at is not None) == ("drop", why, True)
+    assert [(s.stage, s.actor, s.reason) for s in trace.path(ruled.trace_id)][-1] == ("dropped", "thalamus", why)
+
+    alone = bulk_mail(app, "Fares newsletter #7: Rome from 39 EUR")
+    advance_to(app, at(app, 8, 6, 59))
+    asked = len(requests_of(server, "fast"))
+    advance_to(app, at(app, 8, 7, 1))
+    assert len(requests_of(server, "fast")) == asked, "a sync whose rows are all dropped by rule asks no model"
+    assert ReceptorBuffer.get_by_id(alone.id).reason == f"bulk mail from {OFFERS}: triage dropped its last 6; no " \
+        "model call", "the pressing one the model read and dropped counts too"
+    assert not buffers.unprocessed()
+
+
+def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, scripted):
+    server = scripted(brain())
+    app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_TRIAGE_DROP_AFTER": "0"})
+    advance_to(app, at(app, 5, 14, 3))
+    for n in range(5):
+        bulk_mail(app, f"Fares newsletter #{n}")
+    advance_to(app, at(app, 6, 7, 1))
+    late = bulk_mail(app, "Fares newsletter #5")
+    advance_to(app, at(app, 7, 7, 1))
+    assert ids_asked(triage_requests(server)[-1]) == [late.id]
+
 
 def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_wins(make_app, scripted):
     def grouped(body):
