@@ -189,8 +189,7 @@ class RasActor(WilsonActor):
             # teach nothing
             senders.read_calmly([senders.mail_of(r) for r in read if r.id not in reasons], now)
             alarms = {senders.mail_of(r) for r in rows if r.id in reasons}
-            senders.alarmed({a for a, _ in alarms if a}, now)
-            senders.alarmed_on(alarms, now)
+            senders.alarmed(alarms, now)
             for row in rows:
                 if row.id in routine:
                     trace.record(row.trace_id, "routine", self.name, routine[row.id], now)

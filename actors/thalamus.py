@@ -19,7 +19,7 @@ from loguru import logger
 from actors import briefing as day_briefing
 from actors.triage import (TRIAGE_TOOL, bulk_drops, chunks, drops_a_row, first_line, headline, learn, look_answer,
                            normalise_decisions, triage_context, triage_request)
-from storage import buffers, inbox, outbox, senders, trace
+from storage import buffers, inbox, outbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
 from storage.routing import REALTIME_PRIORITY
@@ -67,8 +67,6 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
             row = _inbox_for(decision, members, now)
             if row is not None:
                 created.append(row.id)
-            if decision["priority"] == 1:  # urgent mail: its sender is never routine for the RAS
-                senders.alarmed({a for m in members if (a := senders.address_of(m))}, now)
             ReceptorBuffer.update(processed_at=now, outcome="inbox", reason=decision["reason"]).where(
                 ReceptorBuffer.id.in_(decision["buffer_ids"])).execute()
             for member in members:

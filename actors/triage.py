@@ -253,13 +253,13 @@ def _dicts(raw) -> list[dict]:
 
 def learn(decisions: list[dict], rows: list, now: datetime) -> None:
     """What the triage model's decisions teach, written in the transaction that applies them (apply_triage):
-    mail it kept as urgent (priority 1) makes its subject never routine for the RAS, as the RAS's own alarm
-    does (apply_triage marks the sender); each bulk mail it dropped or kept counts for its sender
+    mail it kept as urgent (priority 1) makes its sender and its subject never routine for the RAS, as the RAS's
+    own alarm does; each bulk mail it dropped or kept counts for its sender
     (`bulk_drops`). A kept one it forgot to mention counts as kept: that errs towards asking it again."""
     by_id = {r.id: r for r in rows}
     urgent = {senders.mail_of(by_id[i]) for d in decisions if d["action"] == "inbox" and d["priority"] == 1
               for i in d["buffer_ids"] if i in by_id}
-    senders.alarmed_on(urgent, now)
+    senders.alarmed(urgent, now)
     senders.bulk_triaged([(senders.address_of(by_id[i]), d["action"] == "inbox") for d in decisions
                           for i in d["buffer_ids"] if i in by_id and bulk(by_id[i])], now)
 

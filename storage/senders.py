@@ -86,16 +86,12 @@ def read_calmly(mails: list[tuple[str, str]], now: datetime) -> None:
                 update={MailSubject.calm: MailSubject.calm + 1, MailSubject.read_at: now}).execute()
 
 
-def alarmed(addresses: set[str], now: datetime) -> None:
-    """Mail of these senders was urgent: none of theirs is routine again as the sender's (`alarmed_on`
-    marks its subject)."""
-    for address in sorted(addresses):
+def alarmed(mails: set[tuple[str, str]], now: datetime) -> None:
+    """Mail of these (sender address, thread subject)s was urgent: neither the sender's mail nor mail on that
+    subject is routine again (a mail without a subject marks its sender only)."""
+    for address in sorted({address for address, _ in mails if address}):
         MailSender.insert(address=address, read_at=now, alarm_at=now).on_conflict(
             conflict_target=[MailSender.address], update={MailSender.alarm_at: now}).execute()
-
-
-def alarmed_on(mails: set[tuple[str, str]], now: datetime) -> None:
-    """Mail of these senders on these subjects was urgent: none on that subject is routine again."""
     for address, subject in sorted(m for m in mails if all(m)):
         MailSubject.insert(address=address, subject=subject, read_at=now, alarm_at=now).on_conflict(
             conflict_target=[MailSubject.address, MailSubject.subject],

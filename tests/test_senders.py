@@ -39,7 +39,7 @@ def test_calm_reads_count_up_and_make_a_sender_routine_after_enough(any_db):
 def test_a_sender_read_long_ago_or_ever_urgent_is_not_routine(any_db):
     senders.read_calmly(read(*["old@x.example"] * 6, *["loud@x.example"] * 6), NOW)
     assert senders.routine({"old@x.example"}, 5, NOW + timedelta(seconds=1)) == {}, "no read since then"
-    senders.alarmed({"loud@x.example", "new@x.example"}, NOW)
+    senders.alarmed({("loud@x.example", "a"), ("new@x.example", "")}, NOW)
     senders.read_calmly(read(*["loud@x.example"] * 3), NOW + timedelta(days=1))
     assert senders.routine({"loud@x.example", "new@x.example"}, 5, NOW - timedelta(days=60)) == {}
     assert MailSender.get(MailSender.address == "loud@x.example").calm == 9, "an alarm keeps the count"
@@ -58,8 +58,7 @@ def test_a_thread_subject_leaves_its_reply_marks_case_and_spacing_aside():
 def test_a_subject_read_calmly_often_enough_is_routine_though_its_sender_once_raised_the_alarm(any_db):
     letter, closing = ("school@x.example", "newsletter"), ("school@x.example", "school closes early")
     senders.read_calmly([letter] * 5 + [("other@x.example", "newsletter")], NOW)
-    senders.alarmed({"school@x.example"}, NOW)
-    senders.alarmed_on({closing}, NOW)
+    senders.alarmed({closing}, NOW)
     since = NOW - timedelta(days=60)
     assert senders.routine({"school@x.example"}, 5, since) == {}
     assert senders.routine_subjects({letter, closing, ("other@x.example", "newsletter")}, 5, since) == {letter: 5}, \
@@ -69,7 +68,7 @@ def test_a_subject_read_calmly_often_enough_is_routine_though_its_sender_once_ra
     assert senders.routine_subjects({("school@x.example", "")}, 1, since) == {}, "no subject, no subject's count"
 
     senders.read_calmly([closing] * 6, NOW + timedelta(days=1))
-    senders.alarmed_on({letter}, NOW + timedelta(days=1))
+    senders.alarmed({letter}, NOW + timedelta(days=1))
     assert senders.routine_subjects({letter, closing}, 5, since) == {}, "an alarm on a subject is for good"
     row = MailSubject.get((MailSubject.address == "school@x.example") & (MailSubject.subject == "newsletter"))
     assert (row.calm, row.read_at) == (5, NOW), "an alarm keeps the count"
