@@ -446,23 +446,32 @@ def naive_row(item, now: datetime):
 
 
 def _routine_screen(urgent_ids: list[int]) -> dict:
-    """What the RAS's routine-sender screen judged without a model, and whether an urgent mail was among it or
-    came from a sender the screen had already judged routine when it arrived."""
+    """What the RAS's routine screen (by sender, or by a sender's subject) judged without a model, and whether an
+    urgent mail was among it or came from a sender, or on a subject, the screen had already judged routine when
+    it arrived."""
     from storage import senders
     from storage.models import ReceptorBuffer, Trace
 
-    screened: dict[str, object] = {}  # trace → when the screen first judged that mail
-    for t in Trace.select(Trace.trace_id, Trace.at).where(Trace.stage == "routine").order_by(Trace.at.desc()):
-        screened[t.trace_id] = t.at
-    first_routine: dict[str, object] = {}  # sender → when the screen first judged a mail of theirs
+    screened: dict[str, tuple] = {}  # trace → (when the screen first judged that mail, by subject)
+    for t in (Trace.select(Trace.trace_id, Trace.at, Trace.reason).where(Trace.stage == "routine")
+              .order_by(Trace.at.desc())):
+        screened[t.trace_id] = (t.at, t.reason.startswith("routine subject"))
+    first_routine: dict[object, object] = {}  # sender, or (sender, subject) → when the screen first judged one
     for row in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(list(screened))):
-        address, at = senders.address_of(row), screened[row.trace_id]
-        first_routine[address] = min(at, first_routine.get(address, at))
+        at, by_subject = screened[row.trace_id]
+        key = senders.mail_of(row) if by_subject else senders.address_of(row)
+        first_routine[key] = min(at, first_routine.get(key, at))
+
+    def routine_before(row) -> bool:
+        keys = (senders.address_of(row), senders.mail_of(row))
+        return any(key in first_routine and first_routine[key] < row.created_at for key in keys)
+
     urgent = [ReceptorBuffer.get_by_id(i) for i in urgent_ids]
     return {"screened": len(screened), "urgent": len(urgent),
             "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
-            "urgent_from_routine": sum(1 for r in urgent if senders.address_of(r) in first_routine
-                                       and first_routine[senders.address_of(r)] < r.created_at)}
+            "urgent_from_routine": sum(1 for r in urgent if routine_before(r)),
+            "bulk_ruled": Trace.select().where((Trace.stage == "dropped")
+                                               & Trace.reason.contains("triage dropped its last")).count()}
 
 
 def billed(requests: list[dict], config) -> dict:
@@ -840,9 +849,10 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
                  f"{erring['urgent']['missed']} of {erring['urgent']['count']} urgent missed vs {urgent['missed']}")
     screen = runs["wilson"]["routine"]
     notes.append(f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
-                 f"earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent mails, "
-                 f"{screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from a "
-                 "sender it had judged routine before that mail came")
+                 f"or subjects' earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent "
+                 f"mails, {screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from "
+                 f"a sender, or on a subject, it had judged routine before that mail came; triage dropped "
+                 f"{screen['bulk_ruled']} bulk mails by the rule of their senders' dropped ones, without a model")
     notes.append("persona mail: " + persona.mail_sources())
     notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
                  "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")

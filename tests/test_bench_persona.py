@@ -137,37 +137,22 @@ def test_the_growth_point_adds_fifty_open_tasks_none_due_this_week(db):
 def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had_judged_that_sender(db):
     from storage import buffers, trace
 
-    def mail(n: int, sender: str, hours: int):
+    def mail(n: int, sender: str, hours: int, subject: str = ""):
         return buffers.add(channel="email", text=f"Email from {sender}: mail {n}", dedup_key=str(n),
-                           at=START + timedelta(hours=hours), payload={"from": sender})
+                           at=START + timedelta(hours=hours), payload={"from": sender, "subject": subject})
 
     before = mail(1, "bank@example.com", 1)  # urgent, before any mail of the bank's was screened
     screened = mail(2, "bank@example.com", 2)
     trace.record(screened.trace_id, "routine", "ras", "routine sender", START + timedelta(hours=2))
     after = mail(3, "bank@example.com", 3)  # urgent, once the bank counted as routine
-    other = mail(4, "school@example.com", 4)
-    assert proactivity._routine_screen([before.id, after.id, other.id]) == {
-        "screened": 1, "urgent": 3, "urgent_screened": 0, "urgent_from_routine": 1}
-
-
-def test_the_scripted_model_says_nothing_about_a_thread_it_told_of_in_the_last_day():
-    context = {"stimulus": {"origin": "background", "kind": "buffered"},
-               "told_before": {"told": [{"at": "2027-03-01T10:30+01:00", "text": "From the email …"}]}}
-    body = {"tools": [{"type": "function", "function": {"name": "surface"}}],
-            "messages": [{"role": "user", "content": "CONTEXT " + json.dumps(context)},
-                         {"role": "user", "content": "Email from a@b.example: URGENT: call me"}]}
-    assert proactivity.scripted_reply(body) == {"text": ""}
-    del context["told_before"]
-    body["messages"][0]["content"] = "CONTEXT " + json.dumps(context)
-    assert proactivity.scripted_reply(body)["tool_calls"][0]["name"] == "surface"
-
-
-def test_the_naive_baseline_hands_the_cortex_a_mail_in_the_shape_the_thalamus_gives_a_kept_one(db):
-    from actors.tools import source_label
-
-    [item] = [m for m in persona.stimuli(START, 1, TZ) if m.kind == "email"][:1]
-    row = proactivity.naive_row(item, START)
-    [buffer] = row.payload["buffers"]
-    assert buffer["channel"] == "email" and buffer["subject"] == item.payload["subject"]
-    sender = item.payload["from"].replace(".", "[.]")  # a label defangs what others wrote
-    assert source_label(row) == f"the email “{item.payload['subject']}” from {sender}"
+    other = mail(4, "school@example.com", 4, "School closes at noon")
+    # the school's newsletter is routine by its subject: its other subjects are not
+    newsletter = mail(5, "school@example.com", 5, "Newsletter")
+    trace.record(newsletter.trace_id, "routine", "ras", "routine subject", START + timedelta(hours=5))
+    closing = mail(6, "school@example.com", 6, "School closes at noon")
+    on_subject = mail(7, "school@example.com", 7, "Re: Newsletter")  # urgent, on the routine subject
+    ruled = mail(8, "offers@shop.example", 8)
+    trace.record(ruled.trace_id, "dropped", "triage", "bulk mail from offers@shop.example: triage dropped its last 5",
+                 START + timedelta(hours=8))
+    assert proactivity._routine_screen([before.id, after.id, other.id, closing.id, on_subject.id]) == {
+        "screened": 2, "urgent": 5, "urgent_screened": 0, "urgent_from_routine": 2, "bulk_ruled": 1}
