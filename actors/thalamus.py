@@ -261,7 +261,7 @@ class TriageActor(WilsonActor):
             briefing.extend((d, [by_id[i] for i in d["buffer_ids"]]) for d in waiting_decisions(waiting))
         tz = self.config.timezone
         # bulk mail from a sender whose bulk mail the model kept dropping is dropped by rule, before any call
-        ruled = bulk_drops(rows, int(self.config.get("triage", "drop_after")), now, tz)
+        ruled = bulk_drops(rows, int(self.config.get("thalamus", "drop_after")), now, tz)
         buffers.drop(rows, ruled, now, "thalamus")
         asked = [r for r in rows if r.id not in ruled]
         for batch in chunks(asked, int(self.config.get("thalamus", "chunk_chars"))):

@@ -5,7 +5,7 @@ with `triage_request` (the offline rules read `triage_context` instead), and kee
 `normalise_decisions` lets through: known ids, each once, and every row it forgot kept.
 
 Bulk mail from a sender whose bulk mail the model kept dropping is dropped before any call (`bulk_drops`,
-`[triage] drop_after`), unless its subject is pressing; `learn` records what each answer teaches of senders.
+`[thalamus] drop_after`), unless its subject is pressing; `learn` records what each answer teaches of senders.
 """
 
 from __future__ import annotations

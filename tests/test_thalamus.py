@@ -558,7 +558,7 @@ def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_mode
 
 def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, scripted):
     server = scripted(brain())
-    app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_TRIAGE_DROP_AFTER": "0"})
+    app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_DROP_AFTER": "0"})
     advance_to(app, at(app, 5, 14, 3))
     for n in range(5):
         bulk_mail(app, f"Fares newsletter #{n}")

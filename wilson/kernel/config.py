@@ -87,10 +87,9 @@ DEFAULTS: dict[str, dict] = {
     "email": {"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
               "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
               "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
-    "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000},
     # drop_after: bulk mail (a newsletter, an offer) from a sender whose last this many bulk mails the triage model
     # all dropped is dropped without asking it, unless its subject is pressing; 0 asks the model about every one.
-    "triage": {"drop_after": 5},
+    "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000, "drop_after": 5},
     # routine_after: after this many mails from one sender (or one sender's on one subject) that raised no alarm,
     # the RAS judges the next such mail by the urgency rules alone (a parcel notice, a statement, a newsletter);
     # 0 asks the model about every mail.
@@ -187,11 +186,10 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
         "chunk_chars": ("count", "characters of buffered items per triage call, as triage reads them"),
+        "drop_after": ("count", "bulk mails from one sender that triage dropped in a row (none kept in 60 days), "
+                                "after which that sender's bulk mail is dropped without a model call unless its "
+                                "subject is pressing; after 60 days unread the model reads one again; 0: always ask"),
     },
-    "triage": {"drop_after": ("count", "bulk mails from one sender that triage dropped in a row (none kept in 60 "
-                                       "days), after which that sender's bulk mail is dropped without a model call "
-                                       "unless its subject is pressing; after 60 days unread the model reads one "
-                                       "again; 0: always ask")},
     "ras": {"interval_minutes": ("count", "how often buffered channels are looked at"),
             "routine_after": ("count", "mails from one sender (or from one sender on one subject) that raised no "
                                        "alarm, after which the next such mail is judged by the urgency rules, "
