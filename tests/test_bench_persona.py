@@ -156,3 +156,26 @@ def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had
                  START + timedelta(hours=8))
     assert proactivity._routine_screen([before.id, after.id, other.id, closing.id, on_subject.id]) == {
         "screened": 2, "urgent": 5, "urgent_screened": 0, "urgent_from_routine": 2, "bulk_ruled": 1}
+
+
+def test_the_scripted_model_says_nothing_about_a_thread_it_told_of_in_the_last_day():
+    context = {"stimulus": {"origin": "background", "kind": "buffered"},
+               "told_before": {"told": [{"at": "2027-03-01T10:30+01:00", "text": "From the email …"}]}}
+    body = {"tools": [{"type": "function", "function": {"name": "surface"}}],
+            "messages": [{"role": "user", "content": "CONTEXT " + json.dumps(context)},
+                         {"role": "user", "content": "Email from a@b.example: URGENT: call me"}]}
+    assert proactivity.scripted_reply(body) == {"text": ""}
+    del context["told_before"]
+    body["messages"][0]["content"] = "CONTEXT " + json.dumps(context)
+    assert proactivity.scripted_reply(body)["tool_calls"][0]["name"] == "surface"
+
+
+def test_the_naive_baseline_hands_the_cortex_a_mail_in_the_shape_the_thalamus_gives_a_kept_one(db):
+    from actors.tools import source_label
+
+    [item] = [m for m in persona.stimuli(START, 1, TZ) if m.kind == "email"][:1]
+    row = proactivity.naive_row(item, START)
+    [buffer] = row.payload["buffers"]
+    assert buffer["channel"] == "email" and buffer["subject"] == item.payload["subject"]
+    sender = item.payload["from"].replace(".", "[.]")  # a label defangs what others wrote
+    assert source_label(row) == f"the email “{item.payload['subject']}” from {sender}"
