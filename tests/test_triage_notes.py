@@ -68,12 +68,37 @@ def test_a_mail_triage_said_what_to_do_about_is_told_and_its_task_proposed_witho
     assert Task.select().count() == 0, "a proposal, not a task: the user approves it"
 
 
-@pytest.mark.parametrize("priority, at_once", [(1, True), (2, False)])
-def test_triage_priority_one_is_told_at_once_in_quiet_hours_and_priority_two_waits_for_the_morning(
-        scripted, priority, at_once):
-    app, server = scripted(noter, start="2027-01-05T23:00:00+01:00", rules=triage_noting(priority=priority))
-    box = Outbox.get(Outbox.trace_id == mail(app).trace_id, Outbox.idempotency_key.startswith("surface:"))
-    assert (box.deliver_after is None and box.status == "delivered") is at_once
+NIGHT = "2027-01-05T23:00:00+01:00"
+
+
+def test_an_urgent_mail_in_quiet_hours_is_left_to_the_model_whose_own_urgent_flag_may_wake_the_user(scripted):
+    def waking(ctx, body):
+        return {"tool_calls": [call("surface", text="The water is off in an hour.", why="urgent", urgent=True)]}
+
+    app, server = scripted(waking, start=NIGHT, rules=triage_noting(priority=1))
+    row = mail(app)
+    assert cortex_runs(server) == ["fast"], "triage's priority alone never breaks the quiet"
+    assert routed(row).endswith("it is urgent and the user's quiet holds messages: the model judges whether it may "
+                                "wake them")
+    box = Outbox.get(Outbox.trace_id == row.trace_id, Outbox.idempotency_key.startswith("surface:"))
+    assert box.deliver_after is None and box.status == "delivered"
+
+
+def test_a_mail_that_needs_action_is_held_by_the_quiet_hours_until_the_morning(scripted):
+    app, server = scripted(noter, start=NIGHT, rules=triage_noting(priority=2))
+    row = mail(app)
+    assert cortex_runs(server) == []
+    box = Outbox.get(Outbox.trace_id == row.trace_id, Outbox.idempotency_key.startswith("surface:"))
+    assert box.status == "held" and box.deliver_after.astimezone(app.config.timezone).isoformat() == \
+        "2027-01-06T07:00:00+01:00"
+
+
+def test_an_urgent_mail_by_day_is_told_at_once_from_triages_line(scripted):
+    app, server = scripted(noter, rules=triage_noting(priority=1))
+    row = mail(app)
+    assert cortex_runs(server) == []
+    box = Outbox.get(Outbox.trace_id == row.trace_id, Outbox.idempotency_key.startswith("surface:"))
+    assert box.status == "delivered" and box.text.endswith("The school needs the trip form signed by Friday.")
 
 
 def test_a_line_alone_is_told_and_proposes_nothing(scripted):
@@ -106,6 +131,30 @@ def test_a_task_that_repeats_an_open_one_is_left_to_the_model(scripted):
                                 "the model may update it instead")
     assert told(row) == ["From the email “sign the field trip consent form by Friday” from school@school[.]example: "
                          "From the model: sign the form."]
+
+
+def test_a_task_like_one_waiting_for_the_users_word_is_left_to_the_model(scripted):
+    app, server = scripted(noter, rules=triage_noting(task={"title": "Sign the field trip form", "due": "2027-01-08"}))
+    first = mail(app)
+    assert cortex_runs(server) == [] and Approval.select().count() == 1
+    app.advance(timedelta(days=2))  # the thread is no longer what was told today
+    again = mail(app, "Email from the school: field trip form, second copy")
+    assert cortex_runs(server) == ["fast"]
+    assert routed(again).endswith(f"a proposal waiting for the user has a task like it (proposal "
+                                  f"{Approval.get(Approval.inbox_id == first.id).id})")
+    assert Approval.select().count() == 1, "the model said nothing of a task: nothing proposed twice"
+
+
+def test_a_task_that_what_wilson_learned_holds_back_is_left_to_the_model(scripted):
+    from storage import engram
+
+    app, server = scripted(noter, rules=triage_noting(task={"title": "Sign the field trip form", "due": "2027-01-08"}))
+    engram.store("belief", "user does not want tasks like 'Sign the field trip form'", ["night:1"], app.clock.now(),
+                 weight=3)
+    row = mail(app)
+    assert cortex_runs(server) == ["fast"], "the model may ask the user in a line instead"
+    assert "but its propose was refused" in routed(row)
+    assert Approval.select().count() == 0
 
 
 def test_a_task_triage_gave_that_cannot_be_used_sends_the_mail_to_the_model(scripted):

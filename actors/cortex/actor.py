@@ -130,7 +130,7 @@ class CortexActor(WilsonActor):
         now = self.now()
         tz = self.config.timezone
         owner = self.config.get("core", "owner")
-        route, why = choose_route(row, judgement_for(row, now, owner))
+        route, why = choose_route(row, judgement_for(row, now, owner, self.quiet_hold))
         outcome = None
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
             if route == "template" and row.origin == "user":  # a thanks, an "ok" or "what did I miss?" alone

@@ -219,13 +219,14 @@ def is_greeting(row: Inbox) -> bool:
 LOOKED_AT = 50  # pending items and the user's turns read for one follow-up
 
 
-def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
+def judgement_for(row: Inbox, now: datetime, owner: str | None = None, quiet_hold=None) -> str:
     """Why a deadline follow-up, or a user's message the router would answer from a template, needs a model
     ("" when nothing does). For a follow-up: a change to its task waits for the user's approval (a template
     would talk past it), or the user has written about the task since its previous follow-up (a reply to
     handle). For an item triage left a note on: noted.judgement. For a user's message: it answers one message in
     particular (a reply to it, an edit, a photo); an acknowledgement, `ack_judgement`; "what did I miss?",
-    `missed_judgement`. `owner`: the configured owner, who answers for a row without a user."""
+    `missed_judgement`. `owner`: the configured owner, who answers for a row without a user; `quiet_hold(now)`:
+    until when the user's quiet holds messages (None when it doesn't)."""
     if row.origin == "user":
         answering = next((key for key in _ANSWERS if (row.payload or {}).get(key)), None)
         if answering and (is_acknowledgement(row) or is_missed_question(row)):
@@ -234,7 +235,7 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None) -> str:
             return ack_judgement(row, now, owner)
         return missed_judgement(row, owner) if is_missed_question(row) else ""
     if noted.triage_note(row) is not None:
-        return noted.judgement(row, now, owner)
+        return noted.judgement(row, now, owner, quiet_hold)
     payload = row.payload or {}
     if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
         return ""
