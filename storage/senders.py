@@ -19,7 +19,8 @@ from datetime import datetime
 from storage.models import BulkSender, MailSender, MailSubject
 
 _REPLY = re.compile(r"^\s*((re|fwd?|aw|wg)\s*(\[\d+\])?\s*:\s*)+", re.I)
-SUBJECT_CHARS = 200  # a thread is known by its subject's opening: a column holds no more
+SUBJECT_CHARS = 200  # a thread is known by its subject's opening: the rest costs index room and tells no more
+ADDRESS_CHARS = 254  # the longest address mail can carry (RFC 5321): a longer From is forged, and fits no column
 
 
 def address_of(row) -> str:
@@ -29,10 +30,11 @@ def address_of(row) -> str:
 
 
 def address_in(payload, channel: str | None) -> str:
-    """The same, from a mail's payload and its channel (as an inbox row carries each of its buffers)."""
+    """The same, from a mail's payload and its channel (as an inbox row carries each of its buffers); '' for an
+    address longer than mail allows, which no sender really has (and which would not fit a column)."""
     payload = payload if isinstance(payload, dict) else {}
     address = str(payload.get("from") or "").strip().lower() if channel == "email" else ""
-    return address if "@" in address else ""
+    return address if "@" in address and len(address) <= ADDRESS_CHARS else ""
 
 
 def thread_subject(subject) -> str:

@@ -93,3 +93,14 @@ def test_a_bulk_sender_is_droppable_after_enough_drops_in_a_row_until_a_keep_or_
     assert senders.droppable({offers}, 5, NOW + timedelta(days=2) - timedelta(days=60)) == {}, \
         "it kept one within the window"
     assert senders.droppable({offers}, 5, later + timedelta(seconds=1)) == {offers: 6}, "a keep before it is past"
+
+
+def test_a_forged_overlong_address_is_no_sender_and_teaches_nothing(any_db):
+    forged = "x" * 300 + "@spam.example"
+    assert senders.address_of(mail(forged)) == "" and senders.mail_of(mail(forged, subject="Hi")) == ("", "")
+    assert senders.address_of(mail("y" * 240 + "@b.example")) == "y" * 240 + "@b.example"
+    # what a triage answer or a scan teaches is written in their transaction: a forged From must not break it
+    senders.read_calmly([senders.mail_of(mail(forged, subject="Hi"))], NOW)
+    senders.alarmed({senders.mail_of(mail(forged, subject="Hi"))}, NOW)
+    senders.bulk_triaged([(senders.address_of(mail(forged)), False)], NOW)
+    assert MailSender.select().count() == MailSubject.select().count() == 0
