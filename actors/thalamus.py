@@ -43,15 +43,13 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
     """
     by_id = {r.id: r for r in rows}
     created, gathered = [], []
-    dropped: dict[str, list[int]] = {}  # reason -> buffer ids: one UPDATE each, however the model split them
+    dropped: dict[str, list] = {}  # reason -> rows: one UPDATE each, however the model split them
     # the write lock is held for all of it, while a user's message may wait: its trace lines go in at the commit
     with trace.held(), database.atomic():
         for decision in decisions:
             members = [by_id[i] for i in decision["buffer_ids"]]
             if decision["action"] == "drop":
-                dropped.setdefault(decision["reason"], []).extend(decision["buffer_ids"])
-                for member in members:
-                    trace.record(member.trace_id, "dropped", "thalamus", decision["reason"] or "not needed", now)
+                dropped.setdefault(decision["reason"], []).extend(members)
                 continue
             if decision["priority"] >= 3:
                 if daily:
@@ -73,9 +71,7 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
                 trace.record(member.trace_id, "triaged", "thalamus",
                              f"inbox {row.id if row else '(dup)'} priority {decision['priority']}: {decision['reason']}",
                              now)
-        for reason, ids in dropped.items():
-            ReceptorBuffer.update(processed_at=now, outcome="drop", reason=reason).where(
-                ReceptorBuffer.id.in_(ids)).execute()
+        buffers.mark_dropped(dropped, now, "thalamus")
         if briefing is None:
             made = _briefing_row(gathered, now)
             if made is not None:

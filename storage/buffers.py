@@ -38,17 +38,22 @@ def unscanned() -> list[ReceptorBuffer]:
 
 
 def drop(rows: list, reasons: dict[int, str], now: datetime, actor: str) -> None:
-    """Those of `rows` that `reasons` names are processed as dropped, each traced with its reason: one
-    transaction, one UPDATE per reason (as triage's own drops, actors/thalamus.py apply_triage)."""
+    """Those of `rows` that `reasons` names are processed as dropped, each traced with its reason, in one
+    transaction."""
     grouped: dict[str, list] = {}
     for row in rows:
         if row.id in reasons:
             grouped.setdefault(reasons[row.id], []).append(row)
-    if not grouped:
-        return
-    with trace.held(), database.atomic():
-        for reason, members in grouped.items():
-            ReceptorBuffer.update(processed_at=now, outcome="drop", reason=reason).where(
-                ReceptorBuffer.id.in_([m.id for m in members])).execute()
-            for member in members:
-                trace.record(member.trace_id, "dropped", actor, reason, now)
+    if grouped:
+        with trace.held(), database.atomic():
+            mark_dropped(grouped, now, actor)
+
+
+def mark_dropped(grouped: dict[str, list], now: datetime, actor: str) -> None:
+    """{reason: rows} processed as dropped, one UPDATE per reason however the rows came, each row traced with
+    its reason ("not needed" for none); in the caller's transaction."""
+    for reason, members in grouped.items():
+        ReceptorBuffer.update(processed_at=now, outcome="drop", reason=reason).where(
+            ReceptorBuffer.id.in_([m.id for m in members])).execute()
+        for member in members:
+            trace.record(member.trace_id, "dropped", actor, reason or "not needed", now)
