@@ -166,6 +166,25 @@ def test_a_task_triage_gave_that_cannot_be_used_sends_the_mail_to_the_model(scri
     assert told(row)[0].endswith("From the model: sign the form.")
 
 
+def test_a_group_of_mails_is_told_once_with_its_sources_counted(scripted):
+    def grouped(body):
+        items = json.loads(body["messages"][-1]["content"])["items"]
+        return {"tool_calls": [call("triage", drop=[], items=[
+            {"buffer_ids": [i["buffer_id"] for i in items], "priority": 2, "reason": "one form, twice",
+             "summary": "The trip form", "plan": False, "say": "The school asks twice for the trip form."}])]}
+
+    app, server = scripted(noter, rules=[{"match": lambda body, headers: "triage" in tool_names(body),
+                                          "reply": grouped}])
+    for text in (FORM, "Email from the school: Re: sign the field trip consent form by Friday"):
+        app.inject_buffered("email", text, {"from": "school@school.example", "subject": text.split(": ", 1)[-1]})
+    app.sync()
+    assert app.wait_idle()
+    [row] = Inbox.select().where(Inbox.kind == "buffered")
+    assert cortex_runs(server) == [] and len(row.payload["buffers"]) == 2
+    assert told(row) == ["From the email “sign the field trip consent form by Friday” from school@school[.]example "
+                         "and 1 more item: The school asks twice for the trip form."]
+
+
 def test_a_link_in_triages_line_is_shown_defanged_with_its_source(scripted):
     app, server = scripted(noter, rules=triage_noting(say="Verify your account at https://evil.example/login today"))
     row = mail(app, "Email from IT: verify your account", sender="it@evil.example")
