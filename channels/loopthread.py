@@ -1,4 +1,4 @@
-"""An asyncio event loop in a thread owned by a channel actor (DESIGN.md principle 12).
+"""An asyncio event loop in a thread owned by a channel actor (docs/architecture.md: asyncio stays inside its channel).
 
 Telegram's client and the web dashboard's server are asyncio programs; Wilson's actors are
 threads. A channel that needs asyncio starts one `LoopThread` in `on_start` and closes it in

@@ -265,8 +265,8 @@ def _modules_in(folder: Path) -> set[str]:
             if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").exists())}
 
 
-def test_the_readme_layout_names_every_module_of_each_layer_and_no_other():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_architecture_layout_names_every_module_of_each_layer_and_no_other():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     block = text[text.index("Layout: the layers point down"):]
     block = block[block.index("```") + 3:]
     block = block[:block.index("```")]
@@ -288,15 +288,15 @@ def test_the_readme_layout_names_every_module_of_each_layer_and_no_other():
         assert names == _modules_in(ROOT / folder), (folder, sorted(names ^ _modules_in(ROOT / folder)))
 
 
-def test_every_path_in_the_readme_architecture_table_exists():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_path_in_the_architecture_table_exists():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     table = [line for line in text[text.index("| component | role | where |"):].splitlines()[2:]
              if line.startswith("|")]
     assert len(table) >= 10
     for row in table:
         where = row.rsplit("|", 2)[-2]
         for path, inner in re.findall(r"`([\w/.]+)`(?: \(([^)]*)\))?", where):
-            assert (ROOT / path).exists(), f"{path} in the README's architecture table does not exist"
+            assert (ROOT / path).exists(), f"{path} in docs/architecture.md's table does not exist"
             for name in re.findall(r"`(\w+)`", inner or ""):
                 assert (ROOT / path / f"{name}.py").exists() or (ROOT / path / name).is_dir(), (path, name)
 
@@ -339,3 +339,15 @@ def test_settings_and_cursors_are_written_only_through_kv():
     writers = {path.relative_to(ROOT).as_posix() for path in source_files()
                if writes_to(path.read_text(encoding="utf-8"), {"Setting", "Cursor"}, "cursor_row", KV_SQL, str(path))}
     assert writers == {"storage/kv.py"}, writers
+
+
+def test_the_readme_is_a_front_door_that_links_the_architecture_and_cites_nothing_outside():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "(docs/architecture.md)" in readme
+    for linked in re.findall(r"\]\((docs/[\w./-]+\.md)\)", readme):
+        assert (ROOT / linked).exists(), linked
+    cited = [str(p.relative_to(ROOT)) for folder in ("wilson", "actors", "channels", "storage", "bin", "docs", "tests")
+             for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".toml", ".txt"}
+             and p.name != Path(__file__).name and "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
+    assert cited == [] and "DESIGN" + ".md" not in readme

@@ -1,7 +1,7 @@
 """Frozen message types exchanged between actors.
 
 Messages carry ids, never the only copy of data: the rows they point at were
-committed before the message was sent (DESIGN.md principle 1).
+committed before the message was sent (docs/architecture.md, "Durability rules").
 """
 
 from __future__ import annotations
