@@ -251,3 +251,35 @@ def test_undo_typed_on_the_page_proposes_putting_back_the_last_approval(web):
     assert {i.tool for i in undo.items} <= {"cancel_task", "close_topic"} and undo.items.count()
     assert not Inbox.select().where(Inbox.text == "undo").exists()  # handled by code, never by a model
     assert f"Because you asked to undo proposal {approval.id}" in client.get("/conversation").text
+
+
+def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_error_line(web):
+    from loguru import logger
+
+    token, _ = token_and_code(web)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
+    deep = b'{"text": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    try:
+        with httpx.Client(base_url=base_url(), timeout=10, headers={"Authorization": f"Bearer {token}",
+                                                                     "Content-Type": "application/json"}) as client:
+            answers = {
+                "deep message": client.post("/api/messages", content=deep),
+                "deep intake": client.post("/api/stimuli", content=deep),
+                "deep event": client.post("/api/stimuli", content=b'{"text": "a trip", "event": {"title": '
+                                          + b"[" * 3000 + b"]" * 3000 + b"}}"),
+                "surrogate message": client.post("/api/messages", content=b'{"text": "hi \\ud800 there"}'),
+                "surrogate intake": client.post("/api/stimuli", content=b'{"text": "news", "title": "\\udfff"}'),
+                "surrogate key": client.post("/api/stimuli", content=b'{"text": "news", "\\ud83d": 1}'),
+            }
+            fine = client.post("/api/messages", json={"text": "hi \U0001F600 there", "key": "emoji"})
+    finally:
+        logger.remove(sink)
+    for name, answer in answers.items():
+        assert answer.status_code == 400, (name, answer.status_code, answer.text)
+        said = answer.json()["error"]
+        assert ("nested too deeply" in said) if name.startswith("deep") else ("lone surrogate" in said), (name, said)
+    assert lines == []
+    assert fine.status_code == 202  # a real emoji (a surrogate pair in JSON's escapes) is fine
+    assert web.wait_idle()
+    assert [r.text for r in Inbox.select().where(Inbox.source == "web")] == ["hi \U0001F600 there"]

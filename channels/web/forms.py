@@ -103,15 +103,41 @@ async def read_body(request: Request) -> bytes:
     return body
 
 
+MAX_DEPTH = 8  # nesting of a JSON body: the deepest the API takes is an intake item's event (2)
+
+
 async def read_json(request: Request) -> dict:
     body = await read_body(request)
     try:
         data = json.loads(body or b"{}")
+    except RecursionError:  # thousands of nested brackets: refused as the others, not a crash
+        raise Refused(400, f"The JSON is nested too deeply (at most {MAX_DEPTH} levels).") from None
     except (UnicodeDecodeError, ValueError):
         raise Refused(400, "The body is not JSON.") from None
     if not isinstance(data, dict):
         raise Refused(400, "The body must be a JSON object.")
+    checked_json(data)
     return data
+
+
+def checked_json(value, depth: int = 1) -> None:
+    """Refuse what JSON allows but text cannot carry: nesting deeper than MAX_DEPTH and lone surrogates
+    ("\\ud800"), which no database, log or page can store or show."""
+    if depth > MAX_DEPTH:
+        raise Refused(400, f"The JSON is nested too deeply (at most {MAX_DEPTH} levels).")
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            checked_json(key, depth)
+            checked_json(inner, depth + 1)
+    elif isinstance(value, list):
+        for inner in value:
+            checked_json(inner, depth + 1)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refused(400, "The JSON has a broken character (a lone surrogate like \\ud800): "
+                               "send the text as valid UTF-8.") from None
 
 
 def clean(text, limit: int = MAX_TEXT) -> str:
