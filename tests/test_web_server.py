@@ -283,3 +283,85 @@ def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_er
     assert fine.status_code == 202  # a real emoji (a surrogate pair in JSON's escapes) is fine
     assert web.wait_idle()
     assert [r.text for r in Inbox.select().where(Inbox.source == "web")] == ["hi \U0001F600 there"]
+
+
+def test_200_half_sent_connections_are_closed_by_the_header_deadline_and_the_dashboard_still_answers(web,
+                                                                                                   monkeypatch):
+    import selectors
+    import socket
+    import time
+
+    from channels.web import protocol
+
+    monkeypatch.setattr(protocol, "HEADER_SECONDS", 2.0)  # the default (10 s) would only make the test slow
+    token, _ = token_and_code(web)
+    host, port = base_url()[len("http://"):].split(":")
+    started = time.monotonic()
+    idle = []
+    for n in range(200):
+        sock = socket.create_connection((host, int(port)), timeout=5)
+        sock.sendall(b"GET /today HTTP/1.1\r\nHost: x\r\n" if n % 2 else b"GE")  # never the blank line
+        idle.append(sock)
+    # a keep-alive connection whose second request stops half-way has the same deadline
+    kept = socket.create_connection((host, int(port)), timeout=5)
+    kept.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+    kept.sendall(b"GET /login HTTP/1.1\r\nHo")
+    idle.append(kept)
+
+    answer = httpx.get(base_url() + "/api/today", headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert answer.status_code == 200 and "due" in answer.json()  # the flood does not keep the user out
+
+    closed_at: dict[int, float] = {}
+    told: dict[int, bytes] = {}
+    with selectors.DefaultSelector() as selector:
+        for sock in idle:
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ)
+        deadline = started + protocol.HEADER_SECONDS + 5
+        while len(closed_at) < len(idle) and time.monotonic() < deadline:
+            for key, _ in selector.select(timeout=0.5):
+                try:
+                    data = key.fileobj.recv(65536)
+                except ConnectionResetError:
+                    data = b""
+                if data:
+                    told[key.fileobj.fileno()] = data[:12]
+                else:  # the server closed it
+                    closed_at[key.fileobj.fileno()] = time.monotonic() - started
+                    selector.unregister(key.fileobj)
+    for sock in idle:
+        sock.close()
+    assert len(closed_at) == len(idle), f"{len(idle) - len(closed_at)} connections still open"
+    assert max(closed_at.values()) < protocol.HEADER_SECONDS + 2  # opening them took a moment too
+    # no more than MAX_CONNECTIONS stayed open until the deadline: the oldest waiting made room at once
+    early = sum(1 for at in closed_at.values() if at < protocol.HEADER_SECONDS)
+    assert early >= len(idle) - protocol.MAX_CONNECTIONS
+    # a half-sent request is told why, where the socket still lets it be told: too slow (408), or closed
+    # to make room for others (503; one closed before its bytes were read is reset instead)
+    assert set(told.values()) == {b"HTTP/1.1 408", b"HTTP/1.1 503"}
+    answer = httpx.get(base_url() + "/api/today", headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert answer.status_code == 200
+
+
+def test_a_body_that_stops_half_way_gets_a_408_within_its_deadline(web, monkeypatch):
+    import socket
+    import time
+
+    from channels.web import forms
+
+    monkeypatch.setattr(forms, "BODY_SECONDS", 1.0)
+    token, _ = token_and_code(web)
+    host, port = base_url()[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"POST /api/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\": \"hel".encode())
+        started = time.monotonic()
+        answer = sock.recv(65536)
+        waited = time.monotonic() - started
+        while b"too long" not in answer and (more := sock.recv(65536)):  # the body may come on its own
+            answer += more
+    assert answer.startswith(b"HTTP/1.1 408") and b"too long to arrive" in answer
+    assert waited < forms.BODY_SECONDS + 2
+    assert web.wait_idle()
+    assert Inbox.select().count() == 0

@@ -45,7 +45,7 @@ from actors.proposals import make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
-from channels.web import fetching, server, watcher
+from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
 from storage import decisions, kv, routing
 from storage.db import database
@@ -146,7 +146,7 @@ class WebChannel(Channel):
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
         config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
-                                http="h11", ws="none", proxy_headers=False, server_header=False,
+                                http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False, server_header=False,
                                 date_header=False, timeout_graceful_shutdown=self.stop_grace)
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))

@@ -10,6 +10,7 @@ intake item's calendar event. `Refused` is how any check says no, with the words
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from urllib.parse import parse_qs
@@ -23,6 +24,7 @@ from wilson.kernel.timeparse import date_or_datetime
 COOKIE = "wilson_session"
 MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
 MAX_TEXT = 4000
+BODY_SECONDS = 20.0  # to receive a body of at most MAX_BODY, from the end of its headers
 
 
 class Refused(Exception):
@@ -92,15 +94,24 @@ async def read_form(request: Request) -> dict:
 
 
 async def read_body(request: Request) -> bytes:
+    """The body, within MAX_BODY bytes and BODY_SECONDS (the headers had their own deadline:
+    channels/web/protocol.py)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
-    return body
+
+    async def whole() -> bytes:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
+        return body
+
+    try:
+        return await asyncio.wait_for(whole(), BODY_SECONDS)
+    except TimeoutError:
+        raise Refused(408, f"That took too long to arrive: send it within {BODY_SECONDS:g} seconds.") from None
 
 
 MAX_DEPTH = 8  # nesting of a JSON body: the deepest the API takes is an intake item's event (2)
