@@ -180,7 +180,7 @@ def test_today_shows_whats_due_and_overdue_and_waiting(web):
     propose(web, client)
     page = client.get("/today").text
     assert re.search(r"1 proposal waiting", page)
-    for section in ("briefing", "events", "due", "watched"):
+    for section in ("timeline", "waiting", "briefing", "watched"):
         assert f'id="{section}"' in page
 
 
@@ -365,3 +365,37 @@ def test_a_body_that_stops_half_way_gets_a_408_within_its_deadline(web, monkeypa
     assert waited < forms.BODY_SECONDS + 2
     assert web.wait_idle()
     assert Inbox.select().count() == 0
+
+
+def test_wilson_run_at_a_terminal_says_where_the_dashboard_is(tmp_path):
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    master, slave = pty.openpty()  # a terminal, as `make run` has
+    env = {**os.environ, "WILSON_HOME": str(tmp_path / "home"), "WILSON_WEB_PORT": "0",
+           "WILSON_TELEGRAM_TOKEN": "", "WILSON_LLM_BASE_URL": ""}
+    child = subprocess.Popen([sys.executable, "bin/wilson", "run"], stdin=slave, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    said = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"Wilson is listening" not in said and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                said += os.read(master, 4096)
+        text = said.decode("utf-8", "replace")
+        found = re.search(r"Your dashboard is at (http://127\.0\.0\.1:\d+) \(`wilson web-token` prints a link "
+                          r"that logs you in\)\.", text)
+        assert found, text
+        assert text.index("Your dashboard") < text.index("Wilson is listening")
+        assert httpx.get(found.group(1) + "/login", timeout=10).status_code == 200  # and there it is
+        os.write(master, b"quit\n")
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+        os.close(master)
