@@ -49,7 +49,7 @@ from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
 from storage import decisions, kv, routing
 from storage.db import database
-from storage.models import Approval, DecisionRow, Outbox
+from storage.models import Approval, DecisionRow, Outbox, Task
 from wilson.kernel import faults, liveness
 from wilson.kernel.clock import parse_duration
 from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
@@ -210,8 +210,15 @@ class WebChannel(Channel):
         applies it at once, as it applies any approval: traced, and its receipt offers Undo. Returns the
         proposal's id; refused (400) when the task cannot be completed (gone, or done already)."""
         now = self.now()
+        task = Task.get_or_none(Task.id == task_id)
+        if task is None:
+            raise Refused(404, "There is no such task.")
         try:
             with database.atomic():
+                made = Approval.get_or_none(Approval.idempotency_key == f"web:done:{key}")
+                if made is None and task.status not in ("open", "snoozed"):
+                    state = {"done": "done already", "cancelled": "dropped"}.get(task.status, task.status)
+                    raise Refused(400, f"“{task.title}” is {state}: there is nothing to mark done.")
                 approval = make.propose_one("complete_task", {"task_id": task_id}, owner=self.user(),
                                             channel=self.name, reason="you pressed Done on the dashboard",
                                             key=f"web:done:{key}", now=now, config=self.config)
