@@ -6,7 +6,7 @@ proposal's buttons, the terminal missing from Conversation, a watched page both 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from channels.calendar.editor import add_event
 from storage import decisions, trace
@@ -70,9 +70,11 @@ def test_today_shows_the_coming_weeks_day_by_day_with_events_deadlines_per_topic
 
     page = client.get("/today").text
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.split('id="timeline"', 1)[1].split("</section>", 1)[0]))
-    for line in ("1 proposal waiting for your answer", "Give notice on the flat Move to Hamburg · due Mon 04 Jan, "
-                 "yesterday", "Tue 05 Jan today due Water the plants 17:00", "Fri 08 Jan in 3 days due Move to "
-                 "Hamburg: Book the van", "Wed 13 Jan in 8 days event 10:30 Dentist (Dr. Weber)",
+    for line in ("1 proposal waiting for your answer",
+                 "Give notice on the flat Move to Hamburg · due Mon 04 Jan, yesterday",
+                 "Tue 05 Jan today due Water the plants 17:00",
+                 "Fri 08 Jan in 3 days due Move to Hamburg: Book the van",
+                 "Wed 13 Jan in 8 days event 10:30 Dentist (Dr. Weber)",
                  "Mon 25 Jan in 3 weeks begins Move to Hamburg begins 3 tasks still open",
                  "Sat 10 Apr in 14 weeks begins Trip to Japan begins · 1 task still open"):
         assert line in text, (line, text)
