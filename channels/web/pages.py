@@ -227,6 +227,26 @@ def trace(trace_id: str, tz) -> dict:
     return {"id": trace_id, "steps": steps, "stimulus": what}
 
 
+BUFFERED = {"email": "An email", "calendar": "Your calendar", "web": "A page you watch"}
+
+
+def what_came(trace_id: str) -> str:
+    """The stimulus a path began with, in a line: where it came from and its first words (others' words,
+    shown as text)."""
+    row = Inbox.get_or_none(Inbox.trace_id == trace_id)
+    if row is not None:
+        where = explain.where(row.source)
+        source = where[:1].upper() + where[1:]
+    else:
+        row = ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id)
+        if row is None:
+            return ""
+        intake = row.channel == "web" and row.dedup_key.startswith("web:intake:")
+        source = "Sent to the dashboard" if intake else BUFFERED.get(row.channel, row.channel.capitalize())
+    text = " ".join(row.text.split())
+    return f"{source}: “{text[:90]}{'…' if len(text) > 90 else ''}”"
+
+
 def recent_traces(tz, limit: int = 25) -> list[dict]:
     """The latest paths, newest first, each by when it began, what it was and how it ended, in words."""
     found = []
@@ -236,6 +256,7 @@ def recent_traces(tz, limit: int = 25) -> list[dict]:
             continue
         first, last = rows[0], rows[-1]
         found.append({"id": trace_id, "at": first.at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                      "what": what_came(trace_id),
                       "first": " — ".join(explain.explain(first.stage, first.actor, first.reason))[:160],
                       "last": " — ".join(explain.explain(last.stage, last.actor, last.reason))[:160]
                       if len(rows) > 1 else ""})
