@@ -221,10 +221,7 @@ class WebChannel(Channel):
                     raise Refused(400, f"“{task.title}” is {state}: there is nothing to mark done.")
                 approval = make.propose_one("complete_task", {"task_id": task_id}, owner=self.user(),
                                             channel=self.name, reason="you pressed Done on the dashboard",
-                                            key=f"web:done:{key}", now=now, config=self.config)
-                # shown already, in effect: the press was the question and its answer
-                Approval.update(presented_at=now).where((Approval.id == approval.id)
-                                                        & Approval.presented_at.is_null()).execute()
+                                            key=f"web:done:{key}", now=now, config=self.config, shown=True)
                 answered = DecisionRow.select().where(DecisionRow.approval_id == approval.id).exists()
                 row = None if answered else decisions.record(
                     approval_id=approval.id, action="approve", user_id=self.user(), channel=self.name, at=now,
