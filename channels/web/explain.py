@@ -81,5 +81,8 @@ def explain(stage: str, actor: str, reason: str) -> tuple[str, str]:
     if m := re.fullmatch(r"proposal (\d+) (approve|reject|modify|confirm|undo|revive) by \S+: (.+)", reason):
         verb = {"approve": "approved", "confirm": "approved", "reject": "turned down", "modify": "asked to change",
                 "undo": "asked to undo", "revive": "brought back"}[m.group(2)]
-        return headline, f"You {verb} proposal {m.group(1)}. Wilson answered: {m.group(3)}"
+        answer = m.group(3).strip()
+        if answer.rstrip(":") == "Done":  # the receipt's first line; what was done follows in the message
+            return headline, f"You {verb} proposal {m.group(1)}, and it was done."
+        return headline, f"You {verb} proposal {m.group(1)}. Wilson answered: {answer}"
     return headline, _sentence(reason)

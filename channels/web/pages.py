@@ -223,28 +223,33 @@ def trace(trace_id: str, tz) -> dict:
         row = (Inbox.get_or_none(Inbox.trace_id == trace_id)
                or ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id))
         if row is not None:
-            what = {"source": getattr(row, "source", None) or getattr(row, "channel", ""), "text": row.text[:600]}
+            source = getattr(row, "source", None) or getattr(row, "channel", "")
+            what = {"source": source, "where": source_words(row), "text": row.text[:600]}
     return {"id": trace_id, "steps": steps, "stimulus": what}
 
 
 BUFFERED = {"email": "An email", "calendar": "Your calendar", "web": "A page you watch"}
 
 
+def source_words(row) -> str:
+    """Where a stimulus came from, as a person says it: "At the terminal", "A page you watch"."""
+    if isinstance(row, Inbox):
+        where = explain.where(row.source)
+        return where[:1].upper() + where[1:]
+    if row.channel == "web" and row.dedup_key.startswith("web:intake:"):
+        return "Sent to the dashboard"
+    return BUFFERED.get(row.channel, row.channel.capitalize())
+
+
 def what_came(trace_id: str) -> str:
     """The stimulus a path began with, in a line: where it came from and its first words (others' words,
     shown as text)."""
-    row = Inbox.get_or_none(Inbox.trace_id == trace_id)
-    if row is not None:
-        where = explain.where(row.source)
-        source = where[:1].upper() + where[1:]
-    else:
-        row = ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id)
-        if row is None:
-            return ""
-        intake = row.channel == "web" and row.dedup_key.startswith("web:intake:")
-        source = "Sent to the dashboard" if intake else BUFFERED.get(row.channel, row.channel.capitalize())
+    row = (Inbox.get_or_none(Inbox.trace_id == trace_id)
+           or ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id))
+    if row is None:
+        return ""
     text = " ".join(row.text.split())
-    return f"{source}: “{text[:90]}{'…' if len(text) > 90 else ''}”"
+    return f"{source_words(row)}: “{text[:90]}{'…' if len(text) > 90 else ''}”"
 
 
 def recent_traces(tz, limit: int = 25) -> list[dict]:
