@@ -21,8 +21,8 @@ WEEKS = 6  # how far Today's timeline looks ahead
 LATER = 8  # topics listed after the window, at most
 
 
-def _day(moment: datetime | None, tz) -> date | None:
-    return moment.astimezone(tz).date() if moment is not None else None
+def _day(moment: datetime, tz) -> date:
+    return moment.astimezone(tz).date()
 
 
 def is_late(task: Task, now: datetime, tz) -> bool:
@@ -101,7 +101,8 @@ def coming(now: datetime, tz, owner: str | None, weeks: int = WEEKS) -> dict:
             later.append({**entry, "date": starts.isoformat(), "label": f"{starts:%a %d %b}",
                           "away": in_words((starts - today).days)})
 
-    overdue, groups = [], {}
+    overdue: list[dict] = []
+    groups: dict[tuple[date, int | None], list[Task]] = {}
     tasks = (Task.select().where((Task.status == "open") & Task.due.is_null(False) & visible_to(Task, owner, owner))
              .order_by(Task.due, Task.id))
     for task in tasks:
@@ -111,8 +112,8 @@ def coming(now: datetime, tz, owner: str | None, weeks: int = WEEKS) -> dict:
         elif day < end:
             groups.setdefault((day, task.topic_id), []).append(task)
     for (day, topic_id), group in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1] or 0)):
-        topic = group[0].topic.title if topic_id else None
-        add(day, {"kind": "due", "when": "", "text": topic or "", "place": "", "topic": topic, "topic_id": topic_id,
+        title = group[0].topic.title if topic_id else None
+        add(day, {"kind": "due", "when": "", "text": title or "", "place": "", "topic": title, "topic_id": topic_id,
                   "tasks": [{"id": t.id, "title": t.title,
                              "time": "" if t.due_is_date else t.due.astimezone(tz).strftime("%H:%M")} for t in group]})
 
@@ -146,13 +147,13 @@ def progress(topic: Topic, now: datetime, tz, owner: str | None) -> dict:
         state = "overdue" if is_late(task, now, tz) else {"done": "done", "cancelled": "dropped"}.get(
             task.status, "open")
         view = task_view(task, tz)
-        day = _day(task.due, tz)
+        day = _day(task.due, tz) if task.due is not None else None
         rows.append({**view, "state": state, "day": day,
                      "when": (f"{day:%a %d %b}" + ("" if task.due_is_date else f" {task.due.astimezone(tz):%H:%M}"))
                      if day else "", "away": in_words((day - today).days) if day else ""})
     counts = {state: sum(1 for r in rows if r["state"] == state) for state in ("done", "open", "overdue", "dropped")}
     counted = counts["done"] + counts["open"] + counts["overdue"]
-    event = _day(topic.starts, tz)
+    event = _day(topic.starts, tz) if topic.starts is not None else None
     begin = min([_day(topic.created_at, tz)] + [r["day"] for r in rows if r["day"]])
     finish = max([d for d in [event, today] + [r["day"] for r in rows] if d] + [begin + timedelta(days=1)])
     span = (finish - begin).days or 1
