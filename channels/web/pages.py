@@ -25,7 +25,9 @@ from wilson.kernel.config import ROLES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MESSAGES = 100  # conversation entries on one page
-CONVERSING = ("web", "repl", "telegram")  # where the user talks with Wilson: one conversation, wherever it was
+# where the owner talks with Wilson on this computer: one conversation. Telegram stays in Telegram (its chats
+# may be groups, and other allowed people's)
+CONVERSING = ("web", "repl")
 
 _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
                    trim_blocks=True, lstrip_blocks=True)
@@ -141,8 +143,8 @@ def proposals(tz, now: datetime) -> list[dict]:
 
 
 def conversation(channel: str, after_in: int = 0, after_out: int = 0, limit: int = MESSAGES) -> dict:
-    """What the user said and what Wilson told them, here and at the terminal and on Telegram (one
-    conversation, each entry saying where), in order, with the highest row id of each kind (the live
+    """What the user said and what Wilson told them, here and at the terminal (one conversation, each
+    entry saying where), in order, with the highest row id of each kind (the live
     reader asks for what came after those). A proposal that was answered says how, not where to answer."""
     places = tuple(dict.fromkeys((channel, *CONVERSING)))
     said = (Inbox.select().where(Inbox.source.in_(places) & (Inbox.origin == "user") & (Inbox.id > after_in))
