@@ -272,6 +272,7 @@ def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_er
                 "surrogate intake": client.post("/api/stimuli", content=b'{"text": "news", "title": "\\udfff"}'),
                 "surrogate key": client.post("/api/stimuli", content=b'{"text": "news", "\\ud83d": 1}'),
             }
+            long_number = client.post("/api/messages", content=b'{"text": ' + b"9" * 5000 + b"}")
             fine = client.post("/api/messages", json={"text": "hi \U0001F600 there", "key": "emoji"})
     finally:
         logger.remove(sink)
@@ -279,6 +280,7 @@ def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_er
         assert answer.status_code == 400, (name, answer.status_code, answer.text)
         said = answer.json()["error"]
         assert ("nested too deeply" in said) if name.startswith("deep") else ("lone surrogate" in said), (name, said)
+    assert long_number.status_code == 400 and long_number.json()["error"] == "A number in the JSON is too long."
     assert lines == []
     assert fine.status_code == 202  # a real emoji (a surrogate pair in JSON's escapes) is fine
     assert web.wait_idle()

@@ -123,8 +123,11 @@ async def read_json(request: Request) -> dict:
         data = json.loads(body or b"{}")
     except RecursionError:  # thousands of nested brackets: refused as the others, not a crash
         raise Refused(400, f"The JSON is nested too deeply (at most {MAX_DEPTH} levels).") from None
-    except (UnicodeDecodeError, ValueError):
+    except UnicodeDecodeError:
         raise Refused(400, "The body is not JSON.") from None
+    except ValueError as exc:  # a number of thousands of digits is JSON that Python will not read either
+        digits = "integer string conversion" in str(exc)
+        raise Refused(400, "A number in the JSON is too long." if digits else "The body is not JSON.") from None
     if not isinstance(data, dict):
         raise Refused(400, "The body must be a JSON object.")
     checked_json(data)
