@@ -401,3 +401,20 @@ def test_wilson_run_at_a_terminal_says_where_the_dashboard_is(tmp_path):
         if child.poll() is None:
             child.kill()
         os.close(master)
+
+
+def test_headers_that_arrive_in_pieces_within_the_deadline_are_answered(web, monkeypatch):
+    import socket
+    import time
+
+    from channels.web import protocol
+
+    monkeypatch.setattr(protocol, "HEADER_SECONDS", 2.0)
+    host, port = base_url()[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        started = time.monotonic()
+        for piece in (b"GET /login HT", b"TP/1.1\r\nHost: x\r\n", b"Accept: text/html\r\n", b"\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.3)  # a slow client, well within the deadline (pacing the client, not waiting for the server)
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200") and time.monotonic() - started < protocol.HEADER_SECONDS

@@ -196,3 +196,19 @@ def test_budget_with_no_model_use_says_so_instead_of_the_highest_day_1_tokens(we
                       completion_tokens=100)
     used = client.get("/budget").text
     assert "(the highest day: 1,000 tokens)" in used and "<svg" in used
+
+
+def test_done_on_todays_timeline_returns_to_today_with_the_task_off_the_overdue_list(web):
+    life = a_life(web)
+    client = logged_in(web)
+    page = client.get("/today").text
+    assert f'id="done-{life["notice"].id}"' in page.split('id="overdue"', 1)[1].split("</div>", 1)[0]
+    pressed = client.post(f"/tasks/{life['notice'].id}/done", data={"csrf": csrf_of(page), "key": "t1", "back": "/today"})
+    assert pressed.status_code == 303 and pressed.headers["location"].startswith("/today?done=")
+    assert web.wait_idle()
+    after = client.get(pressed.headers["location"]).text
+    assert 'id="overdue"' not in after  # nothing is overdue any more
+    assert "Give notice on the flat</strong> is done." in after
+    elsewhere = client.post(f"/tasks/{life['van'].id}/done", data={"csrf": csrf_of(page), "key": "t2",
+                                                                  "back": "https://evil.example/"})
+    assert elsewhere.headers["location"].startswith("/topics?done=")  # only back to a page of its own
