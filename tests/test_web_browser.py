@@ -2,7 +2,8 @@
 log in with the token, see Today, approve a proposal on Proposals, see the gate's answer; a calendar
 event posted to the intake API becomes a proposal, one item of which is approved on its own; a page
 watched through the dashboard changes and reaches the buffer once; a page rendered to a PNG as
-`make screenshots` does. One browser serves the whole module."""
+`make screenshots` does; Today's timeline read at a glance, a topic's progress, and one Done press.
+One browser serves the whole module."""
 
 from __future__ import annotations
 

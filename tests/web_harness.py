@@ -191,8 +191,9 @@ PAGES = (("today", "/today"), ("proposals", "/proposals"), ("conversation", "/co
 
 
 def demo(app, site: LoopbackSite) -> None:
-    """A few days of a life in Wilson, for the screenshots: a trip, its tasks, a proposal, a watched page
-    that changed, a belief, some model use."""
+    """A few days of a life in Wilson, for the screenshots: a trip with its plan approved and one task done
+    early, a dentist's appointment and a birthday in the calendar, a proposal waiting, a watched page that
+    changed, a belief, some model use."""
     from datetime import timedelta
 
     from channels.web import watcher
