@@ -286,6 +286,7 @@ def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_on
     assert notice.text.startswith("Book the van is done.") and notice.find_elements(By.NAME, "undo")
     row = browser.find_element(By.ID, f"task-{life['van'].id}")
     assert "done" in row.get_attribute("class").split() and not row.find_elements(By.TAG_NAME, "button")
-    assert browser.find_element(By.CSS_SELECTOR, ".progress-words").text.startswith("2 of 4 done · 1 overdue · 1 open")
+    words = browser.find_element(By.CSS_SELECTOR, ".progress-words").text
+    assert words.startswith("2 of 4 done · 1 overdue · 1 open")
     assert Task.get_by_id(life["van"].id).status == "done"
     assert "Proposals (" not in browser.find_element(By.TAG_NAME, "header").text  # nothing asked a second time

@@ -22,7 +22,8 @@ def a_life(app) -> dict:
     """Tue 5 January 2027, 08:00 in Berlin: a move in three weeks with its preparation half done, a dentist's
     appointment next week, a trip in April, a loose task due tonight."""
     now = app.clock.now()
-    move = Topic.create(title="Move to Hamburg", created_at=now - timedelta(days=10), starts=at(app, "2027-01-25", "00:00"))
+    move = Topic.create(title="Move to Hamburg", created_at=now - timedelta(days=10),
+                        starts=at(app, "2027-01-25", "00:00"))
     tasks = {
         "notice": Task.create(title="Give notice on the flat", topic=move, due=at(app, "2027-01-04", "00:00"),
                               due_is_date=True, created_at=now - timedelta(days=10)),
@@ -116,7 +117,8 @@ def test_done_on_a_task_takes_effect_at_once_is_traced_and_offers_undo(web):
 
     assert Task.get_by_id(life["van"].id).status == "done"  # no second approval asked for
     approval = Approval.get(Approval.idempotency_key == "web:done:press-1")
-    assert approval.status == "approved" and DecisionRow.select().where(DecisionRow.approval_id == approval.id).count() == 1
+    assert approval.status == "approved"
+    assert DecisionRow.select().where(DecisionRow.approval_id == approval.id).count() == 1
     assert Approval.select().where(Approval.status.in_(("pending", "partial"))).count() == 0
     stages = [(r.stage, r.reason) for r in trace.path(approval.trace_id)]
     assert ("proposed", f"proposal {approval.id}: you pressed Done on the dashboard") in stages
@@ -203,7 +205,8 @@ def test_done_on_todays_timeline_returns_to_today_with_the_task_off_the_overdue_
     client = logged_in(web)
     page = client.get("/today").text
     assert f'id="done-{life["notice"].id}"' in page.split('id="overdue"', 1)[1].split("</div>", 1)[0]
-    pressed = client.post(f"/tasks/{life['notice'].id}/done", data={"csrf": csrf_of(page), "key": "t1", "back": "/today"})
+    pressed = client.post(f"/tasks/{life['notice'].id}/done",
+                          data={"csrf": csrf_of(page), "key": "t1", "back": "/today"})
     assert pressed.status_code == 303 and pressed.headers["location"].startswith("/today?done=")
     assert web.wait_idle()
     after = client.get(pressed.headers["location"]).text

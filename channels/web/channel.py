@@ -146,8 +146,8 @@ class WebChannel(Channel):
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
         config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
-                                http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False, server_header=False,
-                                date_header=False, timeout_graceful_shutdown=self.stop_grace)
+                                http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False,
+                                server_header=False, date_header=False, timeout_graceful_shutdown=self.stop_grace)
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
 
