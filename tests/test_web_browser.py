@@ -2,7 +2,8 @@
 log in with the token, see Today, approve a proposal on Proposals, see the gate's answer; a calendar
 event posted to the intake API becomes a proposal, one item of which is approved on its own; a page
 watched through the dashboard changes and reaches the buffer once; a page rendered to a PNG as
-`make screenshots` does. One browser serves the whole module."""
+`make screenshots` does; Today's timeline read at a glance, a topic's progress, and one Done press.
+One browser serves the whole module."""
 
 from __future__ import annotations
 
@@ -128,9 +129,14 @@ def test_the_trace_page_explains_why_a_newsletter_was_dropped(web, browser):
     WebDriverWait(browser, 15).until(seen.presence_of_element_located((By.ID, "recent")))
     browser.find_element(By.LINK_TEXT, row.trace_id).click()
     path = WebDriverWait(browser, 15).until(seen.presence_of_element_located((By.ID, "path")))
-    steps = [" ".join(r.text.split()) for r in path.find_elements(By.CSS_SELECTOR, "tr.step")]
-    assert [s.split()[2] for s in steps] == ["routed", "dropped"]  # date, time, stage, actor, reason
-    assert "newsletter" in steps[1] and "Weekly deals newsletter" in path.text
+    rows = path.find_elements(By.CSS_SELECTOR, "tr.step")
+    assert [r.get_attribute("data-stage") for r in rows] == ["routed", "dropped"]
+    # what happened and why, in words (the recorded shorthand stays underneath, small and grey)
+    words = [" ".join(r.find_element(By.CSS_SELECTOR, ".step-words").text.split()) for r in rows]
+    assert [r.find_element(By.TAG_NAME, "strong").text for r in rows] == ["Received", "Set aside"]
+    assert words[0].startswith("Kept with the other news until Wilson next goes through it")
+    assert words[1].startswith("Not worth telling you: bulk mail (a newsletter")
+    assert "Weekly deals newsletter" in path.text
 
 
 def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_approved_makes_that_task_only(web,
@@ -228,3 +234,59 @@ def test_a_page_watched_through_the_dashboard_changes_and_reaches_the_buffer_onc
     browser.get(base_url() + "/today")
     seen_box = wait.until(seen.presence_of_element_located((By.ID, "seen")))
     assert "online form" in seen_box.text
+
+
+def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_one_press_to_move(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.test_web_today import a_life
+
+    life = a_life(web)
+    browser_login(browser, web)
+    wait = WebDriverWait(browser, 15)
+    timeline = browser.find_element(By.ID, "timeline")
+    # the first screen holds what is late and this week: no scrolling to see what matters today
+    overdue = browser.find_element(By.ID, "overdue")
+    today = browser.find_element(By.CSS_SELECTOR, ".tl-day.today")
+    assert timeline.rect["y"] < 200 and today.rect["y"] + today.rect["height"] <= VIEWPORT[1]
+    assert "Give notice on the flat" in overdue.text and "yesterday" in overdue.text
+    assert overdue.find_element(By.CSS_SELECTOR, ".tag").value_of_css_property("background-color") == \
+        "rgba(179, 45, 46, 1)"  # red
+    assert today.value_of_css_property("background-color") == "rgba(252, 249, 232, 1)"  # marked
+    days = [" ".join(d.text.split()) for d in timeline.find_elements(By.CSS_SELECTOR, ".tl-week .tl-day")]
+    assert days == ["Tue 05 Jan today DUE Water the plants 17:00 ✓ Done",
+                    "Fri 08 Jan in 3 days DUE Move to Hamburg: Book the van",
+                    "Wed 13 Jan in 8 days EVENT 10:30 Dentist (Dr. Weber)",
+                    "Fri 22 Jan in 2 weeks DUE Move to Hamburg: Pack the kitchen",
+                    "Mon 25 Jan in 3 weeks BEGINS Move to Hamburg begins 3 tasks still open",
+                    "Sat 10 Apr in 14 weeks BEGINS Trip to Japan begins · 1 task still open"]
+
+    browser.find_element(By.LINK_TEXT, "Move to Hamburg begins").click()
+    progress = wait.until(seen.presence_of_element_located((By.ID, f"progress-{life['move'].id}")))
+    assert progress.find_element(By.CSS_SELECTOR, ".progress-words").text.startswith(
+        "1 of 4 done · 1 overdue · 2 open · Move to Hamburg in 3 weeks")
+    bar = progress.find_element(By.CSS_SELECTOR, ".bar").rect["width"]
+    widths = {state: progress.find_element(By.CSS_SELECTOR, f".seg.{state}").rect["width"] / bar
+              for state in ("done", "overdue", "open")}
+    assert abs(widths["done"] - 0.25) < 0.01 and abs(widths["overdue"] - 0.25) < 0.01
+    assert abs(widths["open"] - 0.5) < 0.01
+    now_x = progress.find_element(By.CSS_SELECTOR, ".mark.now").rect["x"]
+    event_x = progress.find_element(By.CSS_SELECTOR, ".mark.event").rect["x"]
+    late = progress.find_element(By.CSS_SELECTOR, ".dot.overdue").rect
+    ahead = [d.rect for d in progress.find_elements(By.CSS_SELECTOR, ".dot.open")]
+    assert late["x"] + late["width"] / 2 < now_x < min(d["x"] for d in ahead) <= max(d["x"] for d in ahead) < event_x
+
+    browser.find_element(By.ID, f"done-{life['van'].id}").click()  # one press
+    notice = wait.until(seen.presence_of_element_located((By.ID, "done-notice")))
+    assert web.wait_idle()
+    browser.refresh()
+    notice = wait.until(seen.presence_of_element_located((By.ID, "done-notice")))
+    assert notice.text.startswith("Book the van is done.") and notice.find_elements(By.NAME, "undo")
+    row = browser.find_element(By.ID, f"task-{life['van'].id}")
+    assert "done" in row.get_attribute("class").split() and not row.find_elements(By.TAG_NAME, "button")
+    words = browser.find_element(By.CSS_SELECTOR, ".progress-words").text
+    assert words.startswith("2 of 4 done · 1 overdue · 1 open")
+    assert Task.get_by_id(life["van"].id).status == "done"
+    assert "Proposals (" not in browser.find_element(By.TAG_NAME, "header").text  # nothing asked a second time

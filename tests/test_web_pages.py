@@ -123,7 +123,7 @@ def test_topics_shows_each_topic_with_its_tasks_dates_and_what_happened(web):
     page = logged_in(web).get("/topics")
     assert page.status_code == 200
     section = page.text.split(f'id="topic-{topic.id}"', 1)[1].split("</section>", 1)[0]
-    assert "Trip to Japan" in page.text and "Book flights to Japan" in section and "2027-03-01" in section
+    assert "Trip to Japan" in page.text and "Book flights to Japan" in section and "due Mon 01 Mar" in section
     assert "because your calendar event “Japan”" in section and 'href="/trace?id=tr1"' in section
 
 
@@ -134,9 +134,14 @@ def test_trace_shows_a_stimulus_path_in_local_time(web):
     listing = client.get("/trace").text
     assert f'href="/trace?id={row.trace_id}"' in listing
     page = client.get(f"/trace?id={row.trace_id}").text
-    steps = re.findall(r'<tr class="step"><td class="small">([^<]+)</td><td><strong>([^<]+)</strong>', page)
-    assert steps and steps[0][1] == "routed"
-    assert steps[0][0].startswith("2027-01-05 08:00")  # Berlin time, as the user lives it (07:00 UTC)
+    steps = re.findall(r'<tr class="step" data-stage="([^"]+)"><td class="small">([^<]+)</td><td><strong>([^<]+)'
+                       r'</strong></td><td><span class="step-words">([^<]+)</span>', page)
+    assert steps and steps[0][0] == "routed"
+    assert steps[0][1].startswith("2027-01-05 08:00")  # Berlin time, as the user lives it (07:00 UTC)
+    # what happened and why, in a person's words (the recorded shorthand stays underneath, small)
+    assert steps[0][2:] == ("Received", "Your message came at the terminal; it went straight to Wilson to answer.")
+    assert all("outbox" not in words and "inbox priority" not in words for *_, words in steps)
+    assert ("Delivered", "The message reached you at the terminal.") in [tuple(s[2:]) for s in steps]
     assert "what is due this week?" in page
     assert client.get("/trace?id=%3Cscript%3E").status_code == 404
     assert "Nothing is recorded" in client.get("/trace?id=nosuchtrace").text

@@ -180,7 +180,7 @@ def test_today_shows_whats_due_and_overdue_and_waiting(web):
     propose(web, client)
     page = client.get("/today").text
     assert re.search(r"1 proposal waiting", page)
-    for section in ("briefing", "events", "due", "watched"):
+    for section in ("timeline", "waiting", "briefing", "watched"):
         assert f'id="{section}"' in page
 
 
@@ -251,3 +251,170 @@ def test_undo_typed_on_the_page_proposes_putting_back_the_last_approval(web):
     assert {i.tool for i in undo.items} <= {"cancel_task", "close_topic"} and undo.items.count()
     assert not Inbox.select().where(Inbox.text == "undo").exists()  # handled by code, never by a model
     assert f"Because you asked to undo proposal {approval.id}" in client.get("/conversation").text
+
+
+def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_error_line(web):
+    from loguru import logger
+
+    token, _ = token_and_code(web)
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
+    deep = b'{"text": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    try:
+        with httpx.Client(base_url=base_url(), timeout=10, headers={"Authorization": f"Bearer {token}",
+                                                                     "Content-Type": "application/json"}) as client:
+            answers = {
+                "deep message": client.post("/api/messages", content=deep),
+                "deep intake": client.post("/api/stimuli", content=deep),
+                "deep event": client.post("/api/stimuli", content=b'{"text": "a trip", "event": {"title": '
+                                          + b"[" * 3000 + b"]" * 3000 + b"}}"),
+                "surrogate message": client.post("/api/messages", content=b'{"text": "hi \\ud800 there"}'),
+                "surrogate intake": client.post("/api/stimuli", content=b'{"text": "news", "title": "\\udfff"}'),
+                "surrogate key": client.post("/api/stimuli", content=b'{"text": "news", "\\ud83d": 1}'),
+            }
+            long_number = client.post("/api/messages", content=b'{"text": ' + b"9" * 5000 + b"}")
+            fine = client.post("/api/messages", json={"text": "hi \U0001F600 there", "key": "emoji"})
+    finally:
+        logger.remove(sink)
+    for name, answer in answers.items():
+        assert answer.status_code == 400, (name, answer.status_code, answer.text)
+        said = answer.json()["error"]
+        assert ("nested too deeply" in said) if name.startswith("deep") else ("lone surrogate" in said), (name, said)
+    assert long_number.status_code == 400 and long_number.json()["error"] == "A number in the JSON is too long."
+    assert lines == []
+    assert fine.status_code == 202  # a real emoji (a surrogate pair in JSON's escapes) is fine
+    assert web.wait_idle()
+    assert [r.text for r in Inbox.select().where(Inbox.source == "web")] == ["hi \U0001F600 there"]
+
+
+def test_200_half_sent_connections_are_closed_by_the_header_deadline_and_the_dashboard_still_answers(web,
+                                                                                                   monkeypatch):
+    import selectors
+    import socket
+    import time
+
+    from channels.web import protocol
+
+    monkeypatch.setattr(protocol, "HEADER_SECONDS", 2.0)  # the default (10 s) would only make the test slow
+    token, _ = token_and_code(web)
+    host, port = base_url()[len("http://"):].split(":")
+    started = time.monotonic()
+    idle = []
+    for n in range(200):
+        sock = socket.create_connection((host, int(port)), timeout=5)
+        sock.sendall(b"GET /today HTTP/1.1\r\nHost: x\r\n" if n % 2 else b"GE")  # never the blank line
+        idle.append(sock)
+    # a keep-alive connection whose second request stops half-way has the same deadline
+    kept = socket.create_connection((host, int(port)), timeout=5)
+    kept.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+    kept.sendall(b"GET /login HTTP/1.1\r\nHo")
+    idle.append(kept)
+
+    answer = httpx.get(base_url() + "/api/today", headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert answer.status_code == 200 and "due" in answer.json()  # the flood does not keep the user out
+
+    closed_at: dict[int, float] = {}
+    told: dict[int, bytes] = {}
+    with selectors.DefaultSelector() as selector:
+        for sock in idle:
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ)
+        deadline = started + protocol.HEADER_SECONDS + 5
+        while len(closed_at) < len(idle) and time.monotonic() < deadline:
+            for key, _ in selector.select(timeout=0.5):
+                try:
+                    data = key.fileobj.recv(65536)
+                except ConnectionResetError:
+                    data = b""
+                if data:
+                    told[key.fileobj.fileno()] = data[:12]
+                else:  # the server closed it
+                    closed_at[key.fileobj.fileno()] = time.monotonic() - started
+                    selector.unregister(key.fileobj)
+    for sock in idle:
+        sock.close()
+    assert len(closed_at) == len(idle), f"{len(idle) - len(closed_at)} connections still open"
+    assert max(closed_at.values()) < protocol.HEADER_SECONDS + 2  # opening them took a moment too
+    # no more than MAX_CONNECTIONS stayed open until the deadline: the oldest waiting made room at once
+    early = sum(1 for at in closed_at.values() if at < protocol.HEADER_SECONDS)
+    assert early >= len(idle) - protocol.MAX_CONNECTIONS
+    # a half-sent request is told why, where the socket still lets it be told: too slow (408), or closed
+    # to make room for others (503; one closed before its bytes were read is reset instead)
+    assert set(told.values()) == {b"HTTP/1.1 408", b"HTTP/1.1 503"}
+    answer = httpx.get(base_url() + "/api/today", headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert answer.status_code == 200
+
+
+def test_a_body_that_stops_half_way_gets_a_408_within_its_deadline(web, monkeypatch):
+    import socket
+    import time
+
+    from channels.web import forms
+
+    monkeypatch.setattr(forms, "BODY_SECONDS", 1.0)
+    token, _ = token_and_code(web)
+    host, port = base_url()[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"POST /api/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\": \"hel".encode())
+        started = time.monotonic()
+        answer = sock.recv(65536)
+        waited = time.monotonic() - started
+        while b"too long" not in answer and (more := sock.recv(65536)):  # the body may come on its own
+            answer += more
+    assert answer.startswith(b"HTTP/1.1 408") and b"too long to arrive" in answer
+    assert waited < forms.BODY_SECONDS + 2
+    assert web.wait_idle()
+    assert Inbox.select().count() == 0
+
+
+def test_wilson_run_at_a_terminal_says_where_the_dashboard_is(tmp_path):
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    master, slave = pty.openpty()  # a terminal, as `make run` has
+    env = {**os.environ, "WILSON_HOME": str(tmp_path / "home"), "WILSON_WEB_PORT": "0",
+           "WILSON_TELEGRAM_TOKEN": "", "WILSON_LLM_BASE_URL": ""}
+    child = subprocess.Popen([sys.executable, "bin/wilson", "run"], stdin=slave, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    said = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"Wilson is listening" not in said and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                said += os.read(master, 4096)
+        text = said.decode("utf-8", "replace")
+        found = re.search(r"Your dashboard is at (http://127\.0\.0\.1:\d+) \(`wilson web-token` prints a link "
+                          r"that logs you in\)\.", text)
+        assert found, text
+        assert text.index("Your dashboard") < text.index("Wilson is listening")
+        assert httpx.get(found.group(1) + "/login", timeout=10).status_code == 200  # and there it is
+        os.write(master, b"quit\n")
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+        os.close(master)
+
+
+def test_headers_that_arrive_in_pieces_within_the_deadline_are_answered(web, monkeypatch):
+    import socket
+    import time
+
+    from channels.web import protocol
+
+    monkeypatch.setattr(protocol, "HEADER_SECONDS", 2.0)
+    host, port = base_url()[len("http://"):].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        started = time.monotonic()
+        for piece in (b"GET /login HT", b"TP/1.1\r\nHost: x\r\n", b"Accept: text/html\r\n", b"\r\n"):
+            sock.sendall(piece)
+            time.sleep(0.3)  # a slow client, well within the deadline (pacing the client, not waiting for the server)
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200") and time.monotonic() - started < protocol.HEADER_SECONDS

@@ -186,12 +186,14 @@ def shoot(driver, path: str, out) -> bytes:
 
 
 PAGES = (("today", "/today"), ("proposals", "/proposals"), ("conversation", "/conversation"),
-         ("topics", "/topics"), ("trace", "/trace"), ("memory", "/memory"), ("budget", "/budget"))
+         ("topics", "/topics"), ("topic", "/topics/1"), ("trace", "/trace"), ("memory", "/memory"),
+         ("budget", "/budget"))
 
 
 def demo(app, site: LoopbackSite) -> None:
-    """A few days of a life in Wilson, for the screenshots: a trip, its tasks, a proposal, a watched page
-    that changed, a belief, some model use."""
+    """A few days of a life in Wilson, for the screenshots: a trip with its plan approved and one task done
+    early, a dentist's appointment and a birthday in the calendar, a proposal waiting, a watched page that
+    changed, a belief, some model use."""
     from datetime import timedelta
 
     from channels.web import watcher
@@ -207,6 +209,23 @@ def demo(app, site: LoopbackSite) -> None:
                 created_at=now - timedelta(days=2))
     Task.create(title="Water the neighbour's plants", due=now + timedelta(hours=9), created_at=now)
     app.say("I'm flying to Japan on 2027-04-10")  # the offline rules propose the trip's tasks
+    app.wait_idle()
+    from channels.calendar.editor import add_event
+    from storage.models import Approval
+
+    app.decide(Approval.select().order_by(Approval.id.desc()).get().id, "approve")  # the trip's plan, approved
+    app.wait_idle()
+    first = Task.get((Task.topic == trip) & Task.title.contains("passport validity"))
+    app.propose("complete_task", {"task_id": first.id}, "done early")  # one task finished ahead of time
+    app.wait_idle()
+    app.decide(Approval.select().order_by(Approval.id.desc()).get().id, "approve")
+    tz = app.config.timezone
+    local = now.astimezone(tz).replace(tzinfo=None)
+    add_event(app.calendar_file(), "Dentist", (local + timedelta(days=8)).replace(hour=10, minute=30),
+              (local + timedelta(days=8)).replace(hour=11, minute=15), "Dr. Weber, Hauptstraße 5", tz=tz)
+    add_event(app.calendar_file(), "Mum's birthday", (local + timedelta(days=19)).date(), tz=tz)
+    app.calendar_edited()
+    app.say("remind me to call Mum tomorrow at 10")  # a proposal left waiting for the user's answer
     app.wait_idle()
     engram.store("belief", "You book long-haul flights about five weeks ahead", ["approval:3", "approval:7"],
                  now - timedelta(days=20))

@@ -96,10 +96,11 @@ def take_over(supersedes: int, trace_id: str, now: datetime) -> bool:
 
 
 def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str, key: str, now: datetime,
-                config) -> Approval:
+                config, shown: bool = False) -> Approval:
     """A proposal of one tool that the user asked for by a command of their own (a form on the dashboard,
     `forget N` at the terminal): shown and decided like any other, exactly once per `key`. The caller
-    tells the gate (ProposalCreated) after this commits."""
+    tells the gate (ProposalCreated) after this commits. `shown`: the user's press was the question and
+    its answer (a Done button), so there is nothing to present; the caller records the approval with it."""
     box = tools.toolbox(config)
     if box.get(tool) is None:
         raise CannotPropose("That cannot be done: the skill that does it is not installed or is turned off.")
@@ -115,7 +116,8 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
                                    nonce=secrets.token_hex(4), created_at=now, expires_at=lapses,
                                    idempotency_key=key, reason=clipped(reason),
-                                   remind_at=nudge_at(now, lapses, config))
+                                   remind_at=None if shown else nudge_at(now, lapses, config),
+                                   presented_at=now if shown else None)
         ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
                             description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)

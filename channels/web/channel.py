@@ -45,11 +45,11 @@ from actors.proposals import make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
-from channels.web import fetching, server, watcher
+from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
 from storage import decisions, kv, routing
 from storage.db import database
-from storage.models import Outbox
+from storage.models import Approval, DecisionRow, Outbox, Task
 from wilson.kernel import faults, liveness
 from wilson.kernel.clock import parse_duration
 from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
@@ -146,8 +146,8 @@ class WebChannel(Channel):
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
         config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
-                                http="h11", ws="none", proxy_headers=False, server_header=False,
-                                date_header=False, timeout_graceful_shutdown=self.stop_grace)
+                                http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False,
+                                server_header=False, date_header=False, timeout_graceful_shutdown=self.stop_grace)
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
 
@@ -202,6 +202,42 @@ class WebChannel(Channel):
             return None
         faults.point("web:after-message-commit")
         self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
+        return row.id
+
+    def done(self, task_id: int, key: str) -> int:
+        """A press on a task's Done button. The user's own clear command is the approval (DESIGN principle 17):
+        a proposal to complete the task and its approval commit together, once per form (`key`), and the gate
+        applies it at once, as it applies any approval: traced, and its receipt offers Undo. Returns the
+        proposal's id; refused (400) when the task cannot be completed (gone, or done already)."""
+        now = self.now()
+        task = Task.get_or_none(Task.id == task_id)
+        if task is None:
+            raise Refused(404, "There is no such task.")
+        try:
+            with database.atomic():
+                made = Approval.get_or_none(Approval.idempotency_key == f"web:done:{key}")
+                if made is None and task.status not in ("open", "snoozed"):
+                    state = {"done": "done already", "cancelled": "dropped"}.get(task.status, task.status)
+                    raise Refused(400, f"“{task.title}” is {state}: there is nothing to mark done.")
+                approval = make.propose_one("complete_task", {"task_id": task_id}, owner=self.user(),
+                                            channel=self.name, reason="you pressed Done on the dashboard",
+                                            key=f"web:done:{key}", now=now, config=self.config, shown=True)
+                answered = DecisionRow.select().where(DecisionRow.approval_id == approval.id).exists()
+                row = None if answered else decisions.record(
+                    approval_id=approval.id, action="approve", user_id=self.user(), channel=self.name, at=now,
+                    nonce=approval.nonce)
+        except rules.CannotPropose as exc:
+            raise Refused(400, str(exc)) from None
+        if row is not None:
+            faults.point("web:after-decision-commit")
+            self.tell("approval", DecisionRecorded(row.id))
+        return approval.id
+
+    def undo(self, approval_id: int) -> int:
+        """An Undo press under a receipt: the same decision as typing "undo N" (the gate's undo machinery)."""
+        row = decisions.record(approval_id=approval_id, action=rules.UNDO, user_id=self.user(), channel=self.name,
+                               at=self.now())
+        self.tell("approval", DecisionRecorded(row.id))
         return row.id
 
     def intake(self, text: str, key: str | None, payload: dict) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from channels.web import auth
-from channels.web.channel import ADDRESS_KEY, is_loopback
+from channels.web.channel import ADDRESS_KEY, HEALTH_KEY, is_loopback
 from storage import kv
 
 
@@ -32,3 +32,18 @@ def web_token(config, now: datetime) -> list[str]:
     elif not is_loopback(str(config.get("web", "host"))):
         lines.append(f"Careful: the dashboard listens on {config.get('web', 'host')}, not only on this computer.")
     return lines
+
+
+def dashboard_line(config) -> str | None:
+    """What `wilson run` says about the dashboard once its channel has started: where it is and how to log
+    in, or why it is not there. None when it is switched off."""
+    if not config.get("web", "enabled"):
+        return None
+    health = kv.get_cursor(HEALTH_KEY, {})
+    health = health if isinstance(health, dict) else {}
+    if health.get("state") == "serving" and health.get("address"):
+        return f"Your dashboard is at {health['address']} (`wilson web-token` prints a link that logs you in)."
+    if health.get("state") == "unavailable":
+        return (f"The dashboard could not start ({health.get('error') or 'see wilson.log'}); Wilson runs on without "
+                "it. Set WILSON_WEB_PORT to a free port.")
+    return None

@@ -10,6 +10,7 @@ intake item's calendar event. `Refused` is how any check says no, with the words
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime
 from urllib.parse import parse_qs
@@ -23,6 +24,7 @@ from wilson.kernel.timeparse import date_or_datetime
 COOKIE = "wilson_session"
 MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
 MAX_TEXT = 4000
+BODY_SECONDS = 20.0  # to receive a body of at most MAX_BODY, from the end of its headers
 
 
 class Refused(Exception):
@@ -92,26 +94,64 @@ async def read_form(request: Request) -> dict:
 
 
 async def read_body(request: Request) -> bytes:
+    """The body, within MAX_BODY bytes and BODY_SECONDS (the headers had their own deadline:
+    channels/web/protocol.py)."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
-    return body
+
+    async def whole() -> bytes:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise Refused(413, f"That is too big: at most {MAX_BODY // 1024} KB.")
+        return body
+
+    try:
+        return await asyncio.wait_for(whole(), BODY_SECONDS)
+    except TimeoutError:
+        raise Refused(408, f"That took too long to arrive: send it within {BODY_SECONDS:g} seconds.") from None
+
+
+MAX_DEPTH = 8  # nesting of a JSON body: the deepest the API takes is an intake item's event (2)
 
 
 async def read_json(request: Request) -> dict:
     body = await read_body(request)
     try:
         data = json.loads(body or b"{}")
-    except (UnicodeDecodeError, ValueError):
+    except RecursionError:  # thousands of nested brackets: refused as the others, not a crash
+        raise Refused(400, f"The JSON is nested too deeply (at most {MAX_DEPTH} levels).") from None
+    except UnicodeDecodeError:
         raise Refused(400, "The body is not JSON.") from None
+    except ValueError as exc:  # a number of thousands of digits is JSON that Python will not read either
+        digits = "integer string conversion" in str(exc)
+        raise Refused(400, "A number in the JSON is too long." if digits else "The body is not JSON.") from None
     if not isinstance(data, dict):
         raise Refused(400, "The body must be a JSON object.")
+    checked_json(data)
     return data
+
+
+def checked_json(value, depth: int = 1) -> None:
+    """Refuse what JSON allows but text cannot carry: nesting deeper than MAX_DEPTH and lone surrogates
+    ("\\ud800"), which no database, log or page can store or show."""
+    if depth > MAX_DEPTH:
+        raise Refused(400, f"The JSON is nested too deeply (at most {MAX_DEPTH} levels).")
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            checked_json(key, depth)
+            checked_json(inner, depth + 1)
+    elif isinstance(value, list):
+        for inner in value:
+            checked_json(inner, depth + 1)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refused(400, "The JSON has a broken character (a lone surrogate like \\ud800): "
+                               "send the text as valid UTF-8.") from None
 
 
 def clean(text, limit: int = MAX_TEXT) -> str:

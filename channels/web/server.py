@@ -28,7 +28,6 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from actors import tools
-from channels import views
 from channels.web import auth, pages
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
                                 read_form, read_json, refusal)
@@ -81,7 +80,7 @@ def build(site) -> Starlette:
         return guarded
 
     def page(name: str, who: Who | None, now, nav: str, **context) -> HTMLResponse:
-        waiting = pages.today(now, site.config.timezone)["waiting"] if nav else 0
+        waiting = pages.waiting_count() if nav else 0
         return HTMLResponse(pages.render(name, nav=nav, csrf=who.csrf if who else "", waiting=waiting, **context))
 
     async def form_of(request: Request) -> dict:
@@ -132,8 +131,9 @@ def build(site) -> Starlette:
         return RedirectResponse("/today", status_code=303)
 
     async def today(request: Request, who, now) -> Response:
-        return page("today.html", who, now, "today", title="Today", t=pages.today(now, site.config.timezone),
-                    key=secrets.token_urlsafe(12))
+        return page("today.html", who, now, "today", title="Today",
+                    t=pages.today(now, site.config.timezone, site.user(), coming=True), key=secrets.token_urlsafe(12),
+                    done=pages.done_notice(request.query_params.get("done", ""), site.config.timezone))
 
     async def proposals(request: Request, who, now) -> Response:
         sent = request.query_params.get("sent", "")
@@ -165,7 +165,7 @@ def build(site) -> Starlette:
 
     # API ----------------------------------------------------------------------------------------
     async def api_today(request: Request, who, now) -> Response:
-        return JSONResponse(pages.today(now, site.config.timezone))
+        return JSONResponse(pages.today(now, site.config.timezone, site.user(), coming=True))
 
     async def api_proposals(request: Request, who, now) -> Response:
         return JSONResponse({"proposals": pages.proposals(site.config.timezone, now)})
@@ -215,8 +215,33 @@ def build(site) -> Starlette:
 
     async def topics(request: Request, who, now) -> Response:
         tz = site.config.timezone
-        return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(tz, site.user()),
-                    loose=pages.loose_tasks(tz, site.user()))
+        return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(tz, site.user(), now),
+                    loose=pages.loose_tasks(tz, site.user()), key=secrets.token_urlsafe(12), one=False,
+                    done=pages.done_notice(request.query_params.get("done", ""), tz))
+
+    async def topic(request: Request, who, now) -> Response:
+        tz = site.config.timezone
+        topic_id = number_in(request, "topic_id", "There is no such topic.")
+        found = pages.topics(tz, site.user(), now, only=topic_id)
+        if not found:
+            raise Refused(404, "There is no such topic.")
+        return page("topics.html", who, now, "topics", title=found[0]["title"], topics=found, loose=[],
+                    key=secrets.token_urlsafe(12), one=True,
+                    done=pages.done_notice(request.query_params.get("done", ""), tz))
+
+    async def task_done(request: Request, who, now) -> Response:
+        task_id = number_in(request, "task_id", "There is no such task.")
+        form = await form_of(request)
+        approval_id = site.done(task_id, form_key(form))
+        back = form.get("back", "")
+        back = back if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit()
+                                                          and len(back) < 30) else "/topics"
+        return RedirectResponse(f"{back}?done={approval_id}", status_code=303)
+
+    async def undo(request: Request, who, now) -> Response:
+        approval_id = proposal_id(request)
+        site.undo(approval_id)
+        return RedirectResponse("/proposals", status_code=303)
 
     async def trace_page(request: Request, who, now) -> Response:
         wanted = request.query_params.get("id", "").strip()
@@ -224,7 +249,7 @@ def build(site) -> Starlette:
             raise Refused(404, "There is no such trace.")
         tz = site.config.timezone
         return page("trace.html", who, now, "trace", title="Trace", t=pages.trace(wanted, tz) if wanted else None,
-                    recent=[] if wanted else views.recent_traces(tz), tz=str(tz))
+                    recent=[] if wanted else pages.recent_traces(tz), tz=str(tz))
 
     async def memory(request: Request, who, now) -> Response:
         can_forget = tools.toolbox(site.config).get("forget_memory") is not None
@@ -286,9 +311,12 @@ def build(site) -> Starlette:
         return JSONResponse({"topics": pages.topics(site.config.timezone, site.user())})
 
     def proposal_id(request: Request) -> int:
-        raw = request.path_params.get("approval_id", "")
+        return number_in(request, "approval_id", "There is no such proposal.")
+
+    def number_in(request: Request, name: str, missing: str) -> int:
+        raw = request.path_params.get(name, "")
         if not raw.isdigit() or len(raw) > 16 or not 0 < int(raw) <= MAX_ID:
-            raise Refused(404, "There is no such proposal.")
+            raise Refused(404, missing)
         return int(raw)
 
     routes = [
@@ -310,6 +338,9 @@ def build(site) -> Starlette:
         Route("/watch", guard(watch, changes=True), methods=["POST"]),
         Route("/unwatch", guard(unwatch, changes=True), methods=["POST"]),
         Route("/topics", guard(topics), methods=["GET"]),
+        Route("/topics/{topic_id}", guard(topic), methods=["GET"]),
+        Route("/tasks/{task_id}/done", guard(task_done, changes=True), methods=["POST"]),
+        Route("/undo/{approval_id}", guard(undo, changes=True), methods=["POST"]),
         Route("/trace", guard(trace_page), methods=["GET"]),
         Route("/memory", guard(memory), methods=["GET"]),
         Route("/memory/{memory_id}/forget", guard(forget, changes=True), methods=["POST"]),

@@ -158,7 +158,9 @@ def view(state: dict, tz) -> dict:
         except ValueError:
             return ""
 
-    return {"url": state["url"], "title": state.get("title") or "", "kind": state.get("kind") or "not looked at yet",
+    # a look that failed, or that robots.txt stopped, leaves no kind: it was looked at all the same
+    kind = state.get("kind") or ("" if state.get("checked_at") else "not looked at yet")
+    return {"url": state["url"], "title": state.get("title") or "", "kind": kind,
             "every": describe_every(timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))),
             "checked": local(state.get("checked_at")), "changed": local(state.get("changed_at")),
             "problem": state.get("error") or "", "trace": state.get("trace") or ""}

@@ -17,7 +17,7 @@ from channels import views
 from channels.email.settings import status_line as email_status
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 from channels.web import watcher
-from channels.web.cli import web_token
+from channels.web.cli import dashboard_line, web_token
 from storage import engram, recall
 from storage.db import open_database
 from storage.migrations import migrate
@@ -55,6 +55,10 @@ def cmd_run(opts, config) -> int:
     with stop_signals() as wait:
         where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
         print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
+        app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
+        dashboard = dashboard_line(config)
+        if dashboard:
+            print(dashboard, flush=True)
         wait()
     app.stop()
     return 0

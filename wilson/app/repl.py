@@ -25,6 +25,7 @@ from actors.proposals.rules import UNDO
 from actors.proposals.words import undo_named
 from channels import views
 from channels.calendar import add_event, cancel_event
+from channels.web.cli import dashboard_line
 from wilson.app.application import Wilson
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
@@ -469,6 +470,10 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     app.start()
     try:
         if sys.stdin.isatty() and not opts.json:
+            app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
+            dashboard = dashboard_line(config)
+            if dashboard:
+                print(dashboard, flush=True)
             print("Wilson is listening. Type `help` for commands, or just say something.", flush=True)
         repl.loop(sys.stdin, echo=opts.echo)
         app.wait_idle()

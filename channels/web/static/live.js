@@ -12,6 +12,12 @@
     var div = document.createElement("div");
     div.className = "msg " + (entry.who === "you" ? "you" : "wilson");
     div.id = entry.id;
+    if (entry.where) {
+      var where = document.createElement("span");
+      where.className = "where";
+      where.textContent = (entry.who === "you" ? "you" : "Wilson") + ", " + entry.where;
+      div.appendChild(where);
+    }
     var pre = document.createElement("pre");
     pre.textContent = entry.text;
     div.appendChild(pre);
