@@ -397,6 +397,9 @@ class TokenUsage(BaseModel):
     prompt_tokens = peewee.IntegerField(default=0)
     completion_tokens = peewee.IntegerField(default=0)
     user_tokens = peewee.IntegerField(default=0)  # spent on user-started runs
+    runs = peewee.IntegerField(default=0)  # runs (a stimulus, a scan, a triage batch) the role's model answered
+    failed = peewee.IntegerField(default=0)  # of them, runs whose model broke the protocol (the rules took over)
+    failure = peewee.CharField(max_length=200, default="")  # the last one's reason
 
     class Meta:
         indexes = ((("day", "role"), True),)
