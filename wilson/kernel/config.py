@@ -59,6 +59,7 @@ DEFAULTS: dict[str, dict] = {
         "max_tokens_reply": 600,
         "max_tokens_background": 500,
         "run_seconds": 120.0,
+        "context_tokens": 0,  # the model's context, for `wilson doctor`; 0: unknown (asked of a llama.cpp server)
         "retries": 3,
         "daily_budget": 2_000_000,  # tokens per role per day for background work
         "user_reserve": 500_000,  # extra tokens per day only user-started runs may spend
@@ -150,6 +151,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "max_tokens_reply": ("count", "longest answer in a run you started (never above max_tokens)"),
         "max_tokens_background": ("count", "longest answer in a background run (never above max_tokens)"),
         "run_seconds": ("positive", "seconds one run may wait for the model; then the offline rules answer it"),
+        "context_tokens": ("count", "the model's context in tokens, for `wilson doctor`; 0: unknown"),
         "retries": ("count", "tries after a failed call"),
         "daily_budget": ("count", "tokens per role per day for background work"),
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
@@ -246,7 +248,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
 }
 _ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
               "daily_budget", "user_reserve", "max_tokens_arousal", "max_tokens_triage", "max_tokens_reply",
-              "max_tokens_background", "run_seconds")
+              "max_tokens_background", "run_seconds", "context_tokens")
 for _role in ROLES:
     for _key in _ROLE_KEYS:
         SCHEMA["llm"][f"{_role}_{_key}"] = (SCHEMA["llm"][_key][0], "")
