@@ -182,6 +182,7 @@ class Synapse:
         self._check_budget(endpoint, origin)
         json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
         base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose)}
+        offered = {(t.get("function") or {}).get("name") for t in tools or () if isinstance(t, dict)}
         if tools:
             base["tools"] = tools
             if tool_choice is not None:
@@ -208,7 +209,7 @@ class Synapse:
             if not ruled:  # the rules cost no tokens: the budget counts what a model spent
                 self._account(role, origin, prompt, completion, run=self._first_of_run(role, repair_round))
             try:
-                text, calls = parse_reply(body, json_wanted)
+                text, calls = parse_reply(body, json_wanted, offered)
             except BadOutput as exc:
                 if repair_round:
                     logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
@@ -240,7 +241,7 @@ class Synapse:
         raise AssertionError("unreachable")
 
     def _ruled(self, endpoint: Endpoint, base: dict, context: dict | None, trace_id: str | None,
-               json_wanted: bool, why: str, *, count: bool, new_run: bool = False) -> ChatResult:
+               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=()) -> ChatResult:
         """The offline rules' answer to a call whose model failed the run (`why`), traced as a fallback with
         the reason; `count`: this is the failure itself (counted for the role), not a later call of its run."""
         role = endpoint.role
@@ -250,7 +251,7 @@ class Synapse:
             if ruled is not None:
                 ruled[role] = why
         body, _, _, _ = self._fallback(endpoint, base, context, reason=PROTOCOL_REASON.format(why), down=False)
-        text, calls = parse_reply(body, json_wanted)
+        text, calls = parse_reply(body, json_wanted, offered)
         result = ChatResult(text=text, tool_calls=calls, prompt_tokens=0, completion_tokens=0, model="offline",
                             offline=True, rule=str((body.get("offline") or {}).get("rule") or ""))
         self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
