@@ -5,7 +5,7 @@ silence, calls are sized, and real servers' response shapes read the same."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -215,13 +215,15 @@ def weak_match(body, headers) -> bool:
 def test_the_next_briefing_says_once_that_most_runs_failed(make_app):
     app = make_app(start="2027-01-05T06:30:00+01:00")
     TokenUsage.insert(day="2027-01-04", role="deep", runs=10, failed=9, failure="free text").execute()
-    app.sync()  # the daily sync writes the briefing
+    line = ("Your model ignored the tool protocol in 9 of 10 runs yesterday (deep role); the offline rules "
+            "handled them: `wilson doctor` says more.")
+    app.advance(timedelta(hours=1))  # past the morning's daily sync: its briefing goes out
     assert app.wait_idle()
+    [morning] = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning")]
+    assert morning.endswith(line), morning
     from actors import briefing
 
-    line = briefing.model_line(datetime(2027, 1, 5).date())
-    assert line == ("Your model ignored the tool protocol in 9 of 10 runs yesterday (deep role); the offline rules "
-                    "handled them: `wilson doctor` says more.")
+    assert briefing.model_line(datetime(2027, 1, 5).date()) == line
     assert briefing.model_line(datetime(2027, 1, 6).date()) == "", "said by the one briefing after that day"
     TokenUsage.insert(day="2027-01-06", role="fast", runs=10, failed=2, failure="free text").execute()
     assert briefing.model_line(datetime(2027, 1, 7).date()) == "", "a few failures are no news"

@@ -148,7 +148,7 @@ def _context_size(client: httpx.Client, ep, config, timeout) -> int | None:
 def _check_tools(client: httpx.Client, ep, where: str, timeout) -> list[str]:
     """A real tool-call round trip with a harmless probe tool: the call, its JSON arguments, the answer's
     text free of template tokens, and how long it took."""
-    payload = {"model": ep.models[0], "max_tokens": 64, "tools": [PING_TOOL],
+    payload = {"model": ep.models[0], "max_tokens": min(64, ep.max_tokens), "tools": [PING_TOOL],
                "messages": [{"role": "system", "content": "You are a health check. Reply only by calling a tool."},
                             {"role": "user", "content": "Health check: call the ping tool with ok=true."}]}
     started = time.monotonic()
