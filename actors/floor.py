@@ -2,7 +2,8 @@
 
 A model may judge an item calmer than the rules do; for most items that is its call to make. For a few it
 is not: an emergency (a child who needs picking up, a health emergency, a cancelled flight) and a deadline
-within a day (a mail saying it is due today, a calendar event starting within 24 hours). When the model
+within a day (a mail saying it is due today). Calendar changes are not among them: the user's own calendar
+is no alarm by itself, and the RAS judges its changes by their times with or without a model. When the model
 stays silent about one of these, the RAS still raises the alarm, triage still keeps it as urgent, and a
 background run that surfaced nothing still tells it: each traced as "floor". `[attention] floor = false`
 turns it off. A model that already tells them loses nothing: the floor acts only on its silence.
@@ -10,13 +11,10 @@ turns it off. A model that already tells them loses nothing: the floor acts only
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from actors.triage import headline
-from wilson.model.offline import triage as offline_triage, urgency
-from wilson.model.offline.dates import as_datetime, parse_moment
-
-FLOOR_HOURS = 24  # a deadline or an event this close is a clear alarm
+from wilson.model.offline import triage as offline_triage
 
 
 def enabled(config) -> bool:
@@ -26,15 +24,9 @@ def enabled(config) -> bool:
 
 def alarm(channel: str, text: str, payload, now: datetime, tz) -> str | None:
     """Why an item (a buffered row's channel, text and payload) is a clear-cut alarm of the offline rules,
-    or None: an emergency situation or a deadline today, or a calendar event starting within FLOOR_HOURS."""
+    or None: an emergency situation or a deadline today (urgency.judge_message's situations)."""
     payload = payload if isinstance(payload, dict) else {}
-    if payload.get("change"):
-        critical = urgency.time_critical(payload, now, tz)
-        if critical is not None:
-            return critical
-        start = parse_moment(payload.get("start"), tz)
-        if start is not None and now <= as_datetime(start, tz) <= now + timedelta(hours=FLOOR_HOURS):
-            return f"calendar event {payload.get('change')} starting within {FLOOR_HOURS} hours"
+    if payload.get("change") or channel == "calendar":
         return None
     judgement = offline_triage.judge({"channel": channel, "text": text, "payload": payload}, now, tz)
     return judgement.rule if judgement.level == 1 and judgement.situation else None
