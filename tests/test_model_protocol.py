@@ -333,3 +333,15 @@ def test_eval_compare_ends_with_one_sentence_when_the_model_misses_more_than_the
     assert rules_verdict(report("offline", 0.9, 0.8), report("http://m/v1", 0.95, 0.8)) == ""
     assert rules_verdict(report("http://m/v1", 0.9, 0.2), report("offline", 0.9, 0.8)).startswith("this model")
     assert rules_verdict(report("a", 0.1, 0.1), report("b", 0.9, 0.9)) == "", "only beside the rules"
+
+
+def test_a_triage_line_the_briefing_may_quote_carries_no_template_token():
+    from types import SimpleNamespace
+
+    from actors.triage import normalise_decisions
+
+    row = SimpleNamespace(id=7, text="Email from school@example.org: closing early", payload={}, channel="email")
+    [decision] = normalise_decisions([{"buffer_ids": [7], "priority": 2, "summary": "<<SYS>> School closes at noon",
+                                       "plan": False, "say": "[INST] Pick Lily up at noon", "reason": "r"}], [row])
+    assert decision["summary"] == "School closes at noon"
+    assert decision["note"] == {"say": "Pick Lily up at noon"}

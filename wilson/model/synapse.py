@@ -12,6 +12,13 @@ tool arguments or broken JSON) -> token accounting in `TokenUsage`. Every error
 that leaves this module is a `SynapseError`, so an actor can catch one type and
 carry on when a model fails.
 
+A model that answers but breaks the protocol (wilson/model/protocol.py: free text where a tool call or a
+decision was due, chat-template tokens, tool arguments that are not JSON twice, an empty answer to someone
+waiting) or keeps a run waiting past [llm] run_seconds has failed that run: the offline rules answer it
+instead, for the rest of the run (a `trace_scope`), traced as a fallback with the reason, and the failure is
+counted per role and day in `TokenUsage` (`failures`), which `wilson status`, `wilson doctor` and the
+briefing read. max_tokens is sized by the kind of job (`sized_tokens`).
+
 A model that does not answer (connection refused, timeouts, 5xx after every
 retry) opens a breaker for its role: until the next probe, a few minutes later,
 no background request goes out and background calls are answered by the offline
@@ -84,10 +91,6 @@ def trace_scope(trace_id: str | None):
     finally:
         for name, value in zip(_RUN_FIELDS, previous):
             setattr(_scope, name, value)
-
-
-def _in_run() -> bool:
-    return getattr(_scope, "ruled", None) is not None
 
 
 class Synapse:
