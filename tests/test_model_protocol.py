@@ -10,8 +10,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from storage import trace
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.brain import call, context_of, is_cortex, organ_reply, tool_names
 from wilson.app import cli
@@ -52,9 +50,8 @@ def serve():
 
 
 @pytest.fixture
-def connect(tmp_path):
-    db = open_database(None, tmp_path)
-    migrate()
+def connect(tmp_path, any_db):
+    """Synapse factory on each backend (the failure counters are upserts)."""
     made = []
 
     def build(base_url: str, **llm) -> Synapse:
@@ -69,7 +66,6 @@ def connect(tmp_path):
     yield build
     for synapse in made:
         synapse.close()
-    db.close()
 
 
 # -- text hygiene ----------------------------------------------------------------------------------------------------
