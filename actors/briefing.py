@@ -31,7 +31,8 @@ from actors.tick.deadlines import _task_windows, due_date, plan_task, window_tim
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
+from storage.models import (Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, TokenUsage, Topic,
+                            Trace)
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
@@ -295,7 +296,24 @@ def render_day(day: Day, extra: str = "") -> str:
 NOTHING_TODAY = "Good morning! Nothing on your calendar and nothing due today."
 
 
+MODEL_FAILED = ("Your model ignored the tool protocol in {failed} of {runs} runs yesterday ({roles}); the offline "
+                "rules handled them: `wilson doctor` says more.")
+
+
+def model_line(day: date) -> str:
+    """One line when most of the day before `day`'s runs of a role's model broke the protocol (the rules took
+    them over, wilson/model/synapse.py): said by the one briefing after that day, so said once."""
+    before = (day - timedelta(days=1)).isoformat()
+    failing = [row for row in TokenUsage.select().where(TokenUsage.day == before).order_by(TokenUsage.role)
+               if (row.failed or 0) >= 2 and (row.failed or 0) * 2 > (row.runs or 0)]
+    if not failing:
+        return ""
+    return MODEL_FAILED.format(failed=sum(r.failed for r in failing), runs=sum(max(r.runs, r.failed) for r in failing),
+                               roles=", ".join(f"{r.role} role" for r in failing))
+
+
 def _text_for(day: Day, config, extra: str = "") -> str:
+    extra = "\n\n".join(filter(None, [extra, model_line(day.day)]))
     if day.useful or extra or attention.briefing_mode(config) == "always":
         return render_day(day, extra) or NOTHING_TODAY
     return ""

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
+from actors import floor
 from storage import buffers, kv, senders, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
@@ -170,13 +171,17 @@ class RasActor(WilsonActor):
         if read:
             try:
                 result = self.ctx.synapse.chat("reflex", scan_request(read, now, tz), tools=[AROUSAL_TOOL],
-                                               origin="background", tool_choice="required",
+                                               origin="background", tool_choice="required", purpose="arousal",
                                                context=scan_context(read, now, tz))
             except SynapseError as exc:
                 logger.warning("RAS scan of {} row(s) postponed: {}", len(read), exc)
                 read = []  # not marked scanned: the next interval reads them again
             else:
                 reasons.update(model_reasons(result, read))
+                if not result.offline and floor.enabled(self.config):  # the model's calm is not the last word
+                    floored = {r.id: f"floor: {why}" for r in read if r.id not in reasons
+                               and (why := floor.row_alarm(r, now, tz)) is not None}
+                    reasons.update(floored)
         scanned = {r.id for r in timed + read} | set(routine)
         if not scanned:
             return self.retry_alarm()
@@ -197,7 +202,8 @@ class RasActor(WilsonActor):
         if fresh:
             for row in rows:
                 if row.id in fresh:
-                    trace.record(row.trace_id, "aroused", self.name, reasons[row.id], now)
+                    kind = "floor" if reasons[row.id].startswith("floor: ") else "aroused"
+                    trace.record(row.trace_id, kind, self.name, reasons[row.id], now)
             self.tell("thalamus", SyncRequest("arousal"))
             return True
         return self.retry_alarm()

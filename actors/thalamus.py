@@ -16,7 +16,7 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors import briefing as day_briefing
+from actors import briefing as day_briefing, floor
 from actors.triage import (TRIAGE_TOOL, bulk_drops, chunks, drops_a_row, first_line, headline, learn, look_answer,
                            normalise_decisions, triage_context, triage_request)
 from storage import buffers, inbox, outbox, trace
@@ -263,7 +263,7 @@ class TriageActor(WilsonActor):
         for batch in chunks(asked, int(self.config.get("thalamus", "chunk_chars"))):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
-                                               origin="background", tool_choice="required",
+                                               origin="background", tool_choice="required", purpose="triage",
                                                context=triage_context(batch, now, tz))
             except SynapseError as exc:
                 self.postpone(batch, reason, str(exc), now)
@@ -281,6 +281,11 @@ class TriageActor(WilsonActor):
                 postponed += len(batch)
                 continue
             decisions = normalise_decisions(raw, batch, drops)
+            if not result.offline and floor.enabled(self.config):  # a clear alarm is never dropped or left calm
+                decisions, lifted = floor.lift(decisions, batch, now, tz)
+                for row in batch:
+                    if row.id in lifted:
+                        trace.record(row.trace_id, "floor", self.name, f"kept as urgent: {lifted[row.id]}", now)
             kept += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox")
             later += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox" and d["priority"] >= 3
                          and not daily)  # as apply_triage keeps them: for the morning briefing

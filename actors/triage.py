@@ -18,6 +18,7 @@ from loguru import logger
 from actors.hippocampus import advice
 from actors.tools.untrusted import unsaid_facts
 from storage import senders
+from wilson.model import protocol
 from wilson.model.offline import urgency
 from wilson.skills import storable
 
@@ -186,7 +187,8 @@ def normalise_decisions(raw_items, rows: list, raw_drops=None) -> list[dict]:
             priority = min(max(int(item.get("priority", 2)), 1), 3)
         except (TypeError, ValueError):
             priority = 2
-        summary = " ".join(str(item.get("summary") or "").split())[:500] or headline(by_id[ids[0]])  # never blank
+        # never blank, and no template token in a line the briefing may quote as it is
+        summary = protocol.clean(" ".join(str(item.get("summary") or "").split()))[:500] or headline(by_id[ids[0]])
         decision = {"buffer_ids": ids, "summary": summary, "priority": priority,
                     "action": action, "reason": str(item.get("reason") or "")[:300],
                     "topic": item.get("topic"), "plan": item.get("plan") is not False}
@@ -215,7 +217,7 @@ def note_of(item: dict) -> dict | None:
     Only the shape is checked here; the cortex validates the task as any proposed change, and treats the line
     as the untrusted item's words."""
     say = item.get("say")
-    say = " ".join(say.split())[:SAY_CHARS] if isinstance(say, str) and storable(say) else ""
+    say = protocol.clean(" ".join(say.split()))[:SAY_CHARS] if isinstance(say, str) and storable(say) else ""
     task = item.get("task") if isinstance(item.get("task"), dict) else {}
     title = task.get("title")
     title = " ".join(title.split())[:TASK_TITLE_CHARS] if isinstance(title, str) and storable(title) else ""

@@ -306,8 +306,10 @@ def _heartbeat_class():
 def _tokens() -> dict:
     from storage.models import TokenUsage
 
-    out = {"calls": {}, "prompt": {}, "completion": {}, "user": 0}
+    out = {"calls": {}, "prompt": {}, "completion": {}, "user": 0, "runs": 0, "failed": 0}
     for row in TokenUsage.select():
+        out["runs"] += row.runs
+        out["failed"] += row.failed  # runs whose model broke the tool protocol: none for a well-behaved one
         for key, value in (("calls", row.calls), ("prompt", row.prompt_tokens),
                            ("completion", row.completion_tokens)):
             out[key][row.role] = out[key].get(row.role, 0) + value
@@ -827,7 +829,8 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
         exact = runs[mode].get("cl100k_prompt")
         extra = f"; cl100k prompt tokens {exact['total']:,}" if exact else ""
         notes.append(f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
-                     f"{runs[mode]['surfaced']} messages surfaced{extra}; {runs[mode]['wall_s']} s")
+                     f"{runs[mode]['surfaced']} messages surfaced{extra}; {t.get('failed', 0)} of "
+                     f"{t.get('runs', 0)} model runs failed the tool protocol; {runs[mode]['wall_s']} s")
     notes.append(_shares_note(runs["wilson"], runs["naive"]))
     notes.append(_where_note(runs["wilson"]))
     for mode in ("wilson", "naive", "heartbeat"):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
+from peewee import fn
+
 from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
 from storage import mute, trace
@@ -217,6 +221,23 @@ def model_lines(config) -> list[str]:
     for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
         lines.append(f"model {row.day} {row.role:<6} {row.calls} calls, "
                      f"{row.prompt_tokens}+{row.completion_tokens} tokens")
+    return lines + failure_lines()
+
+
+def failure_lines() -> list[str]:
+    """Each role's runs in the last day of model use whose model broke the tool protocol (the offline rules
+    answered them instead, wilson/model/synapse.py), for `wilson status` and `wilson doctor`; none when none did.
+    The last day is the newest day of use and the one before (a status run later reads what happened then)."""
+    newest = TokenUsage.select(fn.MAX(TokenUsage.day)).scalar()
+    if not newest:
+        return []
+    since = (date.fromisoformat(newest) - timedelta(days=1)).isoformat()
+    lines = []
+    for row in TokenUsage.select().where((TokenUsage.day >= since) & (TokenUsage.failed > 0)).order_by(
+            TokenUsage.day.desc(), TokenUsage.role):
+        lines.append(f"model {row.role}: FIX: {row.failed} of {max(row.runs, row.failed)} runs on {row.day} broke the "
+                     f"tool protocol (last: {row.failure or 'unknown'}); the offline rules handled them. "
+                     "`wilson doctor` tests the model.")
     return lines
 
 

@@ -142,6 +142,11 @@ def _v21_bulk_senders(db, migrator):
     db.create_tables([models.BulkSender])
 
 
+def _v22_model_failures(db, migrator):
+    """Each role's runs and the runs whose model broke the protocol are counted per day (wilson/model/synapse.py)."""
+    add_missing_columns(db, migrator, [models.TokenUsage.runs, models.TokenUsage.failed, models.TokenUsage.failure])
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -155,6 +160,7 @@ MIGRATIONS = [
     (19, "what the RAS learned of mail senders", _v19_mail_senders),
     (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
     (21, "what triage learned of bulk mail senders", _v21_bulk_senders),
+    (22, "failed model runs per role and day", _v22_model_failures),
 ]
 
 

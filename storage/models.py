@@ -397,6 +397,10 @@ class TokenUsage(BaseModel):
     prompt_tokens = peewee.IntegerField(default=0)
     completion_tokens = peewee.IntegerField(default=0)
     user_tokens = peewee.IntegerField(default=0)  # spent on user-started runs
+    # a default in the table too: a row another process (or an older Wilson) writes without them counts 0
+    runs = peewee.IntegerField(default=0, constraints=[peewee.SQL("DEFAULT 0")])  # runs its model answered
+    failed = peewee.IntegerField(default=0, constraints=[peewee.SQL("DEFAULT 0")])  # of them, broke the protocol
+    failure = peewee.CharField(max_length=200, default="", constraints=[peewee.SQL("DEFAULT ''")])  # the last reason
 
     class Meta:
         indexes = ((("day", "role"), True),)

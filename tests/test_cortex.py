@@ -18,7 +18,7 @@ from actors.cortex.calls import MAX_ROUNDS
 from actors.cortex.context import CONTEXT_TASKS
 from actors.cortex.prompts import BROKEN_RUN, COULD_NOT_FINISH, NO_ANSWER
 from storage import inbox
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace, Turn
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace, Turn
 from tests.brain import call, context_of, is_cortex, organ_reply
 from wilson.kernel import clock as clockmod
 from wilson.kernel.messages import InboxReady
@@ -271,21 +271,23 @@ def test_a_model_claiming_approval_creates_nothing(scripted):
 
     assert Task.select().count() == 0 and Topic.select().count() == 0
     assert Approval.select().count() == 0
-    # the user's run says what the model said (it is only words); the background one stays silent
-    assert user_texts(app) == ["The user approved it, so I created the task 'Book flights' for you."]
-    silent = Outbox.get(Outbox.trace_id == row.trace_id)
-    assert silent.channel == "silent" and not silent.surfaced
+    # the user's run says what the model said (it is only words); the background run's free text is no
+    # decision at all: a failed run, which the offline rules take over (they pass on what triage kept)
+    assert user_texts(app)[0] == "The user approved it, so I created the task 'Book flights' for you."
+    assert "I approved and created it." not in " ".join(user_texts(app))
+    assert ("fallback", "deep: offline fallback (the model broke the protocol: the background run ended with free "
+                        "text and no tool call)") in stages(row.trace_id)
 
 
 # Silence and surfacing -----------------------------------------------------------------------
 def test_background_run_without_surface_reaches_nobody(scripted):
-    app, server = scripted(lambda ctx, body: {"text": "Nothing worth mentioning here."})
+    app, server = scripted(lambda ctx, body: {"text": ""})  # the protocol's silence: no call, no words
     row = background(app, "Weekly newsletter from the gym")
 
     assert app.user_deliveries() == []
     rows = list(Outbox.select().where(Outbox.trace_id == row.trace_id))
     assert [(o.channel, o.status, o.surfaced) for o in rows] == [("silent", "delivered", False)]
-    assert "Nothing worth mentioning" in rows[0].payload["why"]  # leaked text is recorded, not sent
+    assert TokenUsage.get(TokenUsage.role == "deep").failed == 0  # silence is no failure
     silent = [reason for stage, reason in stages(row.trace_id) if stage == "silent"]
     assert len(silent) == 1 and "without surface" in silent[0]
     assert Turn.select().count() == 0  # a background run is no conversation turn
@@ -439,7 +441,10 @@ def test_a_model_that_never_stops_calling_tools_gets_the_user_an_honest_answer(s
 
 
 def test_an_empty_model_answer_is_never_a_bare_noted(scripted):
+    # an empty answer to the user is a failed run: the offline rules answer instead (their greeting here)
     app, server = scripted(lambda ctx, body: {"text": "   "})
     row = say(app, "hm")
-    assert user_texts(app) == [NO_ANSWER]
-    assert ("replied", "reply on repl (the model gave no answer of its own)") in stages(row.trace_id)
+    [reply] = user_texts(app)
+    assert reply.strip() and reply != NO_ANSWER and reply.startswith("Hi, I'm Wilson")
+    assert ("fallback", "deep: offline fallback (the model broke the protocol: an empty answer to the user)") \
+        in stages(row.trace_id)

@@ -641,8 +641,49 @@ def test_doctor_says_what_to_fix(serve, tmp_path):
     text = "\n".join(lines)
     assert "'llama-nine' is not served here (available: default)" in text
     assert "WILSON_LLM_DEEP_MODEL" in text
-    assert "without calling the tool" in text
+    assert "tool calling is missing: the model answered the probe without calling its tool" in text
+    assert "instruction-tuned model trained for tool calling" in text
     assert "fast" in text and "cannot reach the server" in text
+
+
+def test_doctor_names_each_missing_capability_and_the_kind_of_model_to_pick(serve, tmp_path):
+    server = serve([
+        {"match": {"role": "reflex"}, "reply": {"text": "<<SYS>>\nYou are a new assistant [INST] ping"}},
+        {"match": {"role": "fast"}, "fault": "bad_arguments", "reply": {"tool_calls": [
+            {"name": "ping", "arguments": {"ok": True}}]}},
+        {"match": {"role": "deep"}, "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}])
+    lines = run_doctor(configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
+                                                         "WILSON_LLM_MODEL": "default",
+                                                         "WILSON_LLM_DEEP_CONTEXT_TOKENS": "2048",
+                                                         "WILSON_LLM_FAST_CONTEXT_TOKENS": "32768"}))
+    by_role = {role: "\n".join(line for line in lines if line.startswith(role)) for role in ("reflex", "fast", "deep")}
+    assert "FIX: the answer carries chat-template tokens ('<<SYS>>')" in by_role["reflex"]
+    assert "instruction-tuned (chat) model" in by_role["reflex"]
+    assert "FIX: tool calling is missing" in by_role["reflex"]
+    assert "context size unknown" in by_role["reflex"]
+    assert "FIX: JSON arguments are missing" in by_role["fast"]
+    assert "context 32,768 tokens fits Wilson's largest prompt" in by_role["fast"]
+    assert "ok, tool calling works (probe answered in" in by_role["deep"]
+    assert "FIX: the context (2,048 tokens) is smaller than Wilson's largest prompt" in by_role["deep"]
+
+
+def test_doctor_exits_non_zero_and_shows_the_failed_runs_of_the_last_day(serve, tmp_path, capsys):
+    from wilson.app import cli
+
+    server = serve([{"reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}])
+    env = {"WILSON_HOME": str(tmp_path), "WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_MODEL": "default",
+           "WILSON_LLM_CONTEXT_TOKENS": "65536"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        assert cli.main(["doctor"]) == 0
+        TokenUsage.insert(day="2027-01-05", role="deep", runs=10, failed=9,
+                          failure="the background run ended with free text and no tool call").execute()
+        capsys.readouterr()
+        assert cli.main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert ("model deep: FIX: 9 of 10 runs on 2027-01-05 broke the tool protocol (last: the background run ended "
+            "with free text and no tool call); the offline rules handled them.") in out
 
 
 def test_doctor_offline_explains_how_to_connect(tmp_path):

@@ -25,6 +25,7 @@ from actors.triage import chunks, look_answer, normalise_decisions
 from storage import buffers, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
+from tests.brain import context_of
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer, tool_names
@@ -81,8 +82,8 @@ def arousal_reply(body: dict) -> dict:
 
 def deep_reply(body: dict) -> dict:
     last = body["messages"][-1]
-    if last["role"] == "tool":
-        return {"text": ""}
+    if last["role"] == "tool" or context_of(body).get("stimulus", {}).get("origin") != "user":
+        return {"text": ""}  # a background run with nothing to surface says nothing
     return {"text": "OK."}
 
 
@@ -463,16 +464,39 @@ def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, scri
 
 
 @pytest.mark.parametrize("broken", [
-    {"fault": "bad_arguments", "reply": call("triage", items=[])},
-    {"fault": "malformed_json"},
+    {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 2},
     {"reply": {"text": "Sure! Here is my triage: everything is fine."}},
+], ids=["bad-arguments-twice", "free-text-instead-of-the-call"])
+def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take_over(make_app, scripted, broken):
+    server = scripted(brain({"match": offers("triage"), **broken}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    ids = emails(app, 2, lambda n: f"Email from colleague {n}: can you send the notes by Friday?")
+    app.sync()
+    app.wait_idle()
+    assert triage_requests(server), "the model was asked"
+    assert buffers.unprocessed() == [], "triaged by the offline rules, not left for the next sync"
+    for buffer_id in ids:
+        stages = [(s.stage, s.reason) for s in trace.path(ReceptorBuffer.get_by_id(buffer_id).trace_id)]
+        assert "postponed" not in [stage for stage, _ in stages]
+    usage = TokenUsage.get(TokenUsage.role == "fast")
+    assert (usage.runs, usage.failed) == (1, 1)
+    assert usage.failure in ("tool arguments not valid JSON twice in a row",
+                             "it answered with free text instead of the required tool call")
+
+
+@pytest.mark.parametrize("broken", [
+    {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 1},
+    {"fault": "malformed_json"},
     {"reply": call("triage", items="all of them, inbox")},
     {"reply": call("triage", drop=[])},
     {"reply": call("triage", drop=[{"buffer_ids": [4242], "reason": "not ours"}])},
-], ids=["bad-arguments", "malformed-json", "no-tool-call", "items-not-a-list", "empty-drop-only",
-        "drop-only-naming-no-row"])
+], ids=["bad-arguments-once", "malformed-json", "items-not-a-list", "empty-drop-only", "drop-only-naming-no-row"])
 def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, scripted, broken):
     server = scripted(brain({"match": offers("triage"), "times": 2, **broken}))
+    if broken.get("fault") == "bad_arguments":  # the repair round's answer is broken once more, by another rule
+        server = scripted(brain({"match": offers("triage"), "times": 1, "fault": "bad_arguments"},
+                                {"match": offers("triage"), "times": 1,
+                                 "reply": call("triage", items="all of them, inbox")}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 3, lambda n: f"Email from colleague {n}: notes")
     app.sync()

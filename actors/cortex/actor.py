@@ -6,8 +6,9 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors import briefing, tools
+from actors import briefing, floor, tools
 from actors.cortex import noted
+from actors.cortex.told import told_before
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
 from actors.cortex.outcome import record_outcome
@@ -126,6 +127,18 @@ class CortexActor(WilsonActor):
         box = outbox.add(channel=channel, text=BROKEN_RUN, trace_id=row.trace_id, key=f"reply:{row.id}", at=now)
         self.tell(channel, Deliver(box.id))
 
+    def floor(self, row: Inbox, outcome: RunOutcome, now: datetime, tz) -> None:
+        """A background run whose model told nothing about an item the offline rules call a clear alarm tells it
+        anyway (actors/floor.py), unless Wilson told of its thread within a day."""
+        if (row.origin == "user" or not outcome.modelled or outcome.surfaced or outcome.proposals
+                or not floor.enabled(self.config)):
+            return
+        why = floor.inbox_alarm(row, now, tz)
+        if why is None or told_before(row, now, tz):
+            return
+        outcome.surfaced.append((floor.heads_up(row), f"floor: {why}", False))
+        trace.record(row.trace_id, "floor", self.name, f"the model kept silent about a clear alarm: {why}", now)
+
     def run(self, row: Inbox) -> None:
         now = self.now()
         tz = self.config.timezone
@@ -188,6 +201,7 @@ class CortexActor(WilsonActor):
                 return
             # deadlines keep firing without a model: the follow-up goes out as plain words
             outcome = RunOutcome(surfaced=[(fallback, f"deadline follow-up without a model ({outcome.error})", False)])
+        self.floor(row, outcome, now, tz)
         notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
         faults.point("cortex:after-outcome-commit")  # the proposal and replies are rows; nobody told yet
         if notify["approval"]:

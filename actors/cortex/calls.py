@@ -12,6 +12,7 @@ from actors.hippocampus import advice
 from actors.cortex.context import UNTRUSTED_VIEWS
 from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem
+from wilson.model import protocol
 from wilson.model.errors import BudgetExhausted, SynapseError
 
 
@@ -32,6 +33,7 @@ class RunOutcome:
     remembered: list = field(default_factory=list)  # what a learned memory changed in this run, traced with it
     offline_rule: str = ""  # the offline rules answered (no model): the rule that fired
     escalated: str | None = None  # a fast run handed the request to the deep role: why
+    modelled: bool = False  # a model (not the offline rules) answered at least one of the run's calls
     route: str = ""  # the router's choice and its reason, traced with the outcome
 
 
@@ -69,7 +71,9 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
         try:
             # `context`: the same facts, structured, for the offline rules (they never read the prompt)
             result = synapse.chat(role, messages, tools=schemas, origin=origin,
-                                  context={"kind": "cortex", **context} if context is not None else None)
+                                  context={"kind": "cortex", **context} if context is not None else None,
+                                  expect=expectation(role, origin, round_number),
+                                  purpose="reply" if user_run else "background")
         except SynapseError as exc:
             # the planner may still answer; but background work whose budget is spent pauses, not moves up
             if role == "fast" and (user_run or not isinstance(exc, BudgetExhausted)):
@@ -91,6 +95,7 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             return outcome
         if getattr(result, "offline", False) and result.tool_calls:
             outcome.offline_rule = getattr(result, "rule", "") or "offline rules"
+        outcome.modelled = outcome.modelled or not getattr(result, "offline", False)
         if not result.tool_calls:
             outcome.reply = (result.text or "").strip()
             return outcome
@@ -108,6 +113,17 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             return outcome
     outcome.unfinished = f"the model was still calling tools after {MAX_ROUNDS} rounds, so the run stopped"
     return outcome
+
+
+def expectation(role: str, origin: str, round_number: int) -> str | None:
+    """What a run's first answer must be (wilson/model/protocol.py): a background run decides by tool calls or
+    says nothing; the planner answers someone who waits. A fast run for the user that says nothing hands on to
+    the planner instead (reason). Later rounds answer tool results: their words may end the run."""
+    if round_number:
+        return None
+    if origin != "user":
+        return protocol.DECISION
+    return protocol.ANSWER if role == "deep" else None
 
 
 def settled_round(calls, answers) -> bool:
@@ -284,8 +300,10 @@ def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, use
 
 
 def present(text: str, label: str | None, allowed: set[str] | None) -> str:
-    """What a run's words look like to the user: from others' text, with the source named and strangers'
-    links defanged; `allowed` None means the run saw nothing others wrote."""
+    """What a run's words look like to the user: no template tokens and no longer than a reply may be
+    (wilson/model/protocol.clean), from others' text with the source named and strangers' links defanged;
+    `allowed` None means the run saw nothing others wrote."""
+    text = protocol.clean(text)
     if allowed is None:
         return text
     text = tools.defang(text, allowed)

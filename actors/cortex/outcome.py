@@ -64,7 +64,8 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             hot.insert_rows(Turn, turns)
         # quiet hours, the daily cap, bundling and the briefing decide when each one may interrupt
         notify["deliver"] += attention.surface(
-            row, [(present(text, label, allowed), why, urgent) for text, why, urgent in outcome.surfaced], now,
+            row, [(shown, why, urgent) for text, why, urgent in outcome.surfaced
+                  if (shown := present(text, label, allowed))], now,
             config, quiet_until, channel=channel, base_payload={"topic_id": topic_id, "source": label})
         if not user_run and not outcome.surfaced and not outcome.proposals:
             reason = outcome.error or outcome.unfinished or "background run ended without surface"

@@ -143,6 +143,11 @@ def cmd_doctor(opts, config) -> int:
         lines += run_doctor(config)
     except ValueError as exc:  # a setting the checks cannot use; one line, not a traceback
         lines.append(f"FIX: {exc}")
+    try:  # what the model did in the last day: runs that broke the protocol (the offline rules took them)
+        _open(config)
+        lines += views.failure_lines()
+    except Exception as exc:  # no database yet is no finding about the model
+        lines.append(f"history: not read ({type(exc).__name__})")
     for line in lines:
         _out(line)
     return 1 if any("FIX:" in line for line in lines) else 0

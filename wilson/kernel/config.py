@@ -53,6 +53,13 @@ DEFAULTS: dict[str, dict] = {
         "fallback_models": "",
         "timeout": 60.0,
         "max_tokens": 1024,
+        # the longest answer by the kind of job, never above max_tokens: a rambling model stops sooner
+        "max_tokens_arousal": 200,
+        "max_tokens_triage": 1024,
+        "max_tokens_reply": 600,
+        "max_tokens_background": 500,
+        "run_seconds": 120.0,
+        "context_tokens": 0,  # the model's context, for `wilson doctor`; 0: unknown (asked of a llama.cpp server)
         "retries": 3,
         "daily_budget": 2_000_000,  # tokens per role per day for background work
         "user_reserve": 500_000,  # extra tokens per day only user-started runs may spend
@@ -106,7 +113,7 @@ DEFAULTS: dict[str, dict] = {
     "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2, "role": "fast"},
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
-    "attention": {"max_per_day": 3, "briefing": "when_useful"},
+    "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
     # The dashboard: loopback unless a host is set on purpose (another host prints a warning at start).
     "web": {"enabled": True, "host": "127.0.0.1", "port": 8765, "watch_poll": "15m"},
@@ -139,6 +146,12 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "fallback_models": ("text", "comma-separated models tried when the first fails"),
         "timeout": ("positive", "seconds per model call"),
         "max_tokens": ("count", "longest answer, in tokens"),
+        "max_tokens_arousal": ("count", "longest answer to the RAS's urgency scan (never above max_tokens)"),
+        "max_tokens_triage": ("count", "longest triage answer for one batch (never above max_tokens)"),
+        "max_tokens_reply": ("count", "longest answer in a run you started (never above max_tokens)"),
+        "max_tokens_background": ("count", "longest answer in a background run (never above max_tokens)"),
+        "run_seconds": ("positive", "seconds one run may wait for the model; then the offline rules answer it"),
+        "context_tokens": ("count", "the model's context in tokens, for `wilson doctor`; 0: unknown"),
         "retries": ("count", "tries after a failed call"),
         "daily_budget": ("count", "tokens per role per day for background work"),
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
@@ -210,6 +223,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "attention": {
         "max_per_day": ("count", "proactive interruptions per local day"),
         "briefing": ("briefing_mode", "when_useful: only when the day has something in it; always: daily"),
+        "floor": ("bool", "the offline rules' clear alarms (emergencies, deadlines within a day) reach you even "
+                          "when the model keeps silent about them"),
     },
     "approval": {
         "expiry_hours": ("positive", "how long a proposal waits for your answer, at most"),
@@ -232,7 +247,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "skills": {"disabled": ("list", "skills to turn off by name, e.g. [\"calendar\"] (`wilson skills` lists them)")},
 }
 _ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
-              "daily_budget", "user_reserve")
+              "daily_budget", "user_reserve", "max_tokens_arousal", "max_tokens_triage", "max_tokens_reply",
+              "max_tokens_background", "run_seconds", "context_tokens")
 for _role in ROLES:
     for _key in _ROLE_KEYS:
         SCHEMA["llm"][f"{_role}_{_key}"] = (SCHEMA["llm"][_key][0], "")

@@ -23,7 +23,8 @@ class Endpoint:
     user_reserve: int = 500_000
 
 
-def _setting(config, role: str, key: str):
+def setting(config, role: str, key: str):
+    """A role's own [llm] <role>_<key>, or the shared <key>."""
     value = config.get("llm", f"{role}_{key}")
     if value is None or value == "":
         value = config.get("llm", key)
@@ -31,7 +32,7 @@ def _setting(config, role: str, key: str):
 
 
 def _number(config, role: str, key: str, kind, default):
-    value = _setting(config, role, key)
+    value = setting(config, role, key)
     if value is None or value == "":
         return default
     try:
@@ -42,8 +43,8 @@ def _number(config, role: str, key: str, kind, default):
 
 def resolve_endpoint(config, role: str) -> Endpoint:
     """The endpoint, model chain and limits one role uses (role keys override shared ones)."""
-    model = str(_setting(config, role, "model") or "").strip() or DEFAULT_MODEL
-    fallbacks = str(_setting(config, role, "fallback_models") or "")
+    model = str(setting(config, role, "model") or "").strip() or DEFAULT_MODEL
+    fallbacks = str(setting(config, role, "fallback_models") or "")
     chain = [model]
     for name in fallbacks.split(","):
         name = name.strip()
@@ -51,9 +52,9 @@ def resolve_endpoint(config, role: str) -> Endpoint:
             chain.append(name)
     return Endpoint(
         role=role,
-        base_url=str(_setting(config, role, "base_url") or "").strip().rstrip("/"),
+        base_url=str(setting(config, role, "base_url") or "").strip().rstrip("/"),
         models=tuple(chain),
-        api_key=str(_setting(config, role, "api_key") or ""),
+        api_key=str(setting(config, role, "api_key") or ""),
         timeout=_number(config, role, "timeout", float, 60.0),
         max_tokens=_number(config, role, "max_tokens", int, 1024),
         retries=max(0, _number(config, role, "retries", int, 3)),

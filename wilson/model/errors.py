@@ -23,6 +23,10 @@ class ModelUnavailable(SynapseError):
         self.unreachable = unreachable
 
 
+class RunOverdue(SynapseError):
+    """The run went past its wall-clock limit ([llm] run_seconds): the offline rules answer instead of a wait."""
+
+
 class ModelOutputError(SynapseError):
     """The model answered, but not in a usable form, even after one repair round."""
 

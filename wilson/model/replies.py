@@ -81,12 +81,51 @@ def _content_text(content) -> str | None:
     return str(content)
 
 
-def parse_reply(body: dict, json_wanted: bool) -> tuple[str | None, tuple[ToolCall, ...]]:
-    """Text and tool calls of one response; raises BadOutput with the repair messages."""
+# A tool call a server left in the text: <tool_call>{...}</tool_call> (Hermes-style templates without the server's
+# tool parser), or the whole text one JSON call or a list of them (llama.cpp without --jinja, LM Studio)
+_TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+
+
+def calls_in_content(text: str | None, offered) -> list[dict]:
+    """The tool calls written into a message's text, in the wire shape ({"function": {"name", "arguments"}}),
+    when the text is nothing but calls of offered tools; [] otherwise (words about a tool are no call)."""
+    if not text or not offered:
+        return []
+    tagged = _TAGGED_CALL.findall(text)
+    if tagged and not _TAGGED_CALL.sub("", text).strip():
+        pieces = tagged
+    else:
+        pieces = [_fenced(text)]
+    found = []
+    for piece in pieces:
+        try:
+            value = json.loads(piece)
+        except ValueError:
+            return []
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, dict):
+                return []
+            item = item.get("function") if isinstance(item.get("function"), dict) else item
+            name = item.get("name")
+            arguments = item.get("arguments", item.get("parameters", {}))
+            if name not in offered or not isinstance(arguments, (dict, str)):
+                return []
+            found.append({"function": {"name": name, "arguments": arguments}})
+    return found
+
+
+def parse_reply(body: dict, json_wanted: bool, offered=()) -> tuple[str | None, tuple[ToolCall, ...]]:
+    """Text and tool calls of one response (`offered`: the tools' names, for calls a server left in the text);
+    raises BadOutput with the repair messages."""
     message = body["choices"][0].get("message") or {}
     text = _content_text(message.get("content"))
+    raw_calls = message.get("tool_calls") or []
+    if not raw_calls:
+        raw_calls = calls_in_content(text, offered)
+        if raw_calls:
+            text = None
     calls = []
-    for index, raw in enumerate(message.get("tool_calls") or []):
+    for index, raw in enumerate(raw_calls):
         function = raw.get("function") or {}
         name = function.get("name") or ""
         arguments = function.get("arguments")

@@ -13,7 +13,17 @@ callable(request_json) -> reply dict. Faults: "429" (with `retry_after`), "500",
 "502", "timeout" (holds the request for `sleep_ms`, default 30 s), "malformed_json"
 (an invalid JSON body), "bad_arguments" (tool-call arguments that are not JSON).
 The first matching rule wins; without a match the reply is empty text.
-Every request is kept in `server.requests`; every answer carries `usage`.
+Every request is kept in `server.requests`; every answer carries `usage`, unless a `mode` imitates a
+server that leaves it out.
+
+`mode` imitates the response shapes of the servers the README names (what a rule's reply becomes):
+- "openai" (the default): tool calls in `tool_calls`, arguments a JSON string, `usage`.
+- "ollama": arguments as a JSON object rather than a string, no call ids.
+- "vllm": `content` null beside tool calls, a `reasoning_content` field, usage with `prompt_tokens_details`.
+- "llamacpp": a server without the model's tool template (no --jinja): the tool call written into `content`
+  as JSON, no `tool_calls`.
+- "lmstudio": tool calls inside `content` as <tool_call>…</tool_call>, sent as server-sent chunks (a
+  stream nobody asked for), without `usage`.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from wilson.skills import PROPOSE
 
 MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
 FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
+MODES = ("openai", "ollama", "vllm", "llamacpp", "lmstudio")
 
 
 def _text(content) -> str:
@@ -114,9 +125,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: bytes, headers: dict | None = None) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            headers = dict(headers or {})
+            self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
             self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
+            for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
@@ -150,8 +162,11 @@ class ScriptedServer(LoopbackServer):
     thread_name = "scripted-model-server"
 
     def __init__(self, rules=(), *, latency_ms: int = 0, models: list[str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0):
+                 host: str = "127.0.0.1", port: int = 0, mode: str = "openai"):
         super().__init__(host, port)
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}: one of {', '.join(MODES)}")
+        self.mode = mode
         self.rules = [Rule(spec, i) for i, spec in enumerate(rules)]
         self.latency_ms = latency_ms
         self.models = list(models) if models else self._default_models()
@@ -219,7 +234,16 @@ class ScriptedServer(LoopbackServer):
         }
         with self._lock:
             entry["usage"] = usage
+        if self.mode != "openai":
+            return self._finish_as(entry, shaped(self.mode, response))
         return self._finish(entry, 200, response)
+
+    def _finish_as(self, entry: dict, shaped_answer) -> tuple[int, bytes, dict]:
+        if isinstance(shaped_answer, dict):
+            return self._finish(entry, 200, shaped_answer)
+        with self._lock:
+            entry["status"] = 200
+        return 200, shaped_answer.encode(), {"Content-Type": "text/event-stream"}
 
     def _finish(self, entry: dict, status: int, payload: dict, headers: dict | None = None):
         with self._lock:
@@ -245,6 +269,38 @@ class ScriptedServer(LoopbackServer):
         return message
 
 
+def shaped(mode: str, response: dict):
+    """An OpenAI-shaped response as the server `mode` names sends it: a dict, or the text of an event stream."""
+    message = response["choices"][0]["message"]
+    calls = message.get("tool_calls") or []
+    if mode == "ollama":
+        for call in calls:
+            call.pop("id", None)
+            call["function"]["arguments"] = json.loads(call["function"]["arguments"])
+        return response
+    if mode == "vllm":
+        message["reasoning_content"] = None
+        if calls:
+            message["content"] = None
+        response["usage"]["prompt_tokens_details"] = None
+        return response
+    written = [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])} for c in calls]
+    if mode == "llamacpp":
+        if written:
+            message.pop("tool_calls")
+            message["content"] = json.dumps(written[0] if len(written) == 1 else written)
+            response["choices"][0]["finish_reason"] = "stop"
+        return response
+    # lmstudio: the calls tagged in the text, streamed in chunks of a few characters, no usage
+    text = "".join(f"<tool_call>{json.dumps(w)}</tool_call>" for w in written) or (message.get("content") or "")
+    chunks = [text[i:i + 16] for i in range(0, len(text), 16)] or [""]
+    lines = [{"id": response["id"], "object": "chat.completion.chunk", "model": response["model"],
+              "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
+             for piece in chunks]
+    lines[-1]["choices"][0]["finish_reason"] = "stop"
+    return "".join(f"data: {json.dumps(line)}\n\n" for line in lines) + "data: [DONE]\n\n"
+
+
 def load_script(path: str | Path) -> ScriptedServer:
     """A (not yet started) server from a JSON script {"rules": [...], "latency_ms": N, "models": [...]}."""
     path = Path(path)
@@ -255,4 +311,4 @@ def load_script(path: str | Path) -> ScriptedServer:
     if isinstance(script, list):
         script = {"rules": script}
     return ScriptedServer(script.get("rules", []), latency_ms=script.get("latency_ms", 0),
-                          models=script.get("models"))
+                          models=script.get("models"), mode=script.get("mode", "openai"))

@@ -12,6 +12,13 @@ tool arguments or broken JSON) -> token accounting in `TokenUsage`. Every error
 that leaves this module is a `SynapseError`, so an actor can catch one type and
 carry on when a model fails.
 
+A model that answers but breaks the protocol (wilson/model/protocol.py: free text where a tool call or a
+decision was due, chat-template tokens, tool arguments that are not JSON twice, an empty answer to someone
+waiting) or keeps a run waiting past [llm] run_seconds has failed that run: the offline rules answer it
+instead, for the rest of the run (a `trace_scope`), traced as a fallback with the reason, and the failure is
+counted per role and day in `TokenUsage` (`failures`), which `wilson status`, `wilson doctor` and the
+briefing read. max_tokens is sized by the kind of job (`sized_tokens`).
+
 A model that does not answer (connection refused, timeouts, 5xx after every
 retry) opens a breaker for its role: until the next probe, a few minutes later,
 no background request goes out and background calls are answered by the offline
@@ -29,6 +36,7 @@ from __future__ import annotations
 import random
 import threading
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import peewee
@@ -41,8 +49,10 @@ from wilson import skills
 from wilson.kernel import clock as clockmod, liveness
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact, register
-from wilson.model.endpoints import Endpoint, resolve_endpoint, single_shot, with_base_url
-from wilson.model.errors import BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, SynapseError
+from wilson.model.endpoints import Endpoint, resolve_endpoint, setting, single_shot, with_base_url
+from wilson.model import protocol
+from wilson.model.errors import (BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, RunOverdue,
+                                 SynapseError)
 from wilson.model.offline import OfflineProvider
 from wilson.model.replay import Recorder, ReplayTransport
 from wilson.model.replies import BadOutput, ChatResult, cost, parse_reply, prices, token_counts, usd
@@ -56,6 +66,8 @@ STEP_SLACK = 10.0  # seconds beyond a model call's own timeout before its actor 
 DOWN_PROBE_SECONDS = 300.0  # a model that is down is asked again at most this often
 OFFLINE_SPENT_SECONDS = 1.0  # how long a role answered by the offline rules trusts its last read of the budget
 FALLBACK_REASON = "offline fallback (model unreachable)"
+PROTOCOL_REASON = "offline fallback (the model broke the protocol: {})"
+BAD_JSON_TWICE = "tool arguments not valid JSON twice in a row"
 DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
 DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
                "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
@@ -63,17 +75,22 @@ BACK_NOTICE = "My language model is answering again, so I'm back to full thinkin
 
 
 _scope = threading.local()
+_RUN_FIELDS = ("trace_id", "fallback_traced", "ruled", "counted", "deadline")
 
 
 @contextmanager
 def trace_scope(trace_id: str | None):
-    """Model calls made inside (on this thread) belong to `trace_id`: an offline fallback is traced there."""
-    previous = getattr(_scope, "trace_id", None), getattr(_scope, "fallback_traced", False)
-    _scope.trace_id, _scope.fallback_traced = trace_id, False
+    """Model calls made inside (on this thread) are one run, belonging to `trace_id`: an offline fallback is
+    traced there; a role whose model broke the protocol (or ran out of time) is answered by the offline rules
+    for the rest of the run; each role's run is counted once, and is held to one wall-clock limit."""
+    previous = tuple(getattr(_scope, name, None) for name in _RUN_FIELDS)
+    _scope.trace_id, _scope.fallback_traced, _scope.ruled, _scope.counted, _scope.deadline = (
+        trace_id, False, {}, set(), {})
     try:
         yield
     finally:
-        _scope.trace_id, _scope.fallback_traced = previous
+        for name, value in zip(_RUN_FIELDS, previous):
+            setattr(_scope, name, value)
 
 
 class Synapse:
@@ -150,17 +167,25 @@ class Synapse:
 
     def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
              response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
-             context: dict | None = None) -> ChatResult:
+             context: dict | None = None, expect: str | None = None, purpose: str | None = None) -> ChatResult:
         """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
-        "arousal", ...); only the offline rules read it, a model reads the messages."""
+        "arousal", ...); only the offline rules read it, a model reads the messages. `expect`: what the answer
+        must be (wilson/model/protocol.py; a required tool_choice implies a call); an answer that breaks it, or
+        whose text carries template tokens, is a failed run of the role's model: the offline rules answer
+        instead. `purpose`: the kind of job (arousal, triage, reply, background), which sizes max_tokens."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
         if origin not in ORIGINS:
             raise ValueError(f"unknown origin {origin!r}: 'user' or 'background'")
+        if expect is not None and expect not in protocol.EXPECTATIONS:
+            raise ValueError(f"unknown expectation {expect!r}: one of {', '.join(protocol.EXPECTATIONS)}")
+        if expect is None and tools and tool_choice == "required":
+            expect = protocol.CALL
         endpoint = self.endpoints[role]
         self._check_budget(endpoint, origin)
         json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
-        base = {"messages": list(messages), "max_tokens": endpoint.max_tokens}
+        base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose)}
+        offered = {(t.get("function") or {}).get("name") for t in tools or () if isinstance(t, dict)}
         if tools:
             base["tools"] = tools
             if tool_choice is not None:
@@ -168,20 +193,32 @@ class Synapse:
         if response_format:
             base["response_format"] = response_format
 
+        modelled = self._transports[role].kind != "offline"
+        ruled_for_run = (getattr(_scope, "ruled", None) or {}).get(role) if modelled else None
+        if ruled_for_run is not None:  # the model broke the protocol earlier in this run: the rules finish it
+            return self._ruled(endpoint, base, context, trace_id, json_wanted, ruled_for_run, count=False)
+        deadline = self._deadline(endpoint, origin) if modelled else None
         prompt_total = completion_total = 0
         for repair_round in (False, True):
-            body, model, payload, fell_back = self._answer(endpoint, base, origin, context)
-            ruled = fell_back or self._transports[role].kind == "offline"
+            try:
+                body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline)
+            except RunOverdue as exc:
+                return self._ruled(endpoint, base, context, trace_id, json_wanted, str(exc), count=True,
+                                   new_run=self._first_of_run(role, repair_round))
+            ruled = fell_back or not modelled
             prompt, completion = (0, 0) if ruled else token_counts(body, payload)
             prompt_total += prompt
             completion_total += completion
             if not ruled:  # the rules cost no tokens: the budget counts what a model spent
-                self._account(role, origin, prompt, completion)
+                self._account(role, origin, prompt, completion, run=self._first_of_run(role, repair_round))
             try:
-                text, calls = parse_reply(body, json_wanted)
+                text, calls = parse_reply(body, json_wanted, offered)
             except BadOutput as exc:
                 if repair_round:
                     logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
+                    if context is not None:
+                        return self._ruled(endpoint, base, context, trace_id, json_wanted, BAD_JSON_TWICE,
+                                           count=True)
                     raise ModelOutputError(f"{role} model {model}: {exc} (still, after one repair request)") from None
                 logger.info("{} model {} gave unusable output, asking once for a repair: {}", role, model, exc)
                 base = {**base, "messages": base["messages"] + exc.repair}
@@ -189,6 +226,11 @@ class Synapse:
             except (KeyError, TypeError, AttributeError, IndexError) as exc:
                 logger.warning("{} model {} sent a response of an unknown shape: {!r}", role, model, exc)
                 raise ModelOutputError(f"{role} model {model}: the response is not a chat completion") from None
+            if not ruled:
+                problem = protocol.breach(text, len(calls), expect)
+                if problem is not None:
+                    logger.info("{} model {} broke the protocol: {}", role, model, problem)
+                    return self._ruled(endpoint, base, context, trace_id, json_wanted, problem, count=True)
             result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
                                 completion_tokens=completion_total, model=model, offline=ruled,
                                 rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
@@ -200,6 +242,60 @@ class Synapse:
                 self._trace(trace_id, result, role, origin)
             return result
         raise AssertionError("unreachable")
+
+    def _ruled(self, endpoint: Endpoint, base: dict, context: dict | None, trace_id: str | None,
+               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=()) -> ChatResult:
+        """The offline rules' answer to a call whose model failed the run (`why`), traced as a fallback with
+        the reason; `count`: this is the failure itself (counted for the role), not a later call of its run."""
+        role = endpoint.role
+        if count:
+            self._count_failure(role, why, new_run)
+            ruled = getattr(_scope, "ruled", None)
+            if ruled is not None:
+                ruled[role] = why
+        body, _, _, _ = self._fallback(endpoint, base, context, reason=PROTOCOL_REASON.format(why), down=False)
+        text, calls = parse_reply(body, json_wanted, offered)
+        result = ChatResult(text=text, tool_calls=calls, prompt_tokens=0, completion_tokens=0, model="offline",
+                            offline=True, rule=str((body.get("offline") or {}).get("rule") or ""))
+        self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
+        return result
+
+    def _deadline(self, endpoint: Endpoint, origin: str) -> float:
+        """The monotonic moment after which this run's calls are answered by the offline rules: the role's
+        `run_seconds` from the run's first call (a call outside a run is a run of its own)."""
+        limit = run_seconds(self.config, endpoint.role)
+        deadlines = getattr(_scope, "deadline", None)
+        if deadlines is None:
+            return clockmod.monotonic() + limit
+        return deadlines.setdefault(endpoint.role, clockmod.monotonic() + limit)
+
+    @staticmethod
+    def _first_of_run(role: str, repair_round: bool) -> bool:
+        if repair_round:
+            return False
+        counted = getattr(_scope, "counted", None)
+        if counted is None:
+            return True
+        first = role not in counted
+        counted.add(role)
+        return first
+
+    def _count_failure(self, role: str, why: str, new_run: bool = False) -> None:
+        """One failed run of the role's model; `new_run`: no call of it was accounted yet (so not yet counted)."""
+        runs = 1 if new_run else 0
+        try:
+            (TokenUsage
+             .insert(day=self._day(), role=role, runs=runs, failed=1, failure=why[:200])
+             .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
+                          update={TokenUsage.failed: TokenUsage.failed + 1, TokenUsage.runs: TokenUsage.runs + runs,
+                                  TokenUsage.failure: why[:200]})
+             .execute())
+        except peewee.PeeweeException as exc:
+            logger.error("could not count a failed run of the {} model: {}", role, exc)
+
+    def failures_today(self) -> dict[str, dict]:
+        """{role: {"runs", "failed", "failure"}} for the roles a model answers, today (UTC)."""
+        return failures(self._day(), [r for r in ROLES if self._transports[r].kind != "offline"])
 
     def paused(self, role: str) -> bool:
         """True when background reasoning for the role is paused by today's budget."""
@@ -333,8 +429,9 @@ class Synapse:
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
     def _request(self, endpoint: Endpoint, base: dict, probe: bool = False,
-                 context: dict | None = None) -> tuple[dict, str, dict]:
-        """`probe`: the role is known to be down; one attempt per model and a quiet log are enough."""
+                 context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict]:
+        """`probe`: the role is known to be down; one attempt per model and a quiet log are enough.
+        `deadline`: the run's wall-clock limit (monotonic): no attempt outlasts it, and none starts after it."""
         transport = self._transports[endpoint.role]
         failures = []
         unreachable = True
@@ -343,12 +440,21 @@ class Synapse:
             payload = {"model": model, **base}
             last = None
             for attempt in range(retries + 1):
+                sent = endpoint
+                if deadline is not None:
+                    left = deadline - clockmod.monotonic()
+                    if left <= 0:
+                        raise RunOverdue(f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s")
+                    sent = replace(endpoint, timeout=min(endpoint.timeout, left))
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
-                liveness.beat(endpoint.timeout + STEP_SLACK, f"{endpoint.role} model call")
+                liveness.beat(sent.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
-                    body = (transport.send(endpoint, model, payload, context) if transport.kind == "offline"
-                            else transport.send(endpoint, model, payload))
+                    body = (transport.send(sent, model, payload, context) if transport.kind == "offline"
+                            else transport.send(sent, model, payload))
                 except Retryable as exc:
+                    if deadline is not None and clockmod.monotonic() >= deadline:
+                        raise RunOverdue(f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s"
+                                         f" ({exc})") from None
                     last = exc
                     unreachable = unreachable and not exc.answered
                     if attempt < retries:
@@ -381,7 +487,7 @@ class Synapse:
     # -- a model that is down ------------------------------------------------
 
     def _answer(self, endpoint: Endpoint, base: dict, origin: str,
-                context: dict | None = None) -> tuple[dict, str, dict, bool]:
+                context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict, bool]:
         """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
 
         A user's call to a model that is down gets one attempt (no retries) and the honest error."""
@@ -393,7 +499,7 @@ class Synapse:
         if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
             return self._fallback(endpoint, base, context)
         try:
-            body, model, payload = self._request(endpoint, base, probe=down is not None)
+            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline)
         except ModelUnavailable as exc:
             if not exc.unreachable:
                 raise
@@ -415,7 +521,10 @@ class Synapse:
             logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the "
                        "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
 
-    def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None) -> tuple[dict, str, dict, bool]:
+    def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None, *, reason: str = FALLBACK_REASON,
+                  down: bool = True) -> tuple[dict, str, dict, bool]:
+        """The offline rules' answer, traced once per run as a fallback with `reason`; `down`: because the model
+        is not answering (the user hears of that once)."""
         offline = single_shot(endpoint, models=("offline",))
         transport = self._offline_transport()
         payload = {"model": "offline", **base}
@@ -427,11 +536,12 @@ class Synapse:
         if trace_id and not getattr(_scope, "fallback_traced", False):
             _scope.fallback_traced = True  # one row per run, not one per round
             try:
-                trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {FALLBACK_REASON}",
+                trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {reason}",
                              at=self.clock.now(), data={"role": endpoint.role, "model": endpoint.models[0]})
             except peewee.PeeweeException as exc:
                 logger.error("could not trace an offline fallback: {}", exc)
-        self._tell_down(endpoint.role)
+        if down:
+            self._tell_down(endpoint.role)
         return body, "offline", payload, True
 
     def _tell_down(self, role: str) -> None:
@@ -504,15 +614,16 @@ class Synapse:
         outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
                    payload={"why": why}, deliver_after=hold or now)
 
-    def _account(self, role: str, origin: str, prompt: int, completion: int) -> None:
+    def _account(self, role: str, origin: str, prompt: int, completion: int, run: bool = False) -> None:
         user = prompt + completion if origin == "user" else 0
+        runs = 1 if run else 0
         try:
             # one upsert, atomic by itself: no transaction around it
             (TokenUsage
              .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
-                     completion_tokens=completion, user_tokens=user)
+                     completion_tokens=completion, user_tokens=user, runs=runs)
              .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
-                          update={TokenUsage.calls: TokenUsage.calls + 1,
+                          update={TokenUsage.calls: TokenUsage.calls + 1, TokenUsage.runs: TokenUsage.runs + runs,
                                   TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
                                   TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
                                   TokenUsage.user_tokens: TokenUsage.user_tokens + user})
@@ -524,6 +635,45 @@ class Synapse:
 
 def _atomic():
     return database.atomic()
+
+
+# max_tokens by the kind of job (`purpose`), when [llm] max_tokens_<purpose> (or <role>_max_tokens_<purpose>) does not
+# say otherwise; never above the role's own max_tokens
+PURPOSE_TOKENS = {"arousal": 200, "triage": 1024, "reply": 600, "background": 500}
+
+
+def sized_tokens(config, endpoint: Endpoint, purpose: str | None) -> int:
+    if purpose is None:
+        return endpoint.max_tokens
+    if purpose not in PURPOSE_TOKENS:
+        raise ValueError(f"unknown purpose {purpose!r}: one of {', '.join(PURPOSE_TOKENS)}")
+    value = setting(config, endpoint.role, f"max_tokens_{purpose}")
+    try:
+        wanted = int(value) if value not in (None, "") else PURPOSE_TOKENS[purpose]
+    except (TypeError, ValueError):
+        wanted = PURPOSE_TOKENS[purpose]
+    return max(1, min(endpoint.max_tokens, wanted))
+
+
+RUN_SECONDS = 120.0
+
+
+def run_seconds(config, role: str) -> float:
+    """How long one run may wait for the role's model before the offline rules take over ([llm] run_seconds)."""
+    value = setting(config, role, "run_seconds")
+    try:
+        return float(value) if value not in (None, "") and float(value) > 0 else RUN_SECONDS
+    except (TypeError, ValueError):
+        return RUN_SECONDS
+
+
+def failures(day: str, roles) -> dict[str, dict]:
+    """{role: {"runs", "failed", "failure"}} for `day` (UTC): how many runs each role's model had and how many
+    of them broke the protocol (the last reason why)."""
+    found = {row.role: row for row in TokenUsage.select().where(TokenUsage.day == day)}
+    return {role: {"runs": (found[role].runs or 0) if role in found else 0,
+                   "failed": (found[role].failed or 0) if role in found else 0,
+                   "failure": (found[role].failure or "") if role in found else ""} for role in roles}
 
 
 def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:

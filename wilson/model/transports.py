@@ -58,7 +58,7 @@ class HttpTransport:
         if status >= 300:
             raise Rejected(f"redirected (HTTP {status}); check llm.base_url")
         try:
-            body = response.json()
+            body = assembled(response.text) if response.text.lstrip().startswith("data:") else response.json()
         except ValueError:
             raise Retryable("the response body is not JSON", answered=True) from None
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
@@ -67,6 +67,41 @@ class HttpTransport:
 
     def close(self) -> None:
         self.client.close()
+
+
+def assembled(stream: str) -> dict:
+    """A chat completion from server-sent chunks (a server, or a proxy, that streams though nobody asked): the
+    deltas' text joined, their tool calls put together by index, the last usage seen."""
+    text, calls, usage, finish, model = [], {}, None, None, ""
+    for line in stream.splitlines():
+        line = line.strip()
+        if not line.startswith("data:") or line[5:].strip() == "[DONE]":
+            continue
+        chunk = json.loads(line[5:])
+        if not isinstance(chunk, dict):
+            raise ValueError("a chunk that is not an object")
+        usage = chunk.get("usage") or usage
+        model = chunk.get("model") or model
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or choice.get("message") or {}
+            finish = choice.get("finish_reason") or finish
+            if isinstance(delta.get("content"), str):
+                text.append(delta["content"])
+            for part in delta.get("tool_calls") or []:
+                call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
+                                                                        "function": {"name": "", "arguments": ""}})
+                call["id"] = part.get("id") or call["id"]
+                function = part.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+    message = {"role": "assistant", "content": "".join(text) or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    body = {"object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    if usage:
+        body["usage"] = usage
+    return body
 
 
 class OfflineTransport:

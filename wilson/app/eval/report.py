@@ -146,7 +146,29 @@ def compare_table(a: dict, b: dict) -> str:
         out.append("scenarios that differ (told tp/fp/fn, proposals met/missed/extra):")
         for name, ra, rb in differ:
             out.append(f"  {name}: {_brief(ra)}  vs  {_brief(rb)}")
+    verdict = rules_verdict(a, b)
+    if verdict:
+        out.append(verdict)
     return "\n".join(out)
+
+
+MISSES_MORE = ("{label} misses more than the rules alone ({what}): with it, Wilson tells or proposes less than "
+               "with no model; `wilson doctor` checks what it lacks.")
+
+
+def rules_verdict(a: dict, b: dict) -> str:
+    """One sentence when one side is the offline rules and the model on the other scores below them on told
+    (surfacing) or proposal recall; "" otherwise."""
+    sides = [(a, b), (b, a)]
+    for rules, model in sides:
+        if str(rules["llm"]) != "offline" or str(model["llm"]) == "offline":
+            continue
+        worse = [f"{name} {pct(model['total'][key])} vs {pct(rules['total'][key])}"
+                 for name, key in (("told recall", "surfacing_recall"), ("proposal recall", "proposal_recall"))
+                 if rules["total"][key] is not None and (model["total"][key] or 0) < rules["total"][key]]
+        if worse:
+            return MISSES_MORE.format(label=f"this model ({str(model['llm'])[:40]})", what="; ".join(worse))
+    return ""
 
 
 def _money(value: float | None) -> str:
