@@ -277,13 +277,18 @@ if __name__ == "__main__":
 class DripSite:
     """A server on loopback that answers every request with a status line and then one header line every
     `every` seconds, for at most `lines` lines, never finishing its headers: each read gets a byte well
-    within any per-read timeout, so only a deadline on the whole answer ends the wait."""
+    within any per-read timeout, so only a deadline on the whole answer ends the wait. (Any other protocol
+    drips the same way, with its own `head` and `drip`.)"""
 
-    def __init__(self, every: float = 1.0, lines: int = 40):
+    def __init__(self, every: float = 1.0, lines: int = 40, head: bytes = b"HTTP/1.1 200 OK\r\n",
+                 drip: bytes = b"X-Drip-{n}: still coming\r\n", speaks_first: bool = False):
+        """`head` is sent at once (after the request, or on connecting when the server `speaks_first`, as
+        IMAP and SMTP servers do), then `drip` (with {n} its number) every `every` seconds."""
         import socket
         import threading
 
         self.every, self.lines = every, lines
+        self.head, self.drip, self.speaks_first = head, drip, speaks_first
         self.accepted = 0
         self.dropped = 0  # connections the client gave up on before the drip ran out
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -306,12 +311,13 @@ class DripSite:
     def _drip(self, conn):
         with conn:
             try:
-                conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                if not self.speaks_first:
+                    conn.recv(65536)
+                conn.sendall(self.head)
                 for n in range(self.lines):
                     if self.stopping.wait(self.every):
                         return
-                    conn.sendall(f"X-Drip-{n}: still coming\r\n".encode())
+                    conn.sendall(self.drip.replace(b"{n}", str(n).encode()))
             except OSError:
                 self.dropped += 1
 
@@ -324,5 +330,9 @@ class DripSite:
         self.listener.close()
         self.thread.join(timeout=10)
 
+    @property
+    def port(self) -> int:
+        return self.listener.getsockname()[1]
+
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.listener.getsockname()[1]}{path}"
+        return f"http://127.0.0.1:{self.port}{path}"

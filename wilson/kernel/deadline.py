@@ -51,25 +51,30 @@ class Deadline:
             except TypeError:  # a bare _socket.socket cannot be weakly referenced: keep it for the block
                 self._sockets.append(lambda sock=sock: sock)
 
-    def expire(self) -> None:
+    def expire(self) -> bool:
+        """Shut every socket of the block down; True while the block is still running (a socket that was
+        still connecting could not be shut down yet, so the reaper sweeps again shortly)."""
         with self._lock:
-            if self.done or self.expired:
-                return
+            if self.done:
+                return False
             self.expired = True
             sockets = [ref() for ref in self._sockets]
         for sock in sockets:
             if sock is not None:
                 _shut(sock)
+        return True
 
 
 def _shut(sock) -> None:
     try:
         if sock.fileno() >= 0:  # a socket wrapped for TLS gave its descriptor to the wrapper, watched too
-            sock.shutdown(socket.SHUT_RDWR)
+            # the plain socket's shutdown, also for TLS: ssl's own would change the wrapper under its reader
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
     except OSError:  # already closed or never connected: nothing to wake
         pass
 
 
+SWEEP = 0.2  # seconds between shutting an expired block's sockets down again, until the block ends
 _local = threading.local()
 _heap: list = []
 _order = itertools.count()
@@ -85,12 +90,16 @@ def _active() -> list[Deadline]:
 
 
 def _audit(event: str, args) -> None:
-    # Called for every audit event of the process: leave at once unless it is a new socket in a block.
-    if event != "socket.__new__":
+    # Called for every audit event of the process: leave at once unless it is a socket's in a block.
+    if event != "socket.__new__" and event != "socket.connect":
         return
     stack = getattr(_local, "stack", None)
-    if stack:
-        for deadline in stack:
+    if not stack:
+        return
+    for deadline in stack:
+        if event == "socket.connect" and deadline.expired:  # a new connection after the time is up: refused
+            raise Expired(f"{deadline.what} did not come within {deadline.seconds:g} seconds")
+        if event == "socket.__new__":
             deadline.watch(args[0])
 
 
@@ -108,7 +117,9 @@ def _reaper() -> None:
                 _wake.wait(left)
                 continue
             heapq.heappop(_heap)
-        deadline.expire()
+        if deadline.expire():
+            with _wake:
+                heapq.heappush(_heap, (clockmod.monotonic() + SWEEP, next(_order), deadline))
 
 
 def _start() -> None:
@@ -122,11 +133,15 @@ def _start() -> None:
 
 
 @contextlib.contextmanager
-def within(seconds: float, what: str = "the answer"):
-    """Bound every network read of the block to `seconds` in all. Raises Expired (with `what` in its text)
-    when the deadline passed and the block failed; a block that still finished keeps its result."""
+def within(seconds: float, what: str = "the answer", watch=()):
+    """Bound every network read of the block to `seconds` in all: the sockets it opens and those in
+    `watch` (a connection opened before). Raises Expired (with `what` in its text) when the deadline
+    passed and the block failed; a block that still finished keeps its result."""
     _start()
     deadline = Deadline(seconds, what)
+    for sock in watch:
+        if sock is not None:
+            deadline.watch(sock)
     stack = _active()
     stack.append(deadline)
     with _wake:
@@ -143,3 +158,16 @@ def within(seconds: float, what: str = "the answer"):
             deadline.done = True
             deadline._sockets.clear()
         stack.remove(deadline)
+
+
+@contextlib.contextmanager
+def exempt():
+    """Inside a bounded block, work that is not the exchange being bounded (a database commit between two
+    steps of a send): a socket it opens is not shut down with the block's."""
+    stack = _active()
+    saved = list(stack)
+    stack.clear()
+    try:
+        yield
+    finally:
+        stack[:] = saved
