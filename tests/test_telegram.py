@@ -479,13 +479,13 @@ def test_a_press_by_another_user_is_refused_and_the_owner_can_still_decide(wilso
     proposal = wait_text(fake, family, "Proposal")  # the proposal goes where it was asked for
     data = buttons(proposal)
     press = fake.press(FRIEND, proposal, data["approve"])
-    wait_text(fake, family, "only the person this proposal is for")
+    wait_text(fake, family, "only Wilson's owner can decide on it here")
     stranger = fake.press(STRANGER, proposal, data["approve"])  # not even allow-listed: refused at the door
     stale = fake.press(OWNER, proposal, data["approve"].rsplit(":", 1)[0] + ":forged")
     wait_text(fake, family, "That button is out of date")
     assert app.wait_idle(10)
     assert Topic.select().count() == 0 and Approval.get().status == "pending"
-    assert "only the person" in fake.answer(press)["text"]
+    assert "only Wilson's owner" in fake.answer(press)["text"]
     assert "out of date" in fake.answer(stale)["text"]
     assert "not for you" in fake.answer(stranger)["text"]
     fake.press(OWNER, proposal, data["reject"])
@@ -510,6 +510,22 @@ def test_the_owner_who_decides_for_everyone_is_answered_as_the_gate_will_decide(
     assert fake.answer(modify)["text"] == "Tell me what to change."
     assert fake.answer(press)["text"] == "Approving…"
     assert Topic.select().count() == 1
+
+
+def test_when_the_owner_decides_all_a_second_user_cannot_decide_even_their_own_proposal(wilson, fake):
+    app = wilson()  # [approval] owner_decides_all is on by default
+    family = -2024
+    fake.send_text(FRIEND, "I'm flying to Japan on 2027-04-10", chat_id=family)
+    proposal = wait_text(fake, family, "Proposal")
+    assert Approval.get().approver == str(FRIEND)
+    line = "Sorry, only Wilson's owner can decide on it here: the settings say the owner decides every proposal."
+    presses = [fake.press(FRIEND, proposal, buttons(proposal)[action]) for action in ("approve", "modify", "reject")]
+    assert [fake.answer(p)["text"] for p in presses] == [line[:190]] * 3
+    assert fake.wait_for(lambda: [m for m in fake.sent_to(family) if m["text"] == line], 10, "the line in the chat")
+    assert app.wait_idle(10)
+    assert Topic.select().count() == 0 and Approval.get().status == "pending"
+    fake.press(OWNER, proposal, buttons(proposal)["approve"])
+    wait_text(fake, family, "Done:")
 
 
 def test_a_press_on_an_expired_proposal_changes_nothing_and_says_so_in_place(wilson, fake):
