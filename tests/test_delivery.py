@@ -151,14 +151,15 @@ def test_a_send_cut_short_by_a_kill_is_sent_again_once_and_traced(start, fake):
 
 def test_a_refused_chat_fails_its_row_and_the_rest_still_go(start, fake):
     app = start()
-    fake.fail("sendMessage", 400, description="Bad Request: chat not found")
+    fake.fail("sendMessage", 400, times=4, description="Bad Request: chat not found")  # plain, the note, its plain
     fake.send_text(OWNER, "this one bounces")
     failed = fake.wait_for(lambda: Outbox.get_or_none(Outbox.status == "failed"), 10, "the refused row")
     assert "chat not found" in failed.result["error"].lower()
     fake.send_text(OWNER, "this one arrives")
     wait_text(fake, "echo: this one arrives")
     assert app.wait_idle(10)
-    assert [c["status"] for c in fake.calls_of("sendMessage")] == [400, 200]  # not retried, not in the way
+    # once more as plain text, then the note that it was not shown (refused as well, also plain): no more
+    assert [c["status"] for c in fake.calls_of("sendMessage")] == [400, 400, 400, 400, 200]
     assert Trace.select().where((Trace.stage == "failed") & (Trace.trace_id == failed.trace_id)).exists()
 
 

@@ -587,7 +587,7 @@ def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
     assert all(len(t["callback_data"].encode()) <= 64 for t in toggles)
 
     refused = fake.press(FRIEND, proposal, toggles[1]["callback_data"])  # not hers to choose
-    assert "only the person" in fake.answer(refused)["text"]
+    assert "only Wilson's owner" in fake.answer(refused)["text"]
     left_out = fake.press(OWNER, proposal, toggles[1]["callback_data"])  # leave the flights out
     redrawn = fake.wait_for(lambda: (m := shown_now(fake, proposal)) and keyboard_rows(m)[0][0]["text"]
                             == "Approve 1 of 2 ✓" and m, 5, "the buttons redrawn")
@@ -820,13 +820,24 @@ def test_a_502_burst_delivers_after_recovery(wilson, fake):
     assert Outbox.get(Outbox.text == "echo: still there?").status == "delivered"
 
 
-def test_a_bad_request_is_not_retried_and_fails_the_row_with_its_reason(wilson, fake):
+def test_a_bad_request_is_sent_once_more_as_plain_text_and_then_told_truthfully(wilson, fake):
     app = wilson()
-    fake.fail("sendMessage", 400, description="Bad Request: chat not found")
+    fake.fail("sendMessage", 400, description="Bad Request: BUTTON_DATA_INVALID")  # e.g. its buttons
+    proposal = propose_japan(fake)
+    assert "reply_markup" not in proposal and "answer in words, e.g. “approve 1”" in proposal["text"]
+    assert app.wait_idle(10)
+    row = Outbox.get(Outbox.idempotency_key == f"proposal:{Approval.get().id}")
+    assert row.status == "delivered" and "button_data_invalid" in row.result["degraded"].lower()
+    assert [c["status"] for c in fake.calls_of("sendMessage")] == [400, 200]
+
+    fake.fail("sendMessage", 400, times=2, description="Bad Request: some new refusal")
     fake.send_text(OWNER, "this reply will bounce")
-    row = fake.wait_for(lambda: Outbox.get_or_none((Outbox.status == "failed")), 10, "a failed outbox row")
-    assert "chat not found" in row.result["error"].lower()
-    assert len(fake.calls_of("sendMessage")) == 1
+    told = wait_text(fake, OWNER, "could not be shown here")
+    assert told["text"] == ("A message of mine could not be shown here: Telegram refused it (BadRequest: Some new "
+                            "refusal). Ask me again if you need it.")
+    failed = Outbox.get(Outbox.text == "echo: this reply will bounce")
+    assert failed.status == "failed" and "some new refusal" in failed.result["error"].lower()
+    assert [c["status"] for c in fake.calls_of("sendMessage")][2:] == [400, 400, 200]  # plain once, then told
     assert app.wait_idle(10)
 
 
