@@ -239,6 +239,11 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
                 sender=lambda *a: 0)
     assert tool.validate(DRAFT, call) is None
     assert tool.validate({**DRAFT, "to": "ann"}, call) == "not an email address: ann"
+    for subject in ("Friday\r\nBcc: eve@example.net", "Friday\nBcc: eve@example.net", "Friday\x0bnext"):
+        assert tool.validate({**DRAFT, "subject": subject}, call) == (
+            "the subject must be one line, without line breaks or control characters")
+    assert tool.validate({**DRAFT, "in_reply_to": "<a@b>\r\nBcc: eve@example.net"}, call) == (
+        "the in-reply-to must be one line, without line breaks or control characters")
     first, again = tool.execute(DRAFT, call), tool.execute(DRAFT, call)
     assert first == again and call.deliveries == [("email", first["outbox_id"])] * 2
     assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
@@ -364,3 +369,17 @@ def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_
             assert ids.count(message_id) <= 1 and "may have gone out" in row.result["error"], row.result
     assert len(told) == len(unknown) and all(t.startswith("I'm not sure the email") for t in told)
 
+
+
+def test_a_subject_with_a_line_break_is_refused_before_any_proposal_is_shown(home, sink):
+    from datetime import timedelta
+
+    from actors.proposals import make, rules
+    from storage.models import Approval
+
+    config = configmod.load(home, environ={**environ(home, sink.port), "WILSON_SKILLS_ENABLED": "email"})
+    forged = {**DRAFT, "subject": "Friday\r\nBcc: eve@example.net"}
+    with pytest.raises(rules.CannotPropose, match="^The subject must be one line"):
+        make.propose_one("send_email", forged, owner="owner", channel="repl", reason="asked", key="k1",
+                         now=START + timedelta(minutes=1), config=config)
+    assert Approval.select().count() == 0 and Outbox.select().count() == 0
