@@ -350,3 +350,43 @@ def test_a_look_that_never_ends_does_not_make_the_next_start_begin_with_it(db):
         state = watcher.get(url)
         assert state["kind"] == "page" and "looking_since" not in state
         assert datetime.fromisoformat(state["next_at"]) == NOW + 2 * EVERY
+
+
+def test_a_dripping_feed_in_a_running_wilson_fails_backs_off_and_never_restarts_the_dashboard(web, monkeypatch):
+    """The web channel itself (on its actor, under the watchdog): the dripping source fails within its
+    deadline each time it is due, the page beside it is read, the channel is never restarted (its
+    dashboard stays on its port) and no thread is left behind."""
+    import threading
+    import time
+
+    from channels.web.channel import ADDRESS_KEY
+    from storage import kv
+    from tests.web_harness import DripSite
+    from wilson.kernel.messages import TickNow
+
+    app = web
+    monkeypatch.setattr(fetching, "LOOK_SECONDS", 2.0)
+    address = kv.get_setting(ADDRESS_KEY)
+    with DripSite(every=0.5, lines=200) as drip, LoopbackSite() as site:
+        site.put("/good", PAGE.format(extra=""))
+        slow, good = drip.url("/feed.xml"), site.url("/good")
+        now = app.clock.now()
+        for url in (slow, good):
+            watcher.add(url, EVERY, now)
+        app.supervisor.tell("web", TickNow())
+        assert app.wait_idle()  # its Ping waits behind the look
+        assert watcher.get(good)["kind"] == "page" and watcher.get(slow)["failures"] == 1
+        threads = None
+        for n in range(2, 5):  # due again later each time; each look is given up, none hangs
+            app.advance(EVERY * 2 ** (n - 2))
+            assert watcher.get(slow)["failures"] == n, watcher.get(slow)
+            if threads is None:
+                threads = threading.active_count()
+        assert watcher.get(slow)["error"] == "it took longer than 2 seconds to answer"
+        assert app.supervisor.health["web"].restarts == 0
+        assert kv.get_setting(ADDRESS_KEY) == address  # the same dashboard, on the same port
+        deadline = time.monotonic() + 10
+        while drip.dropped < drip.accepted and time.monotonic() < deadline:
+            time.sleep(0.05)  # the server's threads notice the closed connections at their next line
+        assert drip.dropped == drip.accepted
+        assert threading.active_count() <= threads
