@@ -24,6 +24,7 @@ from wilson.kernel.messages import Deliver
 
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_MAX = timedelta(hours=1)
+TELL_AFTER = 2  # failed attempts (a minute apart) before the user is told a mail has not gone out yet
 
 
 class Outbound:
@@ -78,6 +79,10 @@ class Outbound:
                 return
             wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
             self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
+            if attempts == TELL_AFTER:  # not a blip: the user hears it has not gone out, and that it will
+                self._tell_user(row, f"The email “{payload.get('subject', '')}” to {payload.get('to')} has not gone "
+                                     f"out yet ({exc}). I'll keep trying with the same message, so it arrives only "
+                                     "once.", key="email-delayed")
             return
         except SendUnknown as exc:
             self._settle_cut_short(Outbox.get_by_id(row.id), now, reason=str(exc))
@@ -152,8 +157,8 @@ class Outbound:
         finally:
             client.close()
 
-    def _tell_user(self, row: Outbox, text: str) -> None:
+    def _tell_user(self, row: Outbox, text: str, key: str = "email-report") -> None:
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"email-report:{row.id}",
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
                           at=self.now(), payload={"email_outbox": row.id})
         self.tell(channel, Deliver(told.id))
