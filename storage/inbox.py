@@ -253,12 +253,19 @@ def kept_due() -> datetime | None:
 
 
 def release_kept(*, oldest_only: bool) -> int:
-    """Kept messages back to pending: the oldest alone (a try of the model), or all of them (it answers)."""
-    query = Inbox.select(Inbox.id).where(Inbox.status == "kept").order_by(Inbox.id)
-    ids = [r.id for r in (query.limit(1) if oldest_only else query)]
-    if not ids:
-        return 0
-    return Inbox.update(status="pending").where(Inbox.id.in_(ids) & (Inbox.status == "kept")).execute()
+    """Kept messages back to pending: the oldest alone (a try of the model), or all of them because the model
+    just answered another message (each is marked so: if it fails now, it fails on its own)."""
+    query = Inbox.select(Inbox.id, Inbox.payload).where(Inbox.status == "kept").order_by(Inbox.id)
+    rows = list(query.limit(1) if oldest_only else query)
+    released = 0
+    with database.atomic():
+        for row in rows:
+            payload = dict(row.payload or {})
+            if not oldest_only:
+                payload["kept_after_answer"] = True
+            released += Inbox.update(status="pending", payload=payload).where(
+                (Inbox.id == row.id) & (Inbox.status == "kept")).execute()
+    return released
 
 
 def user_waiting() -> bool:
