@@ -214,3 +214,18 @@ def replaced_row(row: Outbox, **changes) -> Outbox:
     copy = Outbox(**{**row.__data__, **changes})
     copy._dirty.clear()
     return copy
+
+
+def test_a_send_that_never_finishes_answering_is_given_up_and_tried_again(start, fake, monkeypatch):
+    from channels.telegram import outbound
+
+    monkeypatch.setattr(outbound, "SEND_SECONDS", 1.0)
+    app = start()
+    fake.delay("sendMessage", 4.0)  # the answer is held far past the whole call's time
+    fake.send_text(OWNER, "are you there?")
+    row = fake.wait_for(lambda: Outbox.get_or_none((Outbox.text == "echo: are you there?")
+                                                   & (Outbox.status == "delivered")), 20, "the reply delivered")
+    assert row.attempts == 2  # the held call was left after 1 s, and the row sent again
+    fake.send_text(OWNER, "and now?")  # the pump was not held up
+    wait_text(fake, "echo: and now?")
+    assert app.wait_idle(10)

@@ -23,6 +23,7 @@ from wilson.kernel import clock as clockmod
 from wilson.kernel import faults
 
 NOTE_ROOM = 120  # units kept free in a message's first part for the delay line
+SEND_SECONDS = 60.0  # one sendMessage in all; past it the row is retried like any failed send
 
 
 def cannot_be_fixed_by_retrying(exc: BaseException) -> bool:
@@ -227,9 +228,12 @@ class Outbound:
                 outbox.record_progress(row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids},
                                        self.now())
             piece = f"{note}\n\n{pieces[index]}" if note and index == 0 else pieces[index]
-            sent = await self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
-                                               reply_parameters=reply_to if index == 0 else None,
-                                               reply_markup=markup if index == len(pieces) - 1 else None)
+            # the whole call has SEND_SECONDS (the client's timeouts bound each read, not a dripping answer)
+            sent = await asyncio.wait_for(
+                self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
+                                      reply_parameters=reply_to if index == 0 else None,
+                                      reply_markup=markup if index == len(pieces) - 1 else None),
+                timeout=SEND_SECONDS)
             faults.point("telegram:after-send")
             ids.append(sent.message_id)
         return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}
