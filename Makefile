@@ -46,6 +46,7 @@ bench-quick: $(STAMP)
 CHAOS_KILLS ?= 200
 CHAOS_SEED ?= 12
 chaos: $(STAMP)
+	mkdir -p build  # pytest makes --basetemp itself but not its parent: a fresh clone has no build/
 	WILSON_CHAOS_KILLS=$(CHAOS_KILLS) WILSON_CHAOS_SEED=$(CHAOS_SEED) WILSON_CHAOS_SUMMARY=$(CURDIR)/build/chaos-summary.txt \
 		$(BIN)/python -m pytest -q -s -p no:cacheprovider --basetemp=build/chaos tests/test_crash_harness.py -k kill_9
 

@@ -232,5 +232,45 @@ def defer(row_id: int, error: str, owner: str | None = None) -> None:
     Inbox.update(status="deferred", error=redact(error)[:2000], lease_until=None).where(owned(row_id, owner)).execute()
 
 
+# Kept messages. A user's message the model could not answer is told "I'll keep your message" and kept;
+# the oldest is tried again every KEPT_RETRY (the model's own probe interval, wilson/model/synapse.py),
+# or as soon as the user writes again; when it is answered, all the others follow, oldest first.
+KEPT_RETRY = timedelta(minutes=5)
+
+
+def keep(row_id: int, at: datetime, error: str, owner: str | None = None) -> None:
+    """Inside the run's transaction: the row waits for the model (its `claimed_at` says since when)."""
+    Inbox.update(status="kept", error=redact(error)[:2000], lease_until=None, claimed_at=at).where(
+        owned(row_id, owner)).execute()
+
+
+def kept_due() -> datetime | None:
+    """When the oldest kept message is tried again (None when none is kept)."""
+    oldest = (Inbox.select(Inbox.claimed_at).where(Inbox.status == "kept").order_by(Inbox.id).first())
+    if oldest is None:
+        return None
+    return (oldest.claimed_at or wall_now()) + KEPT_RETRY
+
+
+def release_kept(*, oldest_only: bool) -> int:
+    """Kept messages back to pending: the oldest alone (a try of the model), or all of them because the model
+    just answered another message (each is marked so: if it fails now, it fails on its own)."""
+    query = Inbox.select(Inbox.id, Inbox.payload).where(Inbox.status == "kept").order_by(Inbox.id)
+    rows = list(query.limit(1) if oldest_only else query)
+    released = 0
+    with database.atomic():
+        for row in rows:
+            payload = dict(row.payload or {})
+            if not oldest_only:
+                payload["kept_after_answer"] = True
+            released += Inbox.update(status="pending", payload=payload).where(
+                (Inbox.id == row.id) & (Inbox.status == "kept")).execute()
+    return released
+
+
+def user_waiting() -> bool:
+    return Inbox.select().where((Inbox.status == "pending") & (Inbox.origin == "user")).exists()
+
+
 def retry_deferred() -> int:
     return Inbox.update(status="pending").where(Inbox.status == "deferred").execute()

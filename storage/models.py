@@ -27,6 +27,7 @@ class InboxStatus(StrEnum):
     PENDING = "pending"
     CLAIMED = "claimed"  # a lane is running it (Inbox.owner, Inbox.lease_until)
     DEFERRED = "deferred"  # waits for a later moment (the quiet hours, a model that was down)
+    KEPT = "kept"  # a user's message the model could not answer: answered, in order, once it answers again
     DONE = "done"
     FAILED = "failed"  # given up after its attempts
 

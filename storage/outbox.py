@@ -98,6 +98,21 @@ def record_progress(outbox_id: int, partial: dict, at: datetime) -> None:
         Outbox.update(result={"partial": partial}, sending_at=at).where(Outbox.id == outbox_id).execute()
 
 
+def mark_handing(outbox_id: int, at: datetime) -> None:
+    """The last step of a send that cannot be taken back is about to begin (email: the line that ends
+    the mail): an attempt cut short after this may have reached its recipient, one cut short before
+    it surely did not."""
+    with database.atomic():
+        row = Outbox.get_or_none(Outbox.id == outbox_id)
+        if row is not None:
+            Outbox.update(result={**(row.result or {}), "handing_at": at.isoformat()}).where(
+                (Outbox.id == outbox_id) & (Outbox.status == "pending")).execute()
+
+
+def handing(row: Outbox) -> bool:
+    return bool((row.result or {}).get("handing_at"))
+
+
 def partial(row: Outbox) -> dict:
     return dict((row.result or {}).get("partial") or {})
 

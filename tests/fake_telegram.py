@@ -239,9 +239,10 @@ class FakeTelegram(LoopbackServer):
         return message
 
     def send_text(self, user_id: int, text: str, *, chat_id: int | None = None, thread_id: int | None = None,
-                  reply_to: int | None = None) -> dict:
-        """The user sends `text` (a private chat unless `chat_id`); `reply_to` is a message id in that chat."""
-        return self._queue("message", self._user_message(user_id, chat_id, thread_id, reply_to, text=text))
+                  reply_to: int | None = None, **extra) -> dict:
+        """The user sends `text` (a private chat unless `chat_id`); `reply_to` is a message id in that chat;
+        `extra`: more of the Bot API's Message fields (quote, forward_origin, ...)."""
+        return self._queue("message", self._user_message(user_id, chat_id, thread_id, reply_to, text=text, **extra))
 
     def edit_text(self, user_id: int, message_id: int, text: str, *, chat_id: int | None = None) -> dict:
         """The user edits a message they sent: an `edited_message` update with the new text."""

@@ -293,7 +293,7 @@ def test_an_approval_from_another_user_is_refused(scripted):
     approval = propose(app)
 
     answer = decide(app, approval.id, "approve", user_id="mallory")
-    assert "only the person" in answer
+    assert "only Wilson's owner" in answer
     assert decide(app, approval.id, "reject", user_id="mallory") == answer
     assert created() == ([], [])
     assert Approval.get_by_id(approval.id).status == "pending"

@@ -44,22 +44,49 @@ def parse(data: bytes, report: ParseReport, *, name="hostile.ics", span=YEAR, **
 
 # Expansion bounded before it runs -------------------------------------------------
 
-@pytest.mark.parametrize("build, uid, why", [
-    (hostile_ics.secondly, "secondly", "secondly rule"),
-    (hostile_ics.interval_zero, "zero", "INTERVAL=0"),
-    (hostile_ics.minutely_from_year_one, "ancient", "minutely rule from 1-01-01"),
-    (hostile_ics.count_million, "million", "minutely rule"),
-    (hostile_ics.setpos_never, "setpos", "secondly rule"),  # its UNTIL is never reached: no match to check it on
-    (hostile_ics.setpos_count, "setposcount", "secondly rule"),
-])
-def test_absurd_rules_are_left_out_before_they_run(build, uid, why):
+def test_a_rule_that_never_moves_on_is_left_out_before_it_runs():
     report = ParseReport()
-    events = parse(build(), report)
+    events = parse(hostile_ics.interval_zero(), report)
     assert [e.uid for e in events] == ["good"]  # the rest of the calendar still counts
-    assert report.skipped_uids == {uid}
+    assert report.skipped_uids == {"zero"}
     assert report.occurrences == 1  # only the good event was ever expanded
     [note] = report.notes
-    assert note.startswith("hostile.ics: left out the event") and why in note and "\n" not in note
+    assert note.startswith("hostile.ics: left out the event") and "INTERVAL=0" in note and "\n" not in note
+
+
+@pytest.mark.parametrize("build, uid, why, first", [
+    (hostile_ics.secondly, "secondly", "secondly rule", None),  # its first second was before the window
+    (hostile_ics.minutely_from_year_one, "ancient", "minutely rule from 1-01-01", None),
+    (hostile_ics.count_million, "million", "minutely rule", None),
+    # its UNTIL is never reached: no match to check it on
+    (hostile_ics.setpos_never, "setpos", "secondly rule", datetime(2027, 4, 13, 5, 15, 3, tzinfo=timezone.utc)),
+    (hostile_ics.setpos_count, "setposcount", "secondly rule", datetime(2026, 12, 1, tzinfo=timezone.utc)),
+])
+def test_a_series_every_second_or_minute_is_kept_as_one_event_with_a_note_never_expanded(build, uid, why, first):
+    report = ParseReport()
+    events = parse(build(), report)
+    kept = [e for e in events if e.uid == uid]
+    assert [e.uid for e in events if e.uid != uid] == ["good"]  # the rest of the calendar still counts
+    assert [(e.start, e.recurrence_id) for e in kept] == ([(first, None)] if first else [])
+    assert report.occurrences <= 2  # the good event and this one, each read once: nothing expanded
+    [note] = report.notes
+    assert note.startswith(f"hostile.ics: the event '{uid}' repeats too often (") and why in note
+    assert note.endswith("kept as a single event at its first time") and "\n" not in note
+
+
+def test_a_secondly_series_in_the_window_is_kept_once_and_a_bad_x_wr_timezone_costs_nothing_else():
+    data = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nX-WR-TIMEZONE:Mars/Olympus_Mons\r\n"
+            "BEGIN:VEVENT\r\nUID:tick\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=SECONDLY\r\nSUMMARY:Tick\r\n"
+            "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:lunch\r\nDTSTART:20261202T120000\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\n"
+            "BEGIN:VEVENT\r\n" + hostile_ics.GOOD + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").encode()
+    report = ParseReport()
+    events = {e.uid: e for e in parse(data, report)}
+    assert sorted(events) == ["good", "lunch", "tick"]
+    assert events["tick"].start == datetime(2026, 12, 1, 9, tzinfo=timezone.utc) and events["tick"].title == "Tick"
+    assert events["lunch"].start == datetime(2026, 12, 2, 11, tzinfo=timezone.utc)  # floating: noon in Berlin
+    assert report.notes[0] == ("hostile.ics: its X-WR-TIMEZONE Mars/Olympus_Mons is not a time zone; floating "
+                               "times are read in yours")
+    assert "kept as a single event" in report.notes[1]
 
 
 def test_a_rule_that_never_matches_stops_at_the_horizon(monkeypatch):

@@ -339,3 +339,24 @@ def test_offline_a_cancelled_event_under_way_or_all_day_today_is_told_and_one_ov
     assert told(app, "it's cancelled (it was on Tue 5 Jan at 07:00)")  # under way: the user may be in it
     assert told(app, "it's cancelled (it was on Tue 5 Jan, all day)")
     assert not told(app, "“Breakfast”"), "over already"
+
+
+def test_a_calendar_server_that_drips_its_answer_is_given_up_within_the_total_deadline():
+    """The .ics URL and CalDAV: one header line a second never trips the 2 s per-read timeout; the whole
+    fetch is still over in 3 s (1.5 × the timeout) with a clear reason, and nothing is left waiting."""
+    import time
+
+    import pytest
+
+    from channels.calendar.event import SourceError
+    from channels.calendar.sources import IcsUrlSource
+    from tests.web_harness import DripSite
+
+    with DripSite(every=0.5, lines=60) as drip:
+        for source in (IcsUrlSource(drip.url("/cal.ics"), timeout=2.0),
+                       CalDavSource(drip.url("/dav/"), "ann", "secret-pw", timeout=2)):
+            started = time.monotonic()
+            with pytest.raises(SourceError, match="no complete answer within 3 seconds") as failed:
+                source.fetch({})
+            assert time.monotonic() - started < 3 + 2, source.label
+            assert "secret-pw" not in str(failed.value)

@@ -350,15 +350,18 @@ def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(s
     app, server = scripted(lambda ctx, body: {"text": "Back again."}, rules=[failing], WILSON_LLM_RETRIES="1")
 
     first = say(app, "first message")
-    assert first.status == "done"
+    assert first.status == "kept"  # tried again later, and before the next message (model_down tests)
     assert len([r for r in server.requests if r["status"] == 500]) == 2  # one try plus one retry
     (apology,) = user_texts(app)
     assert apology.startswith("Sorry") and len(apology) < 200
-    assert Turn.select().where(Turn.role == "user", Turn.text == "first message").exists()
 
-    second = say(app, "second message")
+    second = say(app, "second message")  # the first fails again, on its own: it does not hold this one up
     assert second.status == "done"
     assert user_texts(app)[1] == "Back again."
+    # the model answers the second, then the first is tried once more and fails alone: given up, and said so
+    assert user_texts(app)[2:] == ["Sorry, I still can't answer your message “first message”: my language model "
+                                   "answers others but fails on this one. Could you put it another way?"]
+    assert Inbox.get_by_id(first.id).status == "done"
     assert all(h.restarts == 0 for h in app.supervisor.health.values())
 
 

@@ -151,14 +151,15 @@ def test_a_send_cut_short_by_a_kill_is_sent_again_once_and_traced(start, fake):
 
 def test_a_refused_chat_fails_its_row_and_the_rest_still_go(start, fake):
     app = start()
-    fake.fail("sendMessage", 400, description="Bad Request: chat not found")
+    fake.fail("sendMessage", 400, times=4, description="Bad Request: chat not found")  # plain, the note, its plain
     fake.send_text(OWNER, "this one bounces")
     failed = fake.wait_for(lambda: Outbox.get_or_none(Outbox.status == "failed"), 10, "the refused row")
     assert "chat not found" in failed.result["error"].lower()
     fake.send_text(OWNER, "this one arrives")
     wait_text(fake, "echo: this one arrives")
     assert app.wait_idle(10)
-    assert [c["status"] for c in fake.calls_of("sendMessage")] == [400, 200]  # not retried, not in the way
+    # once more as plain text, then the note that it was not shown (refused as well, also plain): no more
+    assert [c["status"] for c in fake.calls_of("sendMessage")] == [400, 400, 400, 400, 200]
     assert Trace.select().where((Trace.stage == "failed") & (Trace.trace_id == failed.trace_id)).exists()
 
 
@@ -213,3 +214,18 @@ def replaced_row(row: Outbox, **changes) -> Outbox:
     copy = Outbox(**{**row.__data__, **changes})
     copy._dirty.clear()
     return copy
+
+
+def test_a_send_that_never_finishes_answering_is_given_up_and_tried_again(start, fake, monkeypatch):
+    from channels.telegram import outbound
+
+    monkeypatch.setattr(outbound, "SEND_SECONDS", 1.0)
+    app = start()
+    fake.delay("sendMessage", 4.0)  # the answer is held far past the whole call's time
+    fake.send_text(OWNER, "are you there?")
+    row = fake.wait_for(lambda: Outbox.get_or_none((Outbox.text == "echo: are you there?")
+                                                   & (Outbox.status == "delivered")), 20, "the reply delivered")
+    assert row.attempts == 2  # the held call was left after 1 s, and the row sent again
+    fake.send_text(OWNER, "and now?")  # the pump was not held up
+    wait_text(fake, "echo: and now?")
+    assert app.wait_idle(10)

@@ -211,3 +211,22 @@ def test_the_corpus_through_dovecot_gives_a_row_or_a_trace_for_every_mail(doveco
     assert len(buffered) > len(FILES) * 0.7
     channel.sync()
     assert len(rows()) == len(buffered)
+
+
+def test_a_server_that_drips_its_greeting_or_an_answer_is_left_within_the_deadline():
+    """One byte every half second never trips the 1 s per-read timeout: connecting ends at 1.5 s all the same,
+    and so does a login whose answer never comes, only untagged lines one at a time."""
+    from tests.web_harness import DripSite
+
+    with DripSite(every=0.5, lines=60, head=b"* OK ", drip=b"x", speaks_first=True) as drip:
+        started = time.monotonic()
+        with pytest.raises(ImapError, match="did not finish connecting and logging in within 1.5 seconds"):
+            ImapClient("127.0.0.1", drip.port, "none", "ann", "pw", timeout=1.0).connect()
+        assert time.monotonic() - started < 1.5 + 2
+    greeting = b"* OK ready\r\n"
+    with DripSite(every=0.5, lines=60, head=greeting, drip=b"* {n} RECENT\r\n", speaks_first=True) as drip:
+        client = ImapClient("127.0.0.1", drip.port, "none", "ann", "pw", timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(ImapError, match="did not finish connecting and logging in within 1.5 seconds"):
+            client.connect()  # the answer to LOGIN never comes: only untagged lines, one at a time
+        assert time.monotonic() - started < 1.5 + 2

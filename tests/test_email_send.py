@@ -116,6 +116,16 @@ def test_a_server_that_is_down_is_tried_again_later(home, monkeypatch):
         ref.tell(Deliver(queued["outbox_id"]))  # before its time: not tried
         assert ref.ask(Ping(), timeout=30) == "pong"
         assert Outbox.get_by_id(queued["outbox_id"]).attempts == 1
+        assert Outbox.select().where(Outbox.channel == "repl").count() == 0  # one failure may be a blip
+        clock.advance(timedelta(minutes=1))
+        ref.tell(Deliver(queued["outbox_id"]))
+        assert ref.ask(Ping(), timeout=30) == "pong"
+        row = Outbox.get_by_id(queued["outbox_id"])
+        assert (row.status, row.attempts, row.next_attempt_at) == ("retry", 2, START + timedelta(minutes=3))
+        [told] = Outbox.select().where(Outbox.channel == "repl")
+        assert told.text.startswith("The email “Friday” to ann@example.org has not gone out yet (cannot reach "
+                                    "127.0.0.1")
+        assert told.text.endswith("I'll keep trying with the same message, so it arrives only once.")
     finally:
         ref.stop()
 
@@ -159,23 +169,60 @@ def dovecot():
     server.stop()
 
 
-@pytest.mark.parametrize("in_sent_folder", [False, True])
-def test_killed_between_the_send_and_its_record_the_mail_is_not_sent_again(home, sink, dovecot, monkeypatch,
-                                                                            in_sent_folder):
+def test_killed_before_the_mail_is_handed_over_it_goes_out_once_at_restart_with_the_same_message_id(
+        home, sink, dovecot, monkeypatch):
     env = environ(home, sink.port, dovecot.port)
-    config = configmod.load(home, environ=env)
-    queued = queue(config)
-    child = send_and_die(home, env)
+    queued = queue(configmod.load(home, environ=env))
+    child = send_and_die(home, env, "email:before-send")
+    assert child.returncode == -9, child.stderr[-2000:]
+    row = Outbox.get_by_id(queued["outbox_id"])
+    assert row.status == "pending" and row.sending_at is not None and sink.messages == []
+    ref, _, _ = start_channel(home, env, monkeypatch)  # the restart delivers what is owed
+    try:
+        assert sink.wait_for(1) and len(sink.messages) == 1
+        mail = message_from_bytes(sink.messages[0][2], policy=policy.default)
+        assert mail["Message-ID"] == queued["message_id"]
+        row = Outbox.get_by_id(queued["outbox_id"])
+        assert row.status == "delivered" and row.attempts == 2
+        assert Outbox.select().where(Outbox.channel == "repl").count() == 0  # nothing to warn about
+    finally:
+        ref.stop()
+
+
+def test_killed_right_after_the_server_took_the_mail_it_is_delivered_and_nobody_is_warned(
+        home, sink, dovecot, monkeypatch):
+    env = environ(home, sink.port, dovecot.port)
+    queued = queue(configmod.load(home, environ=env))
+    child = send_and_die(home, env, "email:after-send")
     assert child.returncode == -9, child.stderr[-2000:]
     assert sink.wait_for(1) and len(sink.messages) == 1
-    row = Outbox.get_by_id(queued["outbox_id"])
-    assert row.status == "pending" and row.sending_at is not None  # the send started and was never recorded
+    assert Outbox.get_by_id(queued["outbox_id"]).status == "delivered"  # recorded as the server answered
+    ref, _, _ = start_channel(home, env, monkeypatch)
+    try:
+        assert len(sink.messages) == 1  # never a second copy
+        assert Outbox.select().where(Outbox.channel == "repl").count() == 0  # and no "not sure" warning
+    finally:
+        ref.stop()
+
+
+@pytest.mark.parametrize("in_sent_folder", [False, True])
+def test_cut_short_after_the_hand_over_the_sent_folder_decides_or_the_user_is_told_it_is_unknown(
+        home, sink, dovecot, monkeypatch, in_sent_folder):
+    from storage import outbox
+
+    env = environ(home, sink.port, dovecot.port)
+    queued = queue(configmod.load(home, environ=env))
+    # what a kill leaves between writing the mail's last line and recording the server's answer
+    assert outbox.start_attempt(queued["outbox_id"], START)
+    outbox.mark_handing(queued["outbox_id"], START)
     if in_sent_folder:  # e.g. Gmail files what its SMTP server took in the Sent folder
-        dovecot.append_many([sink.messages[0][2]], "Sent")
-    ref, _, directory = start_channel(home, env, monkeypatch)  # the restart delivers what is owed
+        from channels.email.smtp import build
+
+        dovecot.append_many([build(Outbox.get_by_id(queued["outbox_id"]).payload, START).as_bytes()], "Sent")
+    ref, _, directory = start_channel(home, env, monkeypatch)
     try:
         row = Outbox.get_by_id(queued["outbox_id"])
-        assert len(sink.messages) == 1  # never a second copy
+        assert sink.messages == []  # never sent again blindly
         if in_sent_folder:
             assert row.status == "delivered" and row.result["confirmed"] == "found in Sent"
             assert Outbox.select().where(Outbox.channel == "repl").count() == 0
@@ -202,6 +249,11 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
                 sender=lambda *a: 0)
     assert tool.validate(DRAFT, call) is None
     assert tool.validate({**DRAFT, "to": "ann"}, call) == "not an email address: ann"
+    for subject in ("Friday\r\nBcc: eve@example.net", "Friday\nBcc: eve@example.net", "Friday\x0bnext"):
+        assert tool.validate({**DRAFT, "subject": subject}, call) == (
+            "the subject must be one line, without line breaks or control characters")
+    assert tool.validate({**DRAFT, "in_reply_to": "<a@b>\r\nBcc: eve@example.net"}, call) == (
+        "the in-reply-to must be one line, without line breaks or control characters")
     first, again = tool.execute(DRAFT, call), tool.execute(DRAFT, call)
     assert first == again and call.deliveries == [("email", first["outbox_id"])] * 2
     assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
@@ -270,3 +322,74 @@ def test_killed_after_the_delivery_is_recorded_the_mail_is_not_sent_again(home, 
         assert sent_copies(dovecot, "Sent") == [], "the copy is the one thing a kill at that moment costs"
     finally:
         ref.stop()
+
+
+POINTS = ("email:before-send", "email:after-send", "email:after-delivery")
+
+
+def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_once_or_are_told(
+        home, sink, dovecot, monkeypatch):
+    """Each mail reaches the server exactly once, whatever moment Wilson is killed at. The one moment no
+    process can know about (the mail's last line written, the server's answer not yet recorded) ends in
+    the user being told exactly that; a kill anywhere else never produces that warning."""
+    import random
+    import time
+
+    dovecot.append_many([], "Sent")
+    env = environ(home, sink.port, dovecot.port)
+    config = configmod.load(home, environ=env)
+    queued = [queue(config, key=f"approval:{n}:1") for n in range(1, 51)]
+    rng = random.Random(51)
+    schedule = [f"{point}@{rng.randint(1, 6)}" for point in POINTS for _ in range(3)]
+    schedule += ["random"] * 8
+    rng.shuffle(schedule)
+    kills, lives, started = {}, 0, time.monotonic()
+    for plan in schedule + ["none"] * 5:
+        if not Outbox.select().where((Outbox.channel == "email") & Outbox.status.in_(("pending", "retry"))).exists():
+            break
+        lives += 1
+        point = "" if plan in ("random", "none") else plan
+        child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
+                                 env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if plan == "random":
+            try:
+                child.wait(timeout=rng.uniform(0.6, 1.6))  # the workload's random moment, not a wait for a state
+            except subprocess.TimeoutExpired:
+                child.kill()
+        out, err = child.communicate(timeout=60)
+        if child.returncode == -9:
+            kills[plan.split("@")[0]] = kills.get(plan.split("@")[0], 0) + 1
+        else:
+            assert child.returncode == 0 and "not killed" in out, err[-2000:]
+    took = time.monotonic() - started
+    ids = [message_from_bytes(raw, policy=policy.default)["Message-ID"] for _, _, raw in sink.messages]
+    rows = {q["message_id"]: Outbox.get_by_id(q["outbox_id"]) for q in queued}
+    told = [r.text for r in Outbox.select().where(Outbox.channel == "repl")]
+    unknown = [m for m, r in rows.items() if r.status == "failed"]
+    print(f"\n{len(queued)} sends, {lives} lives, kills {kills}, {len(ids)} mails arrived, {len(unknown)} "
+          f"truly unknown ({sum(1 for m in unknown if m in ids)} of them had arrived), {took:.1f} s")
+    assert set(kills) >= {*POINTS, "random"}, kills  # every point was killed at, and random moments too
+    assert sorted(ids) == sorted(set(ids)), "a mail arrived twice"
+    for message_id, row in rows.items():
+        assert row.status in ("delivered", "failed"), (message_id, row.status)
+        if row.status == "delivered":
+            assert ids.count(message_id) == 1, message_id
+        else:  # only a kill inside the hand-over (smtp.py) may leave it unknown, and then the user is told so
+            assert ids.count(message_id) <= 1 and "may have gone out" in row.result["error"], row.result
+    assert len(told) == len(unknown) and all(t.startswith("I'm not sure the email") for t in told)
+
+
+
+def test_a_subject_with_a_line_break_is_refused_before_any_proposal_is_shown(home, sink):
+    from datetime import timedelta
+
+    from actors.proposals import make, rules
+    from storage.models import Approval
+
+    config = configmod.load(home, environ={**environ(home, sink.port), "WILSON_SKILLS_ENABLED": "email"})
+    forged = {**DRAFT, "subject": "Friday\r\nBcc: eve@example.net"}
+    with pytest.raises(rules.CannotPropose, match="^The subject must be one line"):
+        make.propose_one("send_email", forged, owner="owner", channel="repl", reason="asked", key="k1",
+                         now=START + timedelta(minutes=1), config=config)
+    assert Approval.select().count() == 0 and Outbox.select().count() == 0

@@ -13,7 +13,7 @@ from loguru import logger
 
 from actors.cortex.prompts import MODEL_DOWN
 from storage import trace
-from storage.models import Approval, ApprovalItem, Outbox, Setting
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Setting
 from tests.test_cortex import say, user_texts
 from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, requests_of, scripted  # noqa: F401
 from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
@@ -137,7 +137,7 @@ def test_user_messages_while_down_get_the_honest_answer(make_app, scripted):
     server = scripted(rules)
     app = make_app(start=START, llm=server.base_url, env={"WILSON_LLM_RETRIES": "2"})
     row = say(app, "Can you plan my week?")
-    assert row.status == "done"
+    assert row.status == "kept"
     assert user_texts(app) == [MODEL_DOWN]
     asked = len(requests_of(server, "deep"))
     assert asked == 3, "the first call is retried as always"
@@ -145,10 +145,44 @@ def test_user_messages_while_down_get_the_honest_answer(make_app, scripted):
 
     app.advance(timedelta(minutes=1))
     again = say(app, "Hello?")
-    assert again.status == "done" and user_texts(app)[-1] == MODEL_DOWN
-    assert len(requests_of(server, "deep")) == asked + 1, "while down, one attempt and no retries"
+    assert again.status == "kept" and user_texts(app)[-1] == MODEL_DOWN
+    # while down, one attempt each and no retries: the kept message first (order), then this one
+    assert len(requests_of(server, "deep")) == asked + 2
     assert DOWN_NOTICE not in user_texts(app), "the user heard it already, in the reply"
 
     state["down"] = False
     back = say(app, "And now?")
-    assert back.status == "done" and user_texts(app)[-1] == "OK."
+    assert back.status == "done" and user_texts(app)[-3:] == ["OK."] * 3  # the kept two first, then this one
+    assert [Inbox.get_by_id(r.id).status for r in (row, again)] == ["done", "done"]
+
+
+def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_one_retry_interval(make_app, scripted):
+    """Nobody writes after the model comes back: the kept messages are still answered, oldest first, each
+    once, at the next try (inbox.KEPT_RETRY after the last one failed), and "I'll keep" was said once each."""
+    from storage.inbox import KEPT_RETRY
+    from tests.test_thalamus import brain as answers
+
+    state = {"down": True}
+
+    def echo(body):
+        import re
+
+        asked = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+        return {"text": "Answer to " + re.findall(r"\[(m\d+)\]", asked)[-1]}
+
+    server = scripted(answers({"match": lambda body, headers: state["down"], "fault": "500"},
+                              {"match": lambda body, headers: True, "reply": echo}))
+    app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
+    rows = []
+    for n in range(1, 7):
+        rows.append(say(app, f"[m{n}] question number {n}"))
+        app.advance(timedelta(minutes=1))
+    assert [Inbox.get_by_id(r.id).status for r in rows] == ["kept"] * 6
+    assert user_texts(app) == [MODEL_DOWN] * 6
+    state["down"] = False
+    app.advance(KEPT_RETRY)
+    answered = [t for t in user_texts(app) if t.startswith("Answer to")]
+    assert answered == [f"Answer to m{n}" for n in range(1, 7)]
+    assert [Inbox.get_by_id(r.id).status for r in rows] == ["done"] * 6
+    app.advance(timedelta(hours=1))
+    assert user_texts(app).count(MODEL_DOWN) == 6 and len(user_texts(app)) == 12  # nothing twice

@@ -162,8 +162,16 @@ def test_a_schedule_due_now_fires_once_across_all_processes(cluster):
     assert fired == {"water the plants": 1, "call mum": 1}
     assert all(p.poll() is None for p in cluster.procs.values())
     assert not [n for n in cluster.procs if "Traceback" in cluster.log(n)]
-    standby = [n for n in ("ingress-0", "ingress-1") if "leaves it to that one" in cluster.log(n)]
-    assert len(standby) == 1
+    def standby() -> list[str]:
+        return [n for n in ("ingress-0", "ingress-1") if "leaves it to that one" in cluster.log(n)]
+
+    wait_until(standby, 30, "one of the two leaving Telegram to the other")  # a slow start is not a second poller
+    assert len(standby()) == 1
+    standby = standby()
+    wait_until(lambda: "Wilson is running" in cluster.log(standby[0]), 30, "the standby's start line")
+    said = [line for line in cluster.log(standby[0]).splitlines() if "Wilson is running" in line]
+    assert said == ["Wilson is running without Telegram (another Wilson process runs it) (role ingress). "
+                    "Ctrl-C stops it."]  # not "on Telegram", right after leaving Telegram to the other
     cluster.start("worker", "worker")
     cluster.fake.send_text(OWNER, "chat [m1] still there?")  # and the one that runs Telegram answers
     wait_until(lambda: answers(cluster.fake)["[m1]"] >= 1, 30, "the answer")

@@ -120,7 +120,7 @@ def test_only_an_expired_proposal_is_brought_back_and_only_by_its_person(scripte
     approval = propose(app)
     assert "still waiting for you" in decide(app, approval.id, "revive")
     app.advance(timedelta(days=4))
-    assert "only the person" in decide(app, approval.id, "revive", user_id="someone-else")
+    assert "only Wilson's owner" in decide(app, approval.id, "revive", user_id="someone-else")
     assert Approval.select().count() == 1
     assert decide(app, 999, "revive") == "I don't know proposal 999."
 

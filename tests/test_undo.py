@@ -190,7 +190,8 @@ def test_only_the_approver_may_undo_and_a_stale_button_does_nothing(app, repl):
     before = Approval.select().count()
     app.decide(made.id, "undo", user_id="somebody-else")
     assert app.wait_idle()
-    assert app.user_deliveries()[-1]["text"] == "Sorry, only the person this proposal is for can undo it."
+    assert app.user_deliveries()[-1]["text"] == ("Sorry, only Wilson's owner can undo it here: the settings say "
+                                                 "the owner decides every proposal.")
     app.supervisor.tell("approval", Decision(approval_id=made.id, action="undo", user_id="owner", channel="repl",
                                              nonce="stale"))
     assert app.wait_idle()

@@ -48,7 +48,8 @@ def test_an_undo_asked_at_the_terminal_is_proposed_there_and_a_friend_cannot_pre
     receipt = approve_japan(fake)
     [[undo]] = keyboard_rows(receipt)
     refused = fake.press(FRIEND, receipt, undo["callback_data"])
-    assert fake.answer(refused)["text"] == "Sorry, only the person this proposal is for can do that."
+    assert fake.answer(refused)["text"] == ("Sorry, only Wilson's owner can do that here: the settings "
+                                            "say the owner decides every proposal.")
     assert app.wait_idle(10)
     assert Approval.select().count() == 1
     app.decide(Approval.get().id, "undo", channel="repl")

@@ -70,7 +70,7 @@ def test_a_topics_shared_thread_is_shared_and_the_private_chat_is_not(scripted):
 
 
 def test_a_proposal_is_decided_by_the_person_who_asked_for_it(scripted):
-    app, server = scripted(echo)
+    app, server = scripted(echo, WILSON_APPROVAL_OWNER_DECIDES_ALL="false")
     row = say_as(app, "bob", "add a task to water the plants")
     approval = Approval.get(Approval.inbox_id == row.id)
     assert approval.approver == "bob"
@@ -87,6 +87,35 @@ def test_a_proposal_nobody_asked_for_goes_to_the_owner(scripted):
     app, server = scripted(lambda ctx, body: {"tool_calls": [call("create_task", title="Pay the gas bill")]})
     row = background(app, "Gas bill due on the 20th")
     assert Approval.get(Approval.inbox_id == row.id).approver == app.config.get("core", "owner")
+
+
+def test_when_the_owner_decides_all_nobody_else_approves_modifies_or_rejects_even_their_own(scripted):
+    from storage.models import DecisionRow as Decision
+
+    def decider(ctx, body):
+        text = ctx["stimulus"]["text"]
+        if text.startswith("yes to "):  # "in words": the model hands the gate bob's spoken approval
+            return {"tool_calls": [call("decide", proposal=int(text.split()[-1]), action="approve")]}
+        return echo(ctx, body)
+
+    app, server = scripted(decider)  # [approval] owner_decides_all is on by default
+    owner = app.config.get("core", "owner")
+    row = say_as(app, "bob", "add a task to water the plants")
+    approval = Approval.get(Approval.inbox_id == row.id)
+    assert approval.approver == "bob"
+    refusal = "Sorry, only Wilson's owner can decide on it here: the settings say the owner decides every proposal."
+    for action, text in (("approve", ""), ("modify", "make it Sunday"), ("reject", "")):
+        app.decide(approval.id, action, user_id="bob", text=text)
+        assert app.wait_idle()
+        assert user_texts(app)[-1] == refusal, action
+    say_as(app, "bob", f"yes to {approval.id}")
+    assert Decision.select().where(Decision.user_id == "bob").count() == 4
+    assert user_texts(app)[-1] == refusal
+    assert Approval.get_by_id(approval.id).status == "pending" and Task.select().count() == 0
+
+    app.decide(approval.id, "approve", user_id=owner)
+    assert app.wait_idle()
+    assert user_texts(app)[-1].startswith("Done:") and Task.select().count() == 1
 
 
 # Tasks and topics: a person's own, and those of a shared topic (one with a forum thread) ----------
@@ -121,7 +150,8 @@ def approved(app, row: Inbox, user_id: str) -> None:
 
 
 def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(scripted):
-    app, server = scripted(planner, after=lambda body: {"text": "Here they are."})
+    app, server = scripted(planner, after=lambda body: {"text": "Here they are."},
+                           WILSON_APPROVAL_OWNER_DECIDES_ALL="false")  # each approves their own
     owner = app.config.get("core", "owner")
     Topic.create(title="Trip to Japan", status="active", thread_ref="77", owner_id="alice", created_at=app.clock.now())
     approved(app, say_as(app, "alice", f"task: {PRIVATE}"), "alice")

@@ -296,3 +296,97 @@ def test_every_corpus_feed_yields_items_or_one_clear_trace_line_and_none_stops_t
                   "content-type": kind, "content-location": site.url(f"/{n}")}).entries)]
     assert differ == []
     assert sum(1 for r in results.values() if r.items > 0) >= 100
+
+
+def test_a_server_that_drips_its_headers_is_given_up_within_the_deadline_and_backs_off(db, monkeypatch):
+    import threading
+    import time
+
+    from tests.web_harness import DripSite
+
+    monkeypatch.setattr(fetching, "LOOK_SECONDS", 2.0)  # each header line comes well within the 15 s per read
+    with DripSite(every=0.5, lines=60) as drip, LoopbackSite() as site:
+        site.put("/good", PAGE.format(extra=""))
+        slow, good = drip.url("/feed.xml"), site.url("/good")
+        for url in (slow, good):
+            watcher.add(url, EVERY, NOW)
+        started = time.monotonic()
+        with fetching.client() as http:
+            for state in watcher.due(NOW):
+                watcher.record(watcher.look(state, http, NOW), NOW, commit(NOW))
+        took = time.monotonic() - started
+        threads = threading.active_count()  # with the deadlines' one watcher, started by the first look
+        # robots.txt and the feed, each given up after 2 s (the drip alone would last 30 s)
+        assert took < 2 * 2.0 + 3, took
+        failed = watcher.get(slow)
+        assert failed["error"] == "it took longer than 2 seconds to answer" and failed["failures"] == 1
+        assert datetime.fromisoformat(failed["next_at"]) == NOW + EVERY
+        assert watcher.get(good)["kind"] == "page"  # the source after it was read all the same
+        assert [t.reason for t in Trace.select().where(Trace.stage == "failed")] == [
+            f"could not read {slow}: it took longer than 2 seconds to answer; trying again later"]
+
+        for n in range(1, 4):  # it keeps dripping: looked at less and less often, and no thread is left behind
+            at = datetime.fromisoformat(watcher.get(slow)["next_at"])
+            with fetching.client() as http:
+                watcher.record(watcher.look(watcher.get(slow), http, at), at, commit(at))
+            assert watcher.get(slow)["failures"] == n + 1
+            assert datetime.fromisoformat(watcher.get(slow)["next_at"]) == at + EVERY * min(2 ** n, 8)
+        deadline = time.monotonic() + 10
+        while (drip.dropped < drip.accepted or threading.active_count() > threads) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the server's own threads notice the closed connections at their next line
+        assert drip.dropped == drip.accepted == 5  # robots.txt once (kept a day), the feed four times
+        assert threading.active_count() <= threads
+
+
+def test_a_look_that_never_ends_does_not_make_the_next_start_begin_with_it(db):
+    with LoopbackSite() as site:
+        site.put("/good", PAGE.format(extra=""))
+        url = site.url("/good")
+        watcher.add(url, EVERY, NOW)
+        watcher.begin(watcher.get(url), NOW)  # then killed, or restarted by the watchdog, mid-look
+        assert watcher.due(NOW + timedelta(minutes=1)) == []
+        assert [s["url"] for s in watcher.due(NOW + EVERY)] == [url]
+        look(url, NOW + EVERY)
+        state = watcher.get(url)
+        assert state["kind"] == "page" and "looking_since" not in state
+        assert datetime.fromisoformat(state["next_at"]) == NOW + 2 * EVERY
+
+
+def test_a_dripping_feed_in_a_running_wilson_fails_backs_off_and_never_restarts_the_dashboard(web, monkeypatch):
+    """The web channel itself (on its actor, under the watchdog): the dripping source fails within its
+    deadline each time it is due, the page beside it is read, the channel is never restarted (its
+    dashboard stays on its port) and no thread is left behind."""
+    import threading
+    import time
+
+    from channels.web.channel import ADDRESS_KEY
+    from storage import kv
+    from tests.web_harness import DripSite
+    from wilson.kernel.messages import TickNow
+
+    app = web
+    monkeypatch.setattr(fetching, "LOOK_SECONDS", 2.0)
+    address = kv.get_setting(ADDRESS_KEY)
+    with DripSite(every=0.5, lines=200) as drip, LoopbackSite() as site:
+        site.put("/good", PAGE.format(extra=""))
+        slow, good = drip.url("/feed.xml"), site.url("/good")
+        now = app.clock.now()
+        for url in (slow, good):
+            watcher.add(url, EVERY, now)
+        app.supervisor.tell("web", TickNow())
+        assert app.wait_idle()  # its Ping waits behind the look
+        assert watcher.get(good)["kind"] == "page" and watcher.get(slow)["failures"] == 1
+        threads = None
+        for n in range(2, 5):  # due again later each time; each look is given up, none hangs
+            app.advance(EVERY * 2 ** (n - 2))
+            assert watcher.get(slow)["failures"] == n, watcher.get(slow)
+            if threads is None:
+                threads = threading.active_count()
+        assert watcher.get(slow)["error"] == "it took longer than 2 seconds to answer"
+        assert app.supervisor.health["web"].restarts == 0
+        assert kv.get_setting(ADDRESS_KEY) == address  # the same dashboard, on the same port
+        deadline = time.monotonic() + 10
+        while (drip.dropped < drip.accepted or threading.active_count() > threads) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the server's threads notice the closed connections at their next line
+        assert drip.dropped == drip.accepted
+        assert threading.active_count() <= threads

@@ -291,3 +291,67 @@ if __name__ == "__main__":
 
     for written in screenshots(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"):
         print(written)
+
+
+class DripSite:
+    """A server on loopback that answers every request with a status line and then one header line every
+    `every` seconds, for at most `lines` lines, never finishing its headers: each read gets a byte well
+    within any per-read timeout, so only a deadline on the whole answer ends the wait. (Any other protocol
+    drips the same way, with its own `head` and `drip`.)"""
+
+    def __init__(self, every: float = 1.0, lines: int = 40, head: bytes = b"HTTP/1.1 200 OK\r\n",
+                 drip: bytes = b"X-Drip-{n}: still coming\r\n", speaks_first: bool = False):
+        """`head` is sent at once (after the request, or on connecting when the server `speaks_first`, as
+        IMAP and SMTP servers do), then `drip` (with {n} its number) every `every` seconds."""
+        import socket
+        import threading
+
+        self.every, self.lines = every, lines
+        self.head, self.drip, self.speaks_first = head, drip, speaks_first
+        self.accepted = 0
+        self.dropped = 0  # connections the client gave up on before the drip ran out
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._accept, name="drip-site", daemon=True)
+
+    def _accept(self):
+        import threading
+
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            threading.Thread(target=self._drip, args=(conn,), name="drip-conn", daemon=True).start()
+
+    def _drip(self, conn):
+        with conn:
+            try:
+                if not self.speaks_first:
+                    conn.recv(65536)
+                conn.sendall(self.head)
+                for n in range(self.lines):
+                    if self.stopping.wait(self.every):
+                        return
+                    conn.sendall(self.drip.replace(b"{n}", str(n).encode()))
+            except OSError:
+                self.dropped += 1
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+    @property
+    def port(self) -> int:
+        return self.listener.getsockname()[1]
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"

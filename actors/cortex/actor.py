@@ -11,8 +11,8 @@ from actors.cortex import noted
 from actors.cortex.told import told_before
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
-from actors.cortex.outcome import record_outcome
-from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, NOTING_PROMPT, chat_prompt
+from actors.cortex.outcome import kept, record_kept, record_outcome
+from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, KEPT_GIVEN_UP, NOTING_PROMPT, chat_prompt
 from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for, template_reply
 from actors.hippocampus import recall as hippocampus_recall
 from storage import inbox, kv, mute, outbox, trace
@@ -76,6 +76,10 @@ class CortexActor(WilsonActor):
 
     def drain(self) -> None:
         lease = float(self.config.get("supervisor", "lease_seconds"))
+        # the user wrote again while messages are kept: the oldest kept one goes first (a try of the model),
+        # so that they are answered in the order they were written
+        if self.max_priority == 0 and inbox.user_waiting():
+            inbox.release_kept(oldest_only=True)
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
             # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
             # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)
@@ -191,6 +195,17 @@ class CortexActor(WilsonActor):
                     outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
                                      box=box, context=context)
         outcome.route = f"{route}: {why}"
+        answered = row.origin == "user" and not outcome.error and route != "template"  # a model answered it
+        if outcome.error and row.origin == "user" and kept(outcome.error):
+            if not (row.payload or {}).get("kept_after_answer"):
+                for channel, outbox_id in record_kept(row, outcome, now, self.config):
+                    self.tell(channel, Deliver(outbox_id, outbox.added(outbox_id)))
+                return
+            # the model answered the message after it and still fails on this one: it is this message's own
+            outcome = RunOutcome(reply=KEPT_GIVEN_UP.format(" ".join(row.text.split())[:60]),
+                                 unfinished=f"given up: {outcome.error[:200]}")
+        if answered and inbox.release_kept(oldest_only=False):
+            self.actor_ref.tell(InboxReady())  # the model answers again: the kept messages follow, oldest first
         if outcome.error and row.origin != "user":
             self.notice_budget(outcome.error, now)
             fallback = fallback_followup(row, tz)

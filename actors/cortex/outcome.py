@@ -8,8 +8,8 @@ from datetime import datetime
 
 from actors import attention, tools
 from actors.cortex.calls import RunOutcome, present
-from actors.cortex.prompts import (COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER, STALE_MODIFICATION,
-                                   SYNC_ONLY, UNCHANGED)
+from actors.cortex.prompts import (BROKEN_RUN, COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER,
+                                   STALE_MODIFICATION, SYNC_ONLY, UNCHANGED)
 from actors.proposals import make
 from actors.proposals.rules import OPEN
 from storage import decisions, hot, inbox, outbox, trace
@@ -126,6 +126,30 @@ def _undecided(approval_id: int) -> list[int]:
         (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
 
 
+def kept(error: str | None) -> bool:
+    """A user's run that failed this way is kept and tried again (the model is down or paused: it passes)."""
+    return bool(error) and error.startswith(("ModelUnavailable", "BudgetExhausted"))
+
+
+def record_kept(row: Inbox, outcome: RunOutcome, now: datetime, config) -> list[tuple[str, int]]:
+    """A user's message the model could not answer: "I'll keep your message" (once, however often it is tried
+    again) and the row kept for the next try, in one transaction; returns what to deliver."""
+    channel = row.reply_channel or config.primary_channel
+    deliver = []
+    with database.atomic():
+        if outcome.route:
+            trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
+        box = outbox.add(channel=channel, text=MODEL_DOWN, trace_id=row.trace_id, key=f"kept:{row.id}", at=now,
+                         payload={"topic_id": (row.payload or {}).get("topic_id"),
+                                  "reply_to": (row.payload or {}).get("message_ref")})
+        if box.status == "pending":  # told once: a later try that fails again finds it delivered
+            deliver.append((channel, box.id))
+        trace.record(row.trace_id, "kept", "cortex", f"{outcome.error[:200]}; the message is kept and answered "
+                                                     "when the model answers again", now)
+        inbox.keep(row.id, now, outcome.error or "", owner=row.owner)
+    return deliver
+
+
 def empty_run_reply(outcome: RunOutcome) -> str:
     """The user's answer when the model had no words for them: an honest line, never a bare "Noted."."""
     if outcome.unfinished:
@@ -133,7 +157,7 @@ def empty_run_reply(outcome: RunOutcome) -> str:
     if outcome.proposals or outcome.surfaced or outcome.decisions:
         return ""  # the proposal, the surfaced message or the gate's answer to a decision is the answer
     if outcome.error:
-        return MODEL_DOWN
+        return MODEL_DOWN if kept(outcome.error) else BROKEN_RUN
     if outcome.sync_requested:
         return SYNC_ONLY
     return NO_ANSWER

@@ -80,6 +80,8 @@ STALE_MODIFICATION = ("Proposal {} was already {} before I finished changing it,
 
 UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
 MODEL_DOWN = "Sorry, I can't think right now (my language model is not answering). I'll keep your message."
+KEPT_GIVEN_UP = ("Sorry, I still can't answer your message “{}”: my language model answers others but fails on "
+                 "this one. Could you put it another way?")
 
 
 COULD_NOT_FINISH = ("I couldn't finish that: I kept looking things up without getting to an answer, so I stopped. "

@@ -153,8 +153,12 @@ def settle_status(approval_id: int) -> str:
 
 
 def may_decide(user_id, approval: Approval, owner: str | None = None) -> bool:
-    """The person a proposal is for decides it; so does the owner, when `owner` is given (they decide for all)."""
-    return str(user_id) in {str(approval.approver), str(owner) if owner is not None else str(approval.approver)}
+    """With `owner` given ([approval] owner_decides_all): the owner alone decides every proposal, also one made
+    for someone else; without it, the person the proposal is for."""
+    return str(user_id) == (str(owner) if owner is not None else str(approval.approver))
+
+
+OWNER_ONLY = "Sorry, only Wilson's owner can {} here: the settings say the owner decides every proposal."
 
 
 def not_theirs(decision: Decision, approval: Approval | None, owner: str | None, doing: str) -> str | None:
@@ -163,6 +167,8 @@ def not_theirs(decision: Decision, approval: Approval | None, owner: str | None,
     if approval is None:
         return f"I don't know proposal {decision.approval_id}."
     if not may_decide(decision.user_id, approval, owner):
+        if owner is not None:
+            return OWNER_ONLY.format(doing)
         return f"Sorry, only the person this proposal is for can {doing}."
     if decision.nonce is not None and decision.nonce != approval.nonce:
         return "That button is out of date."

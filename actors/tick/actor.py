@@ -106,6 +106,10 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
 
+    # a user's message kept while the model was down: its oldest is tried again every inbox.KEPT_RETRY
+    retry = inbox.kept_due()
+    if retry is not None and retry <= now and inbox.release_kept(oldest_only=True):
+        nudges.append(("cortex-realtime", InboxReady()))
     # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
     if release_kept(now) or sweep_due(now):
         nudges.append(("approval", Recover()))

@@ -266,6 +266,9 @@ def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | Non
     if upcoming is not None:
         candidates.append(upcoming.ends)
 
+    kept = inbox.kept_due()
+    if kept is not None:
+        candidates.append(kept)
     proposal = due_moment()
     if proposal is not None:
         candidates.append(proposal)

@@ -105,9 +105,11 @@ def _one_source(buffer: dict) -> str:
 def source_label(row) -> str | None:
     """Where an inbox row's text comes from when others wrote it ("the calendar event “X”"); None when it
     is the user's own (their messages, their tasks' deadlines and reminders)."""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    if row.origin == "user" and payload.get("forwarded_from"):  # passed on by the user, written by someone else
+        return f"a message forwarded from {str(payload['forwarded_from'])[:80]}"
     if row.origin == "user" or row.source in TRUSTED_SOURCES:
         return None
-    payload = row.payload if isinstance(row.payload, dict) else {}
     if row.kind == "briefing":
         ids = [i for item in payload.get("items") or [] if isinstance(item, dict)
                for i in item.get("buffer_ids") or [] if isinstance(i, int)]

@@ -284,13 +284,21 @@ def _synthetic_uid(component) -> str:
     return "nouid-" + hashlib.sha1(seed.encode("utf-8", "replace")).hexdigest()[:12]
 
 
-def _standardise_x_wr_timezone(calendar):
+def _standardise_x_wr_timezone(calendar, name: str, report: ParseReport):
     # Google exports name the calendar's zone in X-WR-TIMEZONE; floating times there mean that zone.
     if "X-WR-TIMEZONE" not in calendar:
         return calendar
+    zone = calendar.get("X-WR-TIMEZONE")
+    shown = one_line(zone if isinstance(zone, str) else repr(zone), 60)
     try:
+        ZoneInfo(str(zone).strip())  # an unknown or malformed name (or two of them) is no zone
         return x_wr_timezone.to_standard(calendar)
-    except Exception:  # an unknown zone name: keep the calendar as written
+    except Exception:
+        # Without the bad name the calendar reads as written (its floating times in the user's zone); with it,
+        # the expansion would refuse the whole calendar.
+        calendar.pop("X-WR-TIMEZONE", None)
+        report.notes.append(f"{name}: its X-WR-TIMEZONE {shown} is not a time zone; floating times are read in "
+                            "yours")
         return calendar
 
 
@@ -359,7 +367,7 @@ def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end
     for calendar in _calendars(text, name, timer):
         timer.check()
         cancelled_by_method = str(calendar.get("METHOD", "")).strip().upper() == "CANCEL"
-        calendar = _standardise_x_wr_timezone(calendar)
+        calendar = _standardise_x_wr_timezone(calendar, name, report)
         guard_rules(calendar, name, query_end, report, timer)
         recurring = _recurring_uids(calendar)
         try:

@@ -136,6 +136,8 @@ def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, b
     cap = query_end.astimezone(UTC)
     bad: dict[str, str] = {}  # uid -> problem
     bad_ids: set[int] = set()  # components without a UID are left out alone
+    single: dict[str, str] = {}  # uid -> why: a series every second or minute is kept as its first event
+    single_ids: set[int] = set()
     for index, component in enumerate(calendar.walk("VEVENT")):
         if index % 256 == 0:
             budget.check()
@@ -145,6 +147,13 @@ def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, b
                 problem = _rule_problem(component, cap)
             except Exception:  # a broken property: the expansion skips the series as unreadable
                 problem = None
+            if isinstance(problem, _TooFast) and component.get("RECURRENCE-ID") is None:
+                uid = raw_uid(component)
+                if uid:
+                    single.setdefault(uid, str(problem))
+                else:
+                    single_ids.add(id(component))
+                continue
         if problem is not None:
             problem = one_line(problem[0] if isinstance(problem, list) else problem, 120)
             uid = raw_uid(component)
@@ -153,6 +162,7 @@ def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, b
             else:
                 bad_ids.add(id(component))
                 report.notes.append(f"{name}: left out an event without a UID: {problem}")
+    _keep_single(calendar, name, single, single_ids, report)
     if not bad and not bad_ids:
         return
     for sub in [calendar, *calendar.walk()]:
@@ -161,6 +171,31 @@ def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, b
     for uid, problem in bad.items():
         report.skipped_uids.add(uid_of(uid))
         report.notes.append(f"{name}: left out the event {one_line(uid, 60)!r}: {problem}")
+
+
+class _TooFast(str):
+    """A rule every second or minute: a reminder ticking, not a calendar; its event is kept once."""
+
+
+def _keep_single(calendar, name: str, single: dict[str, str], single_ids: set[int], report: ParseReport) -> None:
+    """Series that repeat every second or minute become their first event alone (their moved occurrences go
+    with the rule), each with a note: an event the user wrote is not lost because its rule is absurd."""
+    if not single and not single_ids:
+        return
+    for sub in [calendar, *calendar.walk()]:
+        sub.subcomponents = [c for c in sub.subcomponents if not (
+            c.name == "VEVENT" and raw_uid(c) in single and c.get("RECURRENCE-ID") is not None)]
+    for component in calendar.walk("VEVENT"):
+        if raw_uid(component) in single or id(component) in single_ids:
+            for prop in ("RRULE", "RDATE", "EXDATE"):
+                component.pop(prop, None)
+    for uid, problem in single.items():
+        report.skipped_uids.add(uid_of(uid))  # what an earlier read expanded of it is not read as deleted
+        report.notes.append(f"{name}: the event {one_line(uid, 60)!r} repeats too often ({problem}): kept as a "
+                            "single event at its first time")
+    if single_ids:
+        report.notes.append(f"{name}: {len(single_ids)} event(s) without a UID repeat too often: kept as single "
+                            "events at their first time")
 
 
 def _rule_problem(component, cap: datetime) -> str | None:
@@ -189,5 +224,6 @@ def _rule_problem(component, cap: datetime) -> str | None:
             return f"RRULE {one_line(exc, 80)}"
         if work > MAX_RULE_WORK:
             freq = str((rule.get("FREQ") or [""])[0]).lower()
-            return f"a {freq} rule from {dtstart:%Y-%m-%d} needs {work:,} steps to reach the horizon"
+            problem = f"a {freq} rule from {dtstart:%Y-%m-%d} needs {work:,} steps to reach the horizon"
+            return _TooFast(problem) if freq in ("secondly", "minutely") else problem
     return None

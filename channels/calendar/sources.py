@@ -23,6 +23,14 @@ import httpx
 
 from channels.calendar.event import CANCELLED, SourceError, one_line
 from channels.calendar.ics import new_calendar
+from wilson.kernel import deadline
+
+
+def total_seconds(timeout: float) -> float:
+    """A whole fetch, headers, body and every request of a CalDAV sync included (the socket timeout bounds
+    each read only: a server that drips a byte at a time never trips it). It ends before the channel's
+    watchdog budget for a fetch (timeout + 30 s) would."""
+    return 1.5 * float(timeout)
 
 def _short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
@@ -109,8 +117,12 @@ class IcsUrlSource(CalendarSource):
         if state.get("last_modified"):
             headers["If-Modified-Since"] = state["last_modified"]
         try:
-            with httpx.Client(timeout=self.timeout, follow_redirects=True) as client:
+            with deadline.within(total_seconds(self.timeout), "the calendar"), \
+                    httpx.Client(timeout=self.timeout, follow_redirects=True) as client:
                 response = client.get(self.url, headers=headers)
+        except deadline.Expired:
+            raise SourceError(f"{self.label}: no complete answer within {total_seconds(self.timeout):g} seconds") \
+                from None
         except httpx.HTTPError as exc:
             raise SourceError(f"{self.label}: {type(exc).__name__}: {one_line(exc, 160)}") from None
         if response.status_code == 304:
@@ -184,6 +196,9 @@ class CalDavSource(CalendarSource):
             message = message.replace(self.password, "***")
         return SourceError(f"{self.label}: {type(exc).__name__}: {message}")
 
+    def _late(self) -> SourceError:
+        return SourceError(f"{self.label}: no complete answer within {total_seconds(self.timeout):g} seconds")
+
     def unchanged(self, state: dict) -> bool:
         """The cheap check between full reads: one PROPFIND per known calendar, no discovery and no
         event data. True only when every calendar read last time still has the same marker."""
@@ -191,8 +206,10 @@ class CalDavSource(CalendarSource):
         if not versions or not all(versions.values()):
             return False
         try:
-            with self._client() as client:
+            with deadline.within(total_seconds(self.timeout), "the calendar server"), self._client() as client:
                 return all(self._version(client.calendar(url=url)) == version for url, version in versions.items())
+        except deadline.Expired:
+            raise self._late() from None
         except Exception as exc:
             raise self._error(exc) from None
 
@@ -200,7 +217,7 @@ class CalDavSource(CalendarSource):
         documents = []
         versions: dict[str, str | None] = {}
         try:
-            with self._client() as client:
+            with deadline.within(total_seconds(self.timeout), "the calendar server"), self._client() as client:
                 for calendar in self._calendars(client):
                     # Read before the objects: a change made while they are listed shows at the next check.
                     versions[str(calendar.url)] = self._version(calendar)
@@ -212,6 +229,8 @@ class CalDavSource(CalendarSource):
                             data = data.encode("utf-8")
                         href = str(obj.url).rstrip("/").rsplit("/", 1)[-1]
                         documents.append((f"{calendar_name}/{href}", data))
+        except deadline.Expired:
+            raise self._late() from None
         except Exception as exc:
             raise self._error(exc) from None
         documents.sort()

@@ -2,7 +2,9 @@
 a folder's UIDVALIDITY and new UIDs, fetch one message (or only its beginning, when it is large)
 without marking it read, append a message to a folder, wait in IDLE (RFC 2177) for new mail.
 
-Every failure becomes `ImapError` with one line that never carries the password. A certificate
+Every failure becomes `ImapError` with one line that never carries the password. Connecting (greeting,
+TLS, login) and each command have a total deadline (wilson/kernel/deadline.py), not only a timeout per
+read: a server that drips its answer a byte at a time is left, as one that says nothing is. A certificate
 that does not verify says so in words, with the way out (SSL_CERT_FILE for a server with its
 own CA), instead of OpenSSL's reason alone.
 """
@@ -15,6 +17,7 @@ import socket
 import ssl
 
 from wilson.kernel import clock as clockmod
+from wilson.kernel import deadline
 
 SECURITIES = ("ssl", "starttls", "none")
 SENT_NAMES = ("Sent", "Sent Items", "Sent Messages", "INBOX.Sent", "[Gmail]/Sent Mail")
@@ -53,6 +56,17 @@ def _quote(folder: str) -> str:
     return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def command_seconds(timeout: float) -> float:
+    """The whole of one command, whatever the server drips: a fetch of a few megabytes fits well within
+    it, and it ends before the channel's watchdog budget for the command (liveness) would."""
+    return 2 * timeout
+
+
+def connect_seconds(timeout: float) -> float:
+    """Connecting, TLS, the greeting and the login, in all (the watchdog allows timeout + 30 s)."""
+    return 1.5 * timeout
+
+
 class ImapClient:
     def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
                  timeout: float = 30.0, ssl_context: ssl.SSLContext | None = None):
@@ -76,6 +90,14 @@ class ImapClient:
         self.close()
 
     def connect(self) -> None:
+        try:
+            with deadline.within(connect_seconds(self.timeout), "connecting and logging in"):
+                self._connect()
+        except deadline.Expired:
+            raise ImapError(f"{self.host}:{self.port} did not finish connecting and logging in within "
+                            f"{connect_seconds(self.timeout):g} seconds") from None
+
+    def _connect(self) -> None:
         try:
             if self.security == "ssl":
                 conn = imaplib.IMAP4_SSL(self.host, self.port, ssl_context=self.ssl_context, timeout=self.timeout)
@@ -125,7 +147,13 @@ class ImapClient:
         if self.conn is None:
             raise ImapError("not connected")
         try:
-            typ, data = fn(*args)
+            with deadline.within(command_seconds(self.timeout), what, watch=[getattr(self.conn, "sock", None)]):
+                typ, data = fn(*args)
+        except deadline.Expired:
+            self._shut(self.conn)
+            self.conn = None
+            raise ImapError(f"{self.host} did not finish {what} within {command_seconds(self.timeout):g} "
+                            "seconds") from None
         except (OSError, imaplib.IMAP4.abort, ssl.SSLError, socket.timeout) as exc:
             self._shut(self.conn)
             self.conn = None
@@ -252,8 +280,9 @@ class ImapClient:
                     raise ImapError(f"{self.host} closed the connection ({_said(line)})")
                 changed = bool(NEW_MAIL.match(line))
             conn.send(b"DONE\r\n")
+            done_by = clockmod.monotonic() + self.timeout  # all of the answer, however it drips
             while True:
-                line = lines.next(self.timeout)
+                line = lines.next(done_by - clockmod.monotonic())
                 if line is None:
                     raise ImapError(f"{self.host} did not answer the end of IDLE")
                 if NEW_MAIL.match(line):

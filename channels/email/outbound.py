@@ -1,9 +1,11 @@
 """Delivering email (a mixin of EmailChannel): the outbox rows of channel "email", each a mail the user approved.
 
 channels/email/smtp.py explains the exactly-once protocol: the attempt is committed before
-the SMTP conversation, a temporary refusal is retried later (less often each time), a lasting
-one is told to the user, and an attempt cut short is settled by the Sent folder, never by
-sending again blindly. A copy is filed in Sent after the delivery is recorded.
+the SMTP conversation, the hand-over just before the mail's last line, the delivery as soon as
+the server takes it. A temporary refusal is retried later (less often each time), a lasting one
+is told to the user; an attempt cut short before the hand-over is sent again at once (it surely
+did not go out), one cut short after it is settled by the Sent folder, never by sending again
+blindly. A copy is filed in Sent after the delivery is recorded.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from wilson.kernel.messages import Deliver
 
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_MAX = timedelta(hours=1)
+TELL_AFTER = 2  # failed attempts (a minute apart) before the user is told a mail has not gone out yet
 
 
 class Outbound:
@@ -39,9 +42,12 @@ class Outbound:
         now = self.now()
         if row.status == "retry" and row.next_attempt_at is not None and row.next_attempt_at > now:
             return
-        if row.sending_at is not None:
+        if row.sending_at is not None and outbox.handing(row):
             self._settle_cut_short(row, now)
             return
+        if row.sending_at is not None:  # cut short before the mail was handed over: it did not go out
+            outbox.mark_retry(row.id, now, "Wilson stopped before the mail was handed to the server")
+            row = Outbox.get_by_id(row.id)
         payload = dict(row.payload or {})
         try:
             msg = build(payload, now)
@@ -54,8 +60,16 @@ class Outbound:
             return
         faults.point("email:before-send")
         liveness.beat(90, f"email: sending outbox {row.id}")
+        delivered = []
+
+        def handing():
+            outbox.mark_handing(row.id, now)
+
+        def accepted(result):  # recorded before the connection is even closed: the unknown window is this short
+            delivered.append(self.record_delivery(row, result, now))
+
         try:
-            result = self._smtp_factory().send(msg)
+            self._smtp_factory().send(msg, handing=handing, accepted=accepted)
         except SendError as exc:
             attempts = row.attempts + 1
             if exc.lasting:
@@ -65,13 +79,16 @@ class Outbound:
                 return
             wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
             self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
+            if attempts == TELL_AFTER:  # not a blip: the user hears it has not gone out, and that it will
+                self._tell_user(row, f"The email “{payload.get('subject', '')}” to {payload.get('to')} has not gone "
+                                     f"out yet ({exc}). I'll keep trying with the same message, so it arrives only "
+                                     "once.", key="email-delayed")
             return
         except SendUnknown as exc:
             self._settle_cut_short(Outbox.get_by_id(row.id), now, reason=str(exc))
             return
-        # Killed here: the server has the mail and the row says an attempt started; see _settle_cut_short.
-        faults.point("email:after-send")
-        if self.record_delivery(row, result, now):
+        faults.point("email:after-send")  # killed here: the delivery is recorded, nothing is sent again
+        if delivered and delivered[0]:
             faults.point("email:after-delivery")  # killed here: delivered once, with no copy in Sent
             self._file_in_sent(msg, row, now)
 
@@ -140,8 +157,8 @@ class Outbound:
         finally:
             client.close()
 
-    def _tell_user(self, row: Outbox, text: str) -> None:
+    def _tell_user(self, row: Outbox, text: str, key: str = "email-report") -> None:
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"email-report:{row.id}",
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
                           at=self.now(), payload={"email_outbox": row.id})
         self.tell(channel, Deliver(told.id))

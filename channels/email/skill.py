@@ -57,6 +57,11 @@ class SendEmail(Tool):
         to = str(args["to"]).strip()
         if "@" not in to or any(c in to for c in "\r\n"):
             return f"not an email address: {to}"
+        # a header is one line: a line break would show as an extra header (a Bcc) in the proposal and only
+        # fail once approved; refused here, before anyone is asked to approve it
+        for field in ("subject", "in_reply_to"):
+            if any(ord(c) < 32 and c != "\t" or c in "\x7f\u2028\u2029\x85" for c in str(args.get(field) or "")):
+                return f"the {field.replace('_', '-')} must be one line, without line breaks or control characters"
         return None
 
     def describe(self, args, call):

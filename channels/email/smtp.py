@@ -4,16 +4,25 @@ An approved `send_email` does not talk to the SMTP server itself: the approval g
 items inside one database transaction, and a send inside it could not be taken back if the
 transaction rolled back. Instead `queue_send` writes an outbox row for the channel "email"
 in that transaction, keyed by the proposal item, with the Message-ID chosen there and then.
-The email channel sends the row: it commits the attempt (`sending_at`) before the SMTP
-transaction and the delivery after it, so a row found with `sending_at` set and not
-delivered is one whose send was cut short. Such a row is never sent again blindly: the
-Sent folder is searched for its Message-ID, and when it is not there the user is told to
-check instead (no duplicate, at the price of asking in that rare case).
+The email channel sends the row, and what it commits says how far the send got:
+
+- `sending_at` before the SMTP conversation begins. A server only takes a mail when the
+  line that ends it (".") arrives; a connection that ends before it aborts the transaction
+  (RFC 5321). So a row cut short with `sending_at` and nothing more surely did not go out:
+  it is sent again, with the same Message-ID, as soon as Wilson is back.
+- `handing_at` (in the row's result) just before that final line is written.
+- the delivery, the moment the server answers 250, before the connection is closed.
+
+Only a row cut short between the last two (the final line written, the answer not yet
+recorded: a few milliseconds) is truly unknown. It is never sent again blindly: the Sent
+folder is searched for its Message-ID, and when it is not there the user is told exactly
+that, with what to do.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import smtplib
 import ssl
 from datetime import datetime
@@ -22,6 +31,9 @@ from email.utils import format_datetime
 
 from channels.email.imap import ImapError, LOOPBACK, check_security, tls_problem
 from storage import outbox
+from wilson.kernel import deadline
+
+SEND_SECONDS = 80.0  # the whole SMTP conversation, however the server drips (the channel's watchdog allows 90)
 
 
 class SendError(Exception):
@@ -83,8 +95,23 @@ class SmtpSender:
         self.timeout = timeout
         self.ssl_context = ssl_context or ssl.create_default_context()
 
-    def send(self, msg: EmailMessage) -> dict:
-        """Hand the mail to the server: SendError when it surely did not take it, SendUnknown when it may have."""
+    def send(self, msg: EmailMessage, *, handing=None, accepted=None) -> dict:
+        """Hand the mail to the server: SendError when it surely did not take it, SendUnknown when it may have.
+        `handing()` runs just before the line that ends the mail is written, `accepted(result)` as soon as
+        the server has answered that it took it (both are where the caller commits how far it got).
+        The whole conversation has SEND_SECONDS: a server that drips its answers is left, and what is
+        said depends on how far the mail got (not handed over: not sent; handed over: unknown)."""
+        try:
+            with deadline.within(SEND_SECONDS, "the server's answers"):
+                return self._send(msg, handing, accepted)
+        except deadline.Expired as exc:
+            if isinstance(exc.__cause__, SendUnknown):
+                raise SendUnknown(f"{self.host} did not confirm it took the mail within {SEND_SECONDS:g} seconds") \
+                    from None
+            raise SendError(f"{self.host} did not answer within {SEND_SECONDS:g} seconds; the mail was not handed "
+                            "over") from None
+
+    def _send(self, msg: EmailMessage, handing, accepted) -> dict:
         try:
             if self.security == "ssl":
                 smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
@@ -126,14 +153,29 @@ class SmtpSender:
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
             try:
-                code, said = smtp.data(msg.as_bytes())
-            except smtplib.SMTPDataError as exc:
-                raise SendError(f"the server refused the mail ({exc.smtp_code})", lasting=500 <= exc.smtp_code < 600) \
-                    from None
+                code, said = smtp.docmd("data")
+                if code != 354:
+                    raise SendError(f"the server refused the mail ({code})", lasting=500 <= code < 600)
+                body = re.sub(rb"(?m)^\.", b"..", msg.as_bytes())  # as smtplib's data(): a line's leading dot doubled
+                smtp.send(body if body.endswith(b"\r\n") else body + b"\r\n")
+            except (OSError, smtplib.SMTPException) as exc:  # the mail is not ended: the server drops it
+                raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
+            if handing is not None:
+                with deadline.exempt():
+                    handing()
+            try:
+                smtp.send(b".\r\n")
+                code, said = smtp.getreply()
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendUnknown(f"the connection to {self.host} broke while it took the mail "
                                   f"({type(exc).__name__})") from None
-            return {"message_id": str(msg["Message-ID"]), "smtp": f"{code} {said.decode(errors='replace')[:120]}"}
+            if code != 250:
+                raise SendError(f"the server refused the mail ({code})", lasting=500 <= code < 600)
+            result = {"message_id": str(msg["Message-ID"]), "smtp": f"{code} {said.decode(errors='replace')[:120]}"}
+            if accepted is not None:
+                with deadline.exempt():
+                    accepted(result)
+            return result
         finally:
             try:
                 smtp.quit()

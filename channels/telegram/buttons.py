@@ -14,7 +14,7 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
-from actors.proposals.rules import OPEN, REVIVE, UNDO, actions_for, check, may_decide
+from actors.proposals.rules import OPEN, OWNER_ONLY, REVIVE, UNDO, actions_for, check, may_decide
 from actors.proposals.undo import LATEST, latest_approved
 from actors.proposals.words import render, undo_named
 from channels import views
@@ -121,7 +121,8 @@ class Buttons:
         if action in (REVIVE, UNDO):  # the gate says whether it can; its new proposal is the answer
             approval = Approval.get_or_none(Approval.id == approval_id)
             if approval is None or not may_decide(uid, approval, self._owner_decides()):
-                answer("Sorry, only the person this proposal is for can do that.")
+                answer(OWNER_ONLY.format("do that") if self._owner_decides() is not None
+                       else "Sorry, only the person this proposal is for can do that.")
                 return
             row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                    nonce=nonce)

@@ -140,9 +140,16 @@ class Inbound:
                 payload["topic_id"] = topic.id
         replied = message.reply_to_message
         if replied is not None and replied.forum_topic_created is None:  # a topic's root is no reply
-            payload["reply_to"] = self._replied_context(message.chat.id, replied)
+            payload["reply_to"] = self._replied_context(message.chat.id, replied, incoming.uid)
             if payload["reply_to"].get("topic_id") and "topic_id" not in payload:
                 payload["topic_id"] = payload["reply_to"]["topic_id"]
+        elif message.external_reply is not None:  # a reply to a message of another chat: only its quote is here
+            payload["reply_to"] = {"text": "", "from_wilson": False, "by_sender": False}
+        quote = clean_text(message.quote.text, 1000) if message.quote is not None and message.quote.text else ""
+        if quote and "reply_to" in payload:  # the part of it the user quoted
+            payload["reply_to"]["quote"] = quote
+        if message.forward_origin is not None:  # the text itself is someone else's, passed on by the user
+            payload["forwarded_from"] = forwarded_from(message.forward_origin)
         if edited:
             payload["edited"] = True
             earlier = self._earlier_words(incoming.uid, message.chat.id, message.message_id)
@@ -166,10 +173,14 @@ class Inbound:
                 return row
         return None
 
-    def _replied_context(self, chat_id: int, replied: Message) -> dict:
+    def _replied_context(self, chat_id: int, replied: Message, uid: str) -> dict:
+        """What the message answers: Wilson's own message (its row), or someone's words, saying whether they are
+        the sender's own (`by_sender`): anyone else's reach the model labelled as others' words."""
         row = self._delivered_row(chat_id, replied.message_id)
         if row is None:
-            return {"text": clean_text(replied.text or replied.caption or "", 1000), "from_wilson": False}
+            author = replied.from_user
+            return {"text": clean_text(replied.text or replied.caption or "", 1000), "from_wilson": False,
+                    "by_sender": author is not None and str(author.id) == uid}
         context = {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
                    "from_wilson": True}
         topic = Topic.get_or_none(Topic.id == context["topic_id"]) if context["topic_id"] else None
@@ -294,3 +305,13 @@ class Inbound:
                 Feedback.create(outbox_id=row.id, kind="reaction", value=value, at=now)
                 recorded.add(value)
 
+
+def forwarded_from(origin) -> str:
+    """Who wrote a forwarded message, in a few words (the model reads its text as theirs, not the user's)."""
+    user = getattr(origin, "sender_user", None)
+    if user is not None:
+        return clean_text(" ".join(filter(None, (user.first_name, user.last_name))), 80) or "someone"
+    chat = getattr(origin, "sender_chat", None) or getattr(origin, "chat", None)
+    if chat is not None:
+        return clean_text(chat.title or "", 80) or "a chat"
+    return clean_text(getattr(origin, "sender_user_name", "") or "", 80) or "someone"

@@ -23,6 +23,7 @@ from wilson.kernel import clock as clockmod
 from wilson.kernel import faults
 
 NOTE_ROOM = 120  # units kept free in a message's first part for the delay line
+SEND_SECONDS = 60.0  # one sendMessage in all; past it the row is retried like any failed send
 
 
 def cannot_be_fixed_by_retrying(exc: BaseException) -> bool:
@@ -76,6 +77,7 @@ class Outbound:
                          "so Telegram may show it twice", now, {"outbox_id": row.id})
         faults.point("telegram:before-send")
         note = None
+        chat_id = None
         try:
             done = outbox.partial(row)
             chat_id, thread_id = (int(done["chat_id"]), done.get("thread_id")) if done else self._route(row)
@@ -83,6 +85,18 @@ class Outbound:
             result = await self._send_row(row, chat_id, thread_id, note, done)
         except asyncio.CancelledError:
             raise
+        except (BadRequest, ChatMigrated) as exc:
+            # Refused as it was: once more in its plainest form (no buttons, no reply, the new chat after a
+            # migration, the chat itself when the thread is the problem) before it counts as undeliverable.
+            try:
+                if chat_id is None:
+                    raise
+                result = await self._send_plain(row, exc, chat_id, thread_id, note)
+            except asyncio.CancelledError:
+                raise
+            except Exception as again:
+                self._failed(row, again, attempts, first=exc, chat_id=chat_id)
+                return
         except Exception as exc:
             self._failed(row, exc, attempts)
             return
@@ -106,12 +120,32 @@ class Outbound:
         if replaced:  # the original's message now names the proposal that replaced it
             self.spawn(self._settle(replaced))
 
-    def _failed(self, row: Outbox, exc: BaseException, attempts: int) -> None:
+    async def _send_plain(self, row: Outbox, exc: BaseException, chat_id: int, thread_id: int | None,
+                          note: str | None) -> dict:
+        """The row again without what Telegram may have refused; its result says what was left out and why."""
+        reason = describe(exc)
+        if isinstance(exc, ChatMigrated) and exc.new_chat_id:
+            chat_id = int(exc.new_chat_id)
+        if thread_id is not None and any(w in reason.lower() for w in ("thread", "topic")):
+            thread_id = None
+        done = outbox.partial(row)
+        result = await self._send_row(row, chat_id, thread_id, note, done, plain=True)
+        result["degraded"] = reason[:300]
+        logger.warning("outbox {} refused by Telegram ({}); sent again as plain text without buttons", row.id, reason)
+        trace.record(row.trace_id, "degraded", self.name, f"outbox {row.id}: Telegram refused it ({reason[:200]}); "
+                                                           "sent as plain text, without buttons or reply", self.now())
+        return result
+
+    def _failed(self, row: Outbox, exc: BaseException, attempts: int, first: BaseException | None = None,
+                chat_id: int | None = None) -> None:
         reason = describe(exc)
         now = self.now()
         if cannot_be_fixed_by_retrying(exc):
-            logger.warning("outbox {} not delivered on Telegram: {}", row.id, reason)
+            if first is not None and describe(first) != reason:
+                reason = f"{describe(first)}; as plain text: {reason}"
+            logger.error("outbox {} could not be delivered on Telegram, not even as plain text: {}", row.id, reason)
             self.record_failure(row, reason, now, counted=True)
+            self._tell_undelivered(row, reason, now, chat_id)
             return
         self._send_failures += 1
         wait = min(self.retry_base * 2 ** min(self._send_failures - 1, 20), self.retry_max)
@@ -121,6 +155,19 @@ class Outbound:
         logger.warning("Telegram sendMessage failed ({}); outbox {} tried again in {:.2f}s", reason, row.id, wait)
         self.record_retry(row, reason, now, now + timedelta(seconds=wait), attempts=attempts,
                           also=lambda: self._outage_begins(now))
+
+    def _tell_undelivered(self, row: Outbox, reason: str, now: datetime, chat_id: int | None) -> None:
+        """The user hears that a message did not reach them, in the chat it was for, in a few plain words
+        (unless this was such a note itself, or there is no chat: then the log line above is all there is)."""
+        payload = row.payload or {}
+        if payload.get("undelivered") or chat_id is None:
+            return
+        text = (f"A message of mine could not be shown here: Telegram refused it ({reason[:160]}). "
+                "Ask me again if you need it.")
+        told = outbox.add(channel=self.name, text=text, trace_id=row.trace_id, key=f"undelivered:{row.id}", at=now,
+                          payload={"undelivered": row.id, "chat_id": chat_id})
+        self._wake.set()
+        logger.info("outbox {}: the user is told it was not delivered (outbox {})", row.id, told.id)
 
     # The outage: when sends began to fail, and which chats were told their messages were late.
     def _outage_begins(self, at: datetime) -> None:
@@ -149,11 +196,14 @@ class Outbound:
             kv.delete_cursor(OUTAGE_CURSOR)
 
     async def _send_row(self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None,
-                        done: dict) -> dict:
-        """Send the parts of a row not shown yet; each further part's send is recorded before it starts."""
+                        done: dict, plain: bool = False) -> dict:
+        """Send the parts of a row not shown yet; each further part's send is recorded before it starts.
+        `plain`: without buttons and without replying to a message (what a refusal may have been about)."""
         payload = row.payload or {}
         markup = None
-        if payload.get("approval"):
+        if plain:
+            pass
+        elif payload.get("approval"):
             markup = keyboard(payload["approval"], kv.get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
         elif payload.get("revive"):
             revive = payload["revive"]
@@ -164,11 +214,13 @@ class Outbound:
             markup = briefing_keyboard(self._waiting(payload["proposals"]))
         elif payload.get("undo"):
             markup = undo_keyboard(payload["undo"])
-        reply = payload.get("reply_to")
+        reply = payload.get("reply_to") if not plain else None
         reply_to = None
         if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:
             reply_to = ReplyParameters(message_id=int(reply["message_id"]), allow_sending_without_reply=True)
         text = row.text or ""
+        if plain and payload.get("approval"):
+            text += f"\n\n(Without buttons: answer in words, e.g. “approve {payload['approval'].get('id')}”.)"
         pieces = split_text(text, MAX_TEXT - NOTE_ROOM) if text.strip() else ["…"]
         ids = list(done.get("message_ids") or [])
         for index in range(len(ids), len(pieces)):
@@ -176,9 +228,12 @@ class Outbound:
                 outbox.record_progress(row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids},
                                        self.now())
             piece = f"{note}\n\n{pieces[index]}" if note and index == 0 else pieces[index]
-            sent = await self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
-                                               reply_parameters=reply_to if index == 0 else None,
-                                               reply_markup=markup if index == len(pieces) - 1 else None)
+            # the whole call has SEND_SECONDS (the client's timeouts bound each read, not a dripping answer)
+            sent = await asyncio.wait_for(
+                self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
+                                      reply_parameters=reply_to if index == 0 else None,
+                                      reply_markup=markup if index == len(pieces) - 1 else None),
+                timeout=SEND_SECONDS)
             faults.point("telegram:after-send")
             ids.append(sent.message_id)
         return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}

@@ -302,6 +302,7 @@ class WebChannel(Channel):
             for state in due:
                 liveness.beat(fetching.LOOK_SECONDS + fetching.TIMEOUT_SECONDS + 30,
                               f"web: looking at {state['url'][:80]}")
+                watcher.begin(state, now)
                 result = watcher.look(state, http, now)
                 rows = watcher.record(result, now, commit)
                 if rows:

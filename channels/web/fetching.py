@@ -3,8 +3,11 @@
 The site's robots.txt is asked first (the watcher keeps its answer a day): a page it closes to
 robots is not read. A GET carries the validators of the last answer (ETag, Last-Modified), so a
 304 ends the look. Redirects are followed by hand, at most MAX_REDIRECTS, each to http or https
-only; a body larger than MAX_BYTES or a look longer than LOOK_SECONDS is given up. Every failure
-is a WatchError whose text says why, in words for the trace.
+only; a body larger than MAX_BYTES is given up. LOOK_SECONDS bounds the whole GET, headers and
+redirects included (wilson/kernel/deadline.py): a server that drips one header line every few seconds
+never trips a per-read timeout, but it does trip this. Connections are not kept between GETs, so every
+socket a GET reads from is one its deadline watches. Every failure is a WatchError whose text says why,
+in words for the trace.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
-from wilson.kernel import clock as clockmod
+from wilson.kernel import deadline
 
 MAX_URL = 2000
 MAX_BYTES = 2_000_000  # a page or feed larger than this is not read
@@ -40,6 +43,7 @@ class Fetched:
 
 def client() -> httpx.Client:
     return httpx.Client(follow_redirects=False, timeout=httpx.Timeout(TIMEOUT_SECONDS),
+                        limits=httpx.Limits(max_keepalive_connections=0),
                         headers={"User-Agent": USER_AGENT}, trust_env=False)
 
 
@@ -50,7 +54,14 @@ def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "")
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
-    deadline = clockmod.monotonic() + LOOK_SECONDS
+    try:
+        with deadline.within(LOOK_SECONDS, "the whole answer"):
+            return _get(http, url, headers)
+    except deadline.Expired:
+        raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to answer") from None
+
+
+def _get(http: httpx.Client, url: str, headers: dict) -> Fetched:
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         try:
@@ -74,8 +85,6 @@ def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "")
                     body += chunk
                     if len(body) > MAX_BYTES:
                         raise WatchError(f"it is too big (more than {MAX_BYTES // 1000} kB)")
-                    if clockmod.monotonic() > deadline:
-                        raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to read")
                 return Fetched(response.status_code, bytes(body), dict(response.headers), current)
         except httpx.TimeoutException:
             raise WatchError(f"no answer within {TIMEOUT_SECONDS:.0f} seconds") from None

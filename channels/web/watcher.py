@@ -26,9 +26,11 @@ once even when Wilson is killed in between. Text from the page or feed is others
 the rows carry its source (channel "web", title, address) so every prompt wraps it as
 untrusted data (actors/tools/untrusted.py, actors/thalamus.py).
 
-A source that fails (unreachable, not a feed or page, too big) is traced on its own trace
-id with the reason, when the reason changes, and is tried again later, less often while it
-keeps failing; the other sources are looked at as usual.
+A source that fails (unreachable, not a feed or page, too big, too slow) is traced on its own
+trace id with the reason, when the reason changes, and is tried again later, less often while it
+keeps failing; the other sources are looked at as usual. Before a look begins, the source's next
+look is already moved on as far as a failure would move it (`begin`): a look cut short by a kill
+or a restart does not make the next start begin with the same source again.
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ class Look:
 def look(state: dict, http: httpx.Client, now: datetime) -> Look:
     """Fetch and read one source; returns what to buffer and its next state (nothing is written here)."""
     state = dict(state)
+    state.pop("looking_since", None)
     every = timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))
     state["checked_at"] = now.isoformat()
     state["next_at"] = (now + every).isoformat()
@@ -227,10 +230,27 @@ def look(state: dict, http: httpx.Client, now: datetime) -> Look:
         return _failed(state, f"it could not be read ({type(exc).__name__})", now, every)
 
 
+def _backoff(every: timedelta, failures: int) -> timedelta:
+    return every * min(2 ** (max(failures, 1) - 1), 8)  # less often while it keeps failing
+
+
+def begin(state: dict, now: datetime) -> None:
+    """Before a look: the source's next look moves on as a failure would move it (the look's own result
+    replaces this when it ends), so a look that never ends cannot be the first thing of every restart."""
+    every = timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))
+    with database.atomic():
+        current = get(state["url"])
+        if current is None:
+            return
+        current["next_at"] = (now + _backoff(every, int(current.get("failures") or 0) + 1)).isoformat()
+        current["looking_since"] = now.isoformat()
+        save(current)
+
+
 def _failed(state: dict, reason: str, now: datetime, every: timedelta) -> Look:
     failures = int(state.get("failures") or 0) + 1
     state["failures"] = failures
-    state["next_at"] = (now + every * min(2 ** (failures - 1), 8)).isoformat()  # less often while it keeps failing
+    state["next_at"] = (now + _backoff(every, failures)).isoformat()
     note = reason if reason != state.get("error") else ""
     state["error"] = reason
     return Look("failed", state, error=reason, note=note)

@@ -53,7 +53,10 @@ def cmd_run(opts, config) -> int:
         return repl_main(args, announce=False)
     app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=level, role=opts.role).start()
     with stop_signals() as wait:
-        where = "on Telegram" if config.get("telegram", "token") else "without a chat channel"
+        # what this process runs, not what it was configured with: another may hold Telegram for the database
+        where = ("on Telegram" if "telegram" in app.supervisor.names()
+                 else "without Telegram (another Wilson process runs it)" if config.get("telegram", "token")
+                 else "without a chat channel")
         print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
         app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
         dashboard = dashboard_line(config)
