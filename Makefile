@@ -9,7 +9,8 @@ LOCK := requirements/lock.txt
 RUN_LOCK := requirements/run.txt
 PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
 	--no-emit-find-links
-# Test workers: each has its own PostgreSQL database, ports and temporary directories (tests/conftest.py)
+# Test workers: each has its own PostgreSQL database, ports and temporary directories (tests/conftest.py);
+# a test file stays on one worker, so its module fixtures (a Dovecot, a browser) start once
 TEST_WORKERS ?= auto
 
 .PHONY: run test lint format lock demo bench bench-quick chaos clean docs screenshots eval
@@ -25,7 +26,7 @@ run: $(STAMP)
 	$(BIN)/python bin/wilson run
 
 test: lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
