@@ -102,7 +102,7 @@ def test_hung_actor_is_detected_by_its_handler_age_and_replaced():
     assert states["a"] == "hung-replaced"
     assert handler.fenced
     assert sup.ref("a") is not hung
-    assert sup.ask("a", Ping(), timeout=1) == "pong"
+    assert sup.ask("a", Ping(), timeout=10) == "pong"
     release.set()
     sup.stop()
 
@@ -133,7 +133,7 @@ def test_in_flight_counts_every_message_and_never_goes_below_zero():
     assert sup.in_flight() == 2
     release.set()
     assert wait_for(lambda: sup.in_flight() == 0)
-    sup.ask("a", Ping(), timeout=1)
+    sup.ask("a", Ping(), timeout=10)
     assert sup.in_flight() == 0
     sup.stop()
 
