@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import POSTGRES_URL, reset_postgres
 from wilson.app import home_guard
 from wilson.kernel import clock as clockmod
 
@@ -117,3 +118,26 @@ def test_a_second_wilson_on_the_same_home_refuses_and_a_dead_ones_lock_is_taken_
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES_URL, reason="WILSON_TEST_DATABASE_URL is not set")
+def test_the_workers_of_one_postgresql_database_may_share_a_home(tmp_path):
+    reset_postgres(POSTGRES_URL, tmp_path)
+    home = tmp_path / "home"
+    env = {**clean_env(home), "WILSON_DATABASE_URL": POSTGRES_URL}
+    logs = [tmp_path / f"worker-{n}.log" for n in range(2)]
+    workers = []
+    try:
+        for log in logs:
+            with open(log, "wb") as out:
+                workers.append(subprocess.Popen(
+                    [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--role", "worker", "--llm", "offline"],
+                    env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        wait_until(lambda: all(running(log) for log in logs), "both workers to start on the same home")
+        assert all(worker.poll() is None for worker in workers)
+    finally:
+        for worker in workers:
+            worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            worker.wait(timeout=30)

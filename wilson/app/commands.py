@@ -51,8 +51,11 @@ def cmd_run(opts, config) -> int:
         if opts.llm:
             args += ["--llm", opts.llm]
         return repl_main(args, announce=False)
+    # --role all holds its home; the processes of one PostgreSQL database (an ingress and its workers) may
+    # share one, as they share their configuration
+    held = home_guard.hold(config.home) if opts.role == "all" else contextlib.nullcontext()
     try:
-        with home_guard.hold(config.home):
+        with held:
             clock = clockmod.RealClock()
             home_guard.mark_real_clock(config.home, clock.now())
             app = Wilson(config, clock, llm=opts.llm, log_level=level, role=opts.role).start()

@@ -2,8 +2,8 @@
 
 A home is held through an advisory lock (flock) on `wilson.lock`, which also names the holder's pid:
 the kernel drops the lock when its process dies, however it died, so a lock left by a dead process is
-simply taken over. Several processes on one PostgreSQL database each have their own home, as
-`wilson run --role` expects, and are not affected.
+simply taken over. The processes of one PostgreSQL database (`wilson run --role ingress` and its
+workers) may share a home, as they share their configuration: only `--role all` holds it.
 
 A home that has run on the real clock carries `real-clock`; one made before that file existed is
 known by its SQLite database without a `simulated-time` beside it.
