@@ -32,7 +32,11 @@ def worker_database(url: str | None, worker: str | None) -> str | None:
 
     parts = urlsplit(url)
     name = f"{parts.path.lstrip('/')}_{worker}"
-    conn = psycopg2.connect(url)
+    try:
+        conn = psycopg2.connect(url)
+    except psycopg2.OperationalError as exc:
+        raise pytest.UsageError(f"WILSON_TEST_DATABASE_URL: cannot connect to make {name}: "
+                                f"{' '.join(str(exc).split())}") from None
     conn.autocommit = True
     try:
         with conn.cursor() as cur:
