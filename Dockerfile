@@ -4,21 +4,26 @@
 
 FROM python:3.11-slim AS build
 WORKDIR /src
-COPY pyproject.toml setup.cfg README.md ./
+# every dependency at the version and hash in requirements/run.txt (`make lock`), in a venv the final
+# image copies whole, so it needs no compiler and no build cache
+COPY requirements/run.txt ./requirements/run.txt
+RUN python -m venv /opt/wilson \
+    && /opt/wilson/bin/pip install --no-cache-dir --require-hashes -r requirements/run.txt
+COPY pyproject.toml setup.cfg README.md LICENSE ./
 COPY wilson ./wilson
 COPY actors ./actors
 COPY channels ./channels
 COPY storage ./storage
-# wheels for Wilson and every dependency, so the final image needs no compiler and no build cache
-RUN pip wheel --no-cache-dir --wheel-dir /wheels '.[postgres]'
+# Wilson itself: its dependencies are all in already, and so are the locked setuptools and wheel it builds with
+RUN /opt/wilson/bin/pip install --no-cache-dir --no-deps --no-build-isolation .
 
 FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
+    PATH=/opt/wilson/bin:$PATH \
     WILSON_HOME=/data
-COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir --no-index /wheels/*.whl && rm -rf /wheels \
-    && useradd --system --uid 10001 --user-group --home-dir /data --create-home --shell /usr/sbin/nologin wilson
+COPY --from=build /opt/wilson /opt/wilson
+RUN useradd --system --uid 10001 --user-group --home-dir /data --create-home --shell /usr/sbin/nologin wilson
 # never root: a mistake in Wilson (or in a library it uses) cannot touch more than Wilson's own files
 USER wilson
 WORKDIR /data

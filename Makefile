@@ -3,20 +3,44 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every dependency pinned with its hashes (`make lock` refreshes it): requirements/lock.txt for development
+# and the tests (all extras), requirements/run.txt for Wilson alone with PostgreSQL (the Dockerfile's)
+LOCK := requirements/lock.txt
+RUN_LOCK := requirements/run.txt
+PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	--no-emit-find-links
+# Test workers: each has its own PostgreSQL database, ports and temporary directories (tests/conftest.py);
+# a test file stays on one worker, so its module fixtures (a Dovecot, a browser) start once
+TEST_WORKERS ?= auto
 
-.PHONY: run test demo bench bench-quick chaos clean docs screenshots eval
+.PHONY: run test lint format lock demo bench bench-quick chaos clean docs screenshots eval
 
-$(STAMP): setup.cfg pyproject.toml
+# the lock first, with hashes required; then Wilson itself, whose dependencies the lock has already brought
+$(STAMP): $(LOCK) setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,postgres,bench]'
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python bin/wilson run
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q
+test: lint
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=10
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+
+# --upgrade: the newest versions setup.cfg allows; commit both files after looking at what moved
+lock: $(STAMP)
+	$(PIP_COMPILE) --upgrade --extra test --extra postgres --extra bench --extra dev --build-deps-for editable \
+		--output-file $(LOCK) setup.cfg
+	cp $(LOCK) $(RUN_LOCK)  # the same versions where both have a package
+	$(PIP_COMPILE) --extra postgres --build-deps-for wheel --output-file $(RUN_LOCK) setup.cfg
 
 demo: $(STAMP)
 	WILSON_CORE_TIMEZONE=Europe/Berlin $(BIN)/python bin/wilson-repl --clock sim --start 2027-01-05T08:00:00+01:00 --home $$(mktemp -d) < demo/japan.repl

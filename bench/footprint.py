@@ -16,7 +16,9 @@ Memory: resident set size (VmRSS from /proc/self/status) of a process that ran
 Wilson through one simulated hour carrying a full day's worth of the persona's input
 (40 emails, 15 messages, 30 calendar events, 10 tasks) with the offline model, beside
 a bare process that imports the same libraries. Each is its own process, so neither
-inherits the other's heap.
+inherits the other's heap. The same process then lives on through the persona's mail and
+messages of the following days, each at its own time, and its RSS is read again after a
+simulated week and a month (a week with --quick).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def _bare_import_seconds() -> float:
 
 def _child(kind: str) -> dict:
     out = subprocess.run([sys.executable, "-m", "bench.footprint", "--child", kind], check=True, env=_env(),
-                         capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+                         capture_output=True, text=True, cwd=str(ROOT), timeout=1800)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -92,8 +94,10 @@ def child_bare() -> dict:
     return {"rss_kb": _status_kb("VmRSS"), "hwm_kb": _status_kb("VmHWM")}
 
 
-def child_wilson() -> dict:
-    """One simulated hour with a day's worth of the persona's input, offline model."""
+def child_wilson(days: int = 1) -> dict:
+    """One simulated hour with a day's worth of the persona's input, offline model; then, with `days` > 1,
+    the following days' input at its own times until `days` days have passed, RSS read after a week and
+    after the last day."""
     exec(f"import {LIBRARIES}")  # noqa: S102 - Wilson imports them lazily; count them the same way
     from bench import persona
     from bench.common import bench_config, make_wilson
@@ -114,7 +118,8 @@ def child_wilson() -> dict:
         try:
             begin = clock.now()
             midnight = datetime.combine(begin.astimezone(tz).date(), datetime.min.time(), tzinfo=tz)
-            day = [s for s in persona.stimuli(midnight, 1, tz) if s.kind != "calendar"]
+            everything = [s for s in persona.stimuli(midnight, days, tz) if s.kind != "calendar"]
+            day = [s for s in everything if s.at < midnight + timedelta(days=1)]
             first, last = day[0].at, day[-1].at
             span = (last - first).total_seconds() or 1
             app.sync()  # the calendar comes in at once
@@ -131,12 +136,37 @@ def child_wilson() -> dict:
             app.advance(begin + timedelta(hours=1) - clock.now())
             from storage.models import Inbox, Outbox, ReceptorBuffer
 
-            counts = {"inbox": Inbox.select().count(), "outbox": Outbox.select().count(),
-                      "buffered": ReceptorBuffer.select().count(), "stimuli": len(day)}
+            def counts(stimuli: int) -> dict:
+                return {"inbox": Inbox.select().count(), "outbox": Outbox.select().count(),
+                        "buffered": ReceptorBuffer.select().count(), "stimuli": stimuli}
+
+            hour = {"rss_kb": _status_kb("VmRSS"), "counts": counts(len(day))}
+            lived: dict[int, dict] = {}
+            checkpoints = sorted({d for d in (7, days) if 1 < d <= days})
+            rest = [s for s in everything if s.at >= midnight + timedelta(days=1)]
+            seen = len(day)
+            lived_started = monotonic()
+            for mark in checkpoints:
+                until = midnight + timedelta(days=mark)
+                for item in [s for s in rest if s.at < until]:
+                    if item.at > clock.now():
+                        app.advance(item.at - clock.now())
+                    if item.kind == "chat":
+                        app.say(item.text)
+                    else:
+                        persona.deliver(app, item)
+                    app.wait_idle()
+                    seen += 1
+                rest = [s for s in rest if s.at >= until]
+                app.advance(until - clock.now())
+                app.wait_idle()
+                lived[mark] = {"rss_kb": _status_kb("VmRSS"), "counts": counts(seen),
+                               "wall_seconds": round(monotonic() - lived_started, 1)}
         finally:
             app.stop()
-    return {"rss_kb": _status_kb("VmRSS"), "hwm_kb": _status_kb("VmHWM"), "rss_started_kb": rss_started,
-            "start_seconds": round(start_seconds, 3), "counts": counts}
+    return {"rss_kb": hour["rss_kb"], "hwm_kb": _status_kb("VmHWM"), "rss_started_kb": rss_started,
+            "start_seconds": round(start_seconds, 3), "counts": hour["counts"],
+            "days": {str(mark): figures for mark, figures in lived.items()}}
 
 
 def child_idle(interval: float, seconds: float) -> dict:
@@ -166,11 +196,12 @@ def child_idle(interval: float, seconds: float) -> dict:
 
 def run(quick: bool = False) -> dict:
     repeats = 2 if quick else 5
+    days = 7 if quick else 30
     _ready_seconds()  # untimed: byte-compiles what the first run would
     _bare_import_seconds()
     ready = [_ready_seconds() for _ in range(repeats)]
     bare = [_bare_import_seconds() for _ in range(repeats)]
-    wilson, plain = _child("wilson"), _child("bare")
+    wilson, plain = _child(f"wilson:{days}"), _child("bare")
     idle_s = 20 if quick else 40  # whole multiples of the 10 s interval: the same number of looks in any phase
     idle, every_second = _child(f"idle:10:{idle_s}"), _child(f"idle:1:{idle_s}")
     ready_s, bare_s = statistics.median(ready), statistics.median(bare)
@@ -181,7 +212,18 @@ def run(quick: bool = False) -> dict:
                f"median of {repeats}; Wilson(...).start() in process: {wilson['start_seconds']} s"),
         Figure("RSS after one simulated hour (a day's input, offline model)", round(rss, 1), "MiB",
                "bare python importing the same libraries", round(bare_rss, 1), ratio(rss, bare_rss), "", None,
-               f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB; peak {wilson['hwm_kb'] / 1024:.1f} MiB"),
+               f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB"),
+    ]
+    for mark, lived in wilson["days"].items():
+        mib = lived["rss_kb"] / 1024
+        month = mark == "30"  # the goal: under 100 MiB after a month with mail, within 2 x the bare interpreter
+        figures.append(Figure(f"RSS after a simulated {'week' if mark == '7' else f'{mark} days'} (the persona's mail "
+                              "and messages, offline model)", round(mib, 1), "MiB",
+                              "bare python importing the same libraries", round(bare_rss, 1), ratio(mib, bare_rss),
+                              "<= 100 MiB and <= 2x" if month else "",
+                              (mib <= 100 and mib <= 2 * bare_rss) if month else None, f"{lived['counts']['stimuli']} stimuli, {lived['counts']['outbox']} outbox rows; "
+                                        f"lived in {lived['wall_seconds']} s; peak {wilson['hwm_kb'] / 1024:.1f} MiB"))
+    figures += [
         Figure("idle CPU per wall second (real clock, offline model, nothing arriving)",
                round(idle["cpu_ms_per_s"], 2), "ms/s", "the same with a look every second (the old tick)",
                round(every_second["cpu_ms_per_s"], 2), ratio(idle["cpu_ms_per_s"], every_second["cpu_ms_per_s"]),
@@ -205,7 +247,8 @@ def main(argv=None) -> int:
             _, interval, seconds = args.child.split(":")
             print(json.dumps(child_idle(float(interval), float(seconds))))
         else:
-            print(json.dumps(child_wilson() if args.child == "wilson" else child_bare()))
+            kind, _, days = args.child.partition(":")
+            print(json.dumps(child_wilson(int(days or 1)) if kind == "wilson" else child_bare()))
         return 0
     emit(run(args.quick), args.json)
     return 0

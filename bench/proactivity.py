@@ -254,7 +254,7 @@ def _pass_through_class():
     class PassThroughTriage(TriageActor):
         """The naive baseline's 'sync': every buffered row becomes its own inbox row, no model."""
 
-        def sync(self, daily: bool, reason: str) -> list[int]:
+        def sync(self, daily: bool, reason: str) -> list[int]:  # type: ignore[override]  # its result is unread
             rows = buffers.unprocessed()
             decisions = [{"buffer_ids": [r.id], "summary": "", "priority": 2, "action": "inbox",
                           "reason": "naive: no triage", "topic": None} for r in rows]
@@ -350,7 +350,6 @@ def _exact(encoding, requests: list[dict]) -> dict:
 def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extra_open: int = 0) -> dict:
     """One simulated run. mode: wilson, naive or heartbeat; `errors`: the scripted RAS and triage err so
     (wilson only); `extra_open`: that many more open tasks, none due this week (the growth point)."""
-    from storage import inbox
     from storage.models import ReceptorBuffer
     from wilson.kernel.messages import StimulusCommitted
     from wilson.model.scripted import ScriptedServer

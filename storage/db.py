@@ -220,7 +220,7 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
             self._drop_writer()
 
 
-_PEEWEE_ERRORS = getattr(peewee, "__exception_wrapper__")
+_PEEWEE_ERRORS = getattr(peewee, "__exception_wrapper__")  # noqa: B009 -- not in peewee's declared names
 
 
 def open_database(url: str | None, home: Path) -> peewee.Database:

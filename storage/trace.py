@@ -56,7 +56,8 @@ def _insert(rows: list[tuple]) -> None:
     """One INSERT for `rows` (its text built once per row count, storage/hot.py), or one per INSERT_ROWS."""
     for start in range(0, len(rows), INSERT_ROWS):
         batch = rows[start:start + INSERT_ROWS]
-        hot.execute(("trace_rows", len(batch)), lambda n=len(batch): (
+        size = len(batch)
+        hot.execute(("trace_rows", size), lambda n=size: (
             'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
             + ", ".join(["(?, ?, ?, ?, ?, ?)"] * n)), [v for row in batch for v in row])
 

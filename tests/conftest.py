@@ -1,11 +1,16 @@
 """Shared fixtures: a fresh database per test (SQLite, and PostgreSQL when configured),
-the corpus location, and a factory for a whole running Wilson on a simulated clock."""
+the corpus location, and a factory for a whole running Wilson on a simulated clock.
+
+Under pytest-xdist (`make test` runs on parallel workers) each worker has its own PostgreSQL
+database, its own temporary directories (pytest's basetemp is per worker) and free ports (every
+server in the tests binds port 0)."""
 
 from __future__ import annotations
 
 import os
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -15,7 +20,41 @@ from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
 
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_URL = os.environ.get("WILSON_TEST_DATABASE_URL")
+
+
+def worker_database(url: str | None, worker: str | None) -> str | None:
+    """The database this test process uses: the one named, or under pytest-xdist the worker's own beside it
+    (`wilson_test` -> `wilson_test_gw0`), created when missing, so that workers never drop each other's tables."""
+    if not url or not worker:
+        return url
+    import psycopg2
+    from psycopg2 import errors
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/')}_{worker}"
+    try:
+        conn = psycopg2.connect(url)
+    except psycopg2.OperationalError as exc:
+        raise pytest.UsageError(f"WILSON_TEST_DATABASE_URL: cannot connect to make {name}: "
+                                f"{' '.join(str(exc).split())}") from None
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if cur.fetchone() is None:
+                try:
+                    cur.execute(f'CREATE DATABASE "{name}"')
+                except errors.DuplicateDatabase:
+                    pass  # a worker of another run made it first
+    finally:
+        conn.close()
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+# before any test module reads it (several read the environment at import, and child processes inherit it)
+POSTGRES_URL = worker_database(os.environ.get("WILSON_TEST_DATABASE_URL"), os.environ.get("PYTEST_XDIST_WORKER"))
+if POSTGRES_URL:
+    os.environ["WILSON_TEST_DATABASE_URL"] = POSTGRES_URL
 
 
 def corpus_dir() -> Path:

@@ -805,7 +805,7 @@ class CrashHarness:
         seen: dict[tuple, list] = {}  # what the user saw -> the starts that sent it
         for m in shown:
             seen.setdefault(self.looks(m), []).append(m["_life"])
-        for (chat, thread, text, reply_to), lives in seen.items():
+        for (_chat, _thread, text, reply_to), lives in seen.items():
             count = len(lives)
             allowed = 1
             if reply_to is None and not TAG.search(text) and not text.startswith("Proposal "):

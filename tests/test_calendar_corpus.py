@@ -66,7 +66,7 @@ def test_every_file_yields_events_or_one_clear_error():
     print(f"\ncalendar corpus: {len(FILES)} files: {len(with_events)} with events "
           f"({sum(with_events.values())} occurrences), {len(empty)} without events in the window, "
           f"{len(rejected)} rejected, {len(unexpected)} unexpected errors")
-    for name, message in sorted(rejected.items()):
+    for _name, message in sorted(rejected.items()):
         print(f"  rejected {message}")
     assert unexpected == {}
     for name, message in rejected.items():

@@ -81,13 +81,27 @@ def test_compose_runs_wilson_always_and_postgres_only_in_its_profile():
     assert "wilson-data:/data" in wilson["volumes"]
 
 
-def test_compose_passes_only_names_of_settings_wilson_knows():
-    """Names without values: an unset variable stays unset (wilson.toml applies) and no secret is written here."""
-    names = compose()["services"]["wilson"]["environment"]
-    assert all(re.fullmatch(r"WILSON_[A-Z_]+", name) for name in names), names
-    for name in names:
+def test_compose_passes_every_setting_in_dot_env_and_the_timezone_and_sets_no_secret():
+    """The .env file reaches Wilson whole (WILSON_EMAIL_PASSWORD, WILSON_LLM_DEEP_MODEL, any setting), and
+    compose starts without one; what compose.yaml sets itself are settings Wilson knows, none of them a secret."""
+    wilson = compose()["services"]["wilson"]
+    assert wilson["env_file"] == [{"path": ".env", "required": False}]
+    environment = wilson["environment"]
+    assert environment["TZ"] == "${TZ:-UTC}"
+    for name in [n for n in environment if n != "TZ"]:
         section, _, key = name[len("WILSON_"):].lower().partition("_")
-        assert key in configmod.SCHEMA.get(section, {}), f"{name} is not a setting"
+        assert name.startswith("WILSON_") and key in configmod.SCHEMA.get(section, {}), f"{name} is not a setting"
+        assert "token" not in key and "password" not in key and "key" not in key
+
+
+def test_compose_publishes_the_dashboard_on_the_hosts_loopback_by_default():
+    wilson = compose()["services"]["wilson"]
+    inside = wilson["environment"]["WILSON_WEB_PORT"]
+    assert wilson["environment"]["WILSON_WEB_HOST"] == "0.0.0.0"  # else the published port reaches nothing
+    [published] = wilson["ports"]
+    default = re.fullmatch(r"\$\{DASHBOARD_PUBLISH:-(.+)\}:(\d+)", published)
+    assert default, published
+    assert default.group(1) == f"127.0.0.1:{inside}" and default.group(2) == inside
 
 
 def docker_unavailable() -> str | None:

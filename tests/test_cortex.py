@@ -382,7 +382,7 @@ def test_one_run_that_breaks_does_not_silence_the_cortex(scripted, monkeypatch):
     app.say("first")
     app.wait_idle(timeout=3)
     app.say("second")
-    deadline = clockmod.monotonic() + 5
+    deadline = clockmod.monotonic() + 30  # a wait for the answer, as long as a loaded machine may need
     while "Still here." not in user_texts(app) and clockmod.monotonic() < deadline:
         clockmod.pause(0.05)
     assert "Still here." in user_texts(app)

@@ -174,7 +174,7 @@ def test_recall_excludes_invalidated_and_answers_as_of_a_moment(db):
 
 def test_prune_removes_weak_old_and_long_invalidated_memories(db):
     now = T0 + timedelta(days=200)
-    weak_old = engram.store("episode", "old passing remark about weather", [], T0)
+    engram.store("episode", "old passing remark about weather", [], T0)
     strong_old = engram.store("belief", "user likes window seats", [], T0, weight=3)
     weak_new = engram.store("episode", "new passing remark about weather", [], now - timedelta(days=2))
     dead_old = engram.store("belief", "user hates trains", [], T0, weight=5)

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from storage.migrations import migrate
 from storage.models import Inbox, Schedule, Trace
 from tests.conftest import POSTGRES_URL, reset_postgres
+from tests.brain import context_of
 from tests.crash_workload import OWNER, TAG, RecordingTelegram, model_reply
 from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer
@@ -31,9 +33,24 @@ pytestmark = [pytest.mark.postgres,
               pytest.mark.skipif(not POSTGRES_URL, reason="WILSON_TEST_DATABASE_URL is not set")]
 
 
+class Gate:
+    """Holds the model's first answer about one tagged message until released, so that a test can kill the
+    worker waiting for it while that worker surely holds its row (however slow the machine is)."""
+
+    def __init__(self, tag: str | None = None):
+        self.tag, self.entered, self.released = tag, threading.Event(), threading.Event()
+
+    def reply(self, body: dict) -> dict:
+        text = (context_of(body).get("stimulus") or {}).get("text") or ""
+        if self.tag and self.tag in text and not self.released.is_set():
+            self.entered.set()
+            self.released.wait(60)
+        return model_reply(body)
+
+
 class Cluster:
-    def __init__(self, tmp_path: Path, fake: RecordingTelegram, model: ScriptedServer):
-        self.tmp_path, self.fake, self.model = tmp_path, fake, model
+    def __init__(self, tmp_path: Path, fake: RecordingTelegram, model: ScriptedServer, gate: Gate):
+        self.tmp_path, self.fake, self.model, self.gate = tmp_path, fake, model, gate
         self.procs: dict[str, subprocess.Popen] = {}
 
     def env(self, name: str, telegram: bool = True) -> dict:
@@ -92,13 +109,15 @@ class Cluster:
 def cluster(tmp_path):
     reset_postgres(POSTGRES_URL, tmp_path)
     migrate()  # the first process to start migrates; the others find it done
-    # 100 ms a call: long enough that a worker is killed while it holds a row, not after
-    model = ScriptedServer([{"match": lambda body, headers: True, "reply": model_reply, "latency_ms": 100}])
+    # 100 ms a call: the workers' claims overlap, so the work is shared
+    gate = Gate()
+    model = ScriptedServer([{"match": lambda body, headers: True, "reply": gate.reply, "latency_ms": 100}])
     model.start()
     fake = RecordingTelegram()
     fake.start()
-    made = Cluster(tmp_path, fake, model)
+    made = Cluster(tmp_path, fake, model, gate)
     yield made
+    gate.released.set()
     made.stop()
     fake.stop()
     model.stop()
@@ -124,16 +143,19 @@ def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worke
     for n in range(3):
         cluster.start(f"worker-{n}", "worker")
     tags = [f"[m{i}]" for i in range(300)]
+    cluster.gate.tag = "[m100]"
     for index, tag in enumerate(tags):
         cluster.fake.send_text(OWNER, f"chat {tag} how is it going")
         if index == 100:
-            # a worker dies holding a row it claimed: its lease runs out and another worker takes it
-            wait_until(lambda: Inbox.select().where(Inbox.status == "claimed").exists(), 30, "a claimed row")
-            held = Inbox.select().where(Inbox.status == "claimed").first()
+            # a worker dies holding a row it claimed (its model call held): its lease runs out, another takes it
+            assert cluster.gate.entered.wait(30), "no worker asked the model about [m100]"
+            held = Inbox.get((Inbox.kind == "message") & Inbox.text.contains("[m100]"))
+            assert held.status == "claimed"
             victim = next(n for n in cluster.procs if f":{cluster.procs[n].pid}:" in held.owner)
             cluster.kill(victim)
+            cluster.gate.released.set()
             still = Inbox.get_by_id(held.id)
-            assert (still.status, still.owner) == ("claimed", held.owner), "the model answered faster than a kill"
+            assert (still.status, still.owner) == ("claimed", held.owner)
     wait_until(lambda: len(answers(cluster.fake)) == len(tags), 120,
                f"every message answered (ingress log: {cluster.log('ingress')[-3000:]})")
     counts = answers(cluster.fake)

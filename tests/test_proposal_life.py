@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from actors.proposals.rules import remind_moment
 from actors.proposals.words import changes_between, reason_for
 from actors import tools
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Topic, Trace
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Topic, Trace
 from tests.calendar_support import add_event
 from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
 from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)

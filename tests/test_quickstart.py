@@ -2,8 +2,8 @@
 in, then `bin/wilson doctor`, `bin/wilson-repl --help` and the README's simulated-clock lines from a
 plain shell, with no virtualenv active and none on PATH.
 
-The clone borrows this checkout's .venv through a symlink, so nothing is installed; its setup files are
-dated before the venv's stamp, so `make` sees the venv as current (checked with `make -n` first: a
+The clone borrows this checkout's .venv through a symlink, so nothing is installed; its setup files (and
+the lock) are dated before the venv's stamp, so `make` sees the venv as current (checked with `make -n` first: a
 reinstall would point the shared venv at the temporary clone).
 """
 
@@ -48,7 +48,7 @@ def clone(tmp_path_factory) -> Path:
                    capture_output=True)
     (dest / ".venv").symlink_to(ROOT / ".venv")
     before = STAMP.stat().st_mtime - 60
-    for name in ("setup.cfg", "pyproject.toml"):
+    for name in ("setup.cfg", "pyproject.toml", "requirements/lock.txt"):
         os.utime(dest / name, (before, before))
     return dest
 

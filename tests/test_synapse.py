@@ -167,7 +167,7 @@ def test_retry_after_is_capped(serve, tmp_path, clock, store):
     synapse = Synapse(config, clock, backoff_base=0.01, max_backoff=0.2)
     began = clockmod.monotonic()
     assert synapse.chat("reflex", ASK).text == "ok"
-    assert clockmod.monotonic() - began < 5
+    assert clockmod.monotonic() - began < 30  # the cap (0.2 s), not the server's 120 s; slack for a loaded machine
     synapse.close()
 
 
@@ -204,7 +204,8 @@ def test_timeout_every_time_fails_quickly(serve, connect):
     began = clockmod.monotonic()
     with pytest.raises(ModelUnavailable, match="no answer within"):
         synapse.chat("deep", ASK, origin="user")
-    assert clockmod.monotonic() - began < 2.5
+    # two 0.25 s timeouts, not the 2 x 3 s the server holds its answers for (slack for a loaded machine)
+    assert clockmod.monotonic() - began < 5
     assert len(server.requests) == 2
 
 

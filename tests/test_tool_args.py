@@ -60,7 +60,7 @@ def check_answer(name, args, answer, outcome: RunOutcome, before: int) -> None:
         json.dumps(kept)
         for key in tools.BY_NAME[name].parameters.get("required", []):
             assert kept.get(key) not in (None, "")
-    for text, why, urgent in outcome.surfaced:
+    for text, _why, urgent in outcome.surfaced:
         assert tools.storable(text) and len(text) <= tools.SURFACE_LIMIT and isinstance(urgent, bool)
 
 

@@ -270,7 +270,7 @@ def test_every_corpus_feed_yields_items_or_one_clear_trace_line_and_none_stops_t
     feeds = corpus_feeds()
     assert len(feeds) >= 200
     with LoopbackSite() as site:
-        for n, (name, body, kind) in enumerate(feeds):
+        for n, (_name, body, kind) in enumerate(feeds):
             site.put(f"/{n}", body, kind)
             watcher.add(site.url(f"/{n}"), EVERY, NOW)
         with fetching.client() as http:

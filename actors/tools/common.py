@@ -32,7 +32,7 @@ def _obj(required=(), **props) -> dict:
 
 
 S = {"type": "string"}
-I = {"type": "integer"}
+I = {"type": "integer"}  # noqa: E741 -- S and I read as the JSON types in the tables below
 WHEN = {"type": "string", "description": "YYYY-MM-DD or ISO datetime"}
 POSITIONS = {"type": "array", "items": {"type": "integer"},
              "description": "item positions; leave out for the whole proposal"}

@@ -248,7 +248,7 @@ class EmailChannel(Outbound, Channel):
                                  f"read with defects: {', '.join(sorted(set(parsed.defects)))[:300]}", now)
             state["last_uid"] = prepared[-1][0]
             kv.put_cursor(cursor_name, dict(state), now)
-        for uid, size, *_, problem in prepared:
+        for uid, _size, *_, problem in prepared:
             if problem is not None:
                 logger.warning("email: mail {} uid {} not read: {}", folder, uid, problem)
         faults.point("email:after-commit")

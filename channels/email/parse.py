@@ -259,7 +259,7 @@ def parse_message(raw: bytes, *, size: int | None = None, bulk_senders: list[str
         out.defects.append("nested too deeply; only the top was read")
     if len(parts) >= MAX_PARTS:
         out.defects.append(f"more than {MAX_PARTS} parts; the rest was not read")
-    for part, depth in parts:
+    for part, _depth in parts:
         for defect in getattr(part, "defects", []) or []:
             if len(out.defects) < 20:
                 out.defects.append(type(defect).__name__)

@@ -126,7 +126,7 @@ class TelegramChannel(Polling, Inbound, Buttons, Outbound, Placement, Forum, Cha
         else:
             super().receive_other(message)
 
-    def deliver_row(self, outbox_id: int) -> None:
+    def deliver_row(self, outbox_id: int, row: object = None) -> None:  # row: never handed on (takes_rows)
         """Wake the sender and return: the row is in the database, and Telegram may keep us waiting."""
         loop = self.loop
         if loop is not None and self._wake is not None:

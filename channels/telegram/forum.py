@@ -44,7 +44,7 @@ class Forum:
             if approval_id not in ids or not result.get("message_ids") or not result.get("chat_id"):
                 continue
             try:
-                await self._call("editMessageReplyMarkup", lambda: self.bot.edit_message_reply_markup(
+                await self._call("editMessageReplyMarkup", lambda result=result, ids=ids: self.bot.edit_message_reply_markup(
                     chat_id=result["chat_id"], message_id=result["message_ids"][-1],
                     reply_markup=briefing_keyboard(self._waiting(ids))))
             except (TelegramError, TimeoutError) as exc:  # not modified, or deleted: its buttons answer anyway
@@ -59,7 +59,7 @@ class Forum:
                 continue
             try:
                 if item.tool == "create_topic" and not topic.thread_ref:
-                    forum_topic = await self._call("createForumTopic", lambda: self.bot.create_forum_topic(
+                    forum_topic = await self._call("createForumTopic", lambda topic=topic: self.bot.create_forum_topic(
                         chat_id=self.forum_chat, name=topic.title[:128]))
                     Topic.update(thread_ref=str(forum_topic.message_thread_id)).where(Topic.id == topic.id).execute()
                     logger.info("topic {} mirrored to forum thread {}", topic.id,
@@ -67,13 +67,13 @@ class Forum:
                 elif item.tool == "rename_topic" and topic.thread_ref:
                     await self._rename_thread(item, topic)
                 elif item.tool == "close_topic" and topic.thread_ref:
-                    await self._call("closeForumTopic", lambda: self.bot.close_forum_topic(
+                    await self._call("closeForumTopic", lambda topic=topic: self.bot.close_forum_topic(
                         chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
                 elif item.tool == "restore_topic" and topic.thread_ref:  # an undo: its name, and open again
                     if (item.result or {}).get("renamed"):
                         await self._rename_thread(item, topic)
                     if ((item.args or {}).get("before") or {}).get("status") == "active" and topic.status == "active":
-                        await self._call("reopenForumTopic", lambda: self.bot.reopen_forum_topic(
+                        await self._call("reopenForumTopic", lambda topic=topic: self.bot.reopen_forum_topic(
                             chat_id=self.forum_chat, message_thread_id=int(topic.thread_ref)))
             except (TelegramError, TimeoutError) as exc:
                 logger.warning("forum topic for topic {} not updated: {}", topic.id, describe(exc))

@@ -23,7 +23,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task
 from wilson import skills
-from wilson.app import service
+from wilson.app import home_guard, service
 from wilson.app.application import Wilson, channel_roles
 from wilson.app.doctor import run_doctor
 from wilson.app.eval.report import main as eval_main
@@ -51,19 +51,29 @@ def cmd_run(opts, config) -> int:
         if opts.llm:
             args += ["--llm", opts.llm]
         return repl_main(args, announce=False)
-    app = Wilson(config, clockmod.RealClock(), llm=opts.llm, log_level=level, role=opts.role).start()
-    with stop_signals() as wait:
-        # what this process runs, not what it was configured with: another may hold Telegram for the database
-        where = ("on Telegram" if "telegram" in app.supervisor.names()
-                 else "without Telegram (another Wilson process runs it)" if config.get("telegram", "token")
-                 else "without a chat channel")
-        print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
-        app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
-        dashboard = dashboard_line(config)
-        if dashboard:
-            print(dashboard, flush=True)
-        wait()
-    app.stop()
+    # --role all holds its home; the processes of one PostgreSQL database (an ingress and its workers) may
+    # share one, as they share their configuration
+    held = home_guard.hold(config.home) if opts.role == "all" else contextlib.nullcontext()
+    try:
+        with held:
+            clock = clockmod.RealClock()
+            home_guard.mark_real_clock(config.home, clock.now())
+            app = Wilson(config, clock, llm=opts.llm, log_level=level, role=opts.role).start()
+            with stop_signals() as wait:
+                # what this process runs, not what it was configured with: another may hold Telegram for the database
+                where = ("on Telegram" if "telegram" in app.supervisor.names()
+                         else "without Telegram (another Wilson process runs it)" if config.get("telegram", "token")
+                         else "without a chat channel")
+                print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
+                app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
+                dashboard = dashboard_line(config)
+                if dashboard:
+                    print(dashboard, flush=True)
+                wait()
+            app.stop()
+    except home_guard.HomeInUse as exc:
+        print(f"wilson run: {exc}", file=sys.stderr, flush=True)
+        return 1
     return 0
 
 

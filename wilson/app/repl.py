@@ -26,7 +26,9 @@ from actors.proposals.words import undo_named
 from channels import views
 from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
+from wilson.app import home_guard
 from wilson.app.application import Wilson
+from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
 from wilson.kernel.logs import file_sink
@@ -395,8 +397,6 @@ class Repl:
             save_sim_time(self.app.config.home, self.app.clock.now())
 
 
-SIM_TIME_FILE = "simulated-time"
-
 
 def stored_sim_time(home: Path) -> datetime | None:
     """Where this home's simulated time stood when it was last used, or None."""
@@ -434,6 +434,8 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--clock", choices=("sim", "real"), default="real")
     parser.add_argument("--start", help="ISO 8601 start of simulated time")
+    parser.add_argument("--force", action="store_true",
+                        help="run --clock sim even on a home that has lived on the real clock")
     parser.add_argument("--json", action="store_true", help="print deliveries and listings as JSON lines")
     parser.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
     parser.add_argument("--log-level", default="INFO", type=log_level_option,
@@ -451,6 +453,9 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     if config is None:
         return 2
 
+    if opts.clock == "sim" and not opts.force and (refusal := home_guard.sim_refusal(config.home)):
+        print(f"wilson-repl: {refusal}", file=sys.stderr, flush=True)
+        return 2
     try:
         if opts.clock == "sim":
             clock = sim_clock(opts.start, config.home, config.timezone)
@@ -459,6 +464,20 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     except ValueError as exc:
         print(f"wilson-repl: {exc}", file=sys.stderr, flush=True)
         return 2
+    try:
+        with home_guard.hold(config.home):
+            return _run(opts, config, clock)
+    except home_guard.HomeInUse as exc:
+        # `wilson run` without Telegram talks through this terminal: it says its own name
+        print(f"{'wilson-repl' if announce else 'wilson run'}: {exc}", file=sys.stderr, flush=True)
+        return 1
+
+
+def _run(opts, config, clock: clockmod.Clock) -> int:
+    if clock.simulated:
+        save_sim_time(config.home, clock.now())  # from now on this home is a simulated one
+    else:
+        home_guard.mark_real_clock(config.home, clock.now())
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray byte that is not UTF-8 is one odd line, not the end
     repl = Repl(None, as_json=opts.json)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import difflib
 import os
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -309,7 +310,7 @@ def _check(kind: str, value):
                 raise ValueError
             return number
         number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
-        if number != number or number in (float("inf"), float("-inf")) or (kind == "positive" and number <= 0) \
+        if not math.isfinite(number) or (kind == "positive" and number <= 0) \
                 or (kind == "seconds_or_off" and number < 0):
             raise ValueError
         return number
@@ -366,7 +367,7 @@ def _check(kind: str, value):
         return value
     if kind == "prices":
         parts = [float(p) for p in text.split("/")]
-        if len(parts) != 3 or any(p != p or p < 0 or p == float("inf") for p in parts):
+        if len(parts) != 3 or any(not math.isfinite(p) or p < 0 for p in parts):
             raise ValueError
         return text
     raise AssertionError(kind)

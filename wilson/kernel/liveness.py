@@ -79,7 +79,7 @@ def owner_alive(owner: str, host: str | None = None) -> bool | None:
     parts = process.split(":")
     if len(parts) != 3 or not parts[1].isdigit():
         return False
-    their_host, pid, token = parts[0], int(parts[1]), parts[2]
+    their_host, pid = parts[0], int(parts[1])
     if their_host != (host or socket.gethostname()):
         return None
     if process == PROCESS:

@@ -37,7 +37,7 @@ class LoopbackServer:
         if self._httpd is None:
             raise RuntimeError(f"the {self.thread_name} is not running")
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}{self.path}"
+        return f"http://{host}:{port}{self.path}"  # type: ignore[str-bytes-safe]  # AF_INET: (str, int)
 
     def stop(self) -> None:
         self._stopping.set()

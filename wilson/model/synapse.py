@@ -449,7 +449,8 @@ class Synapse:
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
                 liveness.beat(sent.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
-                    body = (transport.send(sent, model, payload, context) if transport.kind == "offline"
+                    body = (transport.send(sent, model, payload, context)  # type: ignore[call-arg]  # offline only
+                            if transport.kind == "offline"
                             else transport.send(sent, model, payload))
                 except Retryable as exc:
                     if deadline is not None and clockmod.monotonic() >= deadline:

