@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from storage import mute, outbox, trace
-from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Task, TaskFiring
+from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Schedule, Task, TaskFiring
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.quiet import parse_window
 from wilson.kernel.timeparse import local_moment
@@ -179,9 +179,18 @@ def record_ack(row: Inbox, now: datetime) -> int | None:
 
 def _tasks_of(row: Inbox) -> list[int]:
     payload = row.payload or {}
-    if row.kind == "deadline" and payload.get("task_id") is not None:
-        return [int(payload["task_id"])]
+    if row.kind in ("deadline", "reminder") and isinstance(payload.get("task_id"), int):
+        return [int(payload["task_id"])]  # a follow-up, or a snoozed task come back
     return []
+
+
+def _reminder_of(row: Inbox) -> dict:
+    """A recurring reminder's firing carries its id: "Stop reminding" under it stops it in one tap."""
+    payload = row.payload or {}
+    if row.kind != "reminder" or payload.get("once") or not isinstance(payload.get("schedule"), str):
+        return {}
+    found = Schedule.get_or_none((Schedule.name == payload["schedule"]) & (Schedule.kind == "reminder"))
+    return {"reminder": found.id} if found is not None else {}
 
 
 # Surfacing ----------------------------------------------------------------------
@@ -201,7 +210,7 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
     tasks = _tasks_of(row)
     over = None if user_run else over_at(row, config.timezone)
     for index, (text, why, urgent) in enumerate(items):
-        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}),
+        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}), **_reminder_of(row),
                        **({"over_at": over.isoformat()} if over else {}))
         key = f"surface:{row.id}:{index}"
         if user_run:

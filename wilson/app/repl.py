@@ -21,6 +21,7 @@ from pathlib import Path
 
 from loguru import logger
 
+from actors.proposals import commands
 from actors.proposals.rules import UNDO
 from actors.proposals.words import undo_named
 from channels import views
@@ -45,8 +46,10 @@ HELP = """Commands (one per line, # starts a comment):
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all); alone: the newest
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
-  undo [ID]                                  propose putting back what a proposal you approved changed
+  undo [ID]                                  put back what a proposal you approved changed, at once
                                              (alone: the last one you approved)
+  done ID | snooze ID [2d|DATE] | drop ID    a task (a number from `tasks`), at once: your command is
+  stop ID                                    the approval; stop: a reminder (a number from `reminders`)
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
   forget ID                                  propose to forget a memory (a number from `memories`)
@@ -117,6 +120,9 @@ def parse(line: str) -> Command | None:
     undoing = undo_named(line)
     if undoing is not None:  # "undo", "undo 3", "undo that": as typed in a chat, handled by code
         return Command("undo", (undoing,))
+    told = commands.parse(line)
+    if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
+        return Command("do", (told.text,))
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
@@ -258,6 +264,9 @@ class Repl:
                 text += f"  (or items: approve {ident} 1,2)"
         elif record.get("undo"):  # a receipt of changes: as Telegram's Undo button under it
             text += f"\n   → undo {record['undo']}"
+        elif record.get("tasks"):  # a follow-up: as Telegram's Done, Snooze and Drop buttons under it
+            for entry in commands.follow_up_buttons(record["tasks"]):
+                text += "\n   → " + " | ".join(entry["commands"])
         topic = f" [{record['topic']}]" if record.get("topic") else ""
         self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
 
@@ -338,6 +347,8 @@ class Repl:
             app.decide(args[0], "revive")
         elif name == "undo":
             app.decide(args[0], UNDO)
+        elif name == "do":
+            app.decide(0, commands.COMMAND, text=args[0])
         elif name == "forget":  # a proposal like any other: the user approves it
             problem = app.propose("forget_memory", {"memory": args[0]}, f"because you said memory {args[0]} is wrong")
             if problem:
