@@ -49,7 +49,7 @@ class Buttons:
             return True
         told = commands.parse(text)
         if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
-            self._command(incoming.uid, told.text, incoming.where, incoming.now, incoming.after)
+            self._own_command(incoming.uid, told.text, incoming.where, incoming.now, incoming.after)
             return True
         match = REVIVE_WORDS.match(text)
         undoing = undo_named(text)
@@ -68,7 +68,7 @@ class Buttons:
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         return True
 
-    def _command(self, uid: str, words: str, where: dict, now: datetime, after: list) -> None:
+    def _own_command(self, uid: str, words: str, where: dict, now: datetime, after: list) -> None:
         """A command the user typed or pressed: a decision row in the offset's transaction; the gate takes it
         as their approval and answers with a receipt (and its Undo button) in this chat."""
         row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=uid, channel=self.name, at=now,
@@ -123,7 +123,7 @@ class Buttons:
             where = {"chat_id": int(message.chat.id) if message else int(uid)}
             if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
                 where["thread_id"] = message.message_thread_id
-            self._command(uid, told.text, where, now, after)
+            self._own_command(uid, told.text, where, now, after)
             answer({"done": "Marking it done…", "snooze": "Snoozing it…", "drop": "Dropping it…",
                     "stop": "Stopping it…"}[told.verb])
             return
