@@ -15,7 +15,14 @@ import pytest
 
 from storage import outbox, trace
 from storage.models import Approval, Schedule, Task, Trace
-from tests.test_telegram import OWNER, approve_japan, keyboard_rows, model, wait_text, wilson  # noqa: F401
+from tests.test_telegram import (  # noqa: F401
+    OWNER,
+    approve_japan,
+    keyboard_rows,
+    model,
+    wait_text,
+    wilson,
+)
 from wilson.app.repl import Repl
 from wilson.kernel.messages import Deliver
 
