@@ -7,7 +7,6 @@ import re
 from datetime import datetime
 
 from actors.hippocampus.advice import about_one_sender
-from actors.hippocampus.consent import allowed
 from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
@@ -102,8 +101,6 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
             continue  # a belief and the interpretation it grew from say it once (an episode twice happened twice)
         if writers and about_other_senders(memory["text"], writers):
             continue  # another sender's habit, or how their mail fared, is noise in this mail's run
-        if not allowed(memory["text"]):
-            continue  # it would make Wilson say less, and the user has not approved that (consent.py)
         said.add(text)
         chosen.append(memory)
     # The core profile is about the user; a habit with one sender's mail comes back when that sender writes
@@ -111,7 +108,7 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
     profile = [m for m in engram.profile(PROFILE_SIZE * 3, at=now) if not about_one_sender(m.text)]
     for memory in profile[:PROFILE_SIZE]:
         text = " ".join(memory.text.lower().split())
-        if memory.id not in {m["id"] for m in chosen} and text not in said and allowed(memory.text):
+        if memory.id not in {m["id"] for m in chosen} and text not in said:
             said.add(text)
             chosen.append(_memory_view(memory, "profile"))
     return chosen + calibration_lines(context)
