@@ -39,8 +39,9 @@ def evidence(memory: Memory) -> list[str]:
 def offer_text(memory: Memory, change: dict) -> str:
     times = int(memory.strength) if memory.strength >= 2 else 1
     seen = f" ({', '.join(evidence(memory))})" if evidence(memory) else ""
-    return (f"because {change['because']} on {times} occasion{'s' if times != 1 else ''}{seen}, "
-            f"while you answered other messages")
+    answered = ", while you answered other messages and the tasks were late or left" \
+        if change["key"].startswith("unheeded:") else ""
+    return f"because {change['because']} on {times} occasion{'s' if times != 1 else ''}{seen}{answered}"
 
 
 def offers(now: datetime, hold_back_at: float) -> list[tuple[Memory, dict]]:
