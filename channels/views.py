@@ -23,6 +23,18 @@ def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str 
     return [task_view(t, tz) for t in query]
 
 
+def overdue(tz, now, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """Open tasks whose day has passed by `now`, oldest first, each with what the user can do about it."""
+    today = now.astimezone(tz).date()
+    rows = []
+    for task in (Task.select().where(visible_to(Task, user_id, owner) & (Task.status == "open")
+                                     & Task.due.is_null(False)).order_by(Task.due, Task.id)):
+        view = task_view(task, tz)
+        if view["due"] and str(view["due"])[:10] < today.isoformat():
+            rows.append(dict(view, choices=f"done {task.id} · move {task.id} DATE · drop {task.id} · help {task.id}"))
+    return rows
+
+
 def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dict]:
     """Each topic with its tasks, dates and history; topics still waiting in a proposal show as proposed.
     `user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
@@ -124,7 +136,10 @@ def table(name: str, rows: list[dict]) -> str:
         return "(no expired proposals)" if name == "expired" else f"(no {name})"
     lines = []
     for row in rows:
-        if name == "tasks":
+        if name == "overdue":
+            lines.append(f"#{row['id']:<4} was due {row['due']:<12} {row['title']}"
+                         + (f"  [{row['topic']}]" if row.get("topic") else "") + f"\n      → {row['choices']}")
+        elif name == "tasks":
             lines.append(f"#{row['id']:<4} {row['status']:<9} {row['due'] or '—':<12} {row['title']}"
                          + (f"  [{row['topic']}]" if row.get("topic") else ""))
         elif name == "topics":

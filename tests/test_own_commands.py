@@ -73,7 +73,7 @@ def test_a_command_that_names_nothing_changes_nothing_and_says_why(app, repl):
     assert said(app, repl, "stop 1") == ["I have no reminder 1 (`reminders` lists them)."]  # a builtin job
     task = a_task(app, repl, "add call the bank")
     assert said(app, repl, f"snooze {task.id} someday") == [
-        "“someday” is not a time I can snooze until: try 2d, 12h or a date like 2027-03-01."]
+        "“someday” is not a time I can read: try 2d, 12h or a date like 2027-03-01."]
     assert Task.get_by_id(task.id).status == "open"
 
 

@@ -24,9 +24,11 @@ from wilson.kernel.messages import Decision
 from wilson.kernel.timeparse import date_or_datetime
 
 COMMAND = "do"  # a decision row's action: its text is the command
-VERBS = {"done": "complete_task", "snooze": "snooze_task", "drop": "cancel_task", "stop": "cancel_reminder"}
+VERBS = {"done": "complete_task", "snooze": "snooze_task", "drop": "cancel_task", "stop": "cancel_reminder",
+         "move": "update_task"}
 DEFAULT_SNOOZE = "1d"
-_WORDS = re.compile(r"(?i)^\s*/?(done|snooze|drop|stop)\s+#?(\d{1,9})(?:\s+(?:for\s+|until\s+)?(\S+))?\s*[.!]?\s*$")
+_WORDS = re.compile(r"(?i)^\s*/?(done|snooze|drop|stop|move)\s+#?(\d{1,9})(?:\s+(?:for\s+|until\s+|to\s+)?(\S+))?"
+                    r"\s*[.!]?\s*$")
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,8 @@ def parse(text: str | None) -> Command | None:
     if match is None:
         return None
     verb, target, when = match.group(1).lower(), int(match.group(2)), match.group(3)
-    if when is not None and verb != "snooze":
-        return None
+    if (when is not None) != (verb == "move") and not (verb == "snooze" and when is None):
+        return None  # "move 3" needs its new date; only snooze and move take one
     return Command(verb, target, when)
 
 
@@ -62,11 +64,11 @@ def until(when: str | None, now: datetime, tz) -> str:
         try:
             moment = date_or_datetime(when)
         except ValueError:
-            raise ValueError(f"“{when[:20]}” is not a time I can snooze until: try 2d, 12h or a date "
+            raise ValueError(f"“{when[:20]}” is not a time I can read: try 2d, 12h or a date "
                              "like 2027-03-01") from None
         return moment.isoformat()
     if span < timedelta(minutes=1):
-        raise ValueError("snooze for at least a minute, e.g. snooze 3 2h")
+        raise ValueError("give it at least a minute, e.g. snooze 3 2h")
     end = (now.astimezone(tz) + span)
     return (end.date().isoformat() if span >= timedelta(days=1) and span.total_seconds() % 86400 == 0
             else end.replace(microsecond=0).isoformat())
@@ -79,6 +81,8 @@ def change(command: Command, now: datetime, tz) -> tuple[str, dict]:
         return tool, {"reminder_id": command.target}
     if tool == "snooze_task":
         return tool, {"task_id": command.target, "until": until(command.when, now, tz)}
+    if tool == "update_task":
+        return tool, {"task_id": command.target, "due": until(command.when, now, tz)}
     return tool, {"task_id": command.target}
 
 
@@ -105,7 +109,8 @@ def run(decision: Decision, now: datetime, config, owner: str | None, plan_task)
     (the decision row is claimed in this transaction). Returns (that proposal, the receipt)."""
     command = parse(decision.text)
     if command is None:
-        return None, DecisionResult("I can't read that command: try done 3, snooze 3 2d, drop 3 or stop 4.")
+        return None, DecisionResult("I can't read that command: try done 3, snooze 3 2d, move 3 2027-03-01, drop 3 "
+                                    "or stop 4.")
     tz = config.timezone
     problem = _missing(command)
     try:

@@ -26,6 +26,7 @@ from actors.proposals.rules import UNDO
 from actors.proposals.words import undo_named
 from channels import views
 from channels.calendar import add_event, cancel_event
+from storage.models import Task
 from wilson.app.application import Wilson
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
@@ -49,7 +50,9 @@ HELP = """Commands (one per line, # starts a comment):
   undo [ID]                                  put back what a proposal you approved changed, at once
                                              (alone: the last one you approved)
   done ID | snooze ID [2d|DATE] | drop ID    a task (a number from `tasks`), at once: your command is
-  stop ID                                    the approval; stop: a reminder (a number from `reminders`)
+  move ID DATE | stop ID                     the approval; stop: a reminder (a number from `reminders`)
+  help ID                                    ask Wilson to help with a task
+  overdue                                    the tasks whose day has passed, with what you can do
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
   forget ID                                  propose to forget a memory (a number from `memories`)
@@ -61,7 +64,7 @@ Any other sentence is said to Wilson, as with say."""
 # Commands that are the whole line; followed by more words, the line is a sentence for Wilson
 # ("now what?", "wait, I forgot…").
 ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
-         "quit", "exit", "sync", "now", "today")
+         "quit", "exit", "sync", "now", "today", "overdue")
 WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
                   "trace", "quiet")
 COMMANDS = ALONE + WITH_ARGUMENTS
@@ -72,6 +75,9 @@ SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # terminal colour and cursor codes, as pasted text carries them
+
+
+HELP_TASK = re.compile(r"(?i)^help\s+(?:me\s+with\s+)?#?(\d{1,9})\s*$")
 
 
 class CommandError(ValueError):
@@ -123,6 +129,9 @@ def parse(line: str) -> Command | None:
     told = commands.parse(line)
     if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
         return Command("do", (told.text,))
+    helping = HELP_TASK.match(line)
+    if helping:
+        return Command("help_task", (int(helping.group(1)),))
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
@@ -349,6 +358,15 @@ class Repl:
             app.decide(args[0], UNDO)
         elif name == "do":
             app.decide(0, commands.COMMAND, text=args[0])
+        elif name == "help_task":  # the user's own words for Wilson, naming the task
+            task = Task.get_or_none(Task.id == args[0])
+            if task is None:
+                raise CommandError(f"no task {args[0]} (`tasks` lists them)")
+            app.say(f"help me with {task.title}")
+        elif name == "overdue":
+            rows = views.overdue(app.config.timezone, app.clock.now())
+            self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
+            return
         elif name == "forget":  # a proposal like any other: the user approves it
             problem = app.propose("forget_memory", {"memory": args[0]}, f"because you said memory {args[0]} is wrong")
             if problem:
