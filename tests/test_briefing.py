@@ -277,7 +277,8 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
                 created_at=MORNING - timedelta(days=30))
 
     def told():
-        return "\n".join(briefing.gather_day(MORNING, TZ, config(tmp_path)).overdue)
+        day = briefing.gather_day(MORNING, TZ, config(tmp_path))
+        return "\n".join(day.overdue + day.raise_lines)
 
     assert "Book accommodation (Trip to Japan), was due" in told()  # nobody asked to close the trip yet
     closing = Approval.create(trace_id="c", approver="owner", channel="repl", nonce="c", created_at=MORNING,
@@ -287,7 +288,8 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     text = told()
     assert "Book accommodation" not in text  # its preparation: the answer to closing the trip settles it
     assert "Submit expense report (Trip to Japan), was due" in text  # due after the trip: still the user's
-    assert "Make a study plan (Exam), was due" in text and "Call the bank, was due" in text
+    # the exam's overdue preparation is raised with the exam, ten days ahead
+    assert "Make a study plan (overdue since" in text and "Call the bank, was due" in text
     assert "Return the rental car (Trip to Japan), was due" in text
     closing.expires_at = MORNING - timedelta(minutes=1)
     closing.save()

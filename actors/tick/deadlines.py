@@ -135,10 +135,23 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
     if isinstance(own, list) and own:
         return parse_windows(own)  # chosen for this task: memory does not overrule it
     windows = _configured_windows(task, default_windows)
+    if _prepares_event(task):
+        # an event's preparation is raised early with the event's own windows (actors/escalation.py), all its
+        # open tasks together: of its own heads-ups only the nearest stays
+        heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
+        windows = [w for w in windows if w in ("due", "overdue") or w == (heads[0] if heads else None)]
     if task.id is not None and thinned_by(task) is not None:
         # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
         return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
     return windows
+
+
+def _prepares_event(task: Task) -> bool:
+    """Whether the task is preparation for an event still to come (its topic has a start ahead of its due)."""
+    if not task.topic_id:
+        return False
+    topic = task.topic
+    return topic.starts is not None and (task.due is None or as_utc(topic.starts) >= as_utc(task.due))
 
 
 def thinned_by(task: Task) -> dict | None:

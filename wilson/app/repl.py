@@ -275,7 +275,8 @@ class Repl:
             text += f"\n   → undo {record['undo']}"
         elif record.get("tasks"):  # a follow-up: as Telegram's Done, Snooze and Drop buttons under it
             for entry in commands.follow_up_buttons(record["tasks"]):
-                text += "\n   → " + " | ".join(entry["commands"])
+                if f"done {entry['task_id']}" not in text:  # a briefing names each task's choices itself
+                    text += "\n   → " + " | ".join(entry["commands"])
         topic = f" [{record['topic']}]" if record.get("topic") else ""
         self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
 
