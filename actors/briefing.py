@@ -64,6 +64,7 @@ class Day:
     raise_lines: list[str] = field(default_factory=list)
     overdue_before: list = field(default_factory=list)  # overdue tasks raised before: counted in one line
     overdue_line: str = ""
+    folded: list[int] = field(default_factory=list)  # gone overdue, left to their event's next window
     task_ids: list[int] = field(default_factory=list)  # tasks the briefing offers choices for (buttons)
 
     @property
@@ -213,7 +214,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         if on == today:
             day.due.append(_task_line(task, tz, overdue=False))
             recent = any(f.fired_at >= now - timedelta(hours=36) for f in task.firings if f.due == task.due)
-            day.fresh_due = day.fresh_due or not recent
+            day.fresh_due = day.fresh_due or not (recent or escalation.on_eve(task))
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
         elif on < today or (not task.due_is_date and task.due <= now):
@@ -221,7 +222,12 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
                 continue  # preparation for an event that is over, while the user is asked to close its topic
             if "overdue" in windows and "overdue" not in fired:
                 day.told.append((task.id, "overdue"))
-                day.new_overdue = True
+                # raised with its choices this morning; an event's preparation whose next window comes soon
+                # waits for it when nothing else brings a briefing today
+                if escalation.folds(task, today, tz):
+                    day.folded.append(task.id)
+                else:
+                    day.new_overdue = True
             if task.id in raised:
                 continue  # said with its event's open preparation
             if "overdue" in fired or "overdue" not in windows:
@@ -332,14 +338,15 @@ def _fire(task_id: int, window: str, now: datetime, config) -> None:
 def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
     """What a briefing (or the lack of one) settles, in the caller's transaction."""
     if not sent:
-        # No briefing today: a date-only task announced yesterday is not announced again on its day.
+        # No briefing today: a date-only task announced yesterday is not announced again on its day, and an
+        # event's preparation gone overdue waits for the event's next window, which comes soon (escalation.folds)
         for task_id, window in day.told:
-            if window == "due":
+            if window == "due" or (window == "overdue" and task_id in day.folded):
                 _fire(task_id, window, now, config)
         return
     for task_id, window in day.told + day.soon_told:
         _fire(task_id, window, now, config)
-    escalation.record(day.raises, now)
+    escalation.record(day.raises, now, config.timezone)
     for trace_id in day.new_traces:
         trace.record(trace_id, LISTED, "briefing", "new in your calendar: listed in the morning briefing", now)
     Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from actors.tick.deadlines import due_date, task_kind
+from storage import kv
 from storage.models import Task, TaskFiring, Topic
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
@@ -49,6 +50,37 @@ def window_for(days: int) -> int | None:
     return min(inside) if inside else None
 
 
+FOLD_WITHIN = 14  # days: an overdue task whose event's next window comes this soon waits to be raised there
+
+
+def next_window_in(task: Task, today: date, tz) -> int | None:
+    """Days until the next window of the event this task prepares (None when it prepares none)."""
+    if not task.topic_id or task.topic.starts is None or task.topic.status != "active":
+        return None
+    start = as_utc(task.topic.starts).astimezone(tz).date()
+    days = (start - today).days
+    ahead = [days - w for w in EVENT_WINDOWS if w < days]
+    if days >= 1 and not ahead:
+        return 0
+    return min(ahead) if ahead else None
+
+
+def folds(task: Task, today: date, tz) -> bool:
+    """Whether a task gone overdue is left to its event's next window rather than raised on its own morning."""
+    soon = next_window_in(task, today, tz)
+    return soon is not None and soon <= FOLD_WITHIN
+
+
+EVE_DAYS = 2  # preparation due this close to its event is told on the event's eve, with the rest
+
+
+def on_eve(task: Task) -> bool:
+    """Whether the task is due on its event's eve (packing, the check-in): the eve's raise tells it."""
+    if not task.topic_id or task.due is None or task.topic.starts is None:
+        return False
+    return timedelta(0) <= as_utc(task.topic.starts) - as_utc(task.due) <= timedelta(days=EVE_DAYS)
+
+
 def task_day(task: Task, tz) -> date | None:
     if task.due is None:
         return None
@@ -68,6 +100,8 @@ def raises(now: datetime, tz) -> list[Raise]:
         if window is None or days < 1:
             continue
         opened = datetime.combine(start - timedelta(days=window), datetime.min.time(), tzinfo=tz)
+        if days < window and kv.get_setting(_mark(topic, window, start)):
+            continue  # this window raised the event's preparation already: what goes overdue now waits for the next
         raise_ = Raise(topic, days, window)
         for task in topic.tasks.where(Task.status.in_(("open", "snoozed"))).order_by(Task.due, Task.id):
             on = task_day(task, tz)
@@ -120,9 +154,15 @@ def raise_text(raise_: Raise, today: date, tz) -> str:
     return "\n".join([head] + lines)
 
 
-def record(raises_: list[Raise], now: datetime) -> None:
-    """In the briefing's transaction: each task raised at its window counts as raised."""
+def _mark(topic: Topic, window: int, start: date) -> str:
+    return f"escalation:{topic.id}:{window}:{start.isoformat()}"
+
+
+def record(raises_: list[Raise], now: datetime, tz) -> None:
+    """In the briefing's transaction: each task raised at its window counts as raised, and so does the window."""
     for raise_ in raises_:
+        start = as_utc(raise_.topic.starts).astimezone(tz).date()
+        kv.put_setting(_mark(raise_.topic, raise_.window, start), as_utc(now).isoformat())
         for task in raise_.tasks:
             TaskFiring.get_or_create(task=task.id, window=f"{RAISED}{raise_.window}", due=task.due,
                                      defaults={"fired_at": now})

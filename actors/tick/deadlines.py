@@ -27,7 +27,8 @@ DUE_LEAD = timedelta(hours=2)  # "due" window before a timed due
 OVERDUE_AFTER = timedelta(days=1)
 # A heads-up falling due this soon after the user approved the task's date would repeat what they just read
 JUST_SEEN = timedelta(hours=12)
-OPEN_STATUSES = ("open", "snoozed")  # snoozed tasks carry their wake-up time in next_fire_at
+OPEN_STATUSES = ("open", "snoozed")
+EVE = timedelta(days=2)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
 # a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
@@ -137,9 +138,11 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
     windows = _configured_windows(task, default_windows)
     if _prepares_event(task):
         # an event's preparation is raised early with the event's own windows (actors/escalation.py), all its
-        # open tasks together: of its own heads-ups only the nearest stays
+        # open tasks together: of its own heads-ups only the nearest stays, and none for what is due on the eve
+        # of the event (the eve's raise tells it)
         heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
-        windows = [w for w in windows if w in ("due", "overdue") or w == (heads[0] if heads else None)]
+        eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
+        windows = [w for w in windows if w in ("due", "overdue") or (w == (heads[0] if heads else None) and not eve)]
     if task.id is not None and thinned_by(task) is not None:
         # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
         return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
