@@ -5,7 +5,7 @@ from __future__ import annotations
 from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
 from storage import mute, trace
-from storage.beliefs import memory_list
+from storage.beliefs import behaviour_changes, memory_list
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace
 from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
@@ -96,8 +96,9 @@ def outbox(tz) -> list[dict]:
 
 def memories(tz) -> list[dict]:
     """What the hippocampus has learned (principles, beliefs, interpretations), each with the id that
-    `forget N` names, since when it is held, and what it rests on."""
-    return memory_list()
+    `forget N` names, since when it is held, and what it rests on; first, what it changes in what Wilson says,
+    each with its evidence and the one command that takes it back."""
+    return behaviour_changes() + memory_list()
 
 
 def trace_steps(trace_id: str, tz=None) -> list[dict]:
@@ -161,10 +162,13 @@ def table(name: str, rows: list[dict]) -> str:
             if row.get("changes") and row.get("supersedes"):
                 lines.append(f"       What changed from #{row['supersedes']}:")
                 lines += [f"         {c}" for c in row["changes"].splitlines()]
+        elif name == "memories" and row["kind"] == "change":
+            lines.append(f"now: {row['says']}  (since {row['since']}; {row['because']}; undo: {row['undo']})")
         elif name == "memories":
             lines.append(f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
                          + (f"  (from {', '.join(row['provenance'][:3])}"
-                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else ""))
+                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else "")
+                         + ("  — changes nothing until you approve it" if row.get("asks_first") else ""))
         elif name == "reminders":
             lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
         else:
