@@ -28,7 +28,8 @@ OVERDUE_AFTER = timedelta(days=1)
 # A heads-up falling due this soon after the user approved the task's date would repeat what they just read
 JUST_SEEN = timedelta(hours=12)
 OPEN_STATUSES = ("open", "snoozed")
-EVE = timedelta(days=2)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
+EVE = timedelta(days=2)
+BUILT_IN = ["7d", "1d", "due", "overdue"]  # the default `[tick] windows` (wilson/kernel/config.py)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
 # a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
@@ -136,10 +137,10 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
     if isinstance(own, list) and own:
         return parse_windows(own)  # chosen for this task: memory does not overrule it
     windows = _configured_windows(task, default_windows)
-    if _prepares_event(task):
+    if _prepares_event(task) and windows == BUILT_IN:
         # an event's preparation is raised early with the event's own windows (actors/escalation.py), all its
-        # open tasks together: of its own heads-ups only the nearest stays, and none for what is due on the eve
-        # of the event (the eve's raise tells it)
+        # open tasks together: of the built-in heads-ups only the nearest stays, and none for what is due on the
+        # eve of the event (the eve's raise tells it). Windows the user configured are theirs: kept.
         heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
         eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
         windows = [w for w in windows if w in ("due", "overdue") or (w == (heads[0] if heads else None) and not eve)]
