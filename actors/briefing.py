@@ -458,7 +458,8 @@ def settle(now: datetime, config) -> Outbox | None:
                 trace.record(box.trace_id, "dropped", "briefing", "its day is over", now)
                 continue
             day = gather_day(now, tz, config, fresh={int(i) for i in payload.get("awaits") or []})
-            text = _text_for(day, config, payload.get("extra") or "")
+            extra = "\n\n".join(t for t in (attention.joined_text(payload), payload.get("extra") or "") if t)
+            text = _text_for(day, config, extra)
             if not text:
                 Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
                 _commit_day(day, now, config, sent=False)
