@@ -36,7 +36,8 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
 
-SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
+SETTLE_AFTER = timedelta(minutes=45)
+LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often  # the longest a briefing waits for the runs it awaits
 RUNNING = ("pending", "claimed")
 
 
@@ -264,6 +265,9 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         nudged = approval.reminded_at is not None or approval.remind_at is None  # done, or none to give
         day.asks_again = day.asks_again or (not nudged and as_utc(now) >= remind_moment(
             as_utc(approval.created_at), as_utc(approval.expires_at), before))
+        # one that waits for weeks (a plan for an event) is listed again once a week, not every morning
+        day.asks_again = day.asks_again or (as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
+                                            and not _briefed_before([approval.id], as_utc(now) - LIST_AGAIN))
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])
