@@ -346,34 +346,73 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
 
 # Topics -------------------------------------------------------------------------
 
-def _topic_key(topic: Topic) -> str:
-    return f"topic_end:{topic.id}:{as_utc(topic.ends).isoformat()}"
+def topic_end(topic: Topic, tz: ZoneInfo) -> datetime | None:
+    """When a topic's event is over: its end; for one told by its start alone (a dentist at 10:00, a move),
+    the end of that day."""
+    if topic.ends is not None:
+        return as_utc(topic.ends)
+    if topic.starts is None:
+        return None
+    return local_moment(as_utc(topic.starts).astimezone(tz).date() + timedelta(days=1), time(0, 0), tz)
 
 
-def ended_unfired(now: datetime) -> list[Topic]:
-    ended = list(Topic.select().where((Topic.status == "active") & Topic.ends.is_null(False) & (Topic.ends <= now))
-                 .order_by(Topic.ends, Topic.id))
+def close_moment(topic: Topic, tz: ZoneInfo) -> datetime | None:
+    """When its closing is proposed: the day after its event (the first midnight at or after its end), so that a
+    one-day event's closing comes with the next morning's briefing rather than minutes after the appointment."""
+    end = topic_end(topic, tz)
+    if end is None:
+        return None
+    local = end.astimezone(tz)
+    if (local.hour, local.minute, local.second, local.microsecond) == (0, 0, 0, 0):
+        return end
+    return local_moment(local.date() + timedelta(days=1), time(0, 0), tz)
+
+
+def _topic_key(topic: Topic, tz: ZoneInfo) -> str:
+    return f"topic_end:{topic.id}:{topic_end(topic, tz).isoformat()}"
+
+
+def _ending(before: datetime):
+    """Active topics whose event may be over by `before` (an end, or only a start, up to then)."""
+    return Topic.select().where((Topic.status == "active") & (
+        (Topic.ends.is_null(False) & (Topic.ends <= before))
+        | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= before))))
+
+
+def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
+    """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
+    ended = sorted((t for t in _ending(now) if (close_moment(t, tz) or now) <= now),
+                   key=lambda t: (close_moment(t, tz), t.id))
     if not ended:
         return []
-    keys = {_topic_key(t) for t in ended}
+    keys = {_topic_key(t, tz) for t in ended}
     seen = {r.dedup_key for r in Inbox.select(Inbox.dedup_key).where(Inbox.dedup_key.in_(list(keys)))}
-    return [t for t in ended if _topic_key(t) not in seen]
+    return [t for t in ended if _topic_key(t, tz) not in seen]
 
 
-def scan_topic_ends(now: datetime) -> list[int]:
-    """One "topic_end" inbox row per active topic whose end has passed; returns inbox ids."""
+def next_close(now: datetime, tz: ZoneInfo = UTC) -> datetime | None:
+    """The next moment a topic's closing falls due after `now` (for the simulated clock's steps)."""
+    soon = [close_moment(t, tz) for t in _ending(now + timedelta(days=2))]
+    later = [m for m in soon if m is not None and m > now]
+    if later:
+        return min(later)
+    upcoming = (Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > now))
+                .order_by(Topic.ends).limit(1).first())
+    return as_utc(upcoming.ends) if upcoming is not None else None
+
+
+def scan_topic_ends(now: datetime, tz: ZoneInfo = UTC) -> list[int]:
+    """One "topic_end" inbox row per active topic whose closing is due (the day after its event); inbox ids."""
     now = as_utc(now)
     written = []
-    for topic in ended_unfired(now):
-        ends = as_utc(topic.ends)
+    for topic in ended_unfired(now, tz):
+        ends = topic_end(topic, tz)
         trace_id = trace.new_trace_id()
         row = inbox.add(source=ACTOR, text=f"The topic '{topic.title}' ended at {ends:%Y-%m-%d %H:%M} UTC.",
                         priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id, kind="topic_end", origin="background",
                         payload={"topic_id": topic.id, "title": topic.title, "ends": ends.isoformat()},
-                        dedup_key=_topic_key(topic))
+                        dedup_key=_topic_key(topic, tz))
         if row is not None:
             trace.record(trace_id, "fired", ACTOR, f"topic {topic.id} '{topic.title}' ended", now, {"topic_id": topic.id})
             written.append(row.id)
     return written
-
-
