@@ -304,19 +304,19 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again
 
 
-def test_an_unanswered_proposal_is_listed_the_morning_of_its_reminder_not_every_morning(make_app):
+def test_an_unanswered_proposal_waits_until_its_event_listed_weekly_and_the_morning_of_its_reminder(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
     app.say("I have a dentist appointment on 20 January")
     assert app.wait_idle()
     [approval] = Approval.select()
     shown = len(app.user_deliveries())
-    app.advance(timedelta(days=4))  # three mornings, then past its expiry (72 h)
-    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %H:%M"), d["text"])
+    app.advance(timedelta(days=16))  # it can matter until the appointment: it waits, not 72 hours
+    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %d %H:%M"), d["text"])
             for d in app.user_deliveries()[shown:]]
-    # one briefing: the morning before it expires (its one reminder); then the notice that it was dropped
-    assert [when for when, _ in said] == ["Fri 07:00", "Fri 08:00"], said
-    assert f"Proposal {approval.id}: New topic: Dentist appointment" in said[0][1]
-    assert said[1][1].startswith(f"I dropped proposal {approval.id}")
+    # listed a week on, and the morning before it becomes moot (its one reminder); then the note that it is gone
+    assert [when for when, _ in said] == ["Wed 13 07:00", "Tue 19 07:00", "Wed 20 07:00"], said
+    assert all(f"Proposal {approval.id}: New topic: Dentist appointment" in text for _, text in said[:2])
+    assert said[2][1].startswith(f"I dropped proposal {approval.id}") and "its time has passed" in said[2][1]
 
 
 def test_a_mute_that_lasts_the_day_skips_its_briefing_and_one_that_ends_today_holds_it(db, tmp_path):

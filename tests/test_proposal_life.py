@@ -132,11 +132,12 @@ def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
             return {"tool_calls": [call("close_topic", topic_id=stimulus["payload"]["topic_id"])]}
         return {"text": ""}
 
-    app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6")
+    app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6", WILSON_CORE_QUIET_HOURS="off")
     now = app.clock.now()
+    midnight = datetime.combine(now.astimezone(BERLIN).date() + timedelta(days=1), datetime.min.time(), tzinfo=BERLIN)
     topic = Topic.create(title="Trip to Lisbon", status="active", starts=now - timedelta(days=7),
-                         ends=now + timedelta(hours=1), created_at=now - timedelta(days=30))
-    app.advance(timedelta(hours=2))  # the topic ends at 09:00: the tick asks the cortex, which proposes to close
+                         ends=midnight, created_at=now - timedelta(days=30))
+    app.advance(midnight - now + timedelta(hours=1))  # the trip is over: the tick asks the cortex, which proposes to close
     first = Approval.get()
     assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith("because “Trip to Lisbon” ended")
 
