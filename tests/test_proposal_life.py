@@ -404,3 +404,20 @@ def test_the_nudge_of_a_proposal_that_lapses_as_a_day_ends_names_that_day(db):
                                                           "from you.")
     approval.expires_at = datetime(2027, 1, 8, 7, tzinfo=timezone.utc)
     assert reminder_text(approval, BERLIN, made).endswith("I'll drop it on Fri 8 Jan 08:00 if I don't hear from you.")
+
+
+def test_a_plan_for_a_trip_in_five_weeks_still_waits_after_a_week_listed_in_the_briefing(make_app):
+    from tests.calendar_support import add_event
+
+    app = make_app()  # Tue 5 Jan 08:00, offline rules
+    add_event(app.calendar_file(), "Trip to Lisbon", date(2027, 2, 10), date(2027, 2, 14), "Lisbon",
+              tz=app.config.timezone)
+    app.advance(timedelta(days=1))
+    plan = Approval.get()
+    assert plan.expires_at == datetime(2027, 2, 9, 23, tzinfo=timezone.utc)  # when the trip starts, not in 72 h
+    app.advance(timedelta(days=8))  # a week and more without an answer
+    assert Approval.get_by_id(plan.id).status == "pending"
+    mornings = [d for d in said(app, "Good morning!") if local(d["at"]) == "Thu 07:00"]
+    assert mornings and f"Proposal {plan.id}: New topic: Trip to Lisbon" in mornings[-1]["text"]
+    assert "Waiting for your answer" in mornings[-1]["text"]
+    assert said(app, "I dropped proposal") == []
