@@ -49,7 +49,7 @@ def parse(text: str | None) -> Command | None:
     if match is None:
         return None
     verb, target, when = match.group(1).lower(), int(match.group(2)), match.group(3)
-    if (when is not None) != (verb == "move") and not (verb == "snooze" and when is None):
+    if (verb == "move" and when is None) or (verb not in ("move", "snooze") and when is not None):
         return None  # "move 3" needs its new date; only snooze and move take one
     return Command(verb, target, when)
 

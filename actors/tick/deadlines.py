@@ -2,6 +2,9 @@
 
 Also the ends of topics, which fire once like a deadline. See the package's docstring for
 what each window means.
+
+Size: a task's windows, its firings and a topic's end are one notion of "when Wilson speaks about this";
+the event windows that raise a topic's preparation together live apart (actors/escalation.py).
 """
 
 from __future__ import annotations
