@@ -136,3 +136,18 @@ def test_done_typed_in_the_chat_is_a_command_not_a_message_for_the_model(wilson,
     assert app.wait_idle(10)
     assert Task.get_by_id(task.id).status == "done"
     assert not [r for r in model.requests if f"done {task.id}" in str(r)]
+
+
+def test_slash_done_and_overdue_in_the_chat_are_answered_by_code(wilson, fake, model):  # noqa: F811
+    app = wilson()
+    approve_japan(fake)
+    task = Task.get()
+    Task.update(due=app.clock.now() - timedelta(days=3)).where(Task.id == task.id).execute()
+    fake.send_text(OWNER, "overdue")
+    listed = wait_text(fake, OWNER, "was due")
+    assert task.title in listed["text"] and f"done {task.id} · move {task.id} DATE" in listed["text"]
+    fake.send_text(OWNER, f"/done {task.id}")
+    wait_text(fake, OWNER, "✓ Mark done:")
+    assert app.wait_idle(10)
+    assert Task.get_by_id(task.id).status == "done"
+    assert not [r for r in model.requests if "overdue" in str(r["body"]["messages"][-1])]

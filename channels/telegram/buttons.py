@@ -47,6 +47,10 @@ class Buttons:
         if SHOW_EXPIRED.match(text):
             self._show_expired(incoming)
             return True
+        if text.strip().lower().rstrip(".!?") == "overdue":  # as the briefing's summary line says to
+            rows = views.overdue(self.config.timezone, incoming.now, incoming.uid, self._owner_decides())
+            self._reply(views.table("overdue", rows), incoming, "reply")
+            return True
         told = commands.parse(text)
         if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
             self._own_command(incoming.uid, told.text, incoming.where, incoming.now, incoming.after)

@@ -161,8 +161,9 @@ class Outbound:
             markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None
             if markup is not None and not markup.inline_keyboard:
                 markup = None
-        elif payload.get("proposals"):  # the morning briefing: those still waiting get their buttons
-            markup = briefing_keyboard(self._waiting(payload["proposals"]))
+        elif payload.get("proposals") or payload.get("briefing"):  # the morning briefing: what waits, what is raised
+            markup = briefing_keyboard(self._waiting(payload.get("proposals")),
+                                       follow_up_keyboard(commands.follow_up_buttons(payload.get("tasks"))))
         elif payload.get("undo"):
             markup = undo_keyboard(payload["undo"])
         elif payload.get("tasks") or payload.get("reminder"):  # a follow-up: Done, Snooze, Drop, Stop

@@ -189,16 +189,17 @@ def follow_up_keyboard(entries: list[dict], reminder: int | None = None) -> Inli
     return InlineKeyboardMarkup(rows) if rows else None
 
 
-def briefing_keyboard(entries: list[dict]) -> InlineKeyboardMarkup | None:
+def briefing_keyboard(entries: list[dict], tasks: InlineKeyboardMarkup | None = None) -> InlineKeyboardMarkup | None:
     """Under the morning briefing, a row per waiting proposal: approve it as it stands, or see it again
-    (with its Modify, Reject and item toggles). None when no proposal is waiting any more."""
+    (with its Modify, Reject and item toggles); then the one-tap answers for the tasks it raised (`tasks`,
+    follow_up_keyboard's). None when there is neither."""
     entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_BRIEFING_BUTTONS]
-    if not entries:
-        return None
-    return InlineKeyboardMarkup([[
+    rows = [[
         InlineKeyboardButton(f"Approve {e['id']} ✓", callback_data=callback_data(e["id"], "approve", e["nonce"])),
         InlineKeyboardButton(f"Show {e['id']}", callback_data=callback_data(e["id"], SHOW, e["nonce"]))]
-        for e in entries])
+        for e in entries]
+    rows += [list(row) for row in (tasks.inline_keyboard if tasks is not None else ())]
+    return InlineKeyboardMarkup(rows) if rows else None
 
 
 def settled_text(approval: Approval) -> str:
