@@ -74,7 +74,7 @@ def test_an_overdue_task_is_raised_once_with_its_choices_then_counted_in_one_lin
     for _ in range(25):
         app.advance(timedelta(days=1))
     mornings = [r["text"] for r in app.user_deliveries() if r["text"].startswith("Good morning!")]
-    with_choices = [t for t in mornings if f"Check passport validity (Trip to Japan), was due" in t]
+    with_choices = [t for t in mornings if "Check passport validity (Trip to Japan), was due" in t]
     assert len(with_choices) == 1 and f"done {passport.id} · move {passport.id} DATE · drop {passport.id}" \
         in with_choices[0]
     later = [t for t in mornings[mornings.index(with_choices[0]) + 1:] if "overdue" in t]

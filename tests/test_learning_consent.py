@@ -61,7 +61,7 @@ def test_a_learned_reason_to_say_less_is_asked_with_its_evidence_and_undone_in_o
     assert said(app, repl, "yes")[0].startswith("Done:\n✓ From now on: remind you of bill payment only when it is due")
     assert advice.reminder_advice("Pay the water bill")["memory"] == memory.id
     listed = table(repl, "memories")
-    assert (f"now: remind you of bill payment only when it is due" in listed
+    assert ("now: remind you of bill payment only when it is due" in listed
             and f"undo: undo {offer.id}" in listed and "went unanswered on 3 occasions" in listed), listed
 
     assert said(app, repl, f"undo {offer.id}")[0].startswith("Put back:\n✓ Stop: remind you of bill payment")
@@ -75,5 +75,5 @@ def test_a_reason_to_say_more_applies_at_once_and_is_listed_with_its_undo(app):
     steered = advice.proposal_advice("create_task", {"title": "Book flights", "due": "2027-03-01"}, app.clock.now())
     assert steered["action"] == "earlier"  # no question asked: it makes Wilson speak earlier, not less
     listed = table(repl, "memories")
-    assert f"now: user books flights late (so I propose such tasks a week earlier)" in listed
+    assert "now: user books flights late (so I propose such tasks a week earlier)" in listed
     assert f"undo: forget {memory.id}" in listed

@@ -151,3 +151,15 @@ def test_slash_done_and_overdue_in_the_chat_are_answered_by_code(wilson, fake, m
     assert app.wait_idle(10)
     assert Task.get_by_id(task.id).status == "done"
     assert not [r for r in model.requests if "overdue" in str(r["body"]["messages"][-1])]
+
+
+def test_a_recurring_reminder_carries_stop_reminding_and_its_press_is_the_stop_command():
+    from actors.proposals import commands
+    from channels.telegram.text import follow_up_keyboard, parse_command_data
+
+    [[stop]] = follow_up_keyboard([], reminder=5).inline_keyboard
+    assert stop.text == "Stop reminding ✋"
+    assert commands.parse(parse_command_data(stop.callback_data)) == commands.Command("stop", 5)
+    assert parse_command_data("ap:3:approve:abcd") is None  # a proposal's button is not a command
+    assert commands.parse("done with the passport") is None  # words to read, not a command
+    assert commands.parse("move 3") is None and commands.parse("done 3 tomorrow") is None
