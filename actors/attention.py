@@ -208,8 +208,10 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
             trace.record(row.trace_id, "surfaced", "cortex", "in the morning briefing", now)
             return []  # the briefing goes when the last of its runs has ended (actors/briefing.py)
     tasks = _tasks_of(row)
-    gathering = None if user_run else awaiting_briefing(row.id)
+    urgent_run = row.priority <= 1 or any(urgent for _, _, urgent in items)
+    gathering = None if user_run or urgent_run else awaiting_briefing(row.id)
     if gathering is not None:  # a run of this morning's sync: what it tells goes inside the one morning message
+        # (what is urgent goes at once: the briefing may still wait for a slow run)
         return join_briefing(gathering, row, items, channel, base_payload, tasks, now)
     over = None if user_run else over_at(row, config.timezone)
     for index, (text, why, urgent) in enumerate(items):
@@ -291,7 +293,7 @@ def awaiting_briefing(row_id: int) -> Outbox | None:
 
 def join_briefing(box: Outbox, row: Inbox, items: list, channel: str, base_payload: dict, tasks: list,
                   now: datetime) -> list[tuple[str, int]]:
-    """What a run of the morning's sync tells, as lines of the briefing (urgent ones first), in the caller's
+    """What a run of the morning's sync tells, as lines of the briefing, in the caller's
     transaction. Each is still an outbox row (status briefed, naming the briefing), so "what did I miss?" and
     the told-before check find it as told, without a second message at the same minute."""
     joined = list((box.payload or {}).get("joined") or [])
