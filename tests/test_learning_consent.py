@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 
 from actors.hippocampus import advice
+from actors.hippocampus.recall import relevant_memories
 from storage import engram
 from storage.models import Approval, ApprovalItem
 from wilson.app.repl import Repl
@@ -45,6 +46,9 @@ def test_a_learned_reason_to_say_less_is_asked_with_its_evidence_and_undone_in_o
     memory = engram.store("belief", BELIEF, ["outbox:3", "outbox:9", "outbox:14"], app.clock.now(), weight=3)
     assert advice.reminder_advice("Pay the water bill") is None  # learned, and nothing changes
     assert "changes nothing until you approve it" in table(repl, "memories")
+    # a model that plans sees it, marked as not agreed
+    [seen] = [m for m in relevant_memories({"text": "Pay the water bill"}, app.clock.now()) if m["id"] == memory.id]
+    assert seen["not_agreed"].startswith("the user has not agreed to act on this")
 
     app.advance(timedelta(days=1))  # the night offers it; the morning briefing carries it
     offer = Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning").get()
@@ -60,6 +64,8 @@ def test_a_learned_reason_to_say_less_is_asked_with_its_evidence_and_undone_in_o
 
     assert said(app, repl, "yes")[0].startswith("Done:\n✓ From now on: remind you of bill payment only when it is due")
     assert advice.reminder_advice("Pay the water bill")["memory"] == memory.id
+    [seen] = [m for m in relevant_memories({"text": "Pay the water bill"}, app.clock.now()) if m["id"] == memory.id]
+    assert "not_agreed" not in seen
     listed = table(repl, "memories")
     assert ("now: remind you of bill payment only when it is due" in listed
             and f"undo: undo {offer.id}" in listed and "went unanswered on 3 occasions" in listed), listed
