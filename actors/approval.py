@@ -20,7 +20,7 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors.proposals import decide as proposals_decide, lapse, make, rules, undo
+from actors.proposals import commands, decide as proposals_decide, lapse, make, rules, undo
 from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE, UNDO
 from actors.tick.deadlines import plan_task, windows_config
 from storage import decisions, outbox, trace
@@ -178,7 +178,7 @@ class ApprovalActor(WilsonActor):
                          f"{result.text.splitlines()[0] if result.text else describe_quiet(result)}", now)
             box = None
             if result.text:
-                payload = {"decision": {"approval_id": decision.approval_id, "action": decision.action}}
+                payload = {"decision": {"approval_id": decision.approval_id, "action": decision.action, "id": row.id}}
                 if result.undoable:  # a receipt of changes offers to put them back (an Undo button)
                     payload["undo"] = {"id": approval.id, "nonce": approval.nonce}
                 box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
@@ -205,7 +205,9 @@ class ApprovalActor(WilsonActor):
         if decision.action == REVIVE:
             return approval, proposals_decide.revive(decision, approval, now, self.config, owner)
         if decision.action == UNDO:
-            return approval, undo.undo(decision, approval, now, self.config, owner)
+            return self.undo_now(decision, approval, now, owner)
+        if decision.action == commands.COMMAND:
+            return commands.run(decision, now, self.config, owner, self.plan_task)
         problem, settled = proposals_decide.refuse(decision, approval, now, tz, owner)
         if problem:
             logger.info("decision on proposal {} refused: {}", decision.approval_id, problem)
@@ -217,6 +219,24 @@ class ApprovalActor(WilsonActor):
             return approval, DecisionResult(rules.check(decision, fresh, now, tz, owner)
                                             or f"Proposal {approval.id} changed just now, so I did nothing; "
                                                "have a look at it again.")
+
+    def undo_now(self, decision: Decision, approval: Approval | None, now: datetime,
+                 owner: str | None) -> tuple[Approval | None, DecisionResult]:
+        """Undo is the user's own clear command (a press, or "undo 3"): what would put the change back is
+        recorded as a proposal made by code and approved in the same transaction, so it is traced, and can
+        itself be undone (a redo), but never asked for twice."""
+        asked = undo.undo(decision, approval, now, self.config, owner)
+        if asked.made is None:
+            return approval, asked
+        made = Approval.get_by_id(asked.made)
+        trace.record(made.trace_id, "command", self.name,
+                     f"proposal {made.id} undoes proposal {made.summary.rsplit(' ', 1)[-1]}: your undo is its approval",
+                     now)
+        done = proposals_decide.approve(made, (), now, self.config.timezone, self.plan_task,
+                                        owner=self.config.get("core", "owner"), config=self.config)
+        done.text = "\n".join(t for t in (asked.text, done.text.replace("Done:", "Put back:", 1)) if t)
+        done.stage = "undone"
+        return made, done
 
     def take(self, decision: Decision, approval: Approval, now: datetime) -> DecisionResult:
         if decision.action == "confirm":  # per-item toggles: the chosen items, and not the others

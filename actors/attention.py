@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from storage import mute, outbox, trace
-from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Task, TaskFiring
+from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Schedule, Task, TaskFiring
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.quiet import parse_window
 from wilson.kernel.timeparse import local_moment
@@ -179,9 +179,18 @@ def record_ack(row: Inbox, now: datetime) -> int | None:
 
 def _tasks_of(row: Inbox) -> list[int]:
     payload = row.payload or {}
-    if row.kind == "deadline" and payload.get("task_id") is not None:
-        return [int(payload["task_id"])]
+    if row.kind in ("deadline", "reminder") and isinstance(payload.get("task_id"), int):
+        return [int(payload["task_id"])]  # a follow-up, or a snoozed task come back
     return []
+
+
+def _reminder_of(row: Inbox) -> dict:
+    """A recurring reminder's firing carries its id: "Stop reminding" under it stops it in one tap."""
+    payload = row.payload or {}
+    if row.kind != "reminder" or payload.get("once") or not isinstance(payload.get("schedule"), str):
+        return {}
+    found = Schedule.get_or_none((Schedule.name == payload["schedule"]) & (Schedule.kind == "reminder"))
+    return {"reminder": found.id} if found is not None else {}
 
 
 # Surfacing ----------------------------------------------------------------------
@@ -199,9 +208,14 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
             trace.record(row.trace_id, "surfaced", "cortex", "in the morning briefing", now)
             return []  # the briefing goes when the last of its runs has ended (actors/briefing.py)
     tasks = _tasks_of(row)
+    urgent_run = row.priority <= 1 or any(urgent for _, _, urgent in items)
+    gathering = None if user_run or urgent_run else awaiting_briefing(row.id)
+    if gathering is not None:  # a run of this morning's sync: what it tells goes inside the one morning message
+        # (what is urgent goes at once: the briefing may still wait for a slow run)
+        return join_briefing(gathering, row, items, channel, base_payload, tasks, now)
     over = None if user_run else over_at(row, config.timezone)
     for index, (text, why, urgent) in enumerate(items):
-        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}),
+        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}), **_reminder_of(row),
                        **({"over_at": over.isoformat()} if over else {}))
         key = f"surface:{row.id}:{index}"
         if user_run:
@@ -267,6 +281,41 @@ def flush_bundle(bundle: str, now: datetime, config, quiet_until, finishing: int
                "tasks": tasks, "bundle": bundle, "members": [r.id for r in keep]}
     return _write(placement, channel=first.channel, text=text, trace_id=first.trace_id, key=f"followups:{bundle}",
                   now=now, payload=payload, why=f"{len(keep)} follow-up(s) of one hour")
+
+
+def awaiting_briefing(row_id: int) -> Outbox | None:
+    """The morning briefing being gathered that waits for this run (one of its sync's rows), or None."""
+    for box in Outbox.select().where(Outbox.status == COMPOSE).order_by(Outbox.id.desc()):
+        if row_id in ((box.payload or {}).get("awaits") or []):
+            return box
+    return None
+
+
+def join_briefing(box: Outbox, row: Inbox, items: list, channel: str, base_payload: dict, tasks: list,
+                  now: datetime) -> list[tuple[str, int]]:
+    """What a run of the morning's sync tells, as lines of the briefing, in the caller's
+    transaction. Each is still an outbox row (status briefed, naming the briefing), so "what did I miss?" and
+    the told-before check find it as told, without a second message at the same minute."""
+    joined = list((box.payload or {}).get("joined") or [])
+    for index, (text, why, urgent) in enumerate(items):
+        if not text.strip():
+            continue
+        key = f"surface:{row.id}:{index}"
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=key, at=now,
+                          payload=dict(base_payload, why=why, in_briefing=box.id, **({"tasks": tasks} if tasks else {})))
+        Outbox.update(status=BRIEFED).where(Outbox.id == told.id).execute()
+        entry = {"row": row.id, "text": text.strip(), "urgent": bool(urgent)}
+        joined = [e for e in joined if e.get("row") != row.id or e.get("text") != entry["text"]] + [entry]
+        trace.record(row.trace_id, "surfaced", "cortex", f"{why} (inside the morning briefing, outbox {box.id})", now)
+    joined.sort(key=lambda e: not e.get("urgent"))
+    Outbox.update(payload=dict(box.payload or {}, joined=joined)).where(Outbox.id == box.id).execute()
+    return []
+
+
+def joined_text(payload: dict) -> str:
+    """The lines runs of the morning's sync told, as the briefing says them."""
+    lines = [e.get("text", "") for e in (payload or {}).get("joined") or [] if isinstance(e, dict)]
+    return "\n\n".join(line for line in lines if line)
 
 
 def pending_bundles() -> set[str]:

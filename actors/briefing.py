@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 
 from peewee import Value, fn
 
-from actors import attention, tools
+from actors import attention, escalation, tools
 from actors.proposals.rules import OPEN, remind_before, remind_moment
 from actors.proposals.words import headline, render
 from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
@@ -37,7 +37,8 @@ from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
 
-SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
+SETTLE_AFTER = timedelta(minutes=45)
+LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often  # the longest a briefing waits for the runs it awaits
 RUNNING = ("pending", "claimed")
 
 
@@ -61,6 +62,12 @@ class Day:
     new_overdue: bool = False  # a task went overdue since the last briefing
     asks_again: bool = False  # a waiting proposal's one reminder is due: this briefing is it
     fresh_due: bool = False  # a task due today that no follow-up announced yesterday
+    raises: list = field(default_factory=list)  # events' open preparation raised at a window (escalation.py)
+    raise_lines: list[str] = field(default_factory=list)
+    overdue_before: list = field(default_factory=list)  # overdue tasks raised before: counted in one line
+    overdue_line: str = ""
+    folded: list[int] = field(default_factory=list)  # gone overdue, left to their event's next window
+    task_ids: list[int] = field(default_factory=list)  # tasks the briefing offers choices for (buttons)
 
     @property
     def useful(self) -> bool:
@@ -70,7 +77,7 @@ class Day:
         # A proposal still waiting earns the morning of its one reminder (actors/proposals/lapse.py); on the
         # mornings before, it rides along, or the user would hear of it every day until it expires.
         return bool(self.events or self.fresh_due or self.asks_again or self.plans or self.waiting
-                    or self.new_overdue or self.new_in_calendar)
+                    or self.new_overdue or self.new_in_calendar or self.raises)
 
 
 def _short_day(day: date) -> str:
@@ -198,6 +205,10 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     day = Day(today, events=todays_events(now, tz))
     day.new_in_calendar, day.new_traces = unplanned_events(now, tz)
     closing = _closing(now)
+    day.raises = escalation.raises(now, tz)
+    raised = {t.id for r in day.raises for t in r.tasks}
+    day.raise_lines = [escalation.raise_text(r, today, tz) for r in day.raises]
+    day.task_ids = sorted(raised)
     for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
                  .order_by(Task.due, Task.id)):
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
@@ -205,16 +216,27 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         if on == today:
             day.due.append(_task_line(task, tz, overdue=False))
             recent = any(f.fired_at >= now - timedelta(hours=36) for f in task.firings if f.due == task.due)
-            day.fresh_due = day.fresh_due or not recent
+            day.fresh_due = day.fresh_due or not (recent or escalation.on_eve(task))
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not
         elif on < today or (not task.due_is_date and task.due <= now):
             if task.topic_id in closing and as_utc(task.due) < closing[task.topic_id]:
                 continue  # preparation for an event that is over, while the user is asked to close its topic
-            day.overdue.append(_task_line(task, tz, overdue=True))
             if "overdue" in windows and "overdue" not in fired:
                 day.told.append((task.id, "overdue"))
-                day.new_overdue = True
+                # raised with its choices this morning; an event's preparation whose next window comes soon
+                # waits for it when nothing else brings a briefing today
+                if escalation.folds(task, today, tz):
+                    day.folded.append(task.id)
+                else:
+                    day.new_overdue = True
+            if task.id in raised:
+                continue  # said with its event's open preparation
+            if "overdue" in fired or "overdue" not in windows:
+                day.overdue_before.append(task)  # raised once already: counted, not repeated line by line
+                continue
+            day.overdue.append(_task_line(task, tz, overdue=True) + f": {escalation.CHOICES.format(n=task.id)}")
+            day.task_ids.append(task.id)
         elif task.due_is_date:
             # a heads-up ("due in 7 days") whose follow-up would come later today is said now instead
             later = [name for name, moment in window_times(task.due, True, windows, tz)
@@ -223,6 +245,8 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             if later:
                 day.soon.append(_soon_line(task, on, today))
                 day.soon_told.extend((task.id, name) for name in later)
+    if day.overdue_before:
+        day.overdue_line = escalation.overdue_summary(day.overdue_before, today, tz)
     waiting = list(Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > now))
                    .order_by(Approval.id))
     ids = [a.id for a in waiting]
@@ -242,6 +266,9 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         nudged = approval.reminded_at is not None or approval.remind_at is None  # done, or none to give
         day.asks_again = day.asks_again or (not nudged and as_utc(now) >= remind_moment(
             as_utc(approval.created_at), as_utc(approval.expires_at), before))
+        # one that waits for weeks (a plan for an event) is listed again once a week, not every morning
+        day.asks_again = day.asks_again or (as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
+                                            and not _briefed_before([approval.id], as_utc(now) - LIST_AGAIN))
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])
@@ -280,11 +307,15 @@ def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
 
 def render_day(day: Day, extra: str = "") -> str:
     """The briefing's text; empty when there is nothing to say."""
-    sections = [("Today", day.events), ("Due today", day.due), ("Overdue", day.overdue),
+    overdue = list(day.overdue)
+    if day.overdue_line:
+        overdue.append(("and " if overdue else "") + day.overdue_line)
+    sections = [("Today", day.events), ("Due today", day.due), ("Overdue", overdue),
                 ("Coming up", day.soon), ("New in your calendar (no plan from me: ask if one needs it)",
                                           day.new_in_calendar), ("Waiting for your answer", day.proposals),
                 ("Kept for this morning", day.waiting)]
     body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
+    body += day.raise_lines
     body += day.plans
     if extra:
         body.append(extra)
@@ -329,13 +360,15 @@ def _fire(task_id: int, window: str, now: datetime, config) -> None:
 def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
     """What a briefing (or the lack of one) settles, in the caller's transaction."""
     if not sent:
-        # No briefing today: a date-only task announced yesterday is not announced again on its day.
+        # No briefing today: a date-only task announced yesterday is not announced again on its day, and an
+        # event's preparation gone overdue waits for the event's next window, which comes soon (escalation.folds)
         for task_id, window in day.told:
-            if window == "due":
+            if window == "due" or (window == "overdue" and task_id in day.folded):
                 _fire(task_id, window, now, config)
         return
     for task_id, window in day.told + day.soon_told:
         _fire(task_id, window, now, config)
+    escalation.record(day.raises, now, config.timezone)
     for trace_id in day.new_traces:
         trace.record(trace_id, LISTED, "briefing", "new in your calendar: listed in the morning briefing", now)
     Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
@@ -385,7 +418,8 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
             _commit_day(day, now, config, sent=False)
             return None
         trace_id = trace.new_trace_id()
-        payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids}
+        payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids,
+                   "tasks": day.task_ids}
         if compose:
             payload.update(awaits=[], gathering=True)
         box = outbox.add(channel=config.primary_channel, text=text, trace_id=trace_id, key=key, at=now,
@@ -446,7 +480,8 @@ def settle(now: datetime, config) -> Outbox | None:
                 trace.record(box.trace_id, "dropped", "briefing", "its day is over", now)
                 continue
             day = gather_day(now, tz, config, fresh={int(i) for i in payload.get("awaits") or []})
-            text = _text_for(day, config, payload.get("extra") or "")
+            extra = "\n\n".join(t for t in (attention.joined_text(payload), payload.get("extra") or "") if t)
+            text = _text_for(day, config, extra)
             if not text:
                 Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
                 _commit_day(day, now, config, sent=False)
@@ -457,7 +492,7 @@ def settle(now: datetime, config) -> Outbox | None:
                 Outbox.update(status=attention.DROPPED).where(Outbox.id == box.id).execute()
                 trace.record(box.trace_id, "held back", "briefing", "the user's quiet lasts the day", now)
                 continue
-            payload.update(proposals=day.proposal_ids, gathering=False)
+            payload.update(proposals=day.proposal_ids, tasks=day.task_ids, gathering=False)
             Outbox.update(status="held" if held else "pending", text=text, payload=payload,
                           deliver_after=held).where(Outbox.id == box.id).execute()
             _commit_day(day, now, config, sent=True)

@@ -27,6 +27,7 @@ def delivery_record(row: Outbox, at) -> dict:
                      "items": len(approval.get("items") or [])} if approval else None,
         "proposals": list(payload.get("proposals") or []),  # a briefing offers these for a decision
         "undo": (payload.get("undo") or {}).get("id") if isinstance(payload.get("undo"), dict) else None,
+        "tasks": [t for t in payload.get("tasks") or [] if isinstance(t, int)],  # a follow-up's one-tap answers
         "at": at.isoformat(),
     }
 

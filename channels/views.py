@@ -9,7 +9,7 @@ from peewee import fn
 from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
 from storage import mute, trace
-from storage.beliefs import memory_list
+from storage.beliefs import behaviour_changes, memory_list
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace
 from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
@@ -25,6 +25,18 @@ def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str 
     if status:
         query = query.where(Task.status == status)
     return [task_view(t, tz) for t in query]
+
+
+def overdue(tz, now, user_id: str | None = None, owner: str | None = None) -> list[dict]:
+    """Open tasks whose day has passed by `now`, oldest first, each with what the user can do about it."""
+    today = now.astimezone(tz).date()
+    rows = []
+    for task in (Task.select().where(visible_to(Task, user_id, owner) & (Task.status == "open")
+                                     & Task.due.is_null(False)).order_by(Task.due, Task.id)):
+        view = task_view(task, tz)
+        if view["due"] and str(view["due"])[:10] < today.isoformat():
+            rows.append(dict(view, choices=f"done {task.id} · move {task.id} DATE · drop {task.id} · help {task.id}"))
+    return rows
 
 
 def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dict]:
@@ -88,8 +100,9 @@ def outbox(tz) -> list[dict]:
 
 def memories(tz) -> list[dict]:
     """What the hippocampus has learned (principles, beliefs, interpretations), each with the id that
-    `forget N` names, since when it is held, and what it rests on."""
-    return memory_list()
+    `forget N` names, since when it is held, and what it rests on; first, what it changes in what Wilson says,
+    each with its evidence and the one command that takes it back."""
+    return behaviour_changes() + memory_list()
 
 
 def trace_steps(trace_id: str, tz=None) -> list[dict]:
@@ -128,7 +141,10 @@ def table(name: str, rows: list[dict]) -> str:
         return "(no expired proposals)" if name == "expired" else f"(no {name})"
     lines = []
     for row in rows:
-        if name == "tasks":
+        if name == "overdue":
+            lines.append(f"#{row['id']:<4} was due {row['due']:<12} {row['title']}"
+                         + (f"  [{row['topic']}]" if row.get("topic") else "") + f"\n      → {row['choices']}")
+        elif name == "tasks":
             lines.append(f"#{row['id']:<4} {row['status']:<9} {row['due'] or '—':<12} {row['title']}"
                          + (f"  [{row['topic']}]" if row.get("topic") else ""))
         elif name == "topics":
@@ -150,10 +166,13 @@ def table(name: str, rows: list[dict]) -> str:
             if row.get("changes") and row.get("supersedes"):
                 lines.append(f"       What changed from #{row['supersedes']}:")
                 lines += [f"         {c}" for c in row["changes"].splitlines()]
+        elif name == "memories" and row["kind"] == "change":
+            lines.append(f"now: {row['says']}  (since {row['since']}; {row['because']}; undo: {row['undo']})")
         elif name == "memories":
             lines.append(f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
                          + (f"  (from {', '.join(row['provenance'][:3])}"
-                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else ""))
+                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else "")
+                         + ("  — changes nothing until you approve it" if row.get("asks_first") else ""))
         elif name == "reminders":
             lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
         else:

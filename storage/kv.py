@@ -35,6 +35,12 @@ def delete_settings(prefix: str) -> int:
     return Setting.delete().where(Setting.key.startswith(prefix)).execute()
 
 
+def settings_with_prefix(prefix: str) -> dict:
+    """Every setting whose key starts with `prefix`, by the rest of its key (a family read whole)."""
+    return {row.key[len(prefix):]: row.value
+            for row in Setting.select().where(Setting.key.startswith(prefix)).order_by(Setting.key)}
+
+
 def get_cursor(name: str, default=None):
     """The cursor's value; `default` when there is none or it holds null."""
     row = cursor_row(name)

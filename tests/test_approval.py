@@ -34,6 +34,18 @@ PLAN = [call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24")
         call("create_task", title="Pack", due="2027-04-08", topic=TRIP)]
 
 
+# The same plan without dates: a proposal with no time of its own waits `[approval] expiry_hours` at most (a
+# dated one waits until its event starts), so the tests of that wait use it.
+UNDATED = [call("create_topic", title=TRIP), call("create_task", title="Check passport", topic=TRIP),
+           call("create_task", title="Book flights", topic=TRIP), call("create_task", title="Pack", topic=TRIP)]
+
+
+def undated_planner(ctx, body):
+    """The planner, with a plan that has no dates."""
+    reply = planner(ctx, body)
+    return {"tool_calls": UNDATED} if reply.get("tool_calls") == PLAN else reply
+
+
 def planner(ctx, body):
     """Plans the trip from a message or a calendar event; on `modify` re-proposes what is pending,
     with the user's change to the flights applied."""
@@ -271,7 +283,7 @@ def test_item_by_item_only_the_approved_exist(scripted):
 
 
 def test_an_expired_proposal_cannot_be_approved(scripted):
-    app, server = scripted(planner, WILSON_APPROVAL_EXPIRY_HOURS="2")
+    app, server = scripted(undated_planner, WILSON_APPROVAL_EXPIRY_HOURS="2")
     approval = propose(app)
     assert approval.expires_at - approval.created_at == timedelta(hours=2)
     settled = spy_settled(app)

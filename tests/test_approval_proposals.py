@@ -6,7 +6,7 @@ A fresh database and no running Wilson: these are the row transitions the gate a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from actors.proposals import decide, make, rules
 from storage import inbox
@@ -33,7 +33,8 @@ def test_a_modification_replaces_its_proposal_once_keeping_its_reason(db, tmp_pa
     config = make_config(tmp_path / "home")
     original = make.propose(message("I'm flying to Japan"), ITEMS, "repl", NOW, config)
     assert original.approver == "ann" and original.reason == "because you asked: “I'm flying to Japan”"
-    assert original.remind_at is not None and original.expires_at == NOW + timedelta(hours=72)
+    # it waits until its earliest date has passed (the end of 15 Feb), not 72 hours
+    assert original.remind_at is not None and original.expires_at == datetime(2027, 2, 15, 23, tzinfo=timezone.utc)
 
     change = message("flights by Feb 1", kind="modify", payload={"approval_id": original.id})
     changed = [("create_task", {"title": "Book flights", "due": "2027-02-01"},
@@ -63,7 +64,7 @@ def test_check_only_reads_and_the_gate_marks_a_late_answer_expired_telling_it_on
     decision = Decision(approval_id=approval.id, action="approve", user_id="ann", channel="repl")
 
     problem = rules.check(decision, approval, late, config.timezone)
-    assert problem.startswith(f"Proposal {approval.id} expired on 08 Jan 08:00")
+    assert problem.startswith(f"Proposal {approval.id} expired on 16 Feb 00:00")
     assert state(approval.id) == ("pending", ["pending", "pending"])  # asking changed nothing
     assert rules.check(decision, approval, late - timedelta(minutes=2), config.timezone) is None
 

@@ -25,6 +25,7 @@ APPROVAL_WRITERS = {
                                 "showing one",
     "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
     "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
+    "actors/proposals/commands.py": "records the user's own command (done 3, snooze 3 2d) as a proposal approved at once",
     "storage/migrations.py": "schema migrations carry existing rows over",
 }
 MODELS = {"Approval", "ApprovalItem"}

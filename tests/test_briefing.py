@@ -277,7 +277,8 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
                 created_at=MORNING - timedelta(days=30))
 
     def told():
-        return "\n".join(briefing.gather_day(MORNING, TZ, config(tmp_path)).overdue)
+        day = briefing.gather_day(MORNING, TZ, config(tmp_path))
+        return "\n".join(day.overdue + day.raise_lines)
 
     assert "Book accommodation (Trip to Japan), was due" in told()  # nobody asked to close the trip yet
     closing = Approval.create(trace_id="c", approver="owner", channel="repl", nonce="c", created_at=MORNING,
@@ -287,7 +288,8 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     text = told()
     assert "Book accommodation" not in text  # its preparation: the answer to closing the trip settles it
     assert "Submit expense report (Trip to Japan), was due" in text  # due after the trip: still the user's
-    assert "Make a study plan (Exam), was due" in text and "Call the bank, was due" in text
+    # the exam's overdue preparation is raised with the exam, ten days ahead
+    assert "Make a study plan (overdue since" in text and "Call the bank, was due" in text
     assert "Return the rental car (Trip to Japan), was due" in text
     closing.expires_at = MORNING - timedelta(minutes=1)
     closing.save()
@@ -302,19 +304,19 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again
 
 
-def test_an_unanswered_proposal_is_listed_the_morning_of_its_reminder_not_every_morning(make_app):
+def test_an_unanswered_proposal_waits_until_its_event_listed_weekly_and_the_morning_of_its_reminder(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
     app.say("I have a dentist appointment on 20 January")
     assert app.wait_idle()
     [approval] = Approval.select()
     shown = len(app.user_deliveries())
-    app.advance(timedelta(days=4))  # three mornings, then past its expiry (72 h)
-    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %H:%M"), d["text"])
+    app.advance(timedelta(days=16))  # it can matter until the appointment: it waits, not 72 hours
+    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %d %H:%M"), d["text"])
             for d in app.user_deliveries()[shown:]]
-    # one briefing: the morning before it expires (its one reminder); then the notice that it was dropped
-    assert [when for when, _ in said] == ["Fri 07:00", "Fri 08:00"], said
-    assert f"Proposal {approval.id}: New topic: Dentist appointment" in said[0][1]
-    assert said[1][1].startswith(f"I dropped proposal {approval.id}")
+    # listed a week on, and the morning before it becomes moot (its one reminder); then the note that it is gone
+    assert [when for when, _ in said] == ["Wed 13 07:00", "Tue 19 07:00", "Wed 20 07:00"], said
+    assert all(f"Proposal {approval.id}: New topic: Dentist appointment" in text for _, text in said[:2])
+    assert said[2][1].startswith(f"I dropped proposal {approval.id}") and "its time has passed" in said[2][1]
 
 
 def test_a_mute_that_lasts_the_day_skips_its_briefing_and_one_that_ends_today_holds_it(db, tmp_path):

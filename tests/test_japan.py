@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from storage.models import Approval, ApprovalItem, Memory, Task, TaskFiring, Topic, TokenUsage
+from storage.models import Approval, ApprovalItem, Memory, Setting, Task, TaskFiring, Topic, TokenUsage, Trace
 from tests.brain import call, context_of, routine_reply
 from tests.calendar_support import add_event
 from wilson.model.scripted import ScriptedServer
@@ -221,5 +221,20 @@ def test_trip_to_japan_end_to_end(wilson):
     assert Topic.get(Topic.title == TRIP).status == "closed"
     learned = [m.text.lower() for m in Memory.select().where(Memory.invalidated_at.is_null())]
     assert any("flights" in text and "late" in text for text in learned), learned
+
+    # 6. Nothing was still open at departure without Wilson having raised it with the trip, at the trip's
+    # escalation windows, with the user's choices (the close then dropped what was left).
+    departure = Topic.get(Topic.title == TRIP).starts
+    left = list(Task.select().where((Task.topic == Topic.get(Topic.title == TRIP).id) & (Task.status == "cancelled")))
+    assert left, "the user left some preparation undone"
+    for leftover in left:
+        raised = [f.fired_at for f in TaskFiring.select().where((TaskFiring.task == leftover.id)
+                                                                & TaskFiring.window.startswith("event:"))]
+        assert raised and min(raised) < departure, f"{leftover.title} was never raised before departure"
+    # No learning that would make Wilson say less acted without the user's yes: the heads-ups the user did not
+    # answer (while not answering anything else) are no evidence, and no reminder was left out for them.
+    assert not any("let" in text and "pass" in text for text in learned), learned
+    assert not Setting.select().where(Setting.key.startswith("learning:adopted:")).exists()
+    assert not Trace.select().where(Trace.reason.contains("heads-ups left out")).exists()
     replaced = {name: h.restarts for name, h in app.supervisor.health.items() if h.restarts}
     assert replaced == {}, "the watchdog replaced an actor that was working"

@@ -1,6 +1,6 @@
-"""Mail from senders the user ignores sinks: mail that reached the user (on its own or in the morning
-briefing) and got no reaction within a day, from one sender on three nights, becomes a belief; triage
-then names the sender to the model, and the offline rules keep that sender's mail for the briefing
+"""Mail from senders the user ignores sinks, once the user agrees: mail that reached the user (on its own or in
+the morning briefing) and got no reaction within a day, from one sender on three nights, becomes a belief,
+which the night offers as a proposal; only once approved does triage name the sender to the model, and the offline rules keep that sender's mail for the briefing
 (unless it is about something urgent), traced with the memory. A reacted-to mail refutes the belief,
 and forgetting it restores triage as it was."""
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from actors.hippocampus import advice
+from actors.hippocampus import advice, consent
 from actors.hippocampus.heeded import HEED_WITHIN, mail_episodes
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.rules import counter_evidence, interpret
@@ -69,7 +69,8 @@ def _delivered(box: Outbox, day: str, *, reacted: bool = False, replied: str | N
     return box
 
 
-def nights_of_newsletters(*, reacted_on: int | None = None, nights: int = 3) -> None:
+def nights_of_newsletters(*, reacted_on: int | None = None, nights: int = 3, agree: bool = True) -> None:
+    """The nights' mail; `agree`: the user then approves what the nights offered (sinking the sender)."""
     for n, day in enumerate(DAYS[:nights]):
         row = mail(n, day, f"Your weekly picks #{n}", "Hand-picked for you this week.")
         if n == 1:
@@ -77,6 +78,23 @@ def nights_of_newsletters(*, reacted_on: int | None = None, nights: int = 3) -> 
         else:
             surfaced(row, day, reacted=n == reacted_on)
         consolidate(night(day) + timedelta(days=2), FakeSynapse())
+    if agree:
+        agreed(night(DAYS[nights - 1]) + timedelta(days=3))
+
+
+def agreed(now) -> None:
+    """The user says yes to what the nights offered (the gate's execution of each proposal)."""
+    for _, change in consent.offers(now, advice.HOLD_BACK_AT):
+        consent.adopt(change["key"], True, None, change["does"], now)
+
+
+def test_a_sender_learned_about_is_not_sunk_until_the_user_agrees(db):
+    nights_of_newsletters(agree=False)
+    assert advice.ignored_senders(NOW) == {}
+    assert offline([next_mail(*ORDINARY)])[0]["priority"] == 2  # ranked as before
+    [(memory, change)] = consent.offers(NOW, advice.HOLD_BACK_AT)
+    assert memory.text == BELIEF and change["does"] == f"keep mail from {SENDER} for the morning briefing"
+    assert consent.offer_text(memory, change).startswith(f"because you let mail from {SENDER} pass on 3 occasions")
 
 
 def next_mail(subject: str, text: str, n: int = 99) -> ReceptorBuffer:
@@ -157,8 +175,10 @@ def believed(app) -> int:
     """The belief as three nights leave it (the evidence is the tests above), learned before the app's day."""
     from storage import engram
 
-    return engram.store("belief", BELIEF, ["mail:1", "mail:2", "mail:3"], app.clock.now() - timedelta(days=1),
-                        weight=3).id
+    memory = engram.store("belief", BELIEF, ["mail:1", "mail:2", "mail:3"], app.clock.now() - timedelta(days=1),
+                          weight=3).id
+    agreed(app.clock.now())
+    return memory
 
 
 def test_the_morning_syncs_model_request_carries_the_hint(make_app):

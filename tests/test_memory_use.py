@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from actors.hippocampus import outcomes as hippocampus_outcomes, recall as hippocampus_recall
-from actors.hippocampus.advice import proposal_advice, steer
+from actors.hippocampus import consent, outcomes as hippocampus_outcomes, recall as hippocampus_recall
+from actors.hippocampus.advice import HOLD_BACK_AT, proposal_advice, steer
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.recall import relevant_memories, situation_of
 from storage import engram, recall
@@ -84,11 +84,22 @@ def test_recall_by_topic_and_person(db):
 
 
 # Outcomes shape proposals --------------------------------------------------------------------
+def agree(now) -> list[str]:
+    """The user says yes to every change the nights offered (the gate's execution of each proposal)."""
+    offered = consent.offers(now, HOLD_BACK_AT)
+    for _, change in offered:
+        consent.adopt(change["key"], True, None, change["does"], now)
+    return [change["does"] for _, change in offered]
+
+
 def test_three_rejected_packing_lists_hold_back_the_next_one_two_do_not(db):
     rejected_on_nights(("Pack for Lisbon", "Pack for Rome"))
     assert proposal_advice("create_task", {"title": "Pack for Japan", "due": "2027-04-01"}, NOW) is None
 
     rejected_on_nights(("Pack for Oslo",), first=2)
+    # learned, but holding a kind of proposal back makes Wilson say less: it waits for the user's yes
+    assert proposal_advice("create_task", {"title": "Packing list for Japan", "due": "2027-04-01"}, NOW) is None
+    assert agree(NOW) == ["stop proposing packing lists"]
     advice = proposal_advice("create_task", {"title": "Packing list for Japan", "due": "2027-04-01"}, NOW)
     assert advice["action"] == "hold" and advice["because"] == "you turned down packing lists 3 times"
     assert Memory.get_by_id(advice["memory"]).text == "user does not want packing lists proposed"
@@ -106,6 +117,8 @@ def test_calibration_counts_each_kind_of_proposal_and_holds_back_one_always_turn
     assert hippocampus_outcomes.subject_rates("flights") == {"approved": 1, "rejected": 0, "ignored": 0}
     assert live_belief_count() == 0
 
+    assert proposal_advice("create_task", {"title": "Pack for Japan"}, night("2027-01-12")) is None  # not agreed
+    consent.adopt("rejected:packing lists", True, None, "stop proposing packing lists", night("2027-01-12"))
     advice = proposal_advice("create_task", {"title": "Pack for Japan"}, night("2027-01-12"))
     assert advice["action"] == "hold" and advice["memory"] == "calibration"
     assert advice["text"] == "proposals of packing lists: 0 approved, 3 turned down, 0 unanswered of 3"
@@ -180,6 +193,7 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
         Task.update(status="done", completed_at=done).where(Task.id == flights.id).execute()
         app.clock.set(done.replace(hour=3) + timedelta(days=1))
         consolidate(app.clock.now(), app.synapse)  # the night, through the scripted model
+    assert agree(app.clock.now()) == ["stop proposing packing lists"]  # the user said yes to what was offered
     assert first_items == [("Pack for Lisbon", "2027-02-15"), ("Book flights to Lisbon", "2027-01-26")]
 
     city, start = TRIPS[3]
@@ -224,6 +238,7 @@ def test_the_offline_rules_plan_with_what_was_learned_too(make_app):
         Task.update(status="done", completed_at=done).where(Task.id == flights.id).execute()
         app.clock.set(done.replace(hour=3) + timedelta(days=1))
         consolidate(app.clock.now(), app.synapse)
+    agree(app.clock.now())
 
     start = datetime(2027, 1, 5, 8, tzinfo=UTC) + timedelta(days=70 * 3)
     app.clock.set(start)

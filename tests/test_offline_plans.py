@@ -34,19 +34,21 @@ def test_three_days_out_a_trip_drops_booking_and_keeps_packing_and_check_in():
 
 
 def test_a_trip_planned_late_catches_up_one_task_a_day_longest_lead_time_first():
-    # all five were due tomorrow before: five follow-ups on one day, then nothing for a week
+    # all five were due tomorrow before: five follow-ups on one day, then nothing for a week; and nothing is
+    # due the day after the plan was made when the trip is more than a week away
     start = TODAY + timedelta(days=15)
     fitted = dues(TRIP, start)
     late = ["Check passport validity", "Check visa and entry requirements", "Book flights", "Book accommodation",
             "Buy travel insurance"]
-    assert [fitted[title] for title in late] == [TODAY + timedelta(days=d) for d in (1, 2, 3, 4, 5)]
+    assert [fitted[title] for title in late] == [TODAY + timedelta(days=d) for d in (2, 3, 4, 5, 6)]
     assert fitted["Pack"] == start - timedelta(days=2) and fitted["Check in"] == start - timedelta(days=1)
     # with less time the catching up takes at most the first third of it
     week = dues(TRIP, TODAY + timedelta(days=6))
     assert max(week[title] for title in late) == TODAY + timedelta(days=2)
     assert [week[title] for title in late] == sorted(week[title] for title in late)
-    # a task still inside its lead time keeps it, whatever catches up before it
-    assert dues(TRIP, TODAY + timedelta(days=40))["Buy travel insurance"] == TODAY + timedelta(days=10)
+    # a task still inside its lead time waits for the ones caught up before it, and keeps three weeks of it
+    forty = dues(TRIP, TODAY + timedelta(days=40))
+    assert forty["Buy travel insurance"] == forty["Book accommodation"] == TODAY + timedelta(days=15)
 
 
 @given(st.sampled_from(PLAYBOOK.events), st.integers(min_value=0, max_value=120))
@@ -77,10 +79,25 @@ def test_every_plan_fits_between_now_and_the_event(event, days):
     start = TODAY + timedelta(days=days)
     for task, due in fit(event.tasks, start, TODAY):
         assert days >= task.min_days
-        if days == 0:
+        if task.days_before < 0:  # a step that depends on the event (the new address after the move): after it
+            assert due == start + timedelta(days=-task.days_before)
+        elif days == 0:
             assert due == TODAY
         else:
             assert TODAY <= due < start and (due > TODAY or days == 1)
+            assert due > TODAY + timedelta(days=1) or days <= 7  # not the day after the plan unless urgent
+
+
+def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_address_comes_after_the_move():
+    fitted = dues(TRIP, TODAY + timedelta(days=35))
+    order = ["Check passport validity", "Check visa and entry requirements", "Book flights", "Book accommodation",
+             "Buy travel insurance", "Pack", "Check in"]
+    days = [fitted[title] for title in order]
+    assert days == sorted(days) and days[0] == TODAY + timedelta(days=2)  # book before pay before pack
+    assert len(set(days[:4])) == 4 and (days[3] - days[0]).days >= 6  # spread, not one a day from tomorrow
+    move = dues(PLAYBOOK.of_kind("move"), TODAY + timedelta(days=60))
+    assert move["Register the change of address"] == TODAY + timedelta(days=63)
+    assert move["Give notice on the current lease"] <= move["Book movers or a van"] <= move["Pack boxes"]
 
 
 def test_plan_calls_skip_what_is_already_there():

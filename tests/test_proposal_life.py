@@ -17,7 +17,7 @@ from actors.proposals.words import changes_between, reason_for
 from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Topic, Trace
 from tests.calendar_support import add_event
-from tests.test_approval import PLAN, TRIP, created, decide, planner, propose
+from tests.test_approval import TRIP, UNDATED, created, decide, planner, propose, undated_planner
 from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)
 from channels import views
 from wilson.app.repl import Repl
@@ -42,7 +42,7 @@ def local(moment: str) -> str:
 
 # Never vanishing ------------------------------------------------------------------------------------
 def test_an_unanswered_proposal_is_nudged_once_told_once_when_it_expires_and_listed_as_expired(scripted):
-    app, server = scripted(planner, WILSON_APPROVAL_EXPIRY_HOURS="6")  # Tue 08:00 → Tue 14:00
+    app, server = scripted(undated_planner, WILSON_APPROVAL_EXPIRY_HOURS="6")  # Tue 08:00 → Tue 14:00
     approval = propose(app)
     assert approval.remind_at == approval.created_at + timedelta(hours=3)  # half its life: 24 h is longer
 
@@ -74,7 +74,7 @@ def test_an_unanswered_proposal_is_nudged_once_told_once_when_it_expires_and_lis
 
 
 def test_the_morning_briefing_that_lists_it_is_the_reminder(scripted):
-    app, server = scripted(planner)  # 72 h: Tue 08:00 → Fri 08:00; the Fri 07:00 briefing comes in time
+    app, server = scripted(undated_planner)  # 72 h: Tue 08:00 → Fri 08:00; the Fri 07:00 briefing comes in time
     approval = propose(app)
     app.advance(timedelta(days=4))
 
@@ -89,7 +89,7 @@ def test_the_morning_briefing_that_lists_it_is_the_reminder(scripted):
 
 
 def test_an_expired_proposal_comes_back_once_and_executes_once(scripted):
-    app, server = scripted(planner, WILSON_APPROVAL_EXPIRY_HOURS="6")
+    app, server = scripted(undated_planner, WILSON_APPROVAL_EXPIRY_HOURS="6")
     original = propose(app)
     app.advance(timedelta(hours=7))
     assert Approval.get_by_id(original.id).status == "expired"
@@ -99,7 +99,7 @@ def test_an_expired_proposal_comes_back_once_and_executes_once(scripted):
     assert (again.status, again.idempotency_key) == ("pending", f"revive:{original.id}")
     assert again.expires_at == app.clock.now() + timedelta(hours=6) and again.nonce != original.nonce
     assert [(i.tool, i.args) for i in again.items.order_by(ApprovalItem.position)] == \
-        [(c["name"], c["arguments"]) for c in PLAN]
+        [(c["name"], c["arguments"]) for c in UNDATED]
     (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == again.id]
     assert f"(Back again: proposal {original.id} had expired.)" in shown["text"]
     assert "Because you asked: “I'm flying to Japan on 2027-04-10”." in shown["text"]
@@ -132,11 +132,12 @@ def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
             return {"tool_calls": [call("close_topic", topic_id=stimulus["payload"]["topic_id"])]}
         return {"text": ""}
 
-    app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6")
+    app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6", WILSON_CORE_QUIET_HOURS="off")
     now = app.clock.now()
+    midnight = datetime.combine(now.astimezone(BERLIN).date() + timedelta(days=1), datetime.min.time(), tzinfo=BERLIN)
     topic = Topic.create(title="Trip to Lisbon", status="active", starts=now - timedelta(days=7),
-                         ends=now + timedelta(hours=1), created_at=now - timedelta(days=30))
-    app.advance(timedelta(hours=2))  # the topic ends at 09:00: the tick asks the cortex, which proposes to close
+                         ends=midnight, created_at=now - timedelta(days=30))
+    app.advance(midnight - now + timedelta(hours=1))  # the trip is over: the tick asks the cortex, which proposes to close
     first = Approval.get()
     assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith("because “Trip to Lisbon” ended")
 
@@ -268,16 +269,21 @@ def test_a_proposal_lapses_when_its_changes_would_all_come_too_late():
     interview = ("create_topic", {"title": "Job interview", "starts": "2027-01-07T14:00"})
     assert tools.moot_at([reminder], BERLIN) == datetime(2027, 1, 6, 8, tzinfo=timezone.utc)  # 09:00 in Berlin
     assert tools.moot_at([task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the end of its due day
-    assert tools.moot_at([interview, task], BERLIN) == datetime(2027, 1, 7, 23, tzinfo=timezone.utc)  # the latest
+    # a plan for an event is moot when the event starts; dated changes alone, when the earliest comes
+    assert tools.moot_at([interview, task], BERLIN) == datetime(2027, 1, 7, 13, tzinfo=timezone.utc)
+    assert tools.moot_at([task, reminder], BERLIN) == datetime(2027, 1, 6, 8, tzinfo=timezone.utc)
     assert tools.moot_at([interview], BERLIN) == datetime(2027, 1, 7, 13, tzinfo=timezone.utc)
     snooze = ("snooze_task", {"task_id": 1, "until": "2027-01-08"})  # a date alone: that morning, as it comes back
     assert tools.moot_at([snooze], BERLIN) == datetime(2027, 1, 8, 8, tzinfo=timezone.utc)
-    # a change with no time of its own still makes sense whenever it is approved: the wait alone ends it
-    assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) is None
+    # a change with no time of its own still makes sense whenever it is approved: the capped wait alone ends it
+    assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) == datetime(2027, 1, 7, 23,
+                                                                                         tzinfo=timezone.utc)
+    assert tools.moot_at([("create_task", {"title": "Pack"})], BERLIN) is None
     assert tools.moot_at([("complete_task", {"task_id": 1})], BERLIN) is None
 
     assert expires(now, tools.moot_at([reminder], BERLIN), config) == datetime(2027, 1, 6, 8, tzinfo=timezone.utc)
-    assert expires(now, datetime(2027, 3, 1, tzinfo=timezone.utc), config) == now + timedelta(hours=72)
+    # not by a clock: a plan for March waits for March (expiry_hours caps only the undated)
+    assert expires(now, datetime(2027, 3, 1, tzinfo=timezone.utc), config) == datetime(2027, 3, 1, tzinfo=timezone.utc)
     assert expires(now, now - timedelta(hours=1), config) == now + timedelta(hours=72)  # already past: the wait
     assert expires(now, None, config) == now + timedelta(hours=72)
 
@@ -349,8 +355,8 @@ def test_a_proposal_whose_time_comes_tonight_is_not_nudged_and_its_notice_waits_
 
 
 def test_a_nudge_that_the_quiet_would_hold_past_the_lapse_is_not_sent_through_it(make_app):
-    app = make_app()  # Tue 08:00; the proposal waits 72 h, its nudge is due Thu 08:00
-    repl(app, "add pay rent by Saturday")
+    app = make_app()  # Tue 08:00; the proposal (no date of its own) waits 72 h, its nudge is due Thu 08:00
+    repl(app, "add pay rent")
     approval = Approval.select().order_by(Approval.id.desc()).get()
     repl(app, "quiet 4d")  # until Sat 08:00, after it lapses on Fri 08:00
     app.advance(timedelta(days=3, hours=12))
@@ -361,9 +367,9 @@ def test_a_nudge_that_the_quiet_would_hold_past_the_lapse_is_not_sent_through_it
 
 
 def test_a_yes_after_the_briefing_lists_the_proposal_again_approves_it(make_app):
-    app = make_app()  # Tue 08:00
-    repl(app, "add pay rent by Saturday")
-    repl(app, "add call the plumber by Saturday")
+    app = make_app()  # Tue 08:00; no dates of their own: they wait 72 h
+    repl(app, "add pay rent")
+    repl(app, "add call the plumber")
     older, newer = Approval.select().order_by(Approval.id)
     repl(app, "yes")  # the plumber, just asked
     app.advance(timedelta(days=2, hours=23, minutes=30))  # Fri 07:00: the briefing lists the rent, its one reminder
@@ -398,3 +404,20 @@ def test_the_nudge_of_a_proposal_that_lapses_as_a_day_ends_names_that_day(db):
                                                           "from you.")
     approval.expires_at = datetime(2027, 1, 8, 7, tzinfo=timezone.utc)
     assert reminder_text(approval, BERLIN, made).endswith("I'll drop it on Fri 8 Jan 08:00 if I don't hear from you.")
+
+
+def test_a_plan_for_a_trip_in_five_weeks_still_waits_after_a_week_listed_in_the_briefing(make_app):
+    from tests.calendar_support import add_event
+
+    app = make_app()  # Tue 5 Jan 08:00, offline rules
+    add_event(app.calendar_file(), "Trip to Lisbon", date(2027, 2, 10), date(2027, 2, 14), "Lisbon",
+              tz=app.config.timezone)
+    app.advance(timedelta(days=1))
+    plan = Approval.get()
+    assert plan.expires_at == datetime(2027, 2, 9, 23, tzinfo=timezone.utc)  # when the trip starts, not in 72 h
+    app.advance(timedelta(days=8))  # a week and more without an answer
+    assert Approval.get_by_id(plan.id).status == "pending"
+    mornings = [d for d in said(app, "Good morning!") if local(d["at"]) == "Thu 07:00"]
+    assert mornings and f"Proposal {plan.id}: New topic: Trip to Lisbon" in mornings[-1]["text"]
+    assert "Waiting for your answer" in mornings[-1]["text"]
+    assert said(app, "I dropped proposal") == []

@@ -149,8 +149,12 @@ def test_a_task_that_what_wilson_learned_holds_back_is_left_to_the_model(scripte
     from storage import engram
 
     app, server = scripted(noter, rules=triage_noting(task={"title": "Sign the field trip form", "due": "2027-01-08"}))
+    from actors.hippocampus import consent
+
     engram.store("belief", "user does not want tasks like 'Sign the field trip form'", ["night:1"], app.clock.now(),
                  weight=3)
+    [(_, change)] = consent.offers(app.clock.now(), 3)
+    consent.adopt(change["key"], True, None, change["does"], app.clock.now())  # the user agreed to hold it back
     row = mail(app)
     assert cortex_runs(server) == ["fast"], "the model may ask the user in a line instead"
     assert "but its propose was refused" in routed(row)

@@ -1,5 +1,6 @@
-"""Undo: a change the user approved can be put back. The undo is itself a proposal, made by code from what
-the approved items recorded, and nothing changes until the user approves it.
+"""Undo: a change the user approved can be put back. The undo is the user's own clear command: it takes effect
+at once, recorded as a proposal made by code from what the approved items recorded (so it is traced, and an
+undo can itself be undone), never asked for a second time.
 
 A whole Wilson with no model on a simulated clock, driven as at the terminal (`undo`, `undo 3`, "undo that").
 """
@@ -56,19 +57,15 @@ def repl(app):
     return repl_of(app)
 
 
-def test_undoing_a_new_task_proposes_dropping_it_and_changes_nothing_until_approved(app, repl):
+def test_undoing_a_new_task_drops_it_at_once_and_says_so(app, repl):
     made = approved(app, repl, "add buy a present for Anna by Saturday")
     task = Task.get()
     answer = said(app, repl, "undo that")
     undo = newest()
-    assert undo.id != made.id and undo.status == "pending"
-    assert answer == [f"Proposal {undo.id}: I'd like to do this — approve or reject?\n"
-                      f"Because you asked to undo proposal {made.id}.\n"
-                      "1. Drop task: Buy a present for Anna (due Sat 9 Jan 2027) — no more follow-ups"]
-    assert Task.get_by_id(task.id).status == "open"  # a proposal, not a change
-    assert Trace.get(Trace.stage == "undo").reason == f"proposal 0 undo by owner: to be undone by proposal {undo.id}"
-    said(app, repl, f"approve {undo.id}")
-    assert Task.get_by_id(task.id).status == "cancelled"
+    assert undo.id != made.id and undo.status == "approved"
+    assert answer == ["Put back:\n✓ Drop task: Buy a present for Anna (due Sat 9 Jan 2027) — no more follow-ups"]
+    assert Task.get_by_id(task.id).status == "cancelled"  # one step: no second approval
+    assert Trace.get(Trace.stage == "undone").reason.startswith("proposal 0 undo by owner: Put back:")
 
 
 def test_undoing_done_reopens_the_task_and_its_follow_ups_come_back(app, repl):
@@ -142,23 +139,15 @@ def test_undoing_a_whole_plan_closes_its_topic_in_one_item(app, repl):
     assert item.description == f"Close topic: Trip to Japan (and drop its {count} open tasks)"
 
 
-def test_an_undo_is_asked_for_once_and_can_be_asked_again_after_a_no(app, repl):
+def test_an_undo_is_done_once_and_a_second_press_says_so(app, repl):
     made = approved(app, repl, "add pay rent by Friday")
     said(app, repl, "undo")
     first = newest()
-    assert said(app, repl, f"undo {made.id}") == [f"I've already proposed undoing {made.id}: see proposal {first.id}."]
+    assert first.status == "approved" and Task.get().status == "cancelled"
+    assert said(app, repl, f"undo {made.id}") == [f"Proposal {made.id} was undone already, by proposal {first.id}."]
     assert said(app, repl, f"modify {first.id} only half of it") == [
-        f"Proposal {first.id} puts back what proposal {made.id} changed, so it can't be reworded: approve or reject it."]
-    assert Outbox.get(Outbox.idempotency_key == f"proposal:{first.id}").payload["approval"]["actions"] == \
-        ["approve", "reject"]
-    shown = {p["id"]: p for p in pages.proposals(app.config.timezone, app.clock.now())}
-    assert shown[first.id]["modify"] is False  # the dashboard offers no Modify form for an undo
-    said(app, repl, f"reject {first.id}")
-    said(app, repl, f"undo {made.id}")
-    second = newest()
-    assert second.id != first.id and second.status == "pending"
-    said(app, repl, f"approve {second.id}")
-    assert said(app, repl, f"undo {made.id}") == [f"Proposal {made.id} was undone already, by proposal {second.id}."]
+        f"Already done: proposal {first.id} was approved."]
+    assert Approval.select().count() == 2  # nothing was asked a second time
     assert Task.get().status == "cancelled"
 
 
@@ -212,7 +201,8 @@ def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
     assert [i.tool for i in undo.items] == ["close_topic"]
     assert answer[0] == (f"Some of proposal {plan.id} stays as it is:\n"
                          "• New task: Check passport validity — due Sun 10 Jan 2027 (in Trip to Japan) "
-                         "(it has been marked done since)")
+                         "(it has been marked done since)\n"
+                         "Put back:\n✓ Close topic: Trip to Japan (and drop its 6 open tasks)")
     done = Approval.select().where(Approval.id < undo.id).order_by(Approval.id.desc()).get()
     Task.update(status="open").where(Task.status == "done").execute()  # reopened since, another way
     assert said(app, repl, f"undo {done.id}") == [
@@ -235,7 +225,8 @@ def test_a_reminder_set_by_mistake_is_stopped_by_its_undo(app, repl):
 def test_the_restore_tools_are_offered_to_no_model():
     box = tools.toolbox()
     undo_only = {t.name for t in box.order if t.undo_only}
-    assert undo_only == {"restore_task", "restore_topic"}
+    # and the night's learning, proposed by code only (actors/hippocampus/consent.py)
+    assert undo_only == {"restore_task", "restore_topic", "adopt_learning"}
     for run in tools.RUNS:
         assert not tools.offered(run, box) & undo_only, run
     assert not {s["function"]["name"] for s in box.schemas(True)} & undo_only  # nor counted as offerable
@@ -363,20 +354,6 @@ def test_a_redo_says_what_it_does_and_the_first_change_can_be_undone_again(app, 
     assert Task.get().status == "done" and Task.get().completed_at == app.clock.now()
     said(app, repl, f"undo {done.id}")  # in force again, so undoable again
     assert newest().items.get().description == "Undo: Pay rent — open again"
-
-
-def test_an_undo_brought_back_after_it_expired_is_still_an_undo(app, repl):
-    made = approved(app, repl, "add pay rent by Friday")
-    said(app, repl, "undo")
-    first = newest()
-    app.advance(timedelta(days=4))  # past its expiry: it lapses
-    assert Approval.get_by_id(first.id).status == "expired"
-    said(app, repl, f"revive {first.id}")
-    again = newest()
-    assert again.id != first.id and again.supersedes == first.id
-    assert said(app, repl, f"modify {again.id} something else") == [
-        f"Proposal {again.id} puts back what proposal {made.id} changed, so it can't be reworded: approve or reject it."]
-    assert said(app, repl, f"undo {made.id}") == [f"I've already proposed undoing {made.id}: see proposal {again.id}."]
 
 
 def test_a_snooze_put_back_after_its_time_has_passed_wakes_the_task(app, repl):

@@ -235,7 +235,7 @@ def test_a_dashboard_that_stopped_is_said_stopped_in_wilson_status(web):
         "web: stopped (as of ")
 
 
-def test_undo_typed_on_the_page_proposes_putting_back_the_last_approval(web):
+def test_undo_typed_on_the_page_puts_back_the_last_approval_at_once(web):
     client = logged_in(web)
     approval = propose(web, client)
     page = client.get("/proposals")
@@ -247,10 +247,10 @@ def test_undo_typed_on_the_page_proposes_putting_back_the_last_approval(web):
     assert client.post("/conversation", data=form).status_code == 303
     assert web.wait_idle()
     undo = Approval.select().order_by(Approval.id.desc()).get()
-    assert undo.id != approval.id and undo.channel == "web" and undo.status == "pending"
+    assert undo.id != approval.id and undo.channel == "web" and undo.status == "approved"  # no second approval
     assert {i.tool for i in undo.items} <= {"cancel_task", "close_topic"} and undo.items.count()
     assert not Inbox.select().where(Inbox.text == "undo").exists()  # handled by code, never by a model
-    assert f"Because you asked to undo proposal {approval.id}" in client.get("/conversation").text
+    assert "Put back:" in client.get("/conversation").text
 
 
 def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_error_line(web):

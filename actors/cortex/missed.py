@@ -38,8 +38,9 @@ def missed_view(since: datetime, now: datetime, tz) -> dict:
     proactive = reduce(operator.or_, [Outbox.idempotency_key.startswith(k) for k in PROACTIVE])
     delivered = Outbox.surfaced & (Outbox.status == "delivered") & (Outbox.delivered_at > since) & (
         Outbox.channel != "silent")
-    told = [(box, first_line(box.text)) for box in Outbox.select().where(proactive & delivered)
-            .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).limit(TOLD_SHOWN + 1)]
+    told = [(box, line) for box in Outbox.select().where(proactive & delivered)
+            .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).limit(TOLD_SHOWN + 1)
+            for line in reversed(said_in(box))]
     told += _proposals(Outbox.select().where(Outbox.idempotency_key.startswith("proposal:") & delivered)
                        .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).limit(4 * TOLD_SHOWN))
     told = sorted(told, key=lambda told_: (told_[0].delivered_at, told_[0].id), reverse=True)
@@ -91,6 +92,22 @@ def _proposals(boxes) -> list[tuple[Outbox, str]]:
         out.append((box, first_line(f"Proposal {approval.id}, {ANSWERS.get(approval.status, approval.status)}: "
                                     f"{first}{more}")))
     return out
+
+
+BRIEFING_LINES = 5  # of one morning briefing, the lines "what did I miss?" repeats
+
+
+def said_in(box: Outbox) -> list[str]:
+    """What a message told, as lines: its first line; for a morning briefing, the lines it told (what the
+    morning's sync said inside it among them), not its greeting."""
+    if not (box.idempotency_key or "").startswith("briefing:"):
+        return [first_line(box.text)]
+    lines = [" ".join(line.split()).lstrip("• ") for line in (box.text or "").splitlines()[1:] if line.strip()]
+    told = [line for line in lines if not (line.endswith(":") and len(line) < 40)]  # not the section titles
+    shown = [first_line(f"In the morning briefing: {line}") for line in told[:BRIEFING_LINES]]
+    if len(told) > BRIEFING_LINES:
+        shown.append(f"In the morning briefing: and {len(told) - BRIEFING_LINES} more")
+    return shown or [first_line(box.text)]
 
 
 def _when(box: Outbox, tz) -> str:

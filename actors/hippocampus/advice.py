@@ -7,6 +7,7 @@ import re
 from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _parse_due
+from actors.hippocampus.consent import allowed
 from actors.hippocampus.heeded import MAIL_CHANNELS
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import (_forms, _late, _unheeded, _unheeded_any, _unwanted, fallback_principle,
@@ -40,12 +41,14 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
     for text in _forms(unwanted):
         for kind in ("principle", "belief", "interpretation"):
             memory = engram.find(kind, text)
-            if memory is not None and memory.strength >= HOLD_BACK_AT:
+            # holding a kind of proposal back makes Wilson say less: only once the user approved it
+            if memory is not None and memory.strength >= HOLD_BACK_AT and allowed(memory.text):
                 return {"action": "hold", "memory": memory.id, "text": memory.text,
                         "because": f"you turned down {unwanted['noun']} {int(memory.strength)} times"}
     name = subject_of(title)[0]
     rates = subject_rates(name)
-    if rates and rates.get("rejected", 0) >= HOLD_BACK_AT and not rates.get("approved"):
+    if rates and rates.get("rejected", 0) >= HOLD_BACK_AT and not rates.get("approved") \
+            and allowed(unwanted["text"]):
         return {"action": "hold", "memory": "calibration", "text": _rates_line(name, rates),
                 "because": f"you turned down {unwanted['noun']} {rates['rejected']} times"}
     due = _parse_due(args.get("due"))
@@ -70,7 +73,8 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
 
 def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
     """Whether learned memory thins this task's reminders: {"memory", "text"} when the user let early
-    reminders about its kind pass on HOLD_BACK_AT nights or more (a live belief or principle), else None.
+    reminders about its kind pass on HOLD_BACK_AT nights or more (a live belief or principle) and approved
+    reminding of it only when it is due (actors/hippocampus/consent.py), else None.
     Only the heads-ups before the due are left out; the due and overdue reminders stay."""
     texts = [text for words in (title, topic) if words and words.strip() for text in _forms(_unheeded(words))]
     if not texts:
@@ -80,7 +84,8 @@ def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
     for text in texts:
         for kind in ("principle", "belief"):
             memory = found.get((kind, engram.make_key(text)))
-            if memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT):
+            if memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT) \
+                    and allowed(memory.text):  # fewer heads-ups: only once the user approved it
                 return {"memory": memory.id, "text": memory.text}
     return None
 
@@ -105,7 +110,7 @@ def ignored_senders(at: datetime | None = None) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for memory in query:
         match = _IGNORED_SENDER.match(memory.text.strip().lower())
-        if match and (memory.kind == "principle" or memory.strength >= HOLD_BACK_AT):
+        if match and (memory.kind == "principle" or memory.strength >= HOLD_BACK_AT) and allowed(memory.text):
             found.setdefault(match.group(1) or match.group(2), {"memory": memory.id, "text": memory.text})
     return found
 

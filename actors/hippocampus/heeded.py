@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _iso, _thumb
 from storage import engram
-from storage.models import Approval, Feedback, Inbox, Outbox, ReceptorBuffer, Task, Turn
+from storage.models import Approval, DecisionRow, Feedback, Inbox, Outbox, ReceptorBuffer, Task, Turn
 from wilson.kernel.clock import as_utc
 
 HEED_WITHIN = timedelta(days=1)  # a reminder acted on within a day was heeded; judged a day after it went
@@ -42,10 +42,54 @@ def _heads_up(box: Outbox) -> bool:
     return bool(windows) and not windows & {"due", "overdue"}
 
 
+JUDGE_BACK = timedelta(days=200)  # how far back a heads-up may wait for its task's day to be judged
+AROUND = timedelta(days=1)  # the user answering other messages this close to a heads-up was there to read it
+
+
+def _judged_at(box: Outbox, task: Task) -> datetime:
+    """When a heads-up about this task can be judged: a day after it went, and not before the task's day has
+    passed (whether it was then done on time is what says if the heads-up was needed)."""
+    sent = as_utc(box.delivered_at) + HEED_WITHIN
+    if task.due is None:
+        return sent
+    return max(sent, as_utc(task.due) + timedelta(days=1))
+
+
+def _on_time(task: Task) -> bool:
+    return (task.status == "done" and task.completed_at is not None
+            and (task.due is None or as_utc(task.completed_at) < as_utc(task.due) + timedelta(days=1)))
+
+
+def _answering(box: Outbox) -> bool:
+    """Whether the user answered other messages around this heads-up: words of theirs, a decision, a
+    reaction within AROUND of it. Silence alone says nothing about a reminder (the user may be away)."""
+    sent = as_utc(box.delivered_at)
+    window = (sent - AROUND, sent + AROUND)
+    if Turn.select().where((Turn.role == "user") & (Turn.created_at >= window[0])
+                           & (Turn.created_at <= window[1])).exists():
+        return True
+    if DecisionRow.select().where((DecisionRow.created_at >= window[0])
+                                  & (DecisionRow.created_at <= window[1])).exists():
+        return True
+    return Feedback.select().where((Feedback.at >= window[0]) & (Feedback.at <= window[1])
+                                   & Feedback.kind.in_(("reaction", "ack"))).exists()
+
+
+def _fact(box: Outbox, task: Task) -> dict | None:
+    """A heads-up's outcome for one task: acted on (or the task done on time anyway), let pass (done late or
+    not at all, while the user answered other messages around it), or None: no evidence either way."""
+    if _heeded(box, task) or _on_time(task):
+        return {"title": task.title, "heeded": True}
+    if _answering(box):
+        return {"title": task.title, "heeded": False}
+    return None
+
+
 def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
-    """Reminders about tasks delivered in [since, until) shifted back by HEED_WITHIN (so that each is judged
-    once, a day after it went): heeded or let pass, per task."""
-    told = ((Outbox.status == "delivered") & (Outbox.delivered_at >= since - HEED_WITHIN)
+    """Heads-ups about tasks, each judged once, when its task's day has passed (and at least a day after it
+    went) within [since, until): acted on, or let pass, per task. A heads-up counts as let pass only when its
+    task was then done late or not at all AND the user answered other messages around it."""
+    told = ((Outbox.status == "delivered") & (Outbox.delivered_at >= since - JUDGE_BACK)
             & (Outbox.delivered_at < until - HEED_WITHIN)
             & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:")))
     found = []
@@ -53,8 +97,13 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
         if f"followup:{box.id}" in skip or not _heads_up(box):
             continue
         tasks = [int(t) for t in (box.payload or {}).get("tasks") or [] if str(t).isdigit()]
-        facts = [{"title": task.title, "heeded": _heeded(box, task)}
-                 for task in Task.select().where(Task.id.in_(tasks or [0]))]
+        facts = []
+        for task in Task.select().where(Task.id.in_(tasks or [0])):
+            if not since <= _judged_at(box, task) < until:
+                continue  # judged on another night (or not yet: its day has not passed)
+            fact = _fact(box, task)
+            if fact is not None:
+                facts.append(fact)
         if not facts:
             continue
         found.append({"id": f"followup:{box.id}", "source": "followup", "at": _iso(box.delivered_at),

@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 
 from actors.hippocampus.advice import about_one_sender
+from actors.hippocampus.consent import allowed
 from actors.hippocampus.episodes import SAID_CHARS, USER_SAID
 from actors.hippocampus.outcomes import _rates_line, subject_rates
 from actors.hippocampus.rules import _forms_of, subject_of
@@ -161,7 +162,10 @@ def calibration_lines(context: dict) -> list[dict]:
 
 
 def _memory_view(memory, why: str) -> dict:
-    return {"id": memory.id, "kind": memory.kind, "text": memory.text, "strength": memory.strength, "why": why}
+    view = {"id": memory.id, "kind": memory.kind, "text": memory.text, "strength": memory.strength, "why": why}
+    if not allowed(memory.text):  # it would make Wilson say less: the user has not agreed to that (consent.py)
+        view["not_agreed"] = "the user has not agreed to act on this: do not say less or later because of it"
+    return view
 
 
 def situation_of(row, topic_title: str | None = None, task_title: str | None = None) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from actors.hippocampus.common import LEARNED_KINDS
+from actors.hippocampus.consent import adopt
 from actors.hippocampus.rules import fallback_principle
 from storage import engram, recall
 from storage.beliefs import memory_list
@@ -80,6 +81,30 @@ def _skill():
                 raise ValueError(f"memory {args['memory']} was already forgotten")
             return {"retired": retired}
 
+    class AdoptLearning(Tool):
+        name = "adopt_learning"
+        description = ("Let a learned pattern make Wilson say less (fewer or later reminders, a kind of proposal "
+                       "held back, a sender's mail kept for the briefing), or stop it doing so.")
+        parameters = {"type": "object", "required": ["change", "says"], "additionalProperties": False,
+                      "properties": {"change": {"type": "string"}, "says": {"type": "string"},
+                                     "on": {"type": "boolean"}}}
+        undo_only = True  # offered by the night's learning (consent.py) and by an undo, never by a model
+        limits = {"change": 200, "says": 300}
+
+        def validate(self, args, call):
+            problem = self.check_args(args)
+            if problem:
+                return problem
+            return None if str(args.get("change") or "").strip() else "which change?"
+
+        def describe(self, args, call):
+            if args.get("on", True):
+                return f"From now on: {args['says']}"
+            return f"Stop: {args['says']} (as before I learned it)"
+
+        def execute(self, args, call):
+            return adopt(args["change"], bool(args.get("on", True)), call.item_id, args["says"], call.now)
+
     class ListMemories(Tool):
         name = "list_memories"
         description = "What Wilson has learned about the user: principles, beliefs, interpretations, with ids."
@@ -93,7 +118,7 @@ def _skill():
     weights = recall.Weights()
     return Skill(
         description="Memory: what Wilson learned about you, listed and corrected; how recall ranks it.",
-        tools=(ForgetMemory, ListMemories),
+        tools=(ForgetMemory, ListMemories, AdoptLearning),
         config=Section(defaults={"weight_text": weights.text, "weight_importance": weights.importance,
                                  "weight_recency": weights.recency, "half_life_days": weights.half_life_days,
                                  "weight_diversity": weights.diversity, "weight_semantic": weights.semantic},

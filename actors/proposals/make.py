@@ -17,6 +17,9 @@ from wilson.kernel.clock import as_utc
 from wilson.model.offline import dates
 
 
+UNASKED = ("learn:",)  # proposals made by code that nobody asked for (the night's learning, consent.py)
+
+
 def approver_for(row: Inbox, original: Approval | None, config) -> str:
     """Who decides a proposal: the person whose message asked for it; for a replacement, whoever decided
     the original; for a run nobody started, the configured owner."""
@@ -203,6 +206,8 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
             quiet = mute.hold_until(config, now)
             if quiet is not None and (source.priority > 1 or events_start_after(source, quiet, config.timezone)):
                 held = quiet
+        elif source is None and (approval.idempotency_key or "").startswith(UNASKED):
+            held = mute.hold_until(config, now)  # what the night learned waits for the morning like the rest
         morning = briefing.briefing_after_quiet(held, config) if held is not None and again_for is None else None
         if morning is not None:  # the night's plans are told in full in the briefing that ends it
             trace.record(approval.trace_id, "presented", actor,

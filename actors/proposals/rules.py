@@ -30,16 +30,17 @@ def clipped(text: str, limit: int = MAX_REASON) -> str:
 
 
 def expiry(config) -> timedelta:
-    """How long a new proposal waits for its answer, at most."""
+    """How long a proposal with no time of its own waits for its answer, at most."""
     return timedelta(hours=float(config.get("approval", "expiry_hours")))
 
 
 def expires(now: datetime, moot: datetime | None, config) -> datetime:
-    """When a proposal made now lapses: after the configured wait, or when its changes would all come too
-    late (`moot`, see tools.moot_at), whichever is first. A reminder for 9:00 approved at 10:00 would
-    remind of nothing in time, and a plan for Thursday's interview is no question to ask on Friday."""
+    """When a proposal made now lapses: when it becomes moot (`moot`, see tools.moot_at: its event starts, or
+    its earliest item's time passes), however long that is, not by a clock; a proposal with no time of its own
+    after the configured wait. A plan for a trip in five weeks waits while the user is away for a weekend; a
+    reminder for 9:00 approved at 10:00 would remind of nothing in time."""
     if moot is not None and moot > now:
-        return min(now + expiry(config), moot)
+        return moot
     return now + expiry(config)
 
 

@@ -95,6 +95,11 @@ def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
         if result.get("before_every"):  # it was watched already: how often, as it was
             return "watch", {"url": result["watching"], "every": result["before_every"]}
         return "unwatch", {"url": result["watching"]}
+    if item.tool == "adopt_learning" and result.get("change"):  # a behaviour change approved: taken back
+        if result.get("on") == result.get("was_on"):
+            return "it was so already"
+        return "adopt_learning", {"change": result["change"], "says": result.get("says") or result["change"],
+                                  "on": not result.get("on")}
     if item.tool == "unwatch" and result.get("stopped"):
         return "watch", {"url": result["stopped"], **({"every": result["every"]} if result.get("every") else {})}
     return "I can't undo this kind of change"

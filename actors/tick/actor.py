@@ -60,7 +60,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
         result.released.append(row.id)
         tell(row.channel, Deliver(row.id))
     result.deadlines = scan_deadlines(now, tz, default_windows)
-    result.topic_ends = scan_topic_ends(now)
+    result.topic_ends = scan_topic_ends(now, tz)
     if config is not None:
         for bundle in attention.pending_bundles():
             with claim_transaction():

@@ -2,6 +2,9 @@
 
 Also the ends of topics, which fire once like a deadline. See the package's docstring for
 what each window means.
+
+Size: a task's windows, its firings and a topic's end are one notion of "when Wilson speaks about this";
+the event windows that raise a topic's preparation together live apart (actors/escalation.py).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ DUE_LEAD = timedelta(hours=2)  # "due" window before a timed due
 OVERDUE_AFTER = timedelta(days=1)
 # A heads-up falling due this soon after the user approved the task's date would repeat what they just read
 JUST_SEEN = timedelta(hours=12)
-OPEN_STATUSES = ("open", "snoozed")  # snoozed tasks carry their wake-up time in next_fire_at
+OPEN_STATUSES = ("open", "snoozed")
+EVE = timedelta(days=2)
+BUILT_IN = ["7d", "1d", "due", "overdue"]  # the default `[tick] windows` (wilson/kernel/config.py)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
 # a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
@@ -135,10 +140,25 @@ def _task_windows(task: Task, default_windows: Windows) -> list[str]:
     if isinstance(own, list) and own:
         return parse_windows(own)  # chosen for this task: memory does not overrule it
     windows = _configured_windows(task, default_windows)
+    if _prepares_event(task) and windows == BUILT_IN:
+        # an event's preparation is raised early with the event's own windows (actors/escalation.py), all its
+        # open tasks together: of the built-in heads-ups only the nearest stays, and none for what is due on the
+        # eve of the event (the eve's raise tells it). Windows the user configured are theirs: kept.
+        heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
+        eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
+        windows = [w for w in windows if w in ("due", "overdue") or (w == (heads[0] if heads else None) and not eve)]
     if task.id is not None and thinned_by(task) is not None:
         # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
         return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
     return windows
+
+
+def _prepares_event(task: Task) -> bool:
+    """Whether the task is preparation for an event still to come (its topic has a start ahead of its due)."""
+    if not task.topic_id:
+        return False
+    topic = task.topic
+    return topic.starts is not None and (task.due is None or as_utc(topic.starts) >= as_utc(task.due))
 
 
 def thinned_by(task: Task) -> dict | None:
@@ -329,34 +349,73 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
 
 # Topics -------------------------------------------------------------------------
 
-def _topic_key(topic: Topic) -> str:
-    return f"topic_end:{topic.id}:{as_utc(topic.ends).isoformat()}"
+def topic_end(topic: Topic, tz: ZoneInfo) -> datetime | None:
+    """When a topic's event is over: its end; for one told by its start alone (a dentist at 10:00, a move),
+    the end of that day."""
+    if topic.ends is not None:
+        return as_utc(topic.ends)
+    if topic.starts is None:
+        return None
+    return local_moment(as_utc(topic.starts).astimezone(tz).date() + timedelta(days=1), time(0, 0), tz)
 
 
-def ended_unfired(now: datetime) -> list[Topic]:
-    ended = list(Topic.select().where((Topic.status == "active") & Topic.ends.is_null(False) & (Topic.ends <= now))
-                 .order_by(Topic.ends, Topic.id))
+def close_moment(topic: Topic, tz: ZoneInfo) -> datetime | None:
+    """When its closing is proposed: the day after its event (the first midnight at or after its end), so that a
+    one-day event's closing comes with the next morning's briefing rather than minutes after the appointment."""
+    end = topic_end(topic, tz)
+    if end is None:
+        return None
+    local = end.astimezone(tz)
+    if (local.hour, local.minute, local.second, local.microsecond) == (0, 0, 0, 0):
+        return end
+    return local_moment(local.date() + timedelta(days=1), time(0, 0), tz)
+
+
+def _topic_key(topic: Topic, tz: ZoneInfo) -> str:
+    return f"topic_end:{topic.id}:{topic_end(topic, tz).isoformat()}"
+
+
+def _ending(before: datetime):
+    """Active topics whose event may be over by `before` (an end, or only a start, up to then)."""
+    return Topic.select().where((Topic.status == "active") & (
+        (Topic.ends.is_null(False) & (Topic.ends <= before))
+        | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= before))))
+
+
+def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
+    """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
+    ended = sorted((t for t in _ending(now) if (close_moment(t, tz) or now) <= now),
+                   key=lambda t: (close_moment(t, tz), t.id))
     if not ended:
         return []
-    keys = {_topic_key(t) for t in ended}
+    keys = {_topic_key(t, tz) for t in ended}
     seen = {r.dedup_key for r in Inbox.select(Inbox.dedup_key).where(Inbox.dedup_key.in_(list(keys)))}
-    return [t for t in ended if _topic_key(t) not in seen]
+    return [t for t in ended if _topic_key(t, tz) not in seen]
 
 
-def scan_topic_ends(now: datetime) -> list[int]:
-    """One "topic_end" inbox row per active topic whose end has passed; returns inbox ids."""
+def next_close(now: datetime, tz: ZoneInfo = UTC) -> datetime | None:
+    """The next moment a topic's closing falls due after `now` (for the simulated clock's steps)."""
+    soon = [close_moment(t, tz) for t in _ending(now + timedelta(days=2))]
+    later = [m for m in soon if m is not None and m > now]
+    if later:
+        return min(later)
+    upcoming = (Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > now))
+                .order_by(Topic.ends).limit(1).first())
+    return as_utc(upcoming.ends) if upcoming is not None else None
+
+
+def scan_topic_ends(now: datetime, tz: ZoneInfo = UTC) -> list[int]:
+    """One "topic_end" inbox row per active topic whose closing is due (the day after its event); inbox ids."""
     now = as_utc(now)
     written = []
-    for topic in ended_unfired(now):
-        ends = as_utc(topic.ends)
+    for topic in ended_unfired(now, tz):
+        ends = topic_end(topic, tz)
         trace_id = trace.new_trace_id()
         row = inbox.add(source=ACTOR, text=f"The topic '{topic.title}' ended at {ends:%Y-%m-%d %H:%M} UTC.",
                         priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id, kind="topic_end", origin="background",
                         payload={"topic_id": topic.id, "title": topic.title, "ends": ends.isoformat()},
-                        dedup_key=_topic_key(topic))
+                        dedup_key=_topic_key(topic, tz))
         if row is not None:
             trace.record(trace_id, "fired", ACTOR, f"topic {topic.id} '{topic.title}' ended", now, {"topic_id": topic.id})
             written.append(row.id)
     return written
-
-

@@ -12,12 +12,13 @@ from loguru import logger
 from actors.proposals.rules import due_moment
 from actors.ras import alarm_unanswered
 from actors.tick.cron import builtin_crons, next_fire, valid_cron, zone_of
-from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, due_date, ended_unfired
+from actors.tick.deadlines import (ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, due_date, ended_unfired,
+                                   next_close)
 from storage import buffers, inbox, trace
 from storage.db import claim_transaction, skip_locked
-from storage.models import Outbox, Schedule, Task, TaskFiring, Topic
+from storage.models import Outbox, Schedule, Task, TaskFiring
 from wilson.kernel import faults
-from wilson.kernel.clock import as_utc
+from wilson.kernel.clock import UTC, as_utc
 
 MIN_GRACE = timedelta(seconds=60)  # an on-time job a few seconds late is never "stale"
 SKIP_DETAIL = 20  # skipped occurrences recorded one by one; beyond that one summary row
@@ -237,8 +238,9 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
 
 # When is the next thing? --------------------------------------------------------
 
-def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | None:
-    """The earliest moment anything could happen (may be <= now when something is due already)."""
+def next_due(now: datetime, *, include_idle_ras: bool = False, tz: ZoneInfo = UTC) -> datetime | None:
+    """The earliest moment anything could happen (may be <= now when something is due already); `tz`: the
+    user's, for when a topic's closing falls due."""
     now = as_utc(now)
     candidates: list[datetime] = []
     # Walk the next_fire_at index in order; a closed task still carrying a time is passed over.
@@ -258,13 +260,11 @@ def next_due(now: datetime, *, include_idle_ras: bool = False) -> datetime | Non
             .order_by(Outbox.deliver_after).limit(1).first())
     if held is not None:
         candidates.append(held.deliver_after)
-    ended = ended_unfired(now)
-    if ended:
-        candidates.append(as_utc(ended[0].ends))
-    upcoming = (Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > now))
-                .order_by(Topic.ends).limit(1).first())
-    if upcoming is not None:
-        candidates.append(upcoming.ends)
+    if ended_unfired(now, tz):
+        candidates.append(now)
+    closing = next_close(now, tz)
+    if closing is not None:
+        candidates.append(closing)
 
     kept = inbox.kept_due()
     if kept is not None:

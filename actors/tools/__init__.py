@@ -263,16 +263,32 @@ def describe_item(name: str, args: dict, tz: ZoneInfo, user_id: str | None = Non
 
 
 def moot_at(items: list[tuple[str, dict]], tz: ZoneInfo, box: Toolbox | None = None) -> datetime | None:
-    """When every one of these changes would come too late (the latest of their own times), or None when
-    one of them has no time of its own: what they propose then still makes sense whenever it is approved."""
-    moments = []
+    """When these changes stop mattering, so that a proposal of them lapses then: the start of the event a
+    plan is for (a topic's start), else the earliest of the items' own times; None when none has a time (what
+    they propose makes sense whenever it is approved, and `[approval] expiry_hours` caps its wait)."""
+    starts, moments = [], []
     for name, args in items:
         tool = (box or toolbox()).get(name)
+        if name in ("create_topic", "update_topic"):
+            start = event_start(args, tz)
+            if start is not None:
+                starts.append(start)
+                continue
         moment = tool.moot_at(dict(args or {}), Call(now=None, tz=tz)) if tool is not None else None
-        if moment is None:
-            return None
-        moments.append(moment)
-    return max(moments, default=None)
+        if moment is not None:
+            moments.append(moment)
+    if starts:
+        return min(starts)
+    return min(moments, default=None)
+
+
+def event_start(args: dict, tz: ZoneInfo) -> datetime | None:
+    """When the event a topic's arguments name starts (a date: that day's first moment), or None."""
+    try:
+        start, _ = parse_when((args or {}).get("starts"), tz)
+    except (ValueError, TypeError):
+        return None
+    return start
 
 
 def hints(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,

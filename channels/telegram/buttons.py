@@ -14,12 +14,13 @@ from loguru import logger
 from telegram import Message
 from telegram.error import TelegramError
 
+from actors.proposals import commands
 from actors.proposals.rules import OPEN, OWNER_ONLY, REVIVE, UNDO, actions_for, check, may_decide
 from actors.proposals.undo import LATEST, latest_approved
 from actors.proposals.words import render, undo_named
 from channels import views
 from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
-from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_toggle
+from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_command_data, parse_toggle
 from storage import decisions, kv, outbox, trace
 from storage.models import Approval, ApprovalItem
 from wilson.kernel.messages import Decision, DecisionRecorded, Deliver
@@ -46,6 +47,14 @@ class Buttons:
         if SHOW_EXPIRED.match(text):
             self._show_expired(incoming)
             return True
+        if text.strip().lower().rstrip(".!?") == "overdue":  # as the briefing's summary line says to
+            rows = views.overdue(self.config.timezone, incoming.now, incoming.uid, self._owner_decides())
+            self._reply(views.table("overdue", rows), incoming, "reply")
+            return True
+        told = commands.parse(text)
+        if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
+            self._own_command(incoming.uid, told.text, incoming.where, incoming.now, incoming.after)
+            return True
         match = REVIVE_WORDS.match(text)
         undoing = undo_named(text)
         if not match and undoing is None:
@@ -62,6 +71,14 @@ class Buttons:
                                at=incoming.now)
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
         return True
+
+    def _own_command(self, uid: str, words: str, where: dict, now: datetime, after: list) -> None:
+        """A command the user typed or pressed: a decision row in the offset's transaction; the gate takes it
+        as their approval and answers with a receipt (and its Undo button) in this chat."""
+        row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=uid, channel=self.name, at=now,
+                               text=words)
+        kv.put_setting(DECISION_CHAT + "command:" + str(row.id), where)
+        after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
 
     def _show_expired(self, incoming: Incoming) -> None:
         rows = views.expired(self.config.timezone)
@@ -103,6 +120,17 @@ class Buttons:
             logger.warning("refused a button press from Telegram user {} (not allowed)", uid)
             answer("Sorry, these buttons are not for you.")
             return
+        words = parse_command_data(query.data)
+        told = commands.parse(words) if words is not None else None
+        if told is not None:
+            message = query.message
+            where = {"chat_id": int(message.chat.id) if message else int(uid)}
+            if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+                where["thread_id"] = message.message_thread_id
+            self._own_command(uid, told.text, where, now, after)
+            answer({"done": "Marking it done…", "snooze": "Snoozing it…", "drop": "Dropping it…",
+                    "stop": "Stopping it…"}[told.verb])
+            return
         toggle = parse_toggle(query.data)
         if toggle is not None:
             self._toggle(uid, query, toggle, now, answer, after)
@@ -127,7 +155,7 @@ class Buttons:
             row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                    nonce=nonce)
             after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
-            answer("Bringing it back…" if action == REVIVE else "Putting together what would undo it…")
+            answer("Bringing it back…" if action == REVIVE else "Undoing it…")
             return
         if action == SHOW:
             self._show_again(update_id, uid, where, approval_id, nonce, now, answer, after)

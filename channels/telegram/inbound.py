@@ -12,7 +12,7 @@ import peewee
 from loguru import logger
 from telegram import Message, Update
 
-from actors.proposals import make, rules
+from actors.proposals import commands as own_commands, make, rules
 from channels import views
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
 from channels.telegram.polling import COMMANDS
@@ -223,6 +223,13 @@ class Inbound:
             text = HELP
         elif name == "tasks":
             text = views.table("tasks", views.tasks(tz, "open", incoming.uid, self.config.get("core", "owner")))
+        elif name == "overdue":
+            text = views.table("overdue", views.overdue(tz, incoming.now, incoming.uid, self.config.get("core", "owner")))
+        elif name in own_commands.VERBS and own_commands.parse(f"{name} {argument}") is not None:
+            # "/done 3": the user's own command, taken at once, as typed without the slash
+            self._own_command(incoming.uid, own_commands.parse(f"{name} {argument}").text, incoming.where,
+                              incoming.now, incoming.after)
+            return
         elif name == "topics":
             text = views.table("topics", views.topics(tz, incoming.uid, self.config.get("core", "owner")))
         elif name == "today":

@@ -13,9 +13,10 @@ from loguru import logger
 from telegram import ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from actors.proposals import make as proposals_make
+from actors.proposals import commands, make as proposals_make
 from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
-from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, keyboard, retry_seconds,
+from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, follow_up_keyboard,
+                                    keyboard, retry_seconds,
                                     revive_keyboard, split_text, undo_keyboard)
 from storage import kv, outbox, trace
 from storage.models import Approval, Outbox, SentMessage
@@ -210,10 +211,13 @@ class Outbound:
             markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None
             if markup is not None and not markup.inline_keyboard:
                 markup = None
-        elif payload.get("proposals"):  # the morning briefing: those still waiting get their buttons
-            markup = briefing_keyboard(self._waiting(payload["proposals"]))
+        elif payload.get("proposals") or payload.get("briefing"):  # the morning briefing: what waits, what is raised
+            markup = briefing_keyboard(self._waiting(payload.get("proposals")),
+                                       follow_up_keyboard(commands.follow_up_buttons(payload.get("tasks"))))
         elif payload.get("undo"):
             markup = undo_keyboard(payload["undo"])
+        elif payload.get("tasks") or payload.get("reminder"):  # a follow-up: Done, Snooze, Drop, Stop
+            markup = follow_up_keyboard(commands.follow_up_buttons(payload.get("tasks")), payload.get("reminder"))
         reply = payload.get("reply_to") if not plain else None
         reply_to = None
         if isinstance(reply, dict) and reply.get("message_id") and int(reply.get("chat_id") or chat_id) == chat_id:

@@ -30,7 +30,9 @@ class Placement:
                 return where
         decision = payload.get("decision")
         if isinstance(decision, dict):  # the gate's answer goes where the button was pressed
-            where = kv.get_setting(DECISION_CHAT + str(decision.get("approval_id")))
+            named = (f"command:{decision.get('id')}" if decision.get("action") == "do"
+                     else str(decision.get("approval_id")))
+            where = kv.get_setting(DECISION_CHAT + named)
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
         owner = owner_id(self.config)

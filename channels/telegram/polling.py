@@ -22,6 +22,8 @@ from wilson.kernel import clock as clockmod
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
 COMMANDS = [
     ("tasks", "your open tasks"),
+    ("overdue", "tasks whose day has passed, with what you can do"),
+    ("done", "mark a task done at once, e.g. /done 3 (also /snooze 3 2d, /move 3 2027-03-01, /drop 3)"),
     ("topics", "topics and their tasks"),
     ("today", "look at what's new, now"),
     ("quiet", "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)"),

@@ -160,16 +160,46 @@ def undo_keyboard(entry) -> InlineKeyboardMarkup | None:
         entry["id"], UNDO, entry["nonce"]))]])
 
 
-def briefing_keyboard(entries: list[dict]) -> InlineKeyboardMarkup | None:
-    """Under the morning briefing, a row per waiting proposal: approve it as it stands, or see it again
-    (with its Modify, Reject and item toggles). None when no proposal is waiting any more."""
-    entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_BRIEFING_BUTTONS]
-    if not entries:
+COMMAND_DATA = "do:"  # a one-tap command under a follow-up: the words after it, as the user could type them
+COMMAND_LABELS = {"done": "Done ✓", "snooze": "Snooze a day 💤", "drop": "Drop ✗", "stop": "Stop reminding ✋"}
+
+
+def command_data(words: str) -> str:
+    return COMMAND_DATA + words
+
+
+def parse_command_data(data: str | None) -> str | None:
+    """The command a follow-up's button carries ("done 3"), or None for anything else."""
+    if not isinstance(data, str) or not data.startswith(COMMAND_DATA) or len(data) > MAX_CALLBACK_DATA:
         return None
-    return InlineKeyboardMarkup([[
+    return data[len(COMMAND_DATA):]
+
+
+def follow_up_keyboard(entries: list[dict], reminder: int | None = None) -> InlineKeyboardMarkup | None:
+    """Under a follow-up, a row per task it is about: Done, Snooze a day, Drop; under a recurring reminder,
+    Stop reminding. Each press is the user's own command, taken at once (and undoable)."""
+    rows = []
+    for entry in entries[:MAX_BRIEFING_BUTTONS]:
+        named = len(entries) > 1
+        rows.append([InlineKeyboardButton(
+            COMMAND_LABELS[words.split()[0]] + (f" {entry['task_id']}" if named else ""),
+            callback_data=command_data(words)) for words in entry["commands"]])
+    if isinstance(reminder, int) and not isinstance(reminder, bool):
+        rows.append([InlineKeyboardButton(COMMAND_LABELS["stop"], callback_data=command_data(f"stop {reminder}"))])
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def briefing_keyboard(entries: list[dict], tasks: InlineKeyboardMarkup | None = None) -> InlineKeyboardMarkup | None:
+    """Under the morning briefing, a row per waiting proposal: approve it as it stands, or see it again
+    (with its Modify, Reject and item toggles); then the one-tap answers for the tasks it raised (`tasks`,
+    follow_up_keyboard's). None when there is neither."""
+    entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_BRIEFING_BUTTONS]
+    rows = [[
         InlineKeyboardButton(f"Approve {e['id']} ✓", callback_data=callback_data(e["id"], "approve", e["nonce"])),
         InlineKeyboardButton(f"Show {e['id']}", callback_data=callback_data(e["id"], SHOW, e["nonce"]))]
-        for e in entries])
+        for e in entries]
+    rows += [list(row) for row in (tasks.inline_keyboard if tasks is not None else ())]
+    return InlineKeyboardMarkup(rows) if rows else None
 
 
 def settled_text(approval: Approval) -> str:

@@ -41,7 +41,7 @@ import asyncio
 from loguru import logger
 import uvicorn
 
-from actors.proposals import make, rules
+from actors.proposals import commands, make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
@@ -194,6 +194,12 @@ class WebChannel(Channel):
         if undoing is not None:
             decision = decisions.record(approval_id=undoing, action=rules.UNDO, user_id=self.user(),
                                         channel=self.name, at=self.now())
+            self.tell("approval", DecisionRecorded(decision.id))
+            return None
+        told = commands.parse(text)
+        if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
+            decision = decisions.record(approval_id=0, action=commands.COMMAND, user_id=self.user(),
+                                        channel=self.name, at=self.now(), text=told.text)
             self.tell("approval", DecisionRecorded(decision.id))
             return None
         row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),

@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from actors import tools
 from channels.web import auth, pages
+from storage.beliefs import behaviour_changes
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
                                 read_form, read_json, refusal)
 from wilson.kernel.bounds import MAX_ID
@@ -253,7 +254,7 @@ def build(site) -> Starlette:
 
     async def memory(request: Request, who, now) -> Response:
         can_forget = tools.toolbox(site.config).get("forget_memory") is not None
-        return page("memory.html", who, now, "memory", title="Memory", memories=pages.memories(now),
+        return page("memory.html", who, now, "memory", title="Memory", memories=pages.memories(now), changes=behaviour_changes(now),
                     can_forget=can_forget, key=secrets.token_urlsafe(12))
 
     async def forget(request: Request, who, now) -> Response:

@@ -275,7 +275,7 @@ class Wilson:
         while True:
             self.wait_idle()
             now = self.clock.now()
-            due = next_due(now)
+            due = next_due(now, tz=self.config.timezone)
             poll = min(self._polls_owed, default=None)
             if poll is not None and poll <= target and (due is None or poll <= due):
                 self._polls_owed.remove(poll)

@@ -21,12 +21,14 @@ from pathlib import Path
 
 from loguru import logger
 
+from actors.proposals import commands
 from actors.proposals.rules import UNDO
 from actors.proposals.words import undo_named
 from channels import views
 from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
 from wilson.app import home_guard
+from storage.models import Task
 from wilson.app.application import Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
@@ -48,8 +50,12 @@ HELP = """Commands (one per line, # starts a comment):
   approve ID [ITEMS] | reject ID [ITEMS]     ITEMS: item numbers, e.g. 1,3 (default: all); alone: the newest
   modify ID TEXT                             ask for a changed proposal
   show expired | revive ID                   proposals that ran out of time; bring one back
-  undo [ID]                                  propose putting back what a proposal you approved changed
+  undo [ID]                                  put back what a proposal you approved changed, at once
                                              (alone: the last one you approved)
+  done ID | snooze ID [2d|DATE] | drop ID    a task (a number from `tasks`), at once: your command is
+  move ID DATE | stop ID                     the approval; stop: a reminder (a number from `reminders`)
+  help ID                                    ask Wilson to help with a task
+  overdue                                    the tasks whose day has passed, with what you can do
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
   forget ID                                  propose to forget a memory (a number from `memories`)
@@ -61,7 +67,7 @@ Any other sentence is said to Wilson, as with say."""
 # Commands that are the whole line; followed by more words, the line is a sentence for Wilson
 # ("now what?", "wait, I forgot…").
 ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
-         "quit", "exit", "sync", "now", "today")
+         "quit", "exit", "sync", "now", "today", "overdue")
 WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
                   "trace", "quiet")
 COMMANDS = ALONE + WITH_ARGUMENTS
@@ -72,6 +78,9 @@ SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # terminal colour and cursor codes, as pasted text carries them
+
+
+HELP_TASK = re.compile(r"(?i)^help\s+(?:me\s+with\s+)?#?(\d{1,9})\s*$")
 
 
 class CommandError(ValueError):
@@ -120,6 +129,12 @@ def parse(line: str) -> Command | None:
     undoing = undo_named(line)
     if undoing is not None:  # "undo", "undo 3", "undo that": as typed in a chat, handled by code
         return Command("undo", (undoing,))
+    told = commands.parse(line)
+    if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
+        return Command("do", (told.text,))
+    helping = HELP_TASK.match(line)
+    if helping:
+        return Command("help_task", (int(helping.group(1)),))
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
@@ -261,6 +276,10 @@ class Repl:
                 text += f"  (or items: approve {ident} 1,2)"
         elif record.get("undo"):  # a receipt of changes: as Telegram's Undo button under it
             text += f"\n   → undo {record['undo']}"
+        elif record.get("tasks"):  # a follow-up: as Telegram's Done, Snooze and Drop buttons under it
+            for entry in commands.follow_up_buttons(record["tasks"]):
+                if f"done {entry['task_id']}" not in text:  # a briefing names each task's choices itself
+                    text += "\n   → " + " | ".join(entry["commands"])
         topic = f" [{record['topic']}]" if record.get("topic") else ""
         self.emit(f"[{at:%a %d %b %Y %H:%M}] Wilson{topic}: {text}")
 
@@ -341,6 +360,17 @@ class Repl:
             app.decide(args[0], "revive")
         elif name == "undo":
             app.decide(args[0], UNDO)
+        elif name == "do":
+            app.decide(0, commands.COMMAND, text=args[0])
+        elif name == "help_task":  # the user's own words for Wilson, naming the task
+            task = Task.get_or_none(Task.id == args[0])
+            if task is None:
+                raise CommandError(f"no task {args[0]} (`tasks` lists them)")
+            app.say(f"help me with {task.title}")
+        elif name == "overdue":
+            rows = views.overdue(app.config.timezone, app.clock.now())
+            self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
+            return
         elif name == "forget":  # a proposal like any other: the user approves it
             problem = app.propose("forget_memory", {"memory": args[0]}, f"because you said memory {args[0]} is wrong")
             if problem:

@@ -228,7 +228,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
                           "when the model keeps silent about them"),
     },
     "approval": {
-        "expiry_hours": ("positive", "how long a proposal waits for your answer, at most"),
+        "expiry_hours": ("positive", "how long a proposal with no date of its own waits for your answer; a dated "
+                                     "one waits until its date passes or its event starts"),
         "owner_decides_all": ("bool", "only the owner approves, in any chat"),
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
     },

@@ -1,11 +1,12 @@
 """A playbook plan fitted to the time left before the event.
 
-Each task is due `days_before` the event. The tasks whose lead time is gone are caught up from
-tomorrow, one a day in the playbook's order (the longest lead time first) within the first third
-of the time left, so that a trip planned two weeks ahead does not put five tasks on one day; a
-task is left out when the event is closer than its `min_days` (no "book flights" for a trip that
-leaves in three days). No deadline falls on or after the day the event starts, except on that day
-itself when nothing earlier is left.
+Each task is due `days_before` the event (a negative number: that many days after it, for what only makes
+sense once it happened, like registering the new address after a move). The tasks whose lead time is gone
+are caught up in the playbook's order (book before pay before pack), spread over the first half of the time
+left rather than bunched on the first days; none is due before a task that needed more lead time, and none
+the day after the plan was made unless the event is that close (URGENT_DAYS). A task is left out when the
+event is closer than its `min_days` (no "book flights" for a trip that leaves in three days). No deadline
+before the event falls on or after the day it starts, except on that day itself when nothing earlier is left.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from wilson.model.offline.recognition import PlaybookEvent, PlaybookTask
+
+URGENT_DAYS = 7  # an event this close may have a task due tomorrow; a later one gives the user a day first
 
 
 def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
@@ -23,22 +26,24 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
     if days_left < 0:
         return []  # under way or over: nothing to prepare
     latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
-    earliest = min(today + timedelta(days=1), latest)
+    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 2)
+    earliest = min(first, latest)
     kept = [t for t in tasks if days_left >= t.min_days and not (domestic and t.abroad)]
-    late = [t for t in kept if t.days_before > 0 and start_day - timedelta(days=t.days_before) < earliest]
-    span = min(len(late), max(1, days_left // 3))  # days the catching up may take, from tomorrow
-    fitted = []
-    for task in kept:
-        if task.days_before <= 0:
-            fitted.append((task, start_day))
-            continue
+    before = sorted((t for t in kept if t.days_before > 0), key=lambda t: -t.days_before)  # stable: playbook order
+    late = [t for t in before if start_day - timedelta(days=t.days_before) < earliest]
+    span = max(0, (latest - earliest).days // 2)  # the catching up takes the first half of the time left
+    dues: dict[int, date] = {}
+    previous = earliest
+    for task in before:
         due = start_day - timedelta(days=task.days_before)
         if task in late:
             due = earliest + timedelta(days=late.index(task) * span // len(late))
-        else:  # never before a task that needed more lead time and is caught up later
-            due = max([due] + [d for t, d in fitted if t in late and t.days_before > task.days_before])
-        fitted.append((task, min(max(due, earliest), latest)))
-    return fitted
+        due = min(max(due, previous, earliest), latest)  # never before a task that needed more lead time
+        dues[id(task)] = previous = due
+    for task in kept:
+        if task.days_before <= 0:  # the day itself, or after it
+            dues[id(task)] = start_day + timedelta(days=-task.days_before)
+    return [(task, dues[id(task)]) for task in kept]
 
 
 def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, today: date, notes: str,
