@@ -16,8 +16,7 @@ from actors import tools
 from actors.proposals.undo import inverse, inverse_or_why, undoable
 from actors.proposals.words import undo_named
 from actors.cortex.calls import RunOutcome, propose_call
-from channels.web import pages
-from storage.models import Approval, ApprovalItem, Outbox, Schedule, Task, Topic, Trace
+from storage.models import Approval, ApprovalItem, Schedule, Task, Topic, Trace
 from wilson.app.repl import Command, Repl, parse
 from wilson.kernel.messages import Decision
 
