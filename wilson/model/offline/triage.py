@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from wilson.model.offline import bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
+from wilson.model.offline.point import point
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
 
 def first_sentence(text: str, subject: str) -> str:
-    """The body's first sentence (not the subject line again), for an item whose subject says too little."""
-    for line in (text or "").splitlines():
-        line = line.strip()
-        if not line or (subject and subject.lower() in line.lower()):
-            continue
-        found = re.match(r".+?[.!?](?=\s|$)", line)
-        return (found.group(0) if found else line)[:140]
-    return ""
+    """The mail's point (not the subject line again, the channel's "Sent …" line, a greeting or a date line), for
+    an item whose subject says too little."""
+    return point(text, {subject.lower()} if subject else set())[:140]
 
 
 def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -> str:
