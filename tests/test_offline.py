@@ -470,12 +470,13 @@ def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when
     from wilson.model.offline.opening import opening
 
     app = make_app(llm="offline")
-    long_body = "Could you send me the signed form for the school trip? " * 6
-    app.inject_buffered("email", long_body, {"subject": "Action needed: school trip form", "from": "school@example.org"})
+    long_body = "Could you send me the signed form for the school trip " + "and the one for the swimming course " * 6
+    app.inject_buffered("email", long_body + "? Thanks!",
+                        {"subject": "Action needed: school trip form", "from": "school@example.org"})
     app.advance(timedelta(days=1))
     [said] = [d["text"] for d in app.user_deliveries()]
     quoted = said.split("Heads-up: ", 1)[1]
-    assert quoted.startswith("“Could you send me the signed form") and quoted.endswith(" school…”")
+    assert quoted.startswith("“Could you send me the signed form") and quoted.endswith(" swimming…”")
     assert len(quoted) <= 163
     # an item that says nothing but its subject has no opening to quote
     subject = "action needed: call me back"

@@ -27,10 +27,12 @@ GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|
                       r"hallo|liebe[rs]?|sehr geehrte[rs]?|bonjour|hola|ciao)\b[^,!:.\n]{0,60}[,!:.]|"
                       r"to whom it may concern[,:]?)\s*", re.IGNORECASE)
 PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
-                        r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) (?:e-?mail|message|note|patience)\b|"
+                        r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
+                        r"(?:e-?mail|message|note|patience)\b|"
                         r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
                         r"please do not reply to this\b|do not reply to this\b|"
-                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$)", re.IGNORECASE)
+                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$)",
+                        re.IGNORECASE)
 SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
                        r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
                        r"mit freundlichen grüßen|lg|vg|bises|cordialement)\b[\w ,!.]{0,30})$", re.IGNORECASE)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from wilson.model.offline import bills, urgency
+from wilson.model.offline import asks, bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
+from wilson.model.offline.opening import ADDRESS
 from wilson.model.offline.point import point
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
@@ -14,8 +15,9 @@ CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
 def first_sentence(text: str, subject: str) -> str:
     """The mail's point (not the subject line again, the channel's "Sent …" line, a greeting or a date line), for
-    an item whose subject says too little."""
-    return point(text, {subject.lower()} if subject else set())[:140]
+    an item whose subject says too little; "" when it holds an address."""
+    said = point(text, {subject.lower()} if subject else set())
+    return "" if ADDRESS.search(said) else said[:140]  # a stranger's link is never relayed as something to act on
 
 
 def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -> str:
@@ -60,7 +62,7 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
                                   str(payload.get("from") or ""), now, tz)
     if found.situation or (found.level == 1 and not payload.get("bulk")):
         return found
-    due = bills.task_for(text, payload, now, tz)
+    due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
     if due is not None:
         return urgency.Judgement(2, due.rule)
     if payload.get("bulk"):
