@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage
+from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
@@ -71,9 +71,11 @@ def _folded(calls: list, actions: list[str]) -> list:
 
 
 class OfflineProvider:
-    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = ""):
+    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = "",
+                 offline_wake: bool = True):
         self.playbook = load_playbook(playbook_path, skills_playbook)
         self.home_setting = home or None
+        self.offline_wake = offline_wake  # [attention] offline_wake: a clear emergency may break quiet hours
 
     def complete(self, payload: dict, role: str = "deep", context: dict | None = None) -> dict:
         """An OpenAI chat-completion response body for one request."""
@@ -308,10 +310,11 @@ class Cortex:
         asks for something by a date becomes a task to approve (the proposal tells of it), anything else is
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
+        wake = self._emergency(text)
         for buffer in self.payload.get("buffers") or []:
             due = (bills.task_for(text, buffer, self.now, self.tz) or asks.task_for(text, buffer, self.now, self.tz)
                    if isinstance(buffer, dict) else None)
-            if due is not None and "create_task" in self.offered:
+            if due is not None and "create_task" in self.offered and not wake:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
                     due.rule
         summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
@@ -341,8 +344,26 @@ class Cortex:
         heads_up = f"Heads-up{where}: {summary}"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
+        if wake:
+            return "", [("surface", {"text": heads_up, "why": f"an emergency ({wake}): told even in quiet hours",
+                                     "urgent": True})], f"an emergency is told at once ({wake})"
         return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
+
+    def _emergency(self, text: str) -> str | None:
+        """The clear emergency a kept mail tells of (urgency.emergency), when the user lets one break quiet
+        hours ([attention] offline_wake); None otherwise."""
+        if not self.provider.offline_wake:
+            return None
+        for buffer in self.payload.get("buffers") or []:
+            if not isinstance(buffer, dict) or buffer.get("bulk") or buffer.get("change"):
+                continue
+            sent = asks.sent_at(buffer, self.now, self.tz)
+            found = urgency.emergency(text, str(buffer.get("subject") or buffer.get("title") or ""),
+                                      str(buffer.get("from") or ""), self.now, self.tz, sent)
+            if found:
+                return found
+        return None
 
     def on_topic_end(self) -> tuple[str, list, str]:
         topic_id = self.payload.get("topic_id")

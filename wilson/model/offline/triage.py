@@ -59,7 +59,7 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return urgency.judge_calendar(payload, now, tz)
     text = without_sent_line(str(item.get("text") or item.get("snippet") or ""))  # the day it came is no date in it
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
-                                  str(payload.get("from") or ""), now, tz)
+                                  str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
     if found.situation or (found.level == 1 and not payload.get("bulk")):
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
