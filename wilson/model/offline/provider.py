@@ -199,9 +199,11 @@ class Cortex:
                 made, rule = self._cancelled_event(buffer), "a cancelled event closes its topic"
             else:
                 continue
-            if not made and change != "new" and (told := same_day.told(buffer, self.now, self.tz)):
-                made, rule = [("surface", {"text": told, "why": "a change to an event later today"})], \
-                    "a change to an event later today is told"
+            if not made and (told := same_day.told(buffer, self.now, self.tz)):
+                made, rule = [("surface", {"text": told, "why": f"a {change} event within the next 24 hours"})], \
+                    f"a {change} event starting within 24 hours is told before it starts"
+                if change == "new" and unseen:
+                    unseen.pop()
             calls += made
             rules.append(rule)
         text = f"{SEEN_NO_PLAN}: {', '.join(unseen)}" if unseen and not calls else ""
