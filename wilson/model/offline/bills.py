@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
+from wilson.model.offline.essentials import AMOUNT_RE, essentials
 
-AMOUNT_RE = re.compile(r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
-                       r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
 SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
@@ -147,8 +146,10 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         noun = named[1] if named and named[1] in ("bill", "invoice") else "bill"
         title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {organisation(sender)}"
         pay_by = dates.local_date(when.value, tz)
+        more = essentials(blob, "Pay", amount=False)
         return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
-                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",
+                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted})." + (f" {more}" if more
+                                                                                              else ""),
                    f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
     if renews:

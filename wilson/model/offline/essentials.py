@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from wilson.model.offline.bills import AMOUNT_RE
-
+AMOUNT_RE = re.compile(r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
+                       r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 REFERENCE_RE = re.compile(r"\b(?P<label>reference|ref\.?|payment reference|invoice (?:no\.?|number|#)|booking (?:code|"
                           r"reference|number|no\.?)|case (?:no\.?|number)|customer (?:no\.?|number)|order (?:no\.?|"
                           r"number)|file (?:no\.?|number)|confirmation (?:code|number)|PNR|aktenzeichen|kassenzeichen|"
@@ -17,13 +17,13 @@ WHERE_RE = re.compile(r"\b(?:at|in|via|through|on|using)\s+(?P<where>(?:the |our
                       r"branch|station|gate|front desk|school office|secretary's office|Bürgeramt|Rathaus))\b", re.I)
 
 
-def essentials(text: str, verb: str = "") -> str:
+def essentials(text: str, verb: str = "", amount: bool = True) -> str:
     """"Amount: 120 EUR. Reference: KZ-4471. Where: at the town hall." (what there is of it), for the notes; the
-    amount and the account only for a payment (`verb` "Pay")."""
+    amount and the account only for a payment (`verb` "Pay"), the amount not when the notes say it already."""
     parts = []
-    amount = AMOUNT_RE.search(text)
-    if amount and verb == "Pay":
-        parts.append(f"Amount: {amount.group(0)}.")
+    found = AMOUNT_RE.search(text) if amount else None
+    if found and verb == "Pay":
+        parts.append(f"Amount: {found.group(0)}.")
     reference = REFERENCE_RE.search(text)
     if reference:
         label = reference.group("label").rstrip(".:# ")
