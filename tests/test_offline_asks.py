@@ -29,8 +29,12 @@ def test_a_school_asking_to_sign_up_by_a_date_becomes_a_task_the_day_before():
 @pytest.mark.parametrize("text, subject, title, due", [
     ("Could you let me know by Friday whether you can make it?", "Re: Saturday BBQ", "Reply: Saturday BBQ",
      date(2027, 1, 7)),
-    ("Please return the signed consent form no later than 20 January.", "", "Return for office@school.example",
+    ("Please return the signed consent form no later than 20 January.", "", "Return the signed consent form",
      date(2027, 1, 19)),
+    ("Please book a follow-up appointment within the next two weeks, by phone or online.", "Your lab results",
+     "Book a follow-up appointment", date(2027, 1, 18)),
+    ("Please check in online by 08:25 on the day of departure.", "Check-in is open", "Check in: Check-in is open",
+     date(2027, 1, 5)),
     ("RSVP before 12 January, we need numbers for the caterer.", "Fwd: Anna's 40th", "RSVP: Anna's 40th",
      date(2027, 1, 11)),
     ("Please confirm by tomorrow that you can cover the shift.", "Shift on Thursday", "Confirm: Shift on Thursday",

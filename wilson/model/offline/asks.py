@@ -13,7 +13,7 @@ to do it: the amount, the reference to quote, and where.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
@@ -42,7 +42,13 @@ _DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*
                      r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
                      r"(?P<when2>[^.!?\n]{3,40})", re.I)
 _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-                     r"[^.!?\n]{0,60}?\b(?:by|before|until|no later than)\s+(?P<when>[^.!?\n]{3,40})", re.I)
+                     r"(?P<what>[^.!?\n]{0,60}?)\b(?P<by>by|before|until|no later than|within)\s+(?P<when>[^.!?\n]{3,40})",
+                     re.I)
+# "within the next two weeks", "within 10 days": a span from the day the mail was sent
+_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
+                        r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
+            "fourteen": 14}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
 _ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
@@ -71,8 +77,8 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     asked = _asked(said, sent, today, tz)
     if asked is None:
         return None
-    verb, by = asked
-    return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb))
+    verb, by, what = asked
+    return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
 
 
 def sent_at(payload: dict, now: datetime, tz) -> datetime:
@@ -81,35 +87,65 @@ def sent_at(payload: dict, now: datetime, tz) -> datetime:
     return sent if isinstance(sent, datetime) and sent <= now else now
 
 
-def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found] | None:
-    """(what to do, by when) for the first thing the text asks of the user by a date still to come."""
-    def ahead(phrase: str) -> dates.Found | None:
+def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
+    come: ("Book", 2 Feb, "a follow-up appointment")."""
+    def ahead(phrase: str, within: bool = False) -> dates.Found | None:
+        if within:
+            span = _WITHIN_RE.match(phrase.strip())
+            if span is None:
+                return None
+            count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
+            unit = span.group("unit").lower().rstrip("s")
+            days = count * {"day": 1, "week": 7, "month": 30}[unit]
+            day = dates.local_date(sent, tz) + timedelta(days=days)
+            return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         found = [f for f in dates.search(phrase, sent, tz)
                  if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
         return found[0] if found else None
 
-    sentences = re.split(r"(?<=[.!?\n])\s+", said)
+    sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
     for sentence in sentences:
         for asked in _ASK_RE.finditer(sentence):
-            if _ASKING_RE.search(sentence[:asked.start()]) and (by := ahead(asked.group("when"))):
-                return VERBS[asked.group("verb").lower()], by
+            within = asked.group("by").lower() == "within"
+            if _ASKING_RE.search(sentence[:asked.start()]) and (by := ahead(asked.group("when"), within)):
+                return VERBS[asked.group("verb").lower()], by, _object(asked.group("what"))
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := ahead(asked.group("when")):
-                return PASSIVE[asked.group("verb").lower()], by
+                return PASSIVE[asked.group("verb").lower()], by, ""
     amount = AMOUNT_RE.search(said)
     for sentence in sentences:
         for due in _DUE_RE.finditer(sentence):
             if amount and (by := ahead(due.group("when") or due.group("when2"))):
-                return "Pay", by
+                return "Pay", by, ""
     return None
 
 
-def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more: str = "") -> Due:
+# what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
+# pronoun, a manner or a channel ("them", "online", "via the form")
+_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
+                           r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
+
+
+def _object(what: str) -> str:
+    words = " ".join(what.split()).strip(" ,;:-")
+    words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
+                     r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
+    if not words or len(words.split()) > 6 or _VAGUE_OBJECT.search(words) or \
+            re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
+        return ""
+    return words
+
+
+def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more: str = "", thing: str = "") -> Due:
     day = dates.local_date(by.value, tz)
     amount = re.match(r"Amount: (.+?)\.(?: |$)", more)
     what = f"{verb} {amount.group(1)}" if amount else verb
     subject = subject[:1].upper() + subject[1:]
-    title = f"{what}: {subject[:60]}" if subject else f"{what} for {sender}"
+    if thing and not amount:
+        title = f"{verb} {thing}"
+    else:
+        title = f"{what}: {subject[:60]}" if subject else f"{what} for {sender}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
     return Due(title, _due(day, LEAD_DAYS, today), f"{notes} {more}".strip(),
                f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}")

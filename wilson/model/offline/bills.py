@@ -19,7 +19,10 @@ from wilson.model.offline.essentials import AMOUNT_RE, essentials
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
 SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
-                        r"payment (?:was |has been )?received|thank you for your payment)\b", re.I)
+                        r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
+                        r"(?:credit card|card|paypal)|nothing to pay)\b"
+                        r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
+                        re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
@@ -33,7 +36,8 @@ OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w
 # (not "log in to your account": real bills and insurers say it too)
 PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
                          r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
-                         r"ignore (?:all )?(?:previous|prior) instructions|assistant:)", re.I)
+                         r"ignore (?:all |any |your )?(?:previous|prior) (?:instructions|rules)|assistant:|"
+                         r"(?:note|instructions?) (?:for|to) the (?:ai|assistant))", re.I)
 # words before a date that make it the date to pay by, or the date something renews
 DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
                         r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)

@@ -24,7 +24,8 @@ DATE_LINE = re.compile(rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|t
                        rf"(?:st|nd|rd|th)?,?\s*\d{{2,4}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{4}}-\d{{2}}-\d{{2}})"
                        rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$", re.IGNORECASE)
 GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
-                      r"hallo|liebe[rs]?|sehr geehrte[rs]?|bonjour|hola|ciao)\b[^,!:.\n]{0,60}[,!:.]|"
+                      r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
+                      r"hej|buongiorno)\b[^,!:.\n]{0,60}[,!:.]|"
                       r"to whom it may concern[,:]?)\s*", re.IGNORECASE)
 PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
                         r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
@@ -55,19 +56,27 @@ def sentences(line: str) -> list[str]:
 
 
 def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
-    """The lines the sender wrote, without the channel's, a header, a date line, a bare subject or a signature
-    and what follows it."""
-    kept = []
+    """The paragraphs the sender wrote, each on one line (a mail's lines are often wrapped mid-sentence), without
+    the channel's lines, a header, a date line, a bare subject, or a signature and what follows it."""
+    kept: list[str] = []
+    joining = False
     for raw in (text or "").splitlines():
         line = " ".join(raw.split()).replace("“", '"').replace("”", '"')
         low = line.lower()
-        if not line or CHANNEL_LINE.match(line) or HEADER_LINE.match(line) or DATE_LINE.match(line):
+        if not line:
+            joining = False
             continue
-        if low in subjects or any(s and low.endswith(": " + s) for s in subjects):
+        if CHANNEL_LINE.match(line) or HEADER_LINE.match(line) or DATE_LINE.match(line) or low in subjects \
+                or any(s and low.endswith(": " + s) for s in subjects):
+            joining = False
             continue
         if SIGNATURE.match(line) and kept:
             break  # what follows a sign-off is a name, a title, a phone number
-        kept.append(line)
+        if joining and not GREETING.fullmatch(kept[-1]):
+            kept[-1] = f"{kept[-1]} {line}"
+        else:
+            kept.append(line)
+        joining = True
     return kept
 
 

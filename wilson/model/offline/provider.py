@@ -337,6 +337,8 @@ class Cortex:
             if said is not None:  # "Subject: the sentence that says why" (triage.summary): the sentence, quoted
                 # a summary cut short keeps part of its "(from …, sent …)": not the sender's words
                 sentence = re.sub(r"\s*\((?:from|sent)\b[^)]*$", "", summary[len(said) + 2:].strip())
+                if sentence.endswith("…"):  # cut short with the subject before it: the mail's own point is longer
+                    sentence = opening(text, subjects) or sentence
                 summary = f"“{sentence}”"
             elif summary.strip().lower() in subjects:
                 # the source's name quotes the subject already; it is not said twice, and what the sender

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from wilson.model.offline import asks, bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
@@ -64,7 +64,11 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
     if due is not None:
-        return urgency.Judgement(2, due.rule)
+        # asked for by tomorrow: the user hears of it now, not at the next morning's sync
+        soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)
+        return urgency.Judgement(1 if soon else 2, due.rule + (" (by tomorrow)" if soon else ""))
+    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
+        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):
         why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
         return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")

@@ -74,6 +74,22 @@ class Judgement:
     situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
 
 
+def phishing(text: str, subject: str, sender: str) -> bool:
+    """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
+    to the assistant: never news for the user, and never a task."""
+    from wilson.model.offline.bills import PHISHING_RE  # bills reads urgency's neighbours, not the other way
+
+    blob = f"{subject}\n{text}"
+    link = re.search(r"https?://|\bwww\.", blob, re.I)
+    return bool(PHISHING_RE.search(blob)) and (link is not None or bool(ASSISTANT_RE.search(blob)))
+
+
+# words meant for an assistant reading the mailbox, not for its owner
+ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
+                          r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
+                          re.I)
+
+
 def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
