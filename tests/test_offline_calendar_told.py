@@ -69,3 +69,15 @@ def test_home_comes_from_the_setting_so_days_in_the_home_city_are_no_trip(make_a
     calendar(app, 'add "Customer workshop Munich" @ 2027-03-15 -> 2027-03-17')
     app.advance(timedelta(days=1))
     assert [t["title"] for t in proposed("create_topic")] == ["Customer workshop Munich"]
+
+
+def test_an_event_moved_to_tomorrow_morning_is_told_with_its_old_and_new_time(make_app):
+    app = make_app(start="2027-01-12T09:00:00+01:00")
+    calendar(app, 'add "Call with Anna" @ 2027-01-20T16:00')
+    app.advance(timedelta(hours=2))
+    before = len(app.user_deliveries())
+    calendar(app, 'add "Call with Anna" @ 2027-01-13T08:00')  # the same title: the event moves
+    app.advance(timedelta(hours=2))
+    said = [d["text"] for d in app.user_deliveries()[before:]]
+    assert said == ["From the calendar event “Call with Anna”: Heads-up: it moved from Wed 20 Jan at 16:00 to "
+                    "Wed 13 Jan at 08:00."]
