@@ -55,8 +55,16 @@ EMERGENCY_RES = (
     ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
                                        r"unconscious|collapsed|seizure|(?:taken|rushed|admitted) to (?:the )?hospital|"
                                        r"in (?:the )?hospital|medical emergency|paramedics)\b", re.I)),
-    ("the police", re.compile(r"\b(police|break-?in|burglar\w*|broken into|robbed|stolen car)\b", re.I)),
+    ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
+                              r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
+                              r"(?:was|were|been) robbed)\b", re.I)),
 )
+# a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
+ADVERT_RE = re.compile(r"\b(24/7|call us|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
+                       r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b", re.I)
+HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
+YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
+                      r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b", re.I)
 CARE_RE = re.compile(r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
                      r"preschool|after-?school club|childminder)\b", re.I)
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
@@ -107,16 +115,22 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
     care closing today", "travel cancelled or moved within 12 hours"), or None. Not in a newsletter or an offer."""
     blob = f"{subject}\n{text}"
     sent = sent or now
-    if PROMO_RE.search(blob):
+    if PROMO_RE.search(blob) or ADVERT_RE.search(blob):
         return None
+    personal = from_a_person(sender)
+    yours = personal or YOURS_RE.search(blob) is not None
     for name, rule in EMERGENCY_RES:
-        if rule.search(blob) and (name != "a medical emergency" or from_a_person(sender) or CHILD_RE.search(blob)):
+        # a person's word, or (for a leak or a fire) an office's about the user's own home: not an advert's
+        if rule.search(blob) and (personal or CHILD_RE.search(blob) or (yours and name in HOME_EMERGENCIES)):
             return name
     if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
         return "your child's school or care closing today"
     if TRAVEL_RE.search(blob) and (DISRUPTION_RE.search(blob) or CLOSURE_RE.search(blob)):
         today = now.astimezone(tz).date()
-        for found in search(blob, sent, tz):
+        said = search(blob, sent, tz)
+        if any(not isinstance(f.value, datetime) and (f.value - today).days > 1 for f in said):
+            return None  # "on 3 March … moved to 10:45": the time is that day's
+        for found in said:
             at = as_datetime(found.value, tz)
             timed = isinstance(found.value, datetime)
             if (timed and now - timedelta(hours=1) <= at <= now + timedelta(hours=TRAVEL_WAKE_HOURS)) or \
