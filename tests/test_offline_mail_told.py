@@ -174,3 +174,15 @@ def test_the_quiet_confirmation_says_exactly_what_still_comes_through(tmp_path, 
     model = quiet("3h", now, make_config(tmp_path / "c", WILSON_LLM_BASE_URL="http://127.0.0.1:9/v1"))
     assert "Only what your model flags as urgent still comes through." in model
     assert all("Urgent things still come through" not in text for text in (on, off, model))
+
+
+def test_the_day_a_mail_came_is_no_date_in_it(make_app):
+    # mailed at 02:00 (its Sent line says today), the kita closes tomorrow: told when the quiet hours end, not
+    # at night as if it closed today
+    app = make_app(llm="offline", start="2027-01-14T02:00:00+01:00")
+    receive(app, "Kita Sonnenschein <kita@sonnenschein.example>", "Training day",
+            "Dear parents, the kita is closed tomorrow for a training day.")
+    app.advance(timedelta(hours=6))
+    [(at, said)] = told(app)
+    assert at >= datetime.fromisoformat("2027-01-14T07:00:00+01:00"), "not at night"
+    assert said.endswith("Heads-up: “The kita is closed tomorrow for a training day.”"), said

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from wilson.model.offline import dates
 from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
 from wilson.model.offline.essentials import essentials
+from wilson.model.offline.mailtext import sent_at
 
 VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
          "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
@@ -79,12 +80,6 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         return None
     verb, by, what = asked
     return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
-
-
-def sent_at(payload: dict, now: datetime, tz) -> datetime:
-    """When the mail was sent (its "today" and "tomorrow" are that day's), else `now`; never after `now`."""
-    sent = dates.parse_moment(payload.get("date"), tz) if payload.get("date") else None
-    return sent if isinstance(sent, datetime) and sent <= now else now
 
 
 def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
+from wilson.model.offline.mailtext import sent_at
 
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
@@ -75,10 +76,11 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
     return None
 
 
-def _date_to_act_by(text: str, now: datetime, tz) -> dates.Found | None:
+def _date_to_act_by(text: str, now: datetime, tz, sent: datetime | None = None) -> dates.Found | None:
     """The date a bill is due or a contract renews: the first date after a cue ("pay by", "renews on"),
-    else the first date to come; today or later only."""
-    found = [f for f in dates.search(text, now, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
+    else the first date to come; today or later only. `sent`: the day its "tomorrow" is read from."""
+    found = [f for f in dates.search(text, sent or now, tz)
+             if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
     cued = [f for f in found if DUE_CUE_RE.search(text[:f.start])]
     return (cued or found or [None])[0]
 
@@ -141,7 +143,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     quoted = f"“{subject}”" if subject else "their mail"
     amount = AMOUNT_RE.search(blob)
     if BILL_RE.search(blob) and amount and not SETTLED_RE.search(blob) and not OFFER_RE.search(blob):
-        when = _date_to_act_by(blob, now, tz)
+        when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         if when is None:
             return None
         named = _name_before(subject, BILL_RE)
@@ -157,7 +159,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
                    f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
     if renews:
-        when = _date_to_act_by(blob, now, tz)
+        when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         named = _name_before(subject, RENEWABLE_RE)
         named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)
         if when is None or named is None:

@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
+from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.recognition import load_playbook, recognise_event
@@ -312,9 +313,11 @@ class Cortex:
         asks for something by a date becomes a task to approve (the proposal tells of it), anything else is
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
-        wake = self._emergency(text)
+        written = without_sent_lines(text)  # what the senders wrote, without the day each mail came
+        wake = self._emergency(written)
         for buffer in self.payload.get("buffers") or []:
-            due = (bills.task_for(text, buffer, self.now, self.tz) or asks.task_for(text, buffer, self.now, self.tz)
+            due = (bills.task_for(written, buffer, self.now, self.tz)
+                   or asks.task_for(written, buffer, self.now, self.tz)
                    if isinstance(buffer, dict) else None)
             if due is not None and "create_task" in self.offered and not wake:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
