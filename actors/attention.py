@@ -7,7 +7,8 @@ transaction, and is placed in one of three ways:
 - waiting: the day's interruptions are spent; it is told in the next morning briefing.
 
 Only a run's explicit `urgent` flag breaks quiet hours: a model's, or the offline provider's
-for a clear emergency while `[attention] offline_wake` is on (wilson/model/offline/urgency.emergency). The daily cap is also lifted for rows triage ranked
+for a clear emergency while `[attention] offline_wake` is on (wilson/model/offline/urgency.emergency).
+The daily cap is also lifted for rows triage ranked
 urgent (priority 1: the RAS or the triage judged them so).
 
 Follow-ups fired by the tick in one scan (one local hour) are one bundle: each run's

@@ -43,8 +43,8 @@ _DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*
                      r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
                      r"(?P<when2>[^.!?\n]{3,40})", re.I)
 _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-                     r"(?P<what>[^.!?\n]{0,60}?)\b(?P<by>by|before|until|no later than|within)\s+(?P<when>[^.!?\n]{3,40})",
-                     re.I)
+                     r"(?P<what>[^.!?\n]{0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+                     r"(?P<when>[^.!?\n]{3,40})", re.I)
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
 _WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
                         r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)

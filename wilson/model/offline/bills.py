@@ -22,7 +22,8 @@ BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\
 SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
                         r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
                         r"(?:credit card|card|paypal)|nothing to pay)\b"
-                        r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
+                        r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
+                        r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
                         re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around

@@ -47,8 +47,9 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
     ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
-                                r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|water (?:is )?(?:coming|pouring|dripping) "
-                                r"(?:in|through|from)|water damage)\b", re.I)),
+                                r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
+                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage)\b",
+                                re.I)),
     ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide)\b", re.I)),
     ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
                           r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
