@@ -186,3 +186,14 @@ def test_a_mails_today_is_the_day_it_was_sent():
     assert urgency.emergency(text, "Info", "office@school.example", same_day, BERLIN, sent) is not None
     assert urgency.emergency(text, "Info", "office@school.example", next_day, BERLIN, sent) is None
     assert urgency.judge_message(text, "Info", "office@school.example", next_day, BERLIN, sent).level != 1
+
+
+def test_a_newsletters_closure_is_news_about_others_but_a_schools_list_mail_is_not():
+    now = datetime(2027, 1, 19, 9, 0, tzinfo=BERLIN)
+    digest = {"text": "Today: the ring road is closed, the pool closes early today, weather mild.",
+              "payload": {"subject": "City News morning digest", "from": "digest@citynews.example",
+                          "bulk": "List-Unsubscribe"}}
+    school = {"text": "Because of a heating failure the school closes at 13:00 today.",
+              "payload": {"subject": "Information for parents", "from": "office@school.example", "bulk": "List-Id"}}
+    assert triage.judge(digest, now, BERLIN).level is None
+    assert triage.judge(school, now, BERLIN).level == 1

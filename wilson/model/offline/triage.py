@@ -60,8 +60,13 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     text = without_sent_line(str(item.get("text") or item.get("snippet") or ""))  # the day it came is no date in it
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
                                   str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
-    # a newsletter's fire or police report is news about others; a school's or an airline's list mail is not
-    others = payload.get("bulk") and found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
+    # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
+    # mail about the user's child or trip is not
+    subject = str(payload.get("subject") or "")
+    others = payload.get("bulk") and (
+        found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
+        or (found.rule.startswith("a closure") and not (urgency.CARE_RE.search(f"{subject} {text}")
+                                                        or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
     if (found.situation and not others) or (found.level == 1 and not payload.get("bulk")):
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
