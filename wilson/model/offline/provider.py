@@ -4,6 +4,9 @@ It answers in the OpenAI wire format, with tool calls, so actors handle its answ
 model's. What it reads is the structured context the actor built (`context=` of
 `Synapse.chat`: kind "cortex", "triage" or "arousal"), never the prompt's prose. Each answer
 names the rule that fired (`offline.rule` in the body), which the Synapse traces.
+
+Size: the provider and the Cortex that reads one cortex request, a short method per kind of stimulus; the
+rules themselves (what an event or a mail is, what to plan, what to say) live in the modules it imports.
 """
 
 from __future__ import annotations
@@ -314,7 +317,8 @@ class Cortex:
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
         written = without_sent_lines(text)  # what the senders wrote, without the day each mail came
-        wake = self._emergency(written)
+        wake = urgency.emergency_in(self.payload.get("buffers") or [], written, self.now, self.tz) \
+            if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
             due = (bills.task_for(written, buffer, self.now, self.tz)
                    or asks.task_for(written, buffer, self.now, self.tz)
@@ -356,21 +360,6 @@ class Cortex:
                                      "urgent": True})], f"an emergency is told at once ({wake})"
         return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
-
-    def _emergency(self, text: str) -> str | None:
-        """The clear emergency a kept mail tells of (urgency.emergency), when the user lets one break quiet
-        hours ([attention] offline_wake); None otherwise."""
-        if not self.provider.offline_wake:
-            return None
-        for buffer in self.payload.get("buffers") or []:
-            if not isinstance(buffer, dict) or buffer.get("bulk") or buffer.get("change"):
-                continue
-            sent = asks.sent_at(buffer, self.now, self.tz)
-            found = urgency.emergency(text, str(buffer.get("subject") or buffer.get("title") or ""),
-                                      str(buffer.get("from") or ""), self.now, self.tz, sent)
-            if found:
-                return found
-        return None
 
     def on_topic_end(self) -> tuple[str, list, str]:
         topic_id = self.payload.get("topic_id")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from wilson.kernel.timeparse import aware_or_none
+from wilson.model.offline.bills import PHISHING_RE
+from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
 PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
@@ -86,8 +88,6 @@ class Judgement:
 def phishing(text: str, subject: str, sender: str) -> bool:
     """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
     to the assistant: never news for the user, and never a task."""
-    from wilson.model.offline.bills import PHISHING_RE  # bills reads urgency's neighbours, not the other way
-
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
     return bool(PHISHING_RE.search(blob)) and (link is not None or bool(ASSISTANT_RE.search(blob)))
@@ -137,6 +137,19 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
             if (timed and now - timedelta(hours=1) <= at <= now + timedelta(hours=TRAVEL_WAKE_HOURS)) or \
                     (not timed and local_date(found.value, tz) == today):
                 return f"travel cancelled or moved within {TRAVEL_WAKE_HOURS} hours"
+    return None
+
+
+def emergency_in(buffers: list, text: str, now: datetime, tz) -> str | None:
+    """The clear emergency a kept item's mails tell of (`emergency`), each read from the day it was sent; None
+    for calendar changes and bulk mail."""
+    for buffer in buffers:
+        if not isinstance(buffer, dict) or buffer.get("bulk") or buffer.get("change"):
+            continue
+        found = emergency(text, str(buffer.get("subject") or buffer.get("title") or ""), str(buffer.get("from") or ""),
+                          now, tz, sent_at(buffer, now, tz))
+        if found:
+            return found
     return None
 
 
