@@ -149,6 +149,8 @@ TWO_AM = datetime(2027, 1, 14, 2, 0, tzinfo=BERLIN)
      "Frau Müller <mueller@neighbours.example>", "a water leak"),
     ("There is water coming through the ceiling of the flat below yours.", "Water leak",
      "info@hausverwaltung.example", "a water leak"),
+    ("Water is leaking from your flat into the one below. Turn off the main valve and call us back at once.",
+     "URGENT: water leak", "notdienst@hausverwaltung.example", "a water leak"),
     ("It smells of gas in the staircase, the fire brigade is on its way.", "Gas", "Tom <tom@example.com>",
      "a gas leak"),
     ("Your dad collapsed, the ambulance is taking him to the Charité.", "Dad", "Mum <mum@family.example>",

@@ -63,7 +63,7 @@ EMERGENCY_RES = (
                               r"(?:was|were|been) robbed)\b", re.I)),
 )
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
-ADVERT_RE = re.compile(r"\b(24/7|call us|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
+ADVERT_RE = re.compile(r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
                        r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b", re.I)
 HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
 YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
