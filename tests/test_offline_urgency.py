@@ -199,3 +199,11 @@ def test_a_newsletters_closure_is_news_about_others_but_a_schools_list_mail_is_n
               "payload": {"subject": "Information for parents", "from": "office@school.example", "bulk": "List-Id"}}
     assert triage.judge(digest, now, BERLIN).level is None
     assert triage.judge(school, now, BERLIN).level == 1
+
+
+def test_travel_cancelled_for_tomorrow_wakes_the_user_the_night_before_but_not_at_two_in_the_morning():
+    text = "Your flight tomorrow has been cancelled. We have rebooked you."
+    late = datetime(2027, 1, 13, 23, 30, tzinfo=BERLIN)
+    assert urgency.emergency(text, "Flight", "noreply@skyair.example", late, BERLIN) == \
+        "travel cancelled or moved within 12 hours"
+    assert urgency.emergency(text, "Flight", "noreply@skyair.example", TWO_AM, BERLIN) is None  # that is a day on

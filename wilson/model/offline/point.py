@@ -26,12 +26,13 @@ DATE_LINE = re.compile(rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|t
 GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
                       r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
                       r"hej|buongiorno)\b[^,!:.\n]{0,60}[,!:.]|"
-                      r"to whom it may concern[,:]?)\s*", re.IGNORECASE)
+                      r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*", re.IGNORECASE)
 PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
                         r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
                         r"(?:e-?mail|message|note|patience)\b|"
                         r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
                         r"please do not reply to this\b|do not reply to this\b|"
+                        r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
                         r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$)",
                         re.IGNORECASE)
 SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"

@@ -134,8 +134,9 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
         for found in said:
             at = as_datetime(found.value, tz)
             timed = isinstance(found.value, datetime)
-            if (timed and now - timedelta(hours=1) <= at <= now + timedelta(hours=TRAVEL_WAKE_HOURS)) or \
-                    (not timed and local_date(found.value, tz) == today):
+            horizon = now + timedelta(hours=TRAVEL_WAKE_HOURS)
+            if (timed and now - timedelta(hours=1) <= at <= horizon) or \
+                    (not timed and today <= local_date(found.value, tz) <= horizon.astimezone(tz).date()):
                 return f"travel cancelled or moved within {TRAVEL_WAKE_HOURS} hours"
     return None
 
