@@ -25,9 +25,10 @@ VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respon
          "return": "Return", "submit": "Submit", "hand in": "Hand in", "fill in": "Fill in",
          "fill out": "Fill in", "complete": "Complete", "enrol": "Enrol", "enroll": "Enrol", "apply": "Apply",
          "book": "Book", "choose": "Choose", "order": "Order", "sign": "Sign", "pay": "Pay", "transfer": "Pay",
-         "settle": "Pay", "check in": "Check in", "check-in": "Check in", "send": "Send", "upload": "Upload",
+         "settle": "Pay", "check in": "Check in", "send": "Send", "upload": "Upload",
          "provide": "Send", "renew": "Renew", "schedule": "Book", "make an appointment": "Book",
-         "collect": "Collect", "pick up": "Collect", "file": "File", "update": "Update", "accept": "Accept"}
+         "collect": "Collect", "pick up": "Collect", "pick it up": "Collect", "pick them up": "Collect",
+         "file": "File", "update": "Update", "accept": "Accept"}
 # the passive of an ask ("the form must be returned by …", "payment has to be made before …")
 PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay", "submitted": "Submit",
            "returned": "Return", "signed": "Sign", "completed": "Complete", "filled in": "Fill in",
@@ -54,7 +55,18 @@ _NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six":
 # ("we'll confirm your booking by …") nor a state ("valid until …")
 _ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
                         r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
-                        r"you're asked to|we ask you to)\s+(?:\w+\s+){0,2})$", re.I)
+                        r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
+                        r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
+                        r"\s+(?:\w+\s+){0,2})$", re.I)
+# an ask said by its noun ("registration closes on 12 March", "the application deadline is 1 June")
+NOUNS = {"registration": "Register", "application": "Apply", "applications": "Apply", "sign-up": "Sign up",
+         "signup": "Sign up", "sign-ups": "Sign up", "enrolment": "Enrol", "enrollment": "Enrol", "booking": "Book",
+         "bookings": "Book", "check-in": "Check in", "online check-in": "Check in", "rsvp": "RSVP",
+         "submission": "Submit", "submissions": "Submit", "renewal": "Renew"}
+_NOUN_RE = re.compile(r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
+                      r"[^.!?\n]{0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
+                      r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
+                      r"(?P<when>[^.!?\n]{3,40})", re.I)
 _AUTO_RE = re.compile(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
 _PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
                         r"erinnerung|mahnung)\s*[:\-–]\s*)+", re.I)
@@ -113,6 +125,11 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
         for due in _DUE_RE.finditer(sentence):
             if amount and (by := ahead(due.group("when") or due.group("when2"))):
                 return "Pay", by, ""
+        for named in _NOUN_RE.finditer(sentence):
+            # "3 hours before departure on 12 January": the day is the departure's
+            when = re.sub(r"^\d+\s+(?:hours?|days?|minutes?)\s+before\s+\w+\s*", "", named.group("when"), flags=re.I)
+            if by := ahead(when):
+                return NOUNS[named.group("noun").lower()], by, ""
     return None
 
 
