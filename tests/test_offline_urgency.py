@@ -207,3 +207,13 @@ def test_travel_cancelled_for_tomorrow_wakes_the_user_the_night_before_but_not_a
     assert urgency.emergency(text, "Flight", "noreply@skyair.example", late, BERLIN) == \
         "travel cancelled or moved within 12 hours"
     assert urgency.emergency(text, "Flight", "noreply@skyair.example", TWO_AM, BERLIN) is None  # that is a day on
+
+
+def test_a_letters_own_date_line_is_not_when_anything_happens():
+    now = datetime(2027, 1, 19, 9, 0, tzinfo=BERLIN)
+    letter = {"text": "Email from info@pool.example: Repairs\nBerlin, 19 January 2027\n\nDear guests,\n"
+                      "the pool is closed for repairs.",
+              "payload": {"subject": "Repairs", "from": "Pool Nord <info@pool.example>"}}
+    assert triage.judge(letter, now, BERLIN).level != 1
+    letter["text"] = letter["text"].replace("closed for repairs", "closed today for repairs")
+    assert triage.judge(letter, now, BERLIN).level == 1

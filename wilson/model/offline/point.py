@@ -56,6 +56,12 @@ def sentences(line: str) -> list[str]:
     return [s for s in found if s]
 
 
+def without_date_lines(text: str) -> str:
+    """The text without the lines that are only a date ("Berlin, 19 January 2027"): a letter's own date says
+    when it was written, not when anything happens."""
+    return "\n".join(line for line in (text or "").split("\n") if not DATE_LINE.match(" ".join(line.split())))
+
+
 def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     """The paragraphs the sender wrote, each on one line (a mail's lines are often wrapped mid-sentence), without
     the channel's lines, a header, a date line, a bare subject, or a signature and what follows it."""

@@ -20,6 +20,7 @@ from wilson.model.offline import answers, asks, bills, dates, intents, looks, ph
 from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.point import without_date_lines
 from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
@@ -316,7 +317,7 @@ class Cortex:
         asks for something by a date becomes a task to approve (the proposal tells of it), anything else is
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
-        written = without_sent_lines(text)  # what the senders wrote, without the day each mail came
+        written = without_date_lines(without_sent_lines(text))  # what the senders wrote, not the day it came
         wake = urgency.emergency_in(self.payload.get("buffers") or [], written, self.now, self.tz) \
             if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:

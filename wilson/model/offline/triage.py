@@ -8,7 +8,7 @@ from wilson.model.offline import asks, bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 from wilson.model.offline.opening import ADDRESS
-from wilson.model.offline.point import point
+from wilson.model.offline.point import point, without_date_lines
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
@@ -57,7 +57,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     if payload.get("change") in CALENDAR_CHANGES:
         return urgency.judge_calendar(payload, now, tz)
-    text = without_sent_line(str(item.get("text") or item.get("snippet") or ""))  # the day it came is no date in it
+    # the day it came is no date in it, and neither is the letter's own date line
+    text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
                                   str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
     # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
