@@ -6,8 +6,9 @@ transaction, and is placed in one of three ways:
 - held: quiet hours (or a mute) are on; it goes out when they end, and counts for that day;
 - waiting: the day's interruptions are spent; it is told in the next morning briefing.
 
-Only the model's explicit `urgent` flag breaks quiet hours (the offline provider never
-sets it, so keyword rules cannot). The daily cap is also lifted for rows triage ranked
+Only a run's explicit `urgent` flag breaks quiet hours: a model's, or the offline provider's
+for a clear emergency while `[attention] offline_wake` is on (wilson/model/offline/urgency.emergency).
+The daily cap is also lifted for rows triage ranked
 urgent (priority 1: the RAS or the triage judged them so).
 
 Follow-ups fired by the tick in one scan (one local hour) are one bundle: each run's

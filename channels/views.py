@@ -133,7 +133,23 @@ def quiet(argument: str, now, config, command: str = "/quiet") -> str:
     mute.retime_held(config, now)
     local = until.astimezone(config.timezone)
     return (f"Quiet until {local:%a %d %b %H:%M} ({config.timezone}). "
-            f"Urgent things still come through. {command} off ends it early.")
+            f"{still_through(config)} {command} off ends it early.")
+
+
+EMERGENCIES = ("a water or gas leak, a fire, a medical emergency, the police, your child's school or care closing "
+               "today, travel cancelled or moved within 12 hours")
+
+
+def still_through(config) -> str:
+    """What still reaches the user while quiet holds, exactly: a model's own urgent flag, and without a model the
+    clear emergencies the offline rules know ([attention] offline_wake), or nothing."""
+    offline = all(not resolve_endpoint(config, role).base_url for role in ROLES)
+    wake = bool(config.get("attention", "offline_wake"))
+    if offline and wake:
+        return f"Only emergencies still come through: {EMERGENCIES}."
+    if offline:
+        return "Nothing comes through until then, not even emergencies ([attention] offline_wake is off)."
+    return "Only what your model flags as urgent still comes through."
 
 
 def table(name: str, rows: list[dict]) -> str:

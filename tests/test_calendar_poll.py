@@ -338,7 +338,9 @@ def test_offline_a_cancelled_event_under_way_or_all_day_today_is_told_and_one_ov
     advance_to(app, at(app, 5, 9, 30))
     assert told(app, "it's cancelled (it was on Tue 5 Jan at 07:00)")  # under way: the user may be in it
     assert told(app, "it's cancelled (it was on Tue 5 Jan, all day)")
-    assert not told(app, "“Breakfast”"), "over already"
+    # its news the evening before, as for any event new within a day; not its cancellation once it was over
+    assert [d["text"] for d in told(app, "“Breakfast”")] == [
+        "From the calendar event “Breakfast”: Heads-up: new in your calendar for Tue 5 Jan at 07:00."], "over already"
 
 
 def test_a_calendar_server_that_drips_its_answer_is_given_up_within_the_total_deadline():

@@ -150,3 +150,19 @@ def test_a_bad_suite_or_setting_is_one_line_and_status_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "deep_colour" in err
 
+
+
+def test_a_scenario_mail_reads_as_the_channel_writes_it_and_its_today_is_the_day_it_was_sent():
+    from wilson.app.eval.format import parse
+
+    scenario = parse({"name": "school", "split": "dev", "start": "2027-01-19T09:30:00", "timezone": "Europe/Berlin",
+                      "timeline": [{"do": "email", "id": "close", "from": "office@school.example", "subject": "Info",
+                                    "sent": "2027-01-19T08:00:00",
+                                    "body": "Dear parents, the school closes at 13:00 today.", "expect": "surface",
+                                    "by": "1h"},
+                                   {"do": "advance", "for": "6h"}],
+                      "expect": {"message": [{"name": "before it closes", "words": ["closes at 13:00 today"],
+                                              "by": "2027-01-19T12:59:00"}]}})
+    result = scorer.score(scenario, run_scenario(scenario, llm="offline"))
+    assert result["details"] == [] and result["timeliness"]["on_time"] == 1
+    assert result["surfacing"] == {"tp": 2, "fp": 0, "fn": 0}  # the mail, and the message that says its point

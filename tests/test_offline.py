@@ -350,9 +350,11 @@ def test_a_mail_sent_before_today_says_which_day_so_its_tomorrow_reads_right():
                 "payload": {"subject": "Water off tomorrow 9-12", "from": "landlord@example.com", "date": date}}
         return triage_item(item, datetime.fromisoformat(NOW), BERLIN)["summary"]
 
-    assert summary("2027-01-04T22:30:00+00:00") == "Water off tomorrow 9-12 (from landlord@example.com, sent Mon 4 Jan)"
-    assert summary("2027-01-05T07:15:00+01:00") == "Water off tomorrow 9-12 (from landlord@example.com)"  # today
-    assert summary(None) == "Water off tomorrow 9-12 (from landlord@example.com)"
+    # water off today or tomorrow bites soon: the summary says what, after the subject
+    said = "Water off tomorrow 9-12: The water will be off tomorrow from 9 to 12."
+    assert summary("2027-01-04T22:30:00+00:00") == f"{said} (from landlord@example.com, sent Mon 4 Jan)"
+    assert summary("2027-01-05T07:15:00+01:00") == f"{said} (from landlord@example.com)"  # today
+    assert summary(None) == f"{said} (from landlord@example.com)"
     item = {"buffer_id": 2, "channel": "email", "text": "Off tomorrow.",
             "payload": {"subject": "Water off tomorrow 9-12", "date": "2027-01-04T09:00:00+01:00"}}  # no sender
     assert triage_item(item, datetime.fromisoformat(NOW), BERLIN)["summary"] == (
@@ -456,15 +458,15 @@ def test_offline_mail_heads_up_says_which_day_a_mail_was_sent_when_not_today(mak
 
     app = make_app(llm="offline")
     sent = app.clock.now().isoformat()
-    app.inject_buffered("email", "The water will be off tomorrow from 9 to 12.",
-                        {"subject": "Water off tomorrow: action needed", "from": "landlord@example.com", "date": sent})
+    app.inject_buffered("email", "The meter reader comes tomorrow between 9 and 12.",
+                        {"subject": "Meter reading tomorrow", "from": "landlord@example.com", "date": sent})
     app.advance(timedelta(days=1))  # told at the next morning's sync: "tomorrow" is today by then
     said = [d["text"] for d in app.user_deliveries()]
     day = app.clock.now() - timedelta(days=1)
     # told inside that morning's briefing: one message
     assert len(said) == 1 and said[0].startswith("Good morning!")
-    assert said[0].endswith(f"From the email “Water off tomorrow: action needed” from landlord@example[.]com: "
-                            f"Heads-up (sent {day:%a} {day.day} {day:%b}): “The water will be off tomorrow from 9 to 12.”")
+    assert said[0].endswith(f"From the email “Meter reading tomorrow” from landlord@example[.]com: Heads-up "
+                            f"(sent {day:%a} {day.day} {day:%b}): “The meter reader comes tomorrow between 9 and 12.”")
 
 
 def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when_there_is_none(make_app):
@@ -473,12 +475,13 @@ def test_offline_mail_heads_up_quotes_the_opening_cut_at_a_word_and_nothing_when
     from wilson.model.offline.opening import opening
 
     app = make_app(llm="offline")
-    long_body = "Could you send me the signed form for the school trip? " * 6
-    app.inject_buffered("email", long_body, {"subject": "Action needed: school trip form", "from": "school@example.org"})
+    long_body = "Could you send me the signed form for the school trip " + "and the one for the swimming course " * 6
+    app.inject_buffered("email", long_body + "? Thanks!",
+                        {"subject": "Action needed: school trip form", "from": "school@example.org"})
     app.advance(timedelta(days=1))
     [said] = [d["text"] for d in app.user_deliveries()]
     quoted = said.split("Heads-up: ", 1)[1]
-    assert quoted.startswith("“Could you send me the signed form") and quoted.endswith(" school…”")
+    assert quoted.startswith("“Could you send me the signed form") and quoted.endswith(" swimming…”")
     assert len(quoted) <= 163
     # an item that says nothing but its subject has no opening to quote
     subject = "action needed: call me back"

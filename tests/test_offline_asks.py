@@ -29,8 +29,20 @@ def test_a_school_asking_to_sign_up_by_a_date_becomes_a_task_the_day_before():
 @pytest.mark.parametrize("text, subject, title, due", [
     ("Could you let me know by Friday whether you can make it?", "Re: Saturday BBQ", "Reply: Saturday BBQ",
      date(2027, 1, 7)),
-    ("Please return the signed consent form no later than 20 January.", "", "Return for office@school.example",
+    ("Please return the signed consent form no later than 20 January.", "", "Return the signed consent form",
      date(2027, 1, 19)),
+    ("Please book a follow-up appointment within the next two weeks, by phone or online.", "Your lab results",
+     "Book a follow-up appointment", date(2027, 1, 18)),
+    ("Please check in online by 08:25 on the day of departure.", "Check-in is open", "Check in: Check-in is open",
+     date(2027, 1, 5)),
+    # an ask said by its noun, or as what the user can do until a day
+    ("Registration for the spring courses closes on 20 January.", "Spring courses", "Register: Spring courses",
+     date(2027, 1, 19)),
+    ("The application deadline is 1 February.", "Summer school", "Apply: Summer school", date(2027, 1, 31)),
+    ("Online check-in closes 3 hours before departure on 12 January.", "Your flight", "Check in: Your flight",
+     date(2027, 1, 11)),
+    ("Your parcel is waiting at the post office. You can pick it up until 15 January.", "Your parcel",
+     "Collect: Your parcel", date(2027, 1, 14)),
     ("RSVP before 12 January, we need numbers for the caterer.", "Fwd: Anna's 40th", "RSVP: Anna's 40th",
      date(2027, 1, 11)),
     ("Please confirm by tomorrow that you can cover the shift.", "Shift on Thursday", "Confirm: Shift on Thursday",
@@ -53,6 +65,7 @@ def test_what_is_asked_names_the_task_and_its_date_sets_the_due(text, subject, t
     ("We'll return your deposit by 15 January.", "Deposit"),
     ("Your registration is complete and valid until 30 June.", "Welcome"),
     ("The book club is paused until 12 January.", "Book club"),
+    ("We look forward to your stay. Check-in is possible until 22:00.", "Your stay"),
     ("Please reply by Friday.", "Automatic reply: Invoice 2231"),  # an auto-reply
     ("Thanks, done!\n> Could you confirm by Friday that you can come?", "Re: Saturday"),  # quoted: asked of them
 ])

@@ -21,7 +21,9 @@ def test_an_electricity_bill_is_paid_two_days_before_it_is_due():
     found = task("Dear customer, your bill for December is 84.20 EUR. Please pay by 26 January 2027. "
                  "Customer number 4471.", "Your electricity bill for December", name="Stadtwerke")
     assert (found.title, found.due) == ("Pay electricity bill", date(2027, 1, 24))
-    assert found.notes == "84.20 EUR to Stadtwerke, due Tue 26 Jan (“Your electricity bill for December”)."
+    # with what to quote when paying
+    assert found.notes == ("84.20 EUR to Stadtwerke, due Tue 26 Jan (“Your electricity bill for December”). "
+                           "Customer number: 4471.")
     # the rule is the proposal's reason line: it names the sender and how the date was read
     assert found.rule == "a bill from Stadtwerke: 84.20 EUR, “by 26 January 2027” → Tue 26 Jan"
 

@@ -1,5 +1,6 @@
 """A whole Wilson with no model (make_app(llm="offline")) on a simulated clock: urgency without a
-model ranks but never breaks quiet hours, and no run says "Noted."."""
+model ranks, and breaks quiet hours only for a clear emergency (tests/test_offline_mail_told.py); a sick
+child's fever waits for the morning; no run says "Noted."."""
 
 from __future__ import annotations
 

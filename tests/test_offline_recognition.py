@@ -172,3 +172,23 @@ def test_a_house_number_before_a_street_named_after_a_city_is_no_postcode(locati
 
 def test_a_cafe_named_after_a_city_with_its_street_is_still_only_a_name():
     assert kind("Coffee with Sam", "Café Wien, Kastanienallee 5", "2027-03-10T10:00", "2027-03-10T11:00")[0] is None
+
+
+@pytest.mark.parametrize("title, location, start, end, expected", [
+    # days away name their place anywhere in the title, and a negative cue does not make them stay home
+    ("Sales kickoff Lisbon", None, "2027-03-08", "2027-03-11", ("trip", "the place, Lisbon, is abroad (Portugal)")),
+    ("Q3 review Barcelona", None, "2027-03-08", "2027-03-11",
+     ("trip", "3 days in Barcelona, away from home (abroad), though “review” is in the title")),
+    ("Kundentermin München", None, "2027-03-08", "2027-03-10", ("trip", "2 days in Munich, far from home")),
+    # from one day into the next is more than a day
+    ("Project kickoff, Vienna office", None, "2027-03-08T09:00:00", "2027-03-09T17:00:00",
+     ("trip", "the place, Vienna, is abroad (Austria)")),
+    # a title's first word is capitalised anyway; a few hours in town is no stay away
+    ("Reading Week", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
+    ("Mobile App Sprint", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
+    ("Kundentermin München", None, "2027-03-08T10:00:00", "2027-03-08T15:00:00",
+     (None, "no playbook word in the title")),
+    ("Code review sprint", None, "2027-03-08", "2027-03-12", (None, "negative cue “review” in the title")),
+])
+def test_an_event_of_several_days_away_from_home_is_travel_whatever_its_title(title, location, start, end, expected):
+    assert kind(title, location, start, end) == expected

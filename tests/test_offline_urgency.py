@@ -139,3 +139,81 @@ def test_the_day_a_mail_was_sent_is_no_date_in_it_to_act_on():
     assert triage.judge({"text": sent + "It is on its way.", "payload": payload}, NIGHT, BERLIN).level is None
     found = triage.judge({"text": sent + "It arrives on Friday 8 Jan.", "payload": payload}, NIGHT, BERLIN)
     assert found.level == 2 and "8 Jan" in found.rule, "a date in the body still counts"
+
+
+TWO_AM = datetime(2027, 1, 14, 2, 0, tzinfo=BERLIN)
+
+
+@pytest.mark.parametrize("text, subject, sender, emergency", [
+    ("Water is coming through my kitchen ceiling from your flat, I think a pipe has burst.", "Water!",
+     "Frau Müller <mueller@neighbours.example>", "a water leak"),
+    ("There is water coming through the ceiling of the flat below yours.", "Water leak",
+     "info@hausverwaltung.example", "a water leak"),
+    ("Water is leaking from your flat into the one below. Turn off the main valve and call us back at once.",
+     "URGENT: water leak", "notdienst@hausverwaltung.example", "a water leak"),
+    ("It smells of gas in the staircase, the fire brigade is on its way.", "Gas", "Tom <tom@example.com>",
+     "a gas leak"),
+    ("Your dad collapsed, the ambulance is taking him to the Charité.", "Dad", "Mum <mum@family.example>",
+     "a medical emergency"),
+    ("The police called: your car was broken into, they need you at the station.", "Your car",
+     "neighbour@example.com", "the police"),
+    ("Because of a heating failure the kita closes today at 10:00. Please collect your child.", "Kita closed",
+     "kita@sonnenschein.example", "your child's school or care closing today"),
+    ("Your train ICE 571 at 06:10 today has been cancelled.", "Cancellation", "noreply@bahn.example",
+     "travel cancelled or moved within 12 hours"),
+])
+def test_clear_emergencies_may_wake_the_user(text, subject, sender, emergency):
+    assert urgency.emergency(text, subject, sender, TWO_AM, BERLIN) == emergency
+    assert judge(text, subject, sender, now=TWO_AM).level == 1
+
+
+@pytest.mark.parametrize("text, subject, sender", [
+    ("Burst pipe? Water damage? Our plumbers come 24/7 to your home.", "Help is near", "info@plumb.example"),
+    ("The police are at your door? No: our new alarm system keeps burglars out.", "Safe at home",
+     "Alarm Shop <info@shop.example>"),
+    ("Your son has a high fever, please pick him up as soon as you can.", "Leo", "office@kita-sonnenschein.de"),
+    ("The kita is closed on 20 January for a training day.", "Training day", "kita@sonnenschein.example"),
+    ("Your flight to Lisbon on 3 March has been moved to 10:45.", "Schedule change", "noreply@skyair.example"),
+    ("Hi! I'm in town next week, shall we have coffee?", "Coffee", "Lena <lena@friends.example>"),
+])
+def test_what_is_not_a_clear_emergency_waits_for_the_morning(text, subject, sender):
+    assert urgency.emergency(text, subject, sender, TWO_AM, BERLIN) is None
+
+
+def test_a_mails_today_is_the_day_it_was_sent():
+    sent = datetime(2027, 1, 19, 8, 0, tzinfo=BERLIN)
+    text = "Because of a heating failure the school closes at 13:00 today."
+    same_day = datetime(2027, 1, 19, 9, 30, tzinfo=BERLIN)
+    next_day = datetime(2027, 1, 20, 9, 30, tzinfo=BERLIN)
+    assert urgency.emergency(text, "Info", "office@school.example", same_day, BERLIN, sent) is not None
+    assert urgency.emergency(text, "Info", "office@school.example", next_day, BERLIN, sent) is None
+    assert urgency.judge_message(text, "Info", "office@school.example", next_day, BERLIN, sent).level != 1
+
+
+def test_a_newsletters_closure_is_news_about_others_but_a_schools_list_mail_is_not():
+    now = datetime(2027, 1, 19, 9, 0, tzinfo=BERLIN)
+    digest = {"text": "Today: the ring road is closed, the pool closes early today, weather mild.",
+              "payload": {"subject": "City News morning digest", "from": "digest@citynews.example",
+                          "bulk": "List-Unsubscribe"}}
+    school = {"text": "Because of a heating failure the school closes at 13:00 today.",
+              "payload": {"subject": "Information for parents", "from": "office@school.example", "bulk": "List-Id"}}
+    assert triage.judge(digest, now, BERLIN).level is None
+    assert triage.judge(school, now, BERLIN).level == 1
+
+
+def test_travel_cancelled_for_tomorrow_wakes_the_user_the_night_before_but_not_at_two_in_the_morning():
+    text = "Your flight tomorrow has been cancelled. We have rebooked you."
+    late = datetime(2027, 1, 13, 23, 30, tzinfo=BERLIN)
+    assert urgency.emergency(text, "Flight", "noreply@skyair.example", late, BERLIN) == \
+        "travel cancelled or moved within 12 hours"
+    assert urgency.emergency(text, "Flight", "noreply@skyair.example", TWO_AM, BERLIN) is None  # that is a day on
+
+
+def test_a_letters_own_date_line_is_not_when_anything_happens():
+    now = datetime(2027, 1, 19, 9, 0, tzinfo=BERLIN)
+    letter = {"text": "Email from info@pool.example: Repairs\nBerlin, 19 January 2027\n\nDear guests,\n"
+                      "the pool is closed for repairs.",
+              "payload": {"subject": "Repairs", "from": "Pool Nord <info@pool.example>"}}
+    assert triage.judge(letter, now, BERLIN).level != 1
+    letter["text"] = letter["text"].replace("closed for repairs", "closed today for repairs")
+    assert triage.judge(letter, now, BERLIN).level == 1

@@ -114,7 +114,7 @@ DEFAULTS: dict[str, dict] = {
     "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2, "role": "fast"},
     # Proactive interruptions per local day (beyond: the next briefing, unless flagged urgent);
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
-    "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True},
+    "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True, "offline_wake": True},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
     # The dashboard: loopback unless a host is set on purpose (another host prints a warning at start).
     "web": {"enabled": True, "host": "127.0.0.1", "port": 8765, "watch_poll": "15m"},
@@ -226,6 +226,9 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "briefing": ("briefing_mode", "when_useful: only when the day has something in it; always: daily"),
         "floor": ("bool", "the offline rules' clear alarms (emergencies, deadlines within a day) reach you even "
                           "when the model keeps silent about them"),
+        "offline_wake": ("bool", "without a model, a clear emergency (a leak, a fire, a medical emergency, the police, "
+                                 "a school or nursery closing today, travel cancelled within 12 hours) is told even "
+                                 "in quiet hours"),
     },
     "approval": {
         "expiry_hours": ("positive", "how long a proposal with no date of its own waits for your answer; a dated "

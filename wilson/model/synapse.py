@@ -147,7 +147,9 @@ class Synapse:
         if self._offline is None:
             self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None,
                                                              home=self.config.get("core", "home") or None,
-                                                             skills_playbook=skills.playbook(self.config)))
+                                                             skills_playbook=skills.playbook(self.config),
+                                                             offline_wake=bool(self.config.get("attention",
+                                                                                               "offline_wake"))))
         return self._offline
 
     # -- public --------------------------------------------------------------

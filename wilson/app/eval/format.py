@@ -197,7 +197,7 @@ def _when(value, where: str, key: str):
 STEP_KEYS = {"do", "id", "expect", "by", "words", "untrusted", "forbid", "urgent"}
 ARG_KEYS = {
     "calendar": {"action", "title", "start", "end", "location"},
-    "email": {"from", "name", "subject", "body", "thread", "bulk"},
+    "email": {"from", "name", "subject", "body", "thread", "bulk", "sent"},
     "web": {"text", "url", "title"},
     "say": {"text"},
     "approve": {"proposal", "items"},
@@ -229,6 +229,8 @@ def _step(raw, index: int, where: str, start: datetime) -> Step:
         for key in ("from", "subject"):
             _text(raw, key, where)
         args.setdefault("body", "")
+        if "sent" in raw:  # when the sender sent it, if not the moment it arrives (a mail read late)
+            args["sent"] = moment(raw["sent"], start, where, "sent")
     elif action in ("web", "say"):
         if not _text(raw, "text", where).strip():
             _fail(where, "`text` is empty")

@@ -130,7 +130,8 @@ def _do(app, scenario: Scenario, step: Step, errors: list):
         app.calendar_edited()
         return None
     if step.action == "email":
-        return app.inject_buffered("email", email_text(args), email_payload(args))
+        sent = args.get("sent") or app.clock.now()
+        return app.inject_buffered("email", email_text(args, sent, tz), email_payload(args, sent))
     if step.action == "web":
         payload = {k: args[k] for k in ("url", "title") if k in args}
         return app.inject_buffered("web", args["text"], payload)
@@ -153,10 +154,13 @@ def _do(app, scenario: Scenario, step: Step, errors: list):
     raise ValueError(f"unknown step {step.action!r}")
 
 
-def email_text(args: dict) -> str:
-    """As the email channel describes a mail to the thalamus (channels/email/parse.py describe)."""
+def email_text(args: dict, sent: datetime | None = None, tz=None) -> str:
+    """As the email channel describes a mail to the thalamus (channels/email/parse.py describe), its "Sent …"
+    line and all: what the rules read is what they read from a real mailbox."""
     who = f"{args['name']} <{args['from']}>" if args.get("name") else args["from"]
     lines = [f"Email from {who}: {args['subject'] or '(no subject)'}"]
+    if sent is not None:
+        lines.append("Sent " + sent.astimezone(tz).strftime("%a %d %b %Y %H:%M"))
     if args.get("thread"):
         lines.append(f"A reply in the thread “{args['thread']}”")
     if args.get("bulk"):
@@ -165,10 +169,10 @@ def email_text(args: dict) -> str:
     return "\n".join(lines)
 
 
-def email_payload(args: dict) -> dict:
+def email_payload(args: dict, sent: datetime | None = None) -> dict:
     thread = args.get("thread")
     payload = {"channel": "email", "priority": 3, "from": args["from"], "from_name": args.get("name", ""),
-               "subject": args["subject"],
+               "subject": args["subject"], "date": sent.isoformat() if sent is not None else None,
                "in_reply_to": f"<{hashlib.sha1(thread.encode()).hexdigest()[:16]}@eval>" if thread else None}
     if args.get("bulk"):
         payload["bulk"] = args["bulk"]

@@ -4,30 +4,72 @@
 It becomes one task, named by what to do and the mail's subject ("Sign up: Parents evening on 14 January"),
 due the day before the date asked for, for the approval gate like any other proposal. As with bills, a
 mail that reads like phishing or an offer gets no task.
+
+Whoever sends it: a school, a landlord, an office's reminder ("Your vehicle tax of 120 EUR must be paid by
+15 January"), a travel notice ("Check in online by 12:00 on 3 March"). The task carries what the user needs
+to do it: the amount, the reference to quote, and where.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.essentials import essentials
+from wilson.model.offline.mailtext import sent_at
 
 VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
          "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
          "return": "Return", "submit": "Submit", "hand in": "Hand in", "fill in": "Fill in",
          "fill out": "Fill in", "complete": "Complete", "enrol": "Enrol", "enroll": "Enrol", "apply": "Apply",
-         "book": "Book", "choose": "Choose", "order": "Order", "sign": "Sign"}
+         "book": "Book", "choose": "Choose", "order": "Order", "sign": "Sign", "pay": "Pay", "transfer": "Pay",
+         "settle": "Pay", "check in": "Check in", "send": "Send", "upload": "Upload",
+         "provide": "Send", "renew": "Renew", "schedule": "Book", "make an appointment": "Book",
+         "collect": "Collect", "pick up": "Collect", "pick it up": "Collect", "pick them up": "Collect",
+         "file": "File", "update": "Update", "accept": "Accept"}
+# the passive of an ask ("the form must be returned by …", "payment has to be made before …")
+PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay", "submitted": "Submit",
+           "returned": "Return", "signed": "Sign", "completed": "Complete", "filled in": "Fill in",
+           "filled out": "Fill in", "booked": "Book", "renewed": "Renew", "received": "Send", "uploaded": "Upload",
+           "sent": "Send", "handed in": "Hand in", "collected": "Collect", "picked up": "Collect",
+           "confirmed": "Confirm", "registered": "Register", "filed": "File", "checked in": "Check in"}
+_PASSIVE_RE = re.compile(r"\b(?:must|has to|have to|needs? to|should|is to|are to|is required to|are required to)"
+                         r"\s+be\s+(?P<verb>" + "|".join(sorted(map(re.escape, PASSIVE), key=len, reverse=True)) +
+                         r")\b[^.!?\n]{0,60}?\b(?:by|before|until|no later than|on or before)\s+"
+                         r"(?P<when>[^.!?\n]{3,40})", re.I)
+# "Amount due: 120 EUR … due date 15 January", "is due on 15 January": something to pay, asked by its date
+_DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>[^.!?\n]{3,40})|"
+                     r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
+                     r"(?P<when2>[^.!?\n]{3,40})", re.I)
 _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-                     r"[^.!?\n]{0,60}?\b(?:by|before|until|no later than)\s+(?P<when>[^.!?\n]{3,40})", re.I)
+                     r"(?P<what>[^.!?\n]{0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+                     r"(?P<when>[^.!?\n]{3,40})", re.I)
+# "within the next two weeks", "within 10 days": a span from the day the mail was sent
+_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
+                        r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
+            "fourteen": 14}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
 _ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
                         r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
-                        r"you're asked to|we ask you to)\s+(?:\w+\s+){0,2})$", re.I)
+                        r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
+                        r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
+                        r"\s+(?:\w+\s+){0,2})$", re.I)
+# an ask said by its noun ("registration closes on 12 March", "the application deadline is 1 June")
+NOUNS = {"registration": "Register", "application": "Apply", "applications": "Apply", "sign-up": "Sign up",
+         "signup": "Sign up", "sign-ups": "Sign up", "enrolment": "Enrol", "enrollment": "Enrol", "booking": "Book",
+         "bookings": "Book", "check-in": "Check in", "online check-in": "Check in", "rsvp": "RSVP",
+         "submission": "Submit", "submissions": "Submit", "renewal": "Renew"}
+_NOUN_RE = re.compile(r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
+                      r"[^.!?\n]{0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
+                      r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
+                      r"(?P<when>[^.!?\n]{3,40})", re.I)
 _AUTO_RE = re.compile(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
-_PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg)\s*:\s*)+", re.I)
+_PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
+                        r"erinnerung|mahnung)\s*[:\-–]\s*)+", re.I)
 LEAD_DAYS = 1  # done the day before: a form or a reply may take a moment
 FARTHEST_DAYS = 200  # "by 3 January" read on 5 January is next year's only by the calendar: the ask is over
 
@@ -44,20 +86,78 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     if PHISHING_RE.search(blob) or OFFER_RE.search(blob):
         return None
     today = now.astimezone(tz).date()
-    for sentence in re.split(r"(?<=[.!?\n])\s*", said):
+    sent = sent_at(payload, now, tz)
+    asked = _asked(said, sent, today, tz)
+    if asked is None:
+        return None
+    verb, by, what = asked
+    return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
+
+
+def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
+    come: ("Book", 2 Feb, "a follow-up appointment")."""
+    def ahead(phrase: str, within: bool = False) -> dates.Found | None:
+        if within:
+            span = _WITHIN_RE.match(phrase.strip())
+            if span is None:
+                return None
+            count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
+            unit = span.group("unit").lower().rstrip("s")
+            days = count * {"day": 1, "week": 7, "month": 30}[unit]
+            day = dates.local_date(sent, tz) + timedelta(days=days)
+            return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
+        found = [f for f in dates.search(phrase, sent, tz)
+                 if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+        return found[0] if found else None
+
+    sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
+    for sentence in sentences:
         for asked in _ASK_RE.finditer(sentence):
-            if not _ASKING_RE.search(sentence[:asked.start()]):
-                continue
-            found = [f for f in dates.search(asked.group("when"), now, tz)
-                     if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
-            if found:
-                return _task(VERBS[asked.group("verb").lower()], found[0], subject, sender_of(payload), today, tz)
+            within = asked.group("by").lower() == "within"
+            if _ASKING_RE.search(sentence[:asked.start()]) and (by := ahead(asked.group("when"), within)):
+                return VERBS[asked.group("verb").lower()], by, _object(asked.group("what"))
+        for asked in _PASSIVE_RE.finditer(sentence):
+            if by := ahead(asked.group("when")):
+                return PASSIVE[asked.group("verb").lower()], by, ""
+    amount = AMOUNT_RE.search(said)
+    for sentence in sentences:
+        for due in _DUE_RE.finditer(sentence):
+            if amount and (by := ahead(due.group("when") or due.group("when2"))):
+                return "Pay", by, ""
+        for named in _NOUN_RE.finditer(sentence):
+            # "3 hours before departure on 12 January": the day is the departure's
+            when = re.sub(r"^\d+\s+(?:hours?|days?|minutes?)\s+before\s+\w+\s*", "", named.group("when"), flags=re.I)
+            if by := ahead(when):
+                return NOUNS[named.group("noun").lower()], by, ""
     return None
 
 
-def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz) -> Due:
+# what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
+# pronoun, a manner or a channel ("them", "online", "via the form")
+_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
+                           r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
+
+
+def _object(what: str) -> str:
+    words = " ".join(what.split()).strip(" ,;:-")
+    words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
+                     r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
+    if not words or len(words.split()) > 6 or _VAGUE_OBJECT.search(words) or \
+            re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
+        return ""
+    return words
+
+
+def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more: str = "", thing: str = "") -> Due:
     day = dates.local_date(by.value, tz)
-    title = f"{verb}: {subject[:60]}" if subject else f"{verb} for {sender}"
+    amount = re.match(r"Amount: (.+?)\.(?: |$)", more)
+    what = f"{verb} {amount.group(1)}" if amount else verb
+    subject = subject[:1].upper() + subject[1:]
+    if thing and not amount:
+        title = f"{verb} {thing}"
+    else:
+        title = f"{what}: {subject[:60]}" if subject else f"{what} for {sender}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
-    return Due(title, _due(day, LEAD_DAYS, today), notes, f"a mail from {name_only(sender)} asks: {verb.lower()} by "
-               f"{by.stated(tz)}")
+    return Due(title, _due(day, LEAD_DAYS, today), f"{notes} {more}".strip(),
+               f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}")

@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
+from wilson.model.offline.essentials import AMOUNT_RE, essentials
+from wilson.model.offline.mailtext import sent_at
 
-AMOUNT_RE = re.compile(r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
-                       r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
 SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
-                        r"payment (?:was |has been )?received|thank you for your payment)\b", re.I)
+                        r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
+                        r"(?:credit card|card|paypal)|nothing to pay)\b"
+                        r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
+                        r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
+                        re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
@@ -34,7 +38,8 @@ OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w
 # (not "log in to your account": real bills and insurers say it too)
 PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
                          r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
-                         r"ignore (?:all )?(?:previous|prior) instructions|assistant:)", re.I)
+                         r"ignore (?:all |any |your )?(?:previous|prior) (?:instructions|rules)|assistant:|"
+                         r"(?:note|instructions?) (?:for|to) the (?:ai|assistant))", re.I)
 # words before a date that make it the date to pay by, or the date something renews
 DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
                         r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)
@@ -72,10 +77,11 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
     return None
 
 
-def _date_to_act_by(text: str, now: datetime, tz) -> dates.Found | None:
+def _date_to_act_by(text: str, now: datetime, tz, sent: datetime | None = None) -> dates.Found | None:
     """The date a bill is due or a contract renews: the first date after a cue ("pay by", "renews on"),
-    else the first date to come; today or later only."""
-    found = [f for f in dates.search(text, now, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
+    else the first date to come; today or later only. `sent`: the day its "tomorrow" is read from."""
+    found = [f for f in dates.search(text, sent or now, tz)
+             if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
     cued = [f for f in found if DUE_CUE_RE.search(text[:f.start])]
     return (cued or found or [None])[0]
 
@@ -138,7 +144,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     quoted = f"“{subject}”" if subject else "their mail"
     amount = AMOUNT_RE.search(blob)
     if BILL_RE.search(blob) and amount and not SETTLED_RE.search(blob) and not OFFER_RE.search(blob):
-        when = _date_to_act_by(blob, now, tz)
+        when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         if when is None:
             return None
         named = _name_before(subject, BILL_RE)
@@ -147,12 +153,14 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         noun = named[1] if named and named[1] in ("bill", "invoice") else "bill"
         title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {organisation(sender)}"
         pay_by = dates.local_date(when.value, tz)
+        more = essentials(blob, "Pay", amount=False)
         return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
-                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted}).",
+                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted})." + (f" {more}" if more
+                                                                                              else ""),
                    f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
     if renews:
-        when = _date_to_act_by(blob, now, tz)
+        when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         named = _name_before(subject, RENEWABLE_RE)
         named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)
         if when is None or named is None:

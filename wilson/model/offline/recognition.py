@@ -155,19 +155,36 @@ def days_long(start, end, tz) -> float:
     return (as_datetime(finish, tz) - as_datetime(begin, tz)) / timedelta(days=1)
 
 
+def _several_days(start, end, span: float, tz) -> bool:
+    """The event lasts more than a day: over a day long, or from one day into the next (a timed event from
+    Monday 09:00 to Tuesday 17:00); an all-day event of one day is not."""
+    if span > 1.0:
+        return True
+    begin, finish = parse_moment(start, tz), parse_moment(end, tz)
+    if not isinstance(begin, datetime) or not isinstance(finish, datetime):
+        return False
+    return span >= 0.5 and finish.astimezone(tz).date() > begin.astimezone(tz).date()
+
+
 def recognise_event(playbook: Playbook, title: str, location: str | None, start, end, tz,
                     home: places.Place | None, description: str = "") -> Recognition:
     """A calendar event → the plan it calls for, or none, and the rule that decided."""
     title = (title or "").strip()
+    span = days_long(start, end, tz)
+    several = _several_days(start, end, span, tz)
+    place = places.find_place(location, title)
+    if place is None and several:  # days away name their place anywhere: "Sales kickoff Lisbon"
+        place = places.named_anywhere(title) or places.named_anywhere(location) or places.named_anywhere(description)
+    where = places.away(place, home)
+    travel = playbook.of_kind("trip") or playbook.of_kind("travel")
     cue = negative_cue(playbook, title)
     if cue:
+        if several and where is not None and travel is not None:  # away for days: travel, whatever the title
+            return Recognition(travel, f"{span:.0f} days in {place.name}, away from home ({where}), though "
+                                       f"“{cue}” is in the title", place)
         return Recognition(None, f"negative cue “{cue}” in the title")
     found = match_words(playbook, title) or (match_words(playbook, description) if description else None)
-    place = places.find_place(location, title)
-    where = places.away(place, home)
-    span = days_long(start, end, tz)
     # a stay away is a trip (not the conference entry, which is of the travel kind too)
-    travel = playbook.of_kind("trip") or playbook.of_kind("travel")
     if found:
         event, trigger = found
         rule = f"“{trigger.group(0)}” in the title (playbook: {event.name})"
@@ -183,8 +200,8 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     if where == "abroad":
         return Recognition(travel, f"the place, {place.name}, is abroad ({places.country_display(place.country)})",
                            place)
-    if span >= 1.5:
-        return Recognition(travel, f"{span:.0f} days in {place.name}, far from home", place)
+    if several:
+        return Recognition(travel, f"{max(span, 1):.0f} days in {place.name}, far from home", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
 
 

@@ -1,24 +1,42 @@
-"""A move or cancellation of an event that touches the rest of today, told to the user offline.
+"""A new, moved or cancelled event that starts within the next 24 hours, told to the user offline.
 
-The RAS's same-day rule (urgency.same_day) raises the alarm for it; when no topic moves or closes with it
-(a proposal would tell of that), the offline cortex passes the change on in a line. The line names the
-day, not "today": quiet hours may hold it until the next morning. The event's own name is said with it
-by the cortex, which names the source of others' text.
+The RAS raises the alarm for it (urgency.judge_calendar); when no plan is made for it and no topic moves or
+closes with it (a proposal would tell of that), the offline cortex passes the change on in a line, so the
+user hears of it before it starts. The line names the day, not "today": quiet hours may hold it until the
+next morning. The event's own name is said with it by the cortex, which names the source of others' text.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.urgency import same_day
 
+AHEAD = timedelta(hours=24)  # an event starting this soon is told when it is new or changes
+
+
+def soon(buffer: dict, now: datetime, tz) -> bool:
+    """The event starts (or, before a move, started) within AHEAD and is not over, or it touches the rest of
+    today."""
+    if same_day(buffer, now, tz) is not None:
+        return True
+    previous = buffer.get("previous") if isinstance(buffer.get("previous"), dict) else {}
+    for start, end in ((buffer.get("start"), buffer.get("end")), (previous.get("start"), previous.get("end"))):
+        begin = dates.parse_moment(start, tz)
+        if begin is None:
+            continue
+        finish = dates.parse_moment(end, tz) or begin
+        if dates.as_datetime(begin, tz) <= now + AHEAD and dates.as_datetime(finish, tz) > now:
+            return True
+    return False
+
 
 def told(buffer: dict, now: datetime, tz) -> str:
-    """The heads-up for a moved or cancelled event starting (or, before the move, starting) later today or
-    under way; "" for any other change."""
+    """The heads-up for a new, moved or cancelled event starting (or, before the move, starting) within the
+    next 24 hours or under way; "" for any other change."""
     change = buffer.get("change")
-    if change not in ("changed", "cancelled") or same_day(buffer, now, tz) is None:
+    if change not in ("new", "changed", "cancelled") or not soon(buffer, now, tz):
         return ""
     new = dates.parse_moment(buffer.get("start"), tz)
     old = dates.parse_moment((buffer.get("previous") or {}).get("start"), tz)
@@ -29,6 +47,14 @@ def told(buffer: dict, now: datetime, tz) -> str:
         old = dates.local_date(old, tz)
     if change == "cancelled":
         return f"Heads-up: it's cancelled (it was on {_when(new or old, tz)})."
+    where = str(buffer.get("location") or "").strip()
+    at = f", at {where[:80]}" if where else ""
+    if change == "new":
+        return f"Heads-up: new in your calendar for {_when(new, tz)}{at}." if new is not None else ""
+    if new is not None and old is not None and new == old and type(new) is type(old):
+        before = str((buffer.get("previous") or {}).get("location") or "").strip()
+        if where and before and where != before:
+            return f"Heads-up: it's now at {where[:80]} ({_when(new, tz)})."
     if new is None or old is None or (new == old and type(new) is type(old)):
         return ""
     if isinstance(new, datetime) and isinstance(old, datetime) and \

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from wilson.model.offline import bills, urgency
+from wilson.model.offline import asks, bills, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
+from wilson.model.offline.opening import ADDRESS
+from wilson.model.offline.point import point, without_date_lines
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
 
 
 def first_sentence(text: str, subject: str) -> str:
-    """The body's first sentence (not the subject line again), for an item whose subject says too little."""
-    for line in (text or "").splitlines():
-        line = line.strip()
-        if not line or (subject and subject.lower() in line.lower()):
-            continue
-        found = re.match(r".+?[.!?](?=\s|$)", line)
-        return (found.group(0) if found else line)[:140]
-    return ""
+    """The mail's point (not the subject line again, the channel's "Sent …" line, a greeting or a date line), for
+    an item whose subject says too little; "" when it holds an address."""
+    said = point(text, {subject.lower()} if subject else set())
+    return "" if ADDRESS.search(said) else said[:140]  # a stranger's link is never relayed as something to act on
 
 
 def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -> str:
@@ -60,14 +57,26 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     if payload.get("change") in CALENDAR_CHANGES:
         return urgency.judge_calendar(payload, now, tz)
-    text = without_sent_line(str(item.get("text") or item.get("snippet") or ""))  # the day it came is no date in it
+    # the day it came is no date in it, and neither is the letter's own date line
+    text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
-                                  str(payload.get("from") or ""), now, tz)
-    if found.situation or (found.level == 1 and not payload.get("bulk")):
+                                  str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
+    # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
+    # mail about the user's child or trip is not
+    subject = str(payload.get("subject") or "")
+    others = payload.get("bulk") and (
+        found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
+        or (found.rule.startswith("a closure") and not (urgency.CARE_RE.search(f"{subject} {text}")
+                                                        or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
+    if (found.situation and not others) or (found.level == 1 and not payload.get("bulk")):
         return found
-    due = bills.task_for(text, payload, now, tz)
+    due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
     if due is not None:
-        return urgency.Judgement(2, due.rule)
+        # asked for by tomorrow: the user hears of it now, not at the next morning's sync
+        soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)
+        return urgency.Judgement(1 if soon else 2, due.rule + (" (by tomorrow)" if soon else ""))
+    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
+        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):
         why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
         return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")

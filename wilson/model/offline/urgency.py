@@ -2,7 +2,11 @@
 
 Each rule returns a Judgement with its level (1 urgent, 2 needs action, 3 for the briefing,
 None: nothing that needs the user) and the rule's name, so the trace says which fired.
-Offline urgency never breaks quiet hours by itself: it ranks, the attention budget places.
+Offline urgency ranks, the attention budget places; only a clear emergency (`emergency`: a leak, a fire,
+a medical emergency, the police, a child's school or care closing today, travel cancelled or moved within
+12 hours) may break quiet hours, and only while `[attention] offline_wake` is on.
+
+A mail's "today" and "tomorrow" are the day it was sent (`sent`), not the day it is read.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from wilson.kernel.timeparse import aware_or_none
+from wilson.model.offline.bills import PHISHING_RE
+from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
 PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
@@ -33,6 +39,37 @@ ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.
 BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
 SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
+TRAVEL_WAKE_HOURS = 12  # travel cancelled or moved this close may wake the user at night
+# something closes, is called off or changes: told before it bites when it is today or tomorrow
+CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
+                        r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
+                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating) "
+                        r"(?:will be |is )?(?:off|cut|out|interrupted)|outage|strike|won'?t (?:take place|go ahead)|"
+                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*)\b", re.I)
+# clear emergencies, each in words a person or an office uses for it
+EMERGENCY_RES = (
+    ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
+                                r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
+                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage)\b",
+                                re.I)),
+    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide)\b", re.I)),
+    ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
+                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
+    ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
+                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted) to (?:the )?hospital|"
+                                       r"in (?:the )?hospital|medical emergency|paramedics)\b", re.I)),
+    ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
+                              r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
+                              r"(?:was|were|been) robbed)\b", re.I)),
+)
+# a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
+ADVERT_RE = re.compile(r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
+                       r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b", re.I)
+HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
+YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
+                      r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b", re.I)
+CARE_RE = re.compile(r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
+                     r"preschool|after-?school club|childminder)\b", re.I)
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
 # "immediately"): wide on purpose, since a hit only means a model reads it.
 PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
@@ -48,16 +85,86 @@ class Judgement:
     situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
 
 
+def phishing(text: str, subject: str, sender: str) -> bool:
+    """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
+    to the assistant: never news for the user, and never a task."""
+    blob = f"{subject}\n{text}"
+    link = re.search(r"https?://|\bwww\.", blob, re.I)
+    return bool(PHISHING_RE.search(blob)) and (link is not None or bool(ASSISTANT_RE.search(blob)))
+
+
+# words meant for an assistant reading the mailbox, not for its owner
+ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
+                          r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
+                          re.I)
+
+
 def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
 
-def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Judgement:
-    """A mail, feed or web item. Situations first (a child, health, travel trouble, today's deadline),
-    then who wrote it and when the things it mentions happen."""
+def _soon(blob: str, sent: datetime, now: datetime, tz, days: int = 1) -> bool:
+    """A date in the text (read from the day it was sent) falls on today or within `days` after it."""
+    today = now.astimezone(tz).date()
+    return any(0 <= (local_date(f.value, tz) - today).days <= days
+               and not (isinstance(f.value, datetime) and f.value < now - timedelta(hours=1))
+               for f in search(blob, sent, tz))
+
+
+def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: datetime | None = None) -> str | None:
+    """What makes a message a clear emergency that may wake the user ("a water leak", "your child's school or
+    care closing today", "travel cancelled or moved within 12 hours"), or None. Not in a newsletter or an offer."""
+    blob = f"{subject}\n{text}"
+    sent = sent or now
+    if PROMO_RE.search(blob) or ADVERT_RE.search(blob):
+        return None
+    personal = from_a_person(sender)
+    yours = personal or YOURS_RE.search(blob) is not None
+    for name, rule in EMERGENCY_RES:
+        # a person's word, or (for a leak or a fire) an office's about the user's own home: not an advert's
+        if rule.search(blob) and (personal or CHILD_RE.search(blob) or (yours and name in HOME_EMERGENCIES)):
+            return name
+    if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
+        return "your child's school or care closing today"
+    if TRAVEL_RE.search(blob) and (DISRUPTION_RE.search(blob) or CLOSURE_RE.search(blob)):
+        today = now.astimezone(tz).date()
+        said = search(blob, sent, tz)
+        if any(not isinstance(f.value, datetime) and (f.value - today).days > 1 for f in said):
+            return None  # "on 3 March … moved to 10:45": the time is that day's
+        for found in said:
+            at = as_datetime(found.value, tz)
+            timed = isinstance(found.value, datetime)
+            horizon = now + timedelta(hours=TRAVEL_WAKE_HOURS)
+            if (timed and now - timedelta(hours=1) <= at <= horizon) or \
+                    (not timed and today <= local_date(found.value, tz) <= horizon.astimezone(tz).date()):
+                return f"travel cancelled or moved within {TRAVEL_WAKE_HOURS} hours"
+    return None
+
+
+def emergency_in(buffers: list, text: str, now: datetime, tz) -> str | None:
+    """The clear emergency a kept item's mails tell of (`emergency`), each read from the day it was sent; None
+    for calendar changes and bulk mail."""
+    for buffer in buffers:
+        if not isinstance(buffer, dict) or buffer.get("bulk") or buffer.get("change"):
+            continue
+        found = emergency(text, str(buffer.get("subject") or buffer.get("title") or ""), str(buffer.get("from") or ""),
+                          now, tz, sent_at(buffer, now, tz))
+        if found:
+            return found
+    return None
+
+
+def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent: datetime | None = None) -> Judgement:
+    """A mail, feed or web item. Situations first (an emergency, a child, health, travel trouble, a closure or a
+    change today or tomorrow, today's deadline), then who wrote it and when the things it mentions happen. `sent`:
+    when the mail was sent, the day its "today" and "tomorrow" are read from."""
     blob = f"{subject} {text}"
+    sent = sent if sent is not None and sent <= now else now
     if PROMO_RE.search(blob) and not (CHILD_RE.search(blob) and HEALTH_RE.search(blob)):
         return Judgement(None, "newsletter or promotion")
+    found_emergency = emergency(text, subject, sender, now, tz, sent)
+    if found_emergency:
+        return Judgement(1, f"emergency: {found_emergency}", True)
     if CHILD_RE.search(blob) and (HEALTH_RE.search(blob) or PICKUP_RE.search(blob)):
         return Judgement(1, "situation: your child needs you", True)
     if HEALTH_RE.search(blob) and from_a_person(sender) and re.search(r"\b(hospital|ambulance|emergency|accident)\b",
@@ -65,6 +172,9 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Ju
         return Judgement(1, "situation: health emergency", True)
     if TRAVEL_RE.search(blob) and DISRUPTION_RE.search(blob):
         return Judgement(1, "situation: travel disruption", True)
+    closes = CLOSURE_RE.search(blob)
+    if closes and _soon(blob, sent, now, tz, days=1):
+        return Judgement(1, f"a closure or change today or tomorrow (“{closes.group(0)}”)", True)
     found = TODAY_DEADLINE_RE.search(blob)
     if found:
         return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
@@ -72,7 +182,7 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz) -> Ju
     if found:
         return Judgement(1, f"urgent wording (“{found.group(0)}”)")
     today = now.astimezone(tz).date()
-    dated = [f for f in search(blob, now, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
+    dated = [f for f in search(blob, sent, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
     if dated:

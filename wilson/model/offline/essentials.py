@@ -1,0 +1,38 @@
+"""What a task from a mail needs to be done without opening the mail again: the amount, the reference to
+quote, the account, and where (an office, a portal, a counter)."""
+
+from __future__ import annotations
+
+import re
+
+AMOUNT_RE = re.compile(r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
+                       r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
+REFERENCE_RE = re.compile(r"\b(?P<label>reference|ref\.?|payment reference|invoice (?:no\.?|number|#)|booking (?:code|"
+                          r"reference|number|no\.?)|case (?:no\.?|number)|customer (?:no\.?|number)|order (?:no\.?|"
+                          r"number)|file (?:no\.?|number)|confirmation (?:code|number)|PNR|aktenzeichen|kassenzeichen|"
+                          r"verwendungszweck)\s*(?:is\s*)?[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9/._-]{2,24})(?<![.])", re.I)
+IBAN_RE = re.compile(r"\bIBAN\s*:?\s*(?P<iban>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?)")
+WHERE_RE = re.compile(r"\b(?:at|in|via|through|on|using)\s+(?P<where>(?:the |our |your )?(?:[\w'’-]+ ){0,3}?"
+                      r"(?:office|portal|website|web site|app|counter|desk|town hall|city hall|reception|terminal|"
+                      r"branch|station|gate|front desk|school office|secretary's office|Bürgeramt|Rathaus))\b", re.I)
+
+
+def essentials(text: str, verb: str = "", amount: bool = True) -> str:
+    """"Amount: 120 EUR. Reference: KZ-4471. Where: at the town hall." (what there is of it), for the notes; the
+    amount and the account only for a payment (`verb` "Pay"), the amount not when the notes say it already."""
+    parts = []
+    found = AMOUNT_RE.search(text) if amount else None
+    if found and verb == "Pay":
+        parts.append(f"Amount: {found.group(0)}.")
+    reference = REFERENCE_RE.search(text)
+    if reference:
+        label = reference.group("label").rstrip(".:# ")
+        label = label if label.isupper() else label[:1].upper() + label[1:].lower()
+        parts.append(f"{label}: {reference.group('ref')}.")
+    iban = IBAN_RE.search(text)
+    if iban and verb == "Pay":
+        parts.append(f"To IBAN {iban.group('iban').strip()}.")
+    where = WHERE_RE.search(text)
+    if where:
+        parts.append(f"Where: {where.group(0)}.")
+    return " ".join(parts)
