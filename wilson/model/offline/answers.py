@@ -14,6 +14,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.short_answers import short_answer, word_answer
 from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -53,13 +54,14 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
         said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
     newest = proposals[0]
-    if not ref and newest.get("not_the_last_asked") and YES_RE.match(said):
+    short = short_answer(said)  # "y", "yse", "noo": a typo'd answer is still one
+    if not ref and newest.get("not_the_last_asked") and (YES_RE.match(said) or short == "yes"):
         # the last proposal the user saw was answered already: this "yes" may be about anything said since,
         # and would change their world (a bare "no" changes nothing, and still declines the newest waiting)
         return Reply(_which_proposal(newest), [], "a bare answer, and the proposal waiting is not the last one")
-    if YES_RE.match(said):
+    if YES_RE.match(said) or short == "yes":
         return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
-    if NO_RE.match(said):
+    if NO_RE.match(said) or short == "no":
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal")
     for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
         found = pattern.match(said)
@@ -83,7 +85,45 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         if picked is not None:
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
-    return change_to_it(proposals, said, text)
+    return change_to_it(proposals, said, text) or follow_up(chat, proposals, said, text)
+
+
+# "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
+_ABOUT = r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead)"
+FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather))*$")
+# "no, I already did that", "nope - not needed": a no with its reason after it
+NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
+                           r"thanks|thank)\b)\s*(?P<why>.*)$", re.I)
+
+
+def follow_up(chat: Chat, proposals: list[dict], said: str, text: str) -> Reply | None:
+    """A short follow-up to the proposal just asked (the user's first message since): a no with its reason is a
+    no, and a day or an hour said alone ("and on Tuesday?", "make it 9 instead" says it of "it") changes its
+    time. None when no proposal was just asked, or the words are something else."""
+    newest = proposals[0]
+    no = NO_BECAUSE_RE.match(text.strip())
+    if no and word_answer(no.group("no")) == "no":
+        why = no.group("why").strip()
+        found = dates.search(why, chat.now, chat.tz, parts=True)
+        if found and CHANGE_TO_RE.search(why):  # "no, on Tuesday instead": the day changes, not the answer
+            return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
+                         "a change to a proposal, after a no")
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
+    if not newest.get("just_asked"):
+        return None
+    found = FOLLOW_UP_RE.match(said)
+    when = found.group("when") if found else ""
+    if len(when.split()) > 5 or not (dates.search(when, chat.now, chat.tz, parts=True) or TIME_ONLY.match(when)):
+        return None
+    left = words(when) - FILLER
+    if left:  # "and the flights on Tuesday?" names more than a time
+        return None
+    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": text.strip()})],
+                 "a day or an hour said right after a proposal")
+
+
+# a change said after a no: it names the new time as the one wanted
+CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not)\b", re.I)
 
 
 # "actually make it Sunday", "make it Sunday instead", "change it to 9am": a change to the proposal just made,
@@ -99,7 +139,7 @@ def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
     found = CHANGE_IT_RE.match(said)
     if not found or not found.group("what").strip():
         return None
-    if len(proposals) > 1:
+    if len(proposals) > 1 and not proposals[0].get("just_asked"):  # said right after one: that one
         firsts = [(p["id"], next((i for i in p["items"] if isinstance(i, dict)), {})) for p in proposals[:3]]
         shown = " or ".join(f"{number} ({_headline(item)})" for number, item in firsts)
         # words that work in any chat, offline too ("modify N …" is a terminal command)
@@ -265,6 +305,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
+        if not dates.search(clause, now, tz):
+            clause = HOUR_SAID_RE.sub(r"\g<lead>at \g<hour>", clause)  # "make it 9 instead": at 9
         clause_words = words(clause)
         if not clause_words and not dates.search(clause, now, tz):
             continue
@@ -290,6 +332,10 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
+# an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
+# would not take for an hour without its "at"
+HOUR_SAID_RE = re.compile(r"(?P<lead>\b(?:it|to|for|make it)\s+)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)"
+                          r"(?=\s|$|[.!?])", re.I)
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day

@@ -23,6 +23,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
                                           NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -103,8 +104,9 @@ def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
     """"yes", "no, forget it" or "approve" with no proposal waiting: an honest word, not a search for a task
     called "it" nor "I didn't understand"."""
     said = normal(text)
-    yes = YES_RE.match(said) and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
-    if ((yes or NO_RE.match(said) or APPROVE_RE.match(said))
+    short = short_answer(said)  # "yse", "noo"
+    yes = (YES_RE.match(said) or short == "yes") and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
+    if ((yes or NO_RE.match(said) or short == "no" or APPROVE_RE.match(said))
             and not any(isinstance(p, dict) and p.get("items") for p in chat.pending)):
         return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
                      "an answer with nothing pending")
