@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from wilson.model.offline.framing import unframed
 from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
@@ -115,7 +116,8 @@ def request_of(text: str) -> str:
         text = text[lead.end():]
     asked = _ASKED_POLITELY.match(text)
     text = asked.group("ask") if asked else text
-    return COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
+    text = COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
+    return unframed(text) or text
 
 
 _BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
@@ -191,7 +193,7 @@ RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|a
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
 ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
                     + _PUT_ON_LIST + "|"
-                    r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
+                    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
 EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)

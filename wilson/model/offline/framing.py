@@ -1,0 +1,71 @@
+"""What a request comes wrapped in, taken off before the rules read it: politeness ("could you please …",
+"… please"), framing ("don't forget to …", "I'd like you to …", "also add: …", "set a reminder to …").
+
+The rules match requests by their verb at the start ("remind me", "add", "move"); people put words before
+it. Each wrapper is taken off while one is there, so "oh and could you please also add: …" reads "add …".
+A question stays a question: "can you tell me what's due?" keeps its "tell me", "can you book a table?"
+is left as it was (no rule books tables, and it must not become a task).
+"""
+
+from __future__ import annotations
+
+import re
+
+# the requests the rules follow: only before one of these is "can you" a request and not a question
+_VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
+          r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
+          r"make a (?:note|task|reminder)|schedule a reminder|write down)\b")
+_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
+                     r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
+                     r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
+                     r"(?=" + _VERBS + ")", re.I)
+# "oh and also add: …", "plus, remind me …": a joining word before a request
+_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing)"
+                   r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
+# "don't forget to …", "please remember to …", "make sure I …": what not to forget
+_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
+                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
+_REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
+_SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
+                           r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
+_MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
+                        r"(?P<what>.+)$", re.I | re.S)
+_TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
+_QUESTION_END = re.compile(r"\s*\?+\s*$")
+
+
+def unframed(text: str) -> str:
+    """The request without its wrappers; the text as it was when it wears none."""
+    was = None
+    while was != text:
+        was = text
+        text = _JOIN.sub("", text)
+        polite = _POLITE.match(text)
+        if polite:
+            text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
+        text = _TRAILING.sub(r"\1", text)
+        text = _remembered(text)
+    return text
+
+
+def _remembered(text: str) -> str:
+    """"don't forget to call mum at 5" → "remind me to call mum at 5"; with no hour, "add call mum"."""
+    for pattern, timed, untimed in ((_DONT_FORGET, "remind me to", "add"), (_SET_REMINDER, "remind me to", None),
+                                    (_MAKE_TASK, "add", "add")):
+        found = pattern.match(text)
+        if found:
+            what = found.group("what").strip()
+            return f"{timed if untimed is None or _has_hour(what) else untimed} {what}"
+    found = _REMEMBER.match(text)
+    if found and not re.match(r"(?:me|to)\b|" + _VERBS, found.group("what"), re.I):
+        return f"add {found.group('what').strip()}"  # "remember: buy stamps", not "remember me" nor "note to self"
+    return text
+
+
+_HOUR = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)(?!\w)|\b\d{1,2}:\d\d\b|"
+                   r"\bat\s+\d{1,2}\b|\b(?:noon|midday|tonight|this (?:morning|afternoon|evening)|in an? hour|"
+                   r"in \d+ (?:minutes|hours|mins))\b", re.I)
+
+
+def _has_hour(text: str) -> bool:
+    return bool(_HOUR.search(text))
