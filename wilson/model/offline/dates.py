@@ -530,6 +530,25 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 # "next Wednesday" is the Wednesday of next week: said on a Tuesday, it is not tomorrow (the parser reads it as
 # the coming one, as it reads "on Wednesday"); "next Thursday, 7 Jan" is the day written
+# "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
+# reads as a day); the deadline is the last day of the month before it
+_BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>" +
+                              "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) +
+                              r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)", re.I)
+
+
+def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    """The day before the month's first: this year's, or next year's once this year's has begun."""
+    today = now.astimezone(tz).date()
+    month = _MONTH_NAMES[match.group("month").lower()]
+    year = int(match.group("year")) if match.group("year") else today.year
+    first = date(year, month, 1)
+    if not match.group("year") and first <= today:
+        first = date(year + 1, month, 1)
+    last = first - timedelta(days=1)
+    return last if last >= today else None
+
+
 _NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
                               r"wed|thu|thurs?|fri|sat|sun)\b", re.I)
 
@@ -610,6 +629,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
+    for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
+        add(m.start(), m.end(), m.group(0), _before_month(m, now, tz))
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():
         add(m.start(), m.end(), m.group(0), _month_start(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
@@ -640,6 +661,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
+    masked = _PARSER_MISREADS.sub(_blank, masked)  # "before August 3": the parser then finds "August" alone
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
@@ -659,6 +681,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     return finished()
 
 
+# words before a date that make the date parser's search lose the day after them
+_PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
@@ -728,7 +752,9 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
         saturday = today - timedelta(days=1) if today.weekday() == 6 else today + timedelta(days=5 - today.weekday())
         return max(today, saturday), saturday + timedelta(days=1), "this weekend"
     if "week" in said:
-        return today, today + timedelta(days=6 - today.weekday()), "this week"
+        # asked on a weekend, "this week" is the one coming: what is left of this one is the weekend alone
+        end = today + timedelta(days=6 - today.weekday() + (7 if today.weekday() >= 5 else 0))
+        return today, end, "this week"
     if "month" in said:
         return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
     named = [local_date(f.value, tz) for f in (search(words, now, tz) if found is None else found)]
