@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, places, repeats
+from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -73,7 +73,7 @@ def answer(chat: Chat) -> Reply:
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
     if reply is None:
         reply = Reply(HELP, [], "no offline rule understood the message")
@@ -317,6 +317,18 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         back = where.group("where").lower() in ("back", "got back", "got home", "got in")
         return Reply("Welcome back!" if back else "👍", [], "the user says where they are")
     return None
+
+
+def _payment(chat: Chat, text: str) -> Reply | None:
+    """"The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
+    title, due that day (not an official deadline's forms plan). "add …" names its own task."""
+    if EXPLICIT_ADD_RE.match(text):
+        return None
+    found = payments.payment(text, chat.now, chat.tz)
+    if found is None:
+        return None
+    return Reply("", [("create_task", {"title": found.title, "due": dates.iso(found.due.value)})],
+                 f"a payment ({found.due.stated(chat.tz)})")
 
 
 def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
