@@ -82,7 +82,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
     found = CHANGE_RE.match(said)
     if found:
         picked = _items_named(proposals, found.group("what"))
-        if picked is not None:
+        if picked is not None and not _names_a_task_better(chat, picked, found.group("what")):
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
     return change_to_it(proposals, said, text) or follow_up(chat, proposals, said, text)
@@ -149,6 +149,18 @@ def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
     changes = re.sub(r"(?:\bproposal\s*#?|#)\d+\b[\s:,.-]*", " ", text, flags=re.I).strip() or text.strip()
     return Reply("", [("decide", {"proposal": proposals[0]["id"], "action": "modify", "changes": changes})],
                  "a change to the one proposal waiting")
+
+
+def _names_a_task_better(chat: Chat, picked: tuple[dict, list[int]], what: str) -> bool:
+    """"move the passport one to April 1" while a plan with "Check passport validity" waits and "Renew passport"
+    is an open task: the words name the task as well as the item, and a task the user has is what they move."""
+    wanted = words(re.split(r"\s+(?:to|until|till|for|by|on)\s+", what, maxsplit=1)[0])
+    proposal, positions = picked
+    items = [i for i in proposal["items"] if i.get("position") in positions]
+    item_score = max((len(wanted & _item_words(i)) for i in items), default=0)
+    task_score = max((len(wanted & words(str(t.get("title") or ""))) for t in chat.tasks
+                      if t.get("status", "open") == "open"), default=0)
+    return task_score >= item_score > 0 or (task_score > 0 and item_score == 0)
 
 
 def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
@@ -376,11 +388,18 @@ def _time_key(item: dict, time_only: bool) -> str | None:
     return None
 
 
+_HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
+
+
 def _moved(old, found: dates.Found, time_only: bool, tz):
     """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour."""
     new = found.value
     if time_only and isinstance(new, datetime) and old is not None:
-        return datetime.combine(dates.local_date(old, tz), new.astimezone(tz).time(), tzinfo=tz)
+        hour = new.astimezone(tz).time()
+        was = old.astimezone(tz) if isinstance(old, datetime) else None
+        if was is not None and was.hour >= 12 and hour.hour < 12 and not _HALF_SAID.search(found.phrase):
+            hour = hour.replace(hour=hour.hour + 12)  # 18:00, "make it 7 instead": 19:00, not the morning
+        return datetime.combine(dates.local_date(old, tz), hour, tzinfo=tz)
     if not isinstance(new, datetime) and isinstance(old, datetime):
         return datetime.combine(new, old.astimezone(tz).time(), tzinfo=tz)
     return new
