@@ -113,15 +113,20 @@ def follow_up(chat: Chat, proposals: list[dict], said: str, text: str) -> Reply 
         return None
     found = FOLLOW_UP_RE.match(said)
     when = found.group("when") if found else ""
-    if len(when.split()) > 5 or not (dates.search(when, chat.now, chat.tz, parts=True) or TIME_ONLY.match(when)):
+    read = dates.search(when, chat.now, chat.tz, parts=True)
+    if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
         return None
-    left = words(when) - FILLER
-    if left:  # "and the flights on Tuesday?" names more than a time
-        return None
+    rest = when
+    for one in read:
+        rest = rest.replace(one.phrase.lower(), " ")
+    if set(rest.split()) - _AROUND_A_TIME and not TIME_ONLY.match(when):
+        return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
     return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": text.strip()})],
                  "a day or an hour said right after a proposal")
 
 
+_AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
+                  "please", "rather", "actually", "make", "it", "this", "next"}
 # a change said after a no: it names the new time as the one wanted
 CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not)\b", re.I)
 

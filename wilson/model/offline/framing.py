@@ -10,6 +10,9 @@ is left as it was (no rule books tables, and it must not become a task).
 from __future__ import annotations
 
 import re
+from datetime import datetime
+
+from wilson.model.offline import dates
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
@@ -34,8 +37,16 @@ _TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!
 _QUESTION_END = re.compile(r"\s*\?+\s*$")
 
 
-def unframed(text: str) -> str:
-    """The request without its wrappers; the text as it was when it wears none."""
+# a request that may follow its date: "in two weeks I have to hand in the paper", "tomorrow, remind me to …"
+_REQUEST_AFTER = re.compile(r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|should|got)\s+to|(?:i|we)'ve\s+got\s+to|"
+                            r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$", re.I | re.S)
+
+
+def unframed(text: str, now: datetime | None = None, tz=None) -> str:
+    """The request without its wrappers; the text as it was when it wears none. With `now` and `tz`, a date said
+    before the request moves after it ("on Friday I need to call Tom" is "I need to call Tom on Friday")."""
+    if now is not None and tz is not None:
+        text = _date_last(text, now, tz)
     was = None
     while was != text:
         was = text
@@ -69,3 +80,12 @@ _HOUR = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock
 
 def _has_hour(text: str) -> bool:
     return bool(_HOUR.search(text))
+
+
+def _date_last(text: str, now: datetime, tz) -> str:
+    found = dates.search(text, now, tz, parts=True)
+    if not found or text[:found[0].start].strip(" ,") not in ("", "on", "by", "in"):
+        return text
+    lead = text[:found[0].start + len(found[0].phrase)]
+    ask = _REQUEST_AFTER.match(text[len(lead):])
+    return f"{ask.group('ask').rstrip(' .!')} {lead.strip(' ,')}" if ask else text

@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats
+from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
-                                          NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
+                                          NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal, request_of)
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
@@ -62,8 +62,35 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 
 
 def answer(chat: Chat) -> Reply:
-    """The offline answer to one message of the user's."""
-    text = chat.text.strip()
+    """The offline answer to one message of the user's: the whole read as one request; failing that, sentence by
+    sentence, answered once ("Busy week. The boiler guy comes Thursday. Remind me Wednesday at 8pm to clear the
+    hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
+    help, said in full once in a conversation."""
+    reply = _read(chat, chat.text)
+    parts = sentences.split(chat.text) if reply is None else []
+    if len(parts) > 1:
+        reply = _by_sentence(chat, parts)
+    if reply is None:
+        reply = _statement(chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+                                                else HELP, [], "no offline rule understood the message")
+    if chat.first_contact:
+        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
+    reply.text = _once(reply.text)
+    return reply
+
+
+# the help said again in the same conversation: its list of requests was said already
+HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
+# what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
+# when another sentence asks for something
+WORD_BACK = {"a greeting", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
+             "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
+             "how Wilson is", "news, no request"}
+
+
+def _read(chat: Chat, text: str) -> Reply | None:
+    """One request read by the chain of rules; None when none understood it."""
+    text = text.strip()
     text = COURTESY_RE.sub("", text) or text  # "thanks!" alone stays small talk
     noted = NOTE_RE.match(text)
     noted = noted if noted and text[noted.end():].strip(" .!") else None
@@ -73,17 +100,54 @@ def answer(chat: Chat) -> Reply:
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text)
+             or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
-    if reply is None:
-        reply = Reply(HELP, [], "no offline rule understood the message")
-    elif reply.text or any(name != "decide" for name, _ in reply.calls):  # a look or a change, not an answer
-        reply = _one_at_a_time(text) or reply
-    if chat.first_contact:
-        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
+    if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
+        reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
     return reply
 
 
+def _by_sentence(chat: Chat, parts: list[str]) -> Reply | None:
+    """Each sentence read alone; what they ask for in one answer (their changes in one proposal), a word back only
+    when no sentence asks for anything; None when none is understood."""
+    replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
+    asked = [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
+    if not asked:
+        return None
+    calls = [call for r in asked for call in r.calls]
+    texts = list(dict.fromkeys(r.text for r in asked if r.text))
+    return Reply("\n\n".join(texts), calls, "; ".join(dict.fromkeys(r.rule for r in asked)) + " (sentence by sentence)")
+
+
+def _once(text: str) -> str:
+    """No paragraph said twice in one message."""
+    return "\n\n".join(dict.fromkeys(text.split("\n\n"))) if text else text
+
+
+# News told, not a request: "Anna is going to Rome on Friday", "ugh, it's raining again", "my boss says it went
+# well". A statement begins with who or what it is about; a question, or a request that no rule follows ("book
+# me a table"), gets the honest help instead.
+_STATEMENT_RE = re.compile(r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
+                           r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
+                           r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
+                           r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
+                           r"just|called|wrote|texted|got|went|came|comes|left|'s)\b)", re.I)
+_ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
+                        r"should|shall|may|might)\b", re.I)
+
+
+def _statement(text: str) -> Reply | None:
+    said = text.strip().replace("’", "'")
+    if len(said.split()) < 3 or _ASKING_RE.search(said) or not _STATEMENT_RE.match(said):  # "that's all" tells nothing
+        return None
+    return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
+                 "…”. Nothing was changed.", [], "news, no request")
+
+
+HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+                            r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
+                            re.I)
 APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
 
@@ -305,6 +369,8 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if ABILITIES_RE.match(text):
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
         return Reply(said, [], "what the offline rules can do")
+    if HOW_ARE_YOU_RE.match(text):
+        return Reply(f"All good here, thanks: running offline and keeping an eye on things. {TRY}", [], "how Wilson is")
     if BYE_RE.match(text):
         return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
     if ABOUT_ME_RE.match(text):

@@ -105,7 +105,7 @@ _ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|ki
                              r"(?:[\s,]+please)?\s*\?+\s*$", re.I | re.S)
 
 
-def request_of(text: str) -> str:
+def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
     without its question ("can you add milk?" is "add milk"). Where or how the user is, and when, is kept
@@ -117,7 +117,7 @@ def request_of(text: str) -> str:
     asked = _ASKED_POLITELY.match(text)
     text = asked.group("ask") if asked else text
     text = COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
-    return unframed(text) or text
+    return unframed(text, now, tz) or text
 
 
 _BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
@@ -158,7 +158,7 @@ DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "ca
               "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
               "handed in": "hand", "picked up": "pick", "cleaned": "clean", "fixed": "fix", "cancelled": "cancel",
               "canceled": "cancel", "applied for": "apply", "collected": "collect", "prepared": "prepare",
-              "made": "make", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
+              "made": "make", "gave": "give", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
 PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
                           r"(?P<verb>" + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
                           + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$", re.I)
@@ -229,6 +229,7 @@ class Chat:
     memories: list = field(default_factory=list)  # what the context recalled for the message
     whole_list: bool = False  # `tasks` is every open task (list_tasks' answer), not the context's few due soon
     missed: dict | None = None  # for "what did I miss?": the context's view of it (actors/cortex/missed.py)
+    said_before: list = field(default_factory=list)  # what Wilson said in this conversation, oldest first
 
     @property
     def today(self) -> date:

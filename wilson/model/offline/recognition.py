@@ -8,6 +8,7 @@ rule that fired, so the trace can say why.
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 import tomllib
@@ -207,19 +208,50 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         name = place.name if place is not None else (found.group(1) if found else None)
         if found and places.find_place(found.group(1)) is not None:
             name = found.group(1)
+        name = name or _place_named(text)
         return event.title.replace("{place}", name) if name else event.label
+    if event.name == "move":
+        return _move_title(text)
     if trigger is None:
         return event.label
     before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]
     kept = []
     for word in reversed(before):
-        if word.lower() in _FILLER:
-            break
+        if word.lower() in _FILLER or word[:1].isdigit() or word.lower() in _DATE_WORDS:
+            break  # "March 3 chemistry exam" is the chemistry exam
         kept.insert(0, word)
     phrase = " ".join(kept + [_named(event, text, trigger)]).strip()
     if phrase.lower() == event.label.lower():
         return event.label
     return phrase[:1].upper() + phrase[1:]
+
+
+def _place_named(text: str) -> str | None:
+    """A place the text names in lower case or before the trigger ("a trip to lisbon", "Lisbon trip")."""
+    for found in re.finditer(r"\b(?:to|in)\s+([a-z][\w'’-]+)|\b([A-Z][\w'’-]+)(?=\s+(?:trip|holiday|vacation|"
+                             r"weekend|visit|conference)\b)", text):
+        place = places.find_place((found.group(1) or found.group(2)).title())
+        if place is not None:
+            return place.name
+    return None
+
+
+# where a move goes: "to the new flat", "into our new apartment", "to Hamburg"
+_MOVE_TO = re.compile(r"\b(?:to|into|in)\s+(?P<where>(?:the|our|my|a)\s+new\s+(?:flat|apartment|house|place|home)|"
+                      r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)|\b(?P<new>new\s+(?:flat|apartment|house|place|home))\b")
+
+
+def _move_title(text: str) -> str:
+    """"Move to the new flat", "Move to Hamburg"; "Move" when the message says not where."""
+    found = _MOVE_TO.search(text)
+    if found is None or (found.group("where") or "").lower() in _DATE_WORDS:
+        return "Move"
+    where = found.group("where") or f"the {found.group('new')}"
+    return "Move to " + re.sub(r"^(?:our|my|a)\s+", "the ", where)
+
+
+_DATE_WORDS = {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m} | {
+    d.lower() for d in calendar.day_name} | {"today", "tomorrow", "tonight", "next", "this"}
 
 
 def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:
