@@ -71,7 +71,7 @@ def answer(chat: Chat) -> Reply:
     if len(parts) > 1:
         reply = _by_sentence(chat, parts)
     if reply is None:
-        reply = _statement(chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -410,6 +410,8 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:
         event, trigger = matched
+        if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
+            return None  # "I already paid the gas bill": nothing left to plan
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text)
