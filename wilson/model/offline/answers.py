@@ -14,7 +14,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
-from wilson.model.offline.short_answers import short_answer, word_answer
+from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -85,50 +85,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         if picked is not None and not _names_a_task_better(chat, picked, found.group("what")):
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
-    return change_to_it(proposals, said, text) or follow_up(chat, proposals, said, text)
-
-
-# "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
-_ABOUT = r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead)"
-FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather))*$")
-# "no, I already did that", "nope - not needed": a no with its reason after it
-NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
-                           r"thanks|thank)\b)\s*(?P<why>.*)$", re.I)
-
-
-def follow_up(chat: Chat, proposals: list[dict], said: str, text: str) -> Reply | None:
-    """A short follow-up to the proposal just asked (the user's first message since): a no with its reason is a
-    no, and a day or an hour said alone ("and on Tuesday?", "make it 9 instead" says it of "it") changes its
-    time. None when no proposal was just asked, or the words are something else."""
-    newest = proposals[0]
-    no = NO_BECAUSE_RE.match(text.strip())
-    if no and word_answer(no.group("no")) == "no":
-        why = no.group("why").strip()
-        found = dates.search(why, chat.now, chat.tz, parts=True)
-        if found and CHANGE_TO_RE.search(why):  # "no, on Tuesday instead": the day changes, not the answer
-            return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
-                         "a change to a proposal, after a no")
-        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
-    if not newest.get("just_asked"):
-        return None
-    found = FOLLOW_UP_RE.match(said)
-    when = found.group("when") if found else ""
-    read = dates.search(when, chat.now, chat.tz, parts=True)
-    if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
-        return None
-    rest = when
-    for one in read:
-        rest = rest.replace(one.phrase.lower(), " ")
-    if set(rest.split()) - _AROUND_A_TIME and not TIME_ONLY.match(when):
-        return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
-    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": text.strip()})],
-                 "a day or an hour said right after a proposal")
-
-
-_AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
-                  "please", "rather", "actually", "make", "it", "this", "next"}
-# a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not)\b", re.I)
+    return change_to_it(proposals, said, text)
 
 
 # "actually make it Sunday", "make it Sunday instead", "change it to 9am": a change to the proposal just made,

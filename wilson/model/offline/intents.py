@@ -22,6 +22,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
                                           NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal, request_of)
+from wilson.model.offline.follow_ups import follow_up
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
@@ -96,7 +97,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
     noted = noted if noted and text[noted.end():].strip(" .!") else None
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
-    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
+    reply = (spoken_decision(chat, text) or follow_up(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
