@@ -57,9 +57,23 @@ def test_a_typod_yes_with_nothing_waiting_says_so_and_changes_nothing():
 
 # a follow-up right after a proposal ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["make it 9 instead", "and on tuesday?", "what about Friday?", "or at 11?"])
+@pytest.mark.parametrize("text", ["make it 9 instead", "and on tuesday?", "what about Friday?", "or at 11?",
+                                  "hmm, what about Monday?"])
 def test_a_short_follow_up_right_after_a_proposal_changes_that_proposal(text):
     assert read(text, [REMINDER, OLDER]).calls == [("decide", {"proposal": 4, "action": "modify", "changes": text})]
+
+
+def test_an_hour_said_alone_after_a_reminder_moves_it_to_that_hour():
+    from wilson.model.offline import answers
+    proposal = {"id": 4, "items": [{"position": 1, "tool": "remind",
+                                    "args": {"text": "vitamins", "at": "2027-01-06T09:00:00+01:00"}}]}
+    assert read("actually 8 please", [REMINDER]).calls[0][1]["action"] == "modify"
+    assert answers.modify(proposal, "actually 8", NOW, BERLIN).calls == [
+        ("remind", {"text": "vitamins", "at": "2027-01-06T08:00:00+01:00"})]
+    evening = {"id": 4, "items": [{"position": 1, "tool": "remind",
+                                   "args": {"text": "chicken", "at": "2027-01-05T18:00:00+01:00"}}]}
+    assert answers.modify(evening, "make it 7 instead", NOW, BERLIN).calls == [
+        ("remind", {"text": "chicken", "at": "2027-01-05T19:00:00+01:00"})]  # the evening's 7
 
 
 def test_the_same_words_later_in_the_conversation_ask_which_proposal():
@@ -136,9 +150,17 @@ def test_in_a_whole_wilson_a_typod_yes_approves(make_app):
      {"text": "water the plants", "at": "2027-01-09T10:00:00+01:00"}),
     ("in two weeks I have to hand in the seminar paper", "create_task",
      {"title": "Hand in the seminar paper", "due": "2027-01-19"}),
+    ("Quick one: remind me to call the insurance tomorrow at 10", "remind",
+     {"text": "call the insurance", "at": "2027-01-06T10:00:00+01:00"}),
 ])
 def test_a_request_asked_politely_or_framed_is_that_request(text, tool, args):
     assert only(read(text), tool) == args
+
+
+def test_a_move_said_as_news_moves_the_task():
+    task = {"id": 3, "title": "Dentist appointment", "due": "2027-01-07", "status": "open"}
+    assert read("I'm moving the dentist to Friday", tasks=[task]).calls == [
+        ("update_task", {"task_id": 3, "due": "2027-01-08"})]
 
 
 def test_a_question_asked_politely_stays_an_honest_no():
@@ -267,6 +289,7 @@ def test_a_bill_already_paid_is_no_task_to_pay():
     ("April 5: new flat", "Move to the new flat"),
     ("We move into the new flat on April 5", "Move to the new flat"),
     ("moving house on March 1 to Hamburg", "Move to Hamburg"),
+    ("We're moving to Hamburg on April 30", "Move to Hamburg"),
     ("March 3 chemistry exam", "Chemistry exam"),
 ])
 def test_a_topic_title_keeps_the_point(text, title):

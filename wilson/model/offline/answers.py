@@ -308,8 +308,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
 
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
 # would not take for an hour without its "at"
-HOUR_SAID_RE = re.compile(r"(?P<lead>\b(?:it|to|for|make it)\s+)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)"
-                          r"(?=\s|$|[.!?])", re.I)
+HOUR_SAID_RE = re.compile(r"(?P<lead>(?:^|\b(?:it|to|for)\s+)(?:(?:actually|then|ok|okay|no|hmm|maybe|rather|or|and)"
+                          r"\s+)*)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)(?=\s|$|[.!?])", re.I)
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day

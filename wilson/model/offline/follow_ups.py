@@ -17,7 +17,7 @@ from wilson.model.offline.short_answers import word_answer
 
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
-_ABOUT = r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead)"
+_ABOUT = r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|sorry)"
 FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather))*$")
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
@@ -59,4 +59,4 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
 _AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
                   "please", "rather", "actually", "make", "it", "this", "next"}
 # a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not)\b", re.I)
+CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about)\b", re.I)

@@ -25,6 +25,11 @@ _POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\
 # "oh and also add: …", "plus, remind me …": a joining word before a request
 _JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing)"
                    r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
+# "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
+_LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
+# "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
+_MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
+                     r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
                           r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
@@ -51,11 +56,14 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
     while was != text:
         was = text
         text = _JOIN.sub("", text)
+        text = _LEAD_IN.sub("", text)
         polite = _POLITE.match(text)
         if polite:
             text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
         text = _TRAILING.sub(r"\1", text)
         text = _remembered(text)
+        moving = _MOVING.match(text.replace("’", "'"))
+        text = f"move {moving.group('what')}" if moving else text
     return text
 
 
