@@ -82,12 +82,19 @@ def test_the_same_words_later_in_the_conversation_ask_which_proposal():
     assert read("and on tuesday?", [dict(REMINDER, just_asked=False)]).calls == []
 
 
+@pytest.mark.parametrize("text", ["great", "ok cool", "perfect, thanks"])
+def test_pleased_words_right_after_a_proposal_are_no_yes_and_say_it_still_waits(text):
+    reply = read(text, [REMINDER])
+    assert reply.calls == [] and reply.text.startswith("Proposal 4 is still waiting for your answer")
+
+
 def test_a_question_right_after_a_proposal_is_still_a_question():
     reply = read("what's due tomorrow?", [REMINDER])
     assert reply.calls == [] and reply.text.startswith("Nothing due tomorrow.")
 
 
-@pytest.mark.parametrize("text", ["no, I already did that", "nah, not needed", "No - I'll do it myself"])
+@pytest.mark.parametrize("text", ["no, I already did that", "nah, not needed", "No - I'll do it myself", "no need",
+                                  "skip it"])
 def test_a_no_with_its_reason_rejects(text):
     assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "reject"})]
 
@@ -171,7 +178,8 @@ def test_a_question_asked_politely_stays_an_honest_no():
 # what is not a request ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["I gave notice on the lease", "Anna is going to Rome on Friday",
-                                  "ugh, it's raining again", "my boss says the presentation went really well"])
+                                  "ugh, it's raining again", "my boss says the presentation went really well",
+                                  "Sarah's party was great", "My car broke down this morning"])
 def test_news_gets_a_word_back_not_i_didnt_understand(text):
     reply = read(text)
     assert reply.calls == [] and "I didn't understand" not in reply.text
@@ -248,6 +256,10 @@ def test_lines_pasted_one_by_one_say_the_help_in_full_once(make_app):
     ("add call the bank next Tuesday at 3pm", "2027-01-12T15:00:00+01:00"),
     ("add pay the nanny on the 15th", "2027-01-15"),
     ("add send the form before August 3", "2027-08-03"),
+    ("add buy a present for Lisa by the day after tomorrow", "2027-01-07"),
+    ("add submit the expense report by Friday next week", "2027-01-15"),
+    ("add order new glasses by the end of next week", "2027-01-15"),
+    ("add call the landlord before the weekend", "2027-01-08"),
 ])
 def test_every_date_phrase_is_a_due_date(text, due):
     task = only(read(text), "create_task")
@@ -275,6 +287,11 @@ def test_the_car_insurance_bill_is_a_task_to_pay_its_amount_by_its_day_not_a_for
 
 def test_a_bill_to_pay_on_a_day_is_one_task():
     assert read("pay the gas bill on the 15th").calls == [("create_task", {"title": "Pay gas bill", "due": "2027-01-15"})]
+
+
+def test_a_sum_to_pay_for_something_is_a_task_to_pay_for_it():
+    assert read("I have to pay 35 euros for the school trip by Monday").calls == [
+        ("create_task", {"title": "Pay for the school trip (35 EUR)", "due": "2027-01-11"})]
 
 
 def test_a_bill_already_paid_is_no_task_to_pay():

@@ -25,7 +25,8 @@ _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
                    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
-                   r"|^(?:please\s+)?(?:cancel|scrap|drop)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$")
+                   r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
+                   r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$")
 EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
                        r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
 SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"

@@ -530,6 +530,32 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 # "next Wednesday" is the Wednesday of next week: said on a Tuesday, it is not tomorrow (the parser reads it as
 # the coming one, as it reads "on Wednesday"); "next Thursday, 7 Jan" is the day written
+# Days said against a week, which the date parser's search reads without the week ("Friday next week" is this
+# Friday, "by the day after tomorrow" tomorrow): "the end of the week" and "before the weekend" are its Friday
+_WEEK_SAID_RE = re.compile(
+    r"\b(?:the\s+)?day\s+after\s+tomorrow\b(?P<overmorrow>)"
+    r"|\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<end_next>next)\s+)?week\b"
+    r"|\bbefore\s+the\s+weekend\b(?P<before_weekend>)"
+    r"|\b(?P<day>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")) +
+    r")\s+(?:of\s+)?next\s+week\b"
+    r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday",
+                                                               "saturday", "sunday")) + r")\b", re.I)
+
+
+def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    monday = today - timedelta(days=today.weekday())
+    if match.group("overmorrow") is not None:
+        return today + timedelta(days=2)
+    if match.group("before_weekend") is not None:
+        return monday + timedelta(days=4 if today.weekday() <= 4 else 11)
+    day = match.group("day") or match.group("day2")
+    if day:
+        return monday + timedelta(days=7 + WEEKDAYS.index(day.lower()))
+    friday = monday + timedelta(days=4 + (7 if match.group("end_next") else 0))
+    return friday if friday >= today else friday + timedelta(days=7)  # asked on a weekend: the week coming
+
+
 # "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
 # reads as a day); the deadline is the last day of the month before it
 _BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>" +
@@ -629,6 +655,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
+    for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
+        add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
     for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
         add(m.start(), m.end(), m.group(0), _before_month(m, now, tz))
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():

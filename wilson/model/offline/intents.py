@@ -21,7 +21,8 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
-                                          NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal, request_of)
+                                          NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
+                                          request_of)
 from wilson.model.offline.follow_ups import follow_up
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
@@ -133,7 +134,10 @@ _STATEMENT_RE = re.compile(r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)
                            r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
                            r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
                            r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
-                           r"just|called|wrote|texted|got|went|came|comes|left|'s)\b)", re.I)
+                           r"just|called|wrote|texted|got|went|came|comes|left|'s)\b"
+                           # "Sarah's party was great", "the car broke down": a thing named, then what it did
+                           r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
+                           r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)", re.I)
 _ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
                         r"should|shall|may|might)\b", re.I)
 
@@ -361,7 +365,7 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     if THANKS_RE.match(text):
         return Reply("You're welcome!", [], "thanks")
-    if ACK_RE.match(text):
+    if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
         if waiting is not None:  # "great" is no answer to a proposal, but the user may think it is
             return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "

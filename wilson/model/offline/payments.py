@@ -34,6 +34,8 @@ _THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+
                               re.I)
 _THING_PAID = re.compile(r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
                          r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b", re.I)
+_THING_AFTER_AMOUNT = re.compile(r"\s+(?:for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
+                                 r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)", re.I)
 _TRIM = re.compile(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
 
 
@@ -57,6 +59,9 @@ def amount_of(text: str) -> str | None:
 def _thing(text: str) -> str | None:
     amount = AMOUNT_RE.search(text)
     if amount:
+        after = _THING_AFTER_AMOUNT.match(text, amount.end())
+        if after and re.search(r"\b(?:pay|transfer|settle)\s+$", text[:amount.start()], re.I):
+            return "for " + after.group("thing")  # "pay 35 euros for the school trip": pay for the school trip
         before = _THING_BEFORE_AMOUNT.search(text[:amount.start()])
         if before:
             return before.group("thing")

@@ -51,6 +51,10 @@ GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoo
 THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
+# words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
+PLEASED_WORDS = frozenset({"ok", "okay", "cool", "great", "nice", "perfect", "fine", "alright", "awesome", "lovely",
+                           "excellent", "super", "brilliant", "wonderful", "good", "sounds", "looks", "thanks", "thank",
+                           "you", "that's", "very"})
 ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
                           rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
 ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
