@@ -209,6 +209,11 @@ def test_a_request_among_other_sentences_is_read_once():
     assert reply.calls == [("remind", {"text": "clear the hallway", "at": "2027-01-06T20:00:00+01:00"})]
 
 
+def test_a_task_asked_for_in_quotes_among_pleasantries_is_named_without_them():
+    reply = read('Hi Wilson! I hope you are well. Could you add "call the electrician" for Thursday? Thanks!')
+    assert reply.calls == [("create_task", {"title": "Call the electrician", "due": "2027-01-07"})]
+
+
 def test_a_letter_asking_for_a_payment_is_one_task_to_pay():
     reply = read("Dear Ms Weber, we kindly remind you that the dog tax of 120.00 EUR for 2027 is due on 15 February "
                  "2027. Please transfer the amount quoting reference HS-2027-4411. Kind regards, Bezirksamt Pankow")
@@ -292,6 +297,22 @@ def test_a_bill_to_pay_on_a_day_is_one_task():
 def test_a_sum_to_pay_for_something_is_a_task_to_pay_for_it():
     assert read("I have to pay 35 euros for the school trip by Monday").calls == [
         ("create_task", {"title": "Pay for the school trip (35 EUR)", "due": "2027-01-11"})]
+
+
+@pytest.mark.parametrize("text, title, due", [
+    ("Dear parents, the school trip to the zoo costs 12 EUR per child. Please pay by Friday, 15 January. Best regards, "
+     "Ms Becker", "Pay for the school trip to the zoo (12 EUR)", "2027-01-15"),
+    ("Invoice 2027-0113\nAmount due: 89.90 EUR\nDue date: 25.01.2027\nPlease transfer to IBAN DE12 3456",
+     "Pay invoice (89.90 EUR)", "2027-01-25"),
+    ("pay Anna back 20 EUR by Friday", "Pay Anna back (20 EUR)", "2027-01-08"),
+])
+def test_a_pasted_notice_or_a_debt_is_a_task_to_pay_what_and_how_much(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+def test_a_deadline_told_is_kept_as_a_task():
+    assert read("Reminder: your library books are due back on 12 January.").calls == [
+        ("create_task", {"title": "Return library books", "due": "2027-01-12"})]
 
 
 def test_a_bill_already_paid_is_no_task_to_pay():

@@ -48,7 +48,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
 
 
 def _title(text: str) -> str:
-    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!"), flags=re.I)
+    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     return text[:1].upper() + text[1:]
 
 
@@ -71,9 +71,10 @@ def answer(chat: Chat) -> Reply:
     reply = _read(chat, chat.text)
     parts = sentences.split(chat.text) if reply is None else []
     if len(parts) > 1:
-        reply = _by_sentence(chat, parts)
+        asked = _asked(chat, parts)
+        reply = _merged(asked) if asked else None
     if reply is None:
-        reply = _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -110,16 +111,34 @@ def _read(chat: Chat, text: str) -> Reply | None:
     return reply
 
 
-def _by_sentence(chat: Chat, parts: list[str]) -> Reply | None:
-    """Each sentence read alone; what they ask for in one answer (their changes in one proposal), a word back only
-    when no sentence asks for anything; None when none is understood."""
+def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
+    """Each sentence read alone: what they ask for, or a word back when no sentence asks for anything."""
     replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
-    asked = [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
-    if not asked:
-        return None
+    return [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
+
+
+def _merged(asked: list[Reply]) -> Reply:
+    """The sentences' answers as one: their changes in one proposal, their words once each."""
     calls = [call for r in asked for call in r.calls]
     texts = list(dict.fromkeys(r.text for r in asked if r.text))
     return Reply("\n\n".join(texts), calls, "; ".join(dict.fromkeys(r.rule for r in asked)) + " (sentence by sentence)")
+
+
+# "Reminder: your library books are due back on 12 January": a deadline told, kept as a task
+_DUE_SAID_RE = re.compile(r"^(?:(?:reminder|note|fyi|heads[- ]up|ps)\s*[:\-–]\s*)?(?:my|your|the|our)\s+"
+                          r"(?P<thing>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:due|to be returned|expiring|expires?)"
+                          r"(?P<back>\s+back)?\b", re.I)
+
+
+def _deadline_said(chat: Chat, text: str) -> Reply | None:
+    found = _DUE_SAID_RE.match(text.strip())
+    when = dates.search(text, chat.now, chat.tz) if found else []
+    if not when:
+        return None
+    thing = found.group("thing").strip()
+    title = ("Return " + thing) if found.group("back") else f"{thing[:1].upper()}{thing[1:]} due"
+    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+                 f"a deadline told ({when[0].stated(chat.tz)})")
 
 
 def _once(text: str) -> str:

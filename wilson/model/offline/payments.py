@@ -28,15 +28,24 @@ NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|t
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
 _THING_BEFORE_AMOUNT = re.compile(r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
-                                  r"(?:of|for|amounting to|totalling|totaling|:)\s*$", re.I)
-_THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?(?P<thing>[\w' -]{2,40}?)"
-                              r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$)",
+                                  r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
+                                  r"is|are)\s*$", re.I)
+_THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
+                              r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
+                              r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"
+                              r"\s+(?:[€$£]|\d))",
                               re.I)
 _THING_PAID = re.compile(r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
                          r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b", re.I)
-_THING_AFTER_AMOUNT = re.compile(r"\s+(?:for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
+_THING_AFTER_AMOUNT = re.compile(r"\s+(?P<prep>for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
                                  r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)", re.I)
 _TRIM = re.compile(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
+
+
+# what is paid by its own name ("Pay gas bill"); anything else is paid for ("Pay for the school trip")
+_PAID_THINGS = frozenset({"bill", "bills", "invoice", "fee", "fees", "tax", "taxes", "rent", "fine", "premium", "deposit",
+                          "instalment", "installment", "subscription", "membership", "insurance", "loan", "mortgage",
+                          "tuition", "nanny", "babysitter", "cleaner", "plumber", "electrician", "landlord", "back"})
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,8 @@ def _thing(text: str) -> str | None:
     if amount:
         after = _THING_AFTER_AMOUNT.match(text, amount.end())
         if after and re.search(r"\b(?:pay|transfer|settle)\s+$", text[:amount.start()], re.I):
-            return "for " + after.group("thing")  # "pay 35 euros for the school trip": pay for the school trip
+            # "pay 35 euros for the school trip": pay for the school trip; "transfer 300 EUR to the landlord"
+            return ("for " if after.group("prep").lower() == "for" else "") + after.group("thing")
         before = _THING_BEFORE_AMOUNT.search(text[:amount.start()])
         if before:
             return before.group("thing")
@@ -80,6 +90,9 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if amount is None and not re.search(r"\b(?:pay|transfer|settle)\b", text, re.I):
         return None  # "the rent is due on Friday" without a sum is a deadline the other rules read
     thing = _thing(text)
+    if not thing and amount:
+        noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit)\b", text, re.I)
+        thing = f"the {noun.group(1).lower()}" if noun else None  # "Invoice 2027-0113, amount due: 89.90 EUR"
     if not thing:
         return None
     found = [f for f in dates.search(text, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
@@ -89,5 +102,7 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline)\b[^.!?\n]{0,25}$",
                                           text[:f.start], re.I)]
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
+    if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper():
+        thing = f"for the {thing}"  # "the school trip costs 12 EUR": pay for the school trip
     title = f"Pay {thing}" + (f" ({amount})" if amount else "")
     return Payment(title[:1].upper() + title[1:], (cued or found)[0])

@@ -10,7 +10,10 @@ import re
 
 _ABBREVIATIONS = frozenset("""mr mrs ms dr prof st mt no nr vs etc eg ie approx appt dept est inc ltd co jr sr
 jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun ca tel p.s ps""".split())
-_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])")
+_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])"
+                  # a request joined to another by a comma: "remind me to call Tom at 5, and add buy stamps"
+                  r"|(?<=\w)\s*[,;]\s*(?i:and\s+)?(?i:also\s+)?(?=(?i:add|remind me|don'?t forget)\b)"
+                  r"|(?<=[.!?])\s+(?=(?i:add|remind me|don'?t forget)\b)")  # "add milk. add bread." typed in lower case
 _SALUTATION = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^.!?\n]{0,60}[,:!]?\s*$", re.I)
 _CLOSING = re.compile(r"^\s*(?:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
                       r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
