@@ -9,7 +9,8 @@ expected ones, how many were proposed), printed for each half (`pytest -s` shows
 
 Measured (`.venv/bin/python -m pytest -q -s -p no:cacheprovider tests/test_offline_table.py`):
 dev.txt (36 events, 35 chat lines): events precision 0.96 (26/27), recall 0.96 (26/27);
-    chat precision 1.00 (31/31), recall 1.00 (31/31).
+    chat precision 0.97 (31/32), recall 1.00 (31/31): its "Anna is going to Rome on Friday" row expects the old
+    "I didn't understand", written before news got a word back (issue 44); the row is left as it was written.
 held_back.txt (32 events, 21 chat lines, run after tuning, never tuned on): events precision 0.87 (20/23),
     recall 0.91 (20/22); chat precision 0.95 (18/19), recall 1.00 (18/18): its "thanks!" row expects the
     old "I didn't understand", written before small talk got a word back; the row is left as it was written.
