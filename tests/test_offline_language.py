@@ -186,6 +186,20 @@ def test_news_gets_a_word_back_not_i_didnt_understand(text):
     assert reply.text.startswith("Thanks for telling me.") and reply.text.endswith("Nothing was changed.")
 
 
+@pytest.mark.parametrize("text", ["my colleague Tom has his final exam next week", "my sister is flying to Madrid on Friday",
+                                  "Tom and Lisa are flying to Lisbon on May 3"])
+def test_what_someone_else_does_is_no_plan_of_the_users(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.text.startswith("Thanks for telling me.")
+
+
+@pytest.mark.parametrize("text, title", [("My German exam is on 3 March", "German exam"),
+                                         ("My sister's wedding is on June 12 in Hamburg", "Sister's wedding"),
+                                         ("I'm taking the train to Munich on February 12 for three days", "Trip to Munich")])
+def test_the_users_own_plans_are_still_planned(text, title):
+    assert only(read(text), "create_topic")["title"] == title
+
+
 def test_notice_given_on_the_lease_marks_that_task_of_a_move_done():
     task = {"id": 9, "title": "Give notice on the current lease", "due": "2027-01-20", "status": "open"}
     assert read("I gave notice on the lease", tasks=[task]).calls == [("complete_task", {"task_id": 9})]

@@ -421,6 +421,25 @@ def _payment(chat: Chat, text: str) -> Reply | None:
                  f"a payment ({found.due.stated(chat.tz)})")
 
 
+# who else a message is about, before what they do: "my colleague Tom has", "my sister is flying", "Anna is"
+_PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
+           r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
+           r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|(?P<name>[A-Z][a-z]+)"
+                              rf"(?:\s+and\s+[A-Z][a-z]+)?|he|she|they)\s+(?:is|are|has|have|was|were|will|goes|flies|"
+                              rf"leaves|starts|takes|gets)\b")
+
+
+def _someone_elses(chat: Chat, text: str) -> bool:
+    """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
+    plan of the user's. A capitalised word that names a thing ("Dentist is on Friday") or a place is no person."""
+    found = _SOMEONE_ELSE_RE.match(text)
+    if found is None:
+        return False
+    name = found.group("name")
+    return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
+
+
 def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
     """(the playbook's trip, no trigger, the place) when the message tells of going to a place away from home."""
     travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
@@ -436,6 +455,8 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
+        if event.name not in ("wedding", "birthday") and _someone_elses(chat, text):
+            return None  # "my colleague Tom has his final exam next week" is Tom's exam
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text)
