@@ -200,6 +200,17 @@ def test_the_users_own_plans_are_still_planned(text, title):
     assert only(read(text), "create_topic")["title"] == title
 
 
+def test_a_task_done_said_with_who_it_was_for_is_marked_done():
+    task = {"id": 3, "title": "Book a table for Mum's birthday", "due": "2027-01-20", "status": "open"}
+    assert read("the table is booked for Mum", tasks=[task]).calls == [("complete_task", {"task_id": 3})]
+
+
+def test_snoozed_until_the_weekend_is_its_saturday():
+    task = {"id": 4, "title": "Clean the balcony", "status": "open"}
+    assert read("snooze the balcony until the weekend", tasks=[task]).calls == [
+        ("snooze_task", {"task_id": 4, "until": "2027-01-09T09:00:00+01:00"})]
+
+
 def test_notice_given_on_the_lease_marks_that_task_of_a_move_done():
     task = {"id": 9, "title": "Give notice on the current lease", "due": "2027-01-20", "status": "open"}
     assert read("I gave notice on the lease", tasks=[task]).calls == [("complete_task", {"task_id": 9})]
@@ -226,6 +237,17 @@ def test_a_request_among_other_sentences_is_read_once():
 def test_a_task_asked_for_in_quotes_among_pleasantries_is_named_without_them():
     reply = read('Hi Wilson! I hope you are well. Could you add "call the electrician" for Thursday? Thanks!')
     assert reply.calls == [("create_task", {"title": "Call the electrician", "due": "2027-01-07"})]
+
+
+def test_the_one_request_after_news_is_read_not_asked_for_again():
+    reply = read("Ugh, the landlord again. He says the heating will be checked on January 14 between 8 and 12, so "
+                 "someone has to be home. Please add a task to be home for the heating check on the 14th.")
+    assert reply.calls == [("create_task", {"title": "Be home for the heating check", "due": "2027-01-14"})]
+
+
+def test_a_letter_in_german_asking_for_a_sum_is_a_task_to_pay_it():
+    assert read("Sehr geehrte Frau Weber, bitte überweisen Sie 45 EUR bis zum 20. Januar.").calls == [
+        ("create_task", {"title": "Pay 45 EUR", "due": "2027-01-20"})]
 
 
 def test_a_letter_asking_for_a_payment_is_one_task_to_pay():

@@ -612,7 +612,8 @@ def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
 # ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
-_WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?!['’]s\b)", re.I)
+_WEEKEND_RE = re.compile(r"(?:\b(?:this|at the|on the|over the|at|on|(?:until|till|by|for) the)|^\s*the)\s+weekend\b"
+                         r"(?!['’]s\b)", re.I)
 
 
 def _weekend(now: datetime, tz: ZoneInfo) -> date:

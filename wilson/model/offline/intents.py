@@ -69,10 +69,14 @@ def answer(chat: Chat) -> Reply:
     hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
     help, said in full once in a conversation."""
     reply = _read(chat, chat.text)
-    parts = sentences.split(chat.text) if reply is None else []
+    two = reply is not None and reply.rule == TWO_REQUESTS
+    parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
         asked = _asked(chat, parts)
-        reply = _merged(asked) if asked else None
+        if not two:
+            reply = _merged(asked) if asked else None
+        elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
+            reply = _merged(asked)
     if reply is None:
         reply = _deadline_said(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
@@ -175,6 +179,9 @@ HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|
 APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
 
+TWO_REQUESTS = "two requests in one message"
+
+
 def _one_at_a_time(text: str) -> Reply | None:
     """Two requests in one message: both are asked for again, one per message, rather than one proposed and the
     other lost in it (or in its title). None when there is one."""
@@ -185,7 +192,7 @@ def _one_at_a_time(text: str) -> Reply | None:
     first, rest = text[:cut].strip(" ,;.!?"), text[cut:].strip(" ,;.!?")
     rest = re.sub(r"^(?:(?:and|also|then|please|pls)\s+)+", "", rest, flags=re.I)
     return Reply(f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
-                 f"“{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")
+                 f"“{first}”, then “{rest}”. Nothing was changed.", [], TWO_REQUESTS)
 
 
 def _no_to_nothing(chat: Chat, text: str) -> Reply | None:

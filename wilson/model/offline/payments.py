@@ -21,7 +21,8 @@ AMOUNT_RE = re.compile(rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_N
                        rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 # the words that make it a payment: paying, or a thing that is paid
 PAY_RE = re.compile(r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
-                    r"instal?ment|deposit)\b", re.I)
+                    r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b", re.I)
+_PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
 NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
                            r"\b(?:refund|receipt|save|discount|offer)\b", re.I)
@@ -87,22 +88,26 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if not PAY_RE.search(text) or NOT_TO_PAY_RE.search(text):
         return None
     amount = amount_of(text)
-    if amount is None and not re.search(r"\b(?:pay|transfer|settle)\b", text, re.I):
+    if amount is None and not re.search(_PAY_VERB, text, re.I):
         return None  # "the rent is due on Friday" without a sum is a deadline the other rules read
     thing = _thing(text)
     if not thing and amount:
         noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit)\b", text, re.I)
         thing = f"the {noun.group(1).lower()}" if noun else None  # "Invoice 2027-0113, amount due: 89.90 EUR"
+    if not thing and amount and re.search(_PAY_VERB, text, re.I):
+        thing = amount  # "bitte überweisen Sie 45 EUR bis zum 20. Januar": pay the sum itself
+        amount = None
     if not thing:
         return None
     found = [f for f in dates.search(text, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
     if not found:
         return None
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first
-    cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline)\b[^.!?\n]{0,25}$",
+    cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$",
                                           text[:f.start], re.I)]
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
-    if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper():
+    if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper() \
+            and not AMOUNT_RE.fullmatch(thing):
         thing = f"for the {thing}"  # "the school trip costs 12 EUR": pay for the school trip
     title = f"Pay {thing}" + (f" ({amount})" if amount else "")
     return Payment(title[:1].upper() + title[1:], (cued or found)[0])
