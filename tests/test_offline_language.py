@@ -187,7 +187,8 @@ def test_news_gets_a_word_back_not_i_didnt_understand(text):
 
 
 @pytest.mark.parametrize("text", ["my colleague Tom has his final exam next week", "my sister is flying to Madrid on Friday",
-                                  "Tom and Lisa are flying to Lisbon on May 3"])
+                                  "Tom and Lisa are flying to Lisbon on May 3", "My neighbour is moving out on March 1",
+                                  "Jonas flies to Tokyo on Monday", "The kids have a school trip on Friday"])
 def test_what_someone_else_does_is_no_plan_of_the_users(text):
     reply = read(text)
     assert reply.calls == [] and reply.text.startswith("Thanks for telling me.")

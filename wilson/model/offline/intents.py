@@ -157,7 +157,8 @@ _STATEMENT_RE = re.compile(r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)
                            r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
                            r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
                            r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
-                           r"just|called|wrote|texted|got|went|came|comes|left|'s)\b"
+                           r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
+                           r"visits|arrives|'s)\b"
                            # "Sarah's party was great", "the car broke down": a thing named, then what it did
                            r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
                            r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)", re.I)
@@ -432,9 +433,10 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?:my|our)\s+(?:\w+\s+)?(?:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|(?P<name>[A-Z][a-z]+)"
-                              rf"(?:\s+and\s+[A-Z][a-z]+)?|he|she|they)\s+(?:is|are|has|have|was|were|will|goes|flies|"
-                              rf"leaves|starts|takes|gets)\b")
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|"
+                              rf"(?P<name>[A-Z][a-z]+)(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+                              rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
+                              rf"moves|visits)\b")
 
 
 def _someone_elses(chat: Chat, text: str) -> bool:
