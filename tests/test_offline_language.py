@@ -50,8 +50,9 @@ def test_real_words_near_an_answer_are_no_answer(text):
     assert short_answer(text) is None
 
 
-def test_a_typod_yes_with_nothing_waiting_says_so_and_changes_nothing():
-    reply = read("yse")
+@pytest.mark.parametrize("text", ["yse", "no, I already did that last week"])
+def test_an_answer_with_nothing_waiting_says_so_and_changes_nothing(text):
+    reply = read(text)
     assert reply.calls == [] and reply.text == "There's no proposal of mine waiting for an answer, so nothing was changed."
 
 

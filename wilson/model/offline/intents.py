@@ -23,7 +23,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
                                           NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
                                           request_of)
-from wilson.model.offline.follow_ups import follow_up
+from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
@@ -202,7 +202,9 @@ def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
     said = normal(text)
     short = short_answer(said)  # "yse", "noo"
     yes = (YES_RE.match(said) or short == "yes") and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
-    if ((yes or NO_RE.match(said) or short == "no" or APPROVE_RE.match(said))
+    because = NO_BECAUSE_RE.match(text.strip())  # "no, I already did that"
+    no_because = because is not None and short_answer(because.group("no")) == "no"
+    if ((yes or NO_RE.match(said) or short == "no" or no_because or APPROVE_RE.match(said))
             and not any(isinstance(p, dict) and p.get("items") for p in chat.pending)):
         return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
                      "an answer with nothing pending")
