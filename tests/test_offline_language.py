@@ -14,7 +14,7 @@ import pytest
 
 from storage.models import Approval, ApprovalItem, Task
 from tests.test_offline_intents import PLAYBOOK, answer
-from wilson.model.offline import intents, phrases, sentences
+from wilson.model.offline import answers, intents, phrases, sentences
 from wilson.model.offline.phrases import CAN_DO, HELP
 from wilson.model.offline.short_answers import short_answer
 
@@ -58,14 +58,22 @@ def test_an_answer_with_nothing_waiting_says_so_and_changes_nothing(text):
 
 # a follow-up right after a proposal ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["make it 9 instead", "and on tuesday?", "what about Friday?", "or at 11?",
-                                  "hmm, what about Monday?"])
-def test_a_short_follow_up_right_after_a_proposal_changes_that_proposal(text):
-    assert read(text, [REMINDER, OLDER]).calls == [("decide", {"proposal": 4, "action": "modify", "changes": text})]
+@pytest.mark.parametrize("text, at", [
+    ("make it 9 instead", "2027-01-11T09:00:00+01:00"), ("and on tuesday?", "2027-01-12T10:00:00+01:00"),
+    ("what about Friday?", "2027-01-08T10:00:00+01:00"), ("or at 11?", "2027-01-11T11:00:00+01:00"),
+    ("hmm, what about Monday?", "2027-01-11T10:00:00+01:00"), ("can you do 8 instead?", "2027-01-11T08:00:00+01:00"),
+    ("can we do 10:30?", "2027-01-11T10:30:00+01:00"), ("Thursday works better", "2027-01-07T10:00:00+01:00"),
+    ("change the time to 11", "2027-01-11T11:00:00+01:00"), ("no wait, Thursday", "2027-01-07T10:00:00+01:00"),
+])
+def test_a_short_follow_up_right_after_a_proposal_changes_that_proposals_time(text, at):
+    (name, args), = read(text, [REMINDER, OLDER]).calls
+    assert name == "decide" and args["proposal"] == 4 and args["action"] == "modify"
+    reminder = {"id": 4, "items": [{"position": 1, "tool": "remind", "args": {"text": "call Bob",
+                                                                            "at": "2027-01-11T10:00:00+01:00"}}]}
+    assert answers.modify(reminder, args["changes"], NOW, BERLIN).calls == [("remind", {"text": "call Bob", "at": at})]
 
 
 def test_an_hour_said_alone_after_a_reminder_moves_it_to_that_hour():
-    from wilson.model.offline import answers
     proposal = {"id": 4, "items": [{"position": 1, "tool": "remind",
                                     "args": {"text": "vitamins", "at": "2027-01-06T09:00:00+01:00"}}]}
     assert read("actually 8 please", [REMINDER]).calls[0][1]["action"] == "modify"

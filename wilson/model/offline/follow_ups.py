@@ -17,11 +17,14 @@ from wilson.model.offline.short_answers import word_answer
 
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
-_ABOUT = r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|sorry)"
-FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather))*$")
+_ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+          r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
+          r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
+FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
+                          r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$")
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
-                           r"thanks|thank)\b)\s*(?P<why>.*)$", re.I)
+                           r"thanks|thank|wait|sorry|actually)\b)\s*(?P<why>.*)$", re.I)
 
 
 def follow_up(chat: Chat, text: str) -> Reply | None:
@@ -31,18 +34,23 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
     if "decide" not in chat.offered or not proposals:
         return None
-    newest, said = proposals[0], normal(text)
+    newest = proposals[0]
     no = NO_BECAUSE_RE.match(text.strip())
     if no and word_answer(no.group("no")) == "no":
-        why = no.group("why").strip()
+        why = no.group("why").strip(" ,;:.-")
         found = dates.search(why, chat.now, chat.tz, parts=True)
-        if found and CHANGE_TO_RE.search(why):  # "no, on Tuesday instead": the day changes, not the answer
+        rest = normal(why)
+        for one in found:
+            rest = rest.replace(one.phrase.lower(), " ")
+        if found and (CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i",
+                                                                                          "meant", "mean"}):
+            # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
             return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
                          "a change to a proposal, after a no")
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
     if not newest.get("just_asked"):
         return None
-    found = FOLLOW_UP_RE.match(said)
+    found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)
     if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
@@ -52,7 +60,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         rest = rest.replace(one.phrase.lower(), " ")
     if set(rest.split()) - _AROUND_A_TIME and not TIME_ONLY.match(when):
         return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
-    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": text.strip()})],
+    # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
+    changes = when if read else f"at {when}"
+    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
                  "a day or an hour said right after a proposal")
 
 
