@@ -646,6 +646,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     def add(start: int, end: int, phrase: str | None, value):
         if value is None or any(start < e and s < end for s, e in taken):
             return
+        if _ORDINAL_ONLY.match(text[start:end].strip()) and _COUNTED_AFTER.match(text, end):
+            return  # "Max's 6th birthday", "the 3rd floor": an ordinal of something else, no day
         taken.append((start, end))
         phrase = text[start:end] if phrase is None else phrase
         found.append(Found(phrase, _in_next_week(phrase, value, now, tz), start))
@@ -710,6 +712,9 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     return finished()
 
 
+# what an ordinal counts when it is no day of the month
+_COUNTED_AFTER = re.compile(r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
+                            r"attempt|try|child|kid)\b", re.I)
 # words before a date that make the date parser's search lose the day after them
 _PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice

@@ -436,7 +436,8 @@ _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|fath
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
 _SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|"
-                              rf"(?P<name>[A-Z][a-z]+)(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+                              rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
+                              rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
                               rf"moves|visits)\b")
 

@@ -129,15 +129,20 @@ def negative_cue(playbook: Playbook, text: str) -> str | None:
 
 def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
+    if negative_cue(playbook, text or ""):
+        return None
     if playbook.any_trigger is None or not playbook.any_trigger.search(text or ""):
-        return None
-    if negative_cue(playbook, text):
-        return None
+        turns = _TURNS_RE.search(text or "")  # "Emma turns 5": a birthday without the word
+        birthday = playbook.of_kind("birthday") if turns else None
+        return (birthday, turns) if birthday is not None else None
     for event in playbook:
         found = event.find(text)
         if found:
             return event, found
     return None
+
+
+_TURNS_RE = re.compile(r"\bturns\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?))", re.I)
 
 
 @dataclass(frozen=True)
@@ -212,11 +217,16 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         return event.title.replace("{place}", name) if name else event.label
     if event.name == "move":
         return _move_title(text)
-    if trigger is None:
-        return event.label
+    who = re.search(r"\b([A-Z][\w'’-]+)\s+$", text[:trigger.start()]) if trigger is not None else None
+    if trigger is not None and trigger.group(0).lower().startswith("turns") and who:
+        return f"{who.group(1)}'s birthday"  # "Leo turns 4"
+    if trigger is None or re.search(r"married|turns", trigger.group(0), re.I):
+        return event.label  # "we're getting married": the wedding
     before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]
     kept = []
     for word in reversed(before):
+        if re.fullmatch(r"\d+(?:st|nd|rd|th)", word, re.I):
+            continue  # "Max's 6th birthday" is Max's birthday
         if word.lower() in _FILLER or word[:1].isdigit() or word.lower() in _DATE_WORDS:
             break  # "March 3 chemistry exam" is the chemistry exam
         kept.insert(0, word)
