@@ -221,6 +221,21 @@ def test_snoozed_until_the_weekend_is_its_saturday():
         ("snooze_task", {"task_id": 4, "until": "2027-01-09T09:00:00+01:00"})]
 
 
+TASKS = [{"id": 1, "title": "Book the Crete flights", "due": "2027-02-20", "status": "open"},
+         {"id": 2, "title": "Buy a gift for Dad", "due": "2027-01-25", "status": "open"},
+         {"id": 3, "title": "Call the plumber", "status": "open"}]
+
+
+@pytest.mark.parametrize("text, call", [
+    ("the Crete flights can wait until next Monday", ("snooze_task", {"task_id": 1, "until": "2027-01-11T09:00:00+01:00"})),
+    ("no need for the gift for Dad anymore", ("cancel_task", {"task_id": 2})),
+    ("scratch the plumber", ("cancel_task", {"task_id": 3})),
+    ("Got the gift for dad", ("complete_task", {"task_id": 2})),
+])
+def test_an_open_task_done_moved_or_dropped_in_everyday_words(text, call):
+    assert read(text, tasks=TASKS).calls == [call]
+
+
 def test_notice_given_on_the_lease_marks_that_task_of_a_move_done():
     task = {"id": 9, "title": "Give notice on the current lease", "due": "2027-01-20", "status": "open"}
     assert read("I gave notice on the lease", tasks=[task]).calls == [("complete_task", {"task_id": 9})]

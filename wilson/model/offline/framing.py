@@ -30,6 +30,9 @@ _LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"
 # "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
 _MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
                      r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$", re.I | re.S)
+# "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
+_CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
+_NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
                           r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
@@ -64,6 +67,9 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = _remembered(text)
         moving = _MOVING.match(text.replace("’", "'"))
         text = f"move {moving.group('what')}" if moving else text
+        waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
+        text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
+        text = f"drop {no_need.group('what')}" if no_need else text
     return text
 
 

@@ -248,10 +248,16 @@ def _done(chat: Chat, text: str) -> Reply | None:
     named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
     if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
         return None
-    if ((title.split() or [""])[0].lower() == DONE_VERBS[found.group("verb").lower()]
+    verb = DONE_VERBS[found.group("verb").lower()]
+    if ((title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb})
             and len(words(found.group("what")) - words(title)) <= 1):
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
+
+
+# verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
+_SAME_DONE = {"get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
+              "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
 
 
 def _recurring(chat: Chat, text: str) -> Reply | None:

@@ -186,7 +186,8 @@ ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<
                       r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
 MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
                      r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
-DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|never ?mind)\s+"
+DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
+                     r"never ?mind)\s+"
                      r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
                      r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
 CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
