@@ -173,6 +173,23 @@ def test_a_request_asked_politely_or_framed_is_that_request(text, tool, args):
     assert only(read(text), tool) == args
 
 
+@pytest.mark.parametrize("text, call", [
+    ("every Sunday evening remind me to plan the week", ("create_reminder", {"text": "plan the week", "cron": "0 18 * * 0"})),
+    ("remind me weekly on Mondays at 8 to put the bins out",
+     ("create_reminder", {"text": "put the bins out", "cron": "0 8 * * 1"})),
+    ("set a weekly reminder on Fridays at 4pm to submit my timesheet",
+     ("create_reminder", {"text": "submit my timesheet", "cron": "0 16 * * 5"})),
+    ("set a daily reminder at 8 to stretch", ("create_reminder", {"text": "stretch", "cron": "0 8 * * *"})),
+    ("remind me at lunch to call the bank", ("remind", {"text": "call the bank", "at": "2027-01-05T12:00:00+01:00"})),
+])
+def test_a_reminder_in_other_words_is_set_as_said(text, call):
+    assert read(text).calls == [call]
+
+
+def test_later_today_asks_when_in_words_that_read_well():
+    assert read("remind me later today to call mum").text.startswith("When today should I remind you to call mum?")
+
+
 def test_a_move_said_as_news_moves_the_task():
     task = {"id": 3, "title": "Dentist appointment", "due": "2027-01-07", "status": "open"}
     assert read("I'm moving the dentist to Friday", tasks=[task]).calls == [

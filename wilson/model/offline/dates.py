@@ -69,13 +69,14 @@ _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|t
 _DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
 _DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
 # a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
-PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 18, "night": 21}
-_PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
+PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "lunch": 12, "afternoon": 14, "evening": 18, "night": 21}
+_PART_RE = re.compile(r"\b(morning|lunchtime|lunch|afternoon|evening|night)\b", re.I)
 # an hour said right before a part of the day ("at 6 in the morning", "half past 5 in the morning") is read with it
 _HOUR_BEFORE_RE = re.compile(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
 # ("tomorrow in the evening"): the parser reads neither
-_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
+_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|lunch|afternoon|evening)\b",
+                            re.I)
 
 
 def zone(name) -> ZoneInfo:

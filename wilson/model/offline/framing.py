@@ -39,6 +39,10 @@ _DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remem
 _REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
 _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
                            r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
+# "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
+_REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
+                             r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me)\b", re.I)
+_ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
 _MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
                         r"(?P<what>.+)$", re.I | re.S)
 _TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
@@ -64,12 +68,23 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         if polite:
             text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
         text = _TRAILING.sub(r"\1", text)
-        text = _remembered(text)
+        text = _reminder_said(_remembered(text))
         moving = _MOVING.match(text.replace("’", "'"))
         text = f"move {moving.group('what')}" if moving else text
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
         text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
         text = f"drop {no_need.group('what')}" if no_need else text
+    return text
+
+
+def _reminder_said(text: str) -> str:
+    """"set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
+    found = _REMINDER_WORDS.match(text)
+    if found:
+        every = " every day" if (found.group("often") or "").lower() == "daily" else ""
+        text = f"remind me{every}{text[found.end():]}"
+    if re.match(r"remind me\b", text, re.I):
+        text = _ON_DAYS.sub(lambda m: f"every {m.group('day')}", text)
     return text
 
 
@@ -98,7 +113,7 @@ def _has_hour(text: str) -> bool:
 
 def _date_last(text: str, now: datetime, tz) -> str:
     found = dates.search(text, now, tz, parts=True)
-    if not found or text[:found[0].start].strip(" ,") not in ("", "on", "by", "in"):
+    if not found or text[:found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
         return text
     lead = text[:found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead):])

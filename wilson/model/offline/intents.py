@@ -41,6 +41,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     start = rest.find(first.phrase, first.start)
     what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
+    what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
