@@ -258,6 +258,14 @@ def test_notice_given_on_the_lease_marks_that_task_of_a_move_done():
     assert read("I gave notice on the lease", tasks=[task]).calls == [("complete_task", {"task_id": 9})]
 
 
+@pytest.mark.parametrize("text, said", [("are you there?", "Yes, I'm here"), ("good job", "Thank you!"),
+                                        ("sorry, my mistake", "No problem."), ("can't wait for the weekend!", "🙂"),
+                                        ("hello?", "Hi!")])
+def test_small_talk_gets_a_word_back(text, said):
+    reply = read(text)
+    assert reply.calls == [] and reply.text.startswith(said)
+
+
 def test_how_are_you_gets_a_word_back():
     assert read("how are you today?").text.startswith("All good here, thanks")
 

@@ -91,7 +91,7 @@ def answer(chat: Chat) -> Reply:
 HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
 # what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
 # when another sentence asks for something
-WORD_BACK = {"a greeting", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
+WORD_BACK = {"a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
              "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
              "how Wilson is", "news, no request"}
 
@@ -175,6 +175,17 @@ def _statement(text: str) -> Reply | None:
                  "…”. Nothing was changed.", [], "news, no request")
 
 
+# a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
+_WORD_BACK = [
+    (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
+                r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
+    (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+                r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"), "Thank you!"),
+    (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
+     "No problem."),
+    (re.compile(r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
+                r"(?:tgif|finally friday))$"), "🙂"),
+]
 HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
                             r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
                             re.I)
@@ -410,6 +421,10 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if ABILITIES_RE.match(text):
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
         return Reply(said, [], "what the offline rules can do")
+    said = normal(text)
+    for pattern, words in _WORD_BACK:
+        if pattern.match(said):
+            return Reply(words if "{TRY}" not in words else words.format(TRY=TRY), [], "a word back")
     if HOW_ARE_YOU_RE.match(text):
         return Reply(f"All good here, thanks: running offline and keeping an eye on things. {TRY}", [], "how Wilson is")
     if BYE_RE.match(text):

@@ -46,7 +46,7 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
-           r"thank you|[!.,:)]+))*\s*")
+           r"thank you|[!.,:)?]+))*\s*")
 GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}$", re.I)
 THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
