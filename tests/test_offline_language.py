@@ -205,7 +205,8 @@ def test_a_question_asked_politely_stays_an_honest_no():
 
 @pytest.mark.parametrize("text", ["I gave notice on the lease", "Anna is going to Rome on Friday",
                                   "ugh, it's raining again", "my boss says the presentation went really well",
-                                  "Sarah's party was great", "My car broke down this morning"])
+                                  "Sarah's party was great", "My car broke down this morning",
+                                  "I have to say, that was fun"])
 def test_news_gets_a_word_back_not_i_didnt_understand(text):
     reply = read(text)
     assert reply.calls == [] and "I didn't understand" not in reply.text

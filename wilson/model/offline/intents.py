@@ -551,8 +551,8 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     what, when = _split_when(found.group("what"), chat)
-    if not words(what):
-        return None
+    if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
+        return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
     args = {"title": _title(what), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
