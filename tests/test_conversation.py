@@ -77,7 +77,8 @@ def test_yes_after_a_proposal_approves_it_exactly_once(scripted):
         {"position": 1, "description": "New topic: Dentist (Wed 20 Jan 2027)"},
         {"position": 2, "description": "New task: Prepare documents and questions — due Sun 17 Jan 2027 (in Dentist)"},
         {"position": 3, "description": "New task: Book flights — due Tue 9 Feb 2027"},
-        {"position": 4, "description": "New task: Buy travel insurance — due Thu 11 Mar 2027"}]}]
+        {"position": 4, "description": "New task: Buy travel insurance — due Thu 11 Mar 2027"}],
+        "just_asked": True}]  # the first message since the proposal: a short follow-up is read against it
     assert "decide" in tool_names(first_rounds(server)[1])
     assert [a["status"] for a in tool_results(server)[-2:]] == ["decision recorded", "already decided in this run"]
     (decision,) = DecisionRow.select()

@@ -88,7 +88,7 @@ def build_context(row: Inbox, now: datetime, tz, memories: list[dict], turns: li
         **({"told_before": told} if told else {}),
         "memories": memories,
         "proposal": proposal,
-        **({"pending_proposals": pending_proposals(row.user_id or owner, now)} if row.origin == "user" else {}),
+        **({"pending_proposals": pending_proposals(row.user_id or owner, now, row)} if row.origin == "user" else {}),
     }
 
 
@@ -243,17 +243,30 @@ def relevant(row: Inbox, topics: list, tasks: list, now: datetime, memories: lis
     return [t for t in topics if t.id in kept_ids], kept_tasks
 
 
-def pending_proposals(user_id: str | None, now: datetime) -> list[dict]:
+def pending_proposals(user_id: str | None, now: datetime, row: Inbox | None = None) -> list[dict]:
     """The asking person's open proposals, newest first, one line per undecided item: what `decide` acts on.
     The newest is marked `not_the_last_asked` when the person answered another proposal since it was last put
-    before them: a bare "yes" then may be about something else, and must not approve it."""
+    before them: a bare "yes" then may be about something else, and must not approve it. It is marked
+    `just_asked` when `row` (the person's message) is the first they sent since the proposal was made: a short
+    follow-up ("make it 9 instead", "and on Tuesday?") is read against it."""
     if user_id is None:
         return []
     shown = [{"id": approval_id, "items": [{"position": p, "description": _one_line(d)} for p, d in items]}
              for approval_id, items in reads.pending_items(str(user_id), now, PENDING_SHOWN)]
     if shown and reads.answered_since_shown(str(user_id), shown[0]["id"]):
         shown[0]["not_the_last_asked"] = True
+    elif shown and row is not None and _first_message_since(shown[0]["id"], row):
+        shown[0]["just_asked"] = True
     return shown
+
+
+def _first_message_since(approval_id: int, row: Inbox) -> bool:
+    """No message of the person's came between what led to the proposal and `row`."""
+    approval = Approval.get_or_none(Approval.id == approval_id)
+    if approval is None or approval.inbox_id is None or approval.inbox_id >= row.id:
+        return False
+    return not (Inbox.select().where((Inbox.id > approval.inbox_id) & (Inbox.id < row.id) & (Inbox.kind == "message")
+                                     & (Inbox.origin == "user") & (Inbox.user_id == row.user_id)).exists())
 
 
 def _one_line(text: str) -> str:

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -24,7 +25,8 @@ _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
                    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
-                   r"|^(?:please\s+)?(?:cancel|scrap|drop)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$")
+                   r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
+                   r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$")
 EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
                        r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
 SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
@@ -53,13 +55,14 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         said = " ".join(PROPOSAL_REF_RE.sub(" ", said).split()) or "yes"
         said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
     newest = proposals[0]
-    if not ref and newest.get("not_the_last_asked") and YES_RE.match(said):
+    short = short_answer(said)  # "y", "yse", "noo": a typo'd answer is still one
+    if not ref and newest.get("not_the_last_asked") and (YES_RE.match(said) or short == "yes"):
         # the last proposal the user saw was answered already: this "yes" may be about anything said since,
         # and would change their world (a bare "no" changes nothing, and still declines the newest waiting)
         return Reply(_which_proposal(newest), [], "a bare answer, and the proposal waiting is not the last one")
-    if YES_RE.match(said):
+    if YES_RE.match(said) or short == "yes":
         return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
-    if NO_RE.match(said):
+    if NO_RE.match(said) or short == "no":
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal")
     for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
         found = pattern.match(said)
@@ -80,7 +83,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
     found = CHANGE_RE.match(said)
     if found:
         picked = _items_named(proposals, found.group("what"))
-        if picked is not None:
+        if picked is not None and not _names_a_task_better(chat, picked, found.group("what")):
             return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
                                           "changes": text.strip()})], "change to a proposal")
     return change_to_it(proposals, said, text)
@@ -99,7 +102,7 @@ def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
     found = CHANGE_IT_RE.match(said)
     if not found or not found.group("what").strip():
         return None
-    if len(proposals) > 1:
+    if len(proposals) > 1 and not proposals[0].get("just_asked"):  # said right after one: that one
         firsts = [(p["id"], next((i for i in p["items"] if isinstance(i, dict)), {})) for p in proposals[:3]]
         shown = " or ".join(f"{number} ({_headline(item)})" for number, item in firsts)
         # words that work in any chat, offline too ("modify N …" is a terminal command)
@@ -109,6 +112,18 @@ def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
     changes = re.sub(r"(?:\bproposal\s*#?|#)\d+\b[\s:,.-]*", " ", text, flags=re.I).strip() or text.strip()
     return Reply("", [("decide", {"proposal": proposals[0]["id"], "action": "modify", "changes": changes})],
                  "a change to the one proposal waiting")
+
+
+def _names_a_task_better(chat: Chat, picked: tuple[dict, list[int]], what: str) -> bool:
+    """"move the passport one to April 1" while a plan with "Check passport validity" waits and "Renew passport"
+    is an open task: the words name the task as well as the item, and a task the user has is what they move."""
+    wanted = words(re.split(r"\s+(?:to|until|till|for|by|on)\s+", what, maxsplit=1)[0])
+    proposal, positions = picked
+    items = [i for i in proposal["items"] if i.get("position") in positions]
+    item_score = max((len(wanted & _item_words(i)) for i in items), default=0)
+    task_score = max((len(wanted & words(str(t.get("title") or ""))) for t in chat.tasks
+                      if t.get("status", "open") == "open"), default=0)
+    return task_score >= item_score > 0 or (task_score > 0 and item_score == 0)
 
 
 def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
@@ -265,6 +280,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
+        if not dates.search(clause, now, tz):
+            clause = HOUR_SAID_RE.sub(r"\g<lead>at \g<hour>", clause)  # "make it 9 instead": at 9
         clause_words = words(clause)
         if not clause_words and not dates.search(clause, now, tz):
             continue
@@ -290,6 +307,10 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
+# an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
+# would not take for an hour without its "at"
+HOUR_SAID_RE = re.compile(r"(?P<lead>(?:^|\b(?:it|to|for)\s+)(?:(?:actually|then|ok|okay|no|hmm|maybe|rather|or|and)"
+                          r"\s+)*)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)(?=\s|$|[.!?])", re.I)
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
@@ -330,11 +351,18 @@ def _time_key(item: dict, time_only: bool) -> str | None:
     return None
 
 
+_HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
+
+
 def _moved(old, found: dates.Found, time_only: bool, tz):
     """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour."""
     new = found.value
     if time_only and isinstance(new, datetime) and old is not None:
-        return datetime.combine(dates.local_date(old, tz), new.astimezone(tz).time(), tzinfo=tz)
+        hour = new.astimezone(tz).time()
+        was = old.astimezone(tz) if isinstance(old, datetime) else None
+        if was is not None and was.hour >= 12 and hour.hour < 12 and not _HALF_SAID.search(found.phrase):
+            hour = hour.replace(hour=hour.hour + 12)  # 18:00, "make it 7 instead": 19:00, not the morning
+        return datetime.combine(dates.local_date(old, tz), hour, tzinfo=tz)
     if not isinstance(new, datetime) and isinstance(old, datetime):
         return datetime.combine(new, old.astimezone(tz).time(), tzinfo=tz)
     return new

@@ -69,13 +69,14 @@ _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|t
 _DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
 _DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
 # a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
-PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "afternoon": 14, "evening": 18, "night": 21}
-_PART_RE = re.compile(r"\b(morning|lunchtime|afternoon|evening|night)\b", re.I)
+PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "lunch": 12, "afternoon": 14, "evening": 18, "night": 21}
+_PART_RE = re.compile(r"\b(morning|lunchtime|lunch|afternoon|evening|night)\b", re.I)
 # an hour said right before a part of the day ("at 6 in the morning", "half past 5 in the morning") is read with it
 _HOUR_BEFORE_RE = re.compile(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
 # ("tomorrow in the evening"): the parser reads neither
-_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|afternoon|evening)\b", re.I)
+_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|lunch|afternoon|evening)\b",
+                            re.I)
 
 
 def zone(name) -> ZoneInfo:
@@ -530,6 +531,51 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 # "next Wednesday" is the Wednesday of next week: said on a Tuesday, it is not tomorrow (the parser reads it as
 # the coming one, as it reads "on Wednesday"); "next Thursday, 7 Jan" is the day written
+# Days said against a week, which the date parser's search reads without the week ("Friday next week" is this
+# Friday, "by the day after tomorrow" tomorrow): "the end of the week" and "before the weekend" are its Friday
+_WEEK_SAID_RE = re.compile(
+    r"\b(?:the\s+)?day\s+after\s+tomorrow\b(?P<overmorrow>)"
+    r"|\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<end_next>next)\s+)?week\b"
+    r"|\bbefore\s+the\s+weekend\b(?P<before_weekend>)"
+    r"|\b(?P<day>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")) +
+    r")\s+(?:of\s+)?next\s+week\b"
+    r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday",
+                                                               "saturday", "sunday")) + r")\b", re.I)
+
+
+def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    monday = today - timedelta(days=today.weekday())
+    if match.group("overmorrow") is not None:
+        return today + timedelta(days=2)
+    if match.group("before_weekend") is not None:
+        return monday + timedelta(days=4 if today.weekday() <= 4 else 11)
+    day = match.group("day") or match.group("day2")
+    if day:
+        return monday + timedelta(days=7 + WEEKDAYS.index(day.lower()))
+    friday = monday + timedelta(days=4 + (7 if match.group("end_next") else 0))
+    return friday if friday >= today else friday + timedelta(days=7)  # asked on a weekend: the week coming
+
+
+# "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
+# reads as a day); the deadline is the last day of the month before it
+_BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>" +
+                              "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) +
+                              r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)", re.I)
+
+
+def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    """The day before the month's first: this year's, or next year's once this year's has begun."""
+    today = now.astimezone(tz).date()
+    month = _MONTH_NAMES[match.group("month").lower()]
+    year = int(match.group("year")) if match.group("year") else today.year
+    first = date(year, month, 1)
+    if not match.group("year") and first <= today:
+        first = date(year + 1, month, 1)
+    last = first - timedelta(days=1)
+    return last if last >= today else None
+
+
 _NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
                               r"wed|thu|thurs?|fri|sat|sun)\b", re.I)
 
@@ -567,7 +613,8 @@ def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
 # ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
-_WEEKEND_RE = re.compile(r"\b(?:this|at the|on the|over the|at|on)\s+weekend\b(?!['’]s\b)", re.I)
+_WEEKEND_RE = re.compile(r"(?:\b(?:this|at the|on the|over the|at|on|(?:until|till|by|for) the)|^\s*the)\s+weekend\b"
+                         r"(?!['’]s\b)", re.I)
 
 
 def _weekend(now: datetime, tz: ZoneInfo) -> date:
@@ -600,6 +647,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     def add(start: int, end: int, phrase: str | None, value):
         if value is None or any(start < e and s < end for s, e in taken):
             return
+        if _ORDINAL_ONLY.match(text[start:end].strip()) and _COUNTED_AFTER.match(text, end):
+            return  # "Max's 6th birthday", "the 3rd floor": an ordinal of something else, no day
         taken.append((start, end))
         phrase = text[start:end] if phrase is None else phrase
         found.append(Found(phrase, _in_next_week(phrase, value, now, tz), start))
@@ -610,6 +659,10 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
+    for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
+        add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
+    for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
+        add(m.start(), m.end(), m.group(0), _before_month(m, now, tz))
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():
         add(m.start(), m.end(), m.group(0), _month_start(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
@@ -640,6 +693,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
+    masked = _PARSER_MISREADS.sub(_blank, masked)  # "before August 3": the parser then finds "August" alone
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
@@ -653,12 +707,17 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     if len(found) == before and len(masked) <= CLAUSES_UP_TO:
         # the parser read the whole as something else ("…on March 20, remind me to…": "20" and "me"):
         # each clause alone, where a date is read as it is written ("December 30, 2026" stays whole)
-        for clause in re.finditer(r"(?:[^,;!?]|,(?=\s*\d))+", masked):
+        for clause in re.finditer(r"(?:[^,;!?.]|,(?=\s*\d)|\.(?!\s))+", masked):  # a stop ends a sentence, not "120.00"
             if _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
     return finished()
 
 
+# what an ordinal counts when it is no day of the month
+_COUNTED_AFTER = re.compile(r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
+                            r"attempt|try|child|kid)\b", re.I)
+# words before a date that make the date parser's search lose the day after them
+_PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
@@ -728,7 +787,9 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
         saturday = today - timedelta(days=1) if today.weekday() == 6 else today + timedelta(days=5 - today.weekday())
         return max(today, saturday), saturday + timedelta(days=1), "this weekend"
     if "week" in said:
-        return today, today + timedelta(days=6 - today.weekday()), "this week"
+        # asked on a weekend, "this week" is the one coming: what is left of this one is the weekend alone
+        end = today + timedelta(days=6 - today.weekday() + (7 if today.weekday() >= 5 else 0))
+        return today, end, "this week"
     if "month" in said:
         return today, date(today.year, today.month, calendar.monthrange(today.year, today.month)[1]), "this month"
     named = [local_date(f.value, tz) for f in (search(words, now, tz) if found is None else found)]

@@ -15,14 +15,17 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, places, repeats
+from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
                                           INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
                                           REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
-                                          NOTE_RE, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal)
+                                          NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
+                                          request_of)
+from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, words
@@ -38,6 +41,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     start = rest.find(first.phrase, first.start)
     what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
+    what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
@@ -45,7 +49,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
 
 
 def _title(text: str) -> str:
-    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!"), flags=re.I)
+    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     return text[:1].upper() + text[1:]
 
 
@@ -61,29 +65,134 @@ def _task_named(chat: Chat, what: str) -> dict | None:
 
 
 def answer(chat: Chat) -> Reply:
-    """The offline answer to one message of the user's."""
-    text = chat.text.strip()
+    """The offline answer to one message of the user's: the whole read as one request; failing that, sentence by
+    sentence, answered once ("Busy week. The boiler guy comes Thursday. Remind me Wednesday at 8pm to clear the
+    hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
+    help, said in full once in a conversation."""
+    reply = _read(chat, chat.text)
+    two = reply is not None and reply.rule == TWO_REQUESTS
+    parts = sentences.split(chat.text) if reply is None or two else []
+    if len(parts) > 1:
+        asked = _asked(chat, parts)
+        if not two:
+            reply = _merged(asked) if asked else None
+        elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
+            reply = _merged(asked)
+    if reply is None:
+        reply = _deadline_said(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+                                                else HELP, [], "no offline rule understood the message")
+    if chat.first_contact:
+        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
+    reply.text = _once(reply.text)
+    return reply
+
+
+# the help said again in the same conversation: its list of requests was said already
+HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
+# what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
+# when another sentence asks for something
+WORD_BACK = {"a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
+             "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
+             "how Wilson is", "news, no request"}
+
+
+def _read(chat: Chat, text: str) -> Reply | None:
+    """One request read by the chain of rules; None when none understood it."""
+    text = text.strip()
     text = COURTESY_RE.sub("", text) or text  # "thanks!" alone stays small talk
     noted = NOTE_RE.match(text)
     noted = noted if noted and text[noted.end():].strip(" .!") else None
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
-    reply = (spoken_decision(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
+    reply = (spoken_decision(chat, text) or follow_up(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text)
+             or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
-    if reply is None:
-        reply = Reply(HELP, [], "no offline rule understood the message")
-    elif reply.text or any(name != "decide" for name, _ in reply.calls):  # a look or a change, not an answer
-        reply = _one_at_a_time(text) or reply
-    if chat.first_contact:
-        reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
+    if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
+        reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
     return reply
 
 
+def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
+    """Each sentence read alone: what they ask for, or a word back when no sentence asks for anything."""
+    replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
+    return [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
+
+
+def _merged(asked: list[Reply]) -> Reply:
+    """The sentences' answers as one: their changes in one proposal, their words once each."""
+    calls = [call for r in asked for call in r.calls]
+    texts = list(dict.fromkeys(r.text for r in asked if r.text))
+    return Reply("\n\n".join(texts), calls, "; ".join(dict.fromkeys(r.rule for r in asked)) + " (sentence by sentence)")
+
+
+# "Reminder: your library books are due back on 12 January": a deadline told, kept as a task
+_DUE_SAID_RE = re.compile(r"^(?:(?:reminder|note|fyi|heads[- ]up|ps)\s*[:\-–]\s*)?(?:my|your|the|our)\s+"
+                          r"(?P<thing>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:due|to be returned|expiring|expires?)"
+                          r"(?P<back>\s+back)?\b", re.I)
+
+
+def _deadline_said(chat: Chat, text: str) -> Reply | None:
+    found = _DUE_SAID_RE.match(text.strip())
+    when = dates.search(text, chat.now, chat.tz) if found else []
+    if not when:
+        return None
+    thing = found.group("thing").strip()
+    title = ("Return " + thing) if found.group("back") else f"{thing[:1].upper()}{thing[1:]} due"
+    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+                 f"a deadline told ({when[0].stated(chat.tz)})")
+
+
+def _once(text: str) -> str:
+    """No paragraph said twice in one message."""
+    return "\n\n".join(dict.fromkeys(text.split("\n\n"))) if text else text
+
+
+# News told, not a request: "Anna is going to Rome on Friday", "ugh, it's raining again", "my boss says it went
+# well". A statement begins with who or what it is about; a question, or a request that no rule follows ("book
+# me a table"), gets the honest help instead.
+_STATEMENT_RE = re.compile(r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
+                           r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
+                           r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
+                           r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
+                           r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
+                           r"visits|arrives|'s)\b"
+                           # "Sarah's party was great", "the car broke down": a thing named, then what it did
+                           r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
+                           r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)", re.I)
+_ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
+                        r"should|shall|may|might)\b", re.I)
+
+
+def _statement(text: str) -> Reply | None:
+    said = text.strip().replace("’", "'")
+    if len(said.split()) < 3 or _ASKING_RE.search(said) or not _STATEMENT_RE.match(said):  # "that's all" tells nothing
+        return None
+    return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
+                 "…”. Nothing was changed.", [], "news, no request")
+
+
+# a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
+_WORD_BACK = [
+    (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
+                r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
+    (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+                r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"), "Thank you!"),
+    (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
+     "No problem."),
+    (re.compile(r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
+                r"(?:tgif|finally friday))$"), "🙂"),
+]
+HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+                            r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
+                            re.I)
 APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
+
+
+TWO_REQUESTS = "two requests in one message"
 
 
 def _one_at_a_time(text: str) -> Reply | None:
@@ -96,15 +205,18 @@ def _one_at_a_time(text: str) -> Reply | None:
     first, rest = text[:cut].strip(" ,;.!?"), text[cut:].strip(" ,;.!?")
     rest = re.sub(r"^(?:(?:and|also|then|please|pls)\s+)+", "", rest, flags=re.I)
     return Reply(f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
-                 f"“{first}”, then “{rest}”. Nothing was changed.", [], "two requests in one message")
+                 f"“{first}”, then “{rest}”. Nothing was changed.", [], TWO_REQUESTS)
 
 
 def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
     """"yes", "no, forget it" or "approve" with no proposal waiting: an honest word, not a search for a task
     called "it" nor "I didn't understand"."""
     said = normal(text)
-    yes = YES_RE.match(said) and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
-    if ((yes or NO_RE.match(said) or APPROVE_RE.match(said))
+    short = short_answer(said)  # "yse", "noo"
+    yes = (YES_RE.match(said) or short == "yes") and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
+    because = NO_BECAUSE_RE.match(text.strip())  # "no, I already did that"
+    no_because = because is not None and short_answer(because.group("no")) == "no"
+    if ((yes or NO_RE.match(said) or short == "no" or no_because or APPROVE_RE.match(said))
             and not any(isinstance(p, dict) and p.get("items") for p in chat.pending)):
         return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
                      "an answer with nothing pending")
@@ -148,10 +260,16 @@ def _done(chat: Chat, text: str) -> Reply | None:
     named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
     if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
         return None
-    if ((title.split() or [""])[0].lower() == DONE_VERBS[found.group("verb").lower()]
+    verb = DONE_VERBS[found.group("verb").lower()]
+    if ((title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb})
             and len(words(found.group("what")) - words(title)) <= 1):
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
+
+
+# verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
+_SAME_DONE = {"get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
+              "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
 
 
 def _recurring(chat: Chat, text: str) -> Reply | None:
@@ -294,7 +412,7 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     if THANKS_RE.match(text):
         return Reply("You're welcome!", [], "thanks")
-    if ACK_RE.match(text):
+    if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
         if waiting is not None:  # "great" is no answer to a proposal, but the user may think it is
             return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
@@ -303,6 +421,12 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if ABILITIES_RE.match(text):
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
         return Reply(said, [], "what the offline rules can do")
+    said = normal(text)
+    for pattern, words in _WORD_BACK:
+        if pattern.match(said):
+            return Reply(words if "{TRY}" not in words else words.format(TRY=TRY), [], "a word back")
+    if HOW_ARE_YOU_RE.match(text):
+        return Reply(f"All good here, thanks: running offline and keeping an eye on things. {TRY}", [], "how Wilson is")
     if BYE_RE.match(text):
         return Reply("Bye for now! I'll keep an eye on things.", [], "a goodbye")
     if ABOUT_ME_RE.match(text):
@@ -315,6 +439,39 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         back = where.group("where").lower() in ("back", "got back", "got home", "got in")
         return Reply("Welcome back!" if back else "👍", [], "the user says where they are")
     return None
+
+
+def _payment(chat: Chat, text: str) -> Reply | None:
+    """"The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
+    title, due that day (not an official deadline's forms plan). "add …" names its own task."""
+    if EXPLICIT_ADD_RE.match(text):
+        return None
+    found = payments.payment(text, chat.now, chat.tz)
+    if found is None:
+        return None
+    return Reply("", [("create_task", {"title": found.title, "due": dates.iso(found.due.value)})],
+                 f"a payment ({found.due.stated(chat.tz)})")
+
+
+# who else a message is about, before what they do: "my colleague Tom has", "my sister is flying", "Anna is"
+_PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
+           r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
+           r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|"
+                              rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
+                              rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+                              rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
+                              rf"moves|visits)\b")
+
+
+def _someone_elses(chat: Chat, text: str) -> bool:
+    """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
+    plan of the user's. A capitalised word that names a thing ("Dentist is on Friday") or a place is no person."""
+    found = _SOMEONE_ELSE_RE.match(text)
+    if found is None:
+        return False
+    name = found.group("name")
+    return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
 
 
 def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
@@ -330,6 +487,10 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:
         event, trigger = matched
+        if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
+            return None  # "I already paid the gas bill": nothing left to plan
+        if event.name not in ("wedding", "birthday") and _someone_elses(chat, text):
+            return None  # "my colleague Tom has his final exam next week" is Tom's exam
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text)
@@ -390,8 +551,8 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     what, when = _split_when(found.group("what"), chat)
-    if not words(what):
-        return None
+    if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
+        return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
     args = {"title": _title(what), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")

@@ -235,7 +235,8 @@ def _whole_list(chat: Chat) -> Reply | None:
 
 
 AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
-                       r"schedule|agenda|am i (?:free|busy|around))\b")
+                       r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
+                       r"anything planned|my next (?:appointment|meeting|event))\b")
 TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from wilson.model.offline.framing import unframed
 from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
@@ -45,11 +46,15 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
-           r"thank you|[!.,:)]+))*\s*")
+           r"thank you|[!.,:)?]+))*\s*")
 GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}$", re.I)
 THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
+# words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
+PLEASED_WORDS = frozenset({"ok", "okay", "cool", "great", "nice", "perfect", "fine", "alright", "awesome", "lovely",
+                           "excellent", "super", "brilliant", "wonderful", "good", "sounds", "looks", "thanks", "thank",
+                           "you", "that's", "very"})
 ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
                           rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
 ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
@@ -104,7 +109,7 @@ _ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|ki
                              r"(?:[\s,]+please)?\s*\?+\s*$", re.I | re.S)
 
 
-def request_of(text: str) -> str:
+def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
     without its question ("can you add milk?" is "add milk"). Where or how the user is, and when, is kept
@@ -115,7 +120,8 @@ def request_of(text: str) -> str:
         text = text[lead.end():]
     asked = _ASKED_POLITELY.match(text)
     text = asked.group("ask") if asked else text
-    return COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
+    text = COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
+    return unframed(text, now, tz) or text
 
 
 _BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
@@ -156,7 +162,7 @@ DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "ca
               "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
               "handed in": "hand", "picked up": "pick", "cleaned": "clean", "fixed": "fix", "cancelled": "cancel",
               "canceled": "cancel", "applied for": "apply", "collected": "collect", "prepared": "prepare",
-              "made": "make", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
+              "made": "make", "gave": "give", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
 PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
                           r"(?P<verb>" + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
                           + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$", re.I)
@@ -169,7 +175,7 @@ PARTICIPLE_DONE_RE = re.compile(
     r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
     r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v and v not in ("got", "made", "called", "rang",
                                                                                 "emailed", "wrote", "answered"))
-    + r")(?:\s+(?:now|already|too|today|at last))?\s*[.!]*$", re.I)
+    + r")(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
@@ -180,7 +186,8 @@ ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<
                       r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
 MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
                      r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
-DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|never ?mind)\s+"
+DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
+                     r"never ?mind)\s+"
                      r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
                      r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
 CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
@@ -191,7 +198,7 @@ RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|a
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
 ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
                     + _PUT_ON_LIST + "|"
-                    r"i (?:need|have|must|should|got) to|i've got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
+                    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
 EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
@@ -227,6 +234,7 @@ class Chat:
     memories: list = field(default_factory=list)  # what the context recalled for the message
     whole_list: bool = False  # `tasks` is every open task (list_tasks' answer), not the context's few due soon
     missed: dict | None = None  # for "what did I miss?": the context's view of it (actors/cortex/missed.py)
+    said_before: list = field(default_factory=list)  # what Wilson said in this conversation, oldest first
 
     @property
     def today(self) -> date:

@@ -122,7 +122,7 @@ class OfflineProvider:
             now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
             return "", [("arousal", triage.arousal(context.get("items") or [], now, tz))], "urgency rules"
         if kind == "cortex":
-            return Cortex(self, context, offered).respond()
+            return Cortex(self, context, offered, messages).respond()
         if "record_memories" in offered:
             # the hippocampus sends its candidates as a JSON body: kept as they are, nothing judged
             candidates = _json_in(_content(messages[-1]) if messages else "").get("candidates") or []
@@ -167,8 +167,9 @@ class OfflineProvider:
 class Cortex:
     """One cortex request, read from the cortex's structured context."""
 
-    def __init__(self, provider: OfflineProvider, context: dict, offered: list[str]):
+    def __init__(self, provider: OfflineProvider, context: dict, offered: list[str], messages: list[dict] = ()):
         self.provider = provider
+        self.messages = list(messages)
         self.playbook = provider.playbook
         self.context = context
         self.offered = offered
@@ -379,7 +380,7 @@ class Cortex:
     def on_message(self) -> tuple[str, list, str]:
         if self.stimulus.get("origin", "user") != "user":
             return "", [], "not the user's message"
-        reply = intents.answer(user_chat(self.provider, self.context, self.offered))
+        reply = intents.answer(user_chat(self.provider, self.context, self.offered, self.messages))
         return reply.text, reply.calls, reply.rule
 
 
@@ -390,18 +391,20 @@ def _domestic(place, title: str, home) -> bool:
     return places.domestic(place, home) and (named is None or places.domestic(named, home))
 
 
-def user_chat(provider: OfflineProvider, context: dict, offered) -> phrases.Chat:
+def user_chat(provider: OfflineProvider, context: dict, offered, messages: list[dict] = ()) -> phrases.Chat:
     """The user's request (their message without a greeting before it) and what the cortex's context says
-    about their tasks, topics and proposals."""
+    about their tasks, topics and proposals; what Wilson said before in this conversation (`messages`' turns)."""
     stimulus = context.get("stimulus") or {}
-    return phrases.Chat(text=phrases.request_of(str(stimulus.get("text") or "")), now=dates.now_of(context.get("now")),
-                        tz=dates.zone(context.get("timezone")), playbook=provider.playbook,
+    now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
+    return phrases.Chat(text=phrases.request_of(str(stimulus.get("text") or ""), now, tz), now=now,
+                        tz=tz, playbook=provider.playbook,
                         tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
                         pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
                         first_contact=bool(context.get("first_contact")),
                         home=provider.home(context.get("timezone")),
                         memories=list(context.get("memories") or []),
-                        missed=context.get("missed") if isinstance(context.get("missed"), dict) else None)
+                        missed=context.get("missed") if isinstance(context.get("missed"), dict) else None,
+                        said_before=[_content(m) for m in messages if m.get("role") == "assistant"])
 
 
 def _window_days(window: str) -> int | None:

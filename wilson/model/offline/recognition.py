@@ -8,6 +8,7 @@ rule that fired, so the trace can say why.
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 import tomllib
@@ -128,15 +129,20 @@ def negative_cue(playbook: Playbook, text: str) -> str | None:
 
 def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
+    if negative_cue(playbook, text or ""):
+        return None
     if playbook.any_trigger is None or not playbook.any_trigger.search(text or ""):
-        return None
-    if negative_cue(playbook, text):
-        return None
+        turns = _TURNS_RE.search(text or "")  # "Emma turns 5": a birthday without the word
+        birthday = playbook.of_kind("birthday") if turns else None
+        return (birthday, turns) if birthday is not None else None
     for event in playbook:
         found = event.find(text)
         if found:
             return event, found
     return None
+
+
+_TURNS_RE = re.compile(r"\bturns\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?))", re.I)
 
 
 @dataclass(frozen=True)
@@ -224,19 +230,55 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         name = place.name if place is not None else (found.group(1) if found else None)
         if found and places.find_place(found.group(1)) is not None:
             name = found.group(1)
+        name = name or _place_named(text)
         return event.title.replace("{place}", name) if name else event.label
-    if trigger is None:
-        return event.label
+    if event.name == "move":
+        return _move_title(text)
+    who = re.search(r"\b([A-Z][\w'’-]+)\s+$", text[:trigger.start()]) if trigger is not None else None
+    if trigger is not None and trigger.group(0).lower().startswith("turns") and who:
+        return f"{who.group(1)}'s birthday"  # "Leo turns 4"
+    if trigger is None or re.search(r"married|turns", trigger.group(0), re.I):
+        return event.label  # "we're getting married": the wedding
     before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]
     kept = []
     for word in reversed(before):
-        if word.lower() in _FILLER:
-            break
+        if re.fullmatch(r"\d+(?:st|nd|rd|th)", word, re.I):
+            continue  # "Max's 6th birthday" is Max's birthday
+        if word.lower() in _FILLER or word[:1].isdigit() or word.lower() in _DATE_WORDS:
+            break  # "March 3 chemistry exam" is the chemistry exam
         kept.insert(0, word)
     phrase = " ".join(kept + [_named(event, text, trigger)]).strip()
     if phrase.lower() == event.label.lower():
         return event.label
     return phrase[:1].upper() + phrase[1:]
+
+
+def _place_named(text: str) -> str | None:
+    """A place the text names in lower case or before the trigger ("a trip to lisbon", "Lisbon trip")."""
+    for found in re.finditer(r"\b(?:to|in)\s+([a-z][\w'’-]+)|\b([A-Z][\w'’-]+)(?=\s+(?:trip|holiday|vacation|"
+                             r"weekend|visit|conference)\b)", text):
+        place = places.find_place((found.group(1) or found.group(2)).title())
+        if place is not None:
+            return place.name
+    return None
+
+
+# where a move goes: "to the new flat", "into our new apartment", "to Hamburg"
+_MOVE_TO = re.compile(r"\b(?:to|into|in)\s+(?P<where>(?:the|our|my|a)\s+new\s+(?:flat|apartment|house|place|home)|"
+                      r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)|\b(?P<new>new\s+(?:flat|apartment|house|place|home))\b")
+
+
+def _move_title(text: str) -> str:
+    """"Move to the new flat", "Move to Hamburg"; "Move" when the message says not where."""
+    found = _MOVE_TO.search(text)
+    if found is None or (found.group("where") or "").lower() in _DATE_WORDS:
+        return "Move"
+    where = found.group("where") or f"the {found.group('new')}"
+    return "Move to " + re.sub(r"^(?:our|my|a)\s+", "the ", where)
+
+
+_DATE_WORDS = {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m} | {
+    d.lower() for d in calendar.day_name} | {"today", "tomorrow", "tonight", "next", "this"}
 
 
 def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:

@@ -1,0 +1,72 @@
+"""A short follow-up to the proposal just made, read against it: "no, I already did that" declines it; "and on
+Tuesday?", "what about 9?" change its time (wilson/model/offline/answers.py modify reads the change).
+
+Only right after the proposal (the context marks it `just_asked`: the user's first message since) is a day said
+alone a change to it; later it may be about anything. A no with its reason is a no whenever one waits, as a bare
+"no" is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wilson.model.offline import dates
+from wilson.model.offline.answers import TIME_ONLY
+from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.short_answers import word_answer
+
+
+# "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
+_ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+          r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
+          r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
+FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
+                          r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$")
+# "no, I already did that", "nope - not needed": a no with its reason after it
+NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
+                           r"thanks|thank|wait|sorry|actually)\b)\s*(?P<why>.*)$", re.I)
+
+
+def follow_up(chat: Chat, text: str) -> Reply | None:
+    """A short follow-up to the proposal just asked (the user's first message since): a no with its reason is a
+    no, and a day or an hour said alone ("and on Tuesday?", "make it 9 instead" says it of "it") changes its
+    time. None when no proposal was just asked, or the words are something else."""
+    proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
+    if "decide" not in chat.offered or not proposals:
+        return None
+    newest = proposals[0]
+    no = NO_BECAUSE_RE.match(text.strip())
+    if no and word_answer(no.group("no")) == "no":
+        why = no.group("why").strip(" ,;:.-")
+        found = dates.search(why, chat.now, chat.tz, parts=True)
+        rest = normal(why)
+        for one in found:
+            rest = rest.replace(one.phrase.lower(), " ")
+        if found and (CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i",
+                                                                                          "meant", "mean"}):
+            # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
+            return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
+                         "a change to a proposal, after a no")
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
+    if not newest.get("just_asked"):
+        return None
+    found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
+    when = found.group("when") if found else ""
+    read = dates.search(when, chat.now, chat.tz, parts=True)
+    if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
+        return None
+    rest = when
+    for one in read:
+        rest = rest.replace(one.phrase.lower(), " ")
+    if set(rest.split()) - _AROUND_A_TIME and not TIME_ONLY.match(when):
+        return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
+    # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
+    changes = when if read else f"at {when}"
+    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
+                 "a day or an hour said right after a proposal")
+
+
+_AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
+                  "please", "rather", "actually", "make", "it", "this", "next"}
+# a change said after a no: it names the new time as the one wanted
+CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about)\b", re.I)

@@ -1,0 +1,120 @@
+"""What a request comes wrapped in, taken off before the rules read it: politeness ("could you please …",
+"… please"), framing ("don't forget to …", "I'd like you to …", "also add: …", "set a reminder to …").
+
+The rules match requests by their verb at the start ("remind me", "add", "move"); people put words before
+it. Each wrapper is taken off while one is there, so "oh and could you please also add: …" reads "add …".
+A question stays a question: "can you tell me what's due?" keeps its "tell me", "can you book a table?"
+is left as it was (no rule books tables, and it must not become a task).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from wilson.model.offline import dates
+
+# the requests the rules follow: only before one of these is "can you" a request and not a question
+_VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
+          r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
+          r"make a (?:note|task|reminder)|schedule a reminder|write down)\b")
+_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
+                     r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
+                     r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
+                     r"(?=" + _VERBS + ")", re.I)
+# "oh and also add: …", "plus, remind me …": a joining word before a request
+_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing)"
+                   r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
+# "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
+_LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
+# "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
+_MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
+                     r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$", re.I | re.S)
+# "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
+_CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
+_NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
+# "don't forget to …", "please remember to …", "make sure I …": what not to forget
+_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
+                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
+_REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
+_SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
+                           r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
+# "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
+_REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
+                             r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me)\b", re.I)
+_ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
+_MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
+                        r"(?P<what>.+)$", re.I | re.S)
+_TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
+_QUESTION_END = re.compile(r"\s*\?+\s*$")
+
+
+# a request that may follow its date: "in two weeks I have to hand in the paper", "tomorrow, remind me to …"
+_REQUEST_AFTER = re.compile(r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|should|got)\s+to|(?:i|we)'ve\s+got\s+to|"
+                            r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$", re.I | re.S)
+
+
+def unframed(text: str, now: datetime | None = None, tz=None) -> str:
+    """The request without its wrappers; the text as it was when it wears none. With `now` and `tz`, a date said
+    before the request moves after it ("on Friday I need to call Tom" is "I need to call Tom on Friday")."""
+    if now is not None and tz is not None:
+        text = _date_last(text, now, tz)
+    was = None
+    while was != text:
+        was = text
+        text = _JOIN.sub("", text)
+        text = _LEAD_IN.sub("", text)
+        polite = _POLITE.match(text)
+        if polite:
+            text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
+        text = _TRAILING.sub(r"\1", text)
+        text = _reminder_said(_remembered(text))
+        moving = _MOVING.match(text.replace("’", "'"))
+        text = f"move {moving.group('what')}" if moving else text
+        waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
+        text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
+        text = f"drop {no_need.group('what')}" if no_need else text
+    return text
+
+
+def _reminder_said(text: str) -> str:
+    """"set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
+    found = _REMINDER_WORDS.match(text)
+    if found:
+        every = " every day" if (found.group("often") or "").lower() == "daily" else ""
+        text = f"remind me{every}{text[found.end():]}"
+    if re.match(r"remind me\b", text, re.I):
+        text = _ON_DAYS.sub(lambda m: f"every {m.group('day')}", text)
+    return text
+
+
+def _remembered(text: str) -> str:
+    """"don't forget to call mum at 5" → "remind me to call mum at 5"; with no hour, "add call mum"."""
+    for pattern, timed, untimed in ((_DONT_FORGET, "remind me to", "add"), (_SET_REMINDER, "remind me to", None),
+                                    (_MAKE_TASK, "add", "add")):
+        found = pattern.match(text)
+        if found:
+            what = found.group("what").strip()
+            return f"{timed if untimed is None or _has_hour(what) else untimed} {what}"
+    found = _REMEMBER.match(text)
+    if found and not re.match(r"(?:me|to)\b|" + _VERBS, found.group("what"), re.I):
+        return f"add {found.group('what').strip()}"  # "remember: buy stamps", not "remember me" nor "note to self"
+    return text
+
+
+_HOUR = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)(?!\w)|\b\d{1,2}:\d\d\b|"
+                   r"\bat\s+\d{1,2}\b|\b(?:noon|midday|tonight|this (?:morning|afternoon|evening)|in an? hour|"
+                   r"in \d+ (?:minutes|hours|mins))\b", re.I)
+
+
+def _has_hour(text: str) -> bool:
+    return bool(_HOUR.search(text))
+
+
+def _date_last(text: str, now: datetime, tz) -> str:
+    found = dates.search(text, now, tz, parts=True)
+    if not found or text[:found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
+        return text
+    lead = text[:found[0].start + len(found[0].phrase)]
+    ask = _REQUEST_AFTER.match(text[len(lead):])
+    return f"{ask.group('ask').rstrip(' .!')} {lead.strip(' ,')}" if ask else text

@@ -1,0 +1,38 @@
+"""A message cut into its sentences, as a person reads it: a line break, or a stop (".", "!", "?") before the next
+sentence's capital, ends one; the stop of an abbreviation ("Mr.", "Dr.", "e.g.", "Jan."), a decimal ("120.00") or
+an initial ("J. Smith") does not. A letter's salutation and its closing ("Dear Ms Weber,", "Kind regards, Sam")
+are no sentences of what it says.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ABBREVIATIONS = frozenset("""mr mrs ms dr prof st mt no nr vs etc eg ie approx appt dept est inc ltd co jr sr
+jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun ca tel p.s ps""".split())
+_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])"
+                  # a request joined to another by a comma: "remind me to call Tom at 5, and add buy stamps"
+                  r"|(?<=\w)\s*[,;]\s*(?i:and\s+)?(?i:also\s+)?(?=(?i:add|remind me|don'?t forget)\b)"
+                  r"|(?<=[.!?])\s+(?=(?i:add|remind me|don'?t forget)\b)")  # "add milk. add bread." typed in lower case
+_SALUTATION = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^.!?\n]{0,60}[,:!]?\s*$", re.I)
+_CLOSING = re.compile(r"^\s*(?:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
+                      r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
+                      r"love|xx+)\b[\s,!.]*(?:[A-Z][\w.-]*(?:[\s,]+[A-Z][\w.-]*){0,5})?[\s.,!]*$", re.I)
+
+
+def split(text: str) -> list[str]:
+    """The sentences of `text`, in order, stripped; a salutation and a closing left out."""
+    sentences: list[str] = []
+    for line in (text or "").splitlines():
+        start = 0
+        for end in _END.finditer(line):
+            before = line[start:end.start()].rstrip("\"'”’)")
+            last = re.search(r"([\w.]+)[.]$", before)
+            if last and (last.group(1).lower().rstrip(".") in _ABBREVIATIONS
+                         or len(last.group(1)) == 1 and last.group(1).isalpha()):
+                continue  # "Mr. Schulz", "J. Smith": the stop belongs to the word
+            sentences.append(line[start:end.start()])
+            start = end.end()
+        sentences.append(line[start:])
+    kept = [s.strip() for s in sentences if s.strip()]
+    return [s for s in kept if not _SALUTATION.match(s) and not _CLOSING.match(s)] or kept

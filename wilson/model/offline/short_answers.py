@@ -1,0 +1,50 @@
+"""A one-word answer as people type it on a phone: "y", "yse", "ys", "yesss", "noo", "nah", "nope".
+
+A typo is tolerated by distance, not by listing every misspelling: a word one edit (a letter added, dropped,
+changed or two swapped: Damerau-Levenshtein, rapidfuzz) from a yes or a no, beginning with the same letter,
+is that answer; a letter held down ("noooo") counts once. A few real words sit one edit from an answer and mean
+something else ("not", "now", "yet"): they are never read as one. "y" and "n" alone are the answers' initials.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+YES = ("yes", "yeah", "yep", "yup", "sure")
+NO = ("no", "nope", "nah")
+# real words one edit from an answer that say something else
+_OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
+                          "note", "none", "nose", "node", "nice", "nat", "nap"})
+_FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
+                   "sir", "mate"})
+
+
+def word_answer(word: str) -> str | None:
+    """"yes" or "no" when one word is a yes or a no, typed loosely; None otherwise."""
+    word = re.sub(r"(\w)\1{2,}", r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
+    if word in ("y", "n"):
+        return "yes" if word == "y" else "no"
+    if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS:
+        return None
+    best: tuple[int, str] | None = None
+    for answer, words in (("yes", YES), ("no", NO)):
+        for known in words:
+            if known[0] != word[0]:
+                continue
+            distance = DamerauLevenshtein.distance(word, known)
+            if distance <= 1 and (best is None or distance < best[0]):
+                best = (distance, answer)
+    return best[1] if best else None
+
+
+def short_answer(text: str) -> str | None:
+    """"yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
+    None for anything longer or anything else."""
+    said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    answers = {word_answer(w) for w in said if w not in _FILL}
+    rest = [w for w in said if w not in _FILL and word_answer(w) is None]
+    if rest or len(answers) != 1 or len(said) > 4:
+        return None
+    return answers.pop()
