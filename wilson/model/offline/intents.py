@@ -422,9 +422,9 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
         return Reply(said, [], "what the offline rules can do")
     said = normal(text)
-    for pattern, words in _WORD_BACK:
+    for pattern, back in _WORD_BACK:
         if pattern.match(said):
-            return Reply(words if "{TRY}" not in words else words.format(TRY=TRY), [], "a word back")
+            return Reply(back if "{TRY}" not in back else back.format(TRY=TRY), [], "a word back")
     if HOW_ARE_YOU_RE.match(text):
         return Reply(f"All good here, thanks: running offline and keeping an eye on things. {TRY}", [], "how Wilson is")
     if BYE_RE.match(text):
