@@ -248,9 +248,11 @@ def score_chat(session: Session, rows: list[Row], not_understood_misses: bool = 
     return score, replies
 
 
-def run_half(make_app, path: Path, not_understood_misses: bool = False) -> tuple[Score, Score, list[str], list[str]]:
+def run_half(make_app, path: Path, not_understood_misses: bool = False,
+             show_misses: bool = True) -> tuple[Score, Score, list[str], list[str]]:
     """One table, events then chat lines, on a fresh Wilson; its scores printed (`pytest -s` shows them).
-    `not_understood_misses`: a chat line answered "I didn't understand" is a miss, whatever the row expected."""
+    `not_understood_misses`: a chat line answered "I didn't understand" is a miss, whatever the row expected.
+    `show_misses` False: a held-back half's rows are never printed, only its scores (it is run, not read)."""
     rows = load(path)
     start = start_of(path)
     session = Session(make_app(start=start))
@@ -262,7 +264,7 @@ def run_half(make_app, path: Path, not_understood_misses: bool = False) -> tuple
           f"{len([r for r in rows if r.kind == 'chat'])} chat lines")
     print(events.line("  calendar recognition"))
     print(chat.line("  chat intents"))
-    for wrong in events.wrong + chat.wrong:
+    for wrong in (events.wrong + chat.wrong) if show_misses else ():
         print("   ", wrong)
     return events, chat, invariants, said
 
