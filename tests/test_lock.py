@@ -47,7 +47,9 @@ def test_the_development_lock_pins_every_dependency_and_extra_at_an_allowed_vers
     setup = configparser.ConfigParser()
     setup.read(ROOT / "setup.cfg")
     pinned = pins(LOCK)
-    assert unlocked(wanted(*setup["options.extras_require"]), pinned) == [], "run `make lock`"
+    # model-server is installed from the prebuilt wheel in ../shared/wheels (.ci/run), not from the index
+    extras = [extra for extra in setup["options.extras_require"] if extra != "model-server"]
+    assert unlocked(wanted(*extras), pinned) == [], "run `make lock`"
     assert [name for name, (_, hashes) in pinned.items() if hashes == 0] == []
 
 

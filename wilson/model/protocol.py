@@ -28,7 +28,7 @@ ROLE_RE = re.compile(r"^[ \t]*(?:user|assistant|system|human|model)[ \t]*:", re.
 _TURN_NAME_RE = re.compile(r"(?<=<start_of_turn>)(?:user|model)\b|(?<=<\|im_start\|>)(?:user|assistant|system)\b",
                            re.I)
 
-REPLY_LIMIT = 3000  # characters of one reply to the user: a screenful on a phone; beyond it a model rambles
+REPLY_LIMIT = 8000  # characters of one reply to the user: two Telegram messages; beyond that a model rambles
 EMPTY_ANSWER = "I couldn't put an answer together just now. Could you say it another way?"
 
 
