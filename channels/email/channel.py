@@ -33,7 +33,7 @@ from channels.email import parse
 from channels.email.idle import IdleWatcher
 from channels.email.imap import ImapClient, ImapError
 from channels.email.outbound import Outbound
-from channels.email.settings import enabled, password
+from channels.email.settings import enabled, password, smtp_username
 from channels.email.smtp import SmtpSender
 from storage import kv, routing, trace
 from storage.db import database
@@ -102,7 +102,7 @@ class EmailChannel(Outbound, Channel):
     def _smtp(self) -> SmtpSender:
         return SmtpSender(str(self._setting("smtp_host")), int(self._setting("smtp_port", 0) or 0),
                           str(self._setting("smtp_security", "starttls")),
-                          str(self._setting("smtp_username") or self._setting("username", "")), password(self.config))
+                          smtp_username(self.config), password(self.config))
 
     def folders(self) -> list[str]:
         folders = self.config.get("email", "folders")

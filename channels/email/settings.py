@@ -21,6 +21,16 @@ def password(config) -> str:
     return os.environ.get(PASSWORD_ENV, "") or (config.get("email", "password") if source.startswith("env") else "")
 
 
+def smtp_username(config) -> str:
+    """The SMTP login: smtp_username when it is set, else the IMAP username. Set to "" on purpose (in the file or
+    the environment), it means no login at all: a relay that takes mail without AUTH."""
+    source = str(getattr(config, "sources", {}).get(("email", "smtp_username"), "default"))
+    own = str(config.get("email", "smtp_username") or "").strip()
+    if own or source != "default":
+        return own
+    return str(config.get("email", "username") or "").strip()
+
+
 def enabled(config) -> bool:
     return bool(str(config.get("email", "imap_host") or "").strip())
 
