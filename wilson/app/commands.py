@@ -23,7 +23,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task
 from wilson import skills
-from wilson.app import service
+from wilson.app import checkup, service
 from wilson.app.application import Wilson, channel_roles
 from wilson.app.doctor import run_doctor
 from wilson.app.eval.report import main as eval_main
@@ -43,6 +43,10 @@ and start Wilson again (`make run`, or `wilson run`)."""
 
 def cmd_run(opts, config) -> int:
     level = opts.log_level or "INFO"
+    missing = checkup.folders_at_start(config)  # a folder that names nothing would be read as empty for ever
+    if missing:
+        print(f"wilson: {redact(missing)}", file=sys.stderr)
+        return 2
     if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
         print(TELEGRAM_HINT, flush=True)
         args = ["--clock", "real", "--log-level", level]
@@ -148,6 +152,7 @@ def cmd_doctor(opts, config) -> int:
         lines += views.failure_lines()
     except Exception as exc:  # no database yet is no finding about the model
         lines.append(f"history: not read ({type(exc).__name__})")
+    lines += checkup.run(config)  # each configured channel, for real
     for line in lines:
         _out(line)
     return 1 if any("FIX:" in line for line in lines) else 0

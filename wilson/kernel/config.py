@@ -578,7 +578,7 @@ def template(timezone: str) -> str:
             if (section, key) == ("core", "timezone"):
                 lines.append(f"timezone = {_toml_value(timezone)}")
             else:
-                lines.append(f"# {key} = {_toml_value(default)}")
+                lines.append(f"# {key} = {_doc_value(default)}")  # a list as a TOML array: uncommented, it reads back
     return "\n".join(lines) + "\n"
 
 
