@@ -347,7 +347,8 @@ class SmtpSink:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(str(tls_dir / "server.crt"), str(tls_dir / "server.key"))
             tls = {"ssl_context": context} if implicit else {"tls_context": context, "require_starttls": True}
-        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate if auth else None,
+        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port,
+                                             authenticator=authenticate if auth else None,
                                              auth_require_tls=False, auth_required=False, **tls)
 
     def start(self, attempts: int = 5) -> "SmtpSink":

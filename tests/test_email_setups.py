@@ -8,8 +8,18 @@ import pytest
 from channels.email.smtp import SendError, SmtpSender
 from storage.models import Outbox
 from tests.mailservers import PASSWORD, USER, SmtpSink
-from tests.test_email_send import environ, home, queue, start_channel  # noqa: F401  (home is a fixture)
+from storage.db import open_database
+from storage.migrations import migrate
+from tests.test_email_send import environ, queue, start_channel
 from wilson.kernel.messages import Deliver, Ping
+
+
+@pytest.fixture
+def home(tmp_path):
+    db = open_database(None, tmp_path)
+    migrate()
+    yield tmp_path
+    db.close()
 
 
 @pytest.fixture

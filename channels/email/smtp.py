@@ -103,7 +103,7 @@ class SmtpSender:
                 return  # a local relay without AUTH: it takes mail from this computer as it is
             raise SendError(f"{self.host}:{self.port} offers no login (no AUTH after EHLO"
                             + ("" if self.security != "none" else ", perhaps only after STARTTLS")
-                            + f"); if it relays your mail without one, set smtp_username = \"\" in [email]",
+                            + "); if it relays your mail without one, set smtp_username = \"\" in [email]",
                             lasting=True)
         smtp.login(self.username, self._password)
         self.logged_in = True

@@ -193,7 +193,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
         "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
         "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that takes mail without AUTH)"),
+        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
+                                  "takes mail without AUTH)"),
         "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
     },
     "thalamus": {
