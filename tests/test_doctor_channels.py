@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
+from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID, FakeTelegram
 from tests.mailservers import PASSWORD, USER, SmtpSink, start_dovecot
 from tests.test_config import cli, no_traceback
 from wilson.kernel.loopback import LoopbackServer
@@ -61,7 +61,7 @@ def calendars():
 
 @pytest.fixture(scope="module")
 def telegram():
-    server = FakeTelegram()
+    server = FakeTelegram(forum_chat_id=FORUM_CHAT_ID)
     server.start()
     yield server
     server.stop()
@@ -162,3 +162,33 @@ def test_wilson_starts_with_folders_that_exist(tmp_path, dovecot):
                  **mail(dovecot.port, WILSON_EMAIL_FOLDERS="INBOX,Receipts", WILSON_EMAIL_POLL="off"))
     no_traceback(result)
     assert result.returncode == 0, result.stderr
+
+
+def forum_doctor(home, telegram, chat_id=FORUM_CHAT_ID):
+    return doctor(home, WILSON_TELEGRAM_TOKEN=DEFAULT_TOKEN, WILSON_TELEGRAM_BASE_URL=telegram.base_url,
+                  WILSON_TELEGRAM_ALLOWED_USERS="1001", WILSON_TELEGRAM_FORUM_CHAT_ID=str(chat_id))
+
+
+def test_a_forum_where_the_bot_manages_topics_is_ok(tmp_path, telegram):
+    result = forum_doctor(tmp_path, telegram)
+    assert result.returncode == 0, result.stdout
+    assert f"telegram: ok, the bot manages topics in {FORUM_CHAT_ID}" in result.stdout
+
+
+def test_a_bot_that_is_no_admin_in_the_forum_is_told_to_get_manage_topics(tmp_path, telegram):
+    telegram.bot_rights = {"status": "member"}
+    try:
+        result = forum_doctor(tmp_path, telegram)
+    finally:
+        telegram.bot_rights = {"status": "administrator", "can_manage_topics": True}
+    assert result.returncode == 1
+    assert fixes(result) == [f"telegram: FIX: the bot may not manage topics in {FORUM_CHAT_ID}: group → Edit → "
+                             "Administrators → the bot → switch on Manage Topics (docs/telegram.md walks through it)"]
+
+
+def test_a_forum_chat_id_the_bot_is_not_in_is_told(tmp_path, telegram):
+    result = forum_doctor(tmp_path, telegram, chat_id=-1009999999)
+    assert result.returncode == 1
+    [line] = fixes(result)
+    assert line.startswith("telegram: FIX: the forum chat -1009999999 is not reachable (Bad Request: chat not found): "
+                           "add the bot to the group and check forum_chat_id")

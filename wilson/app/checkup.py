@@ -144,10 +144,36 @@ def telegram(config) -> list[str]:
                 f"bot → API Token) into WILSON_TELEGRAM_TOKEN"]
     bot = answer.get("result") or {}
     lines = [f"telegram: ok, the token is @{bot.get('username', '?')}'s"]
+    forum = str(config.get("telegram", "forum_chat_id") or "").strip()
+    if forum:
+        lines.append(_forum(f"{base}{token}", forum, bot.get("id")))
     if not parse_ids(config.get("telegram", "allowed_users")) and not _paired():
         lines.append("telegram: nobody may talk to the bot yet: run `wilson pair` and send the code it prints to "
                      "the bot, or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric user id")
     return lines
+
+
+def _forum(api: str, chat_id: str, bot_id) -> str:
+    """Whether the forum chat is there, has topics on, and lets the bot manage them: the steps of docs/telegram.md."""
+    steps = "(docs/telegram.md walks through it)"
+    try:
+        chat = httpx.get(f"{api}/getChat", params={"chat_id": chat_id}, timeout=TIMEOUT).json()
+        if not chat.get("ok"):
+            return (f"telegram: FIX: the forum chat {chat_id} is not reachable ({chat.get('description')}): add the "
+                    f"bot to the group and check forum_chat_id, the group's id starting with -100 {steps}")
+        if not (chat.get("result") or {}).get("is_forum"):
+            return (f"telegram: FIX: topics are off in {chat_id}: open the group → Edit → Topics, switch them on "
+                    f"{steps}")
+        member = httpx.get(f"{api}/getChatMember", params={"chat_id": chat_id, "user_id": bot_id},
+                           timeout=TIMEOUT).json()
+    except (httpx.HTTPError, ValueError) as exc:
+        return f"telegram: FIX: the forum chat {chat_id} could not be checked ({type(exc).__name__})"
+    rights = member.get("result") or {}
+    if rights.get("status") != "creator" and not (rights.get("status") == "administrator"
+                                                  and rights.get("can_manage_topics")):
+        return (f"telegram: FIX: the bot may not manage topics in {chat_id}: group → Edit → Administrators → the "
+                f"bot → switch on Manage Topics {steps}")
+    return f"telegram: ok, the bot manages topics in {chat_id}"
 
 
 def _paired() -> list[str]:
