@@ -26,8 +26,8 @@ def told(app) -> list[str]:
     return [d["text"] for d in app.user_deliveries()]
 
 
-def proposed_and_approved_twice(app, args=DENTIST) -> Approval:
-    assert app.propose("create_event", args, "because you asked") is None
+def proposed_and_approved_twice(app, args=DENTIST, tool="create_event") -> Approval:
+    assert app.propose(tool, args, "because you asked") is None
     assert app.wait_idle()
     proposal = newest()
     app.decide(proposal.id, "approve")
@@ -84,3 +84,52 @@ def test_a_calendar_read_from_a_url_cannot_be_written_and_says_so(make_app):
                         "WILSON_CALENDAR_POLL": "off"})
     said = app.propose("create_event", DENTIST, "because you asked")
     assert said is not None and "only to an .ics file ([calendar] path)" in said
+
+
+def own_rows(title: str) -> list[ReceptorBuffer]:
+    return [r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+            if r.payload.get("title") == title]
+
+
+def read_calendar(app) -> None:
+    app.supervisor.tell("calendar", ChannelSync("test"))
+    assert app.wait_idle()
+
+
+def test_an_event_the_user_names_is_moved_then_cancelled_and_neither_is_planned_again(make_app):
+    app = make_app()
+    add_event(app.calendar_file(), "Flight block", "2027-01-14T09:00", "2027-01-14T12:00", tz=app.config.timezone)
+    read_calendar(app)
+    [added] = own_rows("Flight block")
+    assert added.outcome != "drop"  # the user's own event was news
+
+    proposed_and_approved_twice(app, {"title": "flight block", "start": "2027-01-15T09:00", "end": "2027-01-15T12:00"},
+                                "move_event")
+    assert "Move in your calendar: flight block to 2027-01-15T09:00 to 2027-01-15T12:00" in "\n".join(told(app))
+    [event] = events_in(app.calendar_file())
+    assert event.decoded("DTSTART").isoformat() == "2027-01-15T09:00:00+01:00" and int(event["SEQUENCE"]) == 1
+    read_calendar(app)
+    moved = own_rows("Flight block")[-1]
+    assert moved.payload["change"] == "changed"
+    assert (moved.outcome, moved.reason) == ("drop", "Wilson's own write, approved by the user")
+
+    assert app.propose("cancel_event", {"title": "Flight block"}, "because you asked") is None
+    assert app.wait_idle()
+    app.decide(newest().id, "approve")
+    assert app.wait_idle()
+    [event] = events_in(app.calendar_file())
+    assert str(event["STATUS"]) == "CANCELLED" and int(event["SEQUENCE"]) == 2
+    read_calendar(app)
+    cancelled = own_rows("Flight block")[-1]
+    assert cancelled.payload["change"] == "cancelled" and cancelled.outcome == "drop"
+
+
+def test_moving_an_event_that_is_not_there_is_told_and_changes_nothing(make_app):
+    app = make_app()
+    add_event(app.calendar_file(), "Dentist", "2027-01-12T15:00", "2027-01-12T16:00", tz=app.config.timezone)
+    before = app.calendar_file().read_bytes()
+    proposed_and_approved_twice(app, {"title": "Hairdresser", "start": "2027-01-15T09:00"}, "move_event")
+    assert app.calendar_file().read_bytes() == before
+    assert [t for t in told(app) if t.startswith("I could not move")] == [
+        "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
+        "Nothing else was changed."]

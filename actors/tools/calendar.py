@@ -89,8 +89,76 @@ class CreateEvent(BuiltinTool):
         return {"queued": True, "uid": payload["uid"]}
 
 
+def _named(args) -> str | None:
+    return None if " ".join(str(args.get("title") or "").split()) else "which event? give its title as in the calendar"
+
+
+class MoveEvent(BuiltinTool):
+    name = "move_event"
+    description = "Propose moving an event of the user's calendar, named by its title, to a new start (and end)."
+    brief = "an event of the user's calendar, by its title, to a new start and end"
+    parameters = _obj(["title", "start"], title={"type": "string"}, start=WHEN, end=WHEN)
+    read_only = False
+    limits = {"title": 200, "start": 40, "end": 40}
+
+    def needs(self, config) -> str:
+        return _writable(config)
+
+    def validate(self, args, call):
+        problem = self.check_args(args) or _writable(call.config) or _named(args)
+        if problem:
+            return problem
+        try:
+            start, start_is_date = parse_when(args.get("start"), call.tz)
+            end, end_is_date = parse_when(args.get("end"), call.tz)
+        except ValueError as exc:
+            return str(exc)
+        if end is not None and (end < start or (end == start and not start_is_date)):
+            return "the end must come after the start"
+        return None
+
+    def describe(self, args, call):
+        return (f"Move in your calendar: {' '.join(str(args['title']).split())} to {args['start']}"
+                + (f" to {args['end']}" if args.get("end") else ""))
+
+    def execute(self, args, call):
+        return _queue(call, {"action": "move", "title": " ".join(str(args["title"]).split()),
+                             "start": str(args["start"]), "end": str(args.get("end") or "") or None})
+
+
+class CancelEvent(BuiltinTool):
+    name = "cancel_event"
+    description = "Propose cancelling an event of the user's calendar, named by its title."
+    brief = "an event of the user's calendar, by its title"
+    parameters = _obj(["title"], title={"type": "string"})
+    read_only = False
+    limits = {"title": 200}
+
+    def needs(self, config) -> str:
+        return _writable(config)
+
+    def validate(self, args, call):
+        return self.check_args(args) or _writable(call.config) or _named(args)
+
+    def describe(self, args, call):
+        return f"Cancel in your calendar: {' '.join(str(args['title']).split())}"
+
+    def execute(self, args, call):
+        return _queue(call, {"action": "cancel", "title": " ".join(str(args["title"]).split())})
+
+
+def _queue(call, payload: dict) -> dict:
+    """Inside the gate's transaction: one outbox row for the calendar channel, keyed by the item; the channel
+    writes the file after the commit (a file cannot roll back with the database)."""
+    row = outbox.add(channel="calendar", text=f"Calendar: {payload['action']} {payload['title']}",
+                     trace_id=call.trace_id, key=f"calendar-write:item-{call.item_id}", at=call.now, payload=payload,
+                     surfaced=False)
+    call.nudge("calendar", row.id)
+    return {"queued": True, **{k: v for k, v in payload.items() if k in ("action", "uid")}}
+
+
 SKILL = Skill(
     description="Calendar: events from an .ics file, a subscription or CalDAV, and a look at them.",
-    tools=(CalendarLookup, CreateEvent),
+    tools=(CalendarLookup, CreateEvent, MoveEvent, CancelEvent),
     channels=(Channel("calendar", "channels.calendar:CalendarChannel", priority=20, buffered=True),),
 )

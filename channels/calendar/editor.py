@@ -170,6 +170,13 @@ def create_event(path, uid: str, title: str, start, end=None, *, location: str |
     return True
 
 
+def find_uid(path, title: str) -> str | None:
+    """The UID of the (not cancelled) event with this title, None when the file has none."""
+    path = Path(path)
+    event = _find(_read_calendar(path), title) if path.exists() else None
+    return str(event["UID"]) if event is not None else None
+
+
 def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None) -> str | None:
     """Give the event with this title a new time; returns its UID, None when there is none."""
     path = Path(path)
