@@ -7,7 +7,7 @@ from __future__ import annotations
 import icalendar
 
 from actors.tools.common import calendar_events
-from channels.calendar.editor import add_event
+from channels.calendar.editor import add_event, cancel_event
 from storage.models import Approval, Inbox, ReceptorBuffer
 from wilson.kernel.messages import ChannelSync
 
@@ -133,3 +133,22 @@ def test_moving_an_event_that_is_not_there_is_told_and_changes_nothing(make_app)
     assert [t for t in told(app) if t.startswith("I could not move")] == [
         "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
         "Nothing else was changed."]
+
+
+def test_a_move_that_names_only_the_new_start_keeps_the_events_length(make_app):
+    app = make_app()
+    add_event(app.calendar_file(), "Flight block", "2027-01-14T09:00", "2027-01-14T12:00", tz=app.config.timezone)
+    proposed_and_approved_twice(app, {"title": "Flight block", "start": "2027-01-15T10:00"}, "move_event")
+    [event] = events_in(app.calendar_file())
+    assert event.decoded("DTSTART").isoformat() == "2027-01-15T10:00:00+01:00"
+    assert event.decoded("DTEND").isoformat() == "2027-01-15T13:00:00+01:00"
+
+
+def test_a_cancel_already_in_the_file_is_not_told_as_a_failure(make_app):
+    app = make_app()
+    add_event(app.calendar_file(), "Dentist", "2027-01-12T15:00", "2027-01-12T16:00", tz=app.config.timezone)
+    cancel_event(app.calendar_file(), "Dentist")  # as if Wilson had written it and stopped before recording it
+    proposed_and_approved_twice(app, {"title": "Dentist"}, "cancel_event")
+    assert not [t for t in told(app) if t.startswith("I could not")]
+    [event] = events_in(app.calendar_file())
+    assert str(event["STATUS"]) == "CANCELLED" and int(event["SEQUENCE"]) == 1  # not cancelled twice

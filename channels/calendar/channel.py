@@ -54,10 +54,13 @@ class CalendarChannel(Channel):
                                               notes=payload.get("notes"), tz=self.config.timezone, stamp=self.now())
                 return {"uid": payload["uid"], "file": path, "written": written}
             uid = editor.find_uid(path, payload["title"])
+            if uid is None and action == "cancel" and editor.cancelled_uid(path, payload["title"]):
+                return {"uid": editor.cancelled_uid(path, payload["title"]), "file": path, "written": False}  # done
             if uid is None:
                 raise CalendarError(f"there is no event called “{payload['title']}” in it")
             if action == "move":
-                editor.move_event(path, payload["title"], payload["start"], payload.get("end"), tz=self.config.timezone)
+                editor.move_event(path, payload["title"], payload["start"], payload.get("end"), tz=self.config.timezone,
+                                  keep_length=True)
             elif action == "cancel":
                 editor.cancel_event(path, payload["title"])
             else:

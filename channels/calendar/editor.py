@@ -177,13 +177,43 @@ def find_uid(path, title: str) -> str | None:
     return str(event["UID"]) if event is not None else None
 
 
-def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None) -> str | None:
-    """Give the event with this title a new time; returns its UID, None when there is none."""
+def cancelled_uid(path, title: str) -> str | None:
+    """The UID of a cancelled event with this title (a cancel already done), None when there is none."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    wanted = " ".join(title.split()).casefold()
+    for component in _read_calendar(path).walk("VEVENT"):
+        if (" ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
+                and str(component.get("STATUS", "")).upper() == CANCELLED):
+            return str(component["UID"])
+    return None
+
+
+def _same_length(event, start, tz: ZoneInfo | None):
+    """The end that keeps the event as long as it was, for a move that names only the new start."""
+    if "DTSTART" not in event or "DTEND" not in event:
+        return None
+    old_start, old_end = event.decoded("DTSTART"), event.decoded("DTEND")
+    new_start = _as_moment(start, tz)
+    if isinstance(new_start, datetime) != isinstance(old_start, datetime):
+        return None  # a timed event moved to a day (or the other way): its length does not carry over
+    if isinstance(new_start, datetime):
+        return new_start + (old_end - old_start)
+    return new_start + (old_end - old_start) - timedelta(days=1)  # the end day here is inclusive, DTEND is not
+
+
+def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None, *,
+               keep_length: bool = False) -> str | None:
+    """Give the event with this title a new time; returns its UID, None when there is none. With `keep_length`,
+    a move without an end keeps the event as long as it was."""
     path = Path(path)
     calendar = _read_calendar(path)
     event = _find(calendar, title)
     if event is None:
         return None
+    if keep_length and end in (None, ""):
+        end = _same_length(event, start, tz)
     _set_times(event, start, end, tz)
     _bump(event)
     _finish(calendar, path)
