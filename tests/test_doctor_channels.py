@@ -183,7 +183,8 @@ def test_a_bot_that_is_no_admin_in_the_forum_is_told_to_get_manage_topics(tmp_pa
         telegram.bot_rights = {"status": "administrator", "can_manage_topics": True}
     assert result.returncode == 1
     assert fixes(result) == [f"telegram: FIX: the bot may not manage topics in {FORUM_CHAT_ID}: group → Edit → "
-                             "Administrators → the bot → switch on Manage Topics (docs/telegram.md walks through it)"]
+                             "Administrators → the bot → switch on Manage Topics "
+                             "(docs/telegram.md walks through it)"]
 
 
 def test_a_forum_chat_id_the_bot_is_not_in_is_told(tmp_path, telegram):
