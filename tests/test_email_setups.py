@@ -87,3 +87,27 @@ def test_a_refused_login_says_which_settings_to_check(sink):
     with pytest.raises(SendError, match=f"127.0.0.1 refused the login for {USER}; check smtp_username and "
                                         "WILSON_EMAIL_PASSWORD"):
         sender.check()
+
+
+def test_a_folder_gone_while_wilson_runs_is_told_once_with_the_folders_there(home, monkeypatch):
+    from tests.mailservers import start_dovecot
+    from wilson.kernel.messages import ChannelSync
+
+    dovecot = start_dovecot()
+    try:
+        dovecot.append_many([b"Subject: hi\r\n\r\nhello\r\n"], "Receipts")
+        env = {**environ(home, 25, dovecot.port), "WILSON_EMAIL_FOLDERS": "INBOX,Reciepts"}
+        ref, config, directory = start_channel(home, env, monkeypatch)
+        try:
+            ref.tell(ChannelSync("test"))
+            ref.tell(ChannelSync("test"))
+            assert ref.ask(Ping(), timeout=30) == "pong"
+        finally:
+            ref.stop()
+    finally:
+        dovecot.stop()
+    told = [row.text for row in Outbox.select().where(Outbox.channel == "repl")]
+    assert len(told) == 1
+    assert told[0].startswith("I can't read your mail folder “Reciepts”: folder 'Reciepts' does not exist at "
+                              "127.0.0.1; the folders there are: ")
+    assert '"Receipts"' in told[0]
