@@ -136,6 +136,8 @@ class FakeTelegram(LoopbackServer):
         self.callback_answers: dict[str, dict] = {}
         self.topics: dict[int, dict] = {}  # thread id -> {"name", "closed"}
         self.forum_chat_id = forum_chat_id
+        # what getChatMember says of the bot in the forum: an admin that may manage topics, unless a test says not
+        self.bot_rights: dict = {"status": "administrator", "can_manage_topics": True}
         self.users: dict[int, dict] = {}
         self.commands = None  # what setMyCommands registered
         self._updates: list[dict] = []  # not yet acknowledged
@@ -482,6 +484,20 @@ class FakeTelegram(LoopbackServer):
                 raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
             self.callback_answers[query_id] = {"text": params.get("text"), "at": time.monotonic()}
         return True
+
+    def api_getChat(self, params):
+        chat_id = int(params["chat_id"])
+        if chat_id < 0 and chat_id != self.forum_chat_id:
+            raise ApiError(400, "Bad Request: chat not found")  # a group the bot is not in
+        return self.chat(chat_id)
+
+    def api_getChatMember(self, params):
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if chat_id != self.forum_chat_id:
+            raise ApiError(400, "Bad Request: chat not found")
+        if user_id == BOT_USER["id"]:
+            return {"user": BOT_USER, **self.bot_rights}
+        return {"user": self.user(user_id), "status": "member"}
 
     def api_createForumTopic(self, params):
         if int(params["chat_id"]) != self.forum_chat_id:

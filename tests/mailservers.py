@@ -314,9 +314,10 @@ class Dovecot:
 class SmtpSink:
     """aiosmtpd on loopback, port 0; `messages` holds (envelope sender, recipients, bytes) per accepted mail."""
 
-    def __init__(self, tls_dir: Path | None = None, implicit: bool = False):
+    def __init__(self, tls_dir: Path | None = None, implicit: bool = False, auth: bool = True):
         """With `tls_dir` (from make_ca: server.crt, server.key) it requires STARTTLS, or with `implicit`
-        speaks TLS from the first byte."""
+        speaks TLS from the first byte. Without `auth` it offers no AUTH at all, as a local relay that
+        takes mail from this computer without a login."""
         from aiosmtpd.controller import Controller
 
         sink = self
@@ -331,18 +332,23 @@ class SmtpSink:
                     sink.arrived.notify_all()
                 return "250 OK"
 
+            async def handle_EHLO(self, server, session, envelope, hostname, responses):
+                session.host_name = hostname
+                return responses if auth else [line for line in responses if not line[4:].upper().startswith("AUTH")]
+
         def authenticate(server, session, envelope, mechanism, auth_data):
             from aiosmtpd.smtp import AuthResult
 
             sink.auth.append((auth_data.login.decode(), auth_data.password.decode()))
-            return AuthResult(success=auth_data.password.decode() == PASSWORD)
+            return AuthResult(success=auth_data.password.decode() == PASSWORD, handled=False)  # else no 535 is sent
 
         tls = {}
         if tls_dir is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(str(tls_dir / "server.crt"), str(tls_dir / "server.key"))
             tls = {"ssl_context": context} if implicit else {"tls_context": context, "require_starttls": True}
-        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate,
+        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port,
+                                             authenticator=authenticate if auth else None,
                                              auth_require_tls=False, auth_required=False, **tls)
 
     def start(self, attempts: int = 5) -> "SmtpSink":

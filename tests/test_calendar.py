@@ -487,7 +487,8 @@ def test_actor_sync_buffers_changes_once(db, make_ctx, tmp_path):
     add_event(path, "Far away", "2028-06-01")  # beyond the 365-day horizon
     ctx = make_ctx()
     channel = CalendarChannel(ctx, sources=[IcsFileSource(path)])
-    assert channel.name == "calendar" and channel.realtime is False and channel.can_deliver is False
+    # it delivers too: approved events are written through it
+    assert channel.name == "calendar" and channel.realtime is False and channel.can_deliver is True
 
     assert channel.sync("test") == 1
     [row] = rows()

@@ -168,3 +168,12 @@ def test_a_setting_a_config_lacks_is_its_default_and_an_unknown_one_is_none(tmp_
     assert partial.get("web", "host") == configmod.DEFAULTS["web"]["host"] == "127.0.0.1"
     assert partial.get("supervisor", "lease_seconds") == 120.0
     assert partial.get("web", "no_such_key") is None and partial.get("no_such_section", "port") is None
+
+
+def test_list_settings_are_written_as_toml_lists_and_read_back_when_uncommented(tmp_path):
+    text = configmod.template("UTC")
+    assert '# folders = ["INBOX"]' in text and "# disabled = []" in text
+    (tmp_path / "wilson.toml").write_text(text.replace('# folders = ["INBOX"]', 'folders = ["INBOX"]')
+                                          .replace("# disabled = []", "disabled = []"))
+    config = configmod.load(tmp_path, environ={})
+    assert config.get("email", "folders") == ["INBOX"] and config.get("skills", "disabled") == []

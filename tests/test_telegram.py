@@ -418,9 +418,10 @@ def test_five_wrong_pairing_codes_void_the_code(wilson, fake):
     assert texts(fake, STRANGER) == [tg.REFUSAL]  # told once, however often they try
 
 
-def test_wilson_pair_prints_a_code_that_expires(tmp_path, capsys):
+def test_wilson_pair_prints_a_code_that_expires(tmp_path, capsys, monkeypatch):
     from wilson.app import cli
 
+    monkeypatch.setenv("WILSON_TELEGRAM_TOKEN", DEFAULT_TOKEN)  # a bot to pair with
     assert cli.main(["--home", str(tmp_path), "pair"]) == 0
     printed = capsys.readouterr().out
     stored = Setting.get(Setting.key == "telegram:pairing_code").value

@@ -14,22 +14,88 @@ from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget,
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
-from storage import kv, routing, trace
+from channels.calendar import editor
+from storage import kv, outbox, routing, trace
 from storage.db import database
+from storage.models import ReceptorBuffer
 from wilson.kernel import faults, liveness
 from wilson.kernel.timeparse import utc_or_none
-from wilson.kernel.messages import StimulusCommitted
+from wilson.kernel.messages import Deliver, StimulusCommitted
+
+OWN_WRITES = "calendar:own_writes"  # [uid, change kind] of moves and cancels Wilson made, not yet read back
+OWN_WRITES_KEPT = 200
+
 
 class CalendarChannel(Channel):
-    """Buffered and receive-only: each sync buffers one sentence per calendar change."""
+    """Buffered: each sync buffers one sentence per calendar change. It delivers the events the user approved
+    (create_event) into the .ics file, and knows them again when it reads the file: its own write is kept
+    for look-ups but not triaged, so Wilson does not plan what it has just done."""
 
     name = "calendar"
     realtime = False
-    can_deliver = False
+    can_deliver = True
 
     def __init__(self, ctx, name: str = "calendar", sources: list[CalendarSource] | None = None):
         super().__init__(ctx, name)
         self.sources = list(sources) if sources is not None else sources_from_config(ctx.config)
+
+    def send(self, row) -> dict:
+        """An approved event, written once: the UID comes from the proposal item, and a file that holds it
+        already (a write repeated after a crash, a second Deliver) is left alone."""
+        payload = dict(row.payload or {})
+        path = str(self.config.get("calendar", "path") or "").strip()
+        action = payload.get("action")
+        try:
+            if not path:
+                raise CalendarError("only an .ics file ([calendar] path) can be written")
+            if action == "create":
+                written = editor.create_event(path, payload["uid"], payload["title"], payload["start"],
+                                              payload.get("end"), location=payload.get("location"),
+                                              notes=payload.get("notes"), tz=self.config.timezone, stamp=self.now())
+                return {"uid": payload["uid"], "file": path, "written": written}
+            uid = editor.find_uid(path, payload["title"])
+            if uid is None and action == "cancel" and editor.cancelled_uid(path, payload["title"]):
+                return {"uid": editor.cancelled_uid(path, payload["title"]), "file": path, "written": False}  # done
+            if uid is None:
+                raise CalendarError(f"there is no event called “{payload['title']}” in it")
+            if action == "move":
+                editor.move_event(path, payload["title"], payload["start"], payload.get("end"), tz=self.config.timezone,
+                                  keep_length=True)
+            elif action == "cancel":
+                editor.cancel_event(path, payload["title"])
+            else:
+                raise CalendarError(f"unknown calendar action {action!r}")
+            self._own_write(uid, "changed" if action == "move" else "cancelled")
+            return {"uid": uid, "file": path, "written": True}
+        except (OSError, ValueError, KeyError, CalendarError) as exc:
+            verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
+            where = "to" if verb == "add" else "in"
+            self._tell_user(row, f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
+                                 f"{one_line(exc)}. Nothing else was changed.")
+            raise
+
+    @staticmethod
+    def _own_write(uid: str, kind: str) -> None:
+        """Remember a change Wilson made to an event the user named, so the next read settles it (once)."""
+        pending = [w for w in kv.get_setting(OWN_WRITES, []) if w != [uid, kind]][-(OWN_WRITES_KEPT - 1):]
+        kv.put_setting(OWN_WRITES, pending + [[uid, kind]])
+
+    @staticmethod
+    def _is_own(change) -> bool:
+        if change.kind == "new" and editor.is_own_write(change.event.uid):
+            return True
+        pending = kv.get_setting(OWN_WRITES, [])
+        if [change.event.uid, change.kind] not in pending:
+            return False
+        pending.remove([change.event.uid, change.kind])
+        kv.put_setting(OWN_WRITES, pending)
+        return True
+
+    def _tell_user(self, row, text: str) -> None:
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"calendar-report:{row.id}",
+                          at=self.now(), payload={"calendar_outbox": row.id})
+        self.tell(channel, Deliver(told.id))
 
     def horizon(self) -> timedelta:
         try:
@@ -155,7 +221,13 @@ class CalendarChannel(Channel):
             for change in changes:
                 row = routing.commit_buffered(channel=self.name, text=describe(change, tz, now),
                                                dedup_key=dedup_key(change), payload=payload(change), at=now)
-                if row is not None:
+                if row is not None and self._is_own(change):
+                    # kept for calendar_lookup, settled at once: neither the RAS nor triage plan Wilson's own write
+                    ReceptorBuffer.update(scanned_at=now, processed_at=now, outcome="drop",
+                                          reason="Wilson's own write, approved by the user").where(
+                        ReceptorBuffer.id == row.id).execute()
+                    trace.record(row.trace_id, "skipped", self.name, "Wilson's own write (an approved event)", now)
+                elif row is not None:
                     rows.append(row)
             for note in notes:
                 trace.record(trace.new_trace_id(), "skipped", self.name, one_line(note), now)

@@ -131,13 +131,89 @@ def add_event(path, title: str, start, end=None, location: str | None = None, tz
     return uid
 
 
-def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None) -> str | None:
-    """Give the event with this title a new time; returns its UID, None when there is none."""
+OWN_UID = "@own.wilson"  # the UID's end of an event Wilson wrote for an approved proposal (see is_own_write)
+
+
+def own_uid(key: str) -> str:
+    """The UID of the event an approved item creates: the same item always writes the same event."""
+    return f"{key}{OWN_UID}"
+
+
+def is_own_write(uid: str | None) -> bool:
+    return bool(uid) and str(uid).endswith(OWN_UID)
+
+
+def create_event(path, uid: str, title: str, start, end=None, *, location: str | None = None,
+                 notes: str | None = None, tz: ZoneInfo | None = None, stamp: datetime | None = None) -> bool:
+    """Write one new event with this UID into the .ics file (created if missing); False when the file holds it
+    already, so a write repeated after a crash adds nothing. Other events in the file are left as they are."""
+    path = Path(path)
+    title = " ".join(str(title).split())
+    if not title:
+        raise ValueError("an event needs a title")
+    calendar = _read_calendar(path)
+    if any(str(component.get("UID", "")) == uid for component in calendar.walk("VEVENT")):
+        return False
+    event = icalendar.Event()
+    event.add("UID", uid)
+    event.add("SUMMARY", title)
+    event.add("SEQUENCE", 0)
+    if stamp is not None:
+        event.add("DTSTAMP", stamp.replace(microsecond=0))
+    _set_times(event, start, end, tz)
+    if location:
+        event.add("LOCATION", location)
+    if notes:
+        event.add("DESCRIPTION", notes)
+    calendar.add_component(event)
+    _finish(calendar, path)
+    return True
+
+
+def find_uid(path, title: str) -> str | None:
+    """The UID of the (not cancelled) event with this title, None when the file has none."""
+    path = Path(path)
+    event = _find(_read_calendar(path), title) if path.exists() else None
+    return str(event["UID"]) if event is not None else None
+
+
+def cancelled_uid(path, title: str) -> str | None:
+    """The UID of a cancelled event with this title (a cancel already done), None when there is none."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    wanted = " ".join(title.split()).casefold()
+    for component in _read_calendar(path).walk("VEVENT"):
+        if (" ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
+                and str(component.get("STATUS", "")).upper() == CANCELLED):
+            return str(component["UID"])
+    return None
+
+
+def _same_length(event, start, tz: ZoneInfo | None):
+    """The end that keeps the event as long as it was, for a move that names only the new start."""
+    if "DTSTART" not in event or "DTEND" not in event:
+        return None
+    old_start, old_end = event.decoded("DTSTART"), event.decoded("DTEND")
+    new_start = _as_moment(start, tz)
+    if isinstance(new_start, datetime) != isinstance(old_start, datetime):
+        return None  # a timed event moved to a day (or the other way): its length does not carry over
+    if isinstance(new_start, datetime):
+        return new_start + (old_end - old_start)
+    return new_start + (old_end - old_start) - timedelta(days=1)  # the end day here is inclusive, DTEND is not
+
+
+def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None, *,
+               keep_length: bool = False) -> str | None:
+    """Give the event with this title a new time; returns its UID, None when there is none. With `keep_length`,
+    a move without an end keeps the event as long as it was."""
     path = Path(path)
     calendar = _read_calendar(path)
     event = _find(calendar, title)
     if event is None:
         return None
+    if keep_length and end in (None, ""):
+        end = _same_length(event, start, tz)
     _set_times(event, start, end, tz)
     _bump(event)
     _finish(calendar, path)

@@ -33,13 +33,13 @@ from channels.email import parse
 from channels.email.idle import IdleWatcher
 from channels.email.imap import ImapClient, ImapError
 from channels.email.outbound import Outbound
-from channels.email.settings import enabled, password
+from channels.email.settings import enabled, missing_folders, password, smtp_username
 from channels.email.smtp import SmtpSender
-from storage import kv, routing, trace
+from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
 from wilson.kernel import faults, liveness
-from wilson.kernel.messages import StimulusCommitted, TickNow
+from wilson.kernel.messages import Deliver, StimulusCommitted, TickNow
 
 BATCH = 25  # mails committed per transaction (with the cursor past them)
 MAX_IDLE_FOLDERS = 4  # one connection each; servers cap connections per user (Gmail at 15)
@@ -102,7 +102,7 @@ class EmailChannel(Outbound, Channel):
     def _smtp(self) -> SmtpSender:
         return SmtpSender(str(self._setting("smtp_host")), int(self._setting("smtp_port", 0) or 0),
                           str(self._setting("smtp_security", "starttls")),
-                          str(self._setting("smtp_username") or self._setting("username", "")), password(self.config))
+                          smtp_username(self.config), password(self.config))
 
     def folders(self) -> list[str]:
         folders = self.config.get("email", "folders")
@@ -139,6 +139,8 @@ class EmailChannel(Outbound, Channel):
                         break
                     except ImapError as exc:
                         logger.warning("email: {} ({})", exc, folder)
+                        if client.conn is not None and str(exc).startswith("SELECT "):  # perhaps gone: look
+                            self._folder_gone(client, folder)
                         if attempt == 2 or client.conn is not None:
                             break
                         try:
@@ -151,6 +153,22 @@ class EmailChannel(Outbound, Channel):
         if buffered:
             logger.info("email sync ({}): {} mail(s) buffered", reason, buffered)
         return buffered
+
+    def _folder_gone(self, client, folder: str) -> None:
+        """A folder that is not there (renamed or deleted since Wilson started): told once, with those that are,
+        instead of a warning in the log at every poll."""
+        try:
+            line = missing_folders(self.config, client.folder_names())
+        except ImapError:
+            return
+        if line is None:
+            return
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=f"I can't read your mail folder “{folder}”: {line}.",
+                          trace_id=trace.new_trace_id(), key=f"email-folder-gone:{self.account()}:{folder}",
+                          at=self.now(), payload={"email_folder": folder})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
 
     def sync_folder(self, client, folder: str) -> int:
         cursor_name = f"email:{self.account()}:{folder}"

@@ -242,6 +242,17 @@ class ImapClient:
                 return names[usual.lower()]
         return None
 
+    def folder_names(self) -> list[str]:
+        """Every folder the server lists, as a person would type it in `folders` (for `doctor` and a missing one)."""
+        names = []
+        for line in self._call("LIST", self.conn.list):
+            found = re.match(rb'\((?P<flags>[^)]*)\) (?:"[^"]*"|NIL) (?P<name>.+)$', line) \
+                if isinstance(line, bytes) else None
+            if found and b"\\noselect" not in found.group("flags").lower():
+                name = found.group("name").decode("utf-8", "replace").strip()
+                names.append(name[1:-1].replace('\\"', '"').replace("\\\\", "\\") if name.startswith('"') else name)
+        return names
+
     def has_message_id(self, folder: str, message_id: str) -> bool:
         self._call(f"EXAMINE {folder}", self.conn.select, _quote(folder), True)
         data = self._call("UID SEARCH", self.conn.uid, "SEARCH", None, "HEADER", "Message-ID", _quote(message_id))

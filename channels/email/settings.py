@@ -21,6 +21,34 @@ def password(config) -> str:
     return os.environ.get(PASSWORD_ENV, "") or (config.get("email", "password") if source.startswith("env") else "")
 
 
+def smtp_username(config) -> str:
+    """The SMTP login: smtp_username when it is set, else the IMAP username. Set to "" on purpose (in the file or
+    the environment), it means no login at all: a relay that takes mail without AUTH."""
+    source = str(getattr(config, "sources", {}).get(("email", "smtp_username"), "default"))
+    own = str(config.get("email", "smtp_username") or "").strip()
+    if own or source != "default":
+        return own
+    return str(config.get("email", "username") or "").strip()
+
+
+def folders(config) -> list[str]:
+    value = config.get("email", "folders")
+    return [value] if isinstance(value, str) else [str(f) for f in value]
+
+
+def missing_folders(config, existing: list[str]) -> str | None:
+    """One line naming the configured folders the server does not have, with those it has; None when all exist.
+    INBOX is a name in any case (RFC 3501); other folder names are matched as typed."""
+    have = {name.upper() if name.upper() == "INBOX" else name for name in existing}
+    missing = [f for f in folders(config) if (f.upper() if f.upper() == "INBOX" else f) not in have]
+    if not missing:
+        return None
+    listed = ", ".join(f'"{name}"' for name in existing[:30]) + (" …" if len(existing) > 30 else "")
+    return (f"{'folder' if len(missing) == 1 else 'folders'} {', '.join(repr(f) for f in missing)} "
+            f"{'does' if len(missing) == 1 else 'do'} not exist at {config.get('email', 'imap_host')}; the folders "
+            f"there are: {listed or 'none'}. Set [email] folders to a list of those, e.g. folders = [\"INBOX\"]")
+
+
 def enabled(config) -> bool:
     return bool(str(config.get("email", "imap_host") or "").strip())
 

@@ -94,6 +94,63 @@ class SmtpSender:
         self.username, self._password = username, password
         self.timeout = timeout
         self.ssl_context = ssl_context or ssl.create_default_context()
+        self.logged_in = False
+
+    def greet_and_login(self, smtp: smtplib.SMTP) -> None:
+        """EHLO, STARTTLS when configured, and the login when there is one to make. Each refusal is a SendError
+        naming what the server lacks: STARTTLS, AUTH, or the login itself. A relay that offers no AUTH is used
+        without logging in when it is on this computer, or when the user set smtp_username = "" on purpose."""
+        self.logged_in = False
+        smtp.ehlo()
+        if self.security == "starttls":
+            if not smtp.has_extn("starttls"):
+                raise SendError(f"{self.host}:{self.port} does not offer STARTTLS; try smtp_security = ssl "
+                                f"(usually port 465)", lasting=True)
+            smtp.starttls(context=self.ssl_context)
+            smtp.ehlo()
+        if not (self.username and self._password):
+            return
+        if not smtp.has_extn("auth"):
+            if loopback(self.host):
+                return  # a local relay without AUTH: it takes mail from this computer as it is
+            raise SendError(f"{self.host}:{self.port} offers no login (no AUTH after EHLO"
+                            + ("" if self.security != "none" else ", perhaps only after STARTTLS")
+                            + "); if it relays your mail without one, set smtp_username = \"\" in [email]",
+                            lasting=True)
+        smtp.login(self.username, self._password)
+        self.logged_in = True
+
+    def check(self) -> str:
+        """For `wilson doctor`: connect, EHLO, STARTTLS and log in as a send would, and leave. One line on success;
+        SendError (its words name what to change) on failure."""
+        try:
+            smtp = (smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
+                    if self.security == "ssl" else smtplib.SMTP(self.host, self.port, timeout=self.timeout))
+        except ssl.SSLError as exc:
+            raise SendError(tls_problem(exc, self.host, self.port), lasting=True) from None
+        except (OSError, smtplib.SMTPException) as exc:
+            raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}); check smtp_host and "
+                            f"smtp_port") from None
+        try:
+            try:
+                self.greet_and_login(smtp)
+            except smtplib.SMTPAuthenticationError:
+                raise SendError(self._refused_login(), lasting=True) from None
+            except ssl.SSLError as exc:
+                raise SendError(tls_problem(exc, self.host, self.port), lasting=True) from None
+            except (OSError, smtplib.SMTPException) as exc:
+                raise SendError(f"{self.host}:{self.port}: {type(exc).__name__} while greeting") from None
+            return (f"logged in as {self.username}" if self.logged_in
+                    else "takes mail without a login" if self.username == "" else "offers no login (loopback relay)")
+        finally:
+            try:
+                smtp.quit()
+            except Exception:
+                smtp.close()
+
+    def _refused_login(self) -> str:
+        return (f"{self.host} refused the login for {self.username}; check smtp_username and WILSON_EMAIL_PASSWORD "
+                f"(Gmail and Outlook want an app password)")
 
     def send(self, msg: EmailMessage, *, handing=None, accepted=None) -> dict:
         """Hand the mail to the server: SendError when it surely did not take it, SendUnknown when it may have.
@@ -124,17 +181,15 @@ class SmtpSender:
             raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__})") from None
         try:
             try:
-                smtp.ehlo()
-                if self.security == "starttls":
-                    smtp.starttls(context=self.ssl_context)
-                    smtp.ehlo()
-                if self.username and self._password:
-                    smtp.login(self.username, self._password)
+                self.greet_and_login(smtp)
                 sender = msg["From"].addresses[0].addr_spec if msg["From"].addresses else str(msg["From"])
                 recipients = [a.addr_spec for a in msg["To"].addresses] if msg["To"] else []
                 if not recipients:
                     raise SendError("the mail has no recipient", lasting=True)
                 code, said = smtp.mail(sender)
+                if code == 530 and not self.logged_in:  # "authentication required": the one thing to change
+                    raise SendError(f"{self.host} wants a login before it takes mail; set smtp_username (or "
+                                    f"username) in [email] and WILSON_EMAIL_PASSWORD", lasting=True)
                 if code != 250:
                     raise SendError(f"the server refused the sender ({code})", lasting=500 <= code < 600)
                 for rcpt in recipients:
@@ -143,13 +198,10 @@ class SmtpSender:
                         raise SendError(f"the server refused {rcpt} ({code} {said.decode(errors='replace')[:100]})",
                                         lasting=500 <= code < 600)
             except smtplib.SMTPAuthenticationError:
-                raise SendError(f"{self.host} refused the login for {self.username}", lasting=True) from None
+                raise SendError(self._refused_login(), lasting=True) from None
             except ssl.SSLError as exc:
                 raise SendError(tls_problem(exc, self.host, self.port),
                                 lasting=isinstance(exc, ssl.SSLCertVerificationError)) from None
-            except smtplib.SMTPNotSupportedError:
-                raise SendError(f"{self.host}:{self.port} does not offer STARTTLS; try smtp_security = ssl "
-                                f"(usually port 465)", lasting=True) from None
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
             try:

@@ -87,7 +87,7 @@ def _main(argv: list[str] | None) -> int:
     budget.add_argument("--days", type=positive_int, default=7, help="how many days with model use (default 7)")
     trace = sub.add_parser("trace", help="the path of one stimulus")
     trace.add_argument("id", nargs="?")
-    sub.add_parser("doctor", help="check the configured model endpoints")
+    sub.add_parser("doctor", help="check the models and each configured channel (mail, calendar, Telegram) for real")
     sub.add_parser("pair", help="print a one-time code that adds you as the Telegram owner")
     sub.add_parser("skills", help="the installed skills, their tools and channels ([skills] disabled turns one off)")
     sub.add_parser("web-token", help="a new dashboard token (line 1) and a login link (line 2)")

@@ -11,11 +11,12 @@ import signal
 import socket
 import sys
 
+from loguru import logger
 
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
-from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, start_pairing
+from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
 from storage import engram, recall
@@ -23,7 +24,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task
 from wilson import skills
-from wilson.app import home_guard, service
+from wilson.app import checkup, home_guard, service
 from wilson.app.application import Wilson, channel_roles
 from wilson.app.doctor import run_doctor
 from wilson.app.eval.report import main as eval_main
@@ -40,9 +41,22 @@ To use Telegram: create a bot with @BotFather, then
   export WILSON_TELEGRAM_ALLOWED_USERS=12345  # your numeric Telegram user id (or use `wilson pair`)
 and start Wilson again (`make run`, or `wilson run`)."""
 
+PAIR_FIRST = """There is no Telegram bot to pair with yet: no token is set. First:
+  1. In Telegram, open @BotFather, send /newbot and pick a name; it answers with a token.
+  2. export WILSON_TELEGRAM_TOKEN=...   # never put it in a file you share
+  3. Start Wilson (`wilson run`, or `make run`) and leave it running.
+Then run `wilson pair` again in another terminal and send the code it prints to your bot."""
+PAIR_HINT = ("Nobody may talk to the bot yet. To make it yours, run `wilson pair` in another terminal and send the "
+             "code it prints to your bot (or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric Telegram user id and "
+             "start Wilson again).")
+
 
 def cmd_run(opts, config) -> int:
     level = opts.log_level or "INFO"
+    missing = checkup.folders_at_start(config)  # a folder that names nothing would be read as empty for ever
+    if missing:
+        print(f"wilson: {redact(missing)}", file=sys.stderr)
+        return 2
     if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
         print(TELEGRAM_HINT, flush=True)
         args = ["--clock", "real", "--log-level", level]
@@ -65,6 +79,10 @@ def cmd_run(opts, config) -> int:
                          else "without Telegram (another Wilson process runs it)" if config.get("telegram", "token")
                          else "without a chat channel")
                 print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
+                if config.get("telegram", "token") and not parse_ids(config.get("telegram", "allowed_users")) \
+                        and not paired_users():
+                    logger.warning("telegram: nobody is allowed or paired yet; `wilson pair` makes the bot yours")
+                    print(PAIR_HINT, flush=True)
                 app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
                 dashboard = dashboard_line(config)
                 if dashboard:
@@ -161,6 +179,7 @@ def cmd_doctor(opts, config) -> int:
         lines += views.failure_lines()
     except Exception as exc:  # no database yet is no finding about the model
         lines.append(f"history: not read ({type(exc).__name__})")
+    lines += checkup.run(config)  # each configured channel, for real
     for line in lines:
         _out(line)
     return 1 if any("FIX:" in line for line in lines) else 0
@@ -193,6 +212,9 @@ def cmd_eval(opts, config) -> int:
 
 
 def cmd_pair(opts, config) -> int:
+    if not config.get("telegram", "token"):  # a code now would be for a bot that does not exist yet
+        print(PAIR_FIRST, file=sys.stderr)
+        return 1
     _open(config)
     code = start_pairing(clockmod.RealClock().now())
     minutes = int(PAIRING_TIME.total_seconds() // 60)

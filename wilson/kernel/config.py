@@ -194,7 +194,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
         "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
         "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "smtp_username": ("text", "empty: the same as username"),
+        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
+                                  "takes mail without AUTH)"),
         "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
     },
     "thalamus": {
@@ -583,7 +584,7 @@ def template(timezone: str) -> str:
             if (section, key) == ("core", "timezone"):
                 lines.append(f"timezone = {_toml_value(timezone)}")
             else:
-                lines.append(f"# {key} = {_toml_value(default)}")
+                lines.append(f"# {key} = {_doc_value(default)}")  # a list as a TOML array: uncommented, it reads back
     return "\n".join(lines) + "\n"
 
 
