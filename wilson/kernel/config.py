@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import json
 import os
 import re
 import tomllib
@@ -271,6 +272,7 @@ EXPECTED = {
     "chat_id": "a numeric chat id such as -1001234567890, or empty",
     "text": "text",
     "list": "a list",
+    "table": "a table of tables, e.g. [mcp.servers.notes] (from the environment: the same as JSON)",
     "prices": "three numbers, input/cached/output per million tokens, e.g. 2.00/0.50/8.00",
 }
 _OFF = timeparse.OFF_WORDS  # one list of the words that mean off, with the quiet hours' reader
@@ -291,6 +293,14 @@ def _check(kind: str, value):
         if isinstance(value, dict):
             raise ValueError
         return value if isinstance(value, (str, list)) else str(value)  # a list: e.g. allowed_users = [1, 2]
+    if kind == "table":
+        # a table of named tables ([mcp.servers.NAME]); from the environment it is JSON, as TOML has no one-line form
+        table = json.loads(value) if isinstance(value, str) and value.strip() else value
+        if table in ("", None):
+            return {}
+        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+            raise ValueError
+        return table
     if kind == "list":
         return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else list(value)
     if kind == "bool":

@@ -1,0 +1,175 @@
+"""MCP servers as one skill: the servers in [mcp.servers.NAME] are connected when Wilson starts (each on its own
+thread and loop), and their tools join the toolbox as they are listed: reads run when the model calls them,
+every other tool becomes a proposal that the approval gate alone calls, once, after the user approves it.
+
+The channel actor owns the connections (started with the other channels, closed with them); the toolbox
+asks `REGISTRY` for the tools, so a server that connects late or lists new tools is picked up on the
+next run. `status` is what `wilson skills` and `wilson mcp test` show of each server.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from loguru import logger
+
+from channels.base import Channel as ChannelActor
+from channels.mcp.client import Connection, Unavailable
+from channels.mcp.servers import Spec, check, header_secrets, specs, wilson_tools
+from actors.tools.untrusted import _quoted
+from wilson import skills
+from wilson.kernel.redact import register
+from wilson.skills import Channel, Section, Skill
+
+
+class Registry:
+    """The connected servers of this process and their tools."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.connections: dict[str, Connection] = {}
+        self.by_server: dict[str, list] = {}  # server → its Wilson tools as last listed (kept while it is down)
+        self.said: dict[str, str] = {}  # Wilson tool name → the description it was first listed with
+
+    def start(self, found: list[Spec]) -> None:
+        for spec in found:
+            register(header_secrets(spec))
+            connection = Connection(spec, self.changed)
+            with self.lock:
+                self.connections[spec.name] = connection
+            connection.start()
+
+    def stop(self) -> None:
+        with self.lock:
+            connections, self.connections = list(self.connections.values()), {}
+            self.by_server.clear()
+        for connection in connections:
+            connection.close()
+        skills.tools_changed()
+
+    def changed(self, connection: Connection) -> None:
+        """A server connected (or failed): its listed tools are what Wilson offers of it."""
+        if connection.state != "ready":
+            return
+        tools = wilson_tools(connection.spec, connection.listed, self.call)
+        for tool in tools:
+            before = self.said.setdefault(tool.name, tool.said)
+            if before != tool.said:
+                logger.warning("MCP server {} changed the description of {}", connection.spec.name, tool.remote)
+                self.said[tool.name] = tool.said
+        with self.lock:
+            if self.connections.get(connection.spec.name) is not connection:
+                return  # a stopped one's last word
+            self.by_server[connection.spec.name] = tools
+        logger.info("MCP server {}: {} tool(s)", connection.spec.name, len(tools))
+        skills.tools_changed()
+
+    def tools(self) -> list:
+        with self.lock:
+            return [tool for name in sorted(self.by_server) for tool in self.by_server[name]]
+
+    def call(self, server: str, tool: str, args: dict) -> str:
+        connection = self.connections.get(server)
+        if connection is None:
+            raise Unavailable(f"the MCP server {server} is not running")
+        return connection.call(tool, args)
+
+    def connection(self, name: str) -> Connection | None:
+        return self.connections.get(name)
+
+
+REGISTRY = Registry()
+
+
+class McpChannel(ChannelActor):
+    """Owns the MCP connections for the life of the actor (a replacement after a crash starts them anew)."""
+
+    name = "mcp"
+
+    def on_start(self):
+        REGISTRY.start(specs(self.config.section("mcp")))
+        super().on_start()
+
+    def on_stop(self):
+        REGISTRY.stop()
+
+    def on_failure(self, exception_type, exception_value, traceback):
+        REGISTRY.stop()
+        super().on_failure(exception_type, exception_value, traceback)
+
+
+@dataclass(frozen=True)
+class McpSkill(Skill):
+    def tool_objects(self) -> list:
+        return REGISTRY.tools()
+
+
+def probe(spec: Spec) -> Connection:
+    """A connection of its own, tried for one server's timeout (for `wilson skills` and `wilson mcp test`);
+    the caller closes it."""
+    register(header_secrets(spec))
+    connection = Connection(spec)
+    connection.start()
+    connection.wait_ready(spec.timeout + 1)
+    return connection
+
+
+def server_lines(connection: Connection, details: bool = False) -> list[str]:
+    spec = connection.spec
+    how = "HTTP" if spec.url else "stdio"
+    lines = [f"MCP server {spec.name} ({how}: {_quoted(spec.where, 80)}): {connection.state}"]
+    if connection.state != "ready" and not connection.listed:
+        return lines
+    tools = wilson_tools(spec, connection.listed, None)
+    reads = [t.name for t in tools if t.read_only]
+    changes = [t.name for t in tools if not t.read_only]
+    left_out = [t.name for t in connection.listed if not spec.takes(t.name)]
+    if reads:
+        lines.append(f"  reads: {', '.join(reads)}")
+    if changes:
+        lines.append(f"  proposes (after your approval): {', '.join(changes)}")
+    if left_out:
+        lines.append(f"  left out (include/exclude): {', '.join(left_out)}")
+    if details:
+        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{_quoted(t.said, 160)}” (its own words, "
+                  "untrusted)" for t in tools]
+    return lines
+
+
+def status(config) -> list[str]:
+    """Each configured server, its state and its tools: this process's connection, else one tried now."""
+    settings = config.section("mcp") if config is not None else {}
+    off = sorted(name for name, values in (settings.get("servers") or {}).items()
+                 if isinstance(values, dict) and values.get("enabled") is False)
+    found = specs(settings)
+    if not found and not off:
+        return ["no MCP servers set up ([mcp.servers.NAME] in wilson.toml)"]
+    lines, probes, threads = [], {}, []
+    for spec in found:  # tried side by side: the wait is the slowest server's timeout, not their sum
+        if REGISTRY.connection(spec.name) is None:
+            threads.append(threading.Thread(target=lambda s=spec: probes.__setitem__(s.name, probe(s))))
+            threads[-1].start()
+    for thread in threads:
+        thread.join()
+    for spec in found:
+        connection = REGISTRY.connection(spec.name) or probes[spec.name]
+        lines += server_lines(connection)
+        if spec.name in probes:
+            connection.close()
+    lines += [f"MCP server {name}: off (enabled = false)" for name in off]
+    return lines
+
+
+SKILL = McpSkill(
+    description="MCP servers: the tools of the servers in [mcp.servers.NAME]; reads run, changes wait for your "
+                "approval.",
+    channels=(Channel("mcp", McpChannel, priority=60,
+                      enabled=lambda config: bool(specs(config.section("mcp")))),),
+    config=Section(defaults={"servers": {}},
+                   schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
+                                                "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
+                                                "include, exclude, read_only, timeout, enabled (docs/skills.md)")},
+                   check=check),
+    status=status,
+)
