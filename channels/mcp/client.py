@@ -24,6 +24,7 @@ from wilson.kernel.redact import redact
 
 BACKOFF = (1.0, 2.0, 5.0, 15.0, 60.0)  # seconds before the next start, after each failure in a row
 ERROR_LIMIT = 300
+START_TIMEOUT = 30.0  # seconds a server may take to start and list its tools (an interpreter's imports are slow)
 
 
 class Unavailable(RuntimeError):
@@ -113,8 +114,8 @@ class Connection:
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None)
             errlog = stack.enter_context(open(os.devnull, "w"))  # a server's chatter is not Wilson's log
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-        session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=spec.timeout))
-        async with asyncio.timeout(spec.timeout):
+        session = await stack.enter_async_context(ClientSession(read, write))
+        async with asyncio.timeout(max(spec.timeout, START_TIMEOUT)):
             await session.initialize()
             listed = await session.list_tools()
         self.listed = list(listed.tools)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from loguru import logger
 
 from channels.base import Channel as ChannelActor
-from channels.mcp.client import Connection, Unavailable
+from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, check, header_secrets, specs, wilson_tools
 from actors.tools.untrusted import _quoted
 from wilson import skills
@@ -111,7 +111,7 @@ def probe(spec: Spec) -> Connection:
     register(header_secrets(spec))
     connection = Connection(spec)
     connection.start()
-    connection.wait_ready(spec.timeout + 1)
+    connection.wait_ready(max(spec.timeout, START_TIMEOUT) + 1)
     return connection
 
 
