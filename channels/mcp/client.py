@@ -99,11 +99,13 @@ class Connection:
             await asyncio.sleep(BACKOFF[min(self.failures, len(BACKOFF)) - 1] if self.failures else BACKOFF[0])
 
     async def _open(self, stack: AsyncExitStack):
+        # lazy: the mcp SDK is an extra (installed with `pip install wilson[mcp]`) and slow to import: only with a server
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
         spec = self.spec
         if spec.url:
+            # lazy: the SDK's own HTTP client, needed only for a server reached over HTTP
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
