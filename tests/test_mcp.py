@@ -16,7 +16,15 @@ from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
 from storage.models import Approval, ApprovalItem
 from tests.brain import tool_names
-from tests.test_cortex import background, call, cortex_requests, say, scripted, tool_results, user_texts  # noqa: F401
+from tests.test_cortex import (  # noqa: F401
+    background,
+    call,
+    cortex_requests,
+    say,
+    scripted,
+    tool_results,
+    user_texts,
+)
 from wilson.app import cli
 from wilson.kernel import clock as clockmod
 from wilson.kernel import config as configmod
@@ -182,3 +190,16 @@ def test_bad_server_settings_get_a_clear_error(tmp_path):
         configmod.load(tmp_path / "home", environ={"WILSON_MCP_SERVERS": json.dumps({"notes": {"comand": "x"}})})
     with pytest.raises(configmod.ConfigError, match=r"mcp.servers = .*expected a table of tables"):
         configmod.load(tmp_path / "home", environ={"WILSON_MCP_SERVERS": "not json"})
+
+
+def test_wilson_mcp_test_connects_and_lists_each_tool_with_how_it_is_used(tmp_path, capsys, monkeypatch):
+    for name, value in servers(tmp_path / "log.txt").items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "notes"]) == 0
+    out = capsys.readouterr().out
+    assert f"MCP server notes (stdio: {sys.executable} {SERVER}" in out and "): ready" in out
+    assert "notes__read_notes: read — “Read the user's notes.” (its own words, untrusted)" in out
+    assert "notes__add_note: proposed — “Append a note to the user's notes.” (its own words, untrusted)" in out
+    assert not (tmp_path / "log.txt").exists(), "testing lists the tools; it calls none"
+    assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "other"]) == 2
+    assert "no server 'other' in [mcp.servers] (configured: notes)" in capsys.readouterr().err

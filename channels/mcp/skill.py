@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from loguru import logger
 
+from actors.tools.untrusted import _quoted
 from channels.base import Channel as ChannelActor
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
-from channels.mcp.servers import Spec, check, header_secrets, specs, wilson_tools
-from actors.tools.untrusted import _quoted
+from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
 from wilson import skills
-from wilson.kernel.redact import register
+from wilson.kernel.redact import redact, register
 from wilson.skills import Channel, Section, Skill
 
 
@@ -118,7 +118,8 @@ def probe(spec: Spec) -> Connection:
 def server_lines(connection: Connection, details: bool = False) -> list[str]:
     spec = connection.spec
     how = "HTTP" if spec.url else "stdio"
-    lines = [f"MCP server {spec.name} ({how}: {_quoted(spec.where, 80)}): {connection.state}"]
+    where = capped(redact(" ".join(spec.where.split())), 80)  # the user's own setting: shown as written, secrets masked
+    lines = [f"MCP server {spec.name} ({how}: {where}): {connection.state}"]
     if connection.state != "ready" and not connection.listed:
         return lines
     tools = wilson_tools(spec, connection.listed, None)

@@ -15,6 +15,7 @@ import sys
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
+from channels.mcp import servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -173,6 +174,28 @@ def cmd_skills(opts, config) -> int:
     for line in skills.describe(config):
         _out(line)
     return 0
+
+
+def cmd_mcp(opts, config) -> int:
+    """`wilson mcp test NAME`: connect to one configured server (bounded by its timeout), list its tools with
+    how Wilson uses each, and close again; 0 when it answered."""
+    servers = config.section("mcp").get("servers") or {}
+    if opts.name not in servers:
+        known = ", ".join(sorted(servers)) or "none yet"
+        print(f"wilson mcp: no server {opts.name!r} in [mcp.servers] (configured: {known})", file=sys.stderr)
+        return 2
+    try:
+        spec = mcp_servers.spec_of(opts.name, servers[opts.name])
+    except ValueError as exc:
+        print(f"wilson mcp: [mcp.servers.{opts.name}] {exc}", file=sys.stderr)
+        return 2
+    connection = mcp_skill.probe(spec)
+    try:
+        for line in mcp_skill.server_lines(connection, details=True):
+            _out(line)
+        return 0 if connection.state == "ready" else 1
+    finally:
+        connection.close()
 
 
 def cmd_eval(opts, config) -> int:
