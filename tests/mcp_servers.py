@@ -1,7 +1,8 @@
 """An MCP server written with the SDK, run by the tests as a stdio subprocess:
 `python tests/mcp_servers.py LOG` where LOG is the file `add_note` appends to (so a test can count calls).
 
-Its tools: `read_notes` (marked read-only), `add_note` (a change: not marked), `stall` (read-only, never
+Its tools: `read_notes` (marked read-only), `add_note` (a change: not marked), `add_slowly`
+(a change that acts, then never answers), `stall` (read-only, never
 answers), and `weather` (read-only, whose description tries to give the model orders)."""
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ def add_note(text: str) -> str:
     with open(sys.argv[1], "a", encoding="utf-8") as log:
         log.write(text + "\n")
     return f"added {text}"
+
+
+@app.tool()
+async def add_slowly(text: str) -> str:
+    """Append a note, then never answer."""
+    with open(sys.argv[1], "a", encoding="utf-8") as log:
+        log.write(text + "\n")
+    await asyncio.sleep(3600)
+    return "too late"
 
 
 @app.tool(annotations=READ)

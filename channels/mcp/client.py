@@ -30,6 +30,14 @@ START_TIMEOUT = 30.0  # seconds a server may take to start and list its tools (a
 class Unavailable(RuntimeError):
     """The server cannot take a call now (not connected, timed out, crashed, reported an error)."""
 
+    outcome_unknown = False  # True when the call reached the server, which may have acted before it failed
+
+
+class Interrupted(Unavailable):
+    """The call reached the server but no answer came back (a timeout, the server exited)."""
+
+    outcome_unknown = True
+
 
 def result_text(result) -> str:
     """A call's result as text: its text blocks, else its structured content as JSON, others named by kind."""
@@ -144,11 +152,11 @@ class Connection:
             result = future.result(timeout=timeout + 1)
         except (concurrent.futures.TimeoutError, TimeoutError):
             future.cancel()
-            raise Unavailable(f"the MCP server {self.spec.name} did not answer within {timeout:g} seconds") from None
+            raise Interrupted(f"the MCP server {self.spec.name} did not answer within {timeout:g} seconds") from None
         except Unavailable:
             raise
         except Exception as exc:
-            raise Unavailable(f"the MCP server {self.spec.name} failed: {capped(redact(describe(exc)), ERROR_LIMIT)}") \
+            raise Interrupted(f"the MCP server {self.spec.name} failed: {capped(redact(describe(exc)), ERROR_LIMIT)}") \
                 from None
         if getattr(result, "is_error", False):
             raise Unavailable(f"the MCP server {self.spec.name} reported an error: "
@@ -163,10 +171,13 @@ class Connection:
             async with asyncio.timeout(self.spec.timeout):
                 return await session.call_tool(tool, args, read_timeout_seconds=self.spec.timeout)
         except TimeoutError:
-            raise Unavailable(f"the MCP server {self.spec.name} did not answer within {self.spec.timeout:g} "
+            raise Interrupted(f"the MCP server {self.spec.name} did not answer within {self.spec.timeout:g} "
                               "seconds") from None
         except Exception:
-            # a broken pipe, an exited process: start the session again (the backoff bounds how often)
+            # a broken pipe, an exited process: no more calls on this session; it is started again (after a pause)
+            if self.session is session:
+                self.session = None
+                self._set("restarting")
             if self._broken is not None:
                 self._broken.set()
             raise

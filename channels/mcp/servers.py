@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from actors.tools.untrusted import _quoted, untrusted_block
+from channels.mcp import ledger
 from wilson.skills import Call, Tool
 
 DEFAULT_TIMEOUT = 10.0  # seconds for a connection, a listing or one call
@@ -191,12 +192,24 @@ class McpTool(Tool):
         return f"Use {self.remote} on the MCP server {self.server}" + (f" ({shown})" if shown else "")
 
     def execute(self, args: dict, call: Call) -> object:
-        text = self.caller(self.server, self.remote, dict(args))
         if self.read_only:
+            text = self.caller(self.server, self.remote, dict(args))
             return {"result": capped(text, RESULT_LIMIT).replace("<<<", "‹‹‹").replace(">>>", "›››")}
-        # an approved change: its answer is told to the user, quoted with its source, links defanged
-        return {"server": self.server, "tool": self.remote, "result": capped(text, RESULT_LIMIT),
-                "told": f"{self.server} answered: “{_quoted(text, TOLD_LIMIT)}”"}
+        if call.item_id is None or call.config is None:
+            raise PermissionError(f"{self.name} is a change: only the approval gate calls it, for an approved item")
+
+        def change() -> dict:
+            # an approved change: its answer is told to the user, quoted with its source, links defanged
+            try:
+                text = self.caller(self.server, self.remote, dict(args))
+            except Exception as exc:
+                if getattr(exc, "outcome_unknown", False):  # it reached the server: said so, never retried
+                    raise ledger.UnknownOutcome(f"{exc}; whether it acted is unknown, so it is not repeated") from None
+                raise
+            return {"server": self.server, "tool": self.remote, "result": capped(text, RESULT_LIMIT),
+                    "told": f"{self.server} answered: “{_quoted(text, TOLD_LIMIT)}”"}
+
+        return ledger.once(call.config.home, call.item_id, self.server, self.remote, change)
 
 
 def wilson_tools(spec: Spec, listed: list, caller) -> list[McpTool]:
