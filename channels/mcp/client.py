@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import os
 from contextlib import AsyncExitStack
@@ -60,6 +61,7 @@ class Connection:
         self.loop = LoopThread(f"mcp-{spec.name}")
         self.session = None
         self._broken: asyncio.Event | None = None
+        self._stopped: asyncio.Event | None = None
         self._stopping = False
 
     # Life ------------------------------------------------------------------------------
@@ -73,9 +75,10 @@ class Connection:
         self.loop.close(self._teardown, timeout=self.spec.timeout + 3)
 
     async def _teardown(self) -> None:
-        if self._broken is not None:
-            self._broken.set()
-        await self.loop.finish_jobs(grace=1.0)  # a held session ends at once; a pause before a restart is cut
+        for event in (self._broken, self._stopped):
+            if event is not None:
+                event.set()
+        await self.loop.finish_jobs(grace=4.0)  # the SDK gives a server 2 s to exit before it is terminated
 
     def wait_ready(self, timeout: float) -> bool:
         deadline = clockmod.monotonic() + timeout
@@ -85,6 +88,7 @@ class Connection:
 
     async def _hold(self) -> None:
         """Connect, list the tools, and keep the session until it breaks or Wilson stops; then again."""
+        self._stopped = asyncio.Event()
         while not self._stopping:
             self._broken = asyncio.Event()
             try:
@@ -104,7 +108,9 @@ class Connection:
                 break
             if self.state == "ready":
                 self._set("restarting")
-            await asyncio.sleep(BACKOFF[min(self.failures, len(BACKOFF)) - 1] if self.failures else BACKOFF[0])
+            pause = BACKOFF[min(self.failures, len(BACKOFF)) - 1] if self.failures else BACKOFF[0]
+            with contextlib.suppress(TimeoutError):  # a pause that stopping cuts short
+                await asyncio.wait_for(self._stopped.wait(), pause)
 
     async def _open(self, stack: AsyncExitStack):
         # lazy: the mcp SDK is an extra (installed with `pip install wilson[mcp]`) and slow to import: only with a server
