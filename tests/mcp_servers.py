@@ -3,11 +3,12 @@
 
 Its tools: `read_notes` (marked read-only), `add_note` (a change: not marked), `add_slowly`
 (a change that acts, then never answers), `stall` (read-only, never
-answers), and `weather` (read-only, whose description tries to give the model orders)."""
+answers), `crash` (read-only, the server exits), and `weather` (read-only, whose description tries to give the model orders)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from mcp.server.mcpserver import MCPServer
@@ -48,6 +49,12 @@ async def stall() -> str:
     """Look something up (never answers)."""
     await asyncio.sleep(3600)
     return "too late"
+
+
+@app.tool(annotations=READ)
+def crash() -> str:
+    """Look something up (the server exits instead)."""
+    os._exit(3)
 
 
 @app.tool(annotations=READ, description=HOSTILE)

@@ -14,7 +14,7 @@ import pytest
 
 from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
-from storage.models import Approval, ApprovalItem
+from storage.models import Approval, ApprovalItem, Cursor
 from tests.brain import tool_names
 from tests.test_cortex import (  # noqa: F401
     background,
@@ -167,6 +167,28 @@ def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answerin
     assert took < 20, f"the user waited {took:.1f}s for a server with a 3s timeout"
     say(app, "hello again")
     assert user_texts(app)[-1] == "Still here."
+
+
+def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
+    def decide(ctx, body):
+        if "crash" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__crash")] if "notes__crash" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"text": "Still here."}
+
+    def after(body):
+        return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
+
+    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    say(app, "crash: look that up on the notes server please")
+    assert "the MCP server notes failed: MCPError: Connection closed" in user_texts(app)[-1]
+    say(app, "hello again")
+    assert user_texts(app)[-1] == "Still here."
+    health = lambda: Cursor.get_or_none(Cursor.name == "health:mcp notes")  # noqa: E731
+    assert wait_for(lambda: health() is not None and health().value == {"state": "ready", "restarts": 1})
+    assert cli.main(["--home", str(app.config.home), "status"]) == 0
+    assert "mcp notes: ready (1 restart(s))" in capsys.readouterr().out
 
 
 def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data(scripted, tmp_path):

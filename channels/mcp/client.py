@@ -58,6 +58,7 @@ class Connection:
         self.state = "starting"  # starting, ready, failed: …, stopped
         self.listed: list = []  # the server's tools as it last listed them
         self.failures = 0
+        self.restarts = 0  # sessions started after the first, for `wilson status`
         self.loop = LoopThread(f"mcp-{spec.name}")
         self.session = None
         self._broken: asyncio.Event | None = None
@@ -95,6 +96,7 @@ class Connection:
                 async with AsyncExitStack() as stack:
                     session = await self._open(stack)
                     self.session = session
+                    self.restarts += self.failures > 0 or self.state == "restarting"
                     self.failures = 0
                     self._set("ready")
                     await self._broken.wait()

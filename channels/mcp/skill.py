@@ -18,6 +18,7 @@ from actors.tools.untrusted import _quoted
 from channels.base import Channel as ChannelActor
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
+from storage import kv
 from wilson import skills
 from wilson.kernel.redact import redact, register
 from wilson.skills import Channel, Section, Skill
@@ -31,6 +32,7 @@ class Registry:
         self.connections: dict[str, Connection] = {}
         self.by_server: dict[str, list] = {}  # server → its Wilson tools as last listed (kept while it is down)
         self.said: dict[str, str] = {}  # Wilson tool name → the description it was first listed with
+        self.listener = None  # told the name of a server whose state changed (the channel actor records it)
 
     def start(self, found: list[Spec]) -> None:
         for spec in found:
@@ -41,6 +43,7 @@ class Registry:
             connection.start()
 
     def stop(self) -> None:
+        self.listener = None
         with self.lock:
             connections, self.connections = list(self.connections.values()), {}
             self.by_server.clear()
@@ -50,6 +53,9 @@ class Registry:
 
     def changed(self, connection: Connection) -> None:
         """A server connected (or failed): its listed tools are what Wilson offers of it."""
+        listener = self.listener
+        if listener is not None:
+            listener(connection.spec.name)
         if connection.state != "ready":
             return
         tools = wilson_tools(connection.spec, connection.listed, self.call)
@@ -88,15 +94,42 @@ class McpChannel(ChannelActor):
     name = "mcp"
 
     def on_start(self):
-        REGISTRY.start(specs(self.config.section("mcp")))
+        found = specs(self.config.section("mcp"))
+        for spec in found:
+            self.record(spec.name, "starting")
+        actor = self.actor_ref
+        REGISTRY.listener = lambda name: actor.tell(StateChanged(name))
+        REGISTRY.start(found)
         super().on_start()
 
+    def receive_other(self, message):
+        if isinstance(message, StateChanged):
+            connection = REGISTRY.connection(message.server)
+            if connection is not None:
+                self.record(message.server, connection.state, connection.restarts)
+            return None
+        return super().receive_other(message)
+
+    def record(self, server: str, state: str, restarts: int = 0) -> None:
+        """The server's state as a health cursor, which `wilson status` lists with the channels'."""
+        word, _, error = state.partition(": ")
+        kv.put_cursor(f"health:mcp {server}", {"state": word, "restarts": restarts,
+                                               **({"error": error} if error else {})}, self.now())
+
     def on_stop(self):
+        names = list(REGISTRY.connections)
         REGISTRY.stop()
+        for name in names:  # `wilson status` must not go on saying "ready"
+            self.record(name, "stopped")
 
     def on_failure(self, exception_type, exception_value, traceback):
         REGISTRY.stop()
         super().on_failure(exception_type, exception_value, traceback)
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    server: str
 
 
 @dataclass(frozen=True)
