@@ -213,18 +213,18 @@ def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data
 
 
 def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, monkeypatch):
-    for name, value in servers(tmp_path / "log.txt", exclude=["stall"]).items():
+    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash"]).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
-        **json.loads(servers(tmp_path / "log.txt", exclude=["stall"])["WILSON_MCP_SERVERS"]),
+        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash"])["WILSON_MCP_SERVERS"]),
         "gone": {"command": str(tmp_path / "no-such-server")}, "later": {"command": "x", "enabled": False}}))
     assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
     out = capsys.readouterr().out
     mcp = out.split("mcp (on)")[1].split("from wilson channels.mcp.skill:SKILL")[0]
     assert "MCP server notes (stdio: " in mcp and "): ready" in mcp
     assert "reads: notes__read_notes, notes__weather" in mcp
-    assert "proposes (after your approval): notes__add_note" in mcp
-    assert "left out (include/exclude): stall" in mcp
+    assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
+    assert "left out (include/exclude): stall, crash" in mcp
     assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
     assert "MCP server later: off (enabled = false)" in mcp
 
