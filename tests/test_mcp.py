@@ -286,3 +286,20 @@ def test_an_approved_call_interrupted_by_a_restart_is_neither_repeated_nor_retri
     assert calls == [{"text": "milk"}]
     with pytest.raises(PermissionError, match="only the approval gate calls it"):
         tool.execute({"text": "sneak"}, Call(now=None, tz=None))
+
+
+def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "wilson.toml").write_text('[core]\ntimezone = "Europe/Berlin"\n', encoding="utf-8")
+    log = tmp_path / "log with \"quotes\".txt"
+    assert cli.main(["--home", str(home), "mcp", "add", "notes", "--", sys.executable, str(SERVER), str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "added [mcp.servers.notes]" in out and "notes__add_note: proposed" in out
+    config = configmod.load(home, environ={})
+    assert config.get("core", "timezone") == "Europe/Berlin"  # what was there stays
+    assert config.get("mcp", "servers") == {"notes": {"command": sys.executable, "args": [str(SERVER), str(log)]}}
+    assert cli.main(["--home", str(home), "mcp", "add", "notes", "--", "other"]) == 2
+    assert "there is already a server 'notes'" in capsys.readouterr().err
+    assert cli.main(["--home", str(home), "mcp", "add", "bad name", "--", "x"]) == 2
+    assert "server name 'bad name' must be" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 
 from actors.tools.untrusted import _quoted, untrusted_block
@@ -136,6 +137,27 @@ def header_secrets(spec: Spec, environ=None) -> list[str]:
     """The values taken from the environment for headers: registered for redaction before any connection."""
     environ = os.environ if environ is None else environ
     return [environ[v] for value in spec.headers.values() for v in _ENV_REF.findall(value) if environ.get(v)]
+
+
+def added(toml_text: str, name: str, values: dict) -> str:
+    """wilson.toml with one more [mcp.servers.NAME] table; ValueError saying why not (a bad setting, a name in use,
+    a file the addition would make unreadable)."""
+    spec_of(name, values)
+    try:
+        before = tomllib.loads(toml_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"wilson.toml is not valid TOML ({exc}); fix it first") from None
+    if name in ((before.get("mcp") or {}).get("servers") or {}):
+        raise ValueError(f"there is already a server {name!r}; change its table in wilson.toml instead")
+    lines = [f"[mcp.servers.{name}]"] + [f"{key} = {json.dumps(value, ensure_ascii=False)}"
+                                         for key, value in values.items()]
+    text = toml_text.rstrip("\n") + ("\n\n" if toml_text.strip() else "") + "\n".join(lines) + "\n"
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # e.g. an inline `servers = {...}` already in [mcp]
+        raise ValueError(f"cannot add a table to wilson.toml as it is ({exc}); add [mcp.servers.{name}] by hand") \
+            from None
+    return text
 
 
 # Tools ----------------------------------------------------------------------------------

@@ -106,9 +106,13 @@ def _main(argv: list[str] | None) -> int:
     memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
     memory.add_argument("--limit", type=positive_int, default=10, help="recall: how many (default 10)")
     memory.add_argument("--json", action="store_true", help="recall: one JSON object a line")
-    mcp = sub.add_parser("mcp", help="test an MCP server of [mcp.servers.NAME]: connect, list its tools")
-    mcp.add_argument("action", choices=("test",))
+    mcp = sub.add_parser("mcp", help="add an MCP server ([mcp.servers.NAME]), or test one: connect, list its tools",
+                         usage="wilson mcp add NAME -- COMMAND [ARG...] | wilson mcp add NAME --url URL | "
+                               "wilson mcp test NAME")
+    mcp.add_argument("action", choices=("add", "test"))
     mcp.add_argument("name", help="the server's NAME in [mcp.servers.NAME]")
+    mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
+    mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
