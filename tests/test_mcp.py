@@ -303,3 +303,19 @@ def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
     assert "there is already a server 'notes'" in capsys.readouterr().err
     assert cli.main(["--home", str(home), "mcp", "add", "bad name", "--", "x"]) == 2
     assert "server name 'bad name' must be" in capsys.readouterr().err
+
+
+def test_a_servers_secrets_stay_out_of_the_settings_shown(tmp_path, capsys, monkeypatch):
+    from channels.mcp.servers import env_for, headers_for, spec_of
+
+    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({"gh": {"command": "x", "env": {"API_KEY": "plain-secret-1"}},
+                                                        "web": {"url": "https://mcp.example/mcp",
+                                                                "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}}}))
+    assert cli.main(["--home", str(tmp_path / "home"), "config"]) == 0
+    out = capsys.readouterr().out
+    assert "plain-secret-1" not in out and "'API_KEY': '***'" in out
+    spec = spec_of("web", {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}})
+    assert headers_for(spec, {"NOTES_TOKEN": "t0ken"}) == {"Authorization": "Bearer t0ken"}
+    with pytest.raises(ValueError, match="NOTES_TOKEN .* is not set"):
+        headers_for(spec, {})
+    assert env_for(spec_of("gh", {"command": "x", "env": {"TOKEN": "${GH}"}}), {"GH": "abc"}) == {"TOKEN": "abc"}

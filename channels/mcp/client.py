@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack
 from loguru import logger
 
 from channels.loopthread import LoopThread, describe
-from channels.mcp.servers import Spec, capped, headers_for
+from channels.mcp.servers import Spec, capped, env_for, headers_for
 from wilson.kernel import clock as clockmod
 from wilson.kernel.redact import redact
 
@@ -129,7 +129,7 @@ class Connection:
                 headers=headers_for(spec), timeout=spec.timeout, follow_redirects=False))
             read, write = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
         else:
-            params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None)
+            params = StdioServerParameters(command=spec.command, args=list(spec.args), env=env_for(spec) or None)
             errlog = stack.enter_context(open(os.devnull, "w"))  # a server's chatter is not Wilson's log
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         session = await stack.enter_async_context(ClientSession(read, write))

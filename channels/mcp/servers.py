@@ -133,10 +133,17 @@ def headers_for(spec: Spec, environ=None) -> dict:
     return {key: _ENV_REF.sub(fill, value) for key, value in spec.headers.items()}
 
 
+def env_for(spec: Spec, environ=None) -> dict:
+    """A stdio server's extra environment, with ${VAR} filled from Wilson's (a token need not be in the file)."""
+    environ = os.environ if environ is None else environ
+    return {key: _ENV_REF.sub(lambda m: environ.get(m.group(1), ""), value) for key, value in spec.env.items()}
+
+
 def header_secrets(spec: Spec, environ=None) -> list[str]:
     """The values taken from the environment for headers: registered for redaction before any connection."""
     environ = os.environ if environ is None else environ
-    return [environ[v] for value in spec.headers.values() for v in _ENV_REF.findall(value) if environ.get(v)]
+    return [environ[v] for value in (*spec.headers.values(), *spec.env.values()) for v in _ENV_REF.findall(value)
+            if environ.get(v)]
 
 
 def added(toml_text: str, name: str, values: dict) -> str:

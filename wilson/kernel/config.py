@@ -455,13 +455,22 @@ class Config:
         for section in self.data.values():
             if not isinstance(section, dict):
                 continue
-            for key, value in section.items():
+            for key, value in _leaves(section):
                 if not isinstance(value, str):
                     continue
                 if any(s in key for s in SECRET_KEYS) and len(value) >= 4:
                     found.append(value)
                 found.extend(url_credentials(value))  # e.g. WILSON_LLM_BASE_URL=http://user:pass@host/v1
         return found
+
+
+def _leaves(table: dict, depth: int = 0):
+    """(key, value) of a section, and of the tables inside it (an MCP server's env): a secret may sit at any depth."""
+    for key, value in table.items():
+        if isinstance(value, dict) and depth < 4:
+            yield from _leaves(value, depth + 1)
+        else:
+            yield key, value
 
 
 def _place(data, sources, problems, warnings, section: str, key: str, value, origin: str) -> None:
