@@ -51,7 +51,11 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:
 
 def connected(app) -> bool:
     """The server has listed its tools, so the next run is offered them (it starts in the background)."""
-    return wait_for(lambda: "notes__read_notes" in tools.toolbox(app.config).tools)
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
+
+    return wait_for(offered)
 
 
 def last_tool_answer(body) -> dict:
@@ -319,3 +323,31 @@ def test_a_servers_secrets_stay_out_of_the_settings_shown(tmp_path, capsys, monk
     with pytest.raises(ValueError, match="NOTES_TOKEN .* is not set"):
         headers_for(spec, {})
     assert env_for(spec_of("gh", {"command": "x", "env": {"TOKEN": "${GH}"}}), {"GH": "abc"}) == {"TOKEN": "abc"}
+
+
+def test_a_changed_description_is_shown_and_approved_before_the_tool_is_used_again(scripted, tmp_path):
+    from channels.mcp.skill import SAID_KEY, StateChanged
+    from storage import kv
+
+    def decide(ctx, body):
+        return {"tool_calls": [call("escalate", why="planner")]} if "escalate" in tool_names(body) else {"text": "OK."}
+
+    app, server = scripted(decide, **servers(tmp_path / "log.txt"))
+    # what the user let it be used with before (an earlier run of Wilson); the server now says something else
+    kv.put_setting(SAID_KEY, {"notes__add_note": "Append a note."})
+    app.supervisor.tell("mcp", StateChanged("notes"))  # as when the server lists its tools
+    assert wait_for(lambda: ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description").exists())
+    assert app.wait_idle()
+    (item,) = ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description")
+    assert item.description == ("Let Wilson use notes__add_note again: its server now describes it as “Append a note "
+                                "to the user's notes.” (the server's words, not Wilson's)")
+    assert any("Let Wilson use notes__add_note again" in t for t in user_texts(app))  # shown to the user
+    say(app, "add a note: hello, then plan my day")
+    offered = tool_names(cortex_requests(server)[-1])
+    assert "notes__add_note" not in offered and "notes__read_notes" in offered  # held until approved
+
+    app.decide(item.approval.id, "approve")
+    assert app.wait_idle()
+    say(app, "add a note: hello again, then plan my day")
+    assert "notes__add_note" in tool_names(cortex_requests(server)[-1])
+    assert kv.get_setting(SAID_KEY)["notes__add_note"] == "Append a note to the user's notes."

@@ -9,11 +9,13 @@ next run. `status` is what `wilson skills` and `wilson mcp test` show of each se
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 
 from loguru import logger
 
+from actors.proposals import make
 from actors.tools.untrusted import _quoted
 from channels.base import Channel as ChannelActor
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
@@ -21,7 +23,8 @@ from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wil
 from storage import kv
 from wilson import skills
 from wilson.kernel.redact import redact, register
-from wilson.skills import Channel, Section, Skill
+from wilson.kernel.messages import ProposalCreated
+from wilson.skills import Channel, Section, Skill, Tool
 
 
 class Registry:
@@ -31,7 +34,6 @@ class Registry:
         self.lock = threading.Lock()
         self.connections: dict[str, Connection] = {}
         self.by_server: dict[str, list] = {}  # server → its Wilson tools as last listed (kept while it is down)
-        self.said: dict[str, str] = {}  # Wilson tool name → the description it was first listed with
         self.listener = None  # told the name of a server whose state changed (the channel actor records it)
 
     def start(self, found: list[Spec]) -> None:
@@ -53,22 +55,30 @@ class Registry:
 
     def changed(self, connection: Connection) -> None:
         """A server connected (or failed): its listed tools are what Wilson offers of it."""
-        listener = self.listener
-        if listener is not None:
-            listener(connection.spec.name)
         if connection.state != "ready":
+            self.tell(connection.spec.name)
             return
         tools = wilson_tools(connection.spec, connection.listed, self.call)
-        for tool in tools:
-            before = self.said.setdefault(tool.name, tool.said)
-            if before != tool.said:
-                logger.warning("MCP server {} changed the description of {}", connection.spec.name, tool.remote)
-                self.said[tool.name] = tool.said
+        for tool in tools:  # until the channel has compared its description with the one the user let it use
+            tool.unavailable = CHECKING
         with self.lock:
             if self.connections.get(connection.spec.name) is not connection:
                 return  # a stopped one's last word
             self.by_server[connection.spec.name] = tools
         logger.info("MCP server {}: {} tool(s)", connection.spec.name, len(tools))
+        skills.tools_changed()
+        self.tell(connection.spec.name)  # after they are in place: the channel checks their descriptions
+
+    def tell(self, server: str) -> None:
+        listener = self.listener
+        if listener is not None:
+            listener(server)
+
+    def release(self, name: str, said: str) -> None:
+        """The user approved this tool's new description: offered again (unless it changed once more)."""
+        for tool in self.tools():
+            if tool.name == name and tool.said == said:
+                tool.unavailable = ""
         skills.tools_changed()
 
     def tools(self) -> list:
@@ -107,8 +117,40 @@ class McpChannel(ChannelActor):
             connection = REGISTRY.connection(message.server)
             if connection is not None:
                 self.record(message.server, connection.state, connection.restarts)
+                if connection.state == "ready":
+                    self.check_descriptions(message.server)
             return None
         return super().receive_other(message)
+
+    def check_descriptions(self, server: str) -> None:
+        """A tool whose description differs from the one the user let it be used with is held, and its new words
+        are proposed to the user; a tool seen for the first time is remembered as it is."""
+        said = dict(kv.get_setting(SAID_KEY, {}) or {})
+        held, now = [], self.now()
+        for tool in REGISTRY.by_server.get(server, []):
+            if tool.name not in said:
+                said[tool.name] = tool.said
+            if said[tool.name] == tool.said:
+                tool.unavailable = ""
+            else:
+                tool.unavailable = "its server changed its description; waiting for you to approve the new one"
+                held.append(tool)
+        kv.put_setting(SAID_KEY, said)
+        skills.tools_changed()
+        for tool in held:
+            logger.warning("MCP server {} changed the description of {}: held until the user approves it", server,
+                           tool.remote)
+            args = {"tool": tool.name, "said": tool.said}
+            try:
+                approval = make.propose_one(
+                    ACCEPT.name, args, owner=self.config.get("core", "owner"), channel=self.config.primary_channel,
+                    reason=f"the MCP server {server} changed what its tool {tool.remote} says it does",
+                    key=f"mcp:said:{tool.name}:{hashlib.sha256(tool.said.encode()).hexdigest()[:16]}", now=now,
+                    config=self.config)
+            except make.CannotPropose as exc:
+                logger.warning("could not propose the new description of {}: {}", tool.name, exc)
+                continue
+            self.tell("approval", ProposalCreated(approval.id))
 
     def record(self, server: str, state: str, restarts: int = 0) -> None:
         """The server's state as a health cursor, which `wilson status` lists with the channels'."""
@@ -127,6 +169,32 @@ class McpChannel(ChannelActor):
         super().on_failure(exception_type, exception_value, traceback)
 
 
+CHECKING = "its description is being checked"
+SAID_KEY = "mcp:said"  # Wilson tool name → the description the user has let it be used with
+
+
+class AcceptDescription(Tool):
+    """Proposed by Wilson itself when a server changed what a tool says of itself: the tool is held until the
+    user has seen the new words and approved them. Offered to no model."""
+
+    name = "mcp_accept_description"
+    description = "Use an MCP server's tool again after its description changed."
+    parameters = {"type": "object", "required": ["tool", "said"], "properties": {
+        "tool": {"type": "string", "maxLength": 64}, "said": {"type": "string", "maxLength": 2000}}}
+    undo_only = True
+
+    def describe(self, args, call):
+        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{_quoted(args['said'], 300)}” "
+                "(the server's words, not Wilson's)")
+
+    def execute(self, args, call):
+        said = dict(kv.get_setting(SAID_KEY, {}) or {})
+        said[args["tool"]] = args["said"]
+        kv.put_setting(SAID_KEY, said)
+        REGISTRY.release(args["tool"], args["said"])
+        return {"tool": args["tool"]}
+
+
 @dataclass(frozen=True)
 class StateChanged:
     server: str
@@ -135,7 +203,7 @@ class StateChanged:
 @dataclass(frozen=True)
 class McpSkill(Skill):
     def tool_objects(self) -> list:
-        return REGISTRY.tools()
+        return [*REGISTRY.tools(), ACCEPT]
 
 
 def probe(spec: Spec) -> Connection:
@@ -194,6 +262,8 @@ def status(config) -> list[str]:
     lines += [f"MCP server {name}: off (enabled = false)" for name in off]
     return lines
 
+
+ACCEPT = AcceptDescription()
 
 SKILL = McpSkill(
     description="MCP servers: the tools of the servers in [mcp.servers.NAME]; reads run, changes wait for your "
