@@ -3,7 +3,7 @@
 
 Its tools: `read_notes` (marked read-only), `add_note` (a change: not marked), `add_slowly`
 (a change that acts, then never answers), `stall` (read-only, never
-answers), `crash` (read-only, the server exits), and `weather` (read-only, whose description tries to give the model orders)."""
+answers), `crash` (read-only, the server exits), `huge` (read-only, 20 MB), and `weather` (read-only, whose description tries to give the model orders)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,12 @@ async def stall() -> str:
     """Look something up (never answers)."""
     await asyncio.sleep(3600)
     return "too late"
+
+
+@app.tool(annotations=READ)
+def huge() -> str:
+    """Look something up (20 MB of answer)."""
+    return "x" * 20_000_000
 
 
 @app.tool(annotations=READ)

@@ -173,6 +173,27 @@ def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answerin
     assert user_texts(app)[-1] == "Still here."
 
 
+def test_a_20_mb_answer_is_cut_off_and_wilson_keeps_answering(scripted, tmp_path):
+    def decide(ctx, body):
+        if "huge" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__huge")] if "notes__huge" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"text": "Still here."}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Looked it up."},
+                           **servers(tmp_path / "log.txt", exclude=["stall", "crash"]))
+    assert connected(app)
+    began = clockmod.monotonic()
+    say(app, "huge: look that up on the notes server please")
+    assert clockmod.monotonic() - began < 30
+    answer = tool_results(server)[-1]
+    # on a fast machine the answer arrives and is cut; on a slow one the call times out: either way it is bounded
+    assert len(json.dumps(answer)) < 9000, len(json.dumps(answer))
+    assert "more characters]" in answer.get("result", "") or "did not answer within 3 seconds" in answer["error"]
+    say(app, "hello again")
+    assert user_texts(app)[-1] == "Still here."
+
+
 def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
     def decide(ctx, body):
         if "crash" in ctx["stimulus"]["text"]:
@@ -217,10 +238,10 @@ def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data
 
 
 def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, monkeypatch):
-    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash"]).items():
+    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge"]).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
-        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash"])["WILSON_MCP_SERVERS"]),
+        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge"])["WILSON_MCP_SERVERS"]),
         "gone": {"command": str(tmp_path / "no-such-server")}, "later": {"command": "x", "enabled": False}}))
     assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
     out = capsys.readouterr().out
@@ -228,7 +249,7 @@ def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, m
     assert "MCP server notes (stdio: " in mcp and "): ready" in mcp
     assert "reads: notes__read_notes, notes__weather" in mcp
     assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
-    assert "left out (include/exclude): stall, crash" in mcp
+    assert "left out (include/exclude): stall, huge, crash" in mcp
     assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
     assert "MCP server later: off (enabled = false)" in mcp
 
