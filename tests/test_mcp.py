@@ -194,6 +194,26 @@ def test_a_20_mb_answer_is_cut_off_and_wilson_keeps_answering(scripted, tmp_path
     assert user_texts(app)[-1] == "Still here."
 
 
+def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, tmp_path):
+    def decide(ctx, body):
+        if "grow" in ctx["stimulus"]["text"] and "notes__grow" in tool_names(body):
+            return {"tool_calls": [call("notes__grow")]}
+        return {"tool_calls": [call("escalate", why="planner")]} if "escalate" in tool_names(body) else {"text": "OK."}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Done."}, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    assert "notes__sprouted" not in tools.toolbox(app.config).tools
+    say(app, "grow: look that up on the notes server and plan my day")
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__sprouted" in box.tools and not box.why_not(box.get("notes__sprouted"))
+
+    assert wait_for(offered, timeout=20)
+    say(app, "and now plan my week please")
+    assert "notes__sprouted" in tool_names(cortex_requests(server)[-1])
+
+
 def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
     def decide(ctx, body):
         if "crash" in ctx["stimulus"]["text"]:
@@ -238,10 +258,10 @@ def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data
 
 
 def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, monkeypatch):
-    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge"]).items():
+    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"]).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
-        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge"])["WILSON_MCP_SERVERS"]),
+        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"])["WILSON_MCP_SERVERS"]),
         "gone": {"command": str(tmp_path / "no-such-server")}, "later": {"command": "x", "enabled": False}}))
     assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
     out = capsys.readouterr().out
@@ -249,7 +269,7 @@ def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, m
     assert "MCP server notes (stdio: " in mcp and "): ready" in mcp
     assert "reads: notes__read_notes, notes__weather" in mcp
     assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
-    assert "left out (include/exclude): stall, huge, crash" in mcp
+    assert "left out (include/exclude): stall, grow, huge, crash" in mcp
     assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
     assert "MCP server later: off (enabled = false)" in mcp
 

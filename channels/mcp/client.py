@@ -132,12 +132,29 @@ class Connection:
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env=env_for(spec) or None)
             errlog = stack.enter_context(open(os.devnull, "w"))  # a server's chatter is not Wilson's log
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-        session = await stack.enter_async_context(ClientSession(read, write))
+        session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._notified))
         async with asyncio.timeout(max(spec.timeout, START_TIMEOUT)):
             await session.initialize()
             listed = await session.list_tools()
         self.listed = list(listed.tools)
         return session
+
+    async def _notified(self, message) -> None:
+        """A server may change its tool list mid-session: it is listed again (off the session's own reader)."""
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.loop.spawn(self._relist())
+
+    async def _relist(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        async with asyncio.timeout(self.spec.timeout):
+            listed = list((await session.list_tools()).tools)
+        before, after = {t.name for t in self.listed}, {t.name for t in listed}
+        logger.warning("MCP server {} changed its tools: added {}, removed {}", self.spec.name,
+                       ", ".join(sorted(after - before)) or "none", ", ".join(sorted(before - after)) or "none")
+        self.listed = listed
+        self._set("ready")
 
     def _set(self, state: str) -> None:
         self.state = state
