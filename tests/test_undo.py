@@ -224,8 +224,9 @@ def test_a_reminder_set_by_mistake_is_stopped_by_its_undo(app, repl):
 def test_the_restore_tools_are_offered_to_no_model():
     box = tools.toolbox()
     undo_only = {t.name for t in box.order if t.undo_only}
-    # and the night's learning, proposed by code only (actors/hippocampus/consent.py)
-    assert undo_only == {"restore_task", "restore_topic", "adopt_learning"}
+    # and the night's learning, proposed by code only (actors/hippocampus/consent.py), and the MCP skill's, which
+    # Wilson proposes itself when a server changed a tool's description
+    assert undo_only == {"restore_task", "restore_topic", "adopt_learning", "mcp_accept_description"}
     for run in tools.RUNS:
         assert not tools.offered(run, box) & undo_only, run
     assert not {s["function"]["name"] for s in box.schemas(True)} & undo_only  # nor counted as offerable

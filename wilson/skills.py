@@ -244,6 +244,7 @@ class Skill:
     playbook: str = ""  # TOML, as wilson/model/playbook.toml
     config: Section | None = None  # the [<skill name>] section
     prompt: str = ""  # rules added to the cortex's system prompt, one per line
+    status: Callable | None = None  # status(config) → lines `wilson skills` adds (e.g. each MCP server's state)
 
     def tool_objects(self) -> list[Tool]:
         return [t() if isinstance(t, type) else t for t in self.tools]
@@ -263,6 +264,7 @@ class Installed:
 BUILTIN = {
     "calendar": "actors.tools.calendar:SKILL",
     "email": "channels.email.skill:SKILL",
+    "mcp": "channels.mcp.skill:SKILL",
     "memory": "actors.hippocampus.skill:SKILL",
     "reminders": "actors.tools.reminders:SKILL",
     "tasks": "actors.tools.tasks:SKILL",
@@ -312,6 +314,13 @@ def refresh() -> None:
 
 
 GENERATION = 0  # counts refreshes, for caches built from the installed skills
+
+
+def tools_changed() -> None:
+    """A skill's tools changed while Wilson runs (an MCP server listed its tools): the toolbox and the
+    prompts are built again on their next use."""
+    global GENERATION
+    GENERATION += 1
 
 
 def disabled(config) -> set[str]:
@@ -450,6 +459,8 @@ def describe(config=None) -> list[str]:
             what = "buffered receptor" if channel.buffered else "conversation" if channel.converses else "channel"
             idle = "" if state != "on" or channel.enabled(config) else ", not configured"
             lines.append(f"  channel: {channel.name} ({what}{idle})")
+        if s.skill.status is not None and state == "on":
+            lines += [f"  {line}" for line in s.skill.status(config)]
         if s.skill.config is not None:
             lines.append(f"  settings: [{s.name}]")
         lines.append(f"  from {s.source}")

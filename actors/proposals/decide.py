@@ -103,7 +103,9 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
                 continue
             ApprovalItem.update(status="executed", result=result, executed_at=now).where(
                 ApprovalItem.id == item.id).execute()
-            executed.append(headline(item.description))
+            # what the change answered, when its tool says something the user should read (an MCP server's reply)
+            told = result.get("told") if isinstance(result.get("told"), str) else ""
+            executed.append(headline(item.description) + (f"\n  {told}" if told else ""))
             item.result = result  # as just written: what says whether it can be undone
             done.append(item)
             if "task_id" in result:

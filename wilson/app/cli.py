@@ -1,5 +1,5 @@
 """bin/wilson: `run` (the long-running process), `status`, `budget`, `trace ID`, `doctor`, `pair`, `config`,
-`skills`, `web-token`, `eval`, `memory`, `watch`, `service`.
+`skills`, `web-token`, `eval`, `memory`, `watch`, `mcp`, `service`.
 
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
@@ -106,6 +106,13 @@ def _main(argv: list[str] | None) -> int:
     memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
     memory.add_argument("--limit", type=positive_int, default=10, help="recall: how many (default 10)")
     memory.add_argument("--json", action="store_true", help="recall: one JSON object a line")
+    mcp = sub.add_parser("mcp", help="add an MCP server ([mcp.servers.NAME]), or test one: connect, list its tools",
+                         usage="wilson mcp add NAME -- COMMAND [ARG...] | wilson mcp add NAME --url URL | "
+                               "wilson mcp test NAME")
+    mcp.add_argument("action", choices=("add", "test"))
+    mcp.add_argument("name", help="the server's NAME in [mcp.servers.NAME]")
+    mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
+    mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
@@ -133,7 +140,8 @@ def _main(argv: list[str] | None) -> int:
     handlers = {"run": commands.cmd_run, "status": commands.cmd_status, "budget": commands.cmd_budget,
                 "trace": commands.cmd_trace, "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
                 "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
-                "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch}
+                "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch,
+                "mcp": commands.cmd_mcp}
 
     try:
         return handlers[opts.command](opts, config)

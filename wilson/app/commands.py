@@ -16,6 +16,7 @@ from loguru import logger
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
+from channels.mcp import servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -205,6 +206,55 @@ def cmd_skills(opts, config) -> int:
     for line in skills.describe(config):
         _out(line)
     return 0
+
+
+def cmd_mcp(opts, config) -> int:
+    """`wilson mcp test NAME`: connect to one configured server (bounded by its timeout), list its tools with
+    how Wilson uses each, and close again; 0 when it answered."""
+    if opts.action == "add":
+        return mcp_add(opts, config)
+    servers = config.section("mcp").get("servers") or {}
+    if opts.name not in servers:
+        known = ", ".join(sorted(servers)) or "none yet"
+        print(f"wilson mcp: no server {opts.name!r} in [mcp.servers] (configured: {known})", file=sys.stderr)
+        return 2
+    try:
+        spec = mcp_servers.spec_of(opts.name, servers[opts.name])
+    except ValueError as exc:
+        print(f"wilson mcp: [mcp.servers.{opts.name}] {exc}", file=sys.stderr)
+        return 2
+    connection = mcp_skill.probe(spec)
+    try:
+        for line in mcp_skill.server_lines(connection, details=True):
+            _out(line)
+        return 0 if connection.state == "ready" else 1
+    finally:
+        connection.close()
+
+
+def mcp_add(opts, config) -> int:
+    """`wilson mcp add NAME -- COMMAND…`: one more [mcp.servers.NAME] table in wilson.toml, then tried at once."""
+    if bool(opts.server_command) == bool(opts.url):
+        print("wilson mcp add: give the server's command after -- (stdio), or --url (HTTP), not both",
+              file=sys.stderr)
+        return 2
+    values = {"url": opts.url} if opts.url else {"command": opts.server_command[0], "args": opts.server_command[1:]}
+    path = config.path
+    try:
+        text = mcp_servers.added(path.read_text(encoding="utf-8") if path.exists() else "", opts.name, values)
+    except ValueError as exc:
+        print(f"wilson mcp add: {exc}", file=sys.stderr)
+        return 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    _out(f"added [mcp.servers.{opts.name}] to {path}; its changes will wait for your approval. Trying it:")
+    connection = mcp_skill.probe(mcp_servers.spec_of(opts.name, values))
+    try:
+        for line in mcp_skill.server_lines(connection, details=True):
+            _out(line)
+        return 0 if connection.state == "ready" else 1
+    finally:
+        connection.close()
 
 
 def cmd_eval(opts, config) -> int:

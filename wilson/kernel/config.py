@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import json
 import os
 import math
 import re
@@ -277,6 +278,7 @@ EXPECTED = {
     "chat_id": "a numeric chat id such as -1001234567890, or empty",
     "text": "text",
     "list": "a list",
+    "table": "a table of tables, e.g. [mcp.servers.notes] (from the environment: the same as JSON)",
     "prices": "three numbers, input/cached/output per million tokens, e.g. 2.00/0.50/8.00",
 }
 _OFF = timeparse.OFF_WORDS  # one list of the words that mean off, with the quiet hours' reader
@@ -297,6 +299,14 @@ def _check(kind: str, value):
         if isinstance(value, dict):
             raise ValueError
         return value if isinstance(value, (str, list)) else str(value)  # a list: e.g. allowed_users = [1, 2]
+    if kind == "table":
+        # a table of named tables ([mcp.servers.NAME]); from the environment it is JSON, as TOML has no one-line form
+        table = json.loads(value) if isinstance(value, str) and value.strip() else value
+        if table in ("", None):
+            return {}
+        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+            raise ValueError
+        return table
     if kind == "list":
         return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else list(value)
     if kind == "bool":
@@ -451,13 +461,22 @@ class Config:
         for section in self.data.values():
             if not isinstance(section, dict):
                 continue
-            for key, value in section.items():
+            for key, value in _leaves(section):
                 if not isinstance(value, str):
                     continue
                 if any(s in key for s in SECRET_KEYS) and len(value) >= 4:
                     found.append(value)
                 found.extend(url_credentials(value))  # e.g. WILSON_LLM_BASE_URL=http://user:pass@host/v1
         return found
+
+
+def _leaves(table: dict, depth: int = 0):
+    """(key, value) of a section, and of the tables inside it (an MCP server's env): a secret may sit at any depth."""
+    for key, value in table.items():
+        if isinstance(value, dict) and depth < 4:
+            yield from _leaves(value, depth + 1)
+        else:
+            yield key, value
 
 
 def _place(data, sources, problems, warnings, section: str, key: str, value, origin: str) -> None:

@@ -1,0 +1,394 @@
+"""MCP servers as a skill: a server written with the SDK (tests/mcp_servers.py, a stdio subprocess) gives
+Wilson its tools. Its read tool answers within the user's run; its other tool becomes a proposal that the
+approval gate calls once however often it is approved, and that a background run cannot reach; a tool that
+never answers costs its timeout and Wilson keeps answering; a description that gives orders reaches the
+model only as labelled data."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from actors import tools
+from actors.tools.untrusted import UNTRUSTED_END
+from storage.models import Approval, ApprovalItem, Cursor
+from tests.brain import tool_names
+from tests.test_cortex import (  # noqa: F401
+    background,
+    call,
+    cortex_requests,
+    say,
+    scripted,
+    tool_results,
+    user_texts,
+)
+from wilson.app import cli
+from wilson.kernel import clock as clockmod
+from wilson.kernel import config as configmod
+
+pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")  # the SDK, not our code
+
+SERVER = Path(__file__).resolve().parent / "mcp_servers.py"
+
+
+def servers(log: Path, **extra) -> dict:
+    """The environment that sets up one server named notes (the same as [mcp.servers.notes] in wilson.toml)."""
+    notes = {"command": sys.executable, "args": [str(SERVER), str(log)], "timeout": 3, **extra}
+    return {"WILSON_MCP_SERVERS": json.dumps({"notes": notes})}
+
+
+def wait_for(predicate, timeout: float = 60.0) -> bool:
+    deadline = clockmod.monotonic() + timeout
+    while clockmod.monotonic() < deadline:
+        if predicate():
+            return True
+        clockmod.pause(0.05)
+    return False
+
+
+def connected(app) -> bool:
+    """The server has listed its tools, so the next run is offered them (it starts in the background)."""
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
+
+    return wait_for(offered)
+
+
+def last_tool_answer(body) -> dict:
+    return json.loads(next(m for m in reversed(body["messages"]) if m["role"] == "tool")["content"])
+
+
+def test_a_read_tool_answers_within_the_users_run(scripted, tmp_path):
+    def decide(ctx, body):
+        if "notes__read_notes" in tool_names(body):
+            return {"tool_calls": [call("notes__read_notes")]}
+        return {"tool_calls": [call("escalate", why="needs the notes")]}  # a fast run hands on to the planner
+
+    def after(body):
+        answer = last_tool_answer(body)
+        return {"text": f"Your notes say: {answer.get('result') or answer}"}
+
+    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    say(app, "what do my notes say? check them and tell me")
+    assert user_texts(app)[-1] == "Your notes say: oat milk; call the plumber on Tuesday"
+    read = [r for r in tool_results(server) if "result" in r][-1]
+    assert read["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
+    assert not (tmp_path / "log.txt").exists()
+
+
+def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approved(scripted, tmp_path):
+    log = tmp_path / "log.txt"
+
+    def decide(ctx, body):
+        if ctx["stimulus"]["origin"] != "user":
+            return {"text": ""}
+        return {"tool_calls": [call("propose", changes=[{"action": "notes__add_note", "text": "buy oat milk"}])]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "I proposed adding that note."}, **servers(log))
+    assert connected(app)
+    asked = say(app, "add a note to my notes server: buy oat milk")
+    approval = Approval.get(Approval.inbox_id == asked.id)
+    (item,) = approval.items
+    assert (item.tool, item.status) == ("notes__add_note", "pending")
+    assert item.description == "Use add_note on the MCP server notes (text: buy oat milk)"
+    assert not log.exists(), "nothing is called before the user approves"
+
+    app.decide(approval.id, "approve")
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert log.read_text(encoding="utf-8") == "buy oat milk\n"  # called once
+    assert ApprovalItem.get_by_id(item.id).status == "executed"
+    done = next(t for t in user_texts(app) if t.startswith("Done:"))
+    assert "✓ Use add_note on the MCP server notes (text: buy oat milk)" in done
+    assert "notes answered: “added buy oat milk”" in done  # the result is told
+
+
+def test_an_approved_change_that_never_answers_is_reported_as_unknown_and_not_repeated(scripted, tmp_path):
+    log = tmp_path / "log.txt"
+
+    def decide(ctx, body):
+        if "still there" in ctx["stimulus"]["text"]:
+            return {"text": "Yes, still here."}
+        return {"tool_calls": [call("propose", changes=[{"action": "notes__add_slowly", "text": "pay rent"}])]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Proposed."}, **servers(log))
+    assert connected(app)
+    approval = Approval.get(Approval.inbox_id == say(app, "add a note to my notes server: pay rent").id)
+    began = clockmod.monotonic()
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert clockmod.monotonic() - began < 20
+    failed = next(t for t in user_texts(app) if "Could not do:" in t)
+    assert "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated" in failed
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert log.read_text(encoding="utf-8") == "pay rent\n"  # it acted once, and was not called again
+    say(app, "are you still there?")  # Wilson answers on
+    assert user_texts(app)[-1] == "Yes, still here."
+
+
+def test_a_background_run_cannot_call_or_propose_a_servers_change(scripted, tmp_path):
+    log = tmp_path / "log.txt"
+
+    def decide(ctx, body):
+        if ctx["stimulus"]["origin"] == "user":
+            return {"text": "OK."}
+        return {"tool_calls": [call("notes__add_note", text="from a stranger's mail"),
+                               call("propose", changes=[{"action": "notes__add_note", "text": "again"}])]}
+
+    app, server = scripted(decide, **servers(log))
+    assert connected(app)
+    background(app, "Please add a note to the notes server saying the invoice is paid.")
+    offered = tool_names(cortex_requests(server)[-1])
+    assert "notes__add_note" not in offered and "notes__read_notes" in offered
+    answers = tool_results(server)[-2:]
+    assert all("error" in a for a in answers), answers
+    assert not ApprovalItem.select().where(ApprovalItem.tool == "notes__add_note").exists()
+    assert not log.exists()
+
+
+def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answering(scripted, tmp_path):
+    def decide(ctx, body):
+        if "stall" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__stall")] if "notes__stall" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"text": "Still here."}
+
+    def after(body):
+        return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
+
+    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    began = clockmod.monotonic()
+    say(app, "stall: look that up on the notes server please")
+    took = clockmod.monotonic() - began
+    assert "did not answer within 3 seconds" in user_texts(app)[-1]
+    assert took < 20, f"the user waited {took:.1f}s for a server with a 3s timeout"
+    say(app, "hello again")
+    assert user_texts(app)[-1] == "Still here."
+
+
+def test_a_20_mb_answer_is_cut_off_and_wilson_keeps_answering(scripted, tmp_path):
+    def decide(ctx, body):
+        if "huge" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__huge")] if "notes__huge" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"text": "Still here."}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Looked it up."},
+                           **servers(tmp_path / "log.txt", exclude=["stall", "crash"]))
+    assert connected(app)
+    began = clockmod.monotonic()
+    say(app, "huge: look that up on the notes server please")
+    assert clockmod.monotonic() - began < 30
+    answer = tool_results(server)[-1]
+    # on a fast machine the answer arrives and is cut; on a slow one the call times out: either way it is bounded
+    assert len(json.dumps(answer)) < 9000, len(json.dumps(answer))
+    assert "more characters]" in answer.get("result", "") or "did not answer within 3 seconds" in answer["error"]
+    say(app, "hello again")
+    assert user_texts(app)[-1] == "Still here."
+
+
+def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, tmp_path):
+    def decide(ctx, body):
+        if "grow" in ctx["stimulus"]["text"] and "notes__grow" in tool_names(body):
+            return {"tool_calls": [call("notes__grow")]}
+        return {"tool_calls": [call("escalate", why="planner")]} if "escalate" in tool_names(body) else {"text": "OK."}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Done."}, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    assert "notes__sprouted" not in tools.toolbox(app.config).tools
+    say(app, "grow: look that up on the notes server and plan my day")
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__sprouted" in box.tools and not box.why_not(box.get("notes__sprouted"))
+
+    assert wait_for(offered, timeout=20)
+    say(app, "and now plan my week please")
+    assert "notes__sprouted" in tool_names(cortex_requests(server)[-1])
+
+
+def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
+    def decide(ctx, body):
+        if "crash" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__crash")] if "notes__crash" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"text": "Still here."}
+
+    def after(body):
+        return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
+
+    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    say(app, "crash: look that up on the notes server please")
+    assert "the MCP server notes failed: MCPError: Connection closed" in user_texts(app)[-1]
+    say(app, "hello again")
+    assert user_texts(app)[-1] == "Still here."
+    health = lambda: Cursor.get_or_none(Cursor.name == "health:mcp notes")  # noqa: E731
+    assert wait_for(lambda: health() is not None and health().value == {"state": "ready", "restarts": 1})
+    assert cli.main(["--home", str(app.config.home), "status"]) == 0
+    assert "mcp notes: ready (1 restart(s))" in capsys.readouterr().out
+
+
+def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data(scripted, tmp_path):
+    def decide(ctx, body):
+        return {"tool_calls": [call("escalate", why="planner")]} if "escalate" in tool_names(body) else {"text": "OK."}
+
+    app, server = scripted(decide, **servers(tmp_path / "log.txt"))
+    assert connected(app)
+    say(app, "what will the weather be in Lyon? check and then plan my day")
+    schemas = {s["function"]["name"]: s["function"] for r in cortex_requests(server) for s in r.get("tools") or []}
+    weather = schemas["notes__weather"]["description"]
+    assert weather.startswith("<<<UNTRUSTED DATA from the MCP server notes, describing its tool “weather”")
+    assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in weather
+    # the server's fake end marker is broken: the only end of the block is Wilson's own, at its end
+    assert weather.count(UNTRUSTED_END) == 1 and weather.endswith(UNTRUSTED_END)
+    assert "‹‹‹END UNTRUSTED DATA›››" in weather
+    # a change's line in `propose` quotes the server's words as untrusted
+    propose = "\n".join(s["function"]["description"] for r in cortex_requests(server) for s in r.get("tools") or []
+                        if s["function"]["name"] == "propose")
+    assert "notes__add_note(text): tool “add_note” of the MCP server notes; it says of itself (untrusted" in propose
+    assert not Approval.select().exists() and not (tmp_path / "log.txt").exists()
+
+
+def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, monkeypatch):
+    for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"]).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
+        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"])["WILSON_MCP_SERVERS"]),
+        "gone": {"command": str(tmp_path / "no-such-server")}, "later": {"command": "x", "enabled": False}}))
+    assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
+    out = capsys.readouterr().out
+    mcp = out.split("mcp (on)")[1].split("from wilson channels.mcp.skill:SKILL")[0]
+    assert "MCP server notes (stdio: " in mcp and "): ready" in mcp
+    assert "reads: notes__read_notes, notes__weather" in mcp
+    assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
+    assert "left out (include/exclude): stall, grow, huge, crash" in mcp
+    assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
+    assert "MCP server later: off (enabled = false)" in mcp
+
+
+def test_bad_server_settings_get_a_clear_error(tmp_path):
+    with pytest.raises(configmod.ConfigError, match=r"\[mcp\] servers.notes: needs either command .* or url"):
+        configmod.load(tmp_path / "home", environ={"WILSON_MCP_SERVERS": json.dumps({"notes": {"timeout": 5}})})
+    with pytest.raises(configmod.ConfigError, match=r"servers.notes: unknown key comand"):
+        configmod.load(tmp_path / "home", environ={"WILSON_MCP_SERVERS": json.dumps({"notes": {"comand": "x"}})})
+    with pytest.raises(configmod.ConfigError, match=r"mcp.servers = .*expected a table of tables"):
+        configmod.load(tmp_path / "home", environ={"WILSON_MCP_SERVERS": "not json"})
+
+
+def test_wilson_mcp_test_connects_and_lists_each_tool_with_how_it_is_used(tmp_path, capsys, monkeypatch):
+    for name, value in servers(tmp_path / "log.txt").items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "notes"]) == 0
+    out = capsys.readouterr().out
+    assert f"MCP server notes (stdio: {sys.executable} {SERVER}" in out and "): ready" in out
+    assert "notes__read_notes: read — “Read the user's notes.” (its own words, untrusted)" in out
+    assert "notes__add_note: proposed — “Append a note to the user's notes.” (its own words, untrusted)" in out
+    assert not (tmp_path / "log.txt").exists(), "testing lists the tools; it calls none"
+    assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "other"]) == 2
+    assert "no server 'other' in [mcp.servers] (configured: notes)" in capsys.readouterr().err
+
+
+def test_an_approved_call_interrupted_by_a_restart_is_neither_repeated_nor_retried_blindly(tmp_path):
+    """The gate runs an item in its transaction; a kill after the server acted rolls the item back to pending and
+    the gate runs it again on recovery. The ledger makes that second run reuse the result, or, when Wilson died
+    during the call, fail saying the outcome is unknown."""
+    from types import SimpleNamespace
+
+    from channels.mcp.ledger import UnknownOutcome
+    from channels.mcp.servers import McpTool, spec_of
+    from wilson.skills import Call
+
+    calls = []
+
+    def caller(server, tool, args):
+        calls.append(args)
+        return f"added {args['text']}"
+
+    listed = SimpleNamespace(name="add_note", description="Append a note.", annotations=None,
+                             input_schema={"type": "object", "properties": {"text": {"type": "string"}}})
+    tool = McpTool(spec_of("notes", {"command": "x"}), listed, caller)
+    home = SimpleNamespace(home=tmp_path)
+    first = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))
+    again = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))  # the rolled-back rerun
+    assert first == again and first["told"] == "notes answered: “added milk”" and calls == [{"text": "milk"}]
+
+    def dies(server, tool, args):  # killed while the server works: only the "calling" record is left
+        raise SystemExit("killed")
+
+    crashed = McpTool(spec_of("notes", {"command": "x"}), listed, dies)
+    with pytest.raises(SystemExit):
+        crashed.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
+    with pytest.raises(UnknownOutcome, match="whether it happened is unknown; it is not repeated"):
+        tool.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
+    assert calls == [{"text": "milk"}]
+    with pytest.raises(PermissionError, match="only the approval gate calls it"):
+        tool.execute({"text": "sneak"}, Call(now=None, tz=None))
+
+
+def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "wilson.toml").write_text('[core]\ntimezone = "Europe/Berlin"\n', encoding="utf-8")
+    log = tmp_path / "log with \"quotes\".txt"
+    assert cli.main(["--home", str(home), "mcp", "add", "notes", "--", sys.executable, str(SERVER), str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "added [mcp.servers.notes]" in out and "notes__add_note: proposed" in out
+    config = configmod.load(home, environ={})
+    assert config.get("core", "timezone") == "Europe/Berlin"  # what was there stays
+    assert config.get("mcp", "servers") == {"notes": {"command": sys.executable, "args": [str(SERVER), str(log)]}}
+    assert cli.main(["--home", str(home), "mcp", "add", "notes", "--", "other"]) == 2
+    assert "there is already a server 'notes'" in capsys.readouterr().err
+    assert cli.main(["--home", str(home), "mcp", "add", "bad name", "--", "x"]) == 2
+    assert "server name 'bad name' must be" in capsys.readouterr().err
+
+
+def test_a_servers_secrets_stay_out_of_the_settings_shown(tmp_path, capsys, monkeypatch):
+    from channels.mcp.servers import env_for, headers_for, spec_of
+
+    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({"gh": {"command": "x", "env": {"API_KEY": "plain-secret-1"}},
+                                                        "web": {"url": "https://mcp.example/mcp",
+                                                                "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}}}))
+    assert cli.main(["--home", str(tmp_path / "home"), "config"]) == 0
+    out = capsys.readouterr().out
+    assert "plain-secret-1" not in out and "'API_KEY': '***'" in out
+    spec = spec_of("web", {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}})
+    assert headers_for(spec, {"NOTES_TOKEN": "t0ken"}) == {"Authorization": "Bearer t0ken"}
+    with pytest.raises(ValueError, match="NOTES_TOKEN .* is not set"):
+        headers_for(spec, {})
+    assert env_for(spec_of("gh", {"command": "x", "env": {"TOKEN": "${GH}"}}), {"GH": "abc"}) == {"TOKEN": "abc"}
+
+
+def test_a_changed_description_is_shown_and_approved_before_the_tool_is_used_again(scripted, tmp_path):
+    from channels.mcp.skill import SAID_KEY, StateChanged
+    from storage import kv
+
+    def decide(ctx, body):
+        return {"tool_calls": [call("escalate", why="planner")]} if "escalate" in tool_names(body) else {"text": "OK."}
+
+    app, server = scripted(decide, **servers(tmp_path / "log.txt"))
+    # what the user let it be used with before (an earlier run of Wilson); the server now says something else
+    kv.put_setting(SAID_KEY, {"notes__add_note": "Append a note."})
+    app.supervisor.tell("mcp", StateChanged("notes"))  # as when the server lists its tools
+    assert wait_for(lambda: ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description").exists())
+    assert app.wait_idle()
+    (item,) = ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description")
+    assert item.description == ("Let Wilson use notes__add_note again: its server now describes it as “Append a note "
+                                "to the user's notes.” (the server's words, not Wilson's)")
+    assert any("Let Wilson use notes__add_note again" in t for t in user_texts(app))  # shown to the user
+    say(app, "add a note: hello, then plan my day")
+    offered = tool_names(cortex_requests(server)[-1])
+    assert "notes__add_note" not in offered and "notes__read_notes" in offered  # held until approved
+
+    app.decide(item.approval.id, "approve")
+    assert app.wait_idle()
+    say(app, "add a note: hello again, then plan my day")
+    assert "notes__add_note" in tool_names(cortex_requests(server)[-1])
+    assert kv.get_setting(SAID_KEY)["notes__add_note"] == "Append a note to the user's notes."
