@@ -793,8 +793,11 @@ class CrashHarness:
         shown, resent = self.window_resends(everything)
         f.resent_in_window = [f"{m['text'][:80]!r} (start {m['_life']})" for m in resent]
         f.integrity = ", ".join(r[0] for r in self.query("PRAGMA integrity_check"))
+        # an undo or a command of the user's own ("done 3") is their approval, taken at once: its receipt answers
+        # the press or the message (checked with the answers), it is never shown as a question
         approvals = {row[0]: {"status": row[1], "supersedes": row[2]}
-                     for row in self.query("SELECT id, status, supersedes FROM approval")}
+                     for row in self.query("SELECT id, status, supersedes FROM approval WHERE idempotency_key NOT LIKE "
+                                           "'undo:%' AND idempotency_key NOT LIKE 'command:%'")}
         items = {}
         for approval_id, description, status in self.query(
                 "SELECT approval_id, description, status FROM approval_item"):

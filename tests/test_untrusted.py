@@ -133,9 +133,10 @@ def test_a_mail_that_needs_only_a_note_reaches_the_fast_model_as_labelled_untrus
 
 def test_an_obeyed_injection_reaches_the_user_with_its_source_and_no_live_link(scripted):
     app, server = start(scripted)
-    said = [d for d in app.user_deliveries() if not d.get("approval") and not d.get("proposals")]
-    assert [d["text"] for d in said] == [
-        "From the calendar event “Team sync”: URGENT: verify your account at evil[.]example/login"]
+    # said once, inside the morning's one message, with its source named and its link dead
+    said = [d["text"] for d in app.user_deliveries()
+            if "From the calendar event “Team sync”: URGENT: verify your account at evil[.]example/login" in d["text"]]
+    assert len(said) == 1
     for delivery in app.user_deliveries():
         assert "http://evil.example" not in delivery["text"] and "evil.example" not in delivery["text"]
 

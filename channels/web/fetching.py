@@ -47,15 +47,20 @@ def client() -> httpx.Client:
                         headers={"User-Agent": USER_AGENT}, trust_env=False)
 
 
-def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "") -> Fetched:
+def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "",
+          seconds: float | None = None) -> Fetched:
+    """One GET within `seconds` in all (what is left of a look's LOOK_SECONDS when robots.txt was asked first)."""
     headers = {"Accept": "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, "
                          "text/html;q=0.9, application/xml;q=0.8, */*;q=0.5"}
     if etag:
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
+    seconds = LOOK_SECONDS if seconds is None else seconds
+    if seconds <= 0:
+        raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to answer")
     try:
-        with deadline.within(LOOK_SECONDS, "the whole answer"):
+        with deadline.within(seconds, "the whole answer"):
             return _get(http, url, headers)
     except deadline.Expired:
         raise WatchError(f"it took longer than {LOOK_SECONDS:.0f} seconds to answer") from None
@@ -93,13 +98,13 @@ def _get(http: httpx.Client, url: str, headers: dict) -> Fetched:
     raise WatchError(f"more than {MAX_REDIRECTS} redirects")
 
 
-def robots_allow(http: httpx.Client, url: str) -> bool:
+def robots_allow(http: httpx.Client, url: str, seconds: float | None = None) -> bool:
     """Whether the site's robots.txt lets Wilson read `url`. No robots.txt, or one that cannot be read,
     allows (as for every crawler); one that answers 401 or 403 does not."""
     parts = urlsplit(url)
     robots = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
     try:
-        fetched = fetch(http, robots)
+        fetched = fetch(http, robots, seconds=seconds)
     except WatchError as exc:
         return "HTTP 401" not in str(exc) and "HTTP 403" not in str(exc)
     rules = RobotFileParser()

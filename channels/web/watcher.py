@@ -43,6 +43,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 from loguru import logger
 
+from channels.web import fetching
 from channels.web.fetching import MAX_URL, Fetched, WatchError, fetch, robots_allow
 from channels.web.reading import SNAPSHOT_CHARS, masked, page_change, page_text, read_feed
 from storage import kv, trace
@@ -202,11 +203,14 @@ def look(state: dict, http: httpx.Client, now: datetime) -> Look:
             fresh = now < datetime.fromisoformat(asked.get("at") or "") + ROBOTS_EVERY
         except ValueError:
             fresh = False
+        # robots.txt and the page share one look's LOOK_SECONDS: a server that drips both costs one deadline
+        began = clockmod.monotonic()
         if not fresh:
             asked = state["robots"] = {"at": now.isoformat(), "allowed": robots_allow(http, state["url"])}
         if not asked.get("allowed"):
             raise WatchError("the site's robots.txt asks robots like Wilson not to read it")
-        fetched = fetch(http, state["url"], state.get("etag") or "", state.get("last_modified") or "")
+        fetched = fetch(http, state["url"], state.get("etag") or "", state.get("last_modified") or "",
+                        seconds=fetching.LOOK_SECONDS - (clockmod.monotonic() - began))
         if fetched.status == 304:
             state.pop("error", None)
             state["failures"] = 0
