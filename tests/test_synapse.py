@@ -777,3 +777,24 @@ def test_a_users_call_to_a_dead_endpoint_gets_the_honest_error(connect):
     with pytest.raises(ModelUnavailable, match="cannot connect") as raised:
         synapse.chat("deep", ASK, origin="user")
     assert raised.value.unreachable
+
+
+def test_a_model_server_that_drips_its_headers_is_given_up_within_the_endpoints_timeout():
+    """The timeout bounds the whole answer, not each read: one header line every half second never trips a
+    per-read timeout of 2 s, yet the call is over in about 2 s with a reason that says so."""
+    import time
+
+    from tests.web_harness import DripSite
+    from wilson.model.endpoints import Endpoint
+    from wilson.model.errors import Retryable
+    from wilson.model.transports import HttpTransport
+
+    with DripSite(every=0.5, lines=60) as drip:
+        transport = HttpTransport()
+        endpoint = Endpoint(role="deep", base_url=drip.url("/v1"), models=("m",), timeout=2.0)
+        started = time.monotonic()
+        with pytest.raises(Retryable, match="no answer within 2s in all"):
+            transport.send(endpoint, "m", {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        took = time.monotonic() - started
+        transport.close()
+    assert took < 2.0 + 3, took  # the drip alone would last 30 s

@@ -8,6 +8,7 @@ import json
 import httpx
 from loguru import logger
 
+from wilson.kernel import deadline
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import Endpoint
 from wilson.model.errors import Rejected, Retryable
@@ -24,12 +25,16 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 
 class HttpTransport:
-    """POST {base_url}/chat/completions over one shared, thread-safe httpx client."""
+    """POST {base_url}/chat/completions over one shared, thread-safe httpx client.
+
+    `endpoint.timeout` bounds the whole exchange, not each read (wilson/kernel/deadline.py): a server that
+    drips its headers or its body is given up all the same. That needs each call's socket made inside the
+    call, so connections are not kept between calls; a model's answer takes far longer than a connect."""
 
     kind = "http"
 
     def __init__(self):
-        self.client = httpx.Client(follow_redirects=False)
+        self.client = httpx.Client(follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0))
 
     def send(self, endpoint: Endpoint, model: str, payload: dict) -> dict:
         headers = {"X-Wilson-Role": endpoint.role, "Content-Type": "application/json"}
@@ -41,8 +46,12 @@ class HttpTransport:
         except (TypeError, ValueError) as exc:
             raise Rejected(f"the request cannot be sent as JSON ({exc})") from None
         try:
-            response = self.client.post(url, content=content, headers=headers,
-                                        timeout=httpx.Timeout(endpoint.timeout))
+            with deadline.within(endpoint.timeout, "the model's answer"):
+                response = self.client.post(url, content=content, headers=headers,
+                                            timeout=httpx.Timeout(endpoint.timeout))
+                response.read()
+        except deadline.Expired:
+            raise Retryable(f"no answer within {endpoint.timeout:g}s in all") from None
         except httpx.TimeoutException:
             raise Retryable(f"no answer within {endpoint.timeout:g}s") from None
         except httpx.TransportError as exc:
