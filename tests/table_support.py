@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from storage.models import Approval, ApprovalItem, Task, Topic
@@ -84,6 +84,12 @@ def plan_kind(task_titles: list[str]) -> str:
     return best
 
 
+def _after_the_event(kind: str) -> dict[str, int]:
+    """{task title: days after the start} for the steps of a playbook plan due on its day or after it."""
+    event = next((e for e in PLAYBOOK if e.name == kind), None)
+    return {t.title: -t.days_before for t in event.tasks if t.days_before <= 0} if event else {}
+
+
 def check_dues(checks: list[str], dues: dict[str, str], title: str) -> list[str]:
     problems = []
     for check in checks:
@@ -149,10 +155,15 @@ def score_events(session: Session, rows: list[Row], today: date) -> tuple[Score,
             score.right += 1
         elif got != expected or problems:
             score.wrong.append(f"line {row.line}: {title!r} → {got} (expected {expected}) {'; '.join(problems)}")
+        after = _after_the_event(got)
         for task, due in dues.items():
-            # a plan is fitted to the time left: nothing due before tomorrow, nothing on or after the start
-            if due is None or not (today < date.fromisoformat(due[:10]) < start or
-                                   date.fromisoformat(due[:10]) == start == today):
+            # a plan is fitted to the time left: nothing due before tomorrow, nothing on or after the start, but
+            # a step the playbook puts on the day or after it (the new address once moved) is due just then
+            if task in after and due is not None:
+                if date.fromisoformat(due[:10]) != start + timedelta(days=after[task]):
+                    invariants.append(f"{title}: “{task}” due {due}, {after[task]} days after {start} expected")
+            elif due is None or not (today < date.fromisoformat(due[:10]) < start or
+                                     date.fromisoformat(due[:10]) == start == today):
                 invariants.append(f"{title}: “{task}” due {due}, event starts {start}")
     return score, invariants
 
