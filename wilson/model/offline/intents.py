@@ -108,7 +108,8 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text)
+             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.next_event(chat, text)
+             or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):

@@ -16,7 +16,7 @@ SHOWN = 3  # events named in one answer
 # "when is my next appointment?": the first event to come, whatever it is called
 _NEXT_RE = re.compile(r"^(?:next|first)\s+(?:appointment|event|meeting|thing)s?$", re.I)
 # words that say what kind of thing it is, not which: "my dentist appointment" is the event "Dentist"
-_KINDS = {"appointment", "event", "meeting", "next", "first", "one", "task"}
+_KINDS = {"appointment", "event", "meeting", "meet", "thing", "next", "first", "one", "task"}  # "meet": words() stems
 # a question about a day or the calendar itself ("when is my calendar busy tomorrow?"), which listing answers
 _ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b",
                             re.I)
