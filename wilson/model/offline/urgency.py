@@ -83,6 +83,7 @@ class Judgement:
     level: int | None  # 1 urgent, 2 needs action, 3 briefing, None nothing for the user
     rule: str
     situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
+    early: bool = False  # not urgent, but worth an early sync: a request is proposed the day it comes
 
 
 def phishing(text: str, subject: str, sender: str) -> bool:
@@ -261,5 +262,5 @@ def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
 
 
 def arousing(judgement: Judgement) -> bool:
-    """What the RAS wakes the thalamus for before the next sync."""
-    return judgement.level == 1
+    """What the RAS wakes the thalamus for before the next sync: the urgent, and what is better proposed now."""
+    return judgement.level == 1 or judgement.early
