@@ -45,3 +45,15 @@ def test_a_work_stay_abroad_without_a_travel_word_is_a_trip(make_app):
 def test_a_one_day_offsite_at_home_is_no_trip(make_app):
     said = proposed(make_app, "Offsite", "2027-03-15T09:00 -> 2027-03-15T17:00", "Office, Berlin")
     assert "Book flights" not in said and "Register and get your ticket" not in said
+
+
+@pytest.mark.parametrize("title, where", [("Bürgeramt", "Bürgeramt Neukölln, Berlin"),
+                                          ("Ausländerbehörde", "Friedrich-Krause-Ufer 24, Berlin")])
+def test_an_appointment_at_an_office_is_an_errand_with_papers(make_app, title, where):
+    said = proposed(make_app, title, "2027-01-19T10:00 -> 2027-01-19T10:20", where)
+    assert "Gather the documents" in said
+
+
+def test_a_company_town_hall_is_no_errand(make_app):
+    said = proposed(make_app, "Q1 Town Hall", "2027-01-19T16:00 -> 2027-01-19T17:00", "Office, Berlin")
+    assert "Gather the documents" not in said

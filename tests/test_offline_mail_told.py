@@ -219,3 +219,15 @@ def test_a_mail_asking_for_something_months_away_waits_for_the_morning(make_app)
     assert told(app) == []
     app.advance(timedelta(days=1))
     assert "Renew" in "\n".join(text for _, text in told(app))
+
+
+def test_a_parent_taken_to_a_named_hospital_at_night_is_told_within_the_hour(make_app):
+    # "taken to the Charité … with chest pains" named no "hospital" and waited for the morning
+    app = make_app(llm="offline", start="2027-02-11T01:40:00+01:00")
+    receive(app, "Julia Hoffmann <julia.hoffmann@mail.example>", "Papa",
+            "Hi,\n\nPapa was taken to the Charité tonight with chest pains. He is stable now.\nCall me when you see "
+            "this.\n\nJulia")
+    app.advance(timedelta(hours=1))
+    [(at, said)] = told(app)
+    assert at <= datetime.fromisoformat("2027-02-11T02:40:00+01:00")
+    assert said.endswith("Heads-up: “Papa was taken to the Charité tonight with chest pains.”"), said

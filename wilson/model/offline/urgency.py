@@ -56,8 +56,11 @@ EMERGENCY_RES = (
     ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
                           r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
     ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
-                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted) to (?:the )?hospital|"
-                                       r"in (?:the )?hospital|medical emergency|paramedics)\b", re.I)),
+                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
+                                       r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
+                                       r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
+                                       r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
+                                       r"critical condition|krankenhaus|notaufnahme|notarzt)\b", re.I)),
     ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
                               r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
                               r"(?:was|were|been) robbed)\b", re.I)),
