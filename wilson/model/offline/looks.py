@@ -209,7 +209,7 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     found = results[0].get("events") if isinstance(results[0], dict) and "error" not in results[0] else None
     if start is None or end is None or not isinstance(found, list):
         return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
-    asked = WHEN_TOPIC_RE.match(chat.text) or NEXT_ASKED_RE.match(chat.text)
+    asked = WHEN_TOPIC_RE.match(chat.text) or when_event.NEXT_ASKED_RE.match(chat.text)
     if asked and when_event.asked(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz)):
         return when_event.answer(chat, asked.group("topic"), found)
     return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found), [],
@@ -248,17 +248,6 @@ WHEN_TOPIC_RE = re.compile(r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+
                            r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
                            r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again|(?P<end>end|ends|finish|finishes)))?"
                            r"\s*\??\s*$", re.I)
-
-
-# "what's my next appointment?", "where is my next meeting?": the first event to come, as "when is" finds it
-NEXT_ASKED_RE = re.compile(r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
-                           r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$", re.I)
-
-
-def next_event(chat: Chat, text: str) -> Reply | None:
-    """"What's my next appointment?": read the year ahead for the first event still to begin."""
-    found = NEXT_ASKED_RE.match(text)
-    return when_event.lookup(chat, found.group("topic")) if found else None
 
 
 def topic(chat: Chat, text: str) -> Reply | None:

@@ -22,6 +22,17 @@ _ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|any
                             re.I)
 
 
+# "what's my next appointment?", "where is my next meeting?": the first event to come, as "when is" finds it
+NEXT_ASKED_RE = re.compile(r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
+                           r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$", re.I)
+
+
+def next_event(chat: Chat, text: str) -> Reply | None:
+    """"What's my next appointment?": read the year ahead for the first event still to begin."""
+    found = NEXT_ASKED_RE.match(text)
+    return lookup(chat, found.group("topic")) if found else None
+
+
 def lookup(chat: Chat, phrase: str) -> Reply | None:
     """An open task the words name, with its due day; else the calendar read for the year ahead. None when the
     words name nothing ("it") or ask about a day."""
