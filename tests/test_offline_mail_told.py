@@ -231,3 +231,22 @@ def test_a_parent_taken_to_a_named_hospital_at_night_is_told_within_the_hour(mak
     [(at, said)] = told(app)
     assert at <= datetime.fromisoformat("2027-02-11T02:40:00+01:00")
     assert said.endswith("Heads-up: “Papa was taken to the Charité tonight with chest pains.”"), said
+
+
+def test_an_offer_that_expires_tonight_is_never_said(make_app):
+    # it was the next morning's "Heads-up": the offer's "tonight" read as news
+    app = make_app(llm="offline", start="2027-01-13T10:00:00+01:00")
+    receive(app, "Mealbox <hello@mealbox.example>", "Your exclusive offer expires tonight",
+            "Get 3 boxes for the price of 2. Your exclusive offer expires tonight at 23:59.")
+    app.advance(timedelta(days=2))
+    assert told(app) == []
+
+
+def test_a_parcel_to_collect_by_a_date_is_still_a_task(make_app):
+    app = make_app(llm="offline", start="2027-01-13T10:00:00+01:00")
+    receive(app, "Post <benachrichtigung@post.example>", "Your parcel is waiting",
+            "Your parcel is on its way back to the branch. Please collect it at the post office on Hauptstr. 5 by "
+            "20 January 2027. Bring this notice and your ID.")
+    app.advance(timedelta(days=1))
+    [task] = proposed_tasks()
+    assert task["due"] == "2027-01-19" and task["title"].startswith("Collect")

@@ -96,11 +96,11 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
 _ASIDE_RE = re.compile(r"\s*\([^()]{0,80}\)")
-_ABBREVIATION_RE = re.compile(r"\b(no|nr|ref|approx|incl|ca|e\.g|i\.e|etc|str)\.(?=\s)", re.I)
+_ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
 
 
 def _plain(said: str) -> str:
-    return _ABBREVIATION_RE.sub(lambda m: m.group(1).replace(".", ""), _ASIDE_RE.sub("", said))
+    return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
 
 
 def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:

@@ -21,7 +21,9 @@ from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
 PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
-                      r"coupon|black friday)\b|\d+\s?% off", re.I)
+                      r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
+                      r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
+                      r"\d+\s?% (?:off|discount)", re.I)
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
                                  r"info|hello|team|updates?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
