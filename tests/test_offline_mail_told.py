@@ -189,7 +189,7 @@ def test_the_day_a_mail_came_is_no_date_in_it(make_app):
     assert said.endswith("Heads-up: “The kita is closed tomorrow for a training day.”"), said
 
 
-def test_a_mail_asking_for_something_within_two_weeks_is_proposed_the_day_it_comes_and_no_with_a_reason_settles_it(
+def test_a_mail_asking_for_something_by_a_date_is_proposed_the_day_it_comes_and_no_with_a_reason_settles_it(
         make_app):
     # the task waited for the next morning's briefing, so a "no, I did that already" said after reading the
     # mail found nothing to turn down
@@ -211,26 +211,16 @@ def test_a_mail_asking_for_something_within_two_weeks_is_proposed_the_day_it_com
     assert not any("library card" in text for _, text in told(app)[before:])  # settled: not raised again
 
 
-def test_a_mail_asking_for_something_months_away_waits_for_the_morning(make_app):
-    app = make_app(llm="offline", start="2027-01-05T10:00:00+01:00")
+def test_a_mail_asking_for_something_late_at_night_is_proposed_in_the_morning_not_at_night(make_app):
+    # the early sync it wakes does not break quiet hours: a request is not an emergency
+    app = make_app(llm="offline", start="2027-01-05T23:30:00+01:00")
     receive(app, "Stadtbibliothek Mitte <ausleihe@stadtbibliothek.example>", "Your library card",
             "Dear reader,\n\nplease renew your library card at the counter by 30 April 2027.\n\nStadtbibliothek Mitte")
-    app.advance(timedelta(hours=6))
+    app.advance(timedelta(hours=7))
     assert told(app) == []
-    app.advance(timedelta(days=1))
-    assert "Renew" in "\n".join(text for _, text in told(app))
-
-
-def test_a_parent_taken_to_a_named_hospital_at_night_is_told_within_the_hour(make_app):
-    # "taken to the Charité … with chest pains" named no "hospital" and waited for the morning
-    app = make_app(llm="offline", start="2027-02-11T01:40:00+01:00")
-    receive(app, "Julia Hoffmann <julia.hoffmann@mail.example>", "Papa",
-            "Hi,\n\nPapa was taken to the Charité tonight with chest pains. He is stable now.\nCall me when you see "
-            "this.\n\nJulia")
-    app.advance(timedelta(hours=1))
+    app.advance(timedelta(hours=3))
     [(at, said)] = told(app)
-    assert at <= datetime.fromisoformat("2027-02-11T02:40:00+01:00")
-    assert said.endswith("Heads-up: “Papa was taken to the Charité tonight with chest pains.”"), said
+    assert at >= datetime.fromisoformat("2027-01-06T07:00:00+01:00") and "Renew your library card" in said, said
 
 
 def test_an_offer_that_expires_tonight_is_never_said(make_app):

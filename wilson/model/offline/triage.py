@@ -11,7 +11,6 @@ from wilson.model.offline.opening import ADDRESS
 from wilson.model.offline.point import point, without_date_lines
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
-ASK_EARLY_DAYS = 14  # a mail asking for something by then wakes an early sync: its task is proposed that day
 
 
 def first_sentence(text: str, subject: str) -> str:
@@ -77,10 +76,9 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)
         if soon:
             return urgency.Judgement(1, due.rule + " (by tomorrow)")
-        # asked for within two weeks: proposed the day the mail came, while the user still has it in mind (and
-        # may answer "no, done already"), not the next morning; a later date waits for the briefing
-        early = due.due <= now.astimezone(tz).date() + timedelta(days=ASK_EARLY_DAYS)
-        return urgency.Judgement(2, due.rule + (f" (within {ASK_EARLY_DAYS} days)" if early else ""), early=early)
+        # asked for by a date: proposed the day the mail came, while the user still has it in mind (and may answer
+        # "no, done already"), not at the next morning's sync; the attention budget still places the message
+        return urgency.Judgement(2, due.rule, early=True)
     if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
         return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):
