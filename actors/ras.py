@@ -11,8 +11,9 @@ change is judged by its times (urgency.judge_calendar: it touches the rest of to
 or the event starts within hours or days), with or without a model; the model reads
 the rest. Without a model for the `reflex` role, the offline rules
 (wilson/model/offline/urgency.py) judge mail and pages by sender and situation (a child
-or health situation, travel disruption, a deadline today). Offline urgency ranks; it
-never breaks quiet hours by itself.
+or health situation, travel disruption, a deadline today), and a mail asking for something by a
+date wakes an early sync too, so that its task is proposed the day it comes. Offline urgency ranks;
+it never breaks quiet hours by itself.
 
 Mail from a routine sender (the parcel service, the bank's statements: the model read
 [ras] routine_after mails of theirs without alarm, one within the last 60 days, and none of

@@ -72,7 +72,6 @@ class Score:
 
 
 PLAYBOOK = load_playbook()
-AFTER_THE_EVENT = {task.title for event in PLAYBOOK for task in event.tasks if task.days_before < 0}
 
 
 def plan_kind(task_titles: list[str]) -> str:
@@ -83,6 +82,12 @@ def plan_kind(task_titles: list[str]) -> str:
         if shared > score:
             best, score = event.name, shared
     return best
+
+
+def _after_the_event(kind: str) -> dict[str, int]:
+    """{task title: days after the start} for the steps of a playbook plan due on its day or after it."""
+    event = next((e for e in PLAYBOOK if e.name == kind), None)
+    return {t.title: -t.days_before for t in event.tasks if t.days_before <= 0} if event else {}
 
 
 def check_dues(checks: list[str], dues: dict[str, str], title: str) -> list[str]:
@@ -150,15 +155,15 @@ def score_events(session: Session, rows: list[Row], today: date) -> tuple[Score,
             score.right += 1
         elif got != expected or problems:
             score.wrong.append(f"line {row.line}: {title!r} → {got} (expected {expected}) {'; '.join(problems)}")
+        after = _after_the_event(got)
         for task, due in dues.items():
-            # a plan is fitted to the time left: nothing due before tomorrow, nothing on or after the start but
-            # what the playbook puts after the event (registering the new address once moved), within a month
-            if task in AFTER_THE_EVENT:
-                fits = due is not None and start < date.fromisoformat(due[:10]) <= start + timedelta(days=31)
-            else:
-                fits = due is not None and (today < date.fromisoformat(due[:10]) < start or
-                                            date.fromisoformat(due[:10]) == start == today)
-            if not fits:
+            # a plan is fitted to the time left: nothing due before tomorrow, nothing on or after the start, but
+            # a step the playbook puts on the day or after it (the new address once moved) is due just then
+            if task in after and due is not None:
+                if date.fromisoformat(due[:10]) != start + timedelta(days=after[task]):
+                    invariants.append(f"{title}: “{task}” due {due}, {after[task]} days after {start} expected")
+            elif due is None or not (today < date.fromisoformat(due[:10]) < start or
+                                     date.fromisoformat(due[:10]) == start == today):
                 invariants.append(f"{title}: “{task}” due {due}, event starts {start}")
     return score, invariants
 

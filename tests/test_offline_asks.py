@@ -80,3 +80,19 @@ def test_newsletters_and_web_pages_ask_nothing_of_the_user():
     assert asks.task_for(text, bulk, NOW, BERLIN) is None
     page = {"title": "Club news", "url": "https://club.example/news", "channel": "web"}
     assert asks.task_for(text, page, NOW, BERLIN) is None
+
+
+def test_an_aside_a_decimal_amount_or_an_abbreviation_does_not_end_the_ask():
+    # "(meter no. 1ESY…)" and "315.64 EUR" cut the ask short, so no task was proposed
+    berlin = ZoneInfo("Europe/Berlin")
+    now = datetime(2027, 1, 18, 11, 0, tzinfo=berlin)
+    meter = asks.task_for("Dear customer,\nplease submit your electricity meter reading (meter no. 1ESY1160123456) in "
+                          "our customer portal by 31 January 2027.\nCustomer number: 700123456.",
+                          {"subject": "Annual meter reading", "from": "Stromwerk <service@stromwerk.example>"},
+                          now, berlin)
+    assert (meter.title, meter.due.isoformat()) == ("Submit your electricity meter reading", "2027-01-30")
+    fee = asks.task_for("Please transfer the semester fee of 315.64 EUR by 15 February 2027, quoting your "
+                        "matriculation number.", {"subject": "Re-registration for the summer semester",
+                                                  "from": "Studierendenservice <service@uni.example>"}, now, berlin)
+    assert (fee.title, fee.due.isoformat()) == ("Pay 315.64 EUR: Re-registration for the summer semester",
+                                                "2027-02-14")

@@ -431,3 +431,23 @@ def test_in_a_whole_wilson_the_proposal_says_what_the_payment_is(make_app):
     told = say(app, "The car insurance bill of 480 euros has to be paid by dec 20")
     assert "Pay car insurance bill (480 EUR)" in told and "Mon 20 Dec 2027" in told
     assert [i.tool for i in ApprovalItem.select()] == ["create_task"]
+
+
+@pytest.mark.parametrize("text", ["not necessary, I did it online yesterday", "I've already done that",
+                                  "already did it", "no need, my wife took care of it", "don't bother, it's sorted"])
+def test_in_a_whole_wilson_done_already_said_without_a_no_right_after_a_proposal_rejects_it(make_app, text):
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    say(app, "add pay the dog tax by Friday")
+    proposal = newest()
+    told = say(app, text)
+    assert Approval.get_by_id(proposal.id).status == "rejected"
+    assert told.startswith("Rejected, nothing changed") and Task.select().count() == 0
+
+
+def test_done_already_said_later_is_not_read_as_an_answer_to_an_older_proposal(make_app):
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    say(app, "add pay the dog tax by Friday")
+    proposal = newest()
+    say(app, "what's due this week?")  # the user's first message since the proposal was about something else
+    say(app, "I've already done that")
+    assert Approval.get_by_id(proposal.id).status == "pending"

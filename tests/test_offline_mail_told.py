@@ -187,3 +187,56 @@ def test_the_day_a_mail_came_is_no_date_in_it(make_app):
     [(at, said)] = told(app)
     assert at >= datetime.fromisoformat("2027-01-14T07:00:00+01:00"), "not at night"
     assert said.endswith("Heads-up: “The kita is closed tomorrow for a training day.”"), said
+
+
+def test_a_mail_asking_for_something_by_a_date_is_proposed_the_day_it_comes_and_no_with_a_reason_settles_it(
+        make_app):
+    # the task waited for the next morning's briefing, so a "no, I did that already" said after reading the
+    # mail found nothing to turn down
+    from storage.models import Approval
+    app = make_app(llm="offline", start="2027-01-05T10:00:00+01:00")
+    receive(app, "Stadtbibliothek Mitte <ausleihe@stadtbibliothek.example>", "Your library card",
+            "Dear reader,\n\nyour library card expires at the end of the month. Please renew it at the counter "
+            "by 15 January 2027.\n\nStadtbibliothek Mitte")
+    app.advance(timedelta(hours=1))
+    said = "\n".join(text for _, text in told(app))
+    assert "Proposal 1: I'd like to do this" in said and "Renew" in said and "Your library card" in said, said
+    before = len(told(app))
+    app.say("no, I already did that yesterday")
+    app.advance(timedelta(minutes=5))
+    assert "Rejected, nothing changed" in "\n".join(text for _, text in told(app)[before:])
+    assert [a.status for a in Approval.select()] == ["rejected"]
+    before = len(told(app))
+    app.advance(timedelta(days=3))
+    assert not any("library card" in text for _, text in told(app)[before:])  # settled: not raised again
+
+
+def test_a_mail_asking_for_something_late_at_night_is_proposed_in_the_morning_not_at_night(make_app):
+    # the early sync it wakes does not break quiet hours: a request is not an emergency
+    app = make_app(llm="offline", start="2027-01-05T23:30:00+01:00")
+    receive(app, "Stadtbibliothek Mitte <ausleihe@stadtbibliothek.example>", "Your library card",
+            "Dear reader,\n\nplease renew your library card at the counter by 30 April 2027.\n\nStadtbibliothek Mitte")
+    app.advance(timedelta(hours=7))
+    assert told(app) == []
+    app.advance(timedelta(hours=3))
+    [(at, said)] = told(app)
+    assert at >= datetime.fromisoformat("2027-01-06T07:00:00+01:00") and "Renew your library card" in said, said
+
+
+def test_an_offer_that_expires_tonight_is_never_said(make_app):
+    # it was the next morning's "Heads-up": the offer's "tonight" read as news
+    app = make_app(llm="offline", start="2027-01-13T10:00:00+01:00")
+    receive(app, "Mealbox <hello@mealbox.example>", "Your exclusive offer expires tonight",
+            "Get 3 boxes for the price of 2. Your exclusive offer expires tonight at 23:59.")
+    app.advance(timedelta(days=2))
+    assert told(app) == []
+
+
+def test_a_parcel_to_collect_by_a_date_is_still_a_task(make_app):
+    app = make_app(llm="offline", start="2027-01-13T10:00:00+01:00")
+    receive(app, "Post <benachrichtigung@post.example>", "Your parcel is waiting",
+            "Your parcel is on its way back to the branch. Please collect it at the post office on Hauptstr. 5 by "
+            "20 January 2027. Bring this notice and your ID.")
+    app.advance(timedelta(days=1))
+    [task] = proposed_tasks()
+    assert task["due"] == "2027-01-19" and task["title"].startswith("Collect")

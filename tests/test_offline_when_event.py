@@ -73,3 +73,22 @@ def test_only_the_year_ahead_read_by_lookup_is_answered_as_a_when_question():
     today = NOW.date()
     assert when_event.asked(chat(), today, today + when_event.AHEAD)
     assert not when_event.asked(chat(), today, today)  # "when does my day end?" read today: a look at the day
+
+
+def test_whats_my_next_appointment_names_the_first_event_to_come(make_app):
+    # "what's my next appointment?" got "I didn't understand"; "my first appointment tomorrow" became a medical plan
+    from tests.table_support import Session
+    session = Session(make_app(start="2027-01-05T10:00:00+01:00"))
+    session.run('calendar add "Dentist" @ 2027-01-14T08:30 -> 2027-01-14T09:15; Praxis Weber, Berlin')
+    session.run('calendar add "Team standup" @ 2027-01-06T09:30 -> 2027-01-06T09:45; Zoom')
+    session.run("sync")
+    for question in ("what's my next appointment?", "where is my next meeting?", "whats my next appointment"):
+        said = len(session.app.user_deliveries())
+        session.run(f"say {question}")
+        told = "\n".join(d["text"] for d in session.app.user_deliveries()[said:])
+        assert "Team standup: Wed 6 Jan 09:30 (tomorrow), Zoom." in told, question
+    said = len(session.app.user_deliveries())
+    session.run("say what is my first appointment tomorrow?")
+    told = "\n".join(d["text"] for d in session.app.user_deliveries()[said:])
+    assert "In your calendar tomorrow:\n• Team standup — Wed 6 Jan 09:30, Zoom" in told
+    assert "Proposal 2" not in told  # no plan proposed for the question

@@ -37,15 +37,15 @@ PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay",
            "confirmed": "Confirm", "registered": "Register", "filed": "File", "checked in": "Check in"}
 _PASSIVE_RE = re.compile(r"\b(?:must|has to|have to|needs? to|should|is to|are to|is required to|are required to)"
                          r"\s+be\s+(?P<verb>" + "|".join(sorted(map(re.escape, PASSIVE), key=len, reverse=True)) +
-                         r")\b[^.!?\n]{0,60}?\b(?:by|before|until|no later than|on or before)\s+"
-                         r"(?P<when>[^.!?\n]{3,40})", re.I)
+                         r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b(?:by|before|until|no later than|on or before)\s+"
+                         r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 # "Amount due: 120 EUR … due date 15 January", "is due on 15 January": something to pay, asked by its date
-_DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>[^.!?\n]{3,40})|"
+_DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})|"
                      r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
-                     r"(?P<when2>[^.!?\n]{3,40})", re.I)
+                     r"(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-                     r"(?P<what>[^.!?\n]{0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
-                     r"(?P<when>[^.!?\n]{3,40})", re.I)
+                     r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+                     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
 _WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
                         r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)
@@ -64,12 +64,12 @@ NOUNS = {"registration": "Register", "application": "Apply", "applications": "Ap
          "bookings": "Book", "check-in": "Check in", "online check-in": "Check in", "rsvp": "RSVP",
          "submission": "Submit", "submissions": "Submit", "renewal": "Renew"}
 _NOUN_RE = re.compile(r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
-                      r"[^.!?\n]{0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
+                      r"(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
                       r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
-                      r"(?P<when>[^.!?\n]{3,40})", re.I)
+                      r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 _AUTO_RE = re.compile(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
 _PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
-                        r"erinnerung|mahnung)\s*[:\-–]\s*)+", re.I)
+                        r"erinnerung|mahnung)(?:\s*:|\s+[\-–])\s*)+", re.I)  # "Re-registration" keeps its "Re-"
 LEAD_DAYS = 1  # done the day before: a form or a reply may take a moment
 FARTHEST_DAYS = 200  # "by 3 January" read on 5 January is next year's only by the calendar: the ask is over
 
@@ -94,9 +94,19 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
 
 
+# an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
+_ASIDE_RE = re.compile(r"\s*\([^()]{0,80}\)")
+_ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
+
+
+def _plain(said: str) -> str:
+    return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
+
+
 def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
     """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
     come: ("Book", 2 Feb, "a follow-up appointment")."""
+    said = _plain(said)
     def ahead(phrase: str, within: bool = False) -> dates.Found | None:
         if within:
             span = _WITHIN_RE.match(phrase.strip())

@@ -27,6 +27,18 @@ NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|s
                            r"thanks|thank|wait|sorry|actually)\b)\s*(?P<why>.*)$", re.I)
 
 
+# "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
+# right after the proposal (later, "it's done" may be about anything)
+NOT_NEEDED_RE = re.compile(r"^(?:(?:oh|ah|ok|okay|thanks|thank you|but|well|actually|sorry|hm+)[\s,!.]+)*"
+                           r"(?:not (?:necessary|needed)|no need|don'?t bother|"
+                           r"(?:i'?ve|i have|we'?ve|we have|i|we)\s+(?:already\s+|just\s+)?(?:done|did|paid|booked|sent|"
+                           r"signed|renewed|submitted|sorted|handled|taken care of|took care of)\s+(?:it|that|this|them)"
+                           r"(?:\s+already)?(?=\W|$)(?<!\bi did it)(?<!\bwe did it)|"
+                           r"already\s+(?:done|did it|paid|sorted|handled|taken care of)|"
+                           r"(?:it'?s|that'?s|it is|that is)\s+(?:already\s+)?(?:sorted|done|handled|taken care of|paid))"
+                           r"(?:\W|$)", re.I)
+
+
 def follow_up(chat: Chat, text: str) -> Reply | None:
     """A short follow-up to the proposal just asked (the user's first message since): a no with its reason is a
     no, and a day or an hour said alone ("and on Tuesday?", "make it 9 instead" says it of "it") changes its
@@ -50,6 +62,8 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
     if not newest.get("just_asked"):
         return None
+    if NOT_NEEDED_RE.match(normal(text)):
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
     found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences
+from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -108,7 +108,8 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or looks.listing(chat, text)
+             or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
+             or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):

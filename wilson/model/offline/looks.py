@@ -209,7 +209,7 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     found = results[0].get("events") if isinstance(results[0], dict) and "error" not in results[0] else None
     if start is None or end is None or not isinstance(found, list):
         return Reply("I couldn't read your calendar just now. Nothing was changed.", [], "calendar unreadable")
-    asked = WHEN_TOPIC_RE.match(chat.text)
+    asked = WHEN_TOPIC_RE.match(chat.text) or when_event.NEXT_ASKED_RE.match(chat.text)
     if asked and when_event.asked(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz)):
         return when_event.answer(chat, asked.group("topic"), found)
     return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found), [],
@@ -236,7 +236,7 @@ def _whole_list(chat: Chat) -> Reply | None:
 
 AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
                        r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
-                       r"anything planned|my next (?:appointment|meeting|event))\b")
+                       r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?)\b")
 TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 

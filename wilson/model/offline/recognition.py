@@ -40,14 +40,20 @@ class PlaybookEvent:
     triggers: tuple[str, ...]
     tasks: tuple[PlaybookTask, ...]
     kind: str = ""
+    shapes: tuple[str, ...] = ()  # regular expressions matched with their case: "KubeCon" is a conference
 
     def find(self, text: str) -> re.Match | None:
         best = None
-        for trigger in self.triggers:
-            match = _trigger(trigger).search(text or "")
-            if match and (best is None or match.start() < best.start()):
+        for match in self.matches(text):
+            if best is None or match.start() < best.start():
                 best = match
         return best
+
+    def matches(self, text: str) -> list[re.Match]:
+        """Where each trigger and each shape is first found in the text."""
+        found = [_trigger(trigger).search(text or "") for trigger in self.triggers]
+        found += [re.search(shape, text or "") for shape in self.shapes]
+        return [match for match in found if match]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -73,9 +79,12 @@ class Playbook:
     # where asking each of the hundred-odd triggers in turn cost more than the rest of the offline answer
     any_trigger: re.Pattern | None = field(init=False, repr=False, compare=False)
     any_cue: re.Pattern | None = field(init=False, repr=False, compare=False)
+    any_shape: re.Pattern | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "any_trigger", _any_of(t for event in self.events for t in event.triggers))
+        shapes = [shape for event in self.events for shape in event.shapes]
+        object.__setattr__(self, "any_shape", re.compile("|".join(f"(?:{s})" for s in shapes)) if shapes else None)
         object.__setattr__(self, "any_cue", _any_of(self.negative))
 
     def __iter__(self):
@@ -112,9 +121,20 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
         label = str(spec.get("label") or name.capitalize())
         events.append(PlaybookEvent(name=name, label=label, title=str(spec.get("title") or label),
                                     triggers=tuple(str(w) for w in spec.get("triggers", [])), tasks=tasks,
-                                    kind=str(spec.get("kind") or name)))
+                                    kind=str(spec.get("kind") or name),
+                                    shapes=_shapes(name, spec.get("shapes", []))))
     negative = tuple(str(w) for w in data.get("negative", []) if isinstance(w, str))
     return Playbook(tuple(events), negative)
+
+
+def _shapes(name: str, shapes) -> tuple[str, ...]:
+    """An entry's `shapes`, each checked to be a regular expression (a broken one names its entry)."""
+    for shape in shapes:
+        try:
+            re.compile(str(shape))
+        except re.error as exc:
+            raise ValueError(f"playbook entry {name}: shape {shape!r} is no regular expression: {exc}") from None
+    return tuple(str(shape) for shape in shapes)
 
 
 def negative_cue(playbook: Playbook, text: str) -> str | None:
@@ -131,7 +151,7 @@ def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match]
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
     if negative_cue(playbook, text or ""):
         return None
-    if playbook.any_trigger is None or not playbook.any_trigger.search(text or ""):
+    if not any(p is not None and p.search(text or "") for p in (playbook.any_trigger, playbook.any_shape)):
         turns = _TURNS_RE.search(text or "")  # "Emma turns 5": a birthday without the word
         birthday = playbook.of_kind("birthday") if turns else None
         return (birthday, turns) if birthday is not None else None
@@ -140,6 +160,21 @@ def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match]
         if found:
             return event, found
     return None
+
+
+def title_words(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match] | None:
+    """`match_words` for an event's title, a noun phrase whose last noun says what it is: the trigger that ends
+    last wins ("Car insurance payment" is a payment, "Wedding trip" a trip), then the longer one ("Passport
+    appointment" over "appointment"), then the playbook's order."""
+    found = match_words(playbook, title)
+    if found is None or not playbook.any_trigger:
+        return found
+    best = found
+    for event in playbook:
+        for match in event.matches(title):
+            if (match.end(), len(match.group(0))) > (best[1].end(), len(best[1].group(0))):
+                best = (event, match)
+    return best
 
 
 _TURNS_RE = re.compile(r"\bturns\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?))", re.I)
@@ -189,7 +224,7 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
             return Recognition(travel, f"{span:.0f} days in {place.name}, away from home ({where}), though "
                                        f"“{cue}” is in the title", place)
         return Recognition(None, f"negative cue “{cue}” in the title")
-    found = match_words(playbook, title) or (match_words(playbook, description) if description else None)
+    found = title_words(playbook, title) or (match_words(playbook, description) if description else None)
     # a stay away is a trip (not the conference entry, which is of the travel kind too)
     if found:
         event, trigger = found

@@ -74,7 +74,11 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     if due is not None:
         # asked for by tomorrow: the user hears of it now, not at the next morning's sync
         soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)
-        return urgency.Judgement(1 if soon else 2, due.rule + (" (by tomorrow)" if soon else ""))
+        if soon:
+            return urgency.Judgement(1, due.rule + " (by tomorrow)")
+        # asked for by a date: proposed the day the mail came, while the user still has it in mind (and may answer
+        # "no, done already"), not at the next morning's sync; the attention budget still places the message
+        return urgency.Judgement(2, due.rule, early=True)
     if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
         return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):

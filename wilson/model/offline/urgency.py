@@ -21,7 +21,9 @@ from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
 PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
-                      r"coupon|black friday)\b|\d+\s?% off", re.I)
+                      r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
+                      r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
+                      r"\d+\s?% (?:off|discount)", re.I)
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
                                  r"info|hello|team|updates?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
@@ -56,8 +58,11 @@ EMERGENCY_RES = (
     ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
                           r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
     ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
-                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted) to (?:the )?hospital|"
-                                       r"in (?:the )?hospital|medical emergency|paramedics)\b", re.I)),
+                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
+                                       r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
+                                       r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
+                                       r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
+                                       r"critical condition|krankenhaus|notaufnahme|notarzt)\b", re.I)),
     ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
                               r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
                               r"(?:was|were|been) robbed)\b", re.I)),
@@ -83,6 +88,7 @@ class Judgement:
     level: int | None  # 1 urgent, 2 needs action, 3 briefing, None nothing for the user
     rule: str
     situation: bool = False  # what the mail is about needs the user (not only its words): bulk mail too
+    early: bool = False  # not urgent, but worth an early sync: a request is proposed the day it comes
 
 
 def phishing(text: str, subject: str, sender: str) -> bool:
@@ -261,5 +267,5 @@ def judge_calendar(payload: dict, now: datetime, tz) -> Judgement:
 
 
 def arousing(judgement: Judgement) -> bool:
-    """What the RAS wakes the thalamus for before the next sync."""
-    return judgement.level == 1
+    """What the RAS wakes the thalamus for before the next sync: the urgent, and what is better proposed now."""
+    return judgement.level == 1 or judgement.early

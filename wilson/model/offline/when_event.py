@@ -16,10 +16,21 @@ SHOWN = 3  # events named in one answer
 # "when is my next appointment?": the first event to come, whatever it is called
 _NEXT_RE = re.compile(r"^(?:next|first)\s+(?:appointment|event|meeting|thing)s?$", re.I)
 # words that say what kind of thing it is, not which: "my dentist appointment" is the event "Dentist"
-_KINDS = {"appointment", "event", "meeting", "next", "first", "one", "task"}
+_KINDS = {"appointment", "event", "meeting", "meet", "thing", "next", "first", "one", "task"}  # "meet": words() stems
 # a question about a day or the calendar itself ("when is my calendar busy tomorrow?"), which listing answers
 _ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b",
                             re.I)
+
+
+# "what's my next appointment?", "where is my next meeting?": the first event to come, as "when is" finds it
+NEXT_ASKED_RE = re.compile(r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
+                           r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$", re.I)
+
+
+def next_event(chat: Chat, text: str) -> Reply | None:
+    """"What's my next appointment?": read the year ahead for the first event still to begin."""
+    found = NEXT_ASKED_RE.match(text)
+    return lookup(chat, found.group("topic")) if found else None
 
 
 def lookup(chat: Chat, phrase: str) -> Reply | None:
