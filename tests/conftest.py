@@ -18,6 +18,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
+from wilson.model.scripted import ScriptedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,3 +137,19 @@ def fake():
 
     with FakeTelegram(forum_chat_id=FORUM_CHAT_ID) as server:
         yield server
+
+
+@pytest.fixture
+def serve():
+    """Scripted model servers on loopback (wilson/model/scripted.py), stopped after the test."""
+    servers = []
+
+    def start(rules=(), **kw):
+        server = ScriptedServer(rules, **kw)
+        server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

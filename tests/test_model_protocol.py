@@ -20,7 +20,7 @@ from wilson.app.eval.scenarios import suite
 from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
 from wilson.model import protocol
-from wilson.model.scripted import MODES, ScriptedServer
+from wilson.model.scripted import MODES
 from wilson.model.synapse import Synapse, trace_scope
 
 START = "2027-01-05T08:00:00+01:00"
@@ -32,21 +32,6 @@ NURSE = ("Email from nurse@stmarys-school.org: Lily has a fever\n"
          "Hello, this is the school nurse. Your daughter Lily has a fever of 39 and is unwell. "
          "Please come and pick her up as soon as possible.")
 NURSE_MAIL = {"from": "nurse@stmarys-school.org", "subject": "Lily has a fever"}
-
-
-@pytest.fixture
-def serve():
-    servers = []
-
-    def start(rules=(), **kw):
-        server = ScriptedServer(rules, **kw)
-        server.start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 @pytest.fixture

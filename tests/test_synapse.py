@@ -50,21 +50,6 @@ def clock():
 
 
 @pytest.fixture
-def serve():
-    servers = []
-
-    def start(rules=(), **kw):
-        server = ScriptedServer(rules, **kw)
-        server.start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
-
-
-@pytest.fixture
 def connect(tmp_path, clock, store):
     """Synapse factory: llm settings as keyword arguments; every synapse is closed afterwards."""
     made = []
