@@ -26,8 +26,9 @@ def test_pair_without_a_token_says_to_make_a_bot_first_and_prints_no_code(tmp_pa
     result = cli(tmp_path, "pair")
     no_traceback(result)
     assert result.returncode == 1
-    assert result.stderr.startswith("There is no Telegram bot to pair with yet: no token is set. First:")
-    assert "@BotFather, send /newbot" in result.stderr and "export WILSON_TELEGRAM_TOKEN=" in result.stderr
+    assert result.stderr == ("wilson pair: there is no Telegram bot to pair with yet: no token is set (what to do "
+                             "first is above).\n")
+    assert "@BotFather, send /newbot" in result.stdout and "export WILSON_TELEGRAM_TOKEN=" in result.stdout
     assert "/start" not in result.stdout + result.stderr  # no code for a bot that does not exist
 
 

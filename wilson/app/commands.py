@@ -42,7 +42,8 @@ To use Telegram: create a bot with @BotFather, then
   export WILSON_TELEGRAM_ALLOWED_USERS=12345  # your numeric Telegram user id (or use `wilson pair`)
 and start Wilson again (`make run`, or `wilson run`)."""
 
-PAIR_FIRST = """There is no Telegram bot to pair with yet: no token is set. First:
+PAIR_FIRST = "wilson pair: there is no Telegram bot to pair with yet: no token is set (what to do first is above)."
+PAIR_STEPS = """First make the bot:
   1. In Telegram, open @BotFather, send /newbot and pick a name; it answers with a token.
   2. export WILSON_TELEGRAM_TOKEN=...   # never put it in a file you share
   3. Start Wilson (`wilson run`, or `make run`) and leave it running.
@@ -263,6 +264,7 @@ def cmd_eval(opts, config) -> int:
 
 def cmd_pair(opts, config) -> int:
     if not config.get("telegram", "token"):  # a code now would be for a bot that does not exist yet
+        print(PAIR_STEPS)  # the steps are the answer; the one line on stderr says what stopped it
         print(PAIR_FIRST, file=sys.stderr)
         return 1
     _open(config)
