@@ -331,9 +331,7 @@ def test_a_server_that_drips_its_headers_is_given_up_within_the_deadline_and_bac
                 watcher.record(watcher.look(watcher.get(slow), http, at), at, commit(at))
             assert watcher.get(slow)["failures"] == n + 1
             assert datetime.fromisoformat(watcher.get(slow)["next_at"]) == at + EVERY * min(2 ** n, 8)
-        deadline = time.monotonic() + 10
-        while (drip.dropped < drip.accepted or threading.active_count() > threads) and time.monotonic() < deadline:
-            time.sleep(0.05)  # the server's own threads notice the closed connections at their next line
+        assert drip.wait_all_dropped(10)  # the server's own threads notice the closed connections at their next line
         # robots.txt once (kept a day: the first look's time went on it), then the feed at each of the later three
         assert drip.dropped == drip.accepted == 4
         assert threading.active_count() <= threads
@@ -358,7 +356,6 @@ def test_a_dripping_feed_in_a_running_wilson_fails_backs_off_and_never_restarts_
     deadline each time it is due, the page beside it is read, the channel is never restarted (its
     dashboard stays on its port) and no thread is left behind."""
     import threading
-    import time
 
     from channels.web.channel import ADDRESS_KEY
     from storage import kv
@@ -386,8 +383,6 @@ def test_a_dripping_feed_in_a_running_wilson_fails_backs_off_and_never_restarts_
         assert watcher.get(slow)["error"] == "it took longer than 2 seconds to answer"
         assert app.supervisor.health["web"].restarts == 0
         assert kv.get_setting(ADDRESS_KEY) == address  # the same dashboard, on the same port
-        deadline = time.monotonic() + 10
-        while (drip.dropped < drip.accepted or threading.active_count() > threads) and time.monotonic() < deadline:
-            time.sleep(0.05)  # the server's threads notice the closed connections at their next line
+        assert drip.wait_all_dropped(10)  # the server's own threads notice the closed connections at their next line
         assert drip.dropped == drip.accepted
         assert threading.active_count() <= threads

@@ -310,6 +310,8 @@ class DripSite:
         self.head, self.drip, self.speaks_first = head, drip, speaks_first
         self.accepted = 0
         self.dropped = 0  # connections the client gave up on before the drip ran out
+        self.changed = threading.Condition()  # told when a connection was given up on
+        self.handlers: list[threading.Thread] = []
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(16)
@@ -325,7 +327,9 @@ class DripSite:
             except OSError:
                 return
             self.accepted += 1
-            threading.Thread(target=self._drip, args=(conn,), name="drip-conn", daemon=True).start()
+            handler = threading.Thread(target=self._drip, args=(conn,), name="drip-conn", daemon=True)
+            self.handlers.append(handler)
+            handler.start()
 
     def _drip(self, conn):
         with conn:
@@ -338,7 +342,22 @@ class DripSite:
                         return
                     conn.sendall(self.drip.replace(b"{n}", str(n).encode()))
             except OSError:
-                self.dropped += 1
+                with self.changed:
+                    self.dropped += 1
+                    self.changed.notify_all()
+
+    def wait_all_dropped(self, seconds: float = 10.0) -> bool:
+        """Wait until the client gave up on every connection (each handler notices at its next line) and their
+        threads have ended; False if that did not happen within `seconds`."""
+        import time
+
+        end = time.monotonic() + seconds
+        with self.changed:
+            if not self.changed.wait_for(lambda: self.dropped >= self.accepted, timeout=seconds):
+                return False
+        for handler in list(self.handlers):
+            handler.join(timeout=max(0.0, end - time.monotonic()))
+        return not any(handler.is_alive() for handler in self.handlers)
 
     def __enter__(self):
         self.thread.start()
