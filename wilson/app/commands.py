@@ -224,13 +224,7 @@ def cmd_mcp(opts, config) -> int:
     except ValueError as exc:
         print(f"wilson mcp: [mcp.servers.{opts.name}] {exc}", file=sys.stderr)
         return 2
-    connection = mcp_skill.probe(spec)
-    try:
-        for line in mcp_skill.server_lines(connection, details=True):
-            _out(line)
-        return 0 if connection.state == "ready" else 1
-    finally:
-        connection.close()
+    return _try_server(spec)
 
 
 def mcp_add(opts, config) -> int:
@@ -249,7 +243,12 @@ def mcp_add(opts, config) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     _out(f"added [mcp.servers.{opts.name}] to {path}; its changes will wait for your approval. Trying it:")
-    connection = mcp_skill.probe(mcp_servers.spec_of(opts.name, values))
+    return _try_server(mcp_servers.spec_of(opts.name, values))
+
+
+def _try_server(spec) -> int:
+    """Connect to one MCP server, print what it offers, and say by the exit code whether it is ready."""
+    connection = mcp_skill.probe(spec)
     try:
         for line in mcp_skill.server_lines(connection, details=True):
             _out(line)
