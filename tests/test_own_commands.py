@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 
 from storage import outbox, trace
-from storage.models import Approval, Schedule, Task, Trace
+from storage.models import Approval, Inbox, Schedule, Task, Trace
 from tests.test_telegram import (  # noqa: F401
     OWNER,
     approve_japan,
@@ -102,7 +102,8 @@ def test_a_follow_up_at_the_terminal_shows_its_one_step_answers(app, repl):
     assert follow_up["tasks"] == [task.id] and "rent" in follow_up["text"].lower()
     printed = io.StringIO()
     Repl(app, out=printed).print_delivery(follow_up)
-    assert printed.getvalue().rstrip().endswith(f"→ done {task.id} | snooze {task.id} 1d | drop {task.id}")
+    assert printed.getvalue().rstrip().endswith(
+        f"→ done {task.id} | snooze {task.id} 1d | drop {task.id} | help {task.id}")
     assert said(app, repl, f"snooze {task.id} 1d")[0].startswith("Done:\n✓ Snooze: Pay the rent")
 
 
@@ -115,8 +116,9 @@ def test_the_done_button_under_a_follow_up_marks_it_done_in_one_tap(wilson, fake
                      payload={"tasks": [task.id]})
     app.supervisor.tell("telegram", Deliver(box.id))
     follow_up = wait_text(fake, OWNER, "is due tomorrow")
-    [[done, snooze, drop]] = keyboard_rows(follow_up)
-    assert (done["text"], snooze["text"], drop["text"]) == ("Done ✓", "Snooze a day 💤", "Drop ✗")
+    [[done, snooze, drop, helping]] = keyboard_rows(follow_up)
+    assert (done["text"], snooze["text"], drop["text"], helping["text"]) == (
+        "Done ✓", "Snooze a day 💤", "Drop ✗", "Help me 🙋")
     press = fake.press(OWNER, follow_up, done["callback_data"])
     receipt = wait_text(fake, OWNER, "✓ Mark done:")
     assert fake.answer(press)["text"] == "Marking it done…"
@@ -125,6 +127,89 @@ def test_the_done_button_under_a_follow_up_marks_it_done_in_one_tap(wilson, fake
     [[undo]] = keyboard_rows(receipt)
     fake.press(OWNER, receipt, undo["callback_data"])
     fake.wait_for(lambda: Task.get_by_id(task.id).status == "open", 10, "the task open again")
+
+
+def follow_up_on_telegram(app, fake, task: Task) -> dict:
+    box = outbox.add(channel="telegram", text=f"Reminder: “{task.title}” is due soon.",
+                     trace_id=trace.new_trace_id(), key=f"test:follow-up:{task.id}", at=app.clock.now(),
+                     payload={"tasks": [task.id]})
+    app.supervisor.tell("telegram", Deliver(box.id))
+    return wait_text(fake, OWNER, "is due soon")
+
+
+def test_the_snooze_button_under_a_follow_up_snoozes_it_a_day_in_one_tap(wilson, fake):  # noqa: F811
+    app = wilson()
+    approve_japan(fake)
+    task = Task.get()
+    follow_up = follow_up_on_telegram(app, fake, task)
+    snooze = next(b for b in keyboard_rows(follow_up)[0] if b["text"] == "Snooze a day 💤")
+    press = fake.press(OWNER, follow_up, snooze["callback_data"])
+    receipt = wait_text(fake, OWNER, "✓ Snooze:")
+    assert fake.answer(press)["text"] == "Snoozing it…"
+    tomorrow = app.clock.now().astimezone(app.config.timezone) + timedelta(days=1)
+    assert f"✓ Snooze: {task.title} until {tomorrow:%a} {tomorrow.day} {tomorrow:%b %Y}" in receipt["text"]
+    assert app.wait_idle(10)
+    assert Task.get_by_id(task.id).status == "snoozed" and waiting() == 0  # one tap, no second approval
+    [[undo]] = keyboard_rows(receipt)
+    assert undo["text"] == "Undo ↶"
+
+
+def test_stop_reminding_under_a_reminder_stops_it_in_one_tap(wilson, fake):  # noqa: F811
+    app = wilson()
+    reminder = Schedule.create(name="reminder:pills", cron="0 8 * * *", kind="reminder", text="take my pills",
+                               timezone=str(app.config.timezone), next_fire_at=app.clock.now() + timedelta(days=1))
+    box = outbox.add(channel="telegram", text="Reminder: take my pills", trace_id=trace.new_trace_id(),
+                     key="test:reminder", at=app.clock.now(), payload={"reminder": reminder.id})
+    app.supervisor.tell("telegram", Deliver(box.id))
+    fired = wait_text(fake, OWNER, "take my pills")
+    [[stop]] = keyboard_rows(fired)
+    assert stop["text"] == "Stop reminding ✋"
+    press = fake.press(OWNER, fired, stop["callback_data"])
+    receipt = wait_text(fake, OWNER, "✓ Stop reminder: take my pills")
+    assert fake.answer(press)["text"] == "Stopping it…"
+    assert app.wait_idle(10)
+    assert not Schedule.get_by_id(reminder.id).enabled and waiting() == 0  # one tap, no second approval
+    assert [b["text"] for row in keyboard_rows(receipt) for b in row] == ["Undo ↶"]
+
+
+def test_help_me_under_a_follow_up_asks_wilson_about_that_task_and_changes_nothing(wilson, fake, model):  # noqa: F811
+    app = wilson()
+    approve_japan(fake)
+    task = Task.get()
+    follow_up = follow_up_on_telegram(app, fake, task)
+    helping = next(b for b in keyboard_rows(follow_up)[0] if b["text"] == "Help me 🙋")
+    press = fake.press(OWNER, follow_up, helping["callback_data"])
+    answer = wait_text(fake, OWNER, "echo: Help me with Book flights (due Mon 1 Mar, for Japan trip).")
+    assert fake.answer(press)["text"] == "Asking Wilson to help…"
+    assert answer["reply_to_message"]["message_id"] == follow_up["message_id"]  # the answer is about the message pressed
+    assert app.wait_idle(10)
+    assert Task.get_by_id(task.id).status == "open" and waiting() == 0  # a question, not a change
+
+
+def test_help_typed_or_as_a_slash_command_asks_wilson_about_that_task(wilson, fake, model):  # noqa: F811
+    app = wilson()
+    approve_japan(fake)
+    task = Task.get()
+    fake.send_text(OWNER, f"help {task.id}")
+    wait_text(fake, OWNER, "echo: Help me with Book flights (due Mon 1 Mar, for Japan trip).")
+    fake.send_text(OWNER, f"/help {task.id + 40}")
+    wait_text(fake, OWNER, f"I have no task {task.id + 40} (`tasks` lists them).")
+    fake.send_text(OWNER, "/help")
+    assert "/help 3 asks me to help with task 3" in wait_text(fake, OWNER, "/tasks")["text"]
+    fake.send_text(OWNER, f"/help {task.id}")
+    fake.wait_for(lambda: len([m for m in fake.sent_to(OWNER) if m["text"].startswith("echo: Help me with")]) == 2,
+                  10, "a second answer about the task")
+    assert app.wait_idle(10)
+    assert Task.get_by_id(task.id).status == "open" and waiting() == 0
+
+
+def test_help_at_the_terminal_asks_wilson_about_the_task_by_name(app, repl):
+    task = a_task(app, repl, "add pay the rent by Friday")
+    said(app, repl, f"help {task.id}")
+    assert Inbox.select().order_by(Inbox.id.desc()).get().text == "Help me with Pay the rent (due Fri 8 Jan)."
+    assert Task.get_by_id(task.id).status == "open" and waiting() == 0
+    repl.run_line(f"help {task.id + 5}")
+    assert f"I have no task {task.id + 5} (`tasks` lists them)." in repl.out.getvalue()
 
 
 def test_done_typed_in_the_chat_is_a_command_not_a_message_for_the_model(wilson, fake, model):  # noqa: F811

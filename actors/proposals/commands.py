@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from actors import tools
 from actors.proposals.decide import approve
 from actors.proposals.rules import DecisionResult, clipped
-from actors.tools.common import user_reminders
+from actors.tick.deadlines import due_date
+from actors.tools.common import user_reminders, visible_to
 from storage import trace
 from storage.models import Approval, ApprovalItem, Schedule, Task
 from wilson.kernel.clock import parse_duration
@@ -136,12 +137,47 @@ def run(decision: Decision, now: datetime, config, owner: str | None, plan_task)
 
 
 def follow_up_buttons(task_ids) -> list[dict]:
-    """The one-tap answers under a follow-up about these tasks: done, snooze a day, drop, each a command."""
+    """The one-tap answers under a follow-up about these tasks: done, snooze a day, drop, each a command, and
+    "help" (words for Wilson, not a change)."""
     out = []
     for task_id in task_ids or []:
         if isinstance(task_id, int) and not isinstance(task_id, bool):
             task = Task.get_or_none(Task.id == task_id)
             if task is not None and task.status in ("open", "snoozed"):
                 out.append({"task_id": task_id, "title": task.title,
-                            "commands": [f"done {task_id}", f"snooze {task_id} {DEFAULT_SNOOZE}", f"drop {task_id}"]})
+                            "commands": [f"done {task_id}", f"snooze {task_id} {DEFAULT_SNOOZE}", f"drop {task_id}",
+                                         f"help {task_id}"]})
     return out
+
+
+# "help 3", "help me with 3": the escalation's fourth choice. Not a change, so not a command: it becomes the
+# user's words for Wilson, naming the task (`help_words`), answered as any message is.
+_HELP = re.compile(r"(?i)^\s*/?help\s+(?:me\s+with\s+)?#?(\d{1,9})\s*[.!?]?\s*$")
+
+
+def help_target(text: str | None) -> int | None:
+    """The task "help 3" asks help with, or None for any other words."""
+    match = _HELP.match(text or "")
+    return int(match.group(1)) if match else None
+
+
+def help_words(task_id: int, tz, user_id: str | None = None, owner: str | None = None) -> str:
+    """What "help 3" says to Wilson: a request naming the task, its date and its topic, so that the answer is
+    about that task. ValueError in words for the user when there is no such open task of theirs."""
+    task = Task.get_or_none((Task.id == task_id) & visible_to(Task, user_id, owner))
+    if task is None:
+        raise ValueError(f"I have no task {task_id} (`tasks` lists them).")
+    if task.status not in ("open", "snoozed"):
+        state = "dropped" if task.status == "cancelled" else task.status
+        raise ValueError(f"“{task.title}” is {state} already.")
+    about = []
+    if task.due is not None:
+        if task.due_is_date:
+            day = due_date(task.due, tz)
+            about.append(f"due {day:%a} {day.day} {day:%b}")
+        else:
+            due = task.due.astimezone(tz)
+            about.append(f"due {due:%a} {due.day} {due:%b %H:%M}")
+    if task.topic_id:
+        about.append(f"for {task.topic.title}")
+    return f"Help me with {task.title}" + (f" ({', '.join(about)})" if about else "") + "."

@@ -21,9 +21,9 @@ from actors.proposals.words import render, undo_named
 from channels import views
 from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_command_data, parse_toggle
-from storage import decisions, kv, outbox, trace
+from storage import decisions, kv, outbox, routing, trace
 from storage.models import Approval, ApprovalItem
-from wilson.kernel.messages import Decision, DecisionRecorded, Deliver
+from wilson.kernel.messages import Decision, DecisionRecorded, Deliver, StimulusCommitted
 
 CALLBACK_ANSWER_MAX = 190
 MODIFY_WAIT = timedelta(hours=1)
@@ -55,6 +55,13 @@ class Buttons:
         if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
             self._own_command(incoming.uid, told.text, incoming.where, incoming.now, incoming.after)
             return True
+        helping = commands.help_target(text)
+        if helping is not None:  # "help 3", as the briefing's choices say
+            problem = self._help(incoming.uid, helping, incoming.where, incoming.reply, incoming.key, incoming.now,
+                                 incoming.after)
+            if problem:
+                self._reply(problem, incoming, "help")
+            return True
         match = REVIVE_WORDS.match(text)
         undoing = undo_named(text)
         if not match and undoing is None:
@@ -79,6 +86,24 @@ class Buttons:
                                text=words)
         kv.put_setting(DECISION_CHAT + "command:" + str(row.id), where)
         after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
+
+    def _help(self, uid: str, task_id: int, where: dict, reply: dict, key: str, now: datetime,
+              after: list) -> str | None:
+        """"help 3" typed, /help 3, or a Help button: the user's words for Wilson about that task, committed as a
+        message (answered in this chat, as a reply to `reply`). Returns why it cannot be, in words, or None."""
+        try:
+            text = commands.help_words(task_id, self.config.timezone, uid, self.config.get("core", "owner"))
+        except ValueError as exc:
+            return str(exc)
+        payload = {"chat_id": where["chat_id"], "message_ref": dict(reply), "help_task": task_id}
+        if where.get("thread_id"):
+            payload["thread_id"] = payload["message_ref"]["thread_id"] = where["thread_id"]
+        row = routing.commit_realtime(source=self.name, text=text, user_id=uid, at=now, dedup_key=f"{key}:help",
+                                      payload=payload)
+        if row is not None:
+            nudge = StimulusCommitted("inbox", row.id, row.trace_id, row.priority)
+            after.append(lambda: self.tell("thalamus", nudge))
+        return None
 
     def _show_expired(self, incoming: Incoming) -> None:
         rows = views.expired(self.config.timezone)
@@ -122,11 +147,17 @@ class Buttons:
             return
         words = parse_command_data(query.data)
         told = commands.parse(words) if words is not None else None
-        if told is not None:
+        helping = commands.help_target(words) if words is not None else None
+        if told is not None or helping is not None:
             message = query.message
             where = {"chat_id": int(message.chat.id) if message else int(uid)}
             if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
                 where["thread_id"] = message.message_thread_id
+            if helping is not None:  # words for Wilson about the task, answered under the message pressed
+                reply = {"chat_id": where["chat_id"], "message_id": message.message_id} if message else {}
+                problem = self._help(uid, helping, where, reply, f"telegram:{update_id}", now, after)
+                answer((problem or "Asking Wilson to help…")[:CALLBACK_ANSWER_MAX])
+                return
             self._own_command(uid, told.text, where, now, after)
             answer({"done": "Marking it done…", "snooze": "Snoozing it…", "drop": "Dropping it…",
                     "stop": "Stopping it…"}[told.verb])

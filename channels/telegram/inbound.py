@@ -219,7 +219,13 @@ class Inbound:
 
     def _command(self, incoming: Incoming, name: str, argument: str) -> None:
         tz = self.config.timezone
-        if name in ("start", "help"):
+        if name == "help" and own_commands.help_target(f"help {argument}") is not None:
+            # "/help 3": help with task 3, as the briefing's choices say
+            text = self._help(incoming.uid, own_commands.help_target(f"help {argument}"), incoming.where,
+                              incoming.reply, incoming.key, incoming.now, incoming.after)
+            if text is None:
+                return  # Wilson's answer to the request is the reply
+        elif name in ("start", "help"):
             text = HELP
         elif name == "tasks":
             text = views.table("tasks", views.tasks(tz, "open", incoming.uid, self.config.get("core", "owner")))

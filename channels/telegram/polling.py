@@ -30,7 +30,7 @@ COMMANDS = [
     ("budget", "what the language model cost today"),
     ("expired", "proposals that ran out of time, to bring back"),
     ("memory", "what I've learned about you (/forget N when one is wrong)"),
-    ("help", "what I understand"),
+    ("help", "what I understand; /help 3 asks me to help with task 3"),
 ]
 
 

@@ -161,7 +161,8 @@ def undo_keyboard(entry) -> InlineKeyboardMarkup | None:
 
 
 COMMAND_DATA = "do:"  # a one-tap command under a follow-up: the words after it, as the user could type them
-COMMAND_LABELS = {"done": "Done ✓", "snooze": "Snooze a day 💤", "drop": "Drop ✗", "stop": "Stop reminding ✋"}
+COMMAND_LABELS = {"done": "Done ✓", "snooze": "Snooze a day 💤", "drop": "Drop ✗", "stop": "Stop reminding ✋",
+                  "help": "Help me 🙋"}
 
 
 def command_data(words: str) -> str:

@@ -202,6 +202,9 @@ class WebChannel(Channel):
                                         channel=self.name, at=self.now(), text=told.text)
             self.tell("approval", DecisionRecorded(decision.id))
             return None
+        helping = commands.help_target(text)
+        if helping is not None:  # "help 3", as the briefing's choices say: words for Wilson about task 3
+            return self.help(helping, key or secrets.token_urlsafe(12))
         row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
                                        dedup_key=f"web:{key}" if key else None, payload={"via": "dashboard"})
         if row is None:
@@ -238,6 +241,39 @@ class WebChannel(Channel):
             faults.point("web:after-decision-commit")
             self.tell("approval", DecisionRecorded(row.id))
         return approval.id
+
+    def command(self, words: str, key: str) -> int:
+        """A press on a Snooze or Stop button: the user's own command (DESIGN principle 17), the same decision
+        as typing it ("snooze 3 1d", "stop 4"), taken at once by the gate, whose receipt offers Undo. Once per
+        form (`key`): a double submit returns the first press's decision. Returns the decision's id."""
+        told = commands.parse(words)
+        if told is None:
+            raise Refused(400, "That button does not work any more.")
+        pressed = f"web:press:{key}"
+        with database.atomic():
+            earlier = kv.get_setting(pressed)
+            if earlier:
+                return int(earlier)
+            row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=self.user(), channel=self.name,
+                                   at=self.now(), text=told.text)
+            kv.put_setting(pressed, row.id)
+        faults.point("web:after-decision-commit")
+        self.tell("approval", DecisionRecorded(row.id))
+        return row.id
+
+    def help(self, task_id: int, key: str) -> int | None:
+        """A press on "Help me" (or "help 3" typed): the user's words for Wilson about that task, a message
+        answered on Conversation like any other. Refused (400) when there is no such open task."""
+        try:
+            text = commands.help_words(task_id, self.config.timezone, self.user(), self.config.get("core", "owner"))
+        except ValueError as exc:
+            raise Refused(400, str(exc)) from None
+        row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
+                                       dedup_key=f"web:help:{key}", payload={"via": "dashboard", "help_task": task_id})
+        if row is None:
+            return None
+        self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
+        return row.id
 
     def undo(self, approval_id: int) -> int:
         """An Undo press under a receipt: the same decision as typing "undo N" (the gate's undo machinery)."""

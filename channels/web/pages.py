@@ -12,6 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from actors.proposals import commands
 from actors.proposals.rules import OPEN, actions_for
 from actors.tools import task_view
 from channels import views
@@ -103,7 +104,8 @@ def today(now: datetime, tz, owner: str | None = None, coming: bool = False) -> 
     """What Today shows; `coming`: with the timeline of the coming weeks (channels/web/timeline.py)."""
     found = {"date": _local_day(now, tz).strftime("%A %d %B %Y"), "briefing": briefing(),
              "events": events_on(_local_day(now, tz), tz), **due_and_overdue(now, tz), "watched": watched(tz),
-             "seen": latest_seen(tz), "waiting": Approval.select().where(Approval.status.in_(OPEN)).count()}
+             "seen": latest_seen(tz), "waiting": Approval.select().where(Approval.status.in_(OPEN)).count(),
+             "reminders": views.reminders(tz)}
     if coming:
         found["timeline"] = timeline.coming(now, tz, owner)
     return found
@@ -124,6 +126,22 @@ def done_notice(raw: str, tz) -> dict | None:
     task = Task.get_or_none(Task.id == (item.args or {}).get("task_id"))
     return {"approval": approval.id, "title": task.title if task else "", "state": item.status,
             "error": (item.result or {}).get("error", "") if item.status == "failed" else ""}
+
+
+def command_notice(raw: str, channel: str) -> dict | None:
+    """What became of a Snooze or Stop press (a command decision), for the page it returns to: the gate's
+    receipt and its Undo, or that it is still being applied."""
+    if not raw.isdigit() or len(raw) > 16:
+        return None
+    row = DecisionRow.get_or_none((DecisionRow.id == int(raw)) & (DecisionRow.action == commands.COMMAND)
+                                  & (DecisionRow.channel == channel))
+    if row is None:
+        return None
+    told = Outbox.get_or_none(Outbox.idempotency_key == f"decision:{row.id}")
+    if told is None:
+        return {"state": "pending", "words": row.text}
+    undo = (told.payload or {}).get("undo") or {}
+    return {"state": "told", "words": row.text, "text": told.text, "undo": undo.get("id")}
 
 
 def proposals(tz, now: datetime) -> list[dict]:

@@ -28,6 +28,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from actors import tools
+from actors.proposals import commands
 from channels.web import auth, pages
 from storage.beliefs import behaviour_changes
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
@@ -134,7 +135,8 @@ def build(site) -> Starlette:
     async def today(request: Request, who, now) -> Response:
         return page("today.html", who, now, "today", title="Today",
                     t=pages.today(now, site.config.timezone, site.user(), coming=True), key=secrets.token_urlsafe(12),
-                    done=pages.done_notice(request.query_params.get("done", ""), site.config.timezone))
+                    done=pages.done_notice(request.query_params.get("done", ""), site.config.timezone),
+                    did=pages.command_notice(request.query_params.get("did", ""), site.name))
 
     async def proposals(request: Request, who, now) -> Response:
         sent = request.query_params.get("sent", "")
@@ -218,7 +220,8 @@ def build(site) -> Starlette:
         tz = site.config.timezone
         return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(tz, site.user(), now),
                     loose=pages.loose_tasks(tz, site.user()), key=secrets.token_urlsafe(12), one=False,
-                    done=pages.done_notice(request.query_params.get("done", ""), tz))
+                    done=pages.done_notice(request.query_params.get("done", ""), tz),
+                    did=pages.command_notice(request.query_params.get("did", ""), site.name))
 
     async def topic(request: Request, who, now) -> Response:
         tz = site.config.timezone
@@ -228,7 +231,8 @@ def build(site) -> Starlette:
             raise Refused(404, "There is no such topic.")
         return page("topics.html", who, now, "topics", title=found[0]["title"], topics=found, loose=[],
                     key=secrets.token_urlsafe(12), one=True,
-                    done=pages.done_notice(request.query_params.get("done", ""), tz))
+                    done=pages.done_notice(request.query_params.get("done", ""), tz),
+                    did=pages.command_notice(request.query_params.get("did", ""), site.name))
 
     async def task_done(request: Request, who, now) -> Response:
         task_id = number_in(request, "task_id", "There is no such task.")
@@ -238,6 +242,30 @@ def build(site) -> Starlette:
         back = back if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit()
                                                           and len(back) < 30) else "/topics"
         return RedirectResponse(f"{back}?done={approval_id}", status_code=303)
+
+    def back_of(form: dict) -> str:
+        """The page a press returns to: only one of the dashboard's own."""
+        back = form.get("back", "")
+        return back if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit()
+                                                          and len(back) < 30) else "/today"
+
+    async def task_snooze(request: Request, who, now) -> Response:
+        task_id = number_in(request, "task_id", "There is no such task.")
+        form = await form_of(request)
+        decision_id = site.command(f"snooze {task_id} {commands.DEFAULT_SNOOZE}", form_key(form))
+        return RedirectResponse(f"{back_of(form)}?did={decision_id}", status_code=303)
+
+    async def reminder_stop(request: Request, who, now) -> Response:
+        reminder_id = number_in(request, "reminder_id", "There is no such reminder.")
+        form = await form_of(request)
+        decision_id = site.command(f"stop {reminder_id}", form_key(form))
+        return RedirectResponse(f"{back_of(form)}?did={decision_id}", status_code=303)
+
+    async def task_help(request: Request, who, now) -> Response:
+        task_id = number_in(request, "task_id", "There is no such task.")
+        form = await form_of(request)
+        site.help(task_id, form_key(form))
+        return RedirectResponse("/conversation", status_code=303)  # where Wilson's answer comes
 
     async def undo(request: Request, who, now) -> Response:
         approval_id = proposal_id(request)
@@ -341,6 +369,9 @@ def build(site) -> Starlette:
         Route("/topics", guard(topics), methods=["GET"]),
         Route("/topics/{topic_id}", guard(topic), methods=["GET"]),
         Route("/tasks/{task_id}/done", guard(task_done, changes=True), methods=["POST"]),
+        Route("/tasks/{task_id}/snooze", guard(task_snooze, changes=True), methods=["POST"]),
+        Route("/tasks/{task_id}/help", guard(task_help, changes=True), methods=["POST"]),
+        Route("/reminders/{reminder_id}/stop", guard(reminder_stop, changes=True), methods=["POST"]),
         Route("/undo/{approval_id}", guard(undo, changes=True), methods=["POST"]),
         Route("/trace", guard(trace_page), methods=["GET"]),
         Route("/memory", guard(memory), methods=["GET"]),

@@ -28,7 +28,6 @@ from channels import views
 from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
 from wilson.app import home_guard
-from storage.models import Task
 from wilson.app.application import Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
@@ -54,7 +53,7 @@ HELP = """Commands (one per line, # starts a comment):
                                              (alone: the last one you approved)
   done ID | snooze ID [2d|DATE] | drop ID    a task (a number from `tasks`), at once: your command is
   move ID DATE | stop ID                     the approval; stop: a reminder (a number from `reminders`)
-  help ID                                    ask Wilson to help with a task
+  help ID                                    ask Wilson to help with a task (words for Wilson, no change)
   overdue                                    the tasks whose day has passed, with what you can do
   today                                      look at what's new, now (as Telegram's /today)
   quiet DURATION | quiet off                 hold non-urgent messages, e.g. quiet 3h
@@ -78,9 +77,6 @@ SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
 MAX_LINE = 20_000  # characters; far more than anyone types, far less than a pasted file
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # terminal colour and cursor codes, as pasted text carries them
-
-
-HELP_TASK = re.compile(r"(?i)^help\s+(?:me\s+with\s+)?#?(\d{1,9})\s*$")
 
 
 class CommandError(ValueError):
@@ -132,9 +128,9 @@ def parse(line: str) -> Command | None:
     told = commands.parse(line)
     if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
         return Command("do", (told.text,))
-    helping = HELP_TASK.match(line)
-    if helping:
-        return Command("help_task", (int(helping.group(1)),))
+    helping = commands.help_target(line)
+    if helping is not None:  # "help 3": words for Wilson about task 3
+        return Command("help_task", (helping,))
     word, _, rest = line.partition(" ")
     word, rest = word.lower(), rest.strip()
     if word in ALONE and not rest:
@@ -363,10 +359,10 @@ class Repl:
         elif name == "do":
             app.decide(0, commands.COMMAND, text=args[0])
         elif name == "help_task":  # the user's own words for Wilson, naming the task
-            task = Task.get_or_none(Task.id == args[0])
-            if task is None:
-                raise CommandError(f"no task {args[0]} (`tasks` lists them)")
-            app.say(f"help me with {task.title}")
+            try:
+                app.say(commands.help_words(args[0], app.config.timezone))
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         elif name == "overdue":
             rows = views.overdue(app.config.timezone, app.clock.now())
             self.emit({"type": name, "items": rows} if self.as_json else views.table(name, rows))
