@@ -256,7 +256,7 @@ def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_on
         "rgba(179, 45, 46, 1)"  # red
     assert today.value_of_css_property("background-color") == "rgba(252, 249, 232, 1)"  # marked
     days = [" ".join(d.text.split()) for d in timeline.find_elements(By.CSS_SELECTOR, ".tl-week .tl-day")]
-    assert days == ["Tue 05 Jan today DUE Water the plants 17:00 ✓ Done",
+    assert days == ["Tue 05 Jan today DUE Water the plants 17:00 ✓ Done 💤 Snooze a day",
                     "Fri 08 Jan in 3 days DUE Move to Hamburg: Book the van",
                     "Wed 13 Jan in 8 days EVENT 10:30 Dentist (Dr. Weber)",
                     "Fri 22 Jan in 2 weeks DUE Move to Hamburg: Pack the kitchen",
@@ -290,3 +290,54 @@ def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_on
     assert words.startswith("2 of 4 done · 1 overdue · 1 open")
     assert Task.get_by_id(life["van"].id).status == "done"
     assert "Proposals (" not in browser.find_element(By.TAG_NAME, "header").text  # nothing asked a second time
+
+
+def test_snooze_stop_and_help_me_on_the_dashboard_each_take_one_press_and_ask_nothing_twice(web, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from storage.models import Schedule
+    from tests.test_web_today import a_life
+
+    life = a_life(web)
+    pills = Schedule.create(name="reminder:pills", cron="0 8 * * *", kind="reminder", text="take my pills",
+                            timezone=str(web.config.timezone), next_fire_at=web.clock.now() + timedelta(days=1))
+    browser_login(browser, web)
+    wait = WebDriverWait(browser, 15)
+
+    def notice_after_press(button_id: str) -> str:
+        browser.find_element(By.ID, button_id).click()  # one press
+        wait.until(seen.presence_of_element_located((By.ID, "command-notice")))
+        assert web.wait_idle()
+        browser.refresh()
+        return " ".join(wait.until(seen.presence_of_element_located((By.ID, "command-notice"))).text.split())
+
+    notice = notice_after_press(f"snooze-{life['notice'].id}")
+    assert notice.startswith("Done: ✓ Snooze: Give notice on the flat until Wed 6 Jan 2027") and "Undo" in notice
+    assert not browser.find_elements(By.ID, "overdue")  # asleep until tomorrow: nothing is overdue today
+    assert Task.get_by_id(life["notice"].id).status == "snoozed"
+
+    reminders = browser.find_element(By.ID, "reminders")
+    assert "take my pills" in reminders.text and "Stop reminding" in reminders.text
+    notice = notice_after_press(f"stop-{pills.id}")
+    assert notice.startswith("Done: ✓ Stop reminder: take my pills")
+    assert not browser.find_elements(By.ID, "reminders") and not Schedule.get_by_id(pills.id).enabled
+    assert "Proposals (" not in browser.find_element(By.TAG_NAME, "header").text  # nothing asked a second time
+
+    browser.find_element(By.ID, "command-notice").find_element(By.NAME, "undo").click()  # Undo puts it back
+    wait.until(lambda driver: driver.current_url.endswith("/proposals"))
+    assert web.wait_idle()
+    assert Schedule.get(Schedule.text == "take my pills", Schedule.enabled == True).cron == "0 8 * * *"  # noqa: E712
+
+    browser.get(base_url() + f"/topics/{life['move'].id}")
+    van = wait.until(seen.presence_of_element_located((By.ID, f"task-{life['van'].id}")))
+    assert [b.text for b in van.find_elements(By.TAG_NAME, "button")] == ["✓ Done", "💤 Snooze a day", "🙋 Help me"]
+    browser.find_element(By.ID, f"help-{life['van'].id}").click()
+    wait.until(seen.presence_of_element_located((By.ID, "messages")))
+    assert browser.current_url.endswith("/conversation")
+    assert web.wait_idle()
+    wait.until(lambda driver: driver.find_elements(By.CSS_SELECTOR, ".msg.wilson"))
+    asked = " ".join(browser.find_element(By.CSS_SELECTOR, ".msg.you").text.split())
+    assert "Help me with Book the van (due Fri 8 Jan, for Move to Hamburg)." in asked
+    assert Task.get_by_id(life["van"].id).status == "open"  # a question to Wilson, not a change

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from channels.calendar.editor import add_event
 from storage import decisions, trace
-from storage.models import Approval, DecisionRow, Outbox, Task, TokenUsage, Topic
+from storage.models import Approval, DecisionRow, Inbox, Outbox, Task, TokenUsage, Topic
 from tests.web_harness import csrf_of, logged_in
 
 
@@ -215,3 +215,32 @@ def test_done_on_todays_timeline_returns_to_today_with_the_task_off_the_overdue_
     elsewhere = client.post(f"/tasks/{life['van'].id}/done", data={"csrf": csrf_of(page), "key": "t2",
                                                                   "back": "https://evil.example/"})
     assert elsewhere.headers["location"].startswith("/topics?done=")  # only back to a page of its own
+
+
+def test_a_snooze_press_sent_twice_snoozes_once_and_a_press_on_nothing_says_so(web):
+    life = a_life(web)
+    client = logged_in(web)
+    page = client.get("/today").text
+    assert f'id="snooze-{life["notice"].id}"' in page.split('id="overdue"', 1)[1].split("</div>", 1)[0]
+    form = {"csrf": csrf_of(page), "key": "s1", "back": "/today"}
+    pressed = client.post(f"/tasks/{life['notice'].id}/snooze", data=form)
+    again = client.post(f"/tasks/{life['notice'].id}/snooze", data=form)  # a double submit
+    assert pressed.status_code == 303 and again.headers["location"] == pressed.headers["location"]
+    assert pressed.headers["location"].startswith("/today?did=")
+    assert web.wait_idle()
+    assert DecisionRow.select().where(DecisionRow.text.startswith("snooze")).count() == 1
+    assert Task.get_by_id(life["notice"].id).status == "snoozed"
+
+    gone = client.post("/tasks/999999/snooze", data={**form, "key": "s2", "back": "https://evil.example/"})
+    assert gone.headers["location"].startswith("/today?did=")  # only back to a page of its own
+    assert web.wait_idle()
+    told = client.get(gone.headers["location"]).text
+    assert "I have no task 999999 (`tasks` lists them)." in told.split('id="command-notice"', 1)[1]
+
+    done = client.post(f"/tasks/{life['boxes'].id}/help", data={**form, "key": "h1"})
+    assert done.status_code == 400 and "“Order boxes” is done already." in done.text
+    typed = client.post("/conversation", data={"csrf": form["csrf"], "key": "c1", "text": f"help {life['van'].id}"})
+    assert typed.status_code == 303
+    assert web.wait_idle()
+    asked = Inbox.select().order_by(Inbox.id.desc()).get()
+    assert asked.text == "Help me with Book the van (due Fri 8 Jan, for Move to Hamburg)." and asked.source == "web"
