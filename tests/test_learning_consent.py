@@ -83,3 +83,39 @@ def test_a_reason_to_say_more_applies_at_once_and_is_listed_with_its_undo(app):
     listed = table(repl, "memories")
     assert "now: user books flights late (so I propose such tasks a week earlier)" in listed
     assert f"undo: forget {memory.id}" in listed
+
+
+def offers_of_bill_reminders() -> list[Approval]:
+    return list(Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning")
+                .order_by(Approval.id))
+
+
+def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_come_and_says_so(app):
+    repl = Repl(app, out=io.StringIO())
+    engram.store("belief", BELIEF, ["outbox:3", "outbox:9", "outbox:14"], app.clock.now(), weight=3)
+    app.advance(timedelta(days=1))  # the night asks
+    [first] = offers_of_bill_reminders()
+    said(app, repl, "no")
+    assert Approval.get_by_id(first.id).status == "rejected"
+
+    # two more unanswered heads-ups: new evidence, but not as much again as the "no" was given on
+    engram.store("belief", BELIEF, ["outbox:20"], app.clock.now())
+    app.advance(timedelta(days=1))
+    engram.store("belief", BELIEF, ["outbox:25"], app.clock.now())
+    app.advance(timedelta(days=1))
+    assert offers_of_bill_reminders() == [first]  # a "no" is an answer
+    assert advice.reminder_advice("Pay the water bill") is None  # and nothing changed on its own
+
+    engram.store("belief", BELIEF, ["outbox:31"], app.clock.now())  # the third new occasion
+    app.advance(timedelta(days=1))
+    [_, again] = offers_of_bill_reminders()
+    [morning] = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning!")
+                 and f"Proposal {again.id}" in d["text"]]
+    assert ("I asked on Wed 6 Jan and you said no; since then it happened 3 more times (outbox 20, outbox 25, "
+            "outbox 31), so I ask once more") in morning
+    assert "From now on: remind you of bill payment only when it is due" in morning
+    assert advice.reminder_advice("Pay the water bill") is None  # asked again, still not done
+
+    said(app, repl, "no")
+    app.advance(timedelta(days=1))
+    assert len(offers_of_bill_reminders()) == 2  # the second "no" stands as well

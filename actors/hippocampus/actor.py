@@ -36,12 +36,14 @@ class HippocampusActor(WilsonActor):
         """What the night learned that would make Wilson say less is asked, not done (DESIGN principle 15):
         one proposal per change, with its evidence, once."""
         made = 0
-        for memory, change in consent.offers(now, HOLD_BACK_AT):
+        for offer in consent.offers(now, HOLD_BACK_AT):
+            change = offer.change
             try:
                 approval = make.propose_one(
-                    "adopt_learning", {"change": change["key"], "says": change["does"], "on": True},
+                    "adopt_learning", {"change": change["key"], "says": change["does"], "on": True,
+                                       "seen": offer.seen[:200]},
                     owner=str(self.config.get("core", "owner")), channel=self.config.primary_channel,
-                    reason=consent.offer_text(memory, change), key=consent.OFFER_PREFIX + change["key"], now=now,
+                    reason=consent.offer_text(offer.memory, change, offer, self.config.timezone), key=offer.key, now=now,
                     config=self.config)
             except CannotPropose as exc:  # the memory skill turned off: nothing is learned that way either
                 logger.info("learning not offered ({}): {}", change["key"], exc)

@@ -87,7 +87,10 @@ def _skill():
                        "held back, a sender's mail kept for the briefing), or stop it doing so.")
         parameters = {"type": "object", "required": ["change", "says"], "additionalProperties": False,
                       "properties": {"change": {"type": "string"}, "says": {"type": "string"},
-                                     "on": {"type": "boolean"}}}
+                                     "on": {"type": "boolean"},
+                                     # the evidence it was offered on: a declined offer is asked again only
+                                     # with as much new evidence again (consent.py)
+                                     "seen": {"type": "array", "items": {"type": "string"}}}}
         undo_only = True  # offered by the night's learning (consent.py) and by an undo, never by a model
         limits = {"change": 200, "says": 300}
 
