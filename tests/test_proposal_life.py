@@ -421,3 +421,10 @@ def test_a_plan_for_a_trip_in_five_weeks_still_waits_after_a_week_listed_in_the_
     assert mornings and f"Proposal {plan.id}: New topic: Trip to Lisbon" in mornings[-1]["text"]
     assert "Waiting for your answer" in mornings[-1]["text"]
     assert said(app, "I dropped proposal") == []
+    # left unanswered until the trip starts, it is gone, and the user is told so once, with what to do
+    app.advance(timedelta(days=27))  # Tue 16 Feb: the trip began on Wed 10 Feb
+    assert Approval.get_by_id(plan.id).status == "expired"
+    (notice,) = said(app, "I dropped proposal")
+    assert notice["text"] == (f"I dropped proposal {plan.id}, the “Trip to Lisbon” plan: its time has passed, so "
+                              "nothing changed. Ask me again if you still want it.")
+    assert "2027-02-10" <= datetime.fromisoformat(notice["at"]).astimezone(BERLIN).date().isoformat() <= "2027-02-11"
