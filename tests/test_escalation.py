@@ -52,6 +52,11 @@ def test_a_trip_whose_user_ignores_everything_is_raised_before_departure_within_
         print(local_day(app, record), record["text"].splitlines()[0][:90])
     assert max(per_day.values()) <= 3, per_day
     assert len(told) <= 16
+    # on a morning with a briefing, nothing else arrives in the same minute: what is told then is inside it
+    mornings = {r["at"][:16] for r in told if r["text"].startswith("Good morning!")}
+    assert len(mornings) >= 4
+    assert [r["text"][:60] for r in told if r["at"][:16] in mornings and not r["text"].startswith("Good morning!")] \
+        == []
     # every task still open at departure was raised with its event, at a window before it, with its choices
     for task in tasks:
         task = Task.get_by_id(task.id)
