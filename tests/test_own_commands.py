@@ -9,7 +9,7 @@ the fake Bot API server)."""
 from __future__ import annotations
 
 import io
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -248,3 +248,17 @@ def test_a_recurring_reminder_carries_stop_reminding_and_its_press_is_the_stop_c
     assert parse_command_data("ap:3:approve:abcd") is None  # a proposal's button is not a command
     assert commands.parse("done with the passport") is None  # words to read, not a command
     assert commands.parse("move 3") is None and commands.parse("done 3 tomorrow") is None
+
+
+def test_a_briefing_that_raises_tasks_carries_done_snooze_drop_and_help_for_each(db):
+    from actors.proposals import commands
+    from channels.telegram.text import briefing_keyboard, follow_up_keyboard, parse_command_data
+
+    visa = Task.create(title="Check visa requirements", created_at=datetime(2027, 1, 5, tzinfo=timezone.utc))
+    hotel = Task.create(title="Book the hotel", created_at=datetime(2027, 1, 5, tzinfo=timezone.utc))
+    rows = briefing_keyboard([], follow_up_keyboard(commands.follow_up_buttons([visa.id, hotel.id]))).inline_keyboard
+    assert [[b.text for b in row] for row in rows] == [
+        [f"Done ✓ {visa.id}", f"Snooze a day 💤 {visa.id}", f"Drop ✗ {visa.id}", f"Help me 🙋 {visa.id}"],
+        [f"Done ✓ {hotel.id}", f"Snooze a day 💤 {hotel.id}", f"Drop ✗ {hotel.id}", f"Help me 🙋 {hotel.id}"]]
+    assert commands.help_target(parse_command_data(rows[1][3].callback_data)) == hotel.id
+    assert commands.help_target("help me with 7") == 7 and commands.help_target("help me with the visa") is None
