@@ -85,7 +85,7 @@ def test_a_reason_to_say_more_applies_at_once_and_is_listed_with_its_undo(app):
     assert f"undo: forget {memory.id}" in listed
 
 
-def offers_of_bill_reminders() -> list[Approval]:
+def learning_offers() -> list[Approval]:
     return list(Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning")
                 .order_by(Approval.id))
 
@@ -94,7 +94,7 @@ def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_c
     repl = Repl(app, out=io.StringIO())
     engram.store("belief", BELIEF, ["outbox:3", "outbox:9", "outbox:14"], app.clock.now(), weight=3)
     app.advance(timedelta(days=1))  # the night asks
-    [first] = offers_of_bill_reminders()
+    [first] = learning_offers()
     said(app, repl, "no")
     assert Approval.get_by_id(first.id).status == "rejected"
 
@@ -103,12 +103,12 @@ def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_c
     app.advance(timedelta(days=1))
     engram.store("belief", BELIEF, ["outbox:25"], app.clock.now())
     app.advance(timedelta(days=1))
-    assert offers_of_bill_reminders() == [first]  # a "no" is an answer
+    assert learning_offers() == [first]  # a "no" is an answer
     assert advice.reminder_advice("Pay the water bill") is None  # and nothing changed on its own
 
     engram.store("belief", BELIEF, ["outbox:31"], app.clock.now())  # the third new occasion
     app.advance(timedelta(days=1))
-    [_, again] = offers_of_bill_reminders()
+    [_, again] = learning_offers()
     [morning] = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning!")
                  and f"Proposal {again.id}" in d["text"]]
     assert ("I asked on Wed 6 Jan and you said no; since then it happened 3 more times (outbox 20, outbox 25, "
@@ -118,4 +118,23 @@ def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_c
 
     said(app, repl, "no")
     app.advance(timedelta(days=1))
-    assert len(offers_of_bill_reminders()) == 2  # the second "no" stands as well
+    assert len(learning_offers()) == 2  # the second "no" stands as well
+
+
+def test_a_declined_principle_counts_the_heads_ups_its_beliefs_rest_on_as_its_evidence(app):
+    repl = Repl(app, out=io.StringIO())
+    now = app.clock.now()
+    kinds = ("bill payment", "hotel booking", "birthday")
+    beliefs = [engram.store("belief", f"user lets early reminders about {kind} pass",
+                            [f"outbox:{10 * n + 1}", f"outbox:{10 * n + 2}"], now) for n, kind in enumerate(kinds)]
+    engram.store("principle", "Remind about tasks only when they are due", [f"memory:{b.id}" for b in beliefs], now)
+    app.advance(timedelta(days=1))
+    [first] = [a for a in learning_offers() if "tasks only when" in a.items.get().description]
+    said(app, repl, f"reject {first.id}")
+    asked = len(learning_offers())
+
+    for n, belief in enumerate(beliefs):  # each kind let pass twice more: six new occasions, as many as before
+        engram.store("belief", belief.text, [f"outbox:{100 + 2 * n}", f"outbox:{101 + 2 * n}"], app.clock.now())
+    app.advance(timedelta(days=1))
+    again = [a for a in learning_offers()[asked:] if "tasks only when" in a.items.get().description]
+    assert len(again) == 1 and "since then it happened 6 more times (outbox 100, outbox 101" in again[0].reason

@@ -93,6 +93,20 @@ def earlier_offers(key: str) -> list[Approval]:
     return [a for a in query if a.idempotency_key == first or a.idempotency_key.startswith(first + "#")]
 
 
+def occasions(memory: Memory) -> list[str]:
+    """What a memory rests on, as occasions: a principle's beliefs stand for the messages they rest on, so that
+    a new heads-up let pass is new evidence for the principle too."""
+    found: list[str] = []
+    for ref in memory.provenance or []:
+        ref = str(ref)
+        named = ref.startswith("memory:") and ref[7:].isdigit() and len(ref) < 24
+        below = Memory.get_or_none(Memory.id == int(ref[7:])) if named else None
+        for each in ([str(p) for p in below.provenance or []] or [ref]) if below is not None else [ref]:
+            if each not in found:
+                found.append(each)
+    return found
+
+
 def offers(now: datetime, hold_back_at: float) -> list[Offer]:
     """Live beliefs (of `hold_back_at` nights or more) and principles that would make Wilson say less, whose
     change is not approved: one each, the strongest memory of a change first. A change asked about before is
@@ -106,9 +120,9 @@ def offers(now: datetime, hold_back_at: float) -> list[Offer]:
         change = change_of(memory.text)
         if change is None:
             continue
-        for ref in memory.provenance or []:
-            if str(ref) not in seen.setdefault(change["key"], []):
-                seen[change["key"]].append(str(ref))
+        for ref in occasions(memory):
+            if ref not in seen.setdefault(change["key"], []):
+                seen[change["key"]].append(ref)
         if memory.kind == "belief" and memory.strength < hold_back_at:
             continue
         if change["key"] in found or adopted(change["key"]):
