@@ -4,7 +4,8 @@ Decisions arrive as rows a channel or the cortex wrote (a REPL command, a Telegr
 words), named by `DecisionRecorded` (a bare `Decision` is written down first), and are applied here by
 code, never by a model. Approving executes each item exactly once: the item's status
 moves from pending to executed in the same transaction that applies it, so a second press finds
-nothing left to do. Proposals are bound to their approver, expire, and are superseded by a modified
+nothing left to do (an item that calls another program is committed as "calling" and called after
+that commit: actors/proposals/calls.py). Proposals are bound to their approver, expire, and are superseded by a modified
 proposal.
 
 None vanishes in silence: one reminder before it expires, one notice when it does (the sweep, run on
@@ -20,7 +21,7 @@ from datetime import datetime
 
 from loguru import logger
 
-from actors.proposals import commands, decide as proposals_decide, lapse, make, rules, undo
+from actors.proposals import calls, commands, decide as proposals_decide, lapse, make, rules, undo
 from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE, UNDO
 from actors.tick.deadlines import plan_task, windows_config
 from storage import decisions, outbox, trace
@@ -59,6 +60,9 @@ class ApprovalActor(WilsonActor):
     name = "approval"
 
     def on_start(self):
+        # an approved call to another program that a stop cut short: told as unknown, never called again
+        for told in calls.interrupted(self.now()):
+            self.tell(told.channel, Deliver(told.outbox_id))
         self.recover()
 
     def recover(self) -> None:
@@ -197,6 +201,10 @@ class ApprovalActor(WilsonActor):
             self.tell(decision.channel, Deliver(box.id))
         if approval is not None and (result.settled or result.stage == "modify"):
             self.tell(approval.channel, ApprovalSettled(approval.id))
+        for item_id in result.calls:  # committed as "calling": called now, outside any transaction
+            told = calls.call(item_id, decision.channel, self.now(), self.config, owner=self.config.get("core", "owner"))
+            if told is not None:
+                self.tell(told.channel, Deliver(told.outbox_id))
 
     def decide(self, decision: Decision, now: datetime) -> tuple[Approval | None, DecisionResult]:
         tz = self.config.timezone

@@ -108,7 +108,10 @@ def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approv
     assert "notes answered: “added buy oat milk”" in done  # the result is told
 
 
-def test_an_approved_change_that_never_answers_is_reported_as_unknown_and_not_repeated(scripted, tmp_path):
+def test_an_approved_change_that_never_answers_holds_up_no_other_write_and_is_reported_as_unknown(scripted,
+                                                                                                 tmp_path):
+    from storage import kv
+
     log = tmp_path / "log.txt"
 
     def decide(ctx, body):
@@ -119,14 +122,23 @@ def test_an_approved_change_that_never_answers_is_reported_as_unknown_and_not_re
     app, server = scripted(decide, after=lambda body: {"text": "Proposed."}, **servers(log))
     assert connected(app)
     approval = Approval.get(Approval.inbox_id == say(app, "add a note to my notes server: pay rent").id)
+    (item,) = approval.items
     began = clockmod.monotonic()
     app.decide(approval.id, "approve")
+    # the server has acted and is keeping the call waiting: the approval is committed, the call in flight
+    assert wait_for(lambda: log.exists() and ApprovalItem.get_by_id(item.id).status == "calling")
+    kv.put_setting("another write", "while the server works")  # SQLite's one writer is free
+    assert ApprovalItem.get_by_id(item.id).status == "calling", "the write waited for the call to end"
+    assert kv.get_setting("another write") == "while the server works"
     assert app.wait_idle()
     assert clockmod.monotonic() - began < 20
     failed = next(t for t in user_texts(app) if "Could not do:" in t)
-    assert "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated" in failed
+    assert failed == ("Could not do:\n! Use add_slowly on the MCP server notes (text: pay rent) (the MCP server notes "
+                      "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated)")
+    assert ApprovalItem.get_by_id(item.id).status == "unknown"
     app.decide(approval.id, "approve")
     assert app.wait_idle()
+    assert user_texts(app)[-1] == f"Already done: proposal {approval.id} was approved."
     assert log.read_text(encoding="utf-8") == "pay rent\n"  # it acted once, and was not called again
     say(app, "are you still there?")  # Wilson answers on
     assert user_texts(app)[-1] == "Yes, still here."
@@ -294,43 +306,6 @@ def test_wilson_mcp_test_connects_and_lists_each_tool_with_how_it_is_used(tmp_pa
     assert not (tmp_path / "log.txt").exists(), "testing lists the tools; it calls none"
     assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "other"]) == 2
     assert "no server 'other' in [mcp.servers] (configured: notes)" in capsys.readouterr().err
-
-
-def test_an_approved_call_interrupted_by_a_restart_is_neither_repeated_nor_retried_blindly(tmp_path):
-    """The gate runs an item in its transaction; a kill after the server acted rolls the item back to pending and
-    the gate runs it again on recovery. The ledger makes that second run reuse the result, or, when Wilson died
-    during the call, fail saying the outcome is unknown."""
-    from types import SimpleNamespace
-
-    from channels.mcp.ledger import UnknownOutcome
-    from channels.mcp.servers import McpTool, spec_of
-    from wilson.skills import Call
-
-    calls = []
-
-    def caller(server, tool, args):
-        calls.append(args)
-        return f"added {args['text']}"
-
-    listed = SimpleNamespace(name="add_note", description="Append a note.", annotations=None,
-                             input_schema={"type": "object", "properties": {"text": {"type": "string"}}})
-    tool = McpTool(spec_of("notes", {"command": "x"}), listed, caller)
-    home = SimpleNamespace(home=tmp_path)
-    first = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))
-    again = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))  # the rolled-back rerun
-    assert first == again and first["told"] == "notes answered: “added milk”" and calls == [{"text": "milk"}]
-
-    def dies(server, tool, args):  # killed while the server works: only the "calling" record is left
-        raise SystemExit("killed")
-
-    crashed = McpTool(spec_of("notes", {"command": "x"}), listed, dies)
-    with pytest.raises(SystemExit):
-        crashed.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
-    with pytest.raises(UnknownOutcome, match="whether it happened is unknown; it is not repeated"):
-        tool.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
-    assert calls == [{"text": "milk"}]
-    with pytest.raises(PermissionError, match="only the approval gate calls it"):
-        tool.execute({"text": "sneak"}, Call(now=None, tz=None))
 
 
 def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):

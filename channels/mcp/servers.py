@@ -17,7 +17,6 @@ import tomllib
 from dataclasses import dataclass, field
 
 from actors.tools.untrusted import _quoted, untrusted_block
-from channels.mcp import ledger
 from wilson.skills import Call, Tool
 
 DEFAULT_TIMEOUT = 10.0  # seconds for a connection, a listing or one call
@@ -201,6 +200,7 @@ class McpTool(Tool):
         hint = getattr(getattr(listed, "annotations", None), "read_only_hint", None)
         self.read_only = hint is True or listed.name in spec.read_only
         self.user_only = not self.read_only  # a background run never calls (or proposes) a server's change
+        self.outside = not self.read_only  # an approved change is called outside the gate's transaction
         self.name = tool_name(spec.name, listed.name)
         self.untrusted = f"the MCP server {spec.name}"
         said = capped(" ".join(str(listed.description or "").split()), DESCRIPTION_LIMIT)
@@ -226,19 +226,11 @@ class McpTool(Tool):
             return {"result": capped(text, RESULT_LIMIT).replace("<<<", "‹‹‹").replace(">>>", "›››")}
         if call.item_id is None or call.config is None:
             raise PermissionError(f"{self.name} is a change: only the approval gate calls it, for an approved item")
-
-        def change() -> dict:
-            # an approved change: its answer is told to the user, quoted with its source, links defanged
-            try:
-                text = self.caller(self.server, self.remote, dict(args))
-            except Exception as exc:
-                if getattr(exc, "outcome_unknown", False):  # it reached the server: said so, never retried
-                    raise ledger.UnknownOutcome(f"{exc}; whether it acted is unknown, so it is not repeated") from None
-                raise
-            return {"server": self.server, "tool": self.remote, "result": capped(text, RESULT_LIMIT),
-                    "told": f"{self.server} answered: “{_quoted(text, TOLD_LIMIT)}”"}
-
-        return ledger.once(call.config.home, call.item_id, self.server, self.remote, change)
+        # an approved change (called once: the gate committed it as "calling"): its answer is told to the user,
+        # quoted with its source
+        text = self.caller(self.server, self.remote, dict(args))
+        return {"server": self.server, "tool": self.remote, "result": capped(text, RESULT_LIMIT),
+                "told": f"{self.server} answered: “{_quoted(text, TOLD_LIMIT)}”"}
 
 
 def wilson_tools(spec: Spec, listed: list, caller) -> list[McpTool]:
