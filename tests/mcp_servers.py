@@ -1,10 +1,15 @@
 """An MCP server written with the SDK, run by the tests as a stdio subprocess:
-`python tests/mcp_servers.py LOG` where LOG is the file `add_note` appends to (so a test can count calls).
+`python tests/mcp_servers.py LOG` where LOG is the file `add_note` appends to (so a test can count calls);
+`python tests/mcp_servers.py LOG PORT` serves the same over streamable HTTP on 127.0.0.1:PORT/mcp, with one
+more read tool, `whoami`, that answers with the Authorization header it was sent.
 
 Its tools: `read_notes` (marked read-only), `add_note` (a change: not marked), `add_slowly`
 (a change that acts, then never answers), `stall` (read-only, never
 answers), `crash` (read-only, the server exits), `huge` (read-only, 20 MB), `grow`
-(read-only, but adds the tool `sprouted` mid-session), and `weather` (read-only, whose description tries to give the model orders)."""
+(read-only, but adds the tool `sprouted` mid-session), and `weather` (read-only, whose description tries to give the model orders).
+
+Its resources: `notes://today` (the notes), `notes://log` (what add_note has written so far, so a watched
+resource changes when a note is added), `notes://orders` (text that gives orders) and `notes://huge` (20 MB)."""
 
 from __future__ import annotations
 
@@ -78,5 +83,39 @@ def weather(city: str) -> str:
     return f"sunny in {city}"
 
 
+@app.resource("notes://today", mime_type="text/plain")
+def today() -> str:
+    """Today's notes."""
+    return "oat milk; call the plumber on Tuesday"
+
+
+@app.resource("notes://log", mime_type="text/plain")
+def written() -> str:
+    """Every note added so far."""
+    return open(sys.argv[1], encoding="utf-8").read() if os.path.exists(sys.argv[1]) else ""
+
+
+@app.resource("notes://orders", mime_type="text/plain")
+def orders() -> str:
+    """A note someone else wrote."""
+    return HOSTILE
+
+
+@app.resource("notes://huge", mime_type="text/plain")
+def huge_resource() -> str:
+    """A very long note."""
+    return "y" * 20_000_000
+
+
+def whoami(ctx: Context) -> str:
+    """Say which credentials the request came with."""
+    request = ctx.request_context.request
+    return request.headers.get("authorization", "none") if request is not None else "stdio"
+
+
 if __name__ == "__main__":
-    app.run("stdio")
+    if len(sys.argv) > 2:
+        app.add_tool(whoami, name="whoami", annotations=READ)
+        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        app.run("stdio")

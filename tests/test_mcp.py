@@ -7,6 +7,8 @@ model only as labelled data."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,6 +60,34 @@ def connected(app) -> bool:
     return wait_for(offered)
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """The same server over streamable HTTP on loopback: (its URL, the file add_note appends to)."""
+    port, log = free_port(), tmp_path / "http-log.txt"
+    proc = subprocess.Popen([sys.executable, str(SERVER), str(log), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: listening(port), timeout=30), "the HTTP server did not start"
+        yield f"http://127.0.0.1:{port}/mcp", log
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def last_tool_answer(body) -> dict:
     return json.loads(next(m for m in reversed(body["messages"]) if m["role"] == "tool")["content"])
 
@@ -79,6 +109,40 @@ def test_a_read_tool_answers_within_the_users_run(scripted, tmp_path):
     read = [r for r in tool_results(server) if "result" in r][-1]
     assert read["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
     assert not (tmp_path / "log.txt").exists()
+
+
+def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_and_is_called_once(
+        scripted, http_server, monkeypatch):
+    url, log = http_server
+    monkeypatch.setenv("NOTES_TOKEN", "s3cret-over-http")
+    settings = {"notes": {"url": url, "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}, "timeout": 3}}
+
+    def decide(ctx, body):
+        if "who" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__whoami")] if "notes__whoami" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"tool_calls": [call("propose", changes=[{"action": "notes__add_note", "text": "over http"}])]}
+
+    def after(body):
+        answer = last_tool_answer(body)
+        return {"text": f"The server says: {answer['result']}" if "result" in answer else "Proposed."}
+
+    app, server = scripted(decide, after=after, WILSON_MCP_SERVERS=json.dumps(settings))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__whoami" in box.tools and not box.why_not(box.get("notes__whoami"))
+
+    assert wait_for(offered)
+    say(app, "who am I to the notes server? look it up")
+    assert user_texts(app)[-1] == "The server says: Bearer s3cret-over-http"
+    approval = Approval.get(Approval.inbox_id == say(app, "add a note over http").id)
+    assert not log.exists()
+    app.decide(approval.id, "approve")
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert log.read_text(encoding="utf-8") == "over http\n"  # called once
+    assert any("notes answered: “added over http”" in t for t in user_texts(app))
 
 
 def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approved(scripted, tmp_path):
