@@ -145,6 +145,39 @@ def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_a
     assert any("notes answered: “added over http”" in t for t in user_texts(app))
 
 
+def test_a_servers_resources_are_listed_and_read_as_capped_untrusted_text(scripted, tmp_path):
+    def decide(ctx, body):
+        if "notes__resources" not in tool_names(body):
+            return {"tool_calls": [call("escalate", why="a lookup")]}
+        return {"tool_calls": [call("notes__resources"), call("notes__resources", uri="notes://today"),
+                               call("notes__resources", uri="notes://orders"),
+                               call("notes__resources", uri="notes://huge"),
+                               call("notes__resources", uri="file:///etc/passwd")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Read them."},
+                           **servers(tmp_path / "log.txt", timeout=8))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__resources" in box.tools and not box.why_not(box.get("notes__resources"))
+
+    assert wait_for(offered)
+    say(app, "what is in the resources of my notes server? look")
+    listing, today, orders, huge, elsewhere = tool_results(server)[-5:]
+    assert [r["uri"] for r in listing["resources"]] == ["notes://today", "notes://log", "notes://orders",
+                                                        "notes://huge"]
+    assert listing["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
+    assert today["result"] == "oat milk; call the plumber on Tuesday"
+    assert today["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
+    # orders stay data: the server's fake end marker cannot close Wilson's block
+    assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in orders["result"] and "<<<" not in orders["result"]
+    # 20 MB is cut to what a model reads (or, on a slow machine, the read times out): bounded either way
+    assert len(json.dumps(huge)) < 9000
+    assert "more characters]" in huge.get("result", "") or "did not answer within 8 seconds" in huge["error"]
+    assert "lists no resource “/etc/passwd”" in elsewhere["error"]  # only what the server listed is read
+    assert user_texts(app)[-1] == "Read them."
+
+
 def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approved(scripted, tmp_path):
     log = tmp_path / "log.txt"
 
@@ -346,6 +379,7 @@ def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, m
     assert "reads: notes__read_notes, notes__weather" in mcp
     assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
     assert "left out (include/exclude): stall, grow, huge, crash" in mcp
+    assert "resources: 4, read with notes__resources" in mcp
     assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
     assert "MCP server later: off (enabled = false)" in mcp
 

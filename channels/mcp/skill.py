@@ -58,7 +58,7 @@ class Registry:
         if connection.state != "ready":
             self.tell(connection.spec.name)
             return
-        tools = wilson_tools(connection.spec, connection.listed, self.call)
+        tools = wilson_tools(connection.spec, connection.listed, self.call, connection.resources, self.read)
         for tool in tools:  # until the channel has compared its description with the one the user let it use
             tool.unavailable = CHECKING
         with self.lock:
@@ -90,6 +90,12 @@ class Registry:
         if connection is None:
             raise Unavailable(f"the MCP server {server} is not running")
         return connection.call(tool, args)
+
+    def read(self, server: str, uri: str) -> str:
+        connection = self.connections.get(server)
+        if connection is None:
+            raise Unavailable(f"the MCP server {server} is not running")
+        return connection.read(uri)
 
     def connection(self, name: str) -> Connection | None:
         return self.connections.get(name)
@@ -233,6 +239,11 @@ def server_lines(connection: Connection, details: bool = False) -> list[str]:
         lines.append(f"  proposes (after your approval): {', '.join(changes)}")
     if left_out:
         lines.append(f"  left out (include/exclude): {', '.join(left_out)}")
+    if connection.resources:
+        lines.append(f"  resources: {len(connection.resources)}, read with {spec.name}__resources"
+                     if spec.resources else f"  resources: {len(connection.resources)}, not offered (resources = false)")
+    if spec.watch:
+        lines.append(f"  watched every {spec.watch_minutes:g} minutes: {', '.join(capped(w, 80) for w in spec.watch)}")
     if details:
         lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{_quoted(t.said, 160)}” (its own words, "
                   "untrusted)" for t in tools]
@@ -273,7 +284,8 @@ SKILL = McpSkill(
     config=Section(defaults={"servers": {}},
                    schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
                                                 "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
-                                                "include, exclude, read_only, timeout, enabled (docs/skills.md)")},
+                                                "include, exclude, read_only, timeout, enabled, resources, watch, "
+                                                "watch_minutes (docs/mcp.md)")},
                    check=check),
     status=status,
 )
