@@ -465,3 +465,44 @@ def test_a_changed_description_is_shown_and_approved_before_the_tool_is_used_aga
     say(app, "add a note: hello again, then plan my day")
     assert "notes__add_note" in tool_names(cortex_requests(server)[-1])
     assert kv.get_setting(SAID_KEY)["notes__add_note"] == "Append a note to the user's notes."
+
+
+def test_a_watched_resource_that_changes_becomes_one_buffered_stimulus_and_no_change_makes_none(scripted, tmp_path):
+    from datetime import timedelta
+
+    from channels.mcp.watch import state_key
+    from storage import kv
+    from storage.models import ReceptorBuffer
+    from wilson.kernel.messages import TickNow
+
+    log = tmp_path / "log.txt"
+
+    def decide(ctx, body):
+        return {"text": ""}
+
+    app, server = scripted(decide, **servers(log, watch=["notes://log", "read_notes", "add_note"], watch_minutes=15))
+    assert connected(app)
+    assert "mcp" in app.config.get("core", "buffered_channels")
+    app.supervisor.tell("tick", TickNow())  # the first look takes a baseline: what was there is not news
+    assert wait_for(lambda: kv.get_cursor(state_key("notes", "notes://log")) is not None
+                    and kv.get_cursor(state_key("notes", "add_note")) is not None)
+    assert app.wait_idle()
+    mcp_rows = lambda: list(ReceptorBuffer.select().where(ReceptorBuffer.channel == "mcp"))  # noqa: E731
+    assert mcp_rows() == []
+    assert "only reads are watched" in kv.get_cursor(state_key("notes", "add_note"))["error"]  # never polled
+    assert not log.exists()
+
+    log.write_text("buy oat milk\n", encoding="utf-8")  # the server's resource changes
+    app.advance(timedelta(minutes=16))
+    assert wait_for(lambda: len(mcp_rows()) == 1)
+    (row,) = mcp_rows()
+    assert row.text == "The MCP server notes changed “notes://log”; it now reads:\nbuy oat milk\n"
+    assert row.payload == {"server": "notes", "watched": "notes://log", "title": "notes: notes://log"}
+
+    app.advance(timedelta(minutes=16))  # looked at again: nothing changed, nothing buffered
+    assert wait_for(lambda: kv.get_cursor(state_key("notes", "notes://log"))["seen_at"] == app.clock.now().isoformat())
+    assert app.wait_idle()
+    assert len(mcp_rows()) == 1
+    app.sync()  # the thalamus triages it like a mail
+    assert wait_for(lambda: ReceptorBuffer.get_by_id(row.id).processed_at is not None
+                    or ReceptorBuffer.get_by_id(row.id).outcome is not None)

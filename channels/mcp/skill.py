@@ -18,12 +18,14 @@ from loguru import logger
 from actors.proposals import make
 from actors.tools.untrusted import _quoted
 from channels.base import Channel as ChannelActor
+from channels.mcp import watch
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
 from storage import kv
 from wilson import skills
 from wilson.kernel.redact import redact, register
-from wilson.kernel.messages import ProposalCreated
+from wilson.kernel import faults, liveness
+from wilson.kernel.messages import ProposalCreated, StimulusCommitted
 from wilson.skills import Channel, Section, Skill, Tool
 
 
@@ -158,6 +160,54 @@ class McpChannel(ChannelActor):
                 continue
             self.tell("approval", ProposalCreated(approval.id))
 
+    # Watching (a receptor): the tick's nudge and the thalamus' sync look at what is due ----------------
+    def poll_if_due(self) -> int:
+        try:
+            return self.look_at_due()
+        except Exception as exc:  # a broken server waits for its next cadence; the channel carries on
+            logger.error("MCP: watching failed: {}", exc)
+            return 0
+
+    def sync(self, reason: str) -> int:
+        return self.poll_if_due()
+
+    def look_at_due(self) -> int:
+        """Read each watched resource or read tool that is due on a connected server; buffer what changed."""
+        count = 0
+        for spec in specs(self.config.section("mcp")):
+            connection = REGISTRY.connection(spec.name)
+            if not spec.watch or connection is None or connection.state != "ready":
+                continue  # looked at once it is connected: still due then
+            for target in spec.watch:
+                now = self.now()
+                state = kv.get_cursor(watch.state_key(spec.name, target))
+                if not watch.due(state, now):
+                    continue
+                liveness.beat(spec.timeout + 30, f"MCP: reading {spec.name} {target[:80]}")
+                try:
+                    text = self.read_watched(spec, target)
+                except Exception as exc:
+                    logger.warning("MCP server {}: could not read the watched {}: {}", spec.name, target, exc)
+                    watch.record(spec, target, None, watch.failed(spec, state, str(exc), now), now)
+                    continue
+                change, after = watch.seen(spec, target, text, state, now)
+                row = watch.record(spec, target, change, after, now)
+                if row is not None:
+                    faults.point("mcp:after-watch-commit")
+                    self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+                    count += 1
+        return count
+
+    def read_watched(self, spec: Spec, target: str) -> str:
+        if watch.is_resource(target):
+            return REGISTRY.read(spec.name, target)
+        tool = next((t for t in REGISTRY.by_server.get(spec.name, []) if getattr(t, "remote", None) == target), None)
+        if tool is None or not tool.read_only:  # never poll what could change something
+            raise ValueError(f"{target} is not a read tool of {spec.name}: only reads are watched")
+        if tool.unavailable:
+            raise ValueError(f"{target} is held: {tool.unavailable}")
+        return REGISTRY.call(spec.name, target, {})
+
     def record(self, server: str, state: str, restarts: int = 0) -> None:
         """The server's state as a health cursor, which `wilson status` lists with the channels'."""
         word, _, error = state.partition(": ")
@@ -276,11 +326,17 @@ def status(config) -> list[str]:
 
 ACCEPT = AcceptDescription()
 
+
+def watching(config) -> bool:
+    return any(spec.watch for spec in specs(config.section("mcp")))
+
 SKILL = McpSkill(
     description="MCP servers: the tools of the servers in [mcp.servers.NAME]; reads run, changes wait for your "
                 "approval.",
-    channels=(Channel("mcp", McpChannel, priority=60,
-                      enabled=lambda config: bool(specs(config.section("mcp")))),),
+    # a buffered receptor (synced by the thalamus, nudged by the tick) only when a server has something watched
+    channels=(Channel("mcp", McpChannel, priority=60, buffered=True, enabled=lambda config: watching(config)),
+              Channel("mcp", McpChannel, priority=60,
+                      enabled=lambda config: bool(specs(config.section("mcp"))) and not watching(config))),
     config=Section(defaults={"servers": {}},
                    schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
                                                 "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
