@@ -128,6 +128,11 @@ class CannotPropose(ValueError):
     """The tool is not there or says this cannot be done; the message says why, for the user."""
 
 
+def unshown() -> bool:
+    """An open proposal nobody has shown yet: one committed where no gate was told (another process)."""
+    return Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()).exists()
+
+
 def sweep_due(now: datetime) -> bool:
     moment = due_moment()
     return moment is not None and moment <= now

@@ -337,11 +337,13 @@ SKILL = McpSkill(
     channels=(Channel("mcp", McpChannel, priority=60, buffered=True, enabled=lambda config: watching(config)),
               Channel("mcp", McpChannel, priority=60,
                       enabled=lambda config: bool(specs(config.section("mcp"))) and not watching(config))),
-    config=Section(defaults={"servers": {}},
+    config=Section(defaults={"servers": {}, "serve_http": True},
                    schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
                                                 "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
                                                 "include, exclude, read_only, timeout, enabled, resources, watch, "
-                                                "watch_minutes (docs/mcp.md)")},
+                                                "watch_minutes (docs/mcp.md)"),
+                           "serve_http": ("bool", "serve Wilson to other agents at the dashboard's /mcp (its token; "
+                                                  "`wilson mcp serve` is the stdio way)")},
                    check=check),
     status=status,
 )
