@@ -113,8 +113,29 @@ def whoami(ctx: Context) -> str:
     return request.headers.get("authorization", "none") if request is not None else "stdio"
 
 
+# `python tests/mcp_servers.py LOG exit-on-call`: a server that lists its tools, then exits at every call (after
+# add_note has written its line, so a test sees that it acted before dying)
+dying = MCPServer("dying")
+
+
+@dying.tool(annotations=READ)
+def look() -> str:
+    """Read the user's notes (the server exits instead)."""
+    os._exit(3)
+
+
+@dying.tool(name="add_note")
+def add_and_die(text: str) -> str:
+    """Append a note to the user's notes (and exit before answering)."""
+    with open(sys.argv[1], "a", encoding="utf-8") as log:
+        log.write(text + "\n")
+    os._exit(3)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 2:
+    if sys.argv[2:] == ["exit-on-call"]:
+        dying.run("stdio")
+    elif len(sys.argv) > 2:
         app.add_tool(whoami, name="whoami", annotations=READ)
         app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -506,3 +506,65 @@ def test_a_watched_resource_that_changes_becomes_one_buffered_stimulus_and_no_ch
     app.sync()  # the thalamus triages it like a mail
     assert wait_for(lambda: ReceptorBuffer.get_by_id(row.id).processed_at is not None
                     or ReceptorBuffer.get_by_id(row.id).outcome is not None)
+
+
+def test_a_server_that_exits_at_every_call_costs_little_acts_only_when_approved_and_wilson_keeps_answering(
+        scripted, tmp_path):
+    log = tmp_path / "log.txt"
+    dying = {"command": sys.executable, "args": [str(SERVER), str(log), "exit-on-call"], "timeout": 3}
+
+    def decide(ctx, body):
+        text = ctx["stimulus"]["text"]
+        if "look" in text:
+            return {"tool_calls": [call("dying__look")] if "dying__look" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        if "note" in text:
+            return {"tool_calls": [call("propose", changes=[{"action": "dying__add_note", "text": "call mum"}])]}
+        return {"text": "Still here."}
+
+    def after(body):
+        answer = last_tool_answer(body)
+        return {"text": f"The lookup failed: {answer['error']}" if "error" in answer else "Proposed."}
+
+    app, server = scripted(decide, after=after, WILSON_MCP_SERVERS=json.dumps({"dying": dying}))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "dying__add_note" in box.tools and not box.why_not(box.get("dying__add_note"))
+
+    assert wait_for(offered)
+    began = clockmod.monotonic()
+    for _ in range(2):  # it dies each time; each time the user hears why, within the server's timeout
+        say(app, "look at my notes on the dying server")
+        assert user_texts(app)[-1].startswith("The lookup failed: the MCP server dying")
+        say(app, "hello")
+        assert user_texts(app)[-1] == "Still here."
+    assert clockmod.monotonic() - began < 40
+    assert not log.exists(), "a read acts on nothing, and nothing was approved"
+
+    approval = Approval.get(Approval.inbox_id == say(app, "add a note on the dying server: call mum").id)
+    assert wait_for(offered)  # started again after the last exit
+    app.decide(approval.id, "approve")
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    failed = next(t for t in user_texts(app) if t.startswith("Could not do:"))
+    assert "whether it acted is unknown, so it is not repeated" in failed
+    assert log.read_text(encoding="utf-8") == "call mum\n"  # it acted once, and was never called again
+    say(app, "hello")
+    assert user_texts(app)[-1] == "Still here."
+
+
+def test_a_server_that_never_answers_its_handshake_holds_up_no_answer_to_the_user(scripted, tmp_path):
+    mute = {"command": sys.executable, "args": ["-c", "import time; time.sleep(3600)"], "timeout": 3}
+
+    def decide(ctx, body):
+        return {"text": "Here, at once."}
+
+    app, server = scripted(decide, WILSON_MCP_SERVERS=json.dumps({"mute": mute}))
+    began = clockmod.monotonic()
+    say(app, "hello")
+    assert user_texts(app)[-1] == "Here, at once."
+    assert clockmod.monotonic() - began < 10, "the user waited for a server that never answers"
+    health = Cursor.get_or_none(Cursor.name == "health:mcp mute")
+    assert health is not None and health.value["state"] == "starting"  # still waiting for it, off the user's path
+    assert not [n for n in tools.toolbox(app.config).tools if n.startswith("mute__")]

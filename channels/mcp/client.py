@@ -94,7 +94,9 @@ class Connection:
         for event in (self._broken, self._stopped):
             if event is not None:
                 event.set()
-        await self.loop.finish_jobs(grace=4.0)  # the SDK gives a server 2 s to exit before it is terminated
+        # the SDK gives a server 2 s to exit before it is terminated; one still in its handshake (it may never
+        # answer) is cut off at once, so that its process is ended within the close's time
+        await self.loop.finish_jobs(grace=4.0 if self.session is not None else 0.0)
 
     def wait_ready(self, timeout: float) -> bool:
         deadline = clockmod.monotonic() + timeout
@@ -205,7 +207,10 @@ class Connection:
         return self.session
 
     def _wait(self, make):
-        """Run one request on the connection's loop and wait for it at most the server's timeout."""
+        """Run one request on the connection's loop and wait for it at most the server's timeout (a server being
+        started again after an exit gets that long to come back first: a restart is not a failure)."""
+        if self.session is None and self.state in ("starting", "restarting"):
+            self.wait_ready(self.spec.timeout)
         self._session()
         timeout = self.spec.timeout
         try:

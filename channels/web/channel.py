@@ -45,6 +45,7 @@ from actors.proposals import commands, make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
+from channels.mcp import serve
 from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
 from storage import decisions, kv, routing
@@ -162,8 +163,6 @@ class WebChannel(Channel):
         try:
             # lazy: the SDK is an extra, loaded only for a dashboard that serves it
             from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-
-            from channels.mcp import serve
         except ImportError:
             return None
         built = serve.build(self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)),

@@ -16,7 +16,7 @@ from loguru import logger
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
-from channels.mcp import servers as mcp_servers, skill as mcp_skill
+from channels.mcp import serve as mcp_serve_module, servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -235,12 +235,10 @@ def cmd_mcp(opts, config) -> int:
 def mcp_serve(config) -> int:
     """`wilson mcp serve`: Wilson's reads and `propose` for another agent, over stdio until it hangs up. Standard
     output is the protocol's: everything else goes to standard error. A running Wilson shows what is proposed."""
-    from channels.mcp import serve  # lazy: the SDK is an extra
-
     _open(config)
     config.set("core", "primary_channel", _primary(config))  # where the proposals are shown
     try:
-        server = serve.build(config)
+        server = mcp_serve_module.build(config)
     except ImportError:
         print("wilson mcp serve: the MCP SDK is not installed (pip install 'wilson[mcp]')", file=sys.stderr)
         return 2
