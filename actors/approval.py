@@ -17,6 +17,7 @@ those transitions from its messages and, once each has committed, delivers what 
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 
 from loguru import logger
@@ -202,9 +203,27 @@ class ApprovalActor(WilsonActor):
         if approval is not None and (result.settled or result.stage == "modify"):
             self.tell(approval.channel, ApprovalSettled(approval.id))
         for item_id in result.calls:  # committed as "calling": called now, outside any transaction
-            told = calls.call(item_id, decision.channel, self.now(), self.config, owner=self.config.get("core", "owner"))
+            self.call_outside(item_id, decision.channel)
+
+    def call_outside(self, item_id: int, channel: str) -> None:
+        """Call an approved item of another program on a thread of its own: a server's timeout holds up no other
+        decision. Its outcome is committed there and delivered; a crash there leaves it "calling" (unknown)."""
+        calls.begin(item_id)
+
+        def run() -> None:
+            told = None
+            try:
+                told = calls.call(item_id, channel, self.now(), self.config, owner=self.config.get("core", "owner"))
+            except Exception as exc:  # left "calling": the next start tells the user it is unknown
+                logger.opt(exception=exc).error("the approved call of item {} failed", item_id)
+            finally:
+                calls.end(item_id)
+                if not database.is_closed():
+                    database.close()  # this thread's connection
             if told is not None:
                 self.tell(told.channel, Deliver(told.outbox_id))
+
+        threading.Thread(target=run, name=f"approval-call-{item_id}", daemon=True).start()
 
     def decide(self, decision: Decision, now: datetime) -> tuple[Approval | None, DecisionResult]:
         tz = self.config.timezone

@@ -16,7 +16,7 @@ import pytest
 
 from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
-from storage.models import Approval, ApprovalItem, Cursor
+from storage.models import Approval, ApprovalItem, Cursor, Task
 from tests.brain import tool_names
 from tests.test_cortex import (  # noqa: F401
     background,
@@ -205,8 +205,8 @@ def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approv
     assert "notes answered: “added buy oat milk”" in done  # the result is told
 
 
-def test_an_approved_change_that_never_answers_holds_up_no_other_write_and_is_reported_as_unknown(scripted,
-                                                                                                 tmp_path):
+def test_an_approved_change_that_never_answers_holds_up_no_other_write_or_decision_and_is_reported_as_unknown(
+        scripted, tmp_path):
     from storage import kv
 
     log = tmp_path / "log.txt"
@@ -227,6 +227,13 @@ def test_an_approved_change_that_never_answers_holds_up_no_other_write_and_is_re
     kv.put_setting("another write", "while the server works")  # SQLite's one writer is free
     assert ApprovalItem.get_by_id(item.id).status == "calling", "the write waited for the call to end"
     assert kv.get_setting("another write") == "while the server works"
+    # and the gate decides on at once: another proposal approved meanwhile is done before the server answers
+    assert app.propose("create_task", {"title": "Water the plants"}, reason="because you asked") is None
+    other = Approval.get(Approval.summary == "because you asked")
+    assert wait_for(lambda: Approval.get_by_id(other.id).presented_at is not None)
+    app.decide(other.id, "approve")
+    assert wait_for(lambda: Task.select().where(Task.title == "Water the plants").exists())
+    assert ApprovalItem.get_by_id(item.id).status == "calling", "the other decision waited for the server"
     assert app.wait_idle()
     assert clockmod.monotonic() - began < 20
     failed = next(t for t in user_texts(app) if "Could not do:" in t)

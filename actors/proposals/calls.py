@@ -4,11 +4,13 @@ A call to another process can take as long as that server's timeout; inside the 
 hold SQLite's write lock for as long. So approving commits the item as "calling" (the ledger row), the gate
 calls after that commit, and one more transaction records the outcome with the answer to the user. A kill
 between the two commits leaves the item "calling": on start the gate marks it "unknown" and tells the user
-so; it is never called again, since the server may have acted.
+so; it is never called again, since the server may have acted. The gate makes the call on a thread of its own,
+so that a slow server holds up no other decision (a button press is answered while the user looks at it).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -66,10 +68,28 @@ def settle(item: ApprovalItem, status: str, result: dict, text: str, channel: st
     return Told(channel, box.id)
 
 
+IN_FLIGHT: set[int] = set()  # items this process is calling right now (a gate started again must not touch them)
+_in_flight = threading.Lock()
+
+
+def begin(item_id: int) -> None:
+    with _in_flight:
+        IN_FLIGHT.add(item_id)
+
+
+def end(item_id: int) -> None:
+    with _in_flight:
+        IN_FLIGHT.discard(item_id)
+
+
 def interrupted(now: datetime) -> list[Told]:
     """Items a stopped Wilson left "calling": their outcome is unknown; each user is told once, none is called."""
     told = []
+    with _in_flight:
+        busy = set(IN_FLIGHT)
     for item in ApprovalItem.select().where(ApprovalItem.status == "calling"):
+        if item.id in busy:
+            continue
         done = settle(item, "unknown", {"error": "Wilson stopped during the call"},
                       STOPPED.format(headline(item.description)), item.approval.channel, now)
         if done is not None:
