@@ -575,3 +575,14 @@ def test_a_server_that_never_answers_its_handshake_holds_up_no_answer_to_the_use
     health = Cursor.get_or_none(Cursor.name == "health:mcp mute")
     assert health is not None and health.value["state"] == "starting"  # still waiting for it, off the user's path
     assert not [n for n in tools.toolbox(app.config).tools if n.startswith("mute__")]
+
+
+def test_wilson_doctor_starts_each_server_and_says_what_to_fix(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
+        **json.loads(servers(tmp_path / "log.txt")["WILSON_MCP_SERVERS"]),
+        "gone": {"command": str(tmp_path / "no-such-server")}}))
+    cli.main(["--home", str(tmp_path / "home"), "doctor"])
+    out = capsys.readouterr().out
+    assert "mcp: ok, notes answered (8 tool(s), 4 resource(s))" in out
+    assert "mcp: FIX: gone failed: FileNotFoundError" in out and "`wilson mcp test gone` shows what it offers" in out
+    assert not (tmp_path / "log.txt").exists(), "the doctor calls no tool"
