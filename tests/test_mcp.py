@@ -328,6 +328,8 @@ def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, t
     assert wait_for(offered, timeout=20)
     say(app, "and now plan my week please")
     assert "notes__sprouted" in tool_names(cortex_requests(server)[-1])
+    resources = tools.toolbox(app.config).get("notes__resources")  # its resources were listed again too
+    assert "notes://sprouted" in [r["uri"] for r in resources.listing()]
 
 
 def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):

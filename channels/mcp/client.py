@@ -71,7 +71,8 @@ class Connection:
         self.on_change = on_change or (lambda connection: None)
         self.state = "starting"  # starting, ready, failed: …, stopped
         self.listed: list = []  # the server's tools as it last listed them
-        self.resources: list = []  # the resources it listed when it connected (none when it offers none)
+        self.resources: list = []  # the resources it listed (none when it offers none)
+        self.offers = False  # it said it has resources when it connected
         self.failures = 0
         self.restarts = 0  # sessions started after the first, for `wilson status`
         self.loop = LoopThread(f"mcp-{spec.name}")
@@ -155,13 +156,14 @@ class Connection:
             listed = await session.list_tools()
             offers = getattr(getattr(started, "capabilities", None), "resources", None) is not None
             resources = (await session.list_resources()).resources if offers and spec.resources else []
-        self.listed = list(listed.tools)
+        self.listed, self.offers = list(listed.tools), offers
         self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
         return session
 
     async def _notified(self, message) -> None:
         """A server may change its tool list mid-session: it is listed again (off the session's own reader)."""
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        if getattr(message, "method", None) in ("notifications/tools/list_changed",
+                                                "notifications/resources/list_changed"):
             self.loop.spawn(self._relist())
 
     async def _relist(self) -> None:
@@ -170,10 +172,14 @@ class Connection:
             return
         async with asyncio.timeout(self.spec.timeout):
             listed = list((await session.list_tools()).tools)
+            resources = list((await session.list_resources()).resources) if self.offers and self.spec.resources \
+                else []
         before, after = {t.name for t in self.listed}, {t.name for t in listed}
-        logger.warning("MCP server {} changed its tools: added {}, removed {}", self.spec.name,
-                       ", ".join(sorted(after - before)) or "none", ", ".join(sorted(before - after)) or "none")
+        if before != after:
+            logger.warning("MCP server {} changed its tools: added {}, removed {}", self.spec.name,
+                           ", ".join(sorted(after - before)) or "none", ", ".join(sorted(before - after)) or "none")
         self.listed = listed
+        self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
         self._set("ready")
 
     def _set(self, state: str) -> None:
