@@ -4,8 +4,9 @@
 reach it over streamable HTTP (a header's value may name environment variables, "Bearer ${TOKEN}", so the
 secret stays out of wilson.toml). Its tools become Wilson tools named `NAME__TOOL`: a tool the server marks
 read-only (`readOnlyHint`), or one listed in `read_only`, is a read; every other tool is a mutation, proposed
-to the user and called only by the approval gate. What a server says (its descriptions, its results) is
-untrusted data: capped, and marked as such wherever it reaches a model or the user.
+to the user and called only by the approval gate. Its resources, when it has any, are one more read tool,
+`NAME__resources`. What a server says (its descriptions, its results, its resources) is untrusted data: capped,
+and marked as such wherever it reaches a model or the user.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ every other tool becomes a proposal that the approval gate alone calls, once, af
 
 The channel actor owns the connections (started with the other channels, closed with them); the toolbox
 asks `REGISTRY` for the tools, so a server that connects late or lists new tools is picked up on the
-next run. `status` is what `wilson skills` and `wilson mcp test` show of each server.
+next run. `status` is what `wilson skills` and `wilson mcp test` show of each server. When a server has something
+in `watch`, the channel is also a buffered receptor: the tick's nudge and the thalamus' sync read what is due
+(channels/mcp/watch.py).
 """
 
 from __future__ import annotations
