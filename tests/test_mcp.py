@@ -328,6 +328,11 @@ def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, t
     assert wait_for(offered, timeout=20)
     say(app, "and now plan my week please")
     assert "notes__sprouted" in tool_names(cortex_requests(server)[-1])
+    from storage.models import Trace
+
+    assert wait_for(lambda: Trace.select().where(Trace.stage == "relisted").exists())
+    (traced,) = Trace.select().where(Trace.stage == "relisted")
+    assert traced.reason == "the MCP server notes changed its tools: added sprouted, removed none"
     resources = tools.toolbox(app.config).get("notes__resources")  # its resources were listed again too
     assert "notes://sprouted" in [r["uri"] for r in resources.listing()]
 

@@ -73,6 +73,7 @@ class Connection:
         self.listed: list = []  # the server's tools as it last listed them
         self.resources: list = []  # the resources it listed (none when it offers none)
         self.offers = False  # it said it has resources when it connected
+        self.changed_tools = ""  # how its tool list changed mid-session, until the channel has traced it
         self.failures = 0
         self.restarts = 0  # sessions started after the first, for `wilson status`
         self.loop = LoopThread(f"mcp-{spec.name}")
@@ -176,8 +177,9 @@ class Connection:
                 else []
         before, after = {t.name for t in self.listed}, {t.name for t in listed}
         if before != after:
-            logger.warning("MCP server {} changed its tools: added {}, removed {}", self.spec.name,
-                           ", ".join(sorted(after - before)) or "none", ", ".join(sorted(before - after)) or "none")
+            self.changed_tools = (f"added {', '.join(sorted(after - before)) or 'none'}, "
+                                  f"removed {', '.join(sorted(before - after)) or 'none'}")
+            logger.warning("MCP server {} changed its tools: {}", self.spec.name, self.changed_tools)
         self.listed = listed
         self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
         self._set("ready")

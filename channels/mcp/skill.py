@@ -23,7 +23,7 @@ from channels.base import Channel as ChannelActor
 from channels.mcp import watch
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
-from storage import kv
+from storage import kv, trace
 from wilson import skills
 from wilson.kernel.redact import redact, register
 from wilson.kernel import faults, liveness
@@ -127,6 +127,10 @@ class McpChannel(ChannelActor):
             connection = REGISTRY.connection(message.server)
             if connection is not None:
                 self.record(message.server, connection.state, connection.restarts)
+                changed, connection.changed_tools = connection.changed_tools, ""
+                if changed:  # a server that changes its tools mid-session: what changed is kept in the trace
+                    trace.record(trace.new_trace_id(), "relisted", self.name,
+                                 f"the MCP server {message.server} changed its tools: {changed}", self.now())
                 if connection.state == "ready":
                     self.check_descriptions(message.server)
             return None
