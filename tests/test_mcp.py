@@ -112,7 +112,7 @@ def test_a_read_tool_answers_within_the_users_run(scripted, tmp_path):
 
 
 def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_and_is_called_once(
-        scripted, http_server, monkeypatch):
+        scripted, http_server, monkeypatch, capfd):
     url, log = http_server
     monkeypatch.setenv("NOTES_TOKEN", "s3cret-over-http")
     settings = {"notes": {"url": url, "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}, "timeout": 3}}
@@ -143,6 +143,11 @@ def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_a
     assert app.wait_idle()
     assert log.read_text(encoding="utf-8") == "over http\n"  # called once
     assert any("notes answered: “added over http”" in t for t in user_texts(app))
+    from storage.models import Trace
+
+    # the secret reached the server, and nothing of Wilson's own: no log line, no trace
+    assert "s3cret-over-http" not in "".join(capfd.readouterr())
+    assert not Trace.select().where(Trace.reason.contains("s3cret-over-http")).exists()
 
 
 def test_a_servers_resources_are_listed_and_read_as_capped_untrusted_text(scripted, tmp_path):
