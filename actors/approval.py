@@ -4,7 +4,8 @@ Decisions arrive as rows a channel or the cortex wrote (a REPL command, a Telegr
 words), named by `DecisionRecorded` (a bare `Decision` is written down first), and are applied here by
 code, never by a model. Approving executes each item exactly once: the item's status
 moves from pending to executed in the same transaction that applies it, so a second press finds
-nothing left to do. Proposals are bound to their approver, expire, and are superseded by a modified
+nothing left to do (an item that calls another program is committed as "calling" and called after
+that commit: actors/proposals/calls.py). Proposals are bound to their approver, expire, and are superseded by a modified
 proposal.
 
 None vanishes in silence: one reminder before it expires, one notice when it does (the sweep, run on
@@ -16,11 +17,12 @@ those transitions from its messages and, once each has committed, delivers what 
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 
 from loguru import logger
 
-from actors.proposals import commands, decide as proposals_decide, lapse, make, rules, undo
+from actors.proposals import calls, commands, decide as proposals_decide, lapse, make, rules, undo
 from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE, UNDO
 from actors.tick.deadlines import plan_task, windows_config
 from storage import decisions, outbox, trace
@@ -59,6 +61,9 @@ class ApprovalActor(WilsonActor):
     name = "approval"
 
     def on_start(self):
+        # an approved call to another program that a stop cut short: told as unknown, never called again
+        for told in calls.interrupted(self.now()):
+            self.tell(told.channel, Deliver(told.outbox_id))
         self.recover()
 
     def recover(self) -> None:
@@ -197,6 +202,28 @@ class ApprovalActor(WilsonActor):
             self.tell(decision.channel, Deliver(box.id))
         if approval is not None and (result.settled or result.stage == "modify"):
             self.tell(approval.channel, ApprovalSettled(approval.id))
+        for item_id in result.calls:  # committed as "calling": called now, outside any transaction
+            self.call_outside(item_id, decision.channel)
+
+    def call_outside(self, item_id: int, channel: str) -> None:
+        """Call an approved item of another program on a thread of its own: a server's timeout holds up no other
+        decision. Its outcome is committed there and delivered; a crash there leaves it "calling" (unknown)."""
+        calls.begin(item_id)
+
+        def run() -> None:
+            told = None
+            try:
+                told = calls.call(item_id, channel, self.now(), self.config, owner=self.config.get("core", "owner"))
+            except Exception as exc:  # left "calling": the next start tells the user it is unknown
+                logger.opt(exception=exc).error("the approved call of item {} failed", item_id)
+            finally:
+                calls.end(item_id)
+                if not database.is_closed():
+                    database.close()  # this thread's connection
+            if told is not None:
+                self.tell(told.channel, Deliver(told.outbox_id))
+
+        threading.Thread(target=run, name=f"approval-call-{item_id}", daemon=True).start()
 
     def decide(self, decision: Decision, now: datetime) -> tuple[Approval | None, DecisionResult]:
         tz = self.config.timezone

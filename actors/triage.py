@@ -112,7 +112,8 @@ def item_for(row) -> dict:
     return {**_envelope(row), "text": row.text[:TRIAGE_TEXT], **_facts(row)}
 
 
-CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch"}
+CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch",
+                 "mcp": "what you watch on MCP servers"}
 
 
 def look_answer(looked: int, kept: int, later: int, postponed: int, channels: list[str]) -> str:

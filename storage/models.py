@@ -71,6 +71,8 @@ class ApprovalStatus(StrEnum):
 class ItemStatus(StrEnum):
     PENDING = "pending"
     EXECUTING = "executing"  # claimed by the gate; executed at most once
+    CALLING = "calling"  # committed before a call to another program (an MCP server); found by a restart: UNKNOWN
+    UNKNOWN = "unknown"  # the call may or may not have acted (Wilson stopped, or no answer came): never repeated
     EXECUTED = "executed"
     REJECTED = "rejected"
     FAILED = "failed"

@@ -24,6 +24,8 @@ APPROVAL_WRITERS = {
     "actors/proposals/make.py": "makes, supersedes, copies and presents proposals (an undo's too); notes the message "
                                 "showing one",
     "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
+    "actors/proposals/calls.py": "records the outcome of an approved call to another program (an MCP server), made "
+                                 "outside the approval's transaction, or that a stop left it unknown",
     "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
     "actors/proposals/commands.py": "records the user's own command (done 3, snooze 3 2d) as a proposal approved at once",
     "storage/migrations.py": "schema migrations carry existing rows over",

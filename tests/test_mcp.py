@@ -7,6 +7,8 @@ model only as labelled data."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 
 from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
-from storage.models import Approval, ApprovalItem, Cursor
+from storage.models import Approval, ApprovalItem, Cursor, Task
 from tests.brain import tool_names
 from tests.test_cortex import (  # noqa: F401
     background,
@@ -58,6 +60,34 @@ def connected(app) -> bool:
     return wait_for(offered)
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """The same server over streamable HTTP on loopback: (its URL, the file add_note appends to)."""
+    port, log = free_port(), tmp_path / "http-log.txt"
+    proc = subprocess.Popen([sys.executable, str(SERVER), str(log), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: listening(port), timeout=30), "the HTTP server did not start"
+        yield f"http://127.0.0.1:{port}/mcp", log
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def last_tool_answer(body) -> dict:
     return json.loads(next(m for m in reversed(body["messages"]) if m["role"] == "tool")["content"])
 
@@ -79,6 +109,78 @@ def test_a_read_tool_answers_within_the_users_run(scripted, tmp_path):
     read = [r for r in tool_results(server) if "result" in r][-1]
     assert read["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
     assert not (tmp_path / "log.txt").exists()
+
+
+def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_and_is_called_once(
+        scripted, http_server, monkeypatch, capfd):
+    url, log = http_server
+    monkeypatch.setenv("NOTES_TOKEN", "s3cret-over-http")
+    settings = {"notes": {"url": url, "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}, "timeout": 3}}
+
+    def decide(ctx, body):
+        if "who" in ctx["stimulus"]["text"]:
+            return {"tool_calls": [call("notes__whoami")] if "notes__whoami" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        return {"tool_calls": [call("propose", changes=[{"action": "notes__add_note", "text": "over http"}])]}
+
+    def after(body):
+        answer = last_tool_answer(body)
+        return {"text": f"The server says: {answer['result']}" if "result" in answer else "Proposed."}
+
+    app, server = scripted(decide, after=after, WILSON_MCP_SERVERS=json.dumps(settings))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__whoami" in box.tools and not box.why_not(box.get("notes__whoami"))
+
+    assert wait_for(offered)
+    say(app, "who am I to the notes server? look it up")
+    assert user_texts(app)[-1] == "The server says: Bearer s3cret-over-http"
+    approval = Approval.get(Approval.inbox_id == say(app, "add a note over http").id)
+    assert not log.exists()
+    app.decide(approval.id, "approve")
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    assert log.read_text(encoding="utf-8") == "over http\n"  # called once
+    assert any("notes answered: “added over http”" in t for t in user_texts(app))
+    from storage.models import Trace
+
+    # the secret reached the server, and nothing of Wilson's own: no log line, no trace
+    assert "s3cret-over-http" not in "".join(capfd.readouterr())
+    assert not Trace.select().where(Trace.reason.contains("s3cret-over-http")).exists()
+
+
+def test_a_servers_resources_are_listed_and_read_as_capped_untrusted_text(scripted, tmp_path):
+    def decide(ctx, body):
+        if "notes__resources" not in tool_names(body):
+            return {"tool_calls": [call("escalate", why="a lookup")]}
+        return {"tool_calls": [call("notes__resources"), call("notes__resources", uri="notes://today"),
+                               call("notes__resources", uri="notes://orders"),
+                               call("notes__resources", uri="notes://huge"),
+                               call("notes__resources", uri="file:///etc/passwd")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": "Read them."},
+                           **servers(tmp_path / "log.txt", timeout=8))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "notes__resources" in box.tools and not box.why_not(box.get("notes__resources"))
+
+    assert wait_for(offered)
+    say(app, "what is in the resources of my notes server? look")
+    listing, today, orders, huge, elsewhere = tool_results(server)[-5:]
+    assert [r["uri"] for r in listing["resources"]] == ["notes://today", "notes://log", "notes://orders",
+                                                        "notes://huge"]
+    assert listing["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
+    assert today["result"] == "oat milk; call the plumber on Tuesday"
+    assert today["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
+    # orders stay data: the server's fake end marker cannot close Wilson's block
+    assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in orders["result"] and "<<<" not in orders["result"]
+    # 20 MB is cut to what a model reads (or, on a slow machine, the read times out): bounded either way
+    assert len(json.dumps(huge)) < 9000
+    assert "more characters]" in huge.get("result", "") or "did not answer within 8 seconds" in huge["error"]
+    assert "lists no resource “/etc/passwd”" in elsewhere["error"]  # only what the server listed is read
+    assert user_texts(app)[-1] == "Read them."
 
 
 def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approved(scripted, tmp_path):
@@ -108,7 +210,10 @@ def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approv
     assert "notes answered: “added buy oat milk”" in done  # the result is told
 
 
-def test_an_approved_change_that_never_answers_is_reported_as_unknown_and_not_repeated(scripted, tmp_path):
+def test_an_approved_change_that_never_answers_holds_up_no_other_write_or_decision_and_is_reported_as_unknown(
+        scripted, tmp_path):
+    from storage import kv
+
     log = tmp_path / "log.txt"
 
     def decide(ctx, body):
@@ -119,14 +224,30 @@ def test_an_approved_change_that_never_answers_is_reported_as_unknown_and_not_re
     app, server = scripted(decide, after=lambda body: {"text": "Proposed."}, **servers(log))
     assert connected(app)
     approval = Approval.get(Approval.inbox_id == say(app, "add a note to my notes server: pay rent").id)
+    (item,) = approval.items
     began = clockmod.monotonic()
     app.decide(approval.id, "approve")
+    # the server has acted and is keeping the call waiting: the approval is committed, the call in flight
+    assert wait_for(lambda: log.exists() and ApprovalItem.get_by_id(item.id).status == "calling")
+    kv.put_setting("another write", "while the server works")  # SQLite's one writer is free
+    assert ApprovalItem.get_by_id(item.id).status == "calling", "the write waited for the call to end"
+    assert kv.get_setting("another write") == "while the server works"
+    # and the gate decides on at once: another proposal approved meanwhile is done before the server answers
+    assert app.propose("create_task", {"title": "Water the plants"}, reason="because you asked") is None
+    other = Approval.get(Approval.summary == "because you asked")
+    assert wait_for(lambda: Approval.get_by_id(other.id).presented_at is not None)
+    app.decide(other.id, "approve")
+    assert wait_for(lambda: Task.select().where(Task.title == "Water the plants").exists())
+    assert ApprovalItem.get_by_id(item.id).status == "calling", "the other decision waited for the server"
     assert app.wait_idle()
     assert clockmod.monotonic() - began < 20
     failed = next(t for t in user_texts(app) if "Could not do:" in t)
-    assert "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated" in failed
+    assert failed == ("Could not do:\n! Use add_slowly on the MCP server notes (text: pay rent) (the MCP server notes "
+                      "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated)")
+    assert ApprovalItem.get_by_id(item.id).status == "unknown"
     app.decide(approval.id, "approve")
     assert app.wait_idle()
+    assert user_texts(app)[-1] == f"Already done: proposal {approval.id} was approved."
     assert log.read_text(encoding="utf-8") == "pay rent\n"  # it acted once, and was not called again
     say(app, "are you still there?")  # Wilson answers on
     assert user_texts(app)[-1] == "Yes, still here."
@@ -212,6 +333,13 @@ def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, t
     assert wait_for(offered, timeout=20)
     say(app, "and now plan my week please")
     assert "notes__sprouted" in tool_names(cortex_requests(server)[-1])
+    from storage.models import Trace
+
+    assert wait_for(lambda: Trace.select().where(Trace.stage == "relisted").exists())
+    (traced,) = Trace.select().where(Trace.stage == "relisted")
+    assert traced.reason == "the MCP server notes changed its tools: added sprouted, removed none"
+    resources = tools.toolbox(app.config).get("notes__resources")  # its resources were listed again too
+    assert "notes://sprouted" in [r["uri"] for r in resources.listing()]
 
 
 def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
@@ -270,6 +398,7 @@ def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, m
     assert "reads: notes__read_notes, notes__weather" in mcp
     assert "proposes (after your approval): notes__add_note, notes__add_slowly" in mcp
     assert "left out (include/exclude): stall, grow, huge, crash" in mcp
+    assert "resources: 4, read with notes__resources" in mcp
     assert "MCP server gone (stdio: " in mcp and "failed: FileNotFoundError" in mcp
     assert "MCP server later: off (enabled = false)" in mcp
 
@@ -294,43 +423,6 @@ def test_wilson_mcp_test_connects_and_lists_each_tool_with_how_it_is_used(tmp_pa
     assert not (tmp_path / "log.txt").exists(), "testing lists the tools; it calls none"
     assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "other"]) == 2
     assert "no server 'other' in [mcp.servers] (configured: notes)" in capsys.readouterr().err
-
-
-def test_an_approved_call_interrupted_by_a_restart_is_neither_repeated_nor_retried_blindly(tmp_path):
-    """The gate runs an item in its transaction; a kill after the server acted rolls the item back to pending and
-    the gate runs it again on recovery. The ledger makes that second run reuse the result, or, when Wilson died
-    during the call, fail saying the outcome is unknown."""
-    from types import SimpleNamespace
-
-    from channels.mcp.ledger import UnknownOutcome
-    from channels.mcp.servers import McpTool, spec_of
-    from wilson.skills import Call
-
-    calls = []
-
-    def caller(server, tool, args):
-        calls.append(args)
-        return f"added {args['text']}"
-
-    listed = SimpleNamespace(name="add_note", description="Append a note.", annotations=None,
-                             input_schema={"type": "object", "properties": {"text": {"type": "string"}}})
-    tool = McpTool(spec_of("notes", {"command": "x"}), listed, caller)
-    home = SimpleNamespace(home=tmp_path)
-    first = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))
-    again = tool.execute({"text": "milk"}, Call(now=None, tz=None, item_id=7, config=home))  # the rolled-back rerun
-    assert first == again and first["told"] == "notes answered: “added milk”" and calls == [{"text": "milk"}]
-
-    def dies(server, tool, args):  # killed while the server works: only the "calling" record is left
-        raise SystemExit("killed")
-
-    crashed = McpTool(spec_of("notes", {"command": "x"}), listed, dies)
-    with pytest.raises(SystemExit):
-        crashed.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
-    with pytest.raises(UnknownOutcome, match="whether it happened is unknown; it is not repeated"):
-        tool.execute({"text": "bread"}, Call(now=None, tz=None, item_id=8, config=home))
-    assert calls == [{"text": "milk"}]
-    with pytest.raises(PermissionError, match="only the approval gate calls it"):
-        tool.execute({"text": "sneak"}, Call(now=None, tz=None))
 
 
 def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
@@ -392,3 +484,117 @@ def test_a_changed_description_is_shown_and_approved_before_the_tool_is_used_aga
     say(app, "add a note: hello again, then plan my day")
     assert "notes__add_note" in tool_names(cortex_requests(server)[-1])
     assert kv.get_setting(SAID_KEY)["notes__add_note"] == "Append a note to the user's notes."
+
+
+def test_a_watched_resource_that_changes_becomes_one_buffered_stimulus_and_no_change_makes_none(scripted, tmp_path):
+    from datetime import timedelta
+
+    from channels.mcp.watch import state_key
+    from storage import kv
+    from storage.models import ReceptorBuffer
+    from wilson.kernel.messages import TickNow
+
+    log = tmp_path / "log.txt"
+
+    def decide(ctx, body):
+        return {"text": ""}
+
+    app, server = scripted(decide, **servers(log, watch=["notes://log", "read_notes", "add_note"], watch_minutes=15))
+    assert connected(app)
+    assert "mcp" in app.config.get("core", "buffered_channels")
+    app.supervisor.tell("tick", TickNow())  # the first look takes a baseline: what was there is not news
+    assert wait_for(lambda: kv.get_cursor(state_key("notes", "notes://log")) is not None
+                    and kv.get_cursor(state_key("notes", "add_note")) is not None)
+    assert app.wait_idle()
+    mcp_rows = lambda: list(ReceptorBuffer.select().where(ReceptorBuffer.channel == "mcp"))  # noqa: E731
+    assert mcp_rows() == []
+    assert "only reads are watched" in kv.get_cursor(state_key("notes", "add_note"))["error"]  # never polled
+    assert not log.exists()
+
+    log.write_text("buy oat milk\n", encoding="utf-8")  # the server's resource changes
+    app.advance(timedelta(minutes=16))
+    assert wait_for(lambda: len(mcp_rows()) == 1)
+    (row,) = mcp_rows()
+    assert row.text == "The MCP server notes changed “notes://log”; it now reads:\nbuy oat milk\n"
+    assert row.payload == {"server": "notes", "watched": "notes://log", "title": "notes: notes://log"}
+
+    app.advance(timedelta(minutes=16))  # looked at again: nothing changed, nothing buffered
+    assert wait_for(lambda: kv.get_cursor(state_key("notes", "notes://log"))["seen_at"] == app.clock.now().isoformat())
+    assert app.wait_idle()
+    assert len(mcp_rows()) == 1
+    app.sync()  # the thalamus triages it like a mail
+    assert wait_for(lambda: ReceptorBuffer.get_by_id(row.id).processed_at is not None
+                    or ReceptorBuffer.get_by_id(row.id).outcome is not None)
+
+
+def test_a_server_that_exits_at_every_call_costs_little_acts_only_when_approved_and_wilson_keeps_answering(
+        scripted, tmp_path):
+    log = tmp_path / "log.txt"
+    dying = {"command": sys.executable, "args": [str(SERVER), str(log), "exit-on-call"], "timeout": 3}
+
+    def decide(ctx, body):
+        text = ctx["stimulus"]["text"]
+        if "look" in text:
+            return {"tool_calls": [call("dying__look")] if "dying__look" in tool_names(body)
+                    else [call("escalate", why="a lookup")]}
+        if "note" in text:
+            return {"tool_calls": [call("propose", changes=[{"action": "dying__add_note", "text": "call mum"}])]}
+        return {"text": "Still here."}
+
+    def after(body):
+        answer = last_tool_answer(body)
+        return {"text": f"The lookup failed: {answer['error']}" if "error" in answer else "Proposed."}
+
+    app, server = scripted(decide, after=after, WILSON_MCP_SERVERS=json.dumps({"dying": dying}))
+
+    def offered():
+        box = tools.toolbox(app.config)
+        return "dying__add_note" in box.tools and not box.why_not(box.get("dying__add_note"))
+
+    assert wait_for(offered)
+    began = clockmod.monotonic()
+    for _ in range(2):  # it dies each time; each time the user hears why, within the server's timeout
+        say(app, "look at my notes on the dying server")
+        assert user_texts(app)[-1].startswith("The lookup failed: the MCP server dying")
+        say(app, "hello")
+        assert user_texts(app)[-1] == "Still here."
+    assert clockmod.monotonic() - began < 40
+    assert not log.exists(), "a read acts on nothing, and nothing was approved"
+
+    approval = Approval.get(Approval.inbox_id == say(app, "add a note on the dying server: call mum").id)
+    assert wait_for(offered)  # started again after the last exit
+    app.decide(approval.id, "approve")
+    app.decide(approval.id, "approve")
+    assert app.wait_idle()
+    failed = next(t for t in user_texts(app) if t.startswith("Could not do:"))
+    assert "whether it acted is unknown, so it is not repeated" in failed
+    assert log.read_text(encoding="utf-8") == "call mum\n"  # it acted once, and was never called again
+    say(app, "hello")
+    assert user_texts(app)[-1] == "Still here."
+
+
+def test_a_server_that_never_answers_its_handshake_holds_up_no_answer_to_the_user(scripted, tmp_path):
+    mute = {"command": sys.executable, "args": ["-c", "import time; time.sleep(3600)"], "timeout": 3}
+
+    def decide(ctx, body):
+        return {"text": "Here, at once."}
+
+    app, server = scripted(decide, WILSON_MCP_SERVERS=json.dumps({"mute": mute}))
+    began = clockmod.monotonic()
+    say(app, "hello")
+    assert user_texts(app)[-1] == "Here, at once."
+    assert clockmod.monotonic() - began < 10, "the user waited for a server that never answers"
+    health = Cursor.get_or_none(Cursor.name == "health:mcp mute")
+    assert health is not None and health.value["state"] == "starting"  # still waiting for it, off the user's path
+    assert not [n for n in tools.toolbox(app.config).tools if n.startswith("mute__")]
+
+
+def test_wilson_doctor_starts_each_server_and_says_what_to_fix(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
+        **json.loads(servers(tmp_path / "log.txt")["WILSON_MCP_SERVERS"]),
+        "gone": {"command": str(tmp_path / "no-such-server")}}))
+    cli.main(["--home", str(tmp_path / "home"), "doctor"])
+    out = capsys.readouterr().out
+    assert "mcp: ok, notes answered (8 tool(s), 4 resource(s))" in out
+    assert "mcp: FIX: gone failed: FileNotFoundError" in out and "`wilson mcp test gone` shows what it offers" in out
+    assert not (tmp_path / "log.txt").exists(), "the doctor calls no tool"

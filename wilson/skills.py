@@ -98,6 +98,9 @@ class Tool:
     untrusted: str = ""  # a read whose result others wrote, e.g. "your calendar": marked so for the model
     unavailable: str = ""  # why it cannot work yet: not offered, and an old proposal holding it fails honestly
     limits: dict = {}  # argument → longest text
+    # a mutation that calls another program (an MCP server): the gate commits "calling" first, calls outside its
+    # transaction (so a slow server holds up no other write), and commits the outcome after
+    outside: bool = False
 
     def needs(self, config) -> str:
         """Why it cannot work with these settings ("" when it can): then it is not offered, like `unavailable`."""

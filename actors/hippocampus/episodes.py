@@ -16,7 +16,8 @@ from wilson.kernel.clock import as_utc
 USER_SAID, SAID_CHARS = "The user said: ", 280  # an episode of the user's words quotes this much of their turn
 
 # Approval (and item) statuses as the outcomes calibration speaks of.
-OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "rejected": "rejected",
+OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "calling": "approved",
+            "unknown": "approved", "rejected": "rejected",
             "superseded": "modified", "expired": "ignored", "partial": "partial"}
 EARLY_DAYS = 3  # finishing this far ahead of the due counts as early, not merely on time
 

@@ -1,4 +1,5 @@
-"""Deciding a proposal: approve (each chosen item executed exactly once, in the transaction that marks it),
+"""Deciding a proposal: approve (each chosen item executed exactly once, in the transaction that marks it; one
+that calls another program is only marked "calling" here, and called by the gate after the commit),
 reject, modify (the user's words handed back to the cortex), revive an expired one, and refuse an answer
 that cannot be taken. Called by the gate inside its decision's transaction."""
 
@@ -82,12 +83,17 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
     chosen in the same transaction (a confirm after per-item toggles: these, and not the others).
     What the items create belongs to the approver; `owner` (the configured one) sees every topic;
     `config` says which skills are on (an item of a skill turned off fails)."""
-    executed, failed, task_ids, left_out, deliveries, done = [], [], [], [], [], []
+    executed, failed, task_ids, left_out, deliveries, done, calls = [], [], [], [], [], [], []
     seen: set[int] = set()
     created_topics: dict = {}
     with database.atomic():
         hold_open(approval, now)
         for item in selected(approval, positions):
+            if tools.calls_outside(item.tool, config):  # called by the gate after this commits (actors/proposals/calls.py)
+                if ApprovalItem.update(status="calling").where(
+                        (ApprovalItem.id == item.id) & (ApprovalItem.status == "pending")).execute():
+                    calls.append(item.id)
+                continue
             claimed = ApprovalItem.update(status="executing").where(
                 (ApprovalItem.id == item.id) & (ApprovalItem.status == "pending")).execute()
             if not claimed:
@@ -115,7 +121,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
             task_ids += result.get("task_ids") or []  # the tasks an undo reopened with their topic
         for task_id in task_ids:
             plan_task(Task.get_by_id(task_id), now, seen=task_id in seen)
-        if rest == "reject" and (executed or failed):
+        if rest == "reject" and (executed or failed or calls):
             left_out = selected(approval, ())
             ApprovalItem.update(status="rejected").where(
                 ApprovalItem.id.in_([i.id for i in left_out]) & (ApprovalItem.status == "pending")).execute()
@@ -125,7 +131,7 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
         if left_out:
             Feedback.create(approval_id=approval.id, kind="rejected",
                             value=",".join(str(i.position) for i in left_out), at=now)
-    if not executed and not failed:
+    if not executed and not failed and not calls:
         return DecisionResult(f"Already done: nothing left to approve in proposal {approval.id}.")
     text = "Done:\n" + "\n".join(f"✓ {d}" for d in executed) if executed else ""
     if failed:
@@ -134,8 +140,8 @@ def approve(approval: Approval, positions: tuple[int, ...], now: datetime, tz, p
         text += "\nLeft out, as you chose:\n" + "\n".join(f"✗ {headline(i.description)}" for i in left_out)
     if status == "partial":
         text += f"\nStill waiting on the rest of proposal {approval.id}."
-    return DecisionResult(text, settled=status != "partial", stage="approved", task_ids=task_ids,
-                          deliveries=deliveries, undoable=undoable(done, now))
+    return DecisionResult(text.lstrip("\n"), settled=status != "partial", stage="approved", task_ids=task_ids,
+                          deliveries=deliveries, undoable=undoable(done, now), calls=calls)
 
 
 def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> DecisionResult:

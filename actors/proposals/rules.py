@@ -54,6 +54,7 @@ class DecisionResult:
     made: int | None = None  # the new proposal the decision made (an expired one back, an undo), to present
     deliveries: list = field(default_factory=list)  # (channel, outbox id) an approved item wrote, to nudge
     undoable: bool = False  # it changed something: its receipt offers to undo it
+    calls: list = field(default_factory=list)  # items committed as "calling": the gate calls them after the commit
 
 
 def remind_before(config) -> timedelta:
@@ -127,6 +128,11 @@ class CannotPropose(ValueError):
     """The tool is not there or says this cannot be done; the message says why, for the user."""
 
 
+def unshown() -> bool:
+    """An open proposal nobody has shown yet: one committed where no gate was told (another process)."""
+    return Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()).exists()
+
+
 def sweep_due(now: datetime) -> bool:
     moment = due_moment()
     return moment is not None and moment <= now
@@ -150,7 +156,7 @@ def settle_status(approval_id: int) -> str:
     if "pending" in statuses:
         return "partial" if any(s != "pending" for s in statuses) else "pending"
     # an item that failed was still approved by the user; only their own "no" makes a rejection
-    return "approved" if {"executed", "failed"} & set(statuses) else "rejected"
+    return "approved" if {"executed", "failed", "calling", "unknown"} & set(statuses) else "rejected"
 
 
 def may_decide(user_id, approval: Approval, owner: str | None = None) -> bool:

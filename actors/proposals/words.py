@@ -216,7 +216,8 @@ def expiry_text(approval: Approval, in_time: bool = False) -> str:
 
 
 def outcome_line(approval: Approval) -> str:
-    marks = {"executed": "✓", "rejected": "✗", "superseded": "↻", "failed": "!", "pending": "·"}
+    marks = {"executed": "✓", "rejected": "✗", "superseded": "↻", "failed": "!", "pending": "·", "calling": "…",
+             "unknown": "?"}
     items = approval.items.order_by(ApprovalItem.position)
     return "\n".join(f"{marks.get(i.status, '·')} {i.description}" for i in items)
 

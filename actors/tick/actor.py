@@ -11,7 +11,7 @@ from loguru import logger
 
 from actors import attention, briefing
 from actors.proposals.make import release_kept
-from actors.proposals.rules import sweep_due
+from actors.proposals.rules import sweep_due, unshown
 from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, Windows, scan_deadlines, scan_topic_ends, windows_config
 from actors.tick.schedules import arm_schedules, due_schedules, ensure_builtin_schedules, fire_once
 from storage import inbox, mute, outbox, trace
@@ -110,8 +110,9 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
     retry = inbox.kept_due()
     if retry is not None and retry <= now and inbox.release_kept(oldest_only=True):
         nudges.append(("cortex-realtime", InboxReady()))
-    # a proposal to show (kept for a briefing that did not tell it), remind of or expire: the gate does it
-    if release_kept(now) or sweep_due(now):
+    # a proposal to show (kept for a briefing that did not tell it, or made by another process: `wilson mcp
+    # serve`, `wilson watch add`), remind of or expire: the gate does it
+    if release_kept(now) or sweep_due(now) or unshown():
         nudges.append(("approval", Recover()))
     sent = set()
     for name, message in nudges:

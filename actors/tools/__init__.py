@@ -298,14 +298,23 @@ def hints(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | Non
 
 
 # Executing approved mutations: the approval gate is the only caller --------------------------
+def calls_outside(name: str, config=None, box: Toolbox | None = None) -> bool:
+    """Whether an approved item of this tool calls another program (see Tool.outside): the gate calls it
+    outside its transaction, between two commits."""
+    tool = (box or toolbox(config)).get(name)
+    return bool(tool is not None and tool.outside)
+
+
 def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz: ZoneInfo, scratch: dict,
-                     owner: str | None = None, config=None, box: Toolbox | None = None) -> tuple[dict, list]:
+                     owner: str | None = None, config=None, box: Toolbox | None = None,
+                     claimed_as: str = "executing") -> tuple[dict, list]:
     """Apply one approved item, inside the gate's transaction; (its result, the (channel, outbox id)
     rows it wrote for a channel to deliver, to be nudged after the commit). `scratch` is shared by the
     items of one proposal (a topic created by item 1 is found by a task in item 2); `approver` owns
-    what it creates."""
+    what it creates. `claimed_as="calling"`: an item that calls another program, run by the gate outside
+    any transaction after "calling" was committed."""
     claimed = ApprovalItem.get_or_none(ApprovalItem.id == item.id)
-    if claimed is None or claimed.status != "executing":
+    if claimed is None or claimed.status != claimed_as:
         raise NotApproved(f"item {item.id} was not approved and claimed by the approval gate")
     box = box or toolbox(config)
     tool = box.get(claimed.tool)

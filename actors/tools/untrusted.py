@@ -99,6 +99,8 @@ def _one_source(buffer: dict) -> str:
     if channel in ("web", "feed") and (buffer.get("title") or buffer.get("url")):
         what = "web page" if channel == "web" else "feed item"
         return f"the {what} “{_quoted(buffer.get('title') or buffer.get('url'))}”"
+    if channel == "mcp" and buffer.get("server"):
+        return f"the MCP server {_quoted(buffer['server'], 30)} (“{_quoted(buffer.get('watched') or '', 60)}”)"
     return f"your {_quoted(channel, 30)}"
 
 

@@ -25,6 +25,7 @@ from wilson.kernel.redact import redact
 
 BACKOFF = (1.0, 2.0, 5.0, 15.0, 60.0)  # seconds before the next start, after each failure in a row
 ERROR_LIMIT = 300
+MAX_RESOURCES = 100  # resources taken from one server's list
 START_TIMEOUT = 30.0  # seconds a server may take to start and list its tools (an interpreter's imports are slow)
 
 
@@ -51,12 +52,28 @@ def result_text(result) -> str:
     return "\n".join(parts)
 
 
+def contents_text(result) -> str:
+    """A read resource's contents as text: its text parts; a binary part named by its type and size."""
+    parts = []
+    for part in getattr(result, "contents", None) or []:
+        if isinstance(getattr(part, "text", None), str):
+            parts.append(part.text)
+        else:
+            blob = getattr(part, "blob", "") or ""
+            parts.append(f"[binary content: {getattr(part, 'mime_type', None) or 'unknown type'}, "
+                         f"about {len(blob) * 3 // 4} bytes]")
+    return "\n".join(parts)
+
+
 class Connection:
     def __init__(self, spec: Spec, on_change=None):
         self.spec = spec
         self.on_change = on_change or (lambda connection: None)
         self.state = "starting"  # starting, ready, failed: …, stopped
         self.listed: list = []  # the server's tools as it last listed them
+        self.resources: list = []  # the resources it listed (none when it offers none)
+        self.offers = False  # it said it has resources when it connected
+        self.changed_tools = ""  # how its tool list changed mid-session, until the channel has traced it
         self.failures = 0
         self.restarts = 0  # sessions started after the first, for `wilson status`
         self.loop = LoopThread(f"mcp-{spec.name}")
@@ -79,7 +96,9 @@ class Connection:
         for event in (self._broken, self._stopped):
             if event is not None:
                 event.set()
-        await self.loop.finish_jobs(grace=4.0)  # the SDK gives a server 2 s to exit before it is terminated
+        # the SDK gives a server 2 s to exit before it is terminated; one still in its handshake (it may never
+        # answer) is cut off at once, so that its process is ended within the close's time
+        await self.loop.finish_jobs(grace=4.0 if self.session is not None else 0.0)
 
     def wait_ready(self, timeout: float) -> bool:
         deadline = clockmod.monotonic() + timeout
@@ -134,14 +153,18 @@ class Connection:
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._notified))
         async with asyncio.timeout(max(spec.timeout, START_TIMEOUT)):
-            await session.initialize()
+            started = await session.initialize()
             listed = await session.list_tools()
-        self.listed = list(listed.tools)
+            offers = getattr(getattr(started, "capabilities", None), "resources", None) is not None
+            resources = (await session.list_resources()).resources if offers and spec.resources else []
+        self.listed, self.offers = list(listed.tools), offers
+        self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
         return session
 
     async def _notified(self, message) -> None:
         """A server may change its tool list mid-session: it is listed again (off the session's own reader)."""
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        if getattr(message, "method", None) in ("notifications/tools/list_changed",
+                                                "notifications/resources/list_changed"):
             self.loop.spawn(self._relist())
 
     async def _relist(self) -> None:
@@ -150,10 +173,15 @@ class Connection:
             return
         async with asyncio.timeout(self.spec.timeout):
             listed = list((await session.list_tools()).tools)
+            resources = list((await session.list_resources()).resources) if self.offers and self.spec.resources \
+                else []
         before, after = {t.name for t in self.listed}, {t.name for t in listed}
-        logger.warning("MCP server {} changed its tools: added {}, removed {}", self.spec.name,
-                       ", ".join(sorted(after - before)) or "none", ", ".join(sorted(before - after)) or "none")
+        if before != after:
+            self.changed_tools = (f"added {', '.join(sorted(after - before)) or 'none'}, "
+                                  f"removed {', '.join(sorted(before - after)) or 'none'}")
+            logger.warning("MCP server {} changed its tools: {}", self.spec.name, self.changed_tools)
         self.listed = listed
+        self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
         self._set("ready")
 
     def _set(self, state: str) -> None:
@@ -166,15 +194,39 @@ class Connection:
     # Calls -------------------------------------------------------------------------------
     def call(self, tool: str, args: dict) -> str:
         """Call one tool and return its result's text; Unavailable, with the reason, when it cannot answer."""
+        result = self._wait(lambda: self._call(tool, args))
+        if getattr(result, "is_error", False):
+            raise Unavailable(f"the MCP server {self.spec.name} reported an error: "
+                              f"{capped(redact(result_text(result)), ERROR_LIMIT)}")
+        return result_text(result)
+
+    def read(self, uri: str) -> str:
+        """One resource's contents as text (binary ones named by kind and size); Unavailable when it cannot."""
+        async def reading():
+            session = self._session()
+            async with asyncio.timeout(self.spec.timeout):
+                return await session.read_resource(uri)
+
+        return contents_text(self._wait(reading))
+
+    def _session(self):
         if self.session is None:
             raise Unavailable(f"the MCP server {self.spec.name} is not connected ({self.state})")
+        return self.session
+
+    def _wait(self, make):
+        """Run one request on the connection's loop and wait for it at most the server's timeout (a server being
+        started again after an exit gets that long to come back first: a restart is not a failure)."""
+        if self.session is None and self.state in ("starting", "restarting"):
+            self.wait_ready(self.spec.timeout)
+        self._session()
         timeout = self.spec.timeout
         try:
-            future = asyncio.run_coroutine_threadsafe(self._call(tool, args), self.loop.loop)
+            future = asyncio.run_coroutine_threadsafe(make(), self.loop.loop)
         except (AttributeError, RuntimeError):
             raise Unavailable(f"the MCP server {self.spec.name} is stopped") from None
         try:
-            result = future.result(timeout=timeout + 1)
+            return future.result(timeout=timeout + 1)
         except (concurrent.futures.TimeoutError, TimeoutError):
             future.cancel()
             raise Interrupted(f"the MCP server {self.spec.name} did not answer within {timeout:g} seconds") from None
@@ -183,10 +235,6 @@ class Connection:
         except Exception as exc:
             raise Interrupted(f"the MCP server {self.spec.name} failed: {capped(redact(describe(exc)), ERROR_LIMIT)}") \
                 from None
-        if getattr(result, "is_error", False):
-            raise Unavailable(f"the MCP server {self.spec.name} reported an error: "
-                              f"{capped(redact(result_text(result)), ERROR_LIMIT)}")
-        return result_text(result)
 
     async def _call(self, tool: str, args: dict):
         session = self.session

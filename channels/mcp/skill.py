@@ -4,7 +4,9 @@ every other tool becomes a proposal that the approval gate alone calls, once, af
 
 The channel actor owns the connections (started with the other channels, closed with them); the toolbox
 asks `REGISTRY` for the tools, so a server that connects late or lists new tools is picked up on the
-next run. `status` is what `wilson skills` and `wilson mcp test` show of each server.
+next run. `status` is what `wilson skills` and `wilson mcp test` show of each server. When a server has something
+in `watch`, the channel is also a buffered receptor: the tick's nudge and the thalamus' sync read what is due
+(channels/mcp/watch.py).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from loguru import logger
 from actors.proposals import make
 from actors.tools.untrusted import _quoted
 from channels.base import Channel as ChannelActor
+from channels.mcp import watch
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
-from storage import kv
+from storage import kv, trace
 from wilson import skills
 from wilson.kernel.redact import redact, register
-from wilson.kernel.messages import ProposalCreated
+from wilson.kernel import faults, liveness
+from wilson.kernel.messages import ProposalCreated, StimulusCommitted
 from wilson.skills import Channel, Section, Skill, Tool
 
 
@@ -58,7 +62,7 @@ class Registry:
         if connection.state != "ready":
             self.tell(connection.spec.name)
             return
-        tools = wilson_tools(connection.spec, connection.listed, self.call)
+        tools = wilson_tools(connection.spec, connection.listed, self.call, connection.resources, self.read)
         for tool in tools:  # until the channel has compared its description with the one the user let it use
             tool.unavailable = CHECKING
         with self.lock:
@@ -91,6 +95,12 @@ class Registry:
             raise Unavailable(f"the MCP server {server} is not running")
         return connection.call(tool, args)
 
+    def read(self, server: str, uri: str) -> str:
+        connection = self.connections.get(server)
+        if connection is None:
+            raise Unavailable(f"the MCP server {server} is not running")
+        return connection.read(uri)
+
     def connection(self, name: str) -> Connection | None:
         return self.connections.get(name)
 
@@ -117,6 +127,10 @@ class McpChannel(ChannelActor):
             connection = REGISTRY.connection(message.server)
             if connection is not None:
                 self.record(message.server, connection.state, connection.restarts)
+                changed, connection.changed_tools = connection.changed_tools, ""
+                if changed:  # a server that changes its tools mid-session: what changed is kept in the trace
+                    trace.record(trace.new_trace_id(), "relisted", self.name,
+                                 f"the MCP server {message.server} changed its tools: {changed}", self.now())
                 if connection.state == "ready":
                     self.check_descriptions(message.server)
             return None
@@ -151,6 +165,54 @@ class McpChannel(ChannelActor):
                 logger.warning("could not propose the new description of {}: {}", tool.name, exc)
                 continue
             self.tell("approval", ProposalCreated(approval.id))
+
+    # Watching (a receptor): the tick's nudge and the thalamus' sync look at what is due ----------------
+    def poll_if_due(self) -> int:
+        try:
+            return self.look_at_due()
+        except Exception as exc:  # a broken server waits for its next cadence; the channel carries on
+            logger.error("MCP: watching failed: {}", exc)
+            return 0
+
+    def sync(self, reason: str) -> int:
+        return self.poll_if_due()
+
+    def look_at_due(self) -> int:
+        """Read each watched resource or read tool that is due on a connected server; buffer what changed."""
+        count = 0
+        for spec in specs(self.config.section("mcp")):
+            connection = REGISTRY.connection(spec.name)
+            if not spec.watch or connection is None or connection.state != "ready":
+                continue  # looked at once it is connected: still due then
+            for target in spec.watch:
+                now = self.now()
+                state = kv.get_cursor(watch.state_key(spec.name, target))
+                if not watch.due(state, now):
+                    continue
+                liveness.beat(spec.timeout + 30, f"MCP: reading {spec.name} {target[:80]}")
+                try:
+                    text = self.read_watched(spec, target)
+                except Exception as exc:
+                    logger.warning("MCP server {}: could not read the watched {}: {}", spec.name, target, exc)
+                    watch.record(spec, target, None, watch.failed(spec, state, str(exc), now), now)
+                    continue
+                change, after = watch.seen(spec, target, text, state, now)
+                row = watch.record(spec, target, change, after, now)
+                if row is not None:
+                    faults.point("mcp:after-watch-commit")
+                    self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
+                    count += 1
+        return count
+
+    def read_watched(self, spec: Spec, target: str) -> str:
+        if watch.is_resource(target):
+            return REGISTRY.read(spec.name, target)
+        tool = next((t for t in REGISTRY.by_server.get(spec.name, []) if getattr(t, "remote", None) == target), None)
+        if tool is None or not tool.read_only:  # never poll what could change something
+            raise ValueError(f"{target} is not a read tool of {spec.name}: only reads are watched")
+        if tool.unavailable:
+            raise ValueError(f"{target} is held: {tool.unavailable}")
+        return REGISTRY.call(spec.name, target, {})
 
     def record(self, server: str, state: str, restarts: int = 0) -> None:
         """The server's state as a health cursor, which `wilson status` lists with the channels'."""
@@ -233,6 +295,11 @@ def server_lines(connection: Connection, details: bool = False) -> list[str]:
         lines.append(f"  proposes (after your approval): {', '.join(changes)}")
     if left_out:
         lines.append(f"  left out (include/exclude): {', '.join(left_out)}")
+    if connection.resources:
+        lines.append(f"  resources: {len(connection.resources)}, read with {spec.name}__resources"
+                     if spec.resources else f"  resources: {len(connection.resources)}, not offered (resources = false)")
+    if spec.watch:
+        lines.append(f"  watched every {spec.watch_minutes:g} minutes: {', '.join(capped(w, 80) for w in spec.watch)}")
     if details:
         lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{_quoted(t.said, 160)}” (its own words, "
                   "untrusted)" for t in tools]
@@ -265,15 +332,24 @@ def status(config) -> list[str]:
 
 ACCEPT = AcceptDescription()
 
+
+def watching(config) -> bool:
+    return any(spec.watch for spec in specs(config.section("mcp")))
+
 SKILL = McpSkill(
     description="MCP servers: the tools of the servers in [mcp.servers.NAME]; reads run, changes wait for your "
                 "approval.",
-    channels=(Channel("mcp", McpChannel, priority=60,
-                      enabled=lambda config: bool(specs(config.section("mcp")))),),
-    config=Section(defaults={"servers": {}},
+    # a buffered receptor (synced by the thalamus, nudged by the tick) only when a server has something watched
+    channels=(Channel("mcp", McpChannel, priority=60, buffered=True, enabled=lambda config: watching(config)),
+              Channel("mcp", McpChannel, priority=60,
+                      enabled=lambda config: bool(specs(config.section("mcp"))) and not watching(config))),
+    config=Section(defaults={"servers": {}, "serve_http": True},
                    schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
                                                 "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
-                                                "include, exclude, read_only, timeout, enabled (docs/skills.md)")},
+                                                "include, exclude, read_only, timeout, enabled, resources, watch, "
+                                                "watch_minutes (docs/mcp.md)"),
+                           "serve_http": ("bool", "serve Wilson to other agents at the dashboard's /mcp (its token; "
+                                                  "`wilson mcp serve` is the stdio way)")},
                    check=check),
     status=status,
 )

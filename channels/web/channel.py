@@ -45,6 +45,7 @@ from actors.proposals import commands, make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
+from channels.mcp import serve
 from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
 from storage import decisions, kv, routing
@@ -95,6 +96,8 @@ class WebChannel(Channel):
         self.looper = LoopThread(self.name)
         self.uvicorn = None
         self._serving = None
+        self.mcp = None  # Wilson's MCP endpoint, an ASGI app (or None): see _mcp_endpoint
+        self._mcp_stop: asyncio.Event | None = None
         self.address: tuple[str, int] | None = None
 
     # Lifecycle (actor thread) ------------------------------------------------------------------
@@ -145,13 +148,37 @@ class WebChannel(Channel):
 
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
+        self.mcp = self._mcp_endpoint()
         config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
                                 http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False,
                                 server_header=False, date_header=False, timeout_graceful_shutdown=self.stop_grace)
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
 
+    def _mcp_endpoint(self):
+        """Wilson as an MCP server at /mcp (channels/mcp/serve.py), an ASGI app; None when [mcp] serve_http is
+        off or the MCP SDK is not installed. Its sessions live in a job on this loop until the channel stops."""
+        if not self.config.section("mcp").get("serve_http", True):
+            return None
+        try:
+            # lazy: the SDK is an extra, loaded only for a dashboard that serves it
+            from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        except ImportError:
+            return None
+        built = serve.build(self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)),
+                            now=self.now)
+        built.streamable_http_app(host=str(self.config.get("web", "host")).strip())  # makes its session manager
+        self._mcp_stop = asyncio.Event()
+        self.looper.spawn(self._hold_mcp(built.session_manager))
+        return StreamableHTTPASGIApp(built.session_manager)
+
+    async def _hold_mcp(self, manager) -> None:
+        async with manager.run():
+            await self._mcp_stop.wait()
+
     async def _teardown(self) -> None:
+        if self._mcp_stop is not None:
+            self._mcp_stop.set()
         if self.uvicorn is not None and self._serving is not None:
             self.uvicorn.should_exit = True
 
@@ -161,6 +188,12 @@ class WebChannel(Channel):
                 logger.debug("web server stop: {}", exc)
                 self._serving.cancel()
         await self.looper.finish_jobs(self.stop_grace)
+        # what a library left running on this loop (the MCP SDK's SSE responses start a shutdown watcher that
+        # polls forever): ended here, not destroyed pending when the loop closes
+        strays = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in strays:
+            task.cancel()
+        await asyncio.gather(*strays, return_exceptions=True)
         if not database.is_closed():
             database.close()  # this thread's connection
 

@@ -49,6 +49,25 @@ SECURITY_HEADERS = {
 }
 
 
+class Delegated(Response):
+    """A response that hands the request on to another ASGI app (the MCP SDK's endpoint), with this server's
+    security headers added to what that app answers."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        extra = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
+
+        async def sending(message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
 def build(site) -> Starlette:
     """The app for one web channel incarnation; `site` is the channel (config, now(), the gate's door)."""
 
@@ -339,6 +358,14 @@ def build(site) -> Starlette:
     async def api_topics(request: Request, who, now) -> Response:
         return JSONResponse({"topics": pages.topics(site.config.timezone, site.user())})
 
+    async def mcp(request: Request, who, now) -> Response:
+        """Wilson as an MCP server (channels/mcp/serve.py), for another agent holding the dashboard's token."""
+        if who.how != "bearer":  # an agent, not a browser: a session cookie is not enough
+            raise Refused(401, "Wilson's MCP endpoint takes the dashboard's token: Authorization: Bearer <token>.")
+        if site.mcp is None:
+            raise Refused(404, "Wilson's MCP endpoint is off ([mcp] serve_http), or the MCP SDK is not installed.")
+        return Delegated(site.mcp)
+
     def proposal_id(request: Request) -> int:
         return number_in(request, "approval_id", "There is no such proposal.")
 
@@ -380,5 +407,6 @@ def build(site) -> Starlette:
         Route("/api/stimuli", guard(api_stimuli, changes=True), methods=["POST"]),
         Route("/api/watching", guard(api_watching), methods=["GET"]),
         Route("/api/topics", guard(api_topics), methods=["GET"]),
+        Route("/mcp", guard(mcp), methods=["GET", "POST", "DELETE"]),
     ]
     return Starlette(routes=routes)

@@ -20,7 +20,7 @@ from loguru import logger
 from actors.approval import ApprovalActor
 from actors.cortex.actor import CortexActor
 from actors.hippocampus.actor import HippocampusActor
-from actors.proposals import make, rules
+from actors.proposals import calls, make, rules
 from actors.ras import RasActor
 from actors.thalamus import ThalamusActor, TriageActor
 from actors.tick.actor import TickActor
@@ -248,7 +248,8 @@ class Wilson:
             waiting = inbox.pending_count() > 0
             undecided = bool(decisions.pending()) or Approval.select().where(
                 Approval.status.in_(rules.OPEN) & Approval.presented_at.is_null()).exists()
-            busy = (self.supervisor.in_flight() > 0 or waiting or undecided
+            calling = bool(calls.IN_FLIGHT)  # an approved call to an MCP server, on the gate's thread for it
+            busy = (self.supervisor.in_flight() > 0 or waiting or undecided or calling
                     or Outbox.select().where((Outbox.status == "pending")
                                              & Outbox.channel.in_(list(delivering))).exists())
             if (waiting or undecided) and self.supervisor.in_flight() == 0:

@@ -1,11 +1,13 @@
 """`wilson doctor`'s look at each configured channel, for real: the IMAP login and folders, the SMTP greeting and
-login, each calendar source fetched once, the Telegram token asked with getMe.
+login, each calendar source fetched once, the Telegram token asked with getMe, each MCP server started and listed.
 
 Each finding is one line; a problem is a "FIX:" line that says what to change, in the words of the setting to
 change. Nothing here is kept or retried: this is a one-off look, and its lines are printed with secrets masked.
 """
 
 from __future__ import annotations
+
+import threading
 
 import httpx
 
@@ -14,6 +16,7 @@ from channels.calendar.sources import AppleCalendarSource, IcsUrlSource, sources
 from channels.email import settings as email_settings
 from channels.email.imap import ImapClient, ImapError
 from channels.email.smtp import SendError, SmtpSender
+from channels.mcp import servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import parse_ids, paired_users
 from wilson.kernel.redact import redact, register
 
@@ -22,7 +25,7 @@ TIMEOUT = 20.0  # one look at one server; a person is waiting at the terminal
 
 def run(config) -> list[str]:
     register(config.secrets())
-    lines = email(config) + calendar(config) + telegram(config)
+    lines = email(config) + calendar(config) + telegram(config) + mcp(config)
     return [redact(line) for line in lines]
 
 
@@ -181,3 +184,33 @@ def _paired() -> list[str]:
         return paired_users()
     except Exception:  # no database opened: nobody has paired here
         return []
+
+
+def mcp(config) -> list[str]:
+    """Each enabled MCP server started, listed and stopped, side by side (nothing when none is configured)."""
+    found = mcp_servers.specs(config.section("mcp"))
+    if not found:
+        return []
+    connections = {}
+
+    def try_one(spec) -> None:
+        connections[spec.name] = mcp_skill.probe(spec)
+
+    threads = [threading.Thread(target=try_one, args=(spec,)) for spec in found]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    lines = []
+    for spec in found:
+        connection = connections[spec.name]
+        try:
+            if connection.state == "ready":
+                lines.append(f"mcp: ok, {spec.name} answered ({len(connection.listed)} tool(s), "
+                             f"{len(connection.resources)} resource(s))")
+            else:
+                lines.append(f"mcp: FIX: {spec.name} {connection.state[:200]}; check [mcp.servers.{spec.name}] "
+                             f"(`wilson mcp test {spec.name}` shows what it offers)")
+        finally:
+            connection.close()
+    return lines

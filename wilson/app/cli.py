@@ -106,11 +106,12 @@ def _main(argv: list[str] | None) -> int:
     memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
     memory.add_argument("--limit", type=positive_int, default=10, help="recall: how many (default 10)")
     memory.add_argument("--json", action="store_true", help="recall: one JSON object a line")
-    mcp = sub.add_parser("mcp", help="add an MCP server ([mcp.servers.NAME]), or test one: connect, list its tools",
+    mcp = sub.add_parser("mcp", help="add an MCP server ([mcp.servers.NAME]), test one (connect, list its tools), "
+                                     "or serve Wilson to another agent over stdio",
                          usage="wilson mcp add NAME -- COMMAND [ARG...] | wilson mcp add NAME --url URL | "
-                               "wilson mcp test NAME")
-    mcp.add_argument("action", choices=("add", "test"))
-    mcp.add_argument("name", help="the server's NAME in [mcp.servers.NAME]")
+                               "wilson mcp test NAME | wilson mcp serve")
+    mcp.add_argument("action", choices=("add", "test", "serve"))
+    mcp.add_argument("name", nargs="?", help="add, test: the server's NAME in [mcp.servers.NAME]")
     mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
     mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")

@@ -16,7 +16,7 @@ from loguru import logger
 from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
-from channels.mcp import servers as mcp_servers, skill as mcp_skill
+from channels.mcp import serve as mcp_serve_module, servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -212,6 +212,11 @@ def cmd_skills(opts, config) -> int:
 def cmd_mcp(opts, config) -> int:
     """`wilson mcp test NAME`: connect to one configured server (bounded by its timeout), list its tools with
     how Wilson uses each, and close again; 0 when it answered."""
+    if opts.action == "serve":
+        return mcp_serve(config)
+    if not opts.name:
+        print(f"wilson mcp {opts.action}: which server? e.g. wilson mcp {opts.action} notes", file=sys.stderr)
+        return 2
     if opts.action == "add":
         return mcp_add(opts, config)
     servers = config.section("mcp").get("servers") or {}
@@ -225,6 +230,20 @@ def cmd_mcp(opts, config) -> int:
         print(f"wilson mcp: [mcp.servers.{opts.name}] {exc}", file=sys.stderr)
         return 2
     return _try_server(spec)
+
+
+def mcp_serve(config) -> int:
+    """`wilson mcp serve`: Wilson's reads and `propose` for another agent, over stdio until it hangs up. Standard
+    output is the protocol's: everything else goes to standard error. A running Wilson shows what is proposed."""
+    _open(config)
+    config.set("core", "primary_channel", _primary(config))  # where the proposals are shown
+    try:
+        server = mcp_serve_module.build(config)
+    except ImportError:
+        print("wilson mcp serve: the MCP SDK is not installed (pip install 'wilson[mcp]')", file=sys.stderr)
+        return 2
+    server.run("stdio")
+    return 0
 
 
 def mcp_add(opts, config) -> int:
