@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from loguru import logger
 
 from actors.proposals import make
-from actors.tools.untrusted import _quoted
+from actors.tools.untrusted import quoted
 from channels.base import Channel as ChannelActor
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
 from channels.mcp.servers import Spec, capped, check, header_secrets, specs, wilson_tools
@@ -184,7 +184,7 @@ class AcceptDescription(Tool):
     undo_only = True
 
     def describe(self, args, call):
-        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{_quoted(args['said'], 300)}” "
+        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{quoted(args['said'], 300)}” "
                 "(the server's words, not Wilson's)")
 
     def execute(self, args, call):
@@ -234,7 +234,7 @@ def server_lines(connection: Connection, details: bool = False) -> list[str]:
     if left_out:
         lines.append(f"  left out (include/exclude): {', '.join(left_out)}")
     if details:
-        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{_quoted(t.said, 160)}” (its own words, "
+        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{quoted(t.said, 160)}” (its own words, "
                   "untrusted)" for t in tools]
     return lines
 

@@ -104,7 +104,7 @@ DEFAULTS: dict[str, dict] = {
     # 0 asks the model about every mail.
     "ras": {"interval_minutes": 15, "routine_after": 5},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
-    # and once when it is overdue. A kind of task (actors/tick/deadlines.py task_kind: document, booking, packing,
+    # and once when it is overdue. A kind of task (actors/shared/windows.py task_kind: document, booking, packing,
     # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
     # an empty one means the default.
     "tick": {"interval_seconds": 10.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
@@ -127,7 +127,7 @@ DEFAULTS: dict[str, dict] = {
 SECRET_KEYS = ("token", "api_key", "password", "secret")
 ROLES = ("reflex", "fast", "deep")  # the model roles, cheapest first: every other module takes them from here
 
-# What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by _check().
+# What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by check_value().
 SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "core": {
         "timezone": ("timezone", "IANA name, e.g. Europe/Berlin; detected from the system at the first run"),
@@ -293,7 +293,7 @@ def _duration(text: str):
     return parse_duration(text)
 
 
-def _check(kind: str, value):
+def check_value(kind: str, value):
     """The value as Wilson uses it; ValueError when it is not of `kind`."""
     if kind == "text":
         if isinstance(value, dict):
@@ -489,7 +489,7 @@ def _place(data, sources, problems, warnings, section: str, key: str, value, ori
         return
     kind = known[key][0]
     try:
-        checked = _check(kind, value)
+        checked = check_value(kind, value)
     except ValueError:
         hint = _tz_hint(str(value)) if kind == "timezone" and isinstance(value, str) else ""
         problems.append(f"{section}.{key} = {_shown(value)} {where}: expected {EXPECTED[kind]}{hint}")
@@ -570,12 +570,12 @@ def detect_timezone(environ: dict | None = None) -> str:
     tz = str(environ.get("TZ") or "").strip().lstrip(":")
     if tz:
         try:
-            return _check("timezone", tz)
+            return check_value("timezone", tz)
         except ValueError:
             pass  # a POSIX rule such as EST5EDT: tzlocal may still read the system's zone
     try:
         name = tzlocal.get_localzone_name()
-        return _check("timezone", name) if name else "UTC"
+        return check_value("timezone", name) if name else "UTC"
     except Exception:  # no tzlocal, or a system without a readable zone: UTC, and the file says so
         return "UTC"
 
@@ -616,7 +616,7 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
         return None
     timezone, source = detect_timezone(environ), "from the system"
     try:  # a zone the person set for Wilson is the one to keep, not the machine's
-        timezone = _check("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or ""))
+        timezone = check_value("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or ""))
         source = "from WILSON_CORE_TIMEZONE"
     except ValueError:
         pass
