@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from actors.tick.deadlines import due_date, task_kind
+from actors.shared.windows import due_date, task_kind
 from storage import kv
 from storage.models import Task, TaskFiring, Topic
 from wilson.kernel.clock import as_utc

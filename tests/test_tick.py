@@ -9,9 +9,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors.tick.actor import TickActor, run_scan
-from actors.tick.cron import next_fire
-from actors.tick.deadlines import plan_task, window_times
-from actors.tick.schedules import add_reminder, due_schedules, ensure_builtin_schedules, next_due
+from actors.shared.cron import next_fire
+from actors.deadlines import plan_task
+from actors.shared.schedule_rows import add_reminder
+from actors.shared.windows import window_times
+from actors.tick.schedules import due_schedules, ensure_builtin_schedules, next_due
 from storage import mute
 from storage import outbox
 from storage.db import open_database
@@ -486,7 +488,7 @@ def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
 # Windows per kind of task ---------------------------------------------------------
 
 def test_a_task_kind_is_read_from_its_title_then_its_topic():
-    from actors.tick.deadlines import task_kind
+    from actors.shared.windows import task_kind
 
     assert task_kind("Renew passport") == "document"
     assert task_kind("Book flights to Tokyo") == "booking"
@@ -500,7 +502,7 @@ def test_a_task_kind_is_read_from_its_title_then_its_topic():
 
 
 def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrides_them(db, config):
-    from actors.tick.deadlines import windows_config
+    from actors.shared.windows import windows_config
 
     config.set("tick", "windows_birthday", "3d,due")
     config.set("tick", "windows_bill", "3d,due,overdue")
