@@ -33,6 +33,7 @@ from wilson.app.application import Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
+from wilson.kernel.commands import repl_words
 from wilson.kernel.logs import file_sink
 from wilson.kernel.messages import TickNow
 from wilson.kernel.redact import redact
@@ -66,10 +67,10 @@ Any other sentence is said to Wilson, as with say."""
 
 # Commands that are the whole line; followed by more words, the line is a sentence for Wilson
 # ("now what?", "wait, I forgot…").
-ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
-         "quit", "exit", "sync", "now", "today", "overdue")
-WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
-                  "trace", "quiet")
+# The words come from the one command table (wilson/kernel/commands.py); "undo" is read before them, as typed
+# in a chat, and so are the user's own commands ("done 3").
+ALONE = tuple(w for w in repl_words(alone=True) if w != "undo") + ("exit",)
+WITH_ARGUMENTS = repl_words(alone=False)
 COMMANDS = ALONE + WITH_ARGUMENTS
 # commands that take a number, and whose word also starts a sentence: without a number first, a sentence
 SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
