@@ -15,7 +15,7 @@ from actors.cortex.outcome import kept, record_kept, record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, KEPT_GIVEN_UP, NOTING_PROMPT, chat_prompt
 from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for, template_reply
 from actors.hippocampus import recall as hippocampus_recall
-from storage import inbox, kv, mute, outbox, trace
+from storage import budget_notices, inbox, mute, outbox, trace
 from storage.db import database
 from storage.models import Inbox
 from wilson import skills
@@ -41,9 +41,9 @@ class CortexActor(WilsonActor):
             return
         day = now.astimezone(self.config.timezone).date().isoformat()
         with database.atomic():
-            if kv.get_setting(f"budget_notice:{day}") is not None:
+            if budget_notices.given(day):
                 return
-            kv.put_setting(f"budget_notice:{day}", error[:200])
+            budget_notices.note(day, error, now)
             channel = self.config.primary_channel
             box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
                              key=f"budget_notice:{day}", at=now, payload={"why": "budget"})

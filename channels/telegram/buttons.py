@@ -19,9 +19,9 @@ from actors.proposals.rules import OPEN, OWNER_ONLY, REVIVE, UNDO, actions_for, 
 from actors.proposals.undo import LATEST, latest_approved
 from actors.proposals.words import render, undo_named
 from channels import views
-from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
+from channels.telegram.state import AWAITING_MODIFY, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_command_data, parse_toggle
-from storage import decisions, kv, outbox, trace
+from storage import decision_chats, decisions, kv, outbox, trace
 from storage.models import Approval, ApprovalItem
 from wilson.kernel.messages import Decision, DecisionRecorded, Deliver
 
@@ -66,7 +66,7 @@ class Buttons:
                 self._reply("There is nothing I changed for you to undo.", incoming, "undo")
                 return True
             approval_id = latest.id
-        kv.put_setting(DECISION_CHAT + str(approval_id), incoming.where)
+        decision_chats.remember(str(approval_id), incoming.where, incoming.now)
         row = decisions.record(approval_id=approval_id, action=action, user_id=incoming.uid, channel=self.name,
                                at=incoming.now)
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -77,7 +77,7 @@ class Buttons:
         as their approval and answers with a receipt (and its Undo button) in this chat."""
         row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=uid, channel=self.name, at=now,
                                text=words)
-        kv.put_setting(DECISION_CHAT + "command:" + str(row.id), where)
+        decision_chats.remember(f"command:{row.id}", where, now)
         after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
 
     def _show_expired(self, incoming: Incoming) -> None:
@@ -104,7 +104,7 @@ class Buttons:
         kv.delete_setting(AWAITING_MODIFY + incoming.uid)
         if not modify_still_wanted(awaiting, incoming.now):
             return False
-        kv.put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
+        decision_chats.remember(str(awaiting["approval_id"]), incoming.where, incoming.now)
         row = decisions.record(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
                                channel=self.name, at=incoming.now, text=text, nonce=awaiting.get("nonce"))
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -145,7 +145,7 @@ class Buttons:
         where = {"chat_id": int(message.chat.id) if message else int(uid)}
         if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
-        kv.put_setting(DECISION_CHAT + str(approval_id), where)
+        decision_chats.remember(str(approval_id), where, now)
         if action in (REVIVE, UNDO):  # the gate says whether it can; its new proposal is the answer
             approval = Approval.get_or_none(Approval.id == approval_id)
             if approval is None or not may_decide(uid, approval, self._owner_decides()):

@@ -14,7 +14,6 @@ OFFSET_CURSOR = "telegram:offset"
 OUTAGE_CURSOR = "telegram:outage"  # {"since": first failed send, "told": chats already told of the delay}
 HEALTH_CURSOR = "health:telegram"
 AWAITING_MODIFY = "telegram:awaiting_modify:"  # + user id -> {"approval_id", "nonce", "at"}
-DECISION_CHAT = "telegram:decision_chat:"  # + approval id -> where the last press came from
 RENAMED = "telegram:renamed:"  # + approval item id -> the name its forum thread was given
 LEFT_OUT = "telegram:left_out:"  # + approval id -> item positions toggled off (the rest are approved)
 
