@@ -29,7 +29,7 @@ from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
 from wilson.app import home_guard
 from storage.models import Task
-from wilson.app.application import Wilson
+from wilson.app.application import IdleTimeout, Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
@@ -527,6 +527,8 @@ def _run(opts, config, clock: clockmod.Clock) -> int:
             print("Wilson is listening. Type `help` for commands, or just say something.", flush=True)
         repl.loop(sys.stdin, echo=opts.echo)
         app.wait_idle()
+    except IdleTimeout as exc:  # the session ended with work still going: it stops as it is, and says so
+        print(f"error: {exc}", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         pass
     finally:
