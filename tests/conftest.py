@@ -19,6 +19,7 @@ from storage.migrations import migrate
 from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
 from wilson.model.scripted import ScriptedServer
+from tests.cortex_support import START, model
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,6 +150,26 @@ def serve():
         server.start()
         servers.append(server)
         return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def scripted(make_app):
+    """The one scripted-model fixture for a running Wilson: start(decide, after=None, start=START, rules=(), **env)
+    -> (app, server), the model answering over real HTTP by tests/cortex_support.py model(decide, after)."""
+    servers = []
+
+    def start(decide, after=None, start=START, rules=(), **env):
+        server = ScriptedServer(list(rules) + model(decide, after))
+        server.start()
+        servers.append(server)
+        environ = {"WILSON_LLM_MODEL": "m"}
+        environ.update(env)
+        app = make_app(start=start, llm=server.base_url, env=environ)
+        return app, server
 
     yield start
     for server in servers:

@@ -22,8 +22,8 @@ from actors.proposals.rules import NoLongerOpen
 from storage.models import Approval, ApprovalItem, Feedback, Inbox, Task, Topic, Trace
 from tests.brain import tool_names
 from tests.calendar_support import add_event
-from tests.test_cortex import (call, context_of, is_cortex, model, say, scripted,  # noqa: F401 (a fixture)
-                               stages, user_texts)
+from tests.brain import call, context_of, is_cortex
+from tests.cortex_support import model, say, stages, user_texts
 from wilson.kernel.messages import ApprovalSettled, Decision
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,15 +16,8 @@ from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
 from storage.models import Approval, ApprovalItem, Cursor
 from tests.brain import tool_names
-from tests.test_cortex import (  # noqa: F401
-    background,
-    call,
-    cortex_requests,
-    say,
-    scripted,
-    tool_results,
-    user_texts,
-)
+from tests.cortex_support import background, cortex_requests, say, tool_results, user_texts
+from tests.brain import call
 from wilson.app import cli
 from wilson.kernel import clock as clockmod
 from wilson.kernel import config as configmod

@@ -14,7 +14,7 @@ from loguru import logger
 from actors.cortex.prompts import MODEL_DOWN
 from storage import trace
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Setting
-from tests.test_cortex import say, user_texts
+from tests.cortex_support import say, user_texts
 from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, requests_of  # noqa: F401
 from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
 

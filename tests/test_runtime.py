@@ -14,7 +14,7 @@ from actors.cortex.actor import CortexActor
 from storage import decisions
 from storage.models import Approval, DecisionRow, Inbox, Outbox, Task
 from tests.test_approval import PLAN, planner, propose
-from tests.test_cortex import cortex_requests, model, say, scripted  # noqa: F401 (a fixture)
+from tests.cortex_support import cortex_requests, model
 from tests.test_supervisor import wait_for
 from wilson.app.application import IdleTimeout
 from wilson.kernel.messages import DecisionRecorded, InboxReady
