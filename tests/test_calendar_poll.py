@@ -21,8 +21,9 @@ from storage import buffers, trace
 from storage.models import Inbox, ReceptorBuffer
 from tests.brain import context_of
 from tests.calendar_support import add_event, cancel_event, move_event
-from tests.test_calendar_caldav import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
-from tests.test_thalamus import START, advance_to, at, call, requests_of, triage_reply  # noqa: F401
+from tests.caldav_support import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
+from tests.thalamus_support import START, advance_to, at, call, requests_of, triage_reply  # noqa: F401
+from tests.poll import wait_for
 from wilson.kernel.loopback import LoopbackServer
 from wilson.model.scripted import tool_names
 
@@ -291,7 +292,6 @@ def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_chan
 
 def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
     from tests.conftest import make_config
-    from tests.test_thalamus import eventually
     from wilson.app.application import Wilson
     from wilson.kernel.clock import RealClock, wall_now
 
@@ -302,7 +302,7 @@ def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
         assert ReceptorBuffer.select().count() == 0
         soon = wall_now().astimezone(BERLIN).replace(microsecond=0) + timedelta(days=3)
         add_event(app.calendar_file(), "Standup", soon, soon + timedelta(minutes=15), tz=BERLIN)
-        assert eventually(lambda: ReceptorBuffer.select().count() == 1, timeout=30), "seen by a later poll"
+        assert wait_for(lambda: ReceptorBuffer.select().count() == 1, timeout=30), "seen by a later poll"
         assert list(ReceptorBuffer.select())[0].text.startswith("New event: Standup")
     finally:
         app.stop()

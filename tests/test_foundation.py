@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import json
 import os
 import signal
@@ -16,8 +18,11 @@ from storage.db import open_database
 from storage.models import Inbox, Outbox
 from tests.conftest import ROOT
 from wilson.app.repl import CommandError, parse
-from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer
+from tests.poll import wait_for as poll
+
+# another process may still be creating its tables while these are asked
+wait_for = partial(poll, timeout=20.0, meanwhile=(Exception,))
 
 REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
 
@@ -30,18 +35,6 @@ def run_repl(home: Path, script: str, *args: str, timeout: float = 60) -> subpro
 
 def deliveries(stdout: str) -> list[dict]:
     return [d for d in map(json.loads, stdout.splitlines()) if d.get("type") == "delivery"]
-
-
-def wait_for(predicate, timeout=20.0):
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        try:
-            if predicate():
-                return True
-        except Exception:  # the other process may still be creating its tables
-            pass
-        clockmod.pause(0.05)
-    return False
 
 
 def test_newcomer_says_hello_and_gets_an_answer(tmp_path):

@@ -21,6 +21,7 @@ from tests.brain import call
 from wilson.app import cli
 from wilson.kernel import clock as clockmod
 from wilson.kernel import config as configmod
+from tests.poll import wait_for
 
 pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")  # the SDK, not our code
 
@@ -33,22 +34,13 @@ def servers(log: Path, **extra) -> dict:
     return {"WILSON_MCP_SERVERS": json.dumps({"notes": notes})}
 
 
-def wait_for(predicate, timeout: float = 60.0) -> bool:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return True
-        clockmod.pause(0.05)
-    return False
-
-
 def connected(app) -> bool:
     """The server has listed its tools, so the next run is offered them (it starts in the background)."""
     def offered():
         box = tools.toolbox(app.config)
         return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
 
-    return wait_for(offered)
+    return wait_for(offered, 60, "the MCP server's tools on offer")
 
 
 def last_tool_answer(body) -> dict:

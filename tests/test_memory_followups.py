@@ -17,7 +17,7 @@ from actors.hippocampus.skill import forget
 from actors.deadlines import plan_task, scan_deadlines, task_windows
 from storage import inbox, outbox, trace
 from storage.models import Feedback, Memory, Outbox, Task, Turn
-from tests.test_hippocampus import FakeSynapse, at, night
+from tests.hippocampus_support import FakeSynapse, at, night
 from wilson.kernel.clock import UTC
 
 WINDOWS = ["7d", "1d", "due", "overdue"]

@@ -22,7 +22,7 @@ from storage import engram, recall
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
 from tests.brain import call, context_of
 from tests.cortex_support import background, cortex_requests, tool_results
-from tests.test_hippocampus import FakeSynapse, at, night, proposal
+from tests.hippocampus_support import FakeSynapse, at, night, proposal
 
 UTC = timezone.utc
 NOW = datetime(2027, 3, 1, 9, tzinfo=UTC)

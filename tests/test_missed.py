@@ -13,7 +13,7 @@ from storage.models import Inbox, Outbox
 from tests.brain import context_of
 from tests.calendar_support import add_event
 from tests.cortex_support import cortex_requests, say
-from tests.test_router import routed
+from tests.router_support import routed
 from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -15,7 +15,7 @@ from actors.cortex.prompts import MODEL_DOWN
 from storage import trace
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Setting
 from tests.cortex_support import say, user_texts
-from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, requests_of  # noqa: F401
+from tests.thalamus_support import NO_RETRIES, START, advance_to, at, brain, requests_of  # noqa: F401
 from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
 
 JAPAN = {"channel": "calendar", "change": "new", "uid": "japan-1", "title": "Trip to Japan",
@@ -160,7 +160,7 @@ def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_on
     """Nobody writes after the model comes back: the kept messages are still answered, oldest first, each
     once, at the next try (inbox.KEPT_RETRY after the last one failed), and "I'll keep" was said once each."""
     from storage.inbox import KEPT_RETRY
-    from tests.test_thalamus import brain as answers
+    from tests.thalamus_support import brain as answers
 
     state = {"down": True}
 

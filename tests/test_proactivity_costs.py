@@ -11,7 +11,7 @@ from actors.cortex.context import build_context
 from actors.thalamus import WAITING, waiting_decisions
 from storage import inbox
 from storage.models import Inbox, ReceptorBuffer, Task
-from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, ids_asked, requests_of  # noqa: F401
+from tests.thalamus_support import NO_RETRIES, START, advance_to, at, brain, ids_asked, requests_of  # noqa: F401
 
 FYI = "FYI: your parcel has shipped"
 

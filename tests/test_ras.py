@@ -17,8 +17,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
-from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers,
-                                 request_items, requests_of, triage_requests)  # noqa: F401
+from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_requests  # noqa: F401
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
 from wilson.kernel.messages import SyncRequest

@@ -13,9 +13,9 @@ import pytest
 from actors.cortex.actor import CortexActor
 from storage import decisions
 from storage.models import Approval, DecisionRow, Inbox, Outbox, Task
-from tests.test_approval import PLAN, planner, propose
+from tests.approval_support import PLAN, planner, propose
 from tests.cortex_support import cortex_requests, model
-from tests.test_supervisor import wait_for
+from tests.poll import wait_for
 from wilson.app.application import IdleTimeout
 from wilson.kernel.messages import DecisionRecorded, InboxReady
 from wilson.model.scripted import ScriptedServer

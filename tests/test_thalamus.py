@@ -25,97 +25,14 @@ from actors.triage import chunks, look_answer, normalise_decisions
 from storage import buffers, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
-from tests.brain import context_of
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
 from wilson.model.scripted import tool_names
+from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_item, triage_reply, triage_requests, where_rows_went
+from tests.poll import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-START = "2027-01-05T08:00:00+01:00"
 T0 = datetime.fromisoformat(START)
-NO_RETRIES = {"WILSON_LLM_RETRIES": "0"}
-
-
-# The scripted model: it reads what it is asked and answers deterministically -----------------
-def offers(name):
-    return lambda body, headers: name in tool_names(body)
-
-
-def role_is(role):
-    return lambda body, headers: headers.get("x-wilson-role") == role
-
-
-def request_items(body: dict) -> list[dict]:
-    return json.loads(body["messages"][-1]["content"])["items"]
-
-
-def call(name: str, **arguments) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": arguments}]}
-
-
-def triage_item(item: dict) -> dict:
-    text = item["text"]
-    if "newsletter" in text.lower():
-        return {"buffer_ids": [item["buffer_id"]], "summary": "newsletter", "priority": 3, "action": "drop",
-                "reason": "newsletter nobody asked for"}
-    priority = 1 if "URGENT" in text else 3 if text.startswith("FYI") else 2
-    return {"buffer_ids": [item["buffer_id"]], "summary": text.splitlines()[0][:80], "priority": priority,
-            "action": "inbox", "reason": "worth a look"}
-
-
-def triage_reply(body: dict) -> dict:
-    """Kept items in `items`; dropped ones in `drop`, ids only, grouped by reason (as the prompt asks)."""
-    decided = [triage_item(i) for i in request_items(body)]
-    drops: dict[str, list[int]] = {}
-    for item in decided:
-        if item["action"] == "drop":
-            drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-    return call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
-                                 if d["action"] != "drop"],
-                drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
-
-
-def arousal_reply(body: dict) -> dict:
-    urgent = [i["buffer_id"] for i in request_items(body) if "URGENT" in i["snippet"]]
-    return call("arousal", buffer_ids=urgent, **({"reason": "urgent mail"} if urgent else {}))
-
-
-def deep_reply(body: dict) -> dict:
-    last = body["messages"][-1]
-    if last["role"] == "tool" or context_of(body).get("stimulus", {}).get("origin") != "user":
-        return {"text": ""}  # a background run with nothing to surface says nothing
-    return {"text": "OK."}
-
-
-TRIAGE = {"match": offers("triage"), "reply": triage_reply}
-AROUSAL = {"match": offers("arousal"), "reply": arousal_reply}
-DEEP = {"match": role_is("deep"), "reply": deep_reply}
-
-
-def brain(*first):
-    """Rules: the test's own first, then the default triage, arousal and cortex behaviour."""
-    return [*first, TRIAGE, AROUSAL, DEEP]
-
-
-def requests_of(server, role: str) -> list[dict]:
-    return [r for r in list(server.requests) if r["headers"].get("x-wilson-role") == role]
-
-
-def triage_requests(server) -> list[dict]:
-    return [r for r in list(server.requests) if "triage" in tool_names(r["body"])]
-
-
-def ids_asked(entry: dict) -> list[int]:
-    return [i["buffer_id"] for i in request_items(entry["body"])]
-
-
-def at(app, day: int, hour: int, minute: int = 0) -> datetime:
-    """A local moment in January 2027."""
-    return datetime(2027, 1, day, hour, minute, tzinfo=app.config.timezone)
-
-
-def advance_to(app, moment: datetime) -> None:
-    app.advance(moment - app.clock.now())
 
 
 def emails(app, count: int, text) -> list[int]:
@@ -133,36 +50,6 @@ def a_day_of_mail(app) -> list[int]:
         ids.append(app.inject_buffered("email", text, {"subject": text[:30]}).id)
         app.advance(timedelta(minutes=13))
     return ids
-
-
-def where_rows_went(ids) -> dict[int, list[str]]:
-    """For each buffer id, every inbox row that carries it and whether it was dropped."""
-    found: dict[int, list[str]] = {i: [] for i in ids}
-    for row in Inbox.select().where(Inbox.origin == "background"):
-        payload = row.payload or {}
-        carried = [b["buffer_id"] for b in payload.get("buffers") or []]
-        carried += [i for item in payload.get("items") or [] for i in item["buffer_ids"]]
-        for i in carried:
-            if i in found:
-                found[i].append(f"inbox {row.id}")
-    for row in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(list(ids)) & (ReceptorBuffer.outcome == "drop")):
-        found[row.id].append("drop")
-    return found
-
-
-def assert_each_once(ids) -> None:
-    assert not buffers.unprocessed()
-    places = where_rows_went(ids)
-    assert all(len(p) == 1 for p in places.values()), {i: p for i, p in places.items() if len(p) != 1}
-
-
-def eventually(predicate, timeout: float = 10.0) -> bool:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return True
-        clockmod.pause(0.005)
-    return False
 
 
 def calls_recorded() -> int:
@@ -392,7 +279,7 @@ def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_a
         done = Inbox.select().where((Inbox.origin == "background") & (Inbox.status == "done")).count()
         return died.is_set() and done == Inbox.select().count() == len(first)
 
-    assert eventually(first_chunk_done), \
+    assert wait_for(first_chunk_done), \
         "what the first chunk committed reached the cortex despite the crash"
     assert [r.id for r in buffers.unprocessed()] == [r.id for r in second], "the broken chunk rolled back whole"
     app.wait_idle()
@@ -678,7 +565,7 @@ def test_realtime_stimuli_go_to_the_inbox_at_priority_zero_and_never_wait_for_a_
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES, printer=printer)
     emails(app, 5, lambda n: f"Email from colleague {n}: notes")
     app.sync()
-    assert eventually(lambda: triage_requests(server))
+    assert wait_for(lambda: triage_requests(server))
     said = app.say("hello, are you there?")
     assert (said.priority, said.origin) == (0, "user")
     app.wait_idle()

@@ -16,24 +16,22 @@ from actors.shared.windows import window_times
 from actors.tick.schedules import due_schedules, ensure_builtin_schedules, next_due
 from storage import mute
 from storage import outbox
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
 from wilson.kernel import quiet
 from wilson.kernel.actor import Context, WilsonActor
-from wilson.kernel.clock import UTC, RealClock, SimClock, monotonic, pause, wall_now
+from wilson.kernel.clock import UTC, RealClock, SimClock, wall_now
 from wilson.kernel.config import load
 from wilson.kernel.messages import Deliver, InboxReady, SyncRequest, TickNow
 from wilson.kernel.supervisor import ActorSpec, Supervisor
+from tests.poll import wait_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 WINDOWS = ["14d", "7d", "3d", "1d", "due", "overdue"]
 
 
 @pytest.fixture
-def db(tmp_path):
-    open_database(None, tmp_path)
-    migrate()
+def db(db, tmp_path):
+    """Here the working memory (conftest.py db) is asked for by its home directory."""
     return tmp_path
 
 
@@ -459,10 +457,7 @@ def test_tick_actor_with_a_real_clock_runs_its_own_timer(db, config):
         assert len(timers) == 1, "the tick actor runs one timer of its own"
         row = outbox.add(channel="telegram", text="good morning", trace_id="t1", key="k1", at=wall_now(),
                          deliver_after=wall_now() - timedelta(seconds=1))
-        deadline = monotonic() + 30  # a wait for the delivery; long only on a loaded machine
-        while ("telegram", Deliver(row.id)) not in sink and monotonic() < deadline:
-            pause(0.01)
-        assert ("telegram", Deliver(row.id)) in sink
+        wait_for(lambda: ("telegram", Deliver(row.id)) in sink, 30, "the delivery")  # long only on a loaded machine
     finally:
         supervisor.stop()
     timers[0].join(timeout=5)
