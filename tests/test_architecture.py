@@ -439,3 +439,31 @@ def test_the_readme_is_a_front_door_that_links_the_architecture_and_cites_nothin
              for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".toml", ".txt"}
              and p.name != Path(__file__).name and "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
     assert cited == [] and "DESIGN" + ".md" not in readme
+
+
+def _function(tree: ast.AST, name: str):
+    return next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
+
+
+def test_the_dashboard_has_one_router_over_module_level_handlers():
+    tree = ast.parse((ROOT / "channels" / "web" / "server.py").read_text(encoding="utf-8"))
+    build = _function(tree, "build")
+    nested = [n.name for n in ast.walk(build) if n is not build and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert nested == [], f"build() defines handlers inside itself: {nested}"
+    routed = [call.args[1].id for call in ast.walk(build) if isinstance(call, ast.Call)
+              and getattr(call.func, "id", None) == "guard"]
+    handlers = {n.name for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
+    assert len(routed) >= 25 and set(routed) <= handlers
+
+
+def test_the_cortex_thinks_by_one_method_per_route_each_returning_a_thought():
+    tree = ast.parse((ROOT / "actors" / "cortex" / "actor.py").read_text(encoding="utf-8"))
+    for name in ("template_run", "model_run", "fast_run", "deep_run"):
+        assert ast.unparse(_function(tree, name).returns) == "Thought", name
+    run = _function(tree, "run")
+    assert run.end_lineno - run.lineno < 15, "run() chooses the route and hands over; the routes are methods"
+    # the route is chosen once, and no outcome waits as None to be filled in later
+    assert not [n for n in ast.walk(run) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                and n.value.value is None]
+    outcome = ast.parse((ROOT / "actors" / "cortex" / "outcome.py").read_text(encoding="utf-8"))
+    assert ast.unparse(_function(outcome, "record_outcome").returns) == "Notify"
