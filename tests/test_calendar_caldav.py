@@ -11,7 +11,7 @@ from loguru import logger
 
 from channels.calendar import CalDavSource, SourceError, parse_calendar
 from storage.models import ReceptorBuffer
-from tests.caldav_support import NOW, UTC, account, channel_for, free_port, radicale, vcal  # noqa: F401 (fixtures)
+from tests.caldav_support import NOW, UTC, account, channel_for, free_port, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
