@@ -276,4 +276,5 @@ SKILL = McpSkill(
                                                 "include, exclude, read_only, timeout, enabled (docs/skills.md)")},
                    check=check),
     status=status,
+    requires=(("mcp", "mcp"),),  # the protocol's SDK, an extra: without it the skill says what to install
 )

@@ -73,29 +73,6 @@ DEFAULTS: dict[str, dict] = {
         "price_fast": "0.40/0.10/1.60",
         "price_deep": "2.00/0.50/8.00",
     },
-    "telegram": {
-        "token": "",
-        "base_url": "https://api.telegram.org/bot",
-        "allowed_users": "",
-        "forum_chat_id": "",
-        "poll_timeout": 30,
-        "liveness_seconds": 120,
-        "retry_max_seconds": 30.0,  # the longest wait between two tries of an undelivered message
-    },
-    "calendar": {
-        "path": "",
-        "url": "",
-        "caldav_url": "",
-        "caldav_username": "",
-        "caldav_password": "",
-        "horizon_days": 365,
-        "apple": False,
-        "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
-    },
-    # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
-    "email": {"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
-              "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
-              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
     # drop_after: bulk mail (a newsletter, an offer) from a sender whose last this many bulk mails the triage model
     # all dropped is dropped without asking it, unless its subject is pressing; 0 asks the model about every one.
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000, "drop_after": 5},
@@ -117,8 +94,6 @@ DEFAULTS: dict[str, dict] = {
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True, "offline_wake": True},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
-    # The dashboard: loopback unless a host is set on purpose (another host prints a warning at start).
-    "web": {"enabled": True, "host": "127.0.0.1", "port": 8765, "watch_poll": "15m"},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
     "skills": {"disabled": []},
@@ -163,42 +138,6 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
                                      "output (the defaults are examples, not your provider's prices)")
            for _r in ROLES},
     },
-    "telegram": {
-        "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),
-        "base_url": ("url", "the Bot API"),
-        "allowed_users": ("text", "comma-separated numeric Telegram user ids (or use `wilson pair`)"),
-        "forum_chat_id": ("chat_id", "a forum supergroup for one thread per topic (optional)"),
-        "poll_timeout": ("count", "seconds one long poll waits"),
-        "liveness_seconds": ("positive", "a poll silent for longer is restarted"),
-        "retry_max_seconds": ("positive", "the longest wait between two tries of an undelivered message"),
-    },
-    "calendar": {
-        "path": ("text", "an .ics file"),
-        "url": ("url", "an .ics subscription (https:// or webcal://)"),
-        "caldav_url": ("url", "a CalDAV server"),
-        "caldav_username": ("text", "the CalDAV account"),
-        "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
-        "horizon_days": ("count", "how far ahead events are read"),
-        "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
-        "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
-    },
-    "email": {
-        "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
-        "imap_port": ("count", "0: 993 for ssl, 143 otherwise"),
-        "imap_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "username": ("text", "the mailbox login, usually your address"),
-        "password": ("text", "set WILSON_EMAIL_PASSWORD in the environment (an app password), never here"),
-        "folders": ("list", "folders to read, e.g. [\"INBOX\"]"),
-        "poll": ("duration_or_off", "how often the folders are checked for new mail, e.g. 5m; off disables"),
-        "backfill": ("count", "on the first look at a folder, how many of its newest mails are read"),
-        "bulk_senders": ("list", "addresses or @domains whose mail counts as bulk, e.g. @news.example.com"),
-        "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
-        "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
-        "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
-                                  "takes mail without AUTH)"),
-        "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
-    },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
         "chunk_chars": ("count", "characters of buffered items per triage call, as triage reads them"),
@@ -237,12 +176,6 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
                                      "one waits until its date passes or its event starts"),
         "owner_decides_all": ("bool", "only the owner approves, in any chat"),
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
-    },
-    "web": {
-        "enabled": ("bool", "the dashboard in your browser (`wilson web-token` prints how to log in)"),
-        "host": ("text", "where it listens; 127.0.0.1 keeps it on this computer (anything else is a warning)"),
-        "port": ("count", "its port"),
-        "watch_poll": ("duration_or_off", "how often watched pages and feeds are checked; off disables"),
     },
     "supervisor": {
         "watchdog_seconds": ("seconds_or_off", "how often the watchdog looks for stuck actors; 0 turns it off"),
