@@ -148,10 +148,15 @@ def _v22_model_failures(db, migrator):
     add_missing_columns(db, migrator, [models.TokenUsage.runs, models.TokenUsage.failed, models.TokenUsage.failure])
 
 
+# the families of settings that were marks about one thing each, and their kind in the table `mark`
+MARKS = {"escalation:": "escalation", "telegram:renamed:": "renamed", "telegram:left_out:": "left_out",
+         "telegram:awaiting_modify:": "awaiting_modify"}
+
+
 def _v23_state_tables(db, migrator):
-    """Decision chats, budget notices, web sessions and watches leave the settings table for tables of their
-    own: each row is carried over as it was, and the settings keep only settings."""
-    db.create_tables([models.DecisionChat, models.BudgetNotice, models.WebSession, models.Watch])
+    """Decision chats, budget notices, web sessions, watches and marks leave the settings table for tables of
+    their own: each row is carried over as it was, and the settings keep only settings."""
+    db.create_tables([models.DecisionChat, models.BudgetNotice, models.WebSession, models.Watch, models.Mark])
     now = wall_now()
     for row in models.Setting.select().where(models.Setting.key.startswith("telegram:decision_chat:")):
         if isinstance(row.value, dict) and row.value.get("chat_id") is not None:
@@ -171,7 +176,10 @@ def _v23_state_tables(db, migrator):
     for row in models.Setting.select().where(models.Setting.key.startswith("web:watch:")):
         if isinstance(row.value, dict) and row.value.get("url"):
             models.Watch.insert(source=row.key[len("web:watch:"):], state=row.value).on_conflict_ignore().execute()
-    for prefix in ("telegram:decision_chat:", "budget_notice:", "web:session:", "web:watch:"):
+    for prefix, kind in MARKS.items():
+        for key, value in kv.settings_with_prefix(prefix).items():
+            models.Mark.insert(kind=kind, key=key, value=value, at=now).on_conflict_ignore().execute()
+    for prefix in ("telegram:decision_chat:", "budget_notice:", "web:session:", "web:watch:", *MARKS):
         kv.delete_settings(prefix)
 
 
@@ -189,7 +197,8 @@ MIGRATIONS = [
     (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
     (21, "what triage learned of bulk mail senders", _v21_bulk_senders),
     (22, "failed model runs per role and day", _v22_model_failures),
-    (23, "state in tables of its own: decision chats, budget notices, web sessions, watches", _v23_state_tables),
+    (23, "state in tables of its own: decision chats, budget notices, web sessions, watches, marks",
+     _v23_state_tables),
 ]
 
 

@@ -472,6 +472,19 @@ class Watch(BaseModel):
     state = JSONField()
 
 
+class Mark(BaseModel):
+    """Small state about one thing, by kind (storage/marks.py): an event window already raised, a forum thread
+    already renamed, items toggled off in a proposal, the change a user is typing after Modify."""
+
+    kind = peewee.CharField()
+    key = peewee.CharField()
+    value = JSONField(null=True)
+    at = UTCDateTimeField(index=True)
+
+    class Meta:
+        indexes = ((("kind", "key"), True),)
+
+
 class Setting(BaseModel):
     """What the user set in conversation or pairing (quiet until, paired users); state has tables of its own,
     and tests/test_state_tables.py lists the keys allowed here."""
@@ -483,5 +496,5 @@ class Setting(BaseModel):
 ALL_MODELS = [
     SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, BulkSender, Outbox, SentMessage, Turn, Topic, Task,
     TaskFiring, Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
-    DecisionChat, BudgetNotice, WebSession, Watch,
+    DecisionChat, BudgetNotice, WebSession, Watch, Mark,
 ]

@@ -17,8 +17,8 @@ from channels import telegram as tg
 from channels.telegram import access
 from channels.telegram import text as tg_text
 from storage import mute
-from storage import kv, outbox
-from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Outbox, Setting, Task,
+from storage import kv, marks, outbox
+from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Mark, Outbox, Setting, Task,
                             Topic, Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
 from wilson.kernel.messages import ApprovalSettled, Deliver
@@ -563,7 +563,7 @@ def test_renaming_a_topic_renames_its_forum_thread_once(wilson, fake):
 
     # A rename Telegram never heard of (the process was killed before the call) is made at the next start.
     app.stop()
-    Setting.delete().where(Setting.key.startswith(tg.RENAMED)).execute()
+    Mark.delete().where(Mark.kind == tg.RENAMED).execute()
     fake.topics[thread]["name"] = "Japan trip"
     wilson(telegram_forum_chat_id=FORUM)
     fake.wait_for(lambda: fake.topics[thread]["name"] == "Japan and Korea", 5, "the owed rename made")
@@ -617,7 +617,7 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
     old, new = Approval.select().order_by(Approval.id)
     assert (old.status, old.superseded_by, new.supersedes) == ("superseded", new.id, old.id)
     assert not Inbox.select().where((Inbox.text == "Make it April 12 instead") & (Inbox.kind != "modify")).exists()
-    assert Setting.get_or_none(Setting.key == f"telegram:awaiting_modify:{OWNER}") is None
+    assert marks.get("awaiting_modify", str(OWNER)) is None
     # The original's message says it was modified and which proposal replaced it; only the new one has buttons.
     shown = fake.wait_for(lambda: f"replaced by proposal {new.id}" in (m := fake.messages[(OWNER, proposal[
         "message_id"])])["text"] and m, 5, "the original shown as replaced")

@@ -21,7 +21,7 @@ from actors.proposals.words import render, undo_named
 from channels import views
 from channels.telegram.state import AWAITING_MODIFY, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_command_data, parse_toggle
-from storage import decision_chats, decisions, kv, outbox, trace
+from storage import decision_chats, decisions, marks, outbox, trace
 from storage.models import Approval, ApprovalItem
 from wilson.kernel.messages import Decision, DecisionRecorded, Deliver
 
@@ -98,10 +98,10 @@ class Buttons:
 
     def _modification(self, incoming: Incoming, text: str) -> bool:
         """After Modify, the user's next words are the change; True when these words were it."""
-        awaiting = kv.get_setting(AWAITING_MODIFY + incoming.uid)
+        awaiting = marks.get(AWAITING_MODIFY, incoming.uid)
         if not awaiting:
             return False
-        kv.delete_setting(AWAITING_MODIFY + incoming.uid)
+        marks.delete(AWAITING_MODIFY, incoming.uid)
         if not modify_still_wanted(awaiting, incoming.now):
             return False
         decision_chats.remember(str(awaiting["approval_id"]), incoming.where, incoming.now)
@@ -165,15 +165,15 @@ class Buttons:
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone,
                         self._owner_decides())
         if action == "modify" and not problem:
-            kv.put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
+            marks.put(AWAITING_MODIFY, uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()}, now)
             incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
             self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", incoming,
                         "modify")
             answer("Tell me what to change.")
             return
-        kv.delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
+        marks.delete(AWAITING_MODIFY, uid)  # a press instead of the change: the next words are a message again
         items: tuple[int, ...] = ()
-        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
+        left_out = set(marks.get(LEFT_OUT, str(approval_id)) or ()) if action == "approve" and not problem else set()
         if left_out:  # toggled: these items, and not the others
             pending = [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
                 (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
@@ -182,7 +182,7 @@ class Buttons:
                 answer("Nothing is chosen: tick at least one item, or press Reject.")
                 return
             action = "confirm"
-            kv.delete_setting(LEFT_OUT + str(approval_id))
+            marks.delete(LEFT_OUT, str(approval_id))
         # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
         row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                items=items, nonce=nonce)
@@ -231,9 +231,9 @@ class Buttons:
         if problem or item is None:
             answer((problem or "That item is already decided.")[:CALLBACK_ANSWER_MAX])
             return
-        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ())
+        left_out = set(marks.get(LEFT_OUT, str(approval_id)) or ())
         left_out ^= {position}
-        kv.put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
+        marks.put(LEFT_OUT, str(approval_id), sorted(left_out), now)
         title = " ".join(item.description.split())[:80]
         answer((f"Left out: {title}" if position in left_out else f"Back in: {title}")[:CALLBACK_ANSWER_MAX])
         message = query.message
@@ -246,7 +246,7 @@ class Buttons:
         items = [{"position": i.position, "description": i.description}
                  for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
         return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": actions_for(approval),
-                         "items": items}, kv.get_setting(LEFT_OUT + str(approval.id)) or ())
+                         "items": items}, marks.get(LEFT_OUT, str(approval.id)) or ())
 
     async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:
         async with self._send_lock:  # never after the settled edit has taken the buttons away
