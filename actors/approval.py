@@ -24,7 +24,8 @@ from loguru import logger
 
 from actors.proposals import calls, commands, decide as proposals_decide, lapse, make, rules, undo
 from actors.proposals.rules import DecisionResult, NoLongerOpen, OPEN, REVIVE, UNDO
-from actors.tick.deadlines import plan_task, windows_config
+from actors.deadlines import plan_task
+from actors.shared.windows import windows_config
 from storage import decisions, outbox, trace
 from storage.db import database
 from storage.models import Approval, DecisionRow, Task

@@ -10,7 +10,7 @@ The daily sync opens the day's briefing before it triages (status `compose`, "ga
 and names in it every inbox row it creates (`awaits`). The briefing goes out when the
 last of those runs has ended (`settle`), so that the plans they propose arrive inside it,
 in full, instead of as messages of their own; the gate leaves such proposals to the
-briefing (`carries`). A briefing that waits too long (a crash, a model that never
+briefing (actors/proposals/carried.py). A briefing that waits too long (a crash, a model that never
 answers) is sent by the tick with what it has (`SETTLE_AFTER`).
 
 Size: composing, settling and sending the one morning message are one state machine over the
@@ -22,23 +22,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from peewee import Value, fn
-
 from actors import attention, escalation, tools
+from actors.deadlines import plan_task, task_windows
+from actors.proposals.carried import SETTLE_AFTER, briefed_before
 from actors.proposals.rules import OPEN, remind_before, remind_moment
 from actors.proposals.words import headline, render
-from actors.tick.deadlines import _task_windows, due_date, plan_task, window_times, windows_config
+from actors.shared.windows import due_date, window_times, windows_config
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
-from storage.models import (Approval, ApprovalItem, Inbox, Outbox, Schedule, Task, TaskFiring, TokenUsage, Topic,
+from storage.models import (Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, TokenUsage, Topic,
                             Trace)
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
 
-SETTLE_AFTER = timedelta(minutes=45)
-LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often  # the longest a briefing waits for the runs it awaits
+LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often
 RUNNING = ("pending", "claimed")
 
 
@@ -137,23 +136,13 @@ def _task_line(task: Task, tz, *, overdue: bool) -> str:
 
 
 def _windows(task: Task, config) -> list[str]:
-    return _task_windows(task, windows_config(config))
+    return task_windows(task, windows_config(config))
 
 
 def _soon_line(task: Task, due_on: date, today: date) -> str:
     topic = f" ({task.topic.title})" if task.topic_id else ""
     days = (due_on - today).days
     return f"{task.title}{topic}, due {'tomorrow' if days == 1 else f'in {days} days'} ({_short_day(due_on)})"
-
-
-def _briefed_before(approval_ids: list[int], since: datetime) -> set[int]:
-    """Of these proposals, those a briefing already sent (or being sent) since `since` listed."""
-    listed: set[int] = set()
-    for box in Outbox.select(Outbox.payload).where(Outbox.idempotency_key.startswith("briefing:")
-                                                   & (Outbox.created_at >= since)
-                                                   & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))):
-        listed.update(int(i) for i in (box.payload or {}).get("proposals") or [])
-    return listed & set(approval_ids)
 
 
 def _shown_alone(approval_ids: list[int]) -> set[int]:
@@ -251,7 +240,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
                    .order_by(Approval.id))
     ids = [a.id for a in waiting]
     oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
-    untold = set(ids) - _shown_alone(ids) - _briefed_before(ids, oldest)
+    untold = set(ids) - _shown_alone(ids) - briefed_before(ids, oldest)
     before = remind_before(config)
     for approval in waiting:
         items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
@@ -268,7 +257,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             as_utc(approval.created_at), as_utc(approval.expires_at), before))
         # one that waits for weeks (a plan for an event) is listed again once a week, not every morning
         day.asks_again = day.asks_again or (as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
-                                            and not _briefed_before([approval.id], as_utc(now) - LIST_AGAIN))
+                                            and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN))
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])
@@ -499,62 +488,4 @@ def settle(now: datetime, config) -> Outbox | None:
             trace.record(box.trace_id, "surfaced", "briefing", f"morning briefing: {_summary(day)}"
                          + (" (sent after waiting too long)" if late and not _ready(box) else ""), now)
             return Outbox.get_by_id(box.id)
-    return None
-
-
-KEEP_FOR_BRIEFING = timedelta(hours=2)  # a briefing this soon after the quiet hours end tells what they held
-ORPHAN_AFTER = timedelta(hours=27)  # kept, and no briefing came at all since: shown on its own then
-
-
-def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
-    """When the morning briefing goes out, if it does so as the quiet hours end (give or take)."""
-    if not attention.briefing_enabled(config):
-        return None
-    sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin")
-                                 & (Schedule.enabled == True))  # noqa: E712
-    if sched is None or sched.next_fire_at is None:
-        return None
-    at = as_utc(sched.next_fire_at)
-    return at if as_utc(quiet_end) - timedelta(minutes=1) <= at <= as_utc(quiet_end) + KEEP_FOR_BRIEFING else None
-
-
-def orphaned(now: datetime) -> list[int]:
-    """Proposals kept for a morning briefing that did not tell them: a briefing went out (or was
-    dropped) since without them, or none came within ORPHAN_AFTER. The gate shows them on their own."""
-    # the tick asks every scan: one query that is nearly always empty (a proposal shown on its own,
-    # the common case, has its outbox row and is not looked at again)
-    own_row = Outbox.select(Outbox.id).where(
-        Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text")))
-    kept = list(Approval.select().where(Approval.status.in_(OPEN)
-                                        & Approval.presented_at.is_null(False) & (Approval.expires_at > now)
-                                        & ~fn.EXISTS(own_row)))
-    if not kept:
-        return []
-    ids = [a.id for a in kept]
-    told = _briefed_before(ids, min(as_utc(a.created_at) for a in kept))
-    found = []
-    for approval in kept:
-        if approval.id in told or carries(approval, Inbox.get_or_none(Inbox.id == approval.inbox_id)) is not None:
-            continue
-        since = as_utc(approval.presented_at)
-        passed_by = Outbox.select().where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= since)
-                                          & (Outbox.status != attention.COMPOSE)).exists()
-        if passed_by or since <= as_utc(now) - ORPHAN_AFTER:
-            found.append(approval.id)
-    return found
-
-
-def carries(approval: Approval, source: Inbox | None) -> Outbox | None:
-    """The morning briefing that tells this proposal (so the gate need not): one being gathered for the
-    run that made it, or one already sent that lists it. None when the proposal is the gate's to show."""
-    if source is None or source.origin == "user" or source.priority <= 1:
-        return None  # asked for, or urgent: shown on its own, now
-    for box in Outbox.select().where(Outbox.idempotency_key.startswith("briefing:")
-                                     & (Outbox.created_at >= as_utc(approval.created_at) - SETTLE_AFTER)):
-        payload = box.payload or {}
-        if box.status == attention.COMPOSE and source.id in (payload.get("awaits") or []):
-            return box
-        if box.status != attention.COMPOSE and source.id in (payload.get("awaits") or []) \
-                and approval.id in (payload.get("proposals") or []):
-            return box
     return None

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from actors.tick.deadlines import due_date, task_kind
-from storage import kv
+from actors.shared.windows import due_date, task_kind
+from storage import marks
 from storage.models import Task, TaskFiring, Topic
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
@@ -100,7 +100,7 @@ def raises(now: datetime, tz) -> list[Raise]:
         if window is None or days < 1:
             continue
         opened = datetime.combine(start - timedelta(days=window), datetime.min.time(), tzinfo=tz)
-        if days < window and kv.get_setting(_mark(topic, window, start)):
+        if days < window and marks.get("escalation", _mark(topic, window, start)):
             continue  # this window raised the event's preparation already: what goes overdue now waits for the next
         raise_ = Raise(topic, days, window)
         for task in topic.tasks.where(Task.status.in_(("open", "snoozed"))).order_by(Task.due, Task.id):
@@ -155,14 +155,14 @@ def raise_text(raise_: Raise, today: date, tz) -> str:
 
 
 def _mark(topic: Topic, window: int, start: date) -> str:
-    return f"escalation:{topic.id}:{window}:{start.isoformat()}"
+    return f"{topic.id}:{window}:{start.isoformat()}"
 
 
 def record(raises_: list[Raise], now: datetime, tz) -> None:
     """In the briefing's transaction: each task raised at its window counts as raised, and so does the window."""
     for raise_ in raises_:
         start = as_utc(raise_.topic.starts).astimezone(tz).date()
-        kv.put_setting(_mark(raise_.topic, raise_.window, start), as_utc(now).isoformat())
+        marks.put("escalation", _mark(raise_.topic, raise_.window, start), as_utc(now).isoformat(), now)
         for task in raise_.tasks:
             TaskFiring.get_or_create(task=task.id, window=f"{RAISED}{raise_.window}", due=task.due,
                                      defaults={"fired_at": now})

@@ -361,7 +361,7 @@ def create_tasks(now: datetime, tz: ZoneInfo, windows: list[str], first_day: int
                  seed: int = SEED, extra_open: int = 0) -> list:
     """10 open tasks due on days first_day..last_day, planned for follow-ups as the approval gate would;
     `extra_open` more due 60-90 days out (open, in every list of open tasks, but none falls due this week)."""
-    from actors.tick.deadlines import plan_task
+    from actors.deadlines import plan_task
     from actors.tools import parse_when
     from storage.models import Task
 

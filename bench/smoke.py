@@ -22,6 +22,7 @@ import sys
 from datetime import date, datetime, timedelta
 
 from bench.common import Figure, TempHome, bench_config, emit, make_wilson, ratio, result
+from wilson.app.application import IdleTimeout
 from wilson.kernel.clock import SimClock, monotonic
 
 START = "2027-01-05T08:00:00+01:00"
@@ -77,7 +78,9 @@ def run(quick: bool = True) -> dict:
     restarts: dict[str, int] = {}
 
     def idle(app, what: str) -> None:
-        if not app.wait_idle(timeout=IDLE_TIMEOUT):
+        try:
+            app.wait_idle(timeout=IDLE_TIMEOUT)
+        except IdleTimeout:
             problems.append(f"stalled {what}: still busy after {IDLE_TIMEOUT:.0f} s "
                             f"(in flight {app.supervisor.in_flight()}, busy {app.supervisor.busy()})")
         left = app.supervisor.in_flight()

@@ -1,7 +1,7 @@
 """Small keyed state: settings and cursors, each read, written (an upsert) and deleted one way.
 
 Settings (table `setting`) are what the user changes in conversation or pairing (quiet until,
-paired users, where a button was pressed). Cursors (table `cursor`) are where a reader left off
+paired users); state that grows with use has tables of its own. Cursors (table `cursor`) are where a reader left off
 (Telegram's offset, a calendar's snapshot, the RAS scan mark), with when they were written.
 Values are JSON. A write joins the caller's transaction when there is one, so a cursor can move
 in the same commit as the rows it accounts for.

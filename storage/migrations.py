@@ -8,13 +8,14 @@ Version 1 creates the tables; later versions use playhouse.migrate operations
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 
 import peewee
 from loguru import logger
 from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as apply
 
-from storage import models
+from storage import kv, models
 from storage.db import database
 from storage.engram import install_index
 from wilson.kernel.clock import wall_now
@@ -147,6 +148,41 @@ def _v22_model_failures(db, migrator):
     add_missing_columns(db, migrator, [models.TokenUsage.runs, models.TokenUsage.failed, models.TokenUsage.failure])
 
 
+# the families of settings that were marks about one thing each, and their kind in the table `mark`
+MARKS = {"escalation:": "escalation", "telegram:renamed:": "renamed", "telegram:left_out:": "left_out",
+         "telegram:awaiting_modify:": "awaiting_modify"}
+
+
+def _v23_state_tables(db, migrator):
+    """Decision chats, budget notices, web sessions, watches and marks leave the settings table for tables of
+    their own: each row is carried over as it was, and the settings keep only settings."""
+    db.create_tables([models.DecisionChat, models.BudgetNotice, models.WebSession, models.Watch, models.Mark])
+    now = wall_now()
+    for row in models.Setting.select().where(models.Setting.key.startswith("telegram:decision_chat:")):
+        if isinstance(row.value, dict) and row.value.get("chat_id") is not None:
+            models.DecisionChat.insert(key=row.key[len("telegram:decision_chat:"):], place=row.value, at=now) \
+                .on_conflict_ignore().execute()
+    for row in models.Setting.select().where(models.Setting.key.startswith("budget_notice:")):
+        models.BudgetNotice.insert(day=row.key[len("budget_notice:"):], error=str(row.value or "")[:200], at=now) \
+            .on_conflict_ignore().execute()
+    for row in models.Setting.select().where(models.Setting.key.startswith("web:session:")):
+        value = row.value if isinstance(row.value, dict) else {}
+        try:
+            created, expires = (datetime.fromisoformat(value[k]) for k in ("created", "expires"))
+        except (KeyError, TypeError, ValueError):
+            continue  # not a session this code wrote: it would not be let in either
+        models.WebSession.insert(digest=row.key[len("web:session:"):], csrf=str(value.get("csrf") or ""),
+                                 created=created, expires=expires).on_conflict_ignore().execute()
+    for row in models.Setting.select().where(models.Setting.key.startswith("web:watch:")):
+        if isinstance(row.value, dict) and row.value.get("url"):
+            models.Watch.insert(source=row.key[len("web:watch:"):], state=row.value).on_conflict_ignore().execute()
+    for prefix, kind in MARKS.items():
+        for key, value in kv.settings_with_prefix(prefix).items():
+            models.Mark.insert(kind=kind, key=key, value=value, at=now).on_conflict_ignore().execute()
+    for prefix in ("telegram:decision_chat:", "budget_notice:", "web:session:", "web:watch:", *MARKS):
+        kv.delete_settings(prefix)
+
+
 MIGRATIONS = [
     (1, "create working memory", _v1_create_tables),
     (2, "engram term index", _v2_engram_index),
@@ -161,6 +197,8 @@ MIGRATIONS = [
     (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
     (21, "what triage learned of bulk mail senders", _v21_bulk_senders),
     (22, "failed model runs per role and day", _v22_model_failures),
+    (23, "state in tables of its own: decision chats, budget notices, web sessions, watches, marks",
+     _v23_state_tables),
 ]
 
 

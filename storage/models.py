@@ -431,8 +431,65 @@ class Feedback(BaseModel):
     at = UTCDateTimeField()
 
 
+class DecisionChat(BaseModel):
+    """Where in Telegram the user answered a proposal or gave a command (chat and forum thread), so that what
+    follows from it is told there. Rows older than storage/decision_chats.py KEEP are pruned."""
+
+    key = peewee.CharField(unique=True)  # an approval id, or "command:<decision row id>"
+    place = JSONField()  # {"chat_id", "thread_id"?}
+    at = UTCDateTimeField(index=True)
+
+    class Meta:
+        table_name = "decision_chat"
+
+
+class BudgetNotice(BaseModel):
+    """The day's one notice that background reasoning paused for the budget; a week's rows are kept."""
+
+    day = peewee.CharField(unique=True)  # the local ISO date
+    error = peewee.TextField(default="")
+    at = UTCDateTimeField(index=True)
+
+    class Meta:
+        table_name = "budget_notice"
+
+
+class WebSession(BaseModel):
+    """A dashboard login (channels/web/auth.py): the digest of its cookie and its CSRF token; expired rows are
+    pruned when the next session starts, and a new token ends them all."""
+
+    digest = peewee.CharField(unique=True)
+    csrf = peewee.CharField()
+    created = UTCDateTimeField()
+    expires = UTCDateTimeField(index=True)
+
+    class Meta:
+        table_name = "web_session"
+
+
+class Watch(BaseModel):
+    """A page or feed the user asked Wilson to watch, and what the last look found (channels/web/watcher.py)."""
+
+    source = peewee.CharField(unique=True)  # a digest of the address
+    state = JSONField()
+
+
+class Mark(BaseModel):
+    """Small state about one thing, by kind (storage/marks.py): an event window already raised, a forum thread
+    already renamed, items toggled off in a proposal, the change a user is typing after Modify."""
+
+    kind = peewee.CharField()
+    key = peewee.CharField()
+    value = JSONField(null=True)
+    at = UTCDateTimeField(index=True)
+
+    class Meta:
+        indexes = ((("kind", "key"), True),)
+
+
 class Setting(BaseModel):
-    """Small runtime state the user changes in conversation (quiet until, paired users)."""
+    """What the user set in conversation or pairing (quiet until, paired users); state has tables of its own,
+    and tests/test_state_tables.py lists the keys allowed here."""
 
     key = peewee.CharField(unique=True)
     value = JSONField(null=True)
@@ -441,4 +498,5 @@ class Setting(BaseModel):
 ALL_MODELS = [
     SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, BulkSender, Outbox, SentMessage, Turn, Topic, Task,
     TaskFiring, Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
+    DecisionChat, BudgetNotice, WebSession, Watch, Mark,
 ]

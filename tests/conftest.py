@@ -19,6 +19,8 @@ from storage.migrations import migrate
 from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
 from wilson.model.scripted import ScriptedServer
+from tests.cortex_support import START, model
+from tests.mailservers import SmtpSink, start_dovecot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,7 +72,7 @@ def reset_postgres(url: str, tmp_path: Path):
     return db
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def any_db(request, tmp_path):
     """Working memory on each backend; PostgreSQL runs when WILSON_TEST_DATABASE_URL is set."""
     if request.param == "postgres":
@@ -90,6 +92,12 @@ def db(tmp_path):
     migrate()
     yield db
     db.close()
+
+
+@pytest.fixture
+def home(db, tmp_path):
+    """A home directory whose working memory (the `db` fixture's) is migrated and open."""
+    return tmp_path
 
 
 def make_config(home: Path, **env):
@@ -153,3 +161,40 @@ def serve():
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def scripted(make_app, serve):
+    """The one scripted-model fixture for a running Wilson: start(decide, after=None, start=START, rules=(), **env)
+    -> (app, server), the model answering over real HTTP by tests/cortex_support.py model(decide, after)."""
+    def start(decide, after=None, start=START, rules=(), **env):
+        server = serve(list(rules) + model(decide, after))
+        app = make_app(start=start, llm=server.base_url, env={"WILSON_LLM_MODEL": "m", **env})
+        return app, server
+
+    return start
+
+
+@pytest.fixture(scope="module")
+def dovecot():
+    """The one Dovecot IMAP server of a test module, on loopback (tests/mailservers.py); tests take folders of
+    their own in it."""
+    server = start_dovecot()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def own_dovecot():
+    """A Dovecot of the test's own, to restart or to fill without the module's other tests seeing it."""
+    server = start_dovecot()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def sink():
+    """The one SMTP server of a test, on loopback, keeping what it was sent (tests/mailservers.py)."""
+    server = SmtpSink().start()
+    yield server
+    server.stop()

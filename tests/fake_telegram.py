@@ -30,6 +30,7 @@ from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
 
 from wilson.kernel.loopback import LoopbackServer
+from tests import poll
 
 FORUM_CHAT_ID = -1001234567  # the forum supergroup the tests configure
 DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"
@@ -343,13 +344,7 @@ class FakeTelegram(LoopbackServer):
 
     def wait_for(self, predicate, timeout: float = 10.0, what: str = "condition"):
         """Poll `predicate` until it returns something truthy; fail the test after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.02)
-        raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        return poll.wait_for(predicate, timeout, what, every=0.02)
 
     # The API -----------------------------------------------------------------
     def handle(self, path: str, params: dict) -> tuple[int, dict]:

@@ -12,7 +12,7 @@ from actors.cortex.route import acknowledged, asks, choose_route, is_acknowledge
 from storage import outbox
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Turn
 from tests.brain import context_of, routine_reply
-from tests.test_router import cortex, routed, say
+from tests.router_support import cortex, routed, say
 from wilson.model.scripted import ScriptedServer
 
 TEMPLATE = "template: an acknowledgement that asks nothing (answered without a model)"

@@ -119,10 +119,10 @@ def test_an_offline_rules_reading_is_kept_whole_and_the_users_words_are_cut_inst
 
 
 def test_words_quoted_in_a_reason_are_cut_at_a_word():
-    from actors.tools.untrusted import _quoted
+    from actors.tools.untrusted import quoted
 
     # it was "I have a job interview next W…"
-    assert _quoted("I have a job interview next Wednesday at 2", 30) == "I have a job interview next…"
-    assert _quoted("short words", 30) == "short words"
-    link = _quoted("see https://x.example/" + "a" * 100, 40)  # one long word: cut inside it, not dropped
+    assert quoted("I have a job interview next Wednesday at 2", 30) == "I have a job interview next…"
+    assert quoted("short words", 30) == "short words"
+    link = quoted("see https://x.example/" + "a" * 100, 40)  # one long word: cut inside it, not dropped
     assert link.startswith("see x[.]example/aaa") and link.endswith("a…") and len(link) <= 42

@@ -74,7 +74,7 @@ def lint_imports(config: Path) -> subprocess.CompletedProcess:
 def test_import_contracts_hold():
     done = lint_imports(ROOT / ".importlinter")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"Contracts: 2 kept, 0 broken", done.stdout), done.stdout
+    assert re.search(r"Contracts: 3 kept, 0 broken", done.stdout), done.stdout
 
 
 def test_channels_are_kept_from_every_actors_module_but_the_proposals_and_the_toolbox():
@@ -82,10 +82,97 @@ def test_channels_are_kept_from_every_actors_module_but_the_proposals_and_the_to
     contract = text[text.index("[importlinter:contract:channels]"):]
     listed = contract[contract.index("forbidden_modules ="):contract.index("allow_indirect_imports")]
     forbidden = {line.strip() for line in listed.splitlines()[1:] if line.strip()}
-    modules = {f"actors.{p.stem}" for p in (ROOT / "actors").iterdir()
-               if p.name != "__init__.py" and not p.name.startswith("__") and (p.suffix == ".py" or p.is_dir())}
-    assert forbidden == modules - {"actors.proposals", "actors.tools"}
+    assert forbidden == _actors_modules() - {"actors.proposals", "actors.tools"}
     assert "ignore_imports" not in text, "no contract has an exception"
+
+
+def _actors_modules() -> set[str]:
+    return {f"actors.{p.stem}" for p in (ROOT / "actors").iterdir()
+            if p.name != "__init__.py" and not p.name.startswith("__") and (p.suffix == ".py" or p.is_dir())}
+
+
+def test_the_organs_contract_orders_every_actors_module_with_no_exception():
+    text = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    contract = text[text.index("[importlinter:contract:organs]"):]
+    assert re.search(r"(?m)^type = layers$", contract)
+    listed = contract[contract.index("layers =") + len("layers ="):].split("\n[")[0]
+    layered = [m.strip() for line in listed.splitlines() for m in line.split("|") if m.strip()]
+    assert sorted(layered) == sorted(_actors_modules()), "every organ and shared module has its place in the order"
+    assert "ignore_imports" not in contract
+
+
+def _unit(parts: list[str]) -> tuple[str, ...]:
+    """Where a module belongs for the private-name rule: its folder, except that each module directly
+    in actors/ is an organ of its own."""
+    if len(parts) == 2 and parts[0] == "actors":
+        return tuple(parts)
+    return tuple(parts[:-1])
+
+
+def _module_parts(name: str) -> list[str] | None:
+    """The dotted name as the path of one of Wilson's own modules (a package's __init__ included)."""
+    parts = name.split(".")
+    if parts[0] not in PACKAGES:
+        return None
+    if (ROOT.joinpath(*parts).with_suffix(".py")).exists():
+        return parts
+    if (ROOT.joinpath(*parts) / "__init__.py").exists():
+        return parts + ["__init__"]
+    return None
+
+
+def private_imports(source: str, own: list[str], name: str = "<source>") -> list[str]:
+    """Each `_private` name this module (its path parts, own) takes from a module of another unit: by
+    `from x import _name`, or as `module._name` on a module it imported."""
+    found, modules = [], {}
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(own[:len(own) - node.level] + ([node.module] if node.module else []))
+            for alias in node.names:
+                whole = _module_parts(f"{base}.{alias.name}")
+                if whole is not None:
+                    modules[alias.asname or alias.name] = whole
+                elif alias.name.startswith("_") and not alias.name.startswith("__"):
+                    target = _module_parts(base)
+                    if target is not None and _unit(target) != _unit(own):
+                        found.append(f"line {node.lineno}: {base}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                whole = _module_parts(alias.name)
+                if whole is not None and alias.asname:
+                    modules[alias.asname] = whole
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+                and node.attr.startswith("_") and not node.attr.startswith("__") \
+                and _unit(modules[node.value.id]) != _unit(own):
+            found.append(f"line {node.lineno}: {'.'.join(modules[node.value.id])}.{node.attr}")
+    return found
+
+
+def test_no_module_takes_a_private_name_from_another_package():
+    found = {}
+    for path in source_files():
+        own = list(path.relative_to(ROOT).with_suffix("").parts)
+        hits = private_imports(path.read_text(encoding="utf-8"), own, str(path))
+        if hits:
+            found[path.relative_to(ROOT).as_posix()] = hits
+    assert not found, f"private names used across packages (make them public where they are shared): {found}"
+
+
+def test_the_private_name_check_sees_both_forms_and_allows_a_package_its_own():
+    briefing = ["actors", "briefing"]
+    assert private_imports("from actors.deadlines import _prepares_event\n", briefing) == [
+        "line 1: actors.deadlines._prepares_event"]
+    assert private_imports("from actors import tools\nx = tools._is_int(1)\n", briefing) == [
+        "line 2: actors.tools.__init__._is_int"]
+    assert private_imports("from actors.tick import schedules\nschedules._snoozed_task(1)\n", briefing) == [
+        "line 2: actors.tick.schedules._snoozed_task"]
+    advice = ["actors", "hippocampus", "advice"]
+    assert private_imports("from actors.hippocampus.common import _parse_due\n", advice) == []
+    assert private_imports("from .common import _parse_due\n", advice) == []
+    assert private_imports("from wilson.skills import is_int as _is_int\n", advice) == []
 
 
 def test_only_the_proposals_code_writes_approval_rows():
@@ -354,3 +441,31 @@ def test_the_readme_is_a_front_door_that_links_the_architecture_and_cites_nothin
              for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".toml", ".txt"}
              and p.name != Path(__file__).name and "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
     assert cited == [] and "DESIGN" + ".md" not in readme
+
+
+def _function(tree: ast.AST, name: str):
+    return next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
+
+
+def test_the_dashboard_has_one_router_over_module_level_handlers():
+    tree = ast.parse((ROOT / "channels" / "web" / "server.py").read_text(encoding="utf-8"))
+    build = _function(tree, "build")
+    nested = [n.name for n in ast.walk(build) if n is not build and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert nested == [], f"build() defines handlers inside itself: {nested}"
+    routed = [call.args[1].id for call in ast.walk(build) if isinstance(call, ast.Call)
+              and getattr(call.func, "id", None) == "guard"]
+    handlers = {n.name for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
+    assert len(routed) >= 25 and set(routed) <= handlers
+
+
+def test_the_cortex_thinks_by_one_method_per_route_each_returning_a_thought():
+    tree = ast.parse((ROOT / "actors" / "cortex" / "actor.py").read_text(encoding="utf-8"))
+    for name in ("template_run", "model_run", "fast_run", "deep_run"):
+        assert ast.unparse(_function(tree, name).returns) == "Thought", name
+    run = _function(tree, "run")
+    assert run.end_lineno - run.lineno < 15, "run() chooses the route and hands over; the routes are methods"
+    # the route is chosen once, and no outcome waits as None to be filled in later
+    assert not [n for n in ast.walk(run) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                and n.value.value is None]
+    outcome = ast.parse((ROOT / "actors" / "cortex" / "outcome.py").read_text(encoding="utf-8"))
+    assert ast.unparse(_function(outcome, "record_outcome").returns) == "Notify"

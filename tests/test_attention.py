@@ -191,7 +191,7 @@ def test_on_it_counts_only_as_an_answer_to_a_follow_up(db):
 
 
 def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_comes(make_app):
-    from actors.tick.deadlines import plan_task
+    from actors.deadlines import plan_task
     from storage.models import Feedback
 
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from actors import briefing
+from actors.proposals import carried
 from storage.models import Approval, ApprovalItem, Cursor, Outbox, Task, TaskFiring, Topic
 from tests.conftest import make_config
 
@@ -154,7 +155,7 @@ def test_the_briefing_waits_for_the_mornings_runs_and_carries_their_plans_in_ful
     assert briefing.settle(MORNING, cfg) is None, "its run has not ended"
 
     approval = plan_from(row)
-    assert briefing.carries(approval, row).id == box.id  # the gate leaves it to the briefing
+    assert carried.carries(approval, row).id == box.id  # the gate leaves it to the briefing
     finish_run(row)
     sent = briefing.settle(MORNING + timedelta(minutes=2), cfg)
 
@@ -163,7 +164,7 @@ def test_the_briefing_waits_for_the_mornings_runs_and_carries_their_plans_in_ful
     assert "1. Add task 'Check passport validity'\n2. Add task 'Pack'" in sent.text
     assert "Because “Trip to Japan” is in your calendar" in sent.text
     assert briefing.settle(MORNING + timedelta(minutes=3), cfg) is None  # sent once
-    assert briefing.carries(approval, row).id == box.id  # a gate that looks only now still leaves it
+    assert carried.carries(approval, row).id == box.id  # a gate that looks only now still leaves it
 
 
 def test_an_urgent_or_asked_for_plan_is_not_kept_for_the_briefing(db, tmp_path):
@@ -172,10 +173,10 @@ def test_an_urgent_or_asked_for_plan_is_not_kept_for_the_briefing(db, tmp_path):
     box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=True)
     urgent = morning_run(priority=1)
     briefing.await_rows(box.id, [urgent.id])
-    assert briefing.carries(plan_from(urgent), urgent) is None
+    assert carried.carries(plan_from(urgent), urgent) is None
     asked = morning_run()
     Inbox.update(origin="user").where(Inbox.id == asked.id).execute()
-    assert briefing.carries(plan_from(asked), Inbox.get_by_id(asked.id)) is None
+    assert carried.carries(plan_from(asked), Inbox.get_by_id(asked.id)) is None
 
 
 def test_a_briefing_whose_last_run_died_before_telling_it_is_sent_by_the_tick(db, tmp_path):
@@ -260,7 +261,7 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
     assert Approval.get_by_id(missed.id).presented_at is None  # the gate's recover shows it now
     assert Approval.get_by_id(told.id).presented_at is not None
     # kept after that briefing, and no briefing came since (turned off, or Wilson was down): a day later
-    assert make.release_kept(MORNING + timedelta(hours=3) + briefing.ORPHAN_AFTER) == [waiting.id]
+    assert make.release_kept(MORNING + timedelta(hours=3) + carried.ORPHAN_AFTER) == [waiting.id]
 
 
 def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answer_to_closing_its_topic(db, tmp_path):

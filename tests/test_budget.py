@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from actors.cortex.prompts import BUDGET_NOTICE
-from actors.tick.deadlines import plan_task
+from actors.deadlines import plan_task
 from storage.models import ReceptorBuffer, Task, TokenUsage
 from tests.calendar_support import add_event
 

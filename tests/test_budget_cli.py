@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from tests.test_cli_fuzz import run_main
+from tests.cli_support import run_main
 
 
 def spend(home, rows) -> None:

@@ -19,8 +19,7 @@ from channels.calendar import (
     CalendarChannel, CalendarError, Change, IcsFileSource, IcsUrlSource, describe, diff, parse_calendar, snapshot,
 )
 from channels.calendar import channel as calendar_channel
-from storage.db import database, open_database
-from storage.migrations import migrate
+from storage.db import database
 from storage.models import Cursor, ReceptorBuffer
 from tests.calendar_support import add_event, cancel_event, move_event
 from wilson.kernel import config as configmod
@@ -448,14 +447,6 @@ class Directory:
 
     def crashed(self, name, error, *_):
         self.crashes.append((name, error))
-
-
-@pytest.fixture
-def db(tmp_path):
-    handle = open_database(None, tmp_path)
-    migrate()
-    yield handle
-    handle.close()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from actors.cortex.context import CALENDAR_EVENTS
 from storage.models import Inbox
 from tests.brain import call, context_of
 from tests.calendar_support import add_event
-from tests.test_cortex import say, scripted, tool_results  # noqa: F401 (scripted is a fixture)
+from tests.cortex_support import say, tool_results
 
 BERLIN = ZoneInfo("Europe/Berlin")
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning

@@ -21,8 +21,9 @@ from storage import buffers, trace
 from storage.models import Inbox, ReceptorBuffer
 from tests.brain import context_of
 from tests.calendar_support import add_event, cancel_event, move_event
-from tests.test_calendar_caldav import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
-from tests.test_thalamus import START, advance_to, at, call, requests_of, scripted, triage_reply  # noqa: F401
+from tests.caldav_support import account, channel_for, no_proxy, radicale, vcal  # noqa: F401 (fixtures)
+from tests.thalamus_support import START, advance_to, at, call, requests_of, triage_reply  # noqa: F401
+from tests.poll import wait_for
 from wilson.kernel.loopback import LoopbackServer
 from wilson.model.scripted import tool_names
 
@@ -88,8 +89,8 @@ def known_since_yesterday(make_app, server, title: str, start: tuple[int, int], 
 
 
 # Same-day changes reach the user between syncs ------------------------------------------------
-def test_an_event_added_at_eight_for_four_reaches_the_user_before_four(make_app, scripted):
-    server = scripted(BRAIN)
+def test_an_event_added_at_eight_for_four_reaches_the_user_before_four(make_app, serve):
+    server = serve(BRAIN)
     app = an_app(make_app, server)
     added = app.clock.now()
     add_event(app.calendar_file(), "Parents' evening", at(app, 5, 16), at(app, 5, 17), tz=BERLIN)
@@ -107,8 +108,8 @@ def test_an_event_added_at_eight_for_four_reaches_the_user_before_four(make_app,
     assert requests_of(server, "reflex") == [] and len(requests_of(server, "fast")) == 1
 
 
-def test_a_cancellation_of_todays_appointment_reaches_the_user_before_it(make_app, scripted):
-    server = scripted(BRAIN)
+def test_a_cancellation_of_todays_appointment_reaches_the_user_before_it(make_app, serve):
+    server = serve(BRAIN)
     app = known_since_yesterday(make_app, server, "Dentist", (16, 0), (17, 0))
     cancelled = app.clock.now()
     assert cancel_event(app.calendar_file(), "Dentist")
@@ -117,8 +118,8 @@ def test_a_cancellation_of_todays_appointment_reaches_the_user_before_it(make_ap
     assert when_told(app, "Cancelled: Dentist") <= cancelled + POLL + RAS_INTERVAL
 
 
-def test_a_meeting_moved_into_the_next_two_hours_reaches_the_user_before_it(make_app, scripted):
-    server = scripted(BRAIN)
+def test_a_meeting_moved_into_the_next_two_hours_reaches_the_user_before_it(make_app, serve):
+    server = serve(BRAIN)
     app = known_since_yesterday(make_app, server, "Budget review", (15, 0), (16, 0))
     advance_to(app, at(app, 5, 8, 30))
     moved = app.clock.now()
@@ -128,8 +129,8 @@ def test_a_meeting_moved_into_the_next_two_hours_reaches_the_user_before_it(make
     assert when_told(app, "Moved: Budget review") <= moved + POLL + RAS_INTERVAL
 
 
-def test_a_change_for_another_day_waits_for_the_morning(make_app, scripted):
-    server = scripted(BRAIN)
+def test_a_change_for_another_day_waits_for_the_morning(make_app, serve):
+    server = serve(BRAIN)
     app = an_app(make_app, server)
     add_event(app.calendar_file(), "Conference", at(app, 20, 9), at(app, 20, 17), tz=BERLIN)
     app.advance(POLL)
@@ -142,8 +143,8 @@ def test_a_change_for_another_day_waits_for_the_morning(make_app, scripted):
 
 
 # Idle calendars cost nothing -------------------------------------------------------------------
-def test_an_unchanged_calendar_costs_no_model_call_over_three_days(make_app, scripted):
-    server = scripted(BRAIN)
+def test_an_unchanged_calendar_costs_no_model_call_over_three_days(make_app, serve):
+    server = serve(BRAIN)
     app = an_app(make_app, server)
     add_event(app.calendar_file(), "Yoga", at(app, 9, 18), at(app, 9, 19), tz=BERLIN)
     add_event(app.calendar_file(), "Dentist", at(app, 12, 9), at(app, 12, 10), tz=BERLIN)
@@ -291,7 +292,6 @@ def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_chan
 
 def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
     from tests.conftest import make_config
-    from tests.test_thalamus import eventually
     from wilson.app.application import Wilson
     from wilson.kernel.clock import RealClock, wall_now
 
@@ -302,7 +302,7 @@ def test_with_the_real_clock_the_ticks_timer_drives_the_poll(tmp_path):
         assert ReceptorBuffer.select().count() == 0
         soon = wall_now().astimezone(BERLIN).replace(microsecond=0) + timedelta(days=3)
         add_event(app.calendar_file(), "Standup", soon, soon + timedelta(minutes=15), tz=BERLIN)
-        assert eventually(lambda: ReceptorBuffer.select().count() == 1, timeout=30), "seen by a later poll"
+        assert wait_for(lambda: ReceptorBuffer.select().count() == 1, timeout=30), "seen by a later poll"
         assert list(ReceptorBuffer.select())[0].text.startswith("New event: Standup")
     finally:
         app.stop()

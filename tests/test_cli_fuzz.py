@@ -8,7 +8,6 @@ fed hostile bytes that still answers afterwards.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import random
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 from tests.conftest import ROOT
 from wilson.app import cli
 from wilson.app.repl import CommandError, parse
+from tests.cli_support import run_main
 
 HOSTILE = st.one_of(
     st.text(max_size=40),
@@ -100,13 +100,6 @@ class PinnedChoice(random.Random):
 
     def choice(self, seq):
         return self.value
-
-
-def run_main(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_cli_answers_every_command_line_setting_and_file_with_a_status_and_clean_lines(tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -12,19 +11,9 @@ import pytest
 
 from tests.conftest import ROOT
 from wilson.kernel import config as configmod
+from tests.config_support import cli, no_traceback
 
-WILSON = [sys.executable, str(ROOT / "bin" / "wilson")]
 PLAIN_PYTHON = "/usr/bin/python3"
-
-
-def cli(home: Path, *args: str, stdin: str = "", **env) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_") and k != "TZ"}
-    environ.update(WILSON_HOME=str(home), **env)
-    return subprocess.run(WILSON + list(args), input=stdin, text=True, capture_output=True, timeout=60, env=environ)
-
-
-def no_traceback(result: subprocess.CompletedProcess) -> None:
-    assert "Traceback" not in result.stderr + result.stdout
 
 
 def test_first_run_writes_the_timezone_from_tz(tmp_path):

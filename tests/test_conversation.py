@@ -17,7 +17,7 @@ import pytest
 from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
 from tests.brain import call, context_of, is_cortex, tool_names
-from tests.test_cortex import scripted, tool_results  # noqa: F401 (scripted is a fixture)
+from tests.cortex_support import tool_results
 from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import InboxReady
 

@@ -12,7 +12,7 @@ from actors.cortex.route import choose_route, judgement_for
 from storage import inbox
 from storage.models import Approval, Inbox, Outbox, Task, TaskFiring, Trace, Turn
 from tests.brain import call, context_of, is_cortex, tool_names
-from tests.test_cortex import background, say, scripted  # noqa: F401 (a fixture)
+from tests.cortex_support import background, say
 from wilson.kernel.messages import InboxReady
 
 

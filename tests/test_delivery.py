@@ -9,16 +9,14 @@ telegram.retry_max_seconds.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from storage import outbox
 from storage.models import Cursor, Outbox, Trace
-from tests.fake_telegram import DEFAULT_TOKEN
+from tests.telegram_support import wilson  # noqa: F401 (a fixture)
 from wilson.app.application import Wilson
-from wilson.kernel.clock import SimClock
-from wilson.kernel.config import load
 from wilson.kernel.messages import Deliver
 from wilson.model.scripted import ScriptedServer
 
@@ -45,25 +43,14 @@ def model():
 
 
 @pytest.fixture
-def start(tmp_path, fake, model):
-    """Start Wilson on one home at a simulated moment; every app is stopped at the end."""
-    apps = []
+def start(wilson):
+    """Start Wilson on one home at a simulated moment, in Berlin, with short retries; stopped at the end."""
+    def at_moment(at: str = MORNING, **env) -> Wilson:
+        env = {"telegram_allowed_users": str(OWNER), "telegram_retry_max_seconds": "0.2",
+               "core_timezone": "Europe/Berlin", **env}
+        return wilson(at=at, log_level="WARNING", **env)
 
-    def start(at: str = MORNING, **env) -> Wilson:
-        environ = {"WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
-                   "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER), "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-                   "WILSON_TELEGRAM_RETRY_MAX_SECONDS": "0.2", "WILSON_CORE_QUIET_HOURS": "off",
-                   "WILSON_CORE_TIMEZONE": "Europe/Berlin"}
-        environ.update({f"WILSON_{k.upper()}": str(v) for k, v in env.items()})
-        app = Wilson(load(tmp_path, environ=environ), SimClock(datetime.fromisoformat(at)), llm=model.base_url,
-                     log_level="WARNING")
-        apps.append(app)
-        return app.start()
-
-    yield start
-    for app in apps:
-        if app.supervisor is not None and not app.db.is_closed():
-            app.stop()
+    return at_moment
 
 
 def shown(fake, chat_id=OWNER) -> list[str]:

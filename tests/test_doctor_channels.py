@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID, FakeTelegram
-from tests.mailservers import PASSWORD, USER, SmtpSink, start_dovecot
-from tests.test_config import cli, no_traceback
+from tests.mailservers import PASSWORD, USER, SmtpSink
+from tests.config_support import cli, no_traceback
 from wilson.kernel.loopback import LoopbackServer
 
 ICS = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20270101T000000Z\r\n"
@@ -37,11 +37,10 @@ class Calendars(LoopbackServer):
 
 
 @pytest.fixture(scope="module")
-def dovecot():
-    server = start_dovecot()
-    server.append_many([b"Subject: hi\r\n\r\nhello\r\n"], "Receipts")
-    yield server
-    server.stop()
+def mailbox(dovecot):
+    """The module's Dovecot with a Receipts folder that holds one mail."""
+    dovecot.append_many([b"Subject: hi\r\n\r\nhello\r\n"], "Receipts")
+    return dovecot
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +87,8 @@ def fixes(result) -> list[str]:
     return [line for line in result.stdout.splitlines() if "FIX:" in line]
 
 
-def test_every_channel_working_is_said_and_doctor_exits_zero(tmp_path, dovecot, smtp, calendars, telegram):
-    result = doctor(tmp_path, **mail(dovecot.port, smtp.port, WILSON_EMAIL_FOLDERS="INBOX,Receipts"),
+def test_every_channel_working_is_said_and_doctor_exits_zero(tmp_path, mailbox, smtp, calendars, telegram):
+    result = doctor(tmp_path, **mail(mailbox.port, smtp.port, WILSON_EMAIL_FOLDERS="INBOX,Receipts"),
                     WILSON_CALENDAR_URL=calendars.base_url + "/cal.ics", WILSON_TELEGRAM_TOKEN=DEFAULT_TOKEN,
                     WILSON_TELEGRAM_BASE_URL=telegram.base_url, WILSON_TELEGRAM_ALLOWED_USERS="1001")
     assert result.returncode == 0, result.stdout
@@ -101,8 +100,8 @@ def test_every_channel_working_is_said_and_doctor_exits_zero(tmp_path, dovecot, 
     assert DEFAULT_TOKEN not in out and PASSWORD not in out
 
 
-def test_a_wrong_imap_password_is_told_with_the_settings_to_check(tmp_path, dovecot):
-    result = doctor(tmp_path, **mail(dovecot.port, WILSON_EMAIL_PASSWORD="not-the-right-one"))
+def test_a_wrong_imap_password_is_told_with_the_settings_to_check(tmp_path, mailbox):
+    result = doctor(tmp_path, **mail(mailbox.port, WILSON_EMAIL_PASSWORD="not-the-right-one"))
     assert result.returncode == 1
     [line] = fixes(result)
     assert line.startswith(f"email: FIX: IMAP: 127.0.0.1 refused the login for {USER} (")
@@ -111,8 +110,8 @@ def test_a_wrong_imap_password_is_told_with_the_settings_to_check(tmp_path, dove
     assert "not-the-right-one" not in result.stdout + result.stderr
 
 
-def test_a_folder_that_does_not_exist_is_told_with_the_folders_there(tmp_path, dovecot):
-    result = doctor(tmp_path, **mail(dovecot.port, WILSON_EMAIL_FOLDERS="INBOX,Reciepts"))
+def test_a_folder_that_does_not_exist_is_told_with_the_folders_there(tmp_path, mailbox):
+    result = doctor(tmp_path, **mail(mailbox.port, WILSON_EMAIL_FOLDERS="INBOX,Reciepts"))
     assert result.returncode == 1
     [line] = fixes(result)
     assert line.startswith("email: FIX: folder 'Reciepts' does not exist at 127.0.0.1; the folders there are: ")
@@ -148,18 +147,18 @@ def test_a_token_with_nobody_allowed_says_how_to_pair(tmp_path, telegram):
     assert "telegram: nobody may talk to the bot yet: run `wilson pair`" in result.stdout
 
 
-def test_wilson_refuses_to_start_with_a_folder_that_does_not_exist(tmp_path, dovecot):
+def test_wilson_refuses_to_start_with_a_folder_that_does_not_exist(tmp_path, mailbox):
     result = cli(tmp_path, "run", "--llm", "offline", stdin="quit\n",
-                 **mail(dovecot.port, WILSON_EMAIL_FOLDERS="Reciepts", WILSON_EMAIL_POLL="off"))
+                 **mail(mailbox.port, WILSON_EMAIL_FOLDERS="Reciepts", WILSON_EMAIL_POLL="off"))
     no_traceback(result)
     assert result.returncode == 2
     assert "\nwilson: folder 'Reciepts' does not exist at 127.0.0.1; the folders there are: " in result.stderr
     assert '"Receipts"' in result.stderr
 
 
-def test_wilson_starts_with_folders_that_exist(tmp_path, dovecot):
+def test_wilson_starts_with_folders_that_exist(tmp_path, mailbox):
     result = cli(tmp_path, "run", "--llm", "offline", stdin="quit\n",
-                 **mail(dovecot.port, WILSON_EMAIL_FOLDERS="INBOX,Receipts", WILSON_EMAIL_POLL="off"))
+                 **mail(mailbox.port, WILSON_EMAIL_FOLDERS="INBOX,Receipts", WILSON_EMAIL_POLL="off"))
     no_traceback(result)
     assert result.returncode == 0, result.stderr
 

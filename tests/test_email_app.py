@@ -19,18 +19,11 @@ from actors import tools
 from channels.email.skill import BACKGROUND_SEND
 from storage.models import ApprovalItem, Outbox, ReceptorBuffer
 from tests.brain import call, context_of, is_cortex, organ_reply
-from tests.mailservers import PASSWORD, USER, start_dovecot, SmtpSink
+from tests.mailservers import PASSWORD, USER
 from wilson.model.scripted import ScriptedServer, tool_names
 
 START = "2027-01-05T14:03:00+01:00"
 _folders = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def dovecot():
-    server = start_dovecot()
-    yield server
-    server.stop()
 
 
 def mail(subject: str, body: str, *, sender: str = "Mia's school <office@school.example>", extra: str = "",
@@ -105,13 +98,6 @@ def answer(body: dict) -> dict:
     if is_cortex(body):
         return cortex(body)
     return organ_reply(body) or {"text": ""}
-
-
-@pytest.fixture
-def sink():
-    server = SmtpSink().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -27,21 +27,6 @@ START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 _folders = itertools.count(1)
 
 
-@pytest.fixture(scope="module")
-def dovecot():
-    server = start_dovecot()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def own_dovecot():
-    """A Dovecot of the test's own, to restart."""
-    server = start_dovecot()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def start_channel(tmp_path, monkeypatch):
     """start_channel(server, port=None, poll="off", **idle_options) → a started email channel on a fresh folder."""

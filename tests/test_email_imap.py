@@ -18,7 +18,7 @@ from channels.email.settings import status_line
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, ReceptorBuffer, Trace
-from tests.mailservers import PASSWORD, USER, start_dovecot
+from tests.mailservers import PASSWORD, USER
 from wilson.kernel import config as configmod
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
@@ -29,13 +29,6 @@ CORPUS = Path(os.environ.get("WILSON_CORPUS_DIR") or Path(__file__).resolve().pa
 FILES = sorted((CORPUS / "eml").glob("**/*.eml"))
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 _folders = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def dovecot():
-    server = start_dovecot()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -7,70 +7,21 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email import message_from_bytes, policy
 from pathlib import Path
 
 import pytest
 
-from channels.email.channel import EmailChannel
-from channels.email.smtp import queue_send
 from storage import trace
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Outbox
-from tests.mailservers import PASSWORD, USER, Dovecot, start_dovecot, SmtpSink, free_port
+from tests.mailservers import PASSWORD, USER, Dovecot, start_dovecot, free_port
 from wilson.kernel import config as configmod
-from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
 from wilson.kernel.messages import Deliver, Ping
-from tests.actor_support import RecordingDirectory
+from tests.email_support import DRAFT, START, environ, queue, start_channel
 
-START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[1]
-DRAFT = {"to": "ann@example.org", "subject": "Friday", "body": "See you Friday at noon.",
-         "in_reply_to": "<lunch-1@example.org>"}
-
-
-@pytest.fixture
-def sink():
-    server = SmtpSink().start()
-    yield server
-    server.stop()
-
-
-def environ(home: Path, smtp_port: int, imap_port: int | None = None) -> dict:
-    env = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_EMAIL_SMTP_HOST": "127.0.0.1",
-           "WILSON_EMAIL_SMTP_PORT": str(smtp_port), "WILSON_EMAIL_SMTP_SECURITY": "none",
-           "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_FROM_ADDRESS": "you@example.org",
-           "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_IMAP_SECURITY": "none", "WILSON_EMAIL_POLL": "off"}
-    if imap_port:
-        env.update(WILSON_EMAIL_IMAP_HOST="127.0.0.1", WILSON_EMAIL_IMAP_PORT=str(imap_port))
-    return env
-
-
-@pytest.fixture
-def home(tmp_path):
-    db = open_database(None, tmp_path)
-    migrate()
-    yield tmp_path
-    db.close()
-
-
-def start_channel(home: Path, env: dict, monkeypatch, clock=None):
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    config = configmod.load(home, environ=env)
-    config.set("core", "primary_channel", "repl")
-    directory = RecordingDirectory(strict=True)
-    ref = EmailChannel.start(Context(config=config, clock=clock or SimClock(START), synapse=None,
-                                     directory=directory), idle=False)
-    assert ref.ask(Ping(), timeout=30) == "pong"
-    return ref, config, directory
-
-
-def queue(config, key: str = "approval:1:1") -> dict:
-    return queue_send(DRAFT, key=key, trace_id=trace.new_trace_id(), at=START, config=config)
 
 
 def test_an_approved_mail_is_queued_and_sent_once_however_often_it_is_approved(home, sink, monkeypatch):
@@ -162,16 +113,9 @@ def send_and_die(home: Path, env: dict, point: str = "email:after-send") -> subp
                           capture_output=True, text=True, timeout=60)
 
 
-@pytest.fixture
-def dovecot():
-    server = start_dovecot()
-    yield server
-    server.stop()
-
-
 def test_killed_before_the_mail_is_handed_over_it_goes_out_once_at_restart_with_the_same_message_id(
-        home, sink, dovecot, monkeypatch):
-    env = environ(home, sink.port, dovecot.port)
+        home, sink, own_dovecot, monkeypatch):
+    env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     child = send_and_die(home, env, "email:before-send")
     assert child.returncode == -9, child.stderr[-2000:]
@@ -190,8 +134,8 @@ def test_killed_before_the_mail_is_handed_over_it_goes_out_once_at_restart_with_
 
 
 def test_killed_right_after_the_server_took_the_mail_it_is_delivered_and_nobody_is_warned(
-        home, sink, dovecot, monkeypatch):
-    env = environ(home, sink.port, dovecot.port)
+        home, sink, own_dovecot, monkeypatch):
+    env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     child = send_and_die(home, env, "email:after-send")
     assert child.returncode == -9, child.stderr[-2000:]
@@ -207,10 +151,10 @@ def test_killed_right_after_the_server_took_the_mail_it_is_delivered_and_nobody_
 
 @pytest.mark.parametrize("in_sent_folder", [False, True])
 def test_cut_short_after_the_hand_over_the_sent_folder_decides_or_the_user_is_told_it_is_unknown(
-        home, sink, dovecot, monkeypatch, in_sent_folder):
+        home, sink, own_dovecot, monkeypatch, in_sent_folder):
     from storage import outbox
 
-    env = environ(home, sink.port, dovecot.port)
+    env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     # what a kill leaves between writing the mail's last line and recording the server's answer
     assert outbox.start_attempt(queued["outbox_id"], START)
@@ -218,7 +162,7 @@ def test_cut_short_after_the_hand_over_the_sent_folder_decides_or_the_user_is_to
     if in_sent_folder:  # e.g. Gmail files what its SMTP server took in the Sent folder
         from channels.email.smtp import build
 
-        dovecot.append_many([build(Outbox.get_by_id(queued["outbox_id"]).payload, START).as_bytes()], "Sent")
+        own_dovecot.append_many([build(Outbox.get_by_id(queued["outbox_id"]).payload, START).as_bytes()], "Sent")
     ref, _, directory = start_channel(home, env, monkeypatch)
     try:
         row = Outbox.get_by_id(queued["outbox_id"])
@@ -268,17 +212,17 @@ def sent_copies(server: Dovecot, folder: str) -> list:
 
 
 @pytest.mark.parametrize("filed_by_server", [False, True])
-def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, dovecot, monkeypatch, filed_by_server):
-    dovecot.append_many([], "Sent")
-    ref, config, _ = start_channel(home, environ(home, sink.port, dovecot.port), monkeypatch)
+def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, own_dovecot, monkeypatch, filed_by_server):
+    own_dovecot.append_many([], "Sent")
+    ref, config, _ = start_channel(home, environ(home, sink.port, own_dovecot.port), monkeypatch)
     try:
         queued = queue(config)
         if filed_by_server:  # Gmail files what its SMTP server takes by itself: no second copy
-            dovecot.append(f"Message-ID: {queued['message_id']}\r\nSubject: Friday\r\n\r\nx\r\n".encode(), "Sent")
+            own_dovecot.append(f"Message-ID: {queued['message_id']}\r\nSubject: Friday\r\n\r\nx\r\n".encode(), "Sent")
         ref.tell(Deliver(queued["outbox_id"]))
         assert ref.ask(Ping(), timeout=30) == "pong"
         assert sink.wait_for(1) and len(sink.messages) == 1
-        [copy] = sent_copies(dovecot, "Sent")
+        [copy] = sent_copies(own_dovecot, "Sent")
         assert copy["Message-ID"] == queued["message_id"] and copy["Subject"] == "Friday"
         if not filed_by_server:
             def text(raw: bytes) -> bytes:
@@ -309,9 +253,9 @@ def test_the_copy_goes_to_the_folder_the_server_marks_as_sent(home, sink, monkey
         server.stop()
 
 
-def test_killed_after_the_delivery_is_recorded_the_mail_is_not_sent_again(home, sink, dovecot, monkeypatch):
-    dovecot.append_many([], "Sent")
-    env = environ(home, sink.port, dovecot.port)
+def test_killed_after_the_delivery_is_recorded_the_mail_is_not_sent_again(home, sink, own_dovecot, monkeypatch):
+    own_dovecot.append_many([], "Sent")
+    env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     child = send_and_die(home, env, "email:after-delivery")
     assert child.returncode == -9, child.stderr[-2000:]
@@ -319,7 +263,7 @@ def test_killed_after_the_delivery_is_recorded_the_mail_is_not_sent_again(home, 
     ref, _, _ = start_channel(home, env, monkeypatch)
     try:
         assert len(sink.messages) == 1, "delivered is delivered: never sent again"
-        assert sent_copies(dovecot, "Sent") == [], "the copy is the one thing a kill at that moment costs"
+        assert sent_copies(own_dovecot, "Sent") == [], "the copy is the one thing a kill at that moment costs"
     finally:
         ref.stop()
 
@@ -328,15 +272,15 @@ POINTS = ("email:before-send", "email:after-send", "email:after-delivery")
 
 
 def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_once_or_are_told(
-        home, sink, dovecot, monkeypatch):
+        home, sink, own_dovecot, monkeypatch):
     """Each mail reaches the server exactly once, whatever moment Wilson is killed at. The one moment no
     process can know about (the mail's last line written, the server's answer not yet recorded) ends in
     the user being told exactly that; a kill anywhere else never produces that warning."""
     import random
     import time
 
-    dovecot.append_many([], "Sent")
-    env = environ(home, sink.port, dovecot.port)
+    own_dovecot.append_many([], "Sent")
+    env = environ(home, sink.port, own_dovecot.port)
     config = configmod.load(home, environ=env)
     queued = [queue(config, key=f"approval:{n}:1") for n in range(1, 51)]
     rng = random.Random(51)
@@ -378,7 +322,6 @@ def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_
         else:  # only a kill inside the hand-over (smtp.py) may leave it unknown, and then the user is told so
             assert ids.count(message_id) <= 1 and "may have gone out" in row.result["error"], row.result
     assert len(told) == len(unknown) and all(t.startswith("I'm not sure the email") for t in told)
-
 
 
 def test_a_subject_with_a_line_break_is_refused_before_any_proposal_is_shown(home, sink):

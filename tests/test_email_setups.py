@@ -8,30 +8,13 @@ import pytest
 from channels.email.smtp import SendError, SmtpSender
 from storage.models import Outbox
 from tests.mailservers import PASSWORD, USER, SmtpSink
-from storage.db import open_database
-from storage.migrations import migrate
-from tests.test_email_send import environ, queue, start_channel
+from tests.email_support import environ, queue, start_channel
 from wilson.kernel.messages import Deliver, Ping
-
-
-@pytest.fixture
-def home(tmp_path):
-    db = open_database(None, tmp_path)
-    migrate()
-    yield tmp_path
-    db.close()
 
 
 @pytest.fixture
 def relay():
     server = SmtpSink(auth=False).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def sink():
-    server = SmtpSink().start()
     yield server
     server.stop()
 

@@ -24,7 +24,7 @@ from tests.actor_support import RecordingDirectory
 
 
 @pytest.fixture(scope="module")
-def dovecot():
+def tls_dovecot():
     server = start_dovecot(tls=True)
     yield server
     server.stop()
@@ -40,9 +40,9 @@ def verified(ca) -> ssl.SSLContext:
 
 
 @pytest.mark.parametrize("security", ["ssl", "starttls"])
-def test_tls_verifies_the_server_against_its_ca(dovecot, security):
-    port = dovecot.tls_port if security == "ssl" else dovecot.port
-    client = ImapClient("127.0.0.1", port, security, USER, PASSWORD, ssl_context=verified(dovecot.ca_file))
+def test_tls_verifies_the_server_against_its_ca(tls_dovecot, security):
+    port = tls_dovecot.tls_port if security == "ssl" else tls_dovecot.port
+    client = ImapClient("127.0.0.1", port, security, USER, PASSWORD, ssl_context=verified(tls_dovecot.ca_file))
     client.connect()
     try:
         assert isinstance(client.conn.sock, ssl.SSLSocket)
@@ -54,8 +54,8 @@ def test_tls_verifies_the_server_against_its_ca(dovecot, security):
 
 
 @pytest.mark.parametrize("security", ["ssl", "starttls"])
-def test_a_certificate_from_another_ca_is_refused_in_one_line(dovecot, other_ca, security):
-    port = dovecot.tls_port if security == "ssl" else dovecot.port
+def test_a_certificate_from_another_ca_is_refused_in_one_line(tls_dovecot, other_ca, security):
+    port = tls_dovecot.tls_port if security == "ssl" else tls_dovecot.port
     client = ImapClient("127.0.0.1", port, security, USER, PASSWORD, ssl_context=verified(other_ca))
     with pytest.raises(ImapError) as caught:
         client.connect()
@@ -65,8 +65,8 @@ def test_a_certificate_from_another_ca_is_refused_in_one_line(dovecot, other_ca,
     assert "\n" not in said and PASSWORD not in said and client.conn is None
 
 
-def test_the_system_store_does_not_trust_a_throwaway_ca(dovecot):
-    client = ImapClient("127.0.0.1", dovecot.tls_port, "ssl", USER, PASSWORD)
+def test_the_system_store_does_not_trust_a_throwaway_ca(tls_dovecot):
+    client = ImapClient("127.0.0.1", tls_dovecot.tls_port, "ssl", USER, PASSWORD)
     with pytest.raises(ImapError, match="is not trusted"):
         client.connect()
 
@@ -84,17 +84,17 @@ def test_starttls_against_a_server_without_it_says_what_to_do():
 
 
 @pytest.mark.parametrize("security", ["ssl", "starttls"])
-def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(dovecot, tmp_path, monkeypatch, security):
-    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))
+def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(tls_dovecot, tmp_path, monkeypatch, security):
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_dovecot.ca_file))
     monkeypatch.setenv("WILSON_EMAIL_PASSWORD", PASSWORD)
     folder = f"TLS-{security}"
-    dovecot.append_many([(f"From: ann@example.org\r\nSubject: Over {security}\r\nMessage-ID: <tls-{security}@x>\r\n"
+    tls_dovecot.append_many([(f"From: ann@example.org\r\nSubject: Over {security}\r\nMessage-ID: <tls-{security}@x>\r\n"
                           f"\r\nencrypted\r\n").encode()], folder)
     db = open_database(None, tmp_path)
     migrate()
     config = configmod.load(tmp_path, environ={
         "WILSON_EMAIL_IMAP_HOST": "127.0.0.1", "WILSON_EMAIL_IMAP_SECURITY": security,
-        "WILSON_EMAIL_IMAP_PORT": str(dovecot.tls_port if security == "ssl" else dovecot.port),
+        "WILSON_EMAIL_IMAP_PORT": str(tls_dovecot.tls_port if security == "ssl" else tls_dovecot.port),
         "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
         "WILSON_EMAIL_POLL": "off"})
 
@@ -116,15 +116,15 @@ def a_mail():
 
 
 @pytest.fixture(params=["starttls", "ssl"])
-def tls_sink(request, dovecot):
-    sink = SmtpSink(tls_dir=dovecot.ca_file.parent, implicit=request.param == "ssl").start()
+def tls_sink(request, tls_dovecot):
+    sink = SmtpSink(tls_dir=tls_dovecot.ca_file.parent, implicit=request.param == "ssl").start()
     sink.security = request.param
     yield sink
     sink.stop()
 
 
-def test_mail_is_sent_over_tls_verified_against_the_ca(dovecot, tls_sink, monkeypatch):
-    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))  # the sender's default context reads it
+def test_mail_is_sent_over_tls_verified_against_the_ca(tls_dovecot, tls_sink, monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_dovecot.ca_file))  # the sender's default context reads it
     result = SmtpSender("127.0.0.1", tls_sink.port, tls_sink.security, USER, PASSWORD).send(a_mail())
     assert result["message_id"] == "<tls-send@example.org>" and tls_sink.wait_for(1)
     assert [m[1] for m in tls_sink.messages] == [["ann@example.org"]] and tls_sink.auth == [(USER, PASSWORD)]

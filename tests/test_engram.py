@@ -5,7 +5,6 @@ Runs on SQLite always, and on PostgreSQL too when WILSON_TEST_DATABASE_URL names
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta, timezone
 
 import peewee
@@ -16,25 +15,15 @@ from storage import trace as traces
 from storage.db import database, open_database
 from storage.migrations import migrate
 from storage.models import Memory
-from tests.conftest import reset_postgres
 
 T0 = datetime(2027, 1, 10, 3, 0, tzinfo=timezone.utc)
 
-BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
-@pytest.fixture(params=BACKENDS)
-def db(request, tmp_path):
-    if request.param == "postgres":
-        url = os.environ.get("WILSON_TEST_DATABASE_URL")
-        if not url:
-            pytest.skip("WILSON_TEST_DATABASE_URL is not set")
-        handle = reset_postgres(url, tmp_path)
-    else:
-        handle = open_database(None, tmp_path)
-    migrate()
-    yield handle
-    handle.close()
+@pytest.fixture
+def db(any_db):
+    """Every test here runs on each backend (conftest.py any_db)."""
+    return any_db
 
 
 def test_normalised_key_ignores_case_punctuation_and_spacing():

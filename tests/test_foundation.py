@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+
 import json
 import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,33 +16,8 @@ from storage.db import open_database
 from storage.models import Inbox, Outbox
 from tests.conftest import ROOT
 from wilson.app.repl import CommandError, parse
-from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer
-
-REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
-
-
-def run_repl(home: Path, script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = dict(os.environ, WILSON_CORE_TIMEZONE="Europe/Berlin")
-    return subprocess.run(REPL + ["--home", str(home), "--json", *args], input=script, text=True,
-                          capture_output=True, timeout=timeout, env=env)
-
-
-def deliveries(stdout: str) -> list[dict]:
-    return [d for d in map(json.loads, stdout.splitlines()) if d.get("type") == "delivery"]
-
-
-def wait_for(predicate, timeout=20.0):
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        try:
-            if predicate():
-                return True
-        except Exception:  # the other process may still be creating its tables
-            pass
-        clockmod.pause(0.05)
-    return False
-
+from tests.process_support import REPL, deliveries, run_repl, wait_for  # noqa: F401 (used below)
 
 def test_newcomer_says_hello_and_gets_an_answer(tmp_path):
     result = run_repl(tmp_path, "say hello\nquit\n", "--llm", "offline")

@@ -8,8 +8,7 @@ record_memories items), or says something else, or fails.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pykka
@@ -23,8 +22,6 @@ from actors.hippocampus.outcomes import calibration
 from actors.hippocampus.rules import interpret, subject_of
 from storage import engram, recall
 from storage import trace as traces
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Feedback, Memory, Outbox, Setting, Task, Trace, Turn
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
@@ -33,71 +30,10 @@ from wilson.kernel.messages import Consolidate
 from tests.actor_support import RecordingDirectory
 
 from wilson.model.errors import BudgetExhausted, SynapseError
-
-UTC = timezone.utc
-LATE = "user books flights late"
-
-
-def at(day: str, hour: int = 12) -> datetime:
-    return datetime.fromisoformat(day).replace(hour=hour, tzinfo=UTC)
-
-
-def night(day: str) -> datetime:
-    return at(day, 3)
-
-
-@dataclass
-class Call:
-    name: str
-    arguments: object
-    id: str = "call-1"
-
-
-@dataclass
-class Reply:
-    text: str = ""
-    tool_calls: list = field(default_factory=list)
-
-
-class FakeSynapse:
-    """Answers like the offline provider: the candidates come back as record_memories items."""
-
-    def __init__(self, extra_items=(), arguments=None, error: Exception | None = None):
-        self.calls: list[dict] = []
-        self.extra_items = list(extra_items)
-        self.arguments = arguments
-        self.error = error
-
-    def chat(self, role, messages, tools=None, origin="user"):
-        self.calls.append({"role": role, "messages": messages, "tools": tools, "origin": origin})
-        if self.error is not None:
-            raise self.error
-        if self.arguments is not None:
-            return Reply(tool_calls=[Call("record_memories", self.arguments)])
-        request = json.loads(messages[-1]["content"])
-        items = [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]} for c in request["candidates"]]
-        return Reply(text="", tool_calls=[Call("record_memories", {"items": items + self.extra_items})])
-
-
-@pytest.fixture
-def db(tmp_path):
-    handle = open_database(None, tmp_path)
-    migrate()
-    yield handle
-    handle.close()
+from tests.hippocampus_support import Call, FakeSynapse, LATE, Reply, UTC, at, done_task, live, night, proposal
 
 
 # -- working-memory rows, as the approval gate and the cortex leave them ----------
-
-def proposal(title: str, due: str, *, decided: datetime | None, status: str, item_status: str,
-             created: datetime | None = None, tool: str = "create_task", expires: datetime | None = None) -> Approval:
-    created = created or (decided or at("2027-01-01")) - timedelta(hours=1)
-    approval = Approval.create(trace_id="tr", status=status, approver="owner", channel="repl", nonce="n",
-                               created_at=created, expires_at=expires or created + timedelta(hours=72),
-                               decided_at=decided)
-    ApprovalItem.create(approval=approval, position=1, tool=tool, args={"title": title, "due": due},
-                        description=f"New task: {title} — due {due}", status=item_status)
-    return approval
 
 
 def modified(original: Approval, new_due: str, when: datetime) -> tuple[Approval, Task]:
@@ -113,15 +49,6 @@ def modified(original: Approval, new_due: str, when: datetime) -> tuple[Approval
     task = Task.create(title=title, due=datetime.fromisoformat(new_due).replace(tzinfo=UTC), due_is_date=True,
                        created_at=when)
     return successor, task
-
-
-def done_task(title: str, due: str, completed: datetime) -> Task:
-    return Task.create(title=title, due=datetime.fromisoformat(due).replace(tzinfo=UTC), due_is_date=True,
-                       status="done", completed_at=completed, created_at=completed - timedelta(days=60))
-
-
-def live(kind: str, text: str) -> Memory | None:
-    return engram.find(kind, text)
 
 
 # -- the scenario ------------------------------------------------------------------

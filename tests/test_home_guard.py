@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import POSTGRES_URL, reset_postgres
 from wilson.app import home_guard
-from wilson.kernel import clock as clockmod
+from tests.poll import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "2027-01-05T08:00:00+01:00"
@@ -35,15 +35,6 @@ def start_run(home: Path, log: Path) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal", "--llm", "offline"],
                                 env=clean_env(home), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
-
-
-def wait_until(predicate, what: str, timeout: float = 60) -> None:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return
-        clockmod.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def running(log: Path) -> bool:
@@ -95,7 +86,7 @@ def test_a_second_wilson_on_the_same_home_refuses_and_a_dead_ones_lock_is_taken_
     home = tmp_path / "home"
     first = start_run(home, tmp_path / "first.log")
     try:
-        wait_until(lambda: running(tmp_path / "first.log"), "the first Wilson to start")
+        wait_for(lambda: running(tmp_path / "first.log"), 60, "the first Wilson to start")
 
         second = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal"],
                                 env=clean_env(home), cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -109,7 +100,7 @@ def test_a_second_wilson_on_the_same_home_refuses_and_a_dead_ones_lock_is_taken_
         first.wait(timeout=10)
         third = start_run(home, tmp_path / "third.log")
         try:
-            wait_until(lambda: running(tmp_path / "third.log"), "a Wilson to start where a killed one held the home")
+            wait_for(lambda: running(tmp_path / "third.log"), 60, "a Wilson to start where a killed one held the home")
             assert (home / home_guard.LOCK_FILE).read_text().split() == [str(third.pid)]
         finally:
             third.send_signal(signal.SIGTERM)
@@ -134,7 +125,7 @@ def test_the_workers_of_one_postgresql_database_may_share_a_home(tmp_path):
                 workers.append(subprocess.Popen(
                     [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--role", "worker", "--llm", "offline"],
                     env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
-        wait_until(lambda: all(running(log) for log in logs), "both workers to start on the same home")
+        wait_for(lambda: all(running(log) for log in logs), 60, "both workers to start on the same home")
         assert all(worker.poll() is None for worker in workers)
     finally:
         for worker in workers:

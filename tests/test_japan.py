@@ -16,15 +16,7 @@ from storage.models import Approval, ApprovalItem, Memory, Setting, Task, TaskFi
 from tests.brain import call, context_of, routine_reply
 from tests.calendar_support import add_event
 from wilson.model.scripted import ScriptedServer
-
-TRIP = "Trip to Japan"
-START = "2027-01-05T08:00:00+01:00"
-
-
-# The scripted model: deterministic tool calls chosen from what the request says ---------
-PLAN = [("Check passport validity", "2027-01-15"), ("Check visa and entry requirements", "2027-02-01"),
-        ("Book flights", "2027-02-15"), ("Book accommodation", "2027-03-01"),
-        ("Buy travel insurance", "2027-03-20"), ("Pack", "2027-04-08")]
+from tests.japan_support import PLAN, START, TRIP
 
 
 def scripted_reply(body: dict) -> dict:

@@ -15,7 +15,7 @@ from storage.models import Approval, ApprovalItem, Task, TaskFiring, Topic
 from tests.brain import call, context_of, routine_reply
 from tests.calendar_support import add_event
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
-from tests.test_japan import PLAN, START, TRIP
+from tests.japan_support import PLAN, START, TRIP
 from wilson.model.scripted import ScriptedServer
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.

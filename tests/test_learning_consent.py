@@ -19,6 +19,7 @@ from actors.hippocampus.recall import relevant_memories
 from storage import engram
 from storage.models import Approval, ApprovalItem
 from wilson.app.repl import Repl
+from tests.repl_support import said
 
 BELIEF = "user lets early reminders about bill payment pass"
 
@@ -26,13 +27,6 @@ BELIEF = "user lets early reminders about bill payment pass"
 @pytest.fixture
 def app(make_app):
     return make_app(start="2027-01-05T10:00:00+01:00", llm="offline")
-
-
-def said(app, repl, line: str) -> list[str]:
-    before = len(app.user_deliveries())
-    repl.run_line(line)
-    assert app.wait_idle()
-    return [d["text"] for d in app.user_deliveries()[before:]]
 
 
 def table(repl, line: str) -> str:

@@ -10,7 +10,6 @@ import json
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,37 +17,16 @@ from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
 from storage.models import Approval, ApprovalItem, Cursor, Task
 from tests.brain import tool_names
-from tests.test_cortex import (  # noqa: F401
-    background,
-    call,
-    cortex_requests,
-    say,
-    scripted,
-    tool_results,
-    user_texts,
-)
+from tests.cortex_support import background, cortex_requests, say, tool_results, user_texts
+from tests.brain import call
 from wilson.app import cli
 from wilson.kernel import clock as clockmod
 from wilson.kernel import config as configmod
+from tests.poll import wait_for
 
 pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")  # the SDK, not our code
 
-SERVER = Path(__file__).resolve().parent / "mcp_servers.py"
-
-
-def servers(log: Path, **extra) -> dict:
-    """The environment that sets up one server named notes (the same as [mcp.servers.notes] in wilson.toml)."""
-    notes = {"command": sys.executable, "args": [str(SERVER), str(log)], "timeout": 3, **extra}
-    return {"WILSON_MCP_SERVERS": json.dumps({"notes": notes})}
-
-
-def wait_for(predicate, timeout: float = 60.0) -> bool:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return True
-        clockmod.pause(0.05)
-    return False
+from tests.mcp_support import SERVER, servers  # noqa: E402,F401
 
 
 def connected(app) -> bool:
@@ -57,7 +35,7 @@ def connected(app) -> bool:
         box = tools.toolbox(app.config)
         return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
 
-    return wait_for(offered)
+    return wait_for(offered, 60, "the MCP server's tools on offer")
 
 
 def free_port() -> int:

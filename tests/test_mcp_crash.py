@@ -13,9 +13,10 @@ import pytest
 
 from storage.db import open_database
 from storage.models import Approval, ApprovalItem, Setting
-from tests.test_cortex import call, model
-from tests.test_foundation import REPL, deliveries, wait_for
-from tests.test_mcp import servers
+from tests.brain import call
+from tests.cortex_support import model
+from tests.mcp_support import servers
+from tests.process_support import REPL, deliveries, wait_for
 from wilson.model.scripted import ScriptedServer
 
 pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")  # the SDK, not our code

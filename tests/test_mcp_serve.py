@@ -15,7 +15,7 @@ import pytest
 from storage.db import open_database
 from storage.models import Approval, ApprovalItem, Task
 from tests.conftest import ROOT
-from tests.test_foundation import deliveries, run_repl, wait_for
+from tests.process_support import deliveries, run_repl, wait_for
 from tests.web_harness import base_url, token_and_code
 
 pytest.importorskip("mcp.client.session", reason="the mcp extra is not installed")  # the SDK, not our code

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.test_cli_fuzz import run_main
+from tests.cli_support import run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = [

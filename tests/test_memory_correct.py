@@ -17,7 +17,7 @@ from storage import engram, recall
 from storage import trace as traces
 from storage.beliefs import memory_list
 from storage.models import Memory
-from tests.test_hippocampus import LATE, FakeSynapse, at, done_task, live, night
+from tests.hippocampus_support import LATE, FakeSynapse, at, done_task, live, night
 
 PRINCIPLE = "Propose flight booking earlier than usual"
 

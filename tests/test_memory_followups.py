@@ -14,10 +14,10 @@ import pytest
 from actors.hippocampus import advice as hippocampus_advice, consent
 from actors.hippocampus.nightly import consolidate
 from actors.hippocampus.skill import forget
-from actors.tick.deadlines import _task_windows, plan_task, scan_deadlines
+from actors.deadlines import plan_task, scan_deadlines, task_windows
 from storage import inbox, outbox, trace
 from storage.models import Feedback, Memory, Outbox, Task, Turn
-from tests.test_hippocampus import FakeSynapse, at, night
+from tests.hippocampus_support import FakeSynapse, at, night
 from wilson.kernel.clock import UTC
 
 WINDOWS = ["7d", "1d", "due", "overdue"]
@@ -70,14 +70,14 @@ def test_heads_ups_let_pass_on_three_nights_leave_only_the_due_and_overdue_remin
     advice = hippocampus_advice.reminder_advice("Pay the water bill")
     assert advice is not None and advice["text"] == BELIEF
     water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
-    assert _task_windows(water, WINDOWS) == ["due", "overdue"]
+    assert task_windows(water, WINDOWS) == ["due", "overdue"]
     plan_task(water, at("2027-02-01"), WINDOWS, UTC)
     assert water.next_window == "due"  # no "in 7 days", no "tomorrow"
     other = Task.create(title="Book flights", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
-    assert _task_windows(other, WINDOWS) == WINDOWS  # another kind keeps its heads-ups
+    assert task_windows(other, WINDOWS) == WINDOWS  # another kind keeps its heads-ups
     own = Task.create(title="Pay rent", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"),
                       escalation=["3d", "due"])
-    assert _task_windows(own, WINDOWS) == ["3d", "due"]  # chosen for the task: memory does not overrule it
+    assert task_windows(own, WINDOWS) == ["3d", "due"]  # chosen for the task: memory does not overrule it
 
     [fired] = scan_deadlines(at("2027-03-01", 10), UTC, WINDOWS)  # the due reminder fires, and says why so quiet
     reasons = [t.reason for t in trace.path(inbox.Inbox.get_by_id(fired).trace_id)]
@@ -113,7 +113,7 @@ def test_forgetting_the_belief_brings_the_heads_ups_back(db):
     advice = hippocampus_advice.reminder_advice("Pay the water bill")
     forget(advice["memory"], night("2027-02-01"), "I want the week-ahead reminders")
     water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
-    assert _task_windows(water, WINDOWS) == WINDOWS
+    assert task_windows(water, WINDOWS) == WINDOWS
 
 
 KINDS = ("Pay the electricity bill", "Book flights", "Renew passport")  # three kinds of task
@@ -135,7 +135,7 @@ def test_heads_ups_let_pass_about_three_kinds_of_task_are_left_out_for_every_kin
     assert advice is not None and advice["text"] == ANY  # a kind never reminded of before
     groceries = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
                             created_at=at("2027-02-01"))
-    assert _task_windows(groceries, WINDOWS) == ["due", "overdue"]
+    assert task_windows(groceries, WINDOWS) == ["due", "overdue"]
     [principle] = Memory.select().where((Memory.kind == "principle") & (Memory.text == ANY))
     beliefs = Memory.select().where((Memory.kind == "belief") & Memory.text.startswith("user lets early reminders"))
     assert sorted(principle.provenance) == sorted(f"memory:{b.id}" for b in beliefs) and len(beliefs) == 3
@@ -193,4 +193,4 @@ def test_a_kind_followed_up_only_ahead_of_its_day_keeps_its_nearest_heads_up(db)
     approve_learning(at("2027-02-01"))
     gift = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
                        created_at=at("2027-02-01"))
-    assert _task_windows(gift, ["7d", "1d"]) == ["1d"]  # never no reminder at all
+    assert task_windows(gift, ["7d", "1d"]) == ["1d"]  # never no reminder at all

@@ -20,7 +20,7 @@ from actors.thalamus import apply_triage
 from actors.triage import triage_context, triage_request
 from storage import buffers, inbox, outbox, trace
 from storage.models import Feedback, Outbox, ReceptorBuffer, Turn
-from tests.test_hippocampus import FakeSynapse, at, night
+from tests.hippocampus_support import FakeSynapse, at, night
 from wilson.kernel.clock import UTC
 from wilson.model.offline import triage as offline_triage
 
@@ -182,7 +182,7 @@ def believed(app) -> int:
 
 
 def test_the_morning_syncs_model_request_carries_the_hint(make_app):
-    from tests.test_thalamus import START, advance_to, at as local, brain, requests_of
+    from tests.thalamus_support import START, advance_to, at as local, brain, requests_of
     from wilson.model.scripted import ScriptedServer
 
     server = ScriptedServer(brain())

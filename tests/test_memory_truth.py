@@ -13,7 +13,7 @@ import pytest
 from actors.hippocampus.episodes import collect_episodes
 from actors.hippocampus.nightly import consolidate
 from storage.models import Approval, ApprovalItem, Memory
-from tests.test_hippocampus import LATE, FakeSynapse, at, live, night, proposal
+from tests.hippocampus_support import LATE, FakeSynapse, at, live, night, proposal
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from actors.hippocampus.recall import relevant_memories, situation_of
 from storage import engram, recall
 from storage.models import Approval, ApprovalItem, Inbox, Memory, Task, Trace
 from tests.brain import call, context_of
-from tests.test_cortex import background, cortex_requests, scripted, tool_results  # noqa: F401 (fixture)
-from tests.test_hippocampus import FakeSynapse, at, night, proposal
+from tests.cortex_support import background, cortex_requests, tool_results
+from tests.hippocampus_support import FakeSynapse, at, night, proposal
 
 UTC = timezone.utc
 NOW = datetime(2027, 3, 1, 9, tzinfo=UTC)

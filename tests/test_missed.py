@@ -12,8 +12,8 @@ from storage import outbox, routing
 from storage.models import Inbox, Outbox
 from tests.brain import context_of
 from tests.calendar_support import add_event
-from tests.test_cortex import cortex_requests, say, scripted  # noqa: F401 (scripted is a fixture)
-from tests.test_router import routed
+from tests.cortex_support import cortex_requests, say
+from tests.router_support import routed
 from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")

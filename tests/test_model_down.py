@@ -14,8 +14,8 @@ from loguru import logger
 from actors.cortex.prompts import MODEL_DOWN
 from storage import trace
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Setting
-from tests.test_cortex import say, user_texts
-from tests.test_thalamus import NO_RETRIES, START, advance_to, at, brain, requests_of, scripted  # noqa: F401
+from tests.cortex_support import say, user_texts
+from tests.thalamus_support import NO_RETRIES, START, advance_to, at, brain, requests_of  # noqa: F401
 from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
 
 JAPAN = {"channel": "calendar", "change": "new", "uid": "japan-1", "title": "Trip to Japan",
@@ -55,9 +55,9 @@ def told(app, text: str) -> int:
 
 
 @pytest.mark.parametrize("fault", ["500", "timeout"])
-def test_with_the_model_down_a_calendar_event_gets_its_proposal_from_the_offline_rules(make_app, scripted, fault):
+def test_with_the_model_down_a_calendar_event_gets_its_proposal_from_the_offline_rules(make_app, serve, fault):
     _, rules = switchable(fault, sleep_ms=2000)
-    server = scripted(rules)
+    server = serve(rules)
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_LLM_TIMEOUT": "0.3"})
     row = app.inject_buffered("calendar", "New calendar event: Trip to Japan, 10–24 April 2027", JAPAN)
     app.sync()
@@ -76,10 +76,10 @@ def test_with_the_model_down_a_calendar_event_gets_its_proposal_from_the_offline
     assert len(requests_of(server, "fast")) == 1 and len(requests_of(server, "deep")) == 1
 
 
-def test_one_notice_over_a_day_down_and_one_when_the_model_is_back(make_app, scripted, log_records, tmp_path):
+def test_one_notice_over_a_day_down_and_one_when_the_model_is_back(make_app, serve, log_records, tmp_path):
     listen = log_records
     state, rules = switchable("500")
-    server = scripted(rules)
+    server = serve(rules)
     home = tmp_path / "home"
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES, home=home)
     log_records = listen()
@@ -117,9 +117,9 @@ def test_one_notice_over_a_day_down_and_one_when_the_model_is_back(make_app, scr
     assert [r for r in log_records if r["level"].name == "INFO" and "answers again" in r["message"]]
 
 
-def test_the_notice_waits_for_the_end_of_quiet_hours(make_app, scripted):
+def test_the_notice_waits_for_the_end_of_quiet_hours(make_app, serve):
     _, rules = switchable("500")
-    server = scripted(rules)
+    server = serve(rules)
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 23, 10))
     app.inject_buffered("email", "Email: late-night notes", {"from": "night@example.com"})
@@ -132,9 +132,9 @@ def test_the_notice_waits_for_the_end_of_quiet_hours(make_app, scripted):
     assert delivered and Outbox.get_by_id(notice.id).delivered_at >= at(app, 6, 7, 0)
 
 
-def test_user_messages_while_down_get_the_honest_answer(make_app, scripted):
+def test_user_messages_while_down_get_the_honest_answer(make_app, serve):
     state, rules = switchable("500")
-    server = scripted(rules)
+    server = serve(rules)
     app = make_app(start=START, llm=server.base_url, env={"WILSON_LLM_RETRIES": "2"})
     row = say(app, "Can you plan my week?")
     assert row.status == "kept"
@@ -156,11 +156,11 @@ def test_user_messages_while_down_get_the_honest_answer(make_app, scripted):
     assert [Inbox.get_by_id(r.id).status for r in (row, again)] == ["done", "done"]
 
 
-def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_one_retry_interval(make_app, scripted):
+def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_one_retry_interval(make_app, serve):
     """Nobody writes after the model comes back: the kept messages are still answered, oldest first, each
     once, at the next try (inbox.KEPT_RETRY after the last one failed), and "I'll keep" was said once each."""
     from storage.inbox import KEPT_RETRY
-    from tests.test_thalamus import brain as answers
+    from tests.thalamus_support import brain as answers
 
     state = {"down": True}
 
@@ -170,7 +170,7 @@ def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_on
         asked = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
         return {"text": "Answer to " + re.findall(r"\[(m\d+)\]", asked)[-1]}
 
-    server = scripted(answers({"match": lambda body, headers: state["down"], "fault": "500"},
+    server = serve(answers({"match": lambda body, headers: state["down"], "fault": "500"},
                               {"match": lambda body, headers: True, "reply": echo}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     rows = []

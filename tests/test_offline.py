@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -16,55 +16,14 @@ from wilson.kernel import config as configmod
 from wilson.kernel.clock import SimClock
 from wilson.model.offline import find_dates, words
 from wilson.model.synapse import Synapse
+from tests.offline_rules_support import CORTEX_TOOLS, NOW, START, calendar, calls, cortex, synapse, tool  # noqa: F401 (fixtures)
 
-START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
-NOW = "2027-01-05T09:00+01:00"
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
-def tool(name: str) -> dict:
-    return {"type": "function", "function": {"name": name, "description": name,
-                                             "parameters": {"type": "object", "properties": {}}}}
-
-
-CORTEX_TOOLS = [tool(n) for n in ("list_tasks", "create_topic", "create_task", "update_task", "complete_task",
-                                  "close_topic", "surface", "request_sync")]
 TRIP_TASKS = {"Check passport validity": "2027-01-10", "Check visa and entry requirements": "2027-01-25",
               "Book flights": "2027-02-09", "Book accommodation": "2027-02-24", "Buy travel insurance": "2027-03-11",
               "Check in": "2027-04-09", "Pack": "2027-04-08"}
-
-
-@pytest.fixture
-def synapse(tmp_path):
-    db = open_database(None, tmp_path)
-    migrate()
-    synapse = Synapse(configmod.load(tmp_path, environ={}), SimClock(START))
-    yield synapse
-    synapse.close()
-    db.close()
-
-
-def cortex(synapse, kind, text="", payload=None, origin="background", tasks=(), topics=(), proposal=None,
-           first_contact=False, now=NOW, extra=(), pending=None, offered=CORTEX_TOOLS):
-    context = {"now": now, "timezone": "Europe/Berlin", "first_contact": first_contact,
-               "stimulus": {"id": 1, "kind": kind, "origin": origin, "source": "repl", "text": text,
-                            "payload": payload or {}},
-               "topics": list(topics), "tasks": list(tasks), "memories": [], "proposal": proposal}
-    if pending is not None:
-        context["pending_proposals"] = pending
-    messages = [{"role": "system", "content": "You are Wilson."},
-                {"role": "user", "content": "CONTEXT " + json.dumps(context, ensure_ascii=False)},
-                {"role": "user", "content": text}, *extra]
-    return synapse.chat("deep", messages, offered, origin=origin, context={"kind": "cortex", **context})
-
-
-def calls(result) -> list[tuple[str, dict]]:
-    return [(c.name, c.arguments) for c in result.tool_calls]
-
-
-def calendar(change, title, start, previous=None, end=None, location=None):
-    return {"buffers": [{"channel": "calendar", "change": change, "uid": "u1", "title": title, "start": start,
-                         "end": end, "all_day": len(start) == 10, "location": location, "previous": previous}]}
 
 
 # -- cortex: life events ------------------------------------------------------------

@@ -3,29 +3,13 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wilson.model.offline import intents, looks, phrases, places
-from wilson.model.offline.recognition import load_playbook
-
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)  # a Tuesday
-PLAYBOOK = load_playbook()
-TOOLS = ("create_topic", "create_task", "update_task", "complete_task", "close_topic", "cancel_task", "snooze_task",
-         "remind", "create_reminder", "rename_topic", "decide")
-TASKS = [{"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open", "topic": "Trip to Japan"},
-         {"id": 2, "title": "Book flights", "due": "2027-02-09", "status": "open", "topic": "Trip to Japan"}]
-TOPICS = [{"id": 7, "title": "Trip to Japan", "status": "active", "starts": "2027-01-09"}]
-
-
-def answer(text, pending=(), tasks=TASKS, topics=TOPICS, first_contact=False):
-    return intents.answer(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
-                                       topics=list(topics), pending=list(pending), offered=TOOLS,
-                                       first_contact=first_contact))
+from tests.offline_support import BERLIN, NOW, PLAYBOOK, TASKS, TOOLS, TOPICS, answer
 
 
 def test_a_deadline_in_words_becomes_a_topic_named_after_it():

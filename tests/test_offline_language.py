@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from storage.models import Approval, ApprovalItem, Task
-from tests.test_offline_intents import PLAYBOOK, answer
+from tests.offline_support import PLAYBOOK, answer
 from wilson.model.offline import answers, intents, phrases, sentences
 from wilson.model.offline.phrases import CAN_DO, HELP
 from wilson.model.offline.short_answers import short_answer

@@ -15,16 +15,10 @@ import pytest
 
 from storage import outbox, trace
 from storage.models import Approval, Inbox, Schedule, Task, Trace
-from tests.test_telegram import (  # noqa: F401
-    OWNER,
-    approve_japan,
-    keyboard_rows,
-    model,
-    wait_text,
-    wilson,
-)
+from tests.telegram_support import OWNER, approve_japan, keyboard_rows, model, wait_text, wilson  # noqa: F401 (fixtures)
 from wilson.app.repl import Repl
 from wilson.kernel.messages import Deliver
+from tests.repl_support import said
 
 
 @pytest.fixture
@@ -35,13 +29,6 @@ def app(make_app):
 @pytest.fixture
 def repl(app):
     return Repl(app, out=io.StringIO(), as_json=True)
-
-
-def said(app, repl, line: str) -> list[str]:
-    before = len(app.user_deliveries())
-    repl.run_line(line)
-    assert app.wait_idle()
-    return [d["text"] for d in app.user_deliveries()[before:]]
 
 
 def waiting() -> int:

@@ -11,14 +11,13 @@ from actors.cortex.context import build_context
 from actors.thalamus import WAITING, waiting_decisions
 from storage import inbox
 from storage.models import Inbox, ReceptorBuffer, Task
-from tests.test_thalamus import (NO_RETRIES, START, advance_to, at, brain, ids_asked, requests_of,  # noqa: F401
-                                 scripted)
+from tests.thalamus_support import NO_RETRIES, START, advance_to, at, brain, ids_asked, requests_of  # noqa: F401
 
 FYI = "FYI: your parcel has shipped"
 
 
-def test_a_row_kept_for_the_briefing_is_triaged_once_not_at_every_early_sync(make_app, scripted):
-    server = scripted(brain())
+def test_a_row_kept_for_the_briefing_is_triaged_once_not_at_every_early_sync(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 10, 3))
     fyi = app.inject_buffered("email", FYI, {"from": "parcel@example.com"})

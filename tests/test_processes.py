@@ -23,8 +23,8 @@ from storage.models import Inbox, Schedule, Trace
 from tests.conftest import POSTGRES_URL, reset_postgres
 from tests.brain import context_of
 from tests.crash_workload import OWNER, TAG, RecordingTelegram, model_reply
-from wilson.kernel import clock as clockmod
 from wilson.model.scripted import ScriptedServer
+from tests.poll import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 3  # seconds: short, so a killed worker's rows are taken over within the test
@@ -123,15 +123,6 @@ def cluster(tmp_path):
     model.stop()
 
 
-def wait_until(predicate, timeout: float, what: str) -> None:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return
-        clockmod.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def answers(fake: RecordingTelegram) -> Counter:
     """How many times each tagged message was answered, by what the user was shown."""
     return Counter(found.group(0) for sent in fake.shown_copy()
@@ -156,7 +147,7 @@ def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worke
             cluster.gate.released.set()
             still = Inbox.get_by_id(held.id)
             assert (still.status, still.owner) == ("claimed", held.owner)
-    wait_until(lambda: len(answers(cluster.fake)) == len(tags), 120,
+    wait_for(lambda: len(answers(cluster.fake)) == len(tags), 120,
                f"every message answered (ingress log: {cluster.log('ingress')[-3000:]})")
     counts = answers(cluster.fake)
     assert set(counts) == set(tags)
@@ -179,7 +170,7 @@ def test_a_schedule_due_now_fires_once_across_all_processes(cluster):
                         timezone="Europe/Berlin", next_fire_at=due, staleness_seconds=3600)
     for n in range(3):  # three processes that keep time; two are given Telegram, only one may run it
         cluster.start(f"ingress-{n}", "ingress", telegram=n < 2)
-    wait_until(lambda: Inbox.select().where(Inbox.kind == "reminder").count() >= 2, 60, "both reminders")
+    wait_for(lambda: Inbox.select().where(Inbox.kind == "reminder").count() >= 2, 60, "both reminders")
     fired = Counter(row.payload["schedule"] for row in Inbox.select().where(Inbox.kind == "reminder"))
     assert fired == {"water the plants": 1, "call mum": 1}
     assert all(p.poll() is None for p in cluster.procs.values())
@@ -187,14 +178,14 @@ def test_a_schedule_due_now_fires_once_across_all_processes(cluster):
     def standby() -> list[str]:
         return [n for n in ("ingress-0", "ingress-1") if "leaves it to that one" in cluster.log(n)]
 
-    wait_until(standby, 30, "one of the two leaving Telegram to the other")  # a slow start is not a second poller
+    wait_for(standby, 30, "one of the two leaving Telegram to the other")  # a slow start is not a second poller
     assert len(standby()) == 1
     standby = standby()
-    wait_until(lambda: "Wilson is running" in cluster.log(standby[0]), 30, "the standby's start line")
+    wait_for(lambda: "Wilson is running" in cluster.log(standby[0]), 30, "the standby's start line")
     said = [line for line in cluster.log(standby[0]).splitlines() if "Wilson is running" in line]
     assert said == ["Wilson is running without Telegram (another Wilson process runs it) (role ingress). "
                     "Ctrl-C stops it."]  # not "on Telegram", right after leaving Telegram to the other
     cluster.start("worker", "worker")
     cluster.fake.send_text(OWNER, "chat [m1] still there?")  # and the one that runs Telegram answers
-    wait_until(lambda: answers(cluster.fake)["[m1]"] >= 1, 30, "the answer")
+    wait_for(lambda: answers(cluster.fake)["[m1]"] >= 1, 30, "the answer")
     assert answers(cluster.fake) == {"[m1]": 1}

@@ -17,8 +17,8 @@ from actors.proposals.words import changes_between, reason_for
 from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Topic, Trace
 from tests.calendar_support import add_event
-from tests.test_approval import TRIP, UNDATED, created, decide, planner, propose, undated_planner
-from tests.test_cortex import call, scripted, user_texts  # noqa: F401 (a fixture)
+from tests.approval_support import TRIP, UNDATED, created, decide, planner, propose, undated_planner
+from tests.brain import call  # noqa: F401 (a fixture)
 from channels import views
 from wilson.app.repl import Repl
 

@@ -17,8 +17,7 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
-from tests.test_thalamus import (NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers,
-                                 request_items, requests_of, scripted, triage_requests)  # noqa: F401
+from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_requests  # noqa: F401
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
 from wilson.kernel.messages import SyncRequest
@@ -39,8 +38,8 @@ def stages(row) -> list[str]:
     return [s.stage for s in trace.path(row.trace_id)]
 
 
-def test_an_urgent_email_between_syncs_reaches_the_inbox_within_one_ras_interval(make_app, scripted):
-    server = scripted(brain())
+def test_an_urgent_email_between_syncs_reaches_the_inbox_within_one_ras_interval(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     assert server.requests == []
@@ -60,8 +59,8 @@ def test_an_urgent_email_between_syncs_reaches_the_inbox_within_one_ras_interval
     assert stages(row)[:3] == ["routed", "aroused", "triaged"]
 
 
-def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, scripted):
-    server = scripted(brain())
+def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     row = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
@@ -80,8 +79,8 @@ def test_a_calm_email_waits_for_the_morning_and_is_scanned_once(make_app, script
     assert "aroused" not in stages(row)
 
 
-def test_a_calendar_change_is_judged_by_its_times_without_the_model_which_reads_only_the_mail(make_app, scripted):
-    server = scripted(brain())  # the model calls urgent only what says URGENT: never a calendar change
+def test_a_calendar_change_is_judged_by_its_times_without_the_model_which_reads_only_the_mail(make_app, serve):
+    server = serve(brain())  # the model calls urgent only what says URGENT: never a calendar change
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     today = app.inject_buffered("calendar", "Moved: Dinner with Anna now 18:00 (was 19:30), today", {
@@ -108,8 +107,8 @@ def test_a_calendar_change_is_judged_by_its_times_without_the_model_which_reads_
     assert len(requests_of(server, "reflex")) == 1, "a scan of calendar changes alone costs no model call"
 
 
-def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_morning(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
+def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_morning(make_app, serve):
+    server = serve(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     urgent = app.inject_buffered("email", URGENT, {})
@@ -131,8 +130,8 @@ def test_an_alarm_whose_early_sync_fails_is_raised_again_not_left_for_the_mornin
     assert_each_once([urgent.id, calm.id])
 
 
-def test_retries_of_an_unanswered_alarm_back_off(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1000}))
+def test_retries_of_an_unanswered_alarm_back_off(make_app, serve):
+    server = serve(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1000}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     urgent = app.inject_buffered("email", URGENT, {})
@@ -144,8 +143,8 @@ def test_retries_of_an_unanswered_alarm_back_off(make_app, scripted):
     assert len(triage_requests(server)) == 5 and len(requests_of(server, "reflex")) == 1
 
 
-def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, scripted):
-    server = scripted(brain({"match": offers("arousal"), "fault": "malformed_json", "times": 1}))
+def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, serve):
+    server = serve(brain({"match": offers("arousal"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     row = app.inject_buffered("email", URGENT, {})
@@ -158,8 +157,8 @@ def test_a_failing_reflex_model_leaves_new_rows_for_the_next_scan(make_app, scri
 
 
 # The RAS actor's own bookkeeping, driven on the test's thread -------------------------------
-def test_arousal_is_remembered_per_row(tmp_path, scripted):
-    server = scripted(brain())
+def test_arousal_is_remembered_per_row(tmp_path, serve):
+    server = serve(brain())
     config = make_config(tmp_path / "home", WILSON_LLM_RETRIES=0)
     db = open_database(None, config.home)
     migrate()
@@ -206,7 +205,7 @@ def test_arousal_is_remembered_per_row(tmp_path, scripted):
     ({"urgent": False, "reason": "calm", "buffer_ids": []}, "none"),
     ({"urgent": False, "buffer_ids": "urgent"}, "urgent"),  # the ids count: a missed alarm costs more
 ], ids=["ids", "no-ids", "old-all", "old-calm", "old-contradiction"])
-def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, scripted, answer, aroused):
+def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, serve, answer, aroused):
     rows = {}
 
     def reply(body):
@@ -215,7 +214,7 @@ def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, sc
             args["buffer_ids"] = [rows["urgent"].id]
         return {"tool_calls": [{"name": "arousal", "arguments": args}]}
 
-    server = scripted([{"match": offers("arousal"), "reply": reply}])
+    server = serve([{"match": offers("arousal"), "reply": reply}])
     config = make_config(tmp_path / "home", WILSON_LLM_RETRIES=0)
     db = open_database(None, config.home)
     migrate()
@@ -254,8 +253,8 @@ def routine_stages(row) -> list:
 
 
 def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_the_morning_triage(make_app,
-                                                                                                   scripted):
-    server = scripted(brain())
+                                                                                                   serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     mail_each_interval(app, SHIPPED, "noreply@parcel.example", 5)
@@ -281,8 +280,8 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     "Email from school@school.example: Parents' evening tomorrow at 18:00",
     "Email from school@school.example: Parents' evening\nSent Tue 05 Jan 2027 10:33\nIt is tomorrow at 18:00.",
 ])
-def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_model(make_app, scripted, pressing):
-    server = scripted(brain())
+def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_model(make_app, serve, pressing):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 9, 3))
     mail_each_interval(app, NEWSLETTER, "school@school.example", 5)
@@ -295,8 +294,8 @@ def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_mode
     assert routine_stages(closing) == []
 
 
-def test_mail_the_rules_alone_judged_teaches_nothing_and_bulk_mail_never_makes_a_sender_routine(make_app, scripted):
-    server = scripted(brain())
+def test_mail_the_rules_alone_judged_teaches_nothing_and_bulk_mail_never_makes_a_sender_routine(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 9, 3))
     for _ in range(6):  # a list the channel sets aside as bulk: scanned, never read by the model
@@ -307,8 +306,8 @@ def test_mail_the_rules_alone_judged_teaches_nothing_and_bulk_mail_never_makes_a
     assert len(requests_of(server, "reflex")) == 1 and routine_stages(direct) == []
 
 
-def test_a_sender_who_once_raised_the_alarm_is_no_routine_sender_but_a_calm_subject_of_theirs_is(make_app, scripted):
-    server = scripted(brain())
+def test_a_sender_who_once_raised_the_alarm_is_no_routine_sender_but_a_calm_subject_of_theirs_is(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 9, 3))
     school = "school@school.example"
@@ -332,11 +331,11 @@ def test_a_sender_who_once_raised_the_alarm_is_no_routine_sender_but_a_calm_subj
         "a new subject of the sender, the alarmed subject however calm, another sender's newsletter: each read"
 
 
-def test_triage_keeping_a_mail_as_urgent_marks_its_sender_and_its_subject(make_app, scripted):
+def test_triage_keeping_a_mail_as_urgent_marks_its_sender_and_its_subject(make_app, serve):
     blind = {"match": offers("arousal"), "reply": lambda body: call("arousal", buffer_ids=[])}  # the RAS misses it
     alarmed = {"match": offers("triage"), "reply": lambda body: call("triage", items=[
         {"buffer_ids": [i["buffer_id"] for i in request_items(body)], "priority": 1, "reason": "a charge to check"}])}
-    server = scripted(brain(blind, alarmed))
+    server = serve(brain(blind, alarmed))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     statement = "Email from bank@bank.example: Your statement is ready"
@@ -347,8 +346,8 @@ def test_triage_keeping_a_mail_as_urgent_marks_its_sender_and_its_subject(make_a
     assert len(requests_of(server, "reflex")) == 7, "neither the sender nor the subject is routine"
 
 
-def test_routine_after_zero_asks_the_model_about_every_mail(make_app, scripted):
-    server = scripted(brain())
+def test_routine_after_zero_asks_the_model_about_every_mail(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_RAS_ROUTINE_AFTER": "0"})
     advance_to(app, at(app, 5, 14, 3))
     mail_each_interval(app, SHIPPED, "noreply@parcel.example", 7)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from actors.tick.deadlines import plan_task
+from actors.deadlines import plan_task
 from storage.models import Approval, Schedule, Task, TaskFiring
 
 

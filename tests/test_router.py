@@ -11,10 +11,11 @@ import pytest
 
 from actors.cortex.route import choose_route
 from storage import inbox
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Trace
-from tests.brain import call, context_of, is_cortex, routine_reply, tool_names
+from storage.models import Approval, ApprovalItem, Inbox, Outbox
+from tests.brain import call, context_of, routine_reply, tool_names
 from wilson.kernel.messages import InboxReady
 from wilson.model.scripted import ScriptedServer
+from tests.router_support import cortex, routed, say
 
 
 def role(request) -> str:
@@ -44,21 +45,6 @@ def answer(body: dict) -> dict:
 def wilson(make_app):
     with ScriptedServer([{"match": lambda body, headers: True, "reply": answer}]) as server:
         yield make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
-
-
-def say(app, text: str) -> Inbox:
-    row = app.say(text)
-    assert app.wait_idle(), "Wilson did not settle"
-    return Inbox.get_by_id(row.id)
-
-
-def routed(row: Inbox) -> list[str]:
-    return [t.reason for t in Trace.select().where((Trace.trace_id == row.trace_id) & (Trace.stage == "routed")
-                                                   & (Trace.actor == "cortex"))]
-
-
-def cortex(server) -> list[dict]:
-    return [r for r in server.requests if is_cortex(r["body"])]
 
 
 def test_hello_goes_to_the_fast_role_with_the_small_prompt(wilson):

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from actors.cortex.actor import CortexActor
 from storage import decisions
 from storage.models import Approval, DecisionRow, Inbox, Outbox, Task
-from tests.test_approval import PLAN, planner, propose
-from tests.test_cortex import cortex_requests, model, say, scripted  # noqa: F401 (a fixture)
-from tests.test_supervisor import wait_for
+from tests.approval_support import PLAN, planner, propose
+from tests.cortex_support import cortex_requests, model
+from tests.poll import wait_for
+from wilson.app.application import IdleTimeout
 from wilson.kernel.messages import DecisionRecorded, InboxReady
 from wilson.model.scripted import ScriptedServer
 from wilson.kernel.supervisor import ActorSpec
@@ -108,7 +111,8 @@ def test_a_proposal_committed_while_the_gate_is_down_is_shown_once_it_is_back(sc
     stop_actor(app, "approval")
     row = app.say("I'm flying to Japan on 2027-04-10")
     assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done", timeout=30)
-    assert not app.wait_idle(timeout=0.5)  # a proposal nobody has shown is work still to do
+    with pytest.raises(IdleTimeout, match="still busy after 0.5s"):  # a proposal nobody has shown is work to do
+        app.wait_idle(timeout=0.5)
     approval = Approval.get(Approval.inbox_id == row.id)
     assert proposals_shown(app) == [] and approval.presented_at is None
 

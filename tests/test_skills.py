@@ -19,7 +19,8 @@ import pytest
 from actors import tools
 from storage.models import Approval, ApprovalItem, Outbox, ReceptorBuffer, Task, Trace
 from tests.brain import tool_names
-from tests.test_cortex import call, cortex_requests, say, scripted, tool_results, user_texts  # noqa: F401 (fixture)
+from tests.brain import call  # noqa: F401 (fixture)
+from tests.cortex_support import cortex_requests, say, tool_results, user_texts
 from wilson.app import cli
 from wilson import skills
 from wilson.kernel import config as configmod

@@ -14,6 +14,7 @@ from wilson.kernel import liveness
 from wilson.kernel.actor import Context, WilsonActor
 from wilson.kernel.messages import InboxReady, Ping
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
+from tests.poll import wait_for
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 EVENTS: list[str] = []
@@ -41,15 +42,6 @@ class Recorder(WilsonActor):
             for _ in range(steps):  # long, but saying so at each step, as a model call does
                 liveness.beat(self.budget)
                 done.wait(0.05)
-
-
-def wait_for(predicate, timeout=5.0):
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return True
-        clockmod.pause(0.01)
-    return False
 
 
 def make(specs, config=None, **kw):

@@ -37,11 +37,9 @@ ASK = [{"role": "system", "content": "You are Wilson."}, {"role": "user", "conte
 
 
 @pytest.fixture
-def store(tmp_path):
-    db = open_database(None, tmp_path)
-    migrate()
-    yield db
-    db.close()
+def store(db):
+    """The working memory the synapse counts tokens in (conftest.py db)."""
+    return db
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ import pytest
 
 from actors import tools
 from actors.cortex.calls import RunOutcome, handle_call
-from actors.tick.deadlines import plan_task
+from actors.deadlines import plan_task
 from storage.models import Approval, ApprovalItem, Schedule, Task, TaskFiring, Topic
 from tests.brain import call
-from tests.test_cortex import scripted  # noqa: F401 (a fixture)
 
 START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -17,140 +17,26 @@ from channels import telegram as tg
 from channels.telegram import access
 from channels.telegram import text as tg_text
 from storage import mute
-from storage import kv, outbox
-from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Outbox, Setting, Task,
+from storage import kv, marks, outbox
+from storage.models import (Approval, ApprovalItem, Cursor, DecisionRow, Feedback, Inbox, Mark, Outbox, Setting, Task,
                             Topic, Turn)
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID as FORUM
-from wilson.app.application import Wilson
-from wilson.kernel.clock import RealClock
-from wilson.kernel.config import load
 from wilson.kernel.messages import ApprovalSettled, Deliver
-from wilson.model.scripted import ScriptedServer
+from tests.telegram_support import FRIEND, LONG_REPLY, OWNER, buttons, handled, japan_thread, keyboard_rows, model, model_saw, propose_japan, wait_text, wilson  # noqa: F401 (fixtures)
 
 # PTB itself reads RetryAfter.retry_after in the deprecated int form while building the error.
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
-OWNER = 1001
-FRIEND = 1002  # allow-listed, but proposals are not hers to decide
 STRANGER = 6666
-LONG_REPLY = "\n\n".join(f"Paragraph {i}: " + "x" * 86 for i in range(60))  # 6,000+ characters
-
-
-def _last_user_text(body) -> str | None:
-    last = (body.get("messages") or [{}])[-1]
-    return last.get("content") if last.get("role") == "user" else None
-
-
-def _said(phrase: str):
-    return lambda body, headers: phrase.lower() in (_last_user_text(body) or "").lower()
-
-
-def _proposal(*calls):
-    return {"tool_calls": [{"name": name, "arguments": args} for name, args in calls]}
-
-
-MODEL_RULES = [
-    {"match": _said("flying to Japan"), "reply": _proposal(
-        ("create_topic", {"title": "Japan trip", "starts": "2027-04-10", "ends": "2027-04-20"}),
-        ("create_task", {"title": "Book flights", "due": "2027-03-01", "topic": "Japan trip"}))},
-    {"match": _said("April 12"), "reply": _proposal(
-        ("create_topic", {"title": "Japan trip", "starts": "2027-04-12"}))},
-    {"match": _said("long answer"), "reply": {"text": LONG_REPLY}},
-    {"match": _said("trip is over"), "reply": _proposal(("close_topic", {"topic_id": 1}))},
-    {"match": _said("rename the trip"), "reply": _proposal(("rename_topic", {"topic_id": 1,
-                                                                             "title": "Japan and Korea"}))},
-    {"match": lambda body, headers: _last_user_text(body) is not None,
-     "reply": lambda body: {"text": "echo: " + _last_user_text(body)}},
-]
-
-
-@pytest.fixture
-def model():
-    server = ScriptedServer(MODEL_RULES)
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def wilson(tmp_path, fake, model):
-    """Start Wilson apps on one home; all are stopped at the end. Returns start(**env) -> app."""
-    apps = []
-
-    def start(logs: list | None = None, log_level: str = "INFO", **env):
-        environ = {"WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
-                   "WILSON_TELEGRAM_ALLOWED_USERS": f"{OWNER},{FRIEND}", "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-                   "WILSON_CORE_QUIET_HOURS": "off"}
-        environ.update({f"WILSON_{k.upper()}": str(v) for k, v in env.items()})
-        config = load(tmp_path, environ=environ)
-        sink = logs.append if logs is not None else (lambda line: None)
-        app = Wilson(config, RealClock(), llm=model.base_url, log_sink=sink, log_level=log_level)
-        apps.append(app)
-        return app.start()
-
-    yield start
-    for app in apps:
-        if app.supervisor is not None and not app.db.is_closed():
-            app.stop()
 
 
 def texts(fake, chat_id, thread_id=None) -> list[str]:
     return [m["text"] for m in fake.sent_to(chat_id, thread_id)]
 
 
-def wait_text(fake, chat_id, needle, timeout=10.0, thread_id=None) -> dict:
-    return fake.wait_for(lambda: next((m for m in fake.sent_to(chat_id, thread_id) if needle in m["text"]), None),
-                         timeout, f"a message containing {needle!r} in chat {chat_id}")
-
-
-def buttons(message) -> dict[str, str]:
-    row = message["reply_markup"]["inline_keyboard"][0]
-    return {b["callback_data"].split(":")[2]: b["callback_data"] for b in row}
-
-
-def model_saw(model, text: str) -> list[dict]:
-    """The CONTEXT of every model request whose last user message is `text`."""
-    found = []
-    for request in model.requests:
-        body = request["body"]
-        if _last_user_text(body) != text:
-            continue
-        context = next((m["content"] for m in body["messages"] if m["role"] == "user"
-                        and str(m.get("content") or "").startswith("CONTEXT ")), None)
-        found.append(json.loads(context[len("CONTEXT "):]) if context else {})
-    return found
-
-
-def handled(fake, update: dict, timeout: float = 10.0) -> None:
-    """Wait until the channel has handled `update` (its offset moved past it)."""
-    def past():
-        cursor = Cursor.get_or_none(Cursor.name == "telegram:offset")
-        return cursor is not None and cursor.value > update["update_id"]
-    fake.wait_for(past, timeout, f"update {update['update_id']} handled")
-
-
 def reactions(outbox_id: int) -> list[str]:
     return sorted(f.value for f in Feedback.select().where((Feedback.kind == "reaction")
                                                            & (Feedback.outbox_id == outbox_id)))
-
-
-def propose_japan(fake) -> dict:
-    fake.send_text(OWNER, "I'm flying to Japan on 2027-04-10")
-    return wait_text(fake, OWNER, "Proposal")
-
-
-def approve_japan(fake) -> dict:
-    """The Japan plan proposed and approved with its button; its "Done:" receipt."""
-    proposal = propose_japan(fake)
-    fake.press(OWNER, proposal, buttons(proposal)["approve"])
-    return wait_text(fake, OWNER, "Done:")
-
-
-def japan_thread(fake) -> tuple[Topic, int]:
-    """The Japan plan approved in a chat with a forum: its topic and the forum thread it got."""
-    approve_japan(fake)
-    topic = fake.wait_for(lambda: Topic.get_or_none(Topic.thread_ref.is_null(False)), 10, "a forum thread")
-    return topic, int(topic.thread_ref)
 
 
 # Conversation -------------------------------------------------------------------
@@ -177,7 +63,6 @@ def test_a_message_is_answered_once_in_its_chat_and_the_offset_is_committed(wils
     assert all("parse_mode" not in c["params"] for c in fake.calls_of("sendMessage"))  # plain text
     assert set(fake.calls_of("getUpdates")[-1]["params"]["allowed_updates"]) >= {"message", "callback_query",
                                                                                   "message_reaction"}
-
 
 
 def test_an_edit_reaches_the_model_as_the_corrected_words_once(wilson, fake, model):
@@ -573,10 +458,6 @@ def shown_now(fake, message: dict) -> dict:
     return fake.messages[(message["chat"]["id"], message["message_id"])]
 
 
-def keyboard_rows(message: dict) -> list[list[dict]]:
-    return message.get("reply_markup", {}).get("inline_keyboard", [])
-
-
 def test_item_toggles_approve_only_the_chosen_items_exactly_once(wilson, fake):
     app = wilson()
     proposal = propose_japan(fake)
@@ -682,7 +563,7 @@ def test_renaming_a_topic_renames_its_forum_thread_once(wilson, fake):
 
     # A rename Telegram never heard of (the process was killed before the call) is made at the next start.
     app.stop()
-    Setting.delete().where(Setting.key.startswith(tg.RENAMED)).execute()
+    Mark.delete().where(Mark.kind == tg.RENAMED).execute()
     fake.topics[thread]["name"] = "Japan trip"
     wilson(telegram_forum_chat_id=FORUM)
     fake.wait_for(lambda: fake.topics[thread]["name"] == "Japan and Korea", 5, "the owed rename made")
@@ -736,7 +617,7 @@ def test_modify_asks_for_the_change_in_conversation(wilson, fake):
     old, new = Approval.select().order_by(Approval.id)
     assert (old.status, old.superseded_by, new.supersedes) == ("superseded", new.id, old.id)
     assert not Inbox.select().where((Inbox.text == "Make it April 12 instead") & (Inbox.kind != "modify")).exists()
-    assert Setting.get_or_none(Setting.key == f"telegram:awaiting_modify:{OWNER}") is None
+    assert marks.get("awaiting_modify", str(OWNER)) is None
     # The original's message says it was modified and which proposal replaced it; only the new one has buttons.
     shown = fake.wait_for(lambda: f"replaced by proposal {new.id}" in (m := fake.messages[(OWNER, proposal[
         "message_id"])])["text"] and m, 5, "the original shown as replaced")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from channels.telegram.text import MAX_ID, Parsed, parse_callback, parse_update
 from storage.models import Approval, Cursor, DecisionRow, Inbox, Task, Topic, Trace
-from tests.test_telegram import OWNER, buttons, handled, model, propose_japan, wait_text, wilson  # noqa: F401
+from tests.telegram_support import OWNER, buttons, handled, model, propose_japan, wait_text, wilson  # noqa: F401
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tests.fake_telegram import DEFAULT_TOKEN, FakeTelegram
-from tests.test_config import WILSON, cli, no_traceback
+from tests.config_support import WILSON, cli, no_traceback
 
 
 @pytest.fixture

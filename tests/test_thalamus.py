@@ -25,112 +25,14 @@ from actors.triage import chunks, look_answer, normalise_decisions
 from storage import buffers, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
-from tests.brain import context_of
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
-from wilson.model.scripted import ScriptedServer, tool_names
+from wilson.model.scripted import tool_names
+from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_item, triage_reply, triage_requests, where_rows_went
+from tests.poll import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-START = "2027-01-05T08:00:00+01:00"
 T0 = datetime.fromisoformat(START)
-NO_RETRIES = {"WILSON_LLM_RETRIES": "0"}
-
-
-# The scripted model: it reads what it is asked and answers deterministically -----------------
-def offers(name):
-    return lambda body, headers: name in tool_names(body)
-
-
-def role_is(role):
-    return lambda body, headers: headers.get("x-wilson-role") == role
-
-
-def request_items(body: dict) -> list[dict]:
-    return json.loads(body["messages"][-1]["content"])["items"]
-
-
-def call(name: str, **arguments) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": arguments}]}
-
-
-def triage_item(item: dict) -> dict:
-    text = item["text"]
-    if "newsletter" in text.lower():
-        return {"buffer_ids": [item["buffer_id"]], "summary": "newsletter", "priority": 3, "action": "drop",
-                "reason": "newsletter nobody asked for"}
-    priority = 1 if "URGENT" in text else 3 if text.startswith("FYI") else 2
-    return {"buffer_ids": [item["buffer_id"]], "summary": text.splitlines()[0][:80], "priority": priority,
-            "action": "inbox", "reason": "worth a look"}
-
-
-def triage_reply(body: dict) -> dict:
-    """Kept items in `items`; dropped ones in `drop`, ids only, grouped by reason (as the prompt asks)."""
-    decided = [triage_item(i) for i in request_items(body)]
-    drops: dict[str, list[int]] = {}
-    for item in decided:
-        if item["action"] == "drop":
-            drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-    return call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
-                                 if d["action"] != "drop"],
-                drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
-
-
-def arousal_reply(body: dict) -> dict:
-    urgent = [i["buffer_id"] for i in request_items(body) if "URGENT" in i["snippet"]]
-    return call("arousal", buffer_ids=urgent, **({"reason": "urgent mail"} if urgent else {}))
-
-
-def deep_reply(body: dict) -> dict:
-    last = body["messages"][-1]
-    if last["role"] == "tool" or context_of(body).get("stimulus", {}).get("origin") != "user":
-        return {"text": ""}  # a background run with nothing to surface says nothing
-    return {"text": "OK."}
-
-
-TRIAGE = {"match": offers("triage"), "reply": triage_reply}
-AROUSAL = {"match": offers("arousal"), "reply": arousal_reply}
-DEEP = {"match": role_is("deep"), "reply": deep_reply}
-
-
-def brain(*first):
-    """Rules: the test's own first, then the default triage, arousal and cortex behaviour."""
-    return [*first, TRIAGE, AROUSAL, DEEP]
-
-
-@pytest.fixture
-def scripted():
-    servers = []
-
-    def factory(rules):
-        server = ScriptedServer(rules)
-        server.start()
-        servers.append(server)
-        return server
-
-    yield factory
-    for server in servers:
-        server.stop()
-
-
-def requests_of(server, role: str) -> list[dict]:
-    return [r for r in list(server.requests) if r["headers"].get("x-wilson-role") == role]
-
-
-def triage_requests(server) -> list[dict]:
-    return [r for r in list(server.requests) if "triage" in tool_names(r["body"])]
-
-
-def ids_asked(entry: dict) -> list[int]:
-    return [i["buffer_id"] for i in request_items(entry["body"])]
-
-
-def at(app, day: int, hour: int, minute: int = 0) -> datetime:
-    """A local moment in January 2027."""
-    return datetime(2027, 1, day, hour, minute, tzinfo=app.config.timezone)
-
-
-def advance_to(app, moment: datetime) -> None:
-    app.advance(moment - app.clock.now())
 
 
 def emails(app, count: int, text) -> list[int]:
@@ -148,36 +50,6 @@ def a_day_of_mail(app) -> list[int]:
         ids.append(app.inject_buffered("email", text, {"subject": text[:30]}).id)
         app.advance(timedelta(minutes=13))
     return ids
-
-
-def where_rows_went(ids) -> dict[int, list[str]]:
-    """For each buffer id, every inbox row that carries it and whether it was dropped."""
-    found: dict[int, list[str]] = {i: [] for i in ids}
-    for row in Inbox.select().where(Inbox.origin == "background"):
-        payload = row.payload or {}
-        carried = [b["buffer_id"] for b in payload.get("buffers") or []]
-        carried += [i for item in payload.get("items") or [] for i in item["buffer_ids"]]
-        for i in carried:
-            if i in found:
-                found[i].append(f"inbox {row.id}")
-    for row in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(list(ids)) & (ReceptorBuffer.outcome == "drop")):
-        found[row.id].append("drop")
-    return found
-
-
-def assert_each_once(ids) -> None:
-    assert not buffers.unprocessed()
-    places = where_rows_went(ids)
-    assert all(len(p) == 1 for p in places.values()), {i: p for i, p in places.items() if len(p) != 1}
-
-
-def eventually(predicate, timeout: float = 10.0) -> bool:
-    deadline = clockmod.monotonic() + timeout
-    while clockmod.monotonic() < deadline:
-        if predicate():
-            return True
-        clockmod.pause(0.005)
-    return False
 
 
 def calls_recorded() -> int:
@@ -305,8 +177,8 @@ def test_apply_triage_is_one_transaction(db, monkeypatch):
 
 
 # The morning sync -----------------------------------------------------------------------------
-def test_a_day_of_buffered_input_is_one_fast_call_at_the_morning_sync(make_app, scripted):
-    server = scripted(brain())
+def test_a_day_of_buffered_input_is_one_fast_call_at_the_morning_sync(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = a_day_of_mail(app)
     add_event(app.calendar_file(), "Dentist", datetime(2027, 1, 12, 10, 0), datetime(2027, 1, 12, 11, 0),
@@ -327,8 +199,8 @@ def test_a_day_of_buffered_input_is_one_fast_call_at_the_morning_sync(make_app, 
     assert dropped == 10
 
 
-def test_a_small_context_budget_splits_the_sync_into_well_formed_chunks(make_app, scripted):
-    server = scripted(brain())
+def test_a_small_context_budget_splits_the_sync_into_well_formed_chunks(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "1500"})
     ids = emails(app, 30, lambda n: f"Email from colleague {n}: notes about project {n}")
     expected = chunks(buffers.unprocessed(), 1500)
@@ -348,8 +220,8 @@ def test_a_small_context_budget_splits_the_sync_into_well_formed_chunks(make_app
     assert_each_once(ids)
 
 
-def test_an_idle_day_costs_no_model_call(make_app, scripted):
-    server = scripted(brain())
+def test_an_idle_day_costs_no_model_call(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     app.advance(timedelta(days=2))
     assert server.requests == [] and TokenUsage.select().count() == 0
@@ -364,8 +236,8 @@ def test_an_idle_day_costs_no_model_call(make_app, scripted):
 
 
 # Nothing lost, nothing twice ---------------------------------------------------------------------
-def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, scripted):
-    server = scripted(brain(
+def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, serve):
+    server = serve(brain(
         {"match": offers("triage"), "reply": triage_reply, "times": 1},
         {"match": offers("triage"), "fault": "malformed_json", "times": 1},
     ))
@@ -384,9 +256,9 @@ def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, scripted):
     assert_each_once(ids)
 
 
-def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_app, scripted, monkeypatch,
+def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_app, serve, monkeypatch,
                                                                           tmp_path):
-    server = scripted(brain())
+    server = serve(brain())
     env = {**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "4000"}
     app = make_app(start=START, llm=server.base_url, env=env, home=tmp_path / "home")
     ids = emails(app, 30, lambda n: f"Email from colleague {n}: notes about project {n}")
@@ -407,7 +279,7 @@ def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_a
         done = Inbox.select().where((Inbox.origin == "background") & (Inbox.status == "done")).count()
         return died.is_set() and done == Inbox.select().count() == len(first)
 
-    assert eventually(first_chunk_done), \
+    assert wait_for(first_chunk_done), \
         "what the first chunk committed reached the cortex despite the crash"
     assert [r.id for r in buffers.unprocessed()] == [r.id for r in second], "the broken chunk rolled back whole"
     app.wait_idle()
@@ -420,7 +292,7 @@ def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_a
     assert_each_once(ids)
 
 
-def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, scripted):
+def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, serve):
     def forgetful(body):
         items = request_items(body)
         decided = [triage_item(i) for i in items[:2]]
@@ -428,7 +300,7 @@ def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, scripted):
                         "action": "drop", "reason": "made up"})
         return call("triage", items=decided)
 
-    server = scripted(brain({"match": offers("triage"), "reply": forgetful}))
+    server = serve(brain({"match": offers("triage"), "reply": forgetful}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 4, lambda n: f"Email from colleague {n}: notes")
     advance_to(app, at(app, 6, 7, 1))
@@ -439,8 +311,8 @@ def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, scripted):
         assert row.outcome == "inbox" and "did not mention" in row.reason
 
 
-def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
+def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, serve):
+    server = serve(brain({"match": offers("triage"), "fault": "malformed_json", "times": 1}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
 
     def looked() -> list[str]:
@@ -467,8 +339,8 @@ def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, scri
     {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 2},
     {"reply": {"text": "Sure! Here is my triage: everything is fine."}},
 ], ids=["bad-arguments-twice", "free-text-instead-of-the-call"])
-def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take_over(make_app, scripted, broken):
-    server = scripted(brain({"match": offers("triage"), **broken}))
+def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take_over(make_app, serve, broken):
+    server = serve(brain({"match": offers("triage"), **broken}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 2, lambda n: f"Email from colleague {n}: can you send the notes by Friday?")
     app.sync()
@@ -491,10 +363,10 @@ def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take
     {"reply": call("triage", drop=[])},
     {"reply": call("triage", drop=[{"buffer_ids": [4242], "reason": "not ours"}])},
 ], ids=["bad-arguments-once", "malformed-json", "items-not-a-list", "empty-drop-only", "drop-only-naming-no-row"])
-def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, scripted, broken):
-    server = scripted(brain({"match": offers("triage"), "times": 2, **broken}))
+def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, serve, broken):
+    server = serve(brain({"match": offers("triage"), "times": 2, **broken}))
     if broken.get("fault") == "bad_arguments":  # the repair round's answer is broken once more, by another rule
-        server = scripted(brain({"match": offers("triage"), "times": 1, "fault": "bad_arguments"},
+        server = serve(brain({"match": offers("triage"), "times": 1, "fault": "bad_arguments"},
                                 {"match": offers("triage"), "times": 1,
                                  "reply": call("triage", items="all of them, inbox")}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
@@ -512,8 +384,8 @@ def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, scripte
     assert_each_once(ids)
 
 
-def test_dropped_rows_keep_their_reason_in_the_trace(make_app, scripted):
-    server = scripted(brain())
+def test_dropped_rows_keep_their_reason_in_the_trace(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ad = app.inject_buffered("email", "Weekly newsletter: 50% off socks", {})
     advance_to(app, at(app, 6, 7, 1))
@@ -548,8 +420,8 @@ def test_which_bulk_mail_is_dropped_by_rule_and_why():
         "not a pressing subject, not mail that is not bulk, not another sender's"
 
 
-def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_model_call(make_app, scripted):
-    server = scripted(brain())
+def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_model_call(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
     first = [bulk_mail(app, f"Fares newsletter #{n}: Lisbon from 49 EUR").id for n in range(5)]
@@ -580,8 +452,8 @@ def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_mode
     assert not buffers.unprocessed()
 
 
-def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, scripted):
-    server = scripted(brain())
+def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_DROP_AFTER": "0"})
     advance_to(app, at(app, 5, 14, 3))
     for n in range(5):
@@ -592,14 +464,14 @@ def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, scripted):
     assert ids_asked(triage_requests(server)[-1]) == [late.id]
 
 
-def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_wins(make_app, scripted):
+def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_wins(make_app, serve):
     def grouped(body):
         first, second, third = (i["buffer_id"] for i in request_items(body))
         return call("triage", items=[{"buffer_ids": [first], "summary": "the landlord asks about Friday",
                                       "priority": 2, "reason": "needs an answer"}],
                     drop=[{"buffer_ids": [second, third, first], "reason": "promotions"}])
 
-    server = scripted(brain({"match": offers("triage"), "reply": grouped}))
+    server = serve(brain({"match": offers("triage"), "reply": grouped}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 3, lambda n: f"Email from sender {n}: hello")
     advance_to(app, at(app, 6, 7, 1))
@@ -609,12 +481,12 @@ def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_win
     assert outcomes[ids[1]] == outcomes[ids[2]] == ("drop", "promotions")
 
 
-def test_a_triage_that_drops_everything_needs_no_items_list(make_app, scripted):
+def test_a_triage_that_drops_everything_needs_no_items_list(make_app, serve):
     def all_dropped(body):
         return call("triage", drop=[{"buffer_ids": [i["buffer_id"] for i in request_items(body)],
                                      "reason": "newsletters"}])
 
-    server = scripted(brain({"match": offers("triage"), "reply": all_dropped}))
+    server = serve(brain({"match": offers("triage"), "reply": all_dropped}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 2, lambda n: f"Weekly digest {n}")
     advance_to(app, at(app, 6, 7, 1))
@@ -623,8 +495,8 @@ def test_a_triage_that_drops_everything_needs_no_items_list(make_app, scripted):
     assert Inbox.select().count() == 0
 
 
-def test_triage_reads_a_calendar_change_from_its_sentence_without_the_payload_it_was_made_from(make_app, scripted):
-    server = scripted(brain())
+def test_triage_reads_a_calendar_change_from_its_sentence_without_the_payload_it_was_made_from(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     app.inject_buffered("calendar", "Moved: Dentist, now Thu 7 January 2027 10:00–10:30 (was Wed 6 January)",
                         {"change": "moved", "title": "Dentist", "start": "2027-01-07T09:00:00+00:00",
@@ -638,8 +510,8 @@ def test_triage_reads_a_calendar_change_from_its_sentence_without_the_payload_it
 
 
 # The morning briefing -------------------------------------------------------------------------
-def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app, scripted):
-    server = scripted(brain())
+def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "1500"})
     ids = emails(app, 12, lambda n: f"FYI parcel {n} has shipped and arrives soon")
     assert len(chunks(buffers.unprocessed(), 1500)) > 1
@@ -655,8 +527,8 @@ def test_the_morning_sync_makes_at_most_one_briefing_even_across_chunks(make_app
     assert_each_once(ids)
 
 
-def test_the_briefing_says_the_same_thing_once_with_how_many_there_were(make_app, scripted):
-    server = scripted(brain())
+def test_the_briefing_says_the_same_thing_once_with_how_many_there_were(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     emails(app, 3, lambda n: f"FYI your storage receipt is ready\nReceipt number {n}")
     emails(app, 1, lambda n: "FYI parcel 7 has shipped and arrives soon")
@@ -667,8 +539,8 @@ def test_the_briefing_says_the_same_thing_once_with_how_many_there_were(make_app
             "• FYI parcel 7 has shipped and arrives soon") in said[0]["text"]
 
 
-def test_a_morning_with_nothing_worth_saying_says_nothing(make_app, scripted):
-    server = scripted(brain())
+def test_a_morning_with_nothing_worth_saying_says_nothing(make_app, serve):
+    server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     emails(app, 5, lambda n: f"Weekly newsletter #{n}")
     advance_to(app, at(app, 6, 7, 1))
@@ -681,8 +553,8 @@ def test_a_morning_with_nothing_worth_saying_says_nothing(make_app, scripted):
 
 
 # Realtime routing -----------------------------------------------------------------------------
-def test_realtime_stimuli_go_to_the_inbox_at_priority_zero_and_never_wait_for_a_sync(make_app, scripted):
-    server = scripted(brain({"match": offers("triage"), "reply": triage_reply, "latency_ms": 1000}))
+def test_realtime_stimuli_go_to_the_inbox_at_priority_zero_and_never_wait_for_a_sync(make_app, serve):
+    server = serve(brain({"match": offers("triage"), "reply": triage_reply, "latency_ms": 1000}))
     seen_at_reply = []
 
     def printer(record):
@@ -693,7 +565,7 @@ def test_realtime_stimuli_go_to_the_inbox_at_priority_zero_and_never_wait_for_a_
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES, printer=printer)
     emails(app, 5, lambda n: f"Email from colleague {n}: notes")
     app.sync()
-    assert eventually(lambda: triage_requests(server))
+    assert wait_for(lambda: triage_requests(server))
     said = app.say("hello, are you there?")
     assert (said.priority, said.origin) == (0, "user")
     app.wait_idle()
@@ -785,13 +657,13 @@ def test_an_item_triage_kept_without_a_summary_is_named_by_its_opening_words(db)
     assert decision["summary"] == "Email from the gym: classes move to 18:00"
 
 
-def test_a_kept_item_without_a_summary_is_read_once_and_briefed_by_its_first_line(make_app, scripted):
+def test_a_kept_item_without_a_summary_is_read_once_and_briefed_by_its_first_line(make_app, serve):
     def kept_bare(body):  # as the prompt asks: no summary where the item's first line says what it is
         form, notice = (i["buffer_id"] for i in request_items(body))
         return call("triage", items=[{"buffer_ids": [form], "priority": 2, "reason": "needs a signature"},
                                      {"buffer_ids": [notice], "priority": 3, "reason": "fyi"}], drop=[])
 
-    server = scripted(brain({"match": offers("triage"), "reply": kept_bare}))
+    server = serve(brain({"match": offers("triage"), "reply": kept_bare}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     form = ("Email from school@example.com: Sign the trip form by Friday\nHi,\n\n"
             + "The class goes to the science museum on Monday; please sign the form and return it. " * 4 + "\nThanks")

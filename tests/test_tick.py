@@ -9,29 +9,29 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors.tick.actor import TickActor, run_scan
-from actors.tick.cron import next_fire
-from actors.tick.deadlines import plan_task, window_times
-from actors.tick.schedules import add_reminder, due_schedules, ensure_builtin_schedules, next_due
+from actors.shared.cron import next_fire
+from actors.deadlines import plan_task
+from actors.shared.schedule_rows import add_reminder
+from actors.shared.windows import window_times
+from actors.tick.schedules import due_schedules, ensure_builtin_schedules, next_due
 from storage import mute
 from storage import outbox
-from storage.db import open_database
-from storage.migrations import migrate
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic, Trace
 from wilson.kernel import quiet
 from wilson.kernel.actor import Context, WilsonActor
-from wilson.kernel.clock import UTC, RealClock, SimClock, monotonic, pause, wall_now
+from wilson.kernel.clock import UTC, RealClock, SimClock, wall_now
 from wilson.kernel.config import load
 from wilson.kernel.messages import Deliver, InboxReady, SyncRequest, TickNow
 from wilson.kernel.supervisor import ActorSpec, Supervisor
+from tests.poll import wait_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 WINDOWS = ["14d", "7d", "3d", "1d", "due", "overdue"]
 
 
 @pytest.fixture
-def db(tmp_path):
-    open_database(None, tmp_path)
-    migrate()
+def db(db, tmp_path):
+    """Here the working memory (conftest.py db) is asked for by its home directory."""
     return tmp_path
 
 
@@ -457,10 +457,7 @@ def test_tick_actor_with_a_real_clock_runs_its_own_timer(db, config):
         assert len(timers) == 1, "the tick actor runs one timer of its own"
         row = outbox.add(channel="telegram", text="good morning", trace_id="t1", key="k1", at=wall_now(),
                          deliver_after=wall_now() - timedelta(seconds=1))
-        deadline = monotonic() + 30  # a wait for the delivery; long only on a loaded machine
-        while ("telegram", Deliver(row.id)) not in sink and monotonic() < deadline:
-            pause(0.01)
-        assert ("telegram", Deliver(row.id)) in sink
+        wait_for(lambda: ("telegram", Deliver(row.id)) in sink, 30, "the delivery")  # long only on a loaded machine
     finally:
         supervisor.stop()
     timers[0].join(timeout=5)
@@ -486,7 +483,7 @@ def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
 # Windows per kind of task ---------------------------------------------------------
 
 def test_a_task_kind_is_read_from_its_title_then_its_topic():
-    from actors.tick.deadlines import task_kind
+    from actors.shared.windows import task_kind
 
     assert task_kind("Renew passport") == "document"
     assert task_kind("Book flights to Tokyo") == "booking"
@@ -500,7 +497,7 @@ def test_a_task_kind_is_read_from_its_title_then_its_topic():
 
 
 def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrides_them(db, config):
-    from actors.tick.deadlines import windows_config
+    from actors.shared.windows import windows_config
 
     config.set("tick", "windows_birthday", "3d,due")
     config.set("tick", "windows_bill", "3d,due,overdue")

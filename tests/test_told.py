@@ -10,7 +10,7 @@ from actors.cortex.told import thread_of, told_before
 from storage import inbox, outbox
 from storage.models import Outbox
 from tests.brain import context_of, is_cortex
-from tests.test_cortex import background, scripted, user_texts  # noqa: F401 (a fixture)
+from tests.cortex_support import background, user_texts
 
 NOW = datetime(2027, 1, 5, 12, tzinfo=UTC)
 TZ = ZoneInfo("Europe/Berlin")

@@ -10,8 +10,8 @@ import json
 from actors import tools
 from storage.models import Approval, ApprovalItem, Task, Topic
 from tests.brain import call
-from tests.test_cortex import background, say, scripted, stages, tool_results  # noqa: F401 (a fixture)
-from tests.test_offline import calendar, calls as offline_calls, cortex as offline_cortex, synapse  # noqa: F401
+from tests.cortex_support import background, say, stages, tool_results
+from tests.offline_rules_support import calendar, calls as offline_calls, cortex as offline_cortex, synapse  # noqa: F401
 
 TRIP = "Trip to Japan"
 

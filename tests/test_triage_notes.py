@@ -14,7 +14,6 @@ from actors.cortex.noted import triage_note
 from actors.triage import normalise_decisions, note_of
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, Trace
 from tests.brain import call, context_of, is_cortex, tool_names
-from tests.test_cortex import scripted  # noqa: F401 (a fixture)
 
 FORM = "Email from the school: sign the field trip consent form by Friday"
 

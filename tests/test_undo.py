@@ -19,18 +19,7 @@ from actors.cortex.calls import RunOutcome, propose_call
 from storage.models import Approval, ApprovalItem, Schedule, Task, Topic, Trace
 from wilson.app.repl import Command, Repl, parse
 from wilson.kernel.messages import Decision
-
-
-def repl_of(app) -> Repl:
-    return Repl(app, out=io.StringIO(), as_json=True)
-
-
-def said(app, repl, line: str) -> list[str]:
-    """What Wilson told the user after one line at the terminal."""
-    before = len(app.user_deliveries())
-    repl.run_line(line)
-    assert app.wait_idle()
-    return [d["text"] for d in app.user_deliveries()[before:]]
+from tests.repl_support import repl_of, said
 
 
 def newest() -> Approval:

@@ -7,8 +7,7 @@ import pytest
 
 from storage.models import Approval, Task, Topic
 from tests.fake_telegram import FORUM_CHAT_ID as FORUM
-from tests.test_telegram import (FRIEND, OWNER, approve_japan, buttons, japan_thread, keyboard_rows,  # noqa: F401
-                                 model, model_saw, wait_text, wilson)
+from tests.telegram_support import FRIEND, OWNER, approve_japan, buttons, japan_thread, keyboard_rows, model, model_saw, wait_text, wilson  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

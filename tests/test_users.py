@@ -11,8 +11,8 @@ import json
 
 from storage import routing
 from storage.models import Approval, Inbox, Task, Topic, Turn
-from tests.test_cortex import (background, call, cortex_requests, is_cortex, scripted,  # noqa: F401 (a fixture)
-                               user_texts)
+from tests.cortex_support import background, cortex_requests, user_texts
+from tests.brain import call, is_cortex
 from wilson.kernel.messages import StimulusCommitted
 
 SECRET = "my biopsy result came back: XYZZY-positive"

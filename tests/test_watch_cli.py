@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from channels.web import watcher
 from storage.models import Approval
-from tests.test_cli_fuzz import run_main
+from tests.cli_support import run_main
 
 FEED = "https://news.example.org/feed.xml"
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, Topic
-from tests.test_web_server import propose
+from tests.web_support import propose
 from tests.web_harness import VIEWPORT, LoopbackSite, base_url, browser_login, chromium, chromium_paths, logged_in, \
     shoot, token_and_code
 
@@ -241,7 +241,7 @@ def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_on
     from selenium.webdriver.support import expected_conditions as seen
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from tests.test_web_today import a_life
+    from tests.web_today_support import a_life
 
     life = a_life(web)
     browser_login(browser, web)
@@ -298,7 +298,7 @@ def test_snooze_stop_and_help_me_on_the_dashboard_each_take_one_press_and_ask_no
     from selenium.webdriver.support.ui import WebDriverWait
 
     from storage.models import Schedule
-    from tests.test_web_today import a_life
+    from tests.web_today_support import a_life
 
     life = a_life(web)
     pills = Schedule.create(name="reminder:pills", cron="0 8 * * *", kind="reminder", text="take my pills",

@@ -181,7 +181,7 @@ def test_budget_shows_todays_report_and_tokens_per_role_per_day(web):
 @pytest.mark.skipif(not (corpus_dir() / "feeds").is_dir(),
                     reason="the feed corpus is not there (set WILSON_CORPUS_DIR)")
 def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
-    from tests.test_web_watch import commit
+    from tests.web_watch_support import commit
 
     empty = "<rss version='2.0'><channel><title>Quiet</title></channel></rss>"
     files = sorted((corpus_dir() / "feeds" / "feedparser").glob("wellformed__sanitize__*"))

@@ -11,26 +11,7 @@ from channels.web.channel import ADDRESS_KEY, HEALTH_KEY, is_loopback, listening
 from storage import kv
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task
 from tests.web_harness import base_url, csrf_of, logged_in, token_and_code
-
-JAPAN = "I'm flying to Japan on 2027-04-10"
-
-
-def propose(app, client: httpx.Client) -> Approval:
-    """The user asks on the Conversation page; a proposal for that message reaches the gate, which
-    presents it on the web channel (made here, so the test does not hang on a model's wording)."""
-    from actors.proposals.make import propose
-    from wilson.kernel.messages import ProposalCreated
-
-    page = client.get("/conversation")
-    answer = client.post("/conversation", data={"csrf": csrf_of(page.text), "key": "k1", "text": JAPAN})
-    assert answer.status_code == 303
-    assert app.wait_idle()
-    row = Inbox.get((Inbox.source == "web") & (Inbox.text == JAPAN))
-    approval = propose(row, [("create_task", {"title": "Book flights to Japan", "due": "2027-03-01"},
-                                      "Create task: Book flights to Japan")], "web", app.clock.now(), app.config)
-    app.supervisor.tell("approval", ProposalCreated(approval.id))
-    assert app.wait_idle()
-    return Approval.get_by_id(approval.id)
+from tests.web_support import propose
 
 
 class Site:

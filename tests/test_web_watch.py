@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors import thalamus
-from storage import routing
 from channels.web import fetching, watcher
 from storage.models import ReceptorBuffer, Trace
 from tests.conftest import corpus_dir
 from tests.web_harness import LoopbackSite, corpus_feeds
+from tests.web_watch_support import commit
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 EVERY = timedelta(minutes=15)
@@ -26,12 +26,6 @@ PAGE = """<html><head><title>Visa for Japan</title><script>track()</script></hea
 <main><h1>Visa for Japan</h1><p>Updated 3 December 2026, 1,204 views</p>
 <p>Short stays need no visa for up to 90 days.</p>{extra}</main>
 <footer>© 2026</footer></body></html>"""
-
-
-def commit(now):
-    def one(text, key, payload):
-        return routing.commit_buffered(channel="web", text=text, dedup_key=key, payload=payload, at=now)
-    return one
 
 
 def look(url: str, now: datetime = NOW, http=None):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import importlib.util
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
@@ -248,9 +249,17 @@ class Skill:
     config: Section | None = None  # the [<skill name>] section
     prompt: str = ""  # rules added to the cortex's system prompt, one per line
     status: Callable | None = None  # status(config) → lines `wilson skills` adds (e.g. each MCP server's state)
+    # optional libraries it needs, as (module, the pip extra that installs it): missing, its tools are not offered
+    # and its channels do not start, and `wilson skills` says what to install
+    requires: tuple = ()
 
     def tool_objects(self) -> list[Tool]:
         return [t() if isinstance(t, type) else t for t in self.tools]
+
+    def missing(self) -> list[str]:
+        """What to install for it, one line per optional library that is not there."""
+        return [f"the {module} library (pip install 'wilson[{extra}]')" for module, extra in self.requires
+                if importlib.util.find_spec(module) is None]
 
 
 @dataclass
@@ -343,12 +352,17 @@ def not_set_up(config) -> dict[str, str]:
     """Tools of the enabled skills that these settings leave without what they need: name → why."""
     if config is None:
         return {}
-    return {t.name: why for s in enabled(config) for t in s.skill.tool_objects() if (why := t.needs(config))}
+    found = {t.name: why for s in enabled(config) for t in s.skill.tool_objects() if (why := t.needs(config))}
+    for s in enabled(config):
+        for missing in s.skill.missing()[:1]:
+            found.update({t.name: f"it needs {missing}" for t in s.skill.tool_objects()})
+    return found
 
 
 def channels(config=None) -> list[Channel]:
     """The channels of the enabled skills that are enabled by their settings, in start order."""
-    found = [(c.priority, s.name, c) for s in enabled(config) for c in s.skill.channels if c.enabled(config)]
+    found = [(c.priority, s.name, c) for s in enabled(config) if not s.skill.missing() for c in s.skill.channels
+             if c.enabled(config)]
     return [c for _, _, c in sorted(found, key=lambda f: (f[0], f[1], f[2].name))]
 
 
@@ -464,6 +478,7 @@ def describe(config=None) -> list[str]:
             lines.append(f"  channel: {channel.name} ({what}{idle})")
         if s.skill.status is not None and state == "on":
             lines += [f"  {line}" for line in s.skill.status(config)]
+        lines += [f"  needs: {missing}" for missing in s.skill.missing()]
         if s.skill.config is not None:
             lines.append(f"  settings: [{s.name}]")
         lines.append(f"  from {s.source}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from loguru import logger
@@ -11,11 +12,11 @@ from actors.cortex import noted
 from actors.cortex.told import told_before
 from actors.cortex.calls import RunOutcome, reason, run_kind
 from actors.cortex.context import FAST_HISTORY_TOKENS, build_context, build_messages, recent_turns
-from actors.cortex.outcome import kept, record_kept, record_outcome
+from actors.cortex.outcome import Notify, kept, record_kept, record_outcome
 from actors.cortex.prompts import BROKEN_RUN, BUDGET_NOTICE, KEPT_GIVEN_UP, NOTING_PROMPT, chat_prompt
 from actors.cortex.route import chat_run, choose_route, fallback_followup, judgement_for, template_reply
 from actors.hippocampus import recall as hippocampus_recall
-from storage import inbox, kv, mute, outbox, trace
+from storage import budget_notices, inbox, mute, outbox, trace
 from storage.db import database
 from storage.models import Inbox
 from wilson import skills
@@ -23,6 +24,25 @@ from wilson.kernel import faults, liveness
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.messages import DecisionRecorded, Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
 from wilson.model.synapse import trace_scope
+
+
+@dataclass(frozen=True)
+class Thought:
+    """What one run came to: the route that thought it (template, fast or deep), why, and its outcome."""
+    route: str
+    why: str
+    outcome: RunOutcome
+
+
+@dataclass(frozen=True)
+class Given:
+    """What a model run is given: recalled memories, recent turns, the toolbox and the context built of them."""
+    memories: list
+    turns: list
+    box: object
+    calendar: bool
+    context: dict
+    user_id: str | None
 
 
 class CortexActor(WilsonActor):
@@ -41,9 +61,9 @@ class CortexActor(WilsonActor):
             return
         day = now.astimezone(self.config.timezone).date().isoformat()
         with database.atomic():
-            if kv.get_setting(f"budget_notice:{day}") is not None:
+            if budget_notices.given(day):
                 return
-            kv.put_setting(f"budget_notice:{day}", error[:200])
+            budget_notices.note(day, error, now)
             channel = self.config.primary_channel
             box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
                              key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
@@ -148,54 +168,81 @@ class CortexActor(WilsonActor):
         tz = self.config.timezone
         owner = self.config.get("core", "owner")
         route, why = choose_route(row, judgement_for(row, now, owner, self.quiet_hold))
-        outcome = None
         with trace_scope(row.trace_id):  # a fall back to the offline rules is traced on this row's path
-            if route == "template" and row.origin == "user":  # a thanks, an "ok" or "what did I miss?" alone
-                reply, quoted = template_reply(row, now, tz, owner)
-                outcome = RunOutcome(reply=reply, read_untrusted=quoted)
-            elif route == "template" and noted.triage_note(row) is not None:  # triage said what to do about it
-                outcome = noted.act_on(row, now, tz, owner, self.toolbox())
-                if outcome.rejected_calls:  # the model reads the item itself, as it would have without the note
-                    name, problem = outcome.rejected_calls[0]
-                    route, why, outcome = "fast", f"{why}; but its {name} was refused ({problem[:120]})", None
-            elif route == "template":  # no model: no memories, turns or context to gather either
-                outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
-                if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
-                    self.notice_budget("BudgetExhausted: deep", now)
-            if outcome is None:
-                memories = []
-                try:  # recalled by the stimulus, its topic, its kind of event, its people and places
-                    memories = hippocampus_recall.memories_for(row, now, self.config)
-                except Exception as exc:
-                    logger.warning("recall unavailable: {}", exc)
-                topic_id = (row.payload or {}).get("topic_id")
-                turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
-                box = self.toolbox()
-                noting = route == "fast" and row.origin != "user"  # a note or one task from what came in
-                calendar = "calendar_lookup" in tools.offered("user", box)
-                context = build_context(row, now, tz, memories, turns, owner, calendar, named_only=noting)
-                user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
-                if route == "fast":  # routine chat gets the chat prompt; a background item the prompt of a note
-                    kind = chat_run(row)
-                    user_run = row.origin == "user"
-                    chat = ({"system": chat_prompt(kind, deciding=bool(context.get("pending_proposals"))),
-                             "history_tokens": FAST_HISTORY_TOKENS} if user_run else {"system": NOTING_PROMPT})
-                    messages = build_messages(context, row, turns, self.config,
-                                              offered=tools.offered(run_kind("fast", row.origin, kind), box), **chat)
-                    outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
-                                     box=box, context=context, role="fast", chat=kind)
-                    if outcome.escalated is not None:
-                        why = f"{why}; escalated to deep: {outcome.escalated}"
-                        route, outcome = "deep", None
-                        if noting:  # the planner plans around the week: it sees the tasks due soon too
-                            context = build_context(row, now, tz, memories, turns, owner, calendar)
-                if outcome is None:
-                    messages = build_messages(context, row, turns, self.config,
-                                              offered=tools.offered(run_kind("deep", row.origin), box))
-                    outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=user_id, owner=owner,
-                                     box=box, context=context)
-        outcome.route = f"{route}: {why}"
-        answered = row.origin == "user" and not outcome.error and route != "template"  # a model answered it
+            if route == "template":
+                thought = self.template_run(row, why, now, tz, owner)
+            else:
+                thought = self.model_run(row, route, why, now, tz, owner)
+        self.finish(row, thought, now, tz)
+
+    def template_run(self, row: Inbox, why: str, now: datetime, tz, owner) -> Thought:
+        """A run the code answers without a model, unless the triage note's call is refused: then the fast
+        model reads the item itself, as it would have without the note."""
+        if row.origin == "user":  # a thanks, an "ok" or "what did I miss?" alone
+            reply, quoted = template_reply(row, now, tz, owner)
+            return Thought("template", why, RunOutcome(reply=reply, read_untrusted=quoted))
+        if noted.triage_note(row) is not None:  # triage said what to do about it
+            outcome = noted.act_on(row, now, tz, owner, self.toolbox())
+            if not outcome.rejected_calls:
+                return Thought("template", why, outcome)
+            name, problem = outcome.rejected_calls[0]
+            return self.model_run(row, "fast", f"{why}; but its {name} was refused ({problem[:120]})", now, tz, owner)
+        # no model: no memories, turns or context to gather either
+        outcome = RunOutcome(surfaced=[(fallback_followup(row, tz), why, False)])
+        if self.ctx.synapse.paused("deep"):  # no model was needed here, but the user hears of the pause
+            self.notice_budget("BudgetExhausted: deep", now)
+        return Thought("template", why, outcome)
+
+    def model_run(self, row: Inbox, route: str, why: str, now: datetime, tz, owner) -> Thought:
+        """What the run gives the model (memories, turns, context, tools), then the fast or the deep run."""
+        memories = []
+        try:  # recalled by the stimulus, its topic, its kind of event, its people and places
+            memories = hippocampus_recall.memories_for(row, now, self.config)
+        except Exception as exc:
+            logger.warning("recall unavailable: {}", exc)
+        topic_id = (row.payload or {}).get("topic_id")
+        turns = recent_turns(row.user_id, topic_id, owner) if row.origin == "user" else []
+        box = self.toolbox()
+        noting = route == "fast" and row.origin != "user"  # a note or one task from what came in
+        calendar = "calendar_lookup" in tools.offered("user", box)
+        context = build_context(row, now, tz, memories, turns, owner, calendar, named_only=noting)
+        user_id = str(row.user_id or owner) if row.origin == "user" and (row.user_id or owner) else None
+        given = Given(memories, turns, box, calendar, context, user_id)
+        if route == "fast":
+            return self.fast_run(row, why, given, noting, now, tz, owner)
+        return self.deep_run(row, why, given, now, tz, owner)
+
+    def fast_run(self, row: Inbox, why: str, given: Given, noting: bool, now: datetime, tz, owner) -> Thought:
+        """Routine chat gets the chat prompt, a background item the prompt of a note; the fast model may hand
+        the run to the deep one."""
+        kind = chat_run(row)
+        user_run = row.origin == "user"
+        chat = ({"system": chat_prompt(kind, deciding=bool(given.context.get("pending_proposals"))),
+                 "history_tokens": FAST_HISTORY_TOKENS} if user_run else {"system": NOTING_PROMPT})
+        messages = build_messages(given.context, row, given.turns, self.config,
+                                  offered=tools.offered(run_kind("fast", row.origin, kind), given.box), **chat)
+        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=given.user_id, owner=owner,
+                         box=given.box, context=given.context, role="fast", chat=kind)
+        if outcome.escalated is None:
+            return Thought("fast", why, outcome)
+        if noting:  # the planner plans around the week: it sees the tasks due soon too
+            given = replace(given, context=build_context(row, now, tz, given.memories, given.turns, owner,
+                                                         given.calendar))
+        return self.deep_run(row, f"{why}; escalated to deep: {outcome.escalated}", given, now, tz, owner)
+
+    def deep_run(self, row: Inbox, why: str, given: Given, now: datetime, tz, owner) -> Thought:
+        messages = build_messages(given.context, row, given.turns, self.config,
+                                  offered=tools.offered(run_kind("deep", row.origin), given.box))
+        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=given.user_id, owner=owner,
+                         box=given.box, context=given.context)
+        return Thought("deep", why, outcome)
+
+    def finish(self, row: Inbox, thought: Thought, now: datetime, tz) -> None:
+        """What the run decided, committed and told: a message kept while the model is down, a background run
+        that failed deferred or answered by plain words, the floor's alarm, then the outcome's rows."""
+        outcome = thought.outcome
+        outcome.route = f"{thought.route}: {thought.why}"
+        answered = row.origin == "user" and not outcome.error and thought.route != "template"  # a model answered
         if outcome.error and row.origin == "user" and kept(outcome.error):
             if not (row.payload or {}).get("kept_after_answer"):
                 for channel, outbox_id in record_kept(row, outcome, now, self.config):
@@ -219,13 +266,16 @@ class CortexActor(WilsonActor):
         self.floor(row, outcome, now, tz)
         notify = record_outcome(row, outcome, now, self.config, self.quiet_hold)
         faults.point("cortex:after-outcome-commit")  # the proposal and replies are rows; nobody told yet
-        if notify["approval"]:
-            self.tell("approval", ProposalCreated(notify["approval"]))
-        if notify["again"]:
-            self.tell("approval", ProposalCreated(notify["again"], again_for=row.id))
-        for channel, outbox_id in notify["deliver"]:
+        self.tell_committed(row, notify)
+
+    def tell_committed(self, row: Inbox, notify: Notify) -> None:
+        if notify.approval:
+            self.tell("approval", ProposalCreated(notify.approval))
+        if notify.again:
+            self.tell("approval", ProposalCreated(notify.again, again_for=row.id))
+        for channel, outbox_id in notify.deliver:
             self.tell(channel, Deliver(outbox_id, outbox.added(outbox_id)))
-        if notify["sync"]:
+        if notify.sync:
             self.tell("thalamus", SyncRequest("request"))
-        for decision_id in notify.get("decisions") or ():
+        for decision_id in notify.decisions:
             self.tell("approval", DecisionRecorded(decision_id))

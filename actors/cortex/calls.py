@@ -14,6 +14,7 @@ from actors.proposals.rules import OPEN
 from storage.models import Approval, ApprovalItem
 from wilson.model import protocol
 from wilson.model.errors import BudgetExhausted, SynapseError
+from wilson.skills import is_int, short
 
 
 MAX_ROUNDS = 6
@@ -253,22 +254,22 @@ def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, use
     if origin != "user" or user_id is None:
         outcome.rejected_calls.append(("decide", NOT_THE_USER + f" (this run's origin: {origin})"))
         return {"error": NOT_THE_USER + "; nothing was decided"}
-    if not tools._is_int(args.get("proposal")):
-        return {"error": f"proposal must be a proposal id, got {tools._short(args.get('proposal'))}"}
+    if not is_int(args.get("proposal")):
+        return {"error": f"proposal must be a proposal id, got {short(args.get('proposal'))}"}
     approval = Approval.get_or_none(Approval.id == int(args["proposal"])) if 0 < int(args["proposal"]) < 2**62 else None
     if approval is None or str(approval.approver) != str(user_id):
-        return {"error": f"the user has no proposal {tools._short(args.get('proposal'))}; see pending_proposals"}
+        return {"error": f"the user has no proposal {short(args.get('proposal'))}; see pending_proposals"}
     if approval.status not in OPEN or approval.expires_at <= now:
         state = approval.status if approval.status not in OPEN else "expired"
         return {"error": f"proposal {approval.id} is {state}; it can no longer be decided"}
     action = args.get("action").strip().lower() if isinstance(args.get("action"), str) else None
     if action not in DECIDE_ACTIONS:
-        return {"error": f"action must be one of {', '.join(DECIDE_ACTIONS)}, got {tools._short(args.get('action'))}"}
+        return {"error": f"action must be one of {', '.join(DECIDE_ACTIONS)}, got {short(args.get('action'))}"}
     open_items = [i.position for i in approval.items.where(ApprovalItem.status == "pending")]
     items = args.get("items")
     if items in (None, "", []):
         items = []
-    elif not isinstance(items, list) or not all(tools._is_int(p) for p in items) or len(items) > 100:
+    elif not isinstance(items, list) or not all(is_int(p) for p in items) or len(items) > 100:
         return {"error": "items must be a list of item positions"}
     items = sorted({int(p) for p in items})
     unknown = [p for p in items if p not in open_items]

@@ -3,7 +3,7 @@ the user's spoken decisions, and the trace of silence."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from actors import attention, tools
@@ -17,11 +17,22 @@ from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Turn
 
 
-def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> dict:
+@dataclass
+class Notify:
+    """What a committed run tells whom afterwards: the gate of a new proposal (or one shown again), the channels
+    of their rows, the thalamus of a sync the run asked for, and the gate of the user's spoken decisions."""
+    approval: int | None = None
+    again: int | None = None
+    deliver: list[tuple[str, int]] = field(default_factory=list)
+    sync: bool = False
+    decisions: list[int] = field(default_factory=list)
+
+
+def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet_until) -> Notify:
     """Commit the run's results in one transaction; returns what to tell whom afterwards."""
     user_run = row.origin == "user"
     channel = row.reply_channel if user_run and row.reply_channel else config.primary_channel
-    notify = {"approval": None, "again": None, "deliver": [], "sync": outcome.sync_requested}
+    notify = Notify(sync=outcome.sync_requested)
     topic_id = (row.payload or {}).get("topic_id")
     label = tools.source_label(row)
     allowed = tools.own_hosts() if (label or outcome.read_untrusted) else None
@@ -44,11 +55,11 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
             else:
-                notify["approval"] = approval.id
+                notify.approval = approval.id
         elif row.kind == "modify" and (original := open_original(row)):
             # the words did not become a new proposal: the old one stands, and the user is shown it again
             outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, UNCHANGED.format(original.id)])))
-            notify["again"] = original.id
+            notify.again = original.id
         if user_run:
             reply = present(outcome.reply, None, allowed if outcome.read_untrusted else None)
             if not reply:
@@ -60,10 +71,10 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                                      created_at=now, topic_id=topic_id, user_id=row.user_id))
                 said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
                 trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
-                notify["deliver"].append((channel, box.id))
+                notify.deliver.append((channel, box.id))
             hot.insert_rows(Turn, turns)
         # quiet hours, the daily cap, bundling and the briefing decide when each one may interrupt
-        notify["deliver"] += attention.surface(
+        notify.deliver += attention.surface(
             row, [(shown, why, urgent) for text, why, urgent in outcome.surfaced
                   if (shown := present(text, label, allowed))], now,
             config, quiet_until, channel=channel, base_payload={"topic_id": topic_id, "source": label})
@@ -74,12 +85,12 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             box = outbox.add(channel="silent", text=outcome.reply or "(nothing)", trace_id=row.trace_id,
                              key=f"silent:{row.id}", at=now, payload={"why": reason}, surfaced=False)
             trace.record(row.trace_id, "silent", "cortex", reason, now)
-            notify["deliver"].append(("silent", box.id))
+            notify.deliver.append(("silent", box.id))
         for name, problem in outcome.rejected_calls:
             trace.record(row.trace_id, "refused", "cortex", f"{name}: {problem}", now)
         for effect in outcome.remembered:
             trace.record(row.trace_id, "remembered", "cortex", effect, now)
-        notify["decisions"] = record_decisions(row, outcome, channel, now, config)
+        notify.decisions = record_decisions(row, outcome, channel, now, config)
         inbox.finish(row.id, now, owner=row.owner)
     return notify
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from actors import tools
 from actors.cortex import noted
 from actors.cortex.context import _words, recent_turns
 from actors.cortex.missed import asks_what_was_missed, last_told_unasked, missed_view, since_last_said
@@ -15,6 +14,7 @@ from storage import reads
 from storage.models import Approval, ApprovalItem, Inbox, TaskFiring, Turn
 from wilson.kernel.clock import as_utc
 from wilson.model.offline import missed
+from wilson.skills import is_int
 
 
 def briefing_lines(row: Inbox) -> str:
@@ -237,13 +237,13 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None, quiet_hol
     if noted.triage_note(row) is not None:
         return noted.judgement(row, now, owner, quiet_hold)
     payload = row.payload or {}
-    if row.kind != "deadline" or not tools._is_int(payload.get("task_id")):
+    if row.kind != "deadline" or not is_int(payload.get("task_id")):
         return ""
     task_id = int(payload["task_id"])
     waiting = (ApprovalItem.select(ApprovalItem.args).join(Approval)
                .where(Approval.status.in_(OPEN) & (Approval.expires_at > now)
                       & (ApprovalItem.status == "pending")).order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
-    if any(isinstance(i.args, dict) and tools._is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
+    if any(isinstance(i.args, dict) and is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
            for i in waiting):
         return "a change to this task awaits the user's approval"
     earlier = (TaskFiring.select(TaskFiring.fired_at)

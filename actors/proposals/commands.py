@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from actors import tools
 from actors.proposals.decide import approve
 from actors.proposals.rules import DecisionResult, clipped
-from actors.tick.deadlines import due_date
+from actors.shared.windows import due_date
 from actors.tools.common import user_reminders, visible_to
 from storage import trace
 from storage.models import Approval, ApprovalItem, Schedule, Task

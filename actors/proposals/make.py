@@ -6,7 +6,8 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
-from actors import briefing, tools
+from actors import tools
+from actors.proposals import carried
 from actors.proposals.rules import MAX_REASON, OPEN, CannotPropose, actions_for, clipped, expires, find, nudge_at
 from actors.proposals.words import changes_between, one_line, reason_for, render
 from storage import mute
@@ -129,7 +130,7 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
 
 def release_kept(now: datetime) -> list[int]:
     """Proposals kept for a morning briefing that did not tell them go back to the gate, to be shown alone."""
-    orphans = briefing.orphaned(now)
+    orphans = carried.orphaned(now)
     for approval_id in orphans:
         with database.atomic():
             if Approval.update(presented_at=None).where((Approval.id == approval_id)
@@ -193,7 +194,7 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
                                           for i in approval.items.order_by(ApprovalItem.position)]},
                    "topic_id": approval.topic_id}
         source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
-        carrier = briefing.carries(approval, source) if again_for is None else None
+        carrier = carried.carries(approval, source) if again_for is None else None
         if carrier is not None:  # one of this morning's plans: told in full inside the briefing
             trace.record(approval.trace_id, "presented", actor,
                          f"proposal {approval.id} in the morning briefing (outbox {carrier.id})", now)
@@ -208,7 +209,7 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
                 held = quiet
         elif source is None and (approval.idempotency_key or "").startswith(UNASKED):
             held = mute.hold_until(config, now)  # what the night learned waits for the morning like the rest
-        morning = briefing.briefing_after_quiet(held, config) if held is not None and again_for is None else None
+        morning = carried.briefing_after_quiet(held, config) if held is not None and again_for is None else None
         if morning is not None:  # the night's plans are told in full in the briefing that ends it
             trace.record(approval.trace_id, "presented", actor,
                          f"proposal {approval.id} kept for the morning briefing at {morning:%Y-%m-%d %H:%M} UTC",

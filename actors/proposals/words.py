@@ -50,7 +50,7 @@ def headline(description: str) -> str:
 
 def one_line(text, limit: int = 80) -> str:
     """Words as they may stand inside a quoted line: one line, no curly quotes, links defanged, cut short."""
-    return tools._quoted(text if isinstance(text, str) else str(text), limit)
+    return tools.quoted(text if isinstance(text, str) else str(text), limit)
 
 
 def _day(moment: datetime, tz, now: datetime | None, with_time: bool) -> str:

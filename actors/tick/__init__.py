@@ -32,7 +32,9 @@ Window times (documented choice):
   the task or its new date is left out: they have just read it (`JUST_SEEN`). Windows set for the
   task itself are kept, and so is the last heads-up when no later window is left.
 
-The package, along its seams: `deadlines` (task windows and topic ends), `cron` (cron
-expressions across DST), `schedules` (the builtin jobs and reminders, the missed-job policy,
-`next_due`) and `actor` (one scan of everything, and the actor).
+The package, along its seams: `schedules` (the builtin jobs and reminders, the missed-job policy,
+`next_due`) and `actor` (one scan of everything, and the actor). What the gate, the briefing and the
+toolbox share with the tick lives below the organs: `actors/deadlines.py` (task windows and topic ends),
+`actors/shared/windows.py` (windows on dates), `actors/shared/cron.py` (cron expressions across DST) and
+`actors/shared/schedule_rows.py` (the reminders the toolbox writes).
 """

@@ -12,7 +12,8 @@ from loguru import logger
 from actors import attention, briefing
 from actors.proposals.make import release_kept
 from actors.proposals.rules import sweep_due, unshown
-from actors.tick.deadlines import ACTOR, DEADLINE_PRIORITY, Windows, scan_deadlines, scan_topic_ends, windows_config
+from actors.deadlines import ACTOR, DEADLINE_PRIORITY, scan_deadlines, scan_topic_ends
+from actors.shared.windows import Windows, windows_config
 from actors.tick.schedules import arm_schedules, due_schedules, ensure_builtin_schedules, fire_once
 from storage import inbox, mute, outbox, trace
 from storage.db import claim_transaction

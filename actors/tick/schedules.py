@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 
 from loguru import logger
 
+from actors.deadlines import ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, ended_unfired, next_close
 from actors.proposals.rules import due_moment
 from actors.ras import alarm_unanswered
-from actors.tick.cron import builtin_crons, next_fire, valid_cron, zone_of
-from actors.tick.deadlines import (ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, due_date, ended_unfired,
-                                   next_close)
+from actors.shared.cron import builtin_crons, next_fire, valid_cron, zone_of
+from actors.shared.windows import due_date
 from storage import buffers, inbox, trace
 from storage.db import claim_transaction, skip_locked
 from storage.models import Outbox, Schedule, Task, TaskFiring
@@ -52,45 +52,6 @@ def ensure_builtin_schedules(config, now: datetime) -> None:
             if changed or (ok and row.next_fire_at is None):
                 row.cron, row.timezone, row.enabled, row.next_fire_at = cron, tz_name, ok, fire
                 row.save()
-
-
-def add_reminder(name: str, cron: str, text: str, tz_name: str, now: datetime,
-                 staleness_seconds: int = 6 * 3600) -> Schedule:
-    """Create or replace a recurring reminder (for the approval gate's "remind me every ..." tool)."""
-    if not valid_cron(cron):
-        raise ValueError(f"not a cron expression: {cron!r}")
-    fire = next_fire(cron, zone_of(tz_name), now)
-    with claim_transaction():
-        row = Schedule.get_or_none(Schedule.name == name)
-        if row is None:
-            return Schedule.create(name=name, cron=cron, kind="reminder", text=text, timezone=tz_name,
-                                   staleness_seconds=staleness_seconds, next_fire_at=fire, enabled=True)
-        row.cron, row.kind, row.text, row.timezone = cron, "reminder", text, tz_name
-        row.staleness_seconds, row.next_fire_at, row.enabled = staleness_seconds, fire, True
-        row.save()
-        return row
-
-
-def add_once(name: str, at: datetime, text: str, tz_name: str) -> Schedule:
-    """Create or move a one-off reminder (kind "once"): it fires once at `at`, then switches itself off.
-    Its cron names the same local moment, so anything that reads it as a cron still sees the right time."""
-    at = as_utc(at)
-    local = at.astimezone(zone_of(tz_name))
-    cron = f"{local.minute} {local.hour} {local.day} {local.month} *"
-    with claim_transaction():
-        row = Schedule.get_or_none(Schedule.name == name)
-        if row is None:
-            return Schedule.create(name=name, cron=cron, kind="once", text=text, timezone=tz_name, next_fire_at=at,
-                                   enabled=True)
-        row.cron, row.kind, row.text, row.timezone, row.next_fire_at, row.enabled = cron, "once", text, tz_name, at, True
-        row.save()
-        return row
-
-
-def disable_snoozes(task_id: int) -> None:
-    """Switch off a task's snooze comeback ("snooze:<task id>:<until>"): it is no longer snoozed."""
-    Schedule.update(enabled=False).where((Schedule.kind == "once")
-                                         & Schedule.name.startswith(f"snooze:{task_id}:")).execute()
 
 
 def _snoozed_task(sched: Schedule) -> Task | None:

@@ -22,7 +22,7 @@ from actors.tools.common import (EARLIEST_YEAR, LATEST_YEAR, LIMITS, SURFACE_LIM
                                  already, calendar_events, describe_cron, parse_when, reminder_at, reminder_views,
                                  repeated, show_span, show_when, similar_titles, storable, task_view, topic_view,
                                  valid_windows, visible_to)
-from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RULE, _quoted, defang,  # noqa: F401
+from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RULE, defang, quoted,  # noqa: F401
                                     hosts_in, own_hosts, source_label, untrusted_block)
 from storage import outbox
 from storage.models import ApprovalItem

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from actors.tools.common import WHEN, BuiltinTool, _obj, calendar_events, next_midnight, parse_when
 from storage import outbox
-from wilson.skills import Channel, Skill
+from wilson.skills import Channel, Section, Skill
 
 
 class CalendarLookup(BuiltinTool):
@@ -157,8 +157,34 @@ def _queue(call, payload: dict) -> dict:
     return {"queued": True, **{k: v for k, v in payload.items() if k in ("action", "uid")}}
 
 
+# The [calendar] section of wilson.toml, this skill's own (wilson/skills.py Section).
+SETTINGS = Section(
+    defaults={
+        "path": "",
+        "url": "",
+        "caldav_url": "",
+        "caldav_username": "",
+        "caldav_password": "",
+        "horizon_days": 365,
+        "apple": False,
+        "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
+    },
+    schema={
+        "path": ("text", "an .ics file"),
+        "url": ("url", "an .ics subscription (https:// or webcal://)"),
+        "caldav_url": ("url", "a CalDAV server"),
+        "caldav_username": ("text", "the CalDAV account"),
+        "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
+        "horizon_days": ("count", "how far ahead events are read"),
+        "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
+        "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
+    },
+)
+
+
 SKILL = Skill(
     description="Calendar: events from an .ics file, a subscription or CalDAV, and a look at them.",
     tools=(CalendarLookup, CreateEvent, MoveEvent, CancelEvent),
     channels=(Channel("calendar", "channels.calendar:CalendarChannel", priority=20, buffered=True),),
+    config=SETTINGS,
 )

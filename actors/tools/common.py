@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo
 import peewee
 from cron_descriptor import ExpressionDescriptor, Options
 
-from actors.tick.deadlines import parse_windows
-from actors.tick.deadlines import DATE_ONLY_HOUR
+from actors.shared.windows import DATE_ONLY_HOUR, parse_windows
 from storage import calendar_days
 from storage.models import ReceptorBuffer, Schedule, Task, Topic
 from wilson.kernel.clock import UTC, as_utc

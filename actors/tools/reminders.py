@@ -3,8 +3,8 @@ the list of both in words. The tick fires them."""
 
 from __future__ import annotations
 
-from actors.tick.cron import valid_cron
-from actors.tick.schedules import add_once, add_reminder
+from actors.shared.cron import valid_cron
+from actors.shared.schedule_rows import add_once, add_reminder
 from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views,
                                  reminder_when, show_when, slug, user_reminders)
 from storage.models import Schedule

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from actors.tick.schedules import add_once, disable_snoozes
+from actors.shared.schedule_rows import add_once, disable_snoozes
 from actors.tools.common import LIMITS, BuiltinTool, I, _obj, show_when, valid_windows, visible_to
 from storage.models import Task, TaskStatus, Topic, TopicStatus
 from wilson.kernel.clock import as_utc

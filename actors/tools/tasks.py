@@ -4,8 +4,8 @@ tasks and topics and those of a shared topic (`visible_to`); what an approval cr
 
 from __future__ import annotations
 
-from actors.tick.deadlines import parse_windows
-from actors.tick.schedules import add_once, disable_snoozes
+from actors.shared.schedule_rows import add_once, disable_snoozes
+from actors.shared.windows import parse_windows
 from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
                                  _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span,
                                  show_when, task_view, topic_view, valid_windows, visible_to)

@@ -78,7 +78,7 @@ def defang(text: str, allowed: set[str] | None = None) -> str:
     return _LINK.sub(tame, str(text))
 
 
-def _quoted(value, limit: int = 60) -> str:
+def quoted(value, limit: int = 60) -> str:
     """Words quoted inside a line: one line, no curly quotes, links defanged, cut at a word within `limit`."""
     text = " ".join(str(value).split()).replace("“", "").replace("”", "")
     if len(text) > limit:
@@ -91,17 +91,17 @@ def _quoted(value, limit: int = 60) -> str:
 def _one_source(buffer: dict) -> str:
     channel = str(buffer.get("channel") or "buffered input")
     if channel == "calendar" and buffer.get("title"):
-        return f"the calendar event “{_quoted(buffer['title'])}”"
+        return f"the calendar event “{quoted(buffer['title'])}”"
     if channel == "email":
-        subject = f" “{_quoted(buffer['subject'])}”" if buffer.get("subject") else ""
-        sender = f" from {_quoted(buffer['from'], 80)}" if buffer.get("from") else ""
+        subject = f" “{quoted(buffer['subject'])}”" if buffer.get("subject") else ""
+        sender = f" from {quoted(buffer['from'], 80)}" if buffer.get("from") else ""
         return f"the email{subject}{sender}" if subject or sender else "your email"
     if channel in ("web", "feed") and (buffer.get("title") or buffer.get("url")):
         what = "web page" if channel == "web" else "feed item"
-        return f"the {what} “{_quoted(buffer.get('title') or buffer.get('url'))}”"
+        return f"the {what} “{quoted(buffer.get('title') or buffer.get('url'))}”"
     if channel == "mcp" and buffer.get("server"):
-        return f"the MCP server {_quoted(buffer['server'], 30)} (“{_quoted(buffer.get('watched') or '', 60)}”)"
-    return f"your {_quoted(channel, 30)}"
+        return f"the MCP server {quoted(buffer['server'], 30)} (“{quoted(buffer.get('watched') or '', 60)}”)"
+    return f"your {quoted(channel, 30)}"
 
 
 def source_label(row) -> str | None:
@@ -120,7 +120,7 @@ def source_label(row) -> str | None:
         return f"your {' and '.join(channels)}" if channels else "your calendar, mail and feeds"
     buffers = [b for b in payload.get("buffers") or [] if isinstance(b, dict)]
     if not buffers:
-        return f"your {_quoted(row.source, 30)}"
+        return f"your {quoted(row.source, 30)}"
     more = len(buffers) - 1
     return _one_source(buffers[0]) + (f" and {more} more item{'s' if more > 1 else ''}" if more else "")
 

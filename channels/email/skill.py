@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from channels.email.smtp import queue_send
 from storage.models import ReceptorBuffer
-from wilson.skills import Channel, Skill, Tool
+from wilson.skills import Channel, Section, Skill, Tool
 
 SEARCH_RESULTS = 10
 BACKGROUND_SEND = ("send_email is proposed only when the user asks for it in their own conversation, never "
@@ -144,10 +144,37 @@ class ReadEmail(Tool):
         return _mail(row, call.tz, 8000)
 
 
+# The [email] section of wilson.toml, this skill's own (wilson/skills.py Section).
+# The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
+SETTINGS = Section(
+    defaults={"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
+              "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
+              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
+    schema={
+        "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
+        "imap_port": ("count", "0: 993 for ssl, 143 otherwise"),
+        "imap_security": ("text", "ssl, starttls, or none (a loopback host only)"),
+        "username": ("text", "the mailbox login, usually your address"),
+        "password": ("text", "set WILSON_EMAIL_PASSWORD in the environment (an app password), never here"),
+        "folders": ("list", "folders to read, e.g. [\"INBOX\"]"),
+        "poll": ("duration_or_off", "how often the folders are checked for new mail, e.g. 5m; off disables"),
+        "backfill": ("count", "on the first look at a folder, how many of its newest mails are read"),
+        "bulk_senders": ("list", "addresses or @domains whose mail counts as bulk, e.g. @news.example.com"),
+        "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
+        "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
+        "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
+        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
+                                  "takes mail without AUTH)"),
+        "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
+    },
+)
+
+
 SKILL = Skill(
     description="Email: reads your mail into the briefing, finds a mail when asked, sends only what you approve.",
     tools=(SendEmail, SearchEmail, ReadEmail),
     channels=(Channel("email", "channels.email.channel:EmailChannel", priority=30, buffered=True,
                       enabled=lambda config: bool(config.get("email", "imap_host")
                                                   or config.get("email", "smtp_host"))),),
+    config=SETTINGS,
 )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from loguru import logger
 
 from actors.proposals import make
-from actors.tools.untrusted import _quoted
+from actors.tools.untrusted import quoted
 from channels.base import Channel as ChannelActor
 from channels.mcp import watch
 from channels.mcp.client import START_TIMEOUT, Connection, Unavailable
@@ -246,7 +246,7 @@ class AcceptDescription(Tool):
     undo_only = True
 
     def describe(self, args, call):
-        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{_quoted(args['said'], 300)}” "
+        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{quoted(args['said'], 300)}” "
                 "(the server's words, not Wilson's)")
 
     def execute(self, args, call):
@@ -301,7 +301,7 @@ def server_lines(connection: Connection, details: bool = False) -> list[str]:
     if spec.watch:
         lines.append(f"  watched every {spec.watch_minutes:g} minutes: {', '.join(capped(w, 80) for w in spec.watch)}")
     if details:
-        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{_quoted(t.said, 160)}” (its own words, "
+        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{quoted(t.said, 160)}” (its own words, "
                   "untrusted)" for t in tools]
     return lines
 
@@ -352,4 +352,5 @@ SKILL = McpSkill(
                                                   "`wilson mcp serve` is the stdio way)")},
                    check=check),
     status=status,
+    requires=(("mcp", "mcp"),),  # the protocol's SDK, an extra: without it the skill says what to install
 )

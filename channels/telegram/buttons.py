@@ -19,9 +19,9 @@ from actors.proposals.rules import OPEN, OWNER_ONLY, REVIVE, UNDO, actions_for, 
 from actors.proposals.undo import LATEST, latest_approved
 from actors.proposals.words import render, undo_named
 from channels import views
-from channels.telegram.state import AWAITING_MODIFY, DECISION_CHAT, Incoming, LEFT_OUT
+from channels.telegram.state import AWAITING_MODIFY, Incoming, LEFT_OUT
 from channels.telegram.text import SHOW, describe, keyboard, parse_callback, parse_command_data, parse_toggle
-from storage import decisions, kv, outbox, routing, trace
+from storage import decision_chats, decisions, marks, outbox, routing, trace
 from storage.models import Approval, ApprovalItem
 from wilson.kernel.messages import Decision, DecisionRecorded, Deliver, StimulusCommitted
 
@@ -73,7 +73,7 @@ class Buttons:
                 self._reply("There is nothing I changed for you to undo.", incoming, "undo")
                 return True
             approval_id = latest.id
-        kv.put_setting(DECISION_CHAT + str(approval_id), incoming.where)
+        decision_chats.remember(str(approval_id), incoming.where, incoming.now)
         row = decisions.record(approval_id=approval_id, action=action, user_id=incoming.uid, channel=self.name,
                                at=incoming.now)
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -84,7 +84,7 @@ class Buttons:
         as their approval and answers with a receipt (and its Undo button) in this chat."""
         row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=uid, channel=self.name, at=now,
                                text=words)
-        kv.put_setting(DECISION_CHAT + "command:" + str(row.id), where)
+        decision_chats.remember(f"command:{row.id}", where, now)
         after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
 
     def _help(self, uid: str, task_id: int, where: dict, reply: dict, key: str, now: datetime,
@@ -123,13 +123,13 @@ class Buttons:
 
     def _modification(self, incoming: Incoming, text: str) -> bool:
         """After Modify, the user's next words are the change; True when these words were it."""
-        awaiting = kv.get_setting(AWAITING_MODIFY + incoming.uid)
+        awaiting = marks.get(AWAITING_MODIFY, incoming.uid)
         if not awaiting:
             return False
-        kv.delete_setting(AWAITING_MODIFY + incoming.uid)
+        marks.delete(AWAITING_MODIFY, incoming.uid)
         if not modify_still_wanted(awaiting, incoming.now):
             return False
-        kv.put_setting(DECISION_CHAT + str(awaiting["approval_id"]), incoming.where)
+        decision_chats.remember(str(awaiting["approval_id"]), incoming.where, incoming.now)
         row = decisions.record(approval_id=int(awaiting["approval_id"]), action="modify", user_id=incoming.uid,
                                channel=self.name, at=incoming.now, text=text, nonce=awaiting.get("nonce"))
         incoming.after.append(lambda: self.tell("approval", DecisionRecorded(row.id)))
@@ -176,7 +176,7 @@ class Buttons:
         where = {"chat_id": int(message.chat.id) if message else int(uid)}
         if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
-        kv.put_setting(DECISION_CHAT + str(approval_id), where)
+        decision_chats.remember(str(approval_id), where, now)
         if action in (REVIVE, UNDO):  # the gate says whether it can; its new proposal is the answer
             approval = Approval.get_or_none(Approval.id == approval_id)
             if approval is None or not may_decide(uid, approval, self._owner_decides()):
@@ -196,15 +196,15 @@ class Buttons:
         problem = check(decision, Approval.get_or_none(Approval.id == approval_id), now, self.config.timezone,
                         self._owner_decides())
         if action == "modify" and not problem:
-            kv.put_setting(AWAITING_MODIFY + uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()})
+            marks.put(AWAITING_MODIFY, uid, {"approval_id": approval_id, "nonce": nonce, "at": now.isoformat()}, now)
             incoming = Incoming(uid=uid, where=where, reply={}, key=f"telegram:{update_id}", now=now, after=after)
             self._reply(f"What should I change in proposal {approval_id}? Tell me in your next message.", incoming,
                         "modify")
             answer("Tell me what to change.")
             return
-        kv.delete_setting(AWAITING_MODIFY + uid)  # a press instead of the change: the next words are a message again
+        marks.delete(AWAITING_MODIFY, uid)  # a press instead of the change: the next words are a message again
         items: tuple[int, ...] = ()
-        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ()) if action == "approve" and not problem else set()
+        left_out = set(marks.get(LEFT_OUT, str(approval_id)) or ()) if action == "approve" and not problem else set()
         if left_out:  # toggled: these items, and not the others
             pending = [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
                 (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
@@ -213,7 +213,7 @@ class Buttons:
                 answer("Nothing is chosen: tick at least one item, or press Reject.")
                 return
             action = "confirm"
-            kv.delete_setting(LEFT_OUT + str(approval_id))
+            marks.delete(LEFT_OUT, str(approval_id))
         # A row in the offset's transaction: a press is never acknowledged to Telegram and then lost.
         row = decisions.record(approval_id=approval_id, action=action, user_id=uid, channel=self.name, at=now,
                                items=items, nonce=nonce)
@@ -262,9 +262,9 @@ class Buttons:
         if problem or item is None:
             answer((problem or "That item is already decided.")[:CALLBACK_ANSWER_MAX])
             return
-        left_out = set(kv.get_setting(LEFT_OUT + str(approval_id)) or ())
+        left_out = set(marks.get(LEFT_OUT, str(approval_id)) or ())
         left_out ^= {position}
-        kv.put_setting(LEFT_OUT + str(approval_id), sorted(left_out))
+        marks.put(LEFT_OUT, str(approval_id), sorted(left_out), now)
         title = " ".join(item.description.split())[:80]
         answer((f"Left out: {title}" if position in left_out else f"Back in: {title}")[:CALLBACK_ANSWER_MAX])
         message = query.message
@@ -277,7 +277,7 @@ class Buttons:
         items = [{"position": i.position, "description": i.description}
                  for i in approval.items.where(ApprovalItem.status == "pending").order_by(ApprovalItem.position)]
         return keyboard({"id": approval.id, "nonce": approval.nonce, "actions": actions_for(approval),
-                         "items": items}, kv.get_setting(LEFT_OUT + str(approval.id)) or ())
+                         "items": items}, marks.get(LEFT_OUT, str(approval.id)) or ())
 
     async def _redraw(self, approval_id: int, chat_id: int, message_id: int) -> None:
         async with self._send_lock:  # never after the settled edit has taken the buttons away

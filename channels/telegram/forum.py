@@ -8,7 +8,7 @@ from telegram.error import BadRequest, TelegramError
 
 from channels.telegram.state import RENAMED
 from channels.telegram.text import briefing_keyboard, describe, settled_text
-from storage import kv
+from storage import marks
 from storage.models import Approval, ApprovalItem, Outbox, Topic
 from wilson.kernel import faults
 
@@ -88,7 +88,7 @@ class Forum:
                     continue
                 topic_id = (item.result or {}).get("topic_id")
                 topic = Topic.get_or_none(Topic.id == topic_id) if topic_id else None
-                if topic is None or not topic.thread_ref or kv.get_setting(RENAMED + str(item.id)):
+                if topic is None or not topic.thread_ref or marks.get(RENAMED, str(item.id)):
                     continue
                 try:
                     await self._rename_thread(item, topic)
@@ -98,8 +98,8 @@ class Forum:
     async def _rename_thread(self, item: ApprovalItem, topic: Topic) -> None:
         """The forum thread takes the topic's new name, once per approved rename (a proposal settled again,
         say when its replacement is shown, does not rename it again)."""
-        done = RENAMED + str(item.id)
-        if kv.get_setting(done):
+        done = str(item.id)
+        if marks.get(RENAMED, done):
             return
         name = topic.title[:128]
         faults.point("telegram:before-rename-thread")
@@ -109,5 +109,5 @@ class Forum:
         except BadRequest as exc:
             if "not_modified" not in str(exc).lower().replace(" ", "_"):
                 raise
-        kv.put_setting(done, name)
+        marks.put(RENAMED, done, name, self.now())
         logger.info("forum thread {} of topic {} renamed", topic.thread_ref, topic.id)

@@ -15,18 +15,18 @@ from telegram import Message, Update
 from actors.proposals import commands as own_commands, make, rules
 from channels import views
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
-from channels.telegram.polling import COMMANDS
 from channels.telegram.state import Incoming, OFFSET_CURSOR
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
 from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import Feedback, Inbox, Outbox, SentMessage, Topic
 from wilson.kernel import bounds, faults
+from wilson.kernel.commands import telegram_menu
 from wilson.kernel.messages import Deliver, ProposalCreated, ReplyTo, StimulusCommitted, SyncRequest, TickNow
 
 HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything, and “undo” puts "
         "back what you approved.\n\n"
-        + "\n".join(f"/{name} — {what}" for name, what in COMMANDS))
+        + "\n".join(f"/{name} — {what}" for name, what in telegram_menu()))
 REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
            "on the computer I run on, then send me /start followed by the code it prints.")
 

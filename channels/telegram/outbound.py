@@ -18,7 +18,7 @@ from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
 from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, follow_up_keyboard,
                                     keyboard, retry_seconds,
                                     revive_keyboard, split_text, undo_keyboard)
-from storage import kv, outbox, trace
+from storage import kv, marks, outbox, trace
 from storage.models import Approval, Outbox, SentMessage
 from wilson.kernel import clock as clockmod
 from wilson.kernel import faults
@@ -205,7 +205,7 @@ class Outbound:
         if plain:
             pass
         elif payload.get("approval"):
-            markup = keyboard(payload["approval"], kv.get_setting(LEFT_OUT + str(payload["approval"].get("id"))) or ())
+            markup = keyboard(payload["approval"], marks.get(LEFT_OUT, str(payload["approval"].get("id"))) or ())
         elif payload.get("revive"):
             revive = payload["revive"]
             markup = revive_keyboard(revive if isinstance(revive, list) else [revive]) or None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from actors.proposals.rules import undoes
 from channels.telegram.access import owner_id
-from channels.telegram.state import DECISION_CHAT, NoRecipient
-from storage import kv
+from channels.telegram.state import NoRecipient
+from storage import decision_chats
 from storage.models import Approval, Inbox, Outbox, Topic
 
 
@@ -32,7 +32,7 @@ class Placement:
         if isinstance(decision, dict):  # the gate's answer goes where the button was pressed
             named = (f"command:{decision.get('id')}" if decision.get("action") == "do"
                      else str(decision.get("approval_id")))
-            where = kv.get_setting(DECISION_CHAT + named)
+            where = decision_chats.place(named)
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
         owner = owner_id(self.config)
@@ -51,11 +51,11 @@ class Placement:
         if row is not None and row.source == self.name and payload.get("chat_id"):
             return int(payload["chat_id"]), payload.get("thread_id")
         if undoes(approval):  # an undo goes where it was asked for
-            where = kv.get_setting(DECISION_CHAT + str(undoes(approval)))
+            where = decision_chats.place(str(undoes(approval)))
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
         if approval.supersedes:
-            where = kv.get_setting(DECISION_CHAT + str(approval.supersedes))
+            where = decision_chats.place(str(approval.supersedes))
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
             original = self._proposal_place(approval.supersedes)

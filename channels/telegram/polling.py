@@ -18,20 +18,9 @@ from channels.telegram.state import HEALTH_CURSOR, OFFSET_CURSOR
 from channels.telegram.text import describe, usable_update_id
 from storage import kv
 from wilson.kernel import clock as clockmod
+from wilson.kernel.commands import telegram_menu
 
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "message_reaction"]
-COMMANDS = [
-    ("tasks", "your open tasks"),
-    ("overdue", "tasks whose day has passed, with what you can do"),
-    ("done", "mark a task done at once, e.g. /done 3 (also /snooze 3 2d, /move 3 2027-03-01, /drop 3)"),
-    ("topics", "topics and their tasks"),
-    ("today", "look at what's new, now"),
-    ("quiet", "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)"),
-    ("budget", "what the language model cost today"),
-    ("expired", "proposals that ran out of time, to bring back"),
-    ("memory", "what I've learned about you (/forget N when one is wrong)"),
-    ("help", "what I understand; /help 3 asks me to help with task 3"),
-]
 
 
 class Polling:
@@ -72,7 +61,7 @@ class Polling:
         if self._commands_set:
             return
         try:
-            await self.poller.set_my_commands([BotCommand(name, what[:256]) for name, what in COMMANDS])
+            await self.poller.set_my_commands([BotCommand(name, what[:256]) for name, what in telegram_menu()])
             self._commands_set = True
         except TelegramError as exc:  # a missing command menu is cosmetic
             logger.info("could not set the command menu: {}", describe(exc))

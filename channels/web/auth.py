@@ -19,12 +19,11 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
-from storage import kv
+from storage import kv, web_sessions
 from storage.db import database
 
 TOKEN_KEY = "web:token"
 CODE_KEY = "web:login_code"
-SESSION_PREFIX = "web:session:"
 LOGIN_CODE_TIME = timedelta(minutes=15)
 SESSION_TIME = timedelta(days=30)
 MAX_SECRET = 200  # characters; anything longer is not one of ours and is not hashed
@@ -40,7 +39,7 @@ def new_token(now: datetime) -> tuple[str, str]:
     with database.atomic():
         kv.put_setting(TOKEN_KEY, {"hash": digest(token), "created": now.isoformat()})
         kv.put_setting(CODE_KEY, {"hash": digest(code), "expires": (now + LOGIN_CODE_TIME).isoformat()})
-        kv.delete_settings(SESSION_PREFIX)
+        web_sessions.end_all()
     return token, code
 
 
@@ -73,8 +72,7 @@ def use_login_code(code: str | None, now: datetime) -> bool:
 
 def new_session(now: datetime) -> str:
     sid = secrets.token_urlsafe(32)
-    kv.put_setting(SESSION_PREFIX + digest(sid), {"csrf": secrets.token_urlsafe(24), "created": now.isoformat(),
-                                        "expires": (now + SESSION_TIME).isoformat()})
+    web_sessions.start(digest(sid), secrets.token_urlsafe(24), now, now + SESSION_TIME)
     return sid
 
 
@@ -82,20 +80,12 @@ def session(sid: str | None, now: datetime) -> dict | None:
     """The session's record ({"csrf", ...}) while it is valid, else None."""
     if not sid or len(sid) > MAX_SECRET:
         return None
-    value = kv.get_setting(SESSION_PREFIX + digest(sid))
-    if not isinstance(value, dict):
-        return None
-    try:
-        if now >= datetime.fromisoformat(value["expires"]):
-            return None
-    except (KeyError, TypeError, ValueError):
-        return None
-    return value
+    return web_sessions.valid(digest(sid), now)
 
 
 def end_session(sid: str | None) -> None:
     if sid and len(sid) <= MAX_SECRET:
-        kv.delete_setting(SESSION_PREFIX + digest(sid))
+        web_sessions.end(digest(sid))
 
 
 def csrf_ok(record: dict | None, sent: str | None) -> bool:

@@ -21,6 +21,7 @@ from storage import calendar_days
 from storage import trace as traces
 from storage.beliefs import memory_list
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Outbox, ReceptorBuffer, Task, TokenUsage, Topic
+from wilson.kernel.commands import dashboard_nav
 from wilson.kernel.clock import as_utc
 from wilson.kernel.config import ROLES
 
@@ -32,6 +33,7 @@ CONVERSING = ("web", "repl")
 
 _env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
                    trim_blocks=True, lstrip_blocks=True)
+_env.globals["nav_links"] = dashboard_nav()  # the one command table's pages
 
 
 def when(value) -> str:

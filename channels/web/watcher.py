@@ -1,6 +1,6 @@
 """The watcher: pages and feeds the user asked Wilson to watch, checked on their own cadence.
 
-What is watched. One Setting row per source, "web:watch:<id>" (the id is a digest of the
+What is watched. One row per source in the table `watch` (storage/watches.py; the id is a digest of the
 address, so watching an address twice is one source). The row holds what the user chose
 (address, how often) and what the last look found: validators (ETag, Last-Modified), a
 digest of the last body, the feed item ids already seen, or the page's readable text.
@@ -46,12 +46,10 @@ from loguru import logger
 from channels.web import fetching
 from channels.web.fetching import MAX_URL, Fetched, WatchError, fetch, robots_allow
 from channels.web.reading import SNAPSHOT_CHARS, masked, page_change, page_text, read_feed
-from storage import kv, trace
+from storage import trace, watches
 from storage.db import database
-from storage.models import Setting
 from wilson.kernel import clock as clockmod
 
-PREFIX = "web:watch:"
 MIN_EVERY = timedelta(minutes=5)  # the user may ask for less often, never more (be kind to servers)
 MAX_EVERY = timedelta(days=7)
 DEFAULT_EVERY = timedelta(minutes=15)
@@ -105,8 +103,7 @@ def source_id(url: str) -> str:
 
 
 def get(url: str) -> dict | None:
-    state = kv.get_setting(PREFIX + source_id(url))
-    return state if isinstance(state, dict) else None
+    return watches.get(source_id(url))
 
 
 def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
@@ -120,16 +117,15 @@ def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
 
 
 def remove(url: str) -> bool:
-    return kv.delete_setting(PREFIX + source_id(url))
+    return watches.delete(source_id(url))
 
 
 def save(state: dict) -> None:
-    kv.put_setting(PREFIX + state["id"], state)
+    watches.save(state["id"], state)
 
 
 def sources() -> list[dict]:
-    rows = Setting.select().where(Setting.key.startswith(PREFIX)).order_by(Setting.key)
-    return [r.value for r in rows if isinstance(r.value, dict) and r.value.get("url")]
+    return [state for state in watches.every() if state.get("url")]
 
 
 def due(now: datetime) -> list[dict]:

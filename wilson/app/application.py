@@ -94,6 +94,10 @@ def channel_roles(config: Config) -> tuple[str, list[str]]:
     return primary, [c.name for c in found if c.buffered]
 
 
+class IdleTimeout(TimeoutError):
+    """Wilson was still busy when `wait_idle` gave up: a stall, never a result to read as "done"."""
+
+
 class Wilson:
     def __init__(self, config: Config, clock: clockmod.Clock, *, llm: str | None = None, printer=None,
                  log_sink=None, log_level: str = "INFO", watchdog: bool = True, role: str = "all"):
@@ -239,7 +243,7 @@ class Wilson:
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Block until no message is in flight and nothing waits in the database for these actors:
         no inbox row to claim or being worked, no outbox row to deliver, no decision to apply, no
-        proposal to show. False on timeout."""
+        proposal to show. Returns True; raises IdleTimeout when it is still busy after `timeout` seconds."""
         deadline = clockmod.monotonic() + timeout
         delivering = set(self.supervisor.names())
         quiet_rounds = 0
@@ -263,8 +267,8 @@ class Wilson:
             else:
                 quiet_rounds = 0
             clockmod.pause(0.002)  # two quiet looks a moment apart, not back to back
-        logger.warning("still busy after {}s", timeout)
-        return False
+        raise IdleTimeout(f"Wilson is still busy after {timeout:g}s ({self.supervisor.in_flight()} message(s) in "
+                          f"flight, inbox {inbox.pending_count()} waiting)")
 
     def advance(self, delta: timedelta) -> datetime:
         """Live through `delta` of simulated time, firing everything due in order."""

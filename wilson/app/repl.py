@@ -28,10 +28,11 @@ from channels import views
 from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
 from wilson.app import home_guard
-from wilson.app.application import Wilson
+from wilson.app.application import IdleTimeout, Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
 from wilson.kernel import bounds, clock as clockmod
+from wilson.kernel.commands import repl_words
 from wilson.kernel.logs import file_sink
 from wilson.kernel.messages import TickNow
 from wilson.kernel.redact import redact
@@ -65,10 +66,10 @@ Any other sentence is said to Wilson, as with say."""
 
 # Commands that are the whole line; followed by more words, the line is a sentence for Wilson
 # ("now what?", "wait, I forgot…").
-ALONE = ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "budget", "help", "wait",
-         "quit", "exit", "sync", "now", "today", "overdue")
-WITH_ARGUMENTS = ("say", "calendar", "email", "web", "advance", "approve", "reject", "modify", "show", "revive", "forget",
-                  "trace", "quiet")
+# The words come from the one command table (wilson/kernel/commands.py); "undo" is read before them, as typed
+# in a chat, and so are the user's own commands ("done 3").
+ALONE = tuple(w for w in repl_words(alone=True) if w != "undo") + ("exit",)
+WITH_ARGUMENTS = repl_words(alone=False)
 COMMANDS = ALONE + WITH_ARGUMENTS
 # commands that take a number, and whose word also starts a sentence: without a number first, a sentence
 SENTENCE_STARTS = ("approve", "reject", "modify", "show", "revive", "forget")
@@ -522,6 +523,8 @@ def _run(opts, config, clock: clockmod.Clock) -> int:
             print("Wilson is listening. Type `help` for commands, or just say something.", flush=True)
         repl.loop(sys.stdin, echo=opts.echo)
         app.wait_idle()
+    except IdleTimeout as exc:  # the session ended with work still going: it stops as it is, and says so
+        print(f"error: {exc}", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         pass
     finally:

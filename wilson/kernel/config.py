@@ -73,29 +73,6 @@ DEFAULTS: dict[str, dict] = {
         "price_fast": "0.40/0.10/1.60",
         "price_deep": "2.00/0.50/8.00",
     },
-    "telegram": {
-        "token": "",
-        "base_url": "https://api.telegram.org/bot",
-        "allowed_users": "",
-        "forum_chat_id": "",
-        "poll_timeout": 30,
-        "liveness_seconds": 120,
-        "retry_max_seconds": 30.0,  # the longest wait between two tries of an undelivered message
-    },
-    "calendar": {
-        "path": "",
-        "url": "",
-        "caldav_url": "",
-        "caldav_username": "",
-        "caldav_password": "",
-        "horizon_days": 365,
-        "apple": False,
-        "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
-    },
-    # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
-    "email": {"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
-              "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
-              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
     # drop_after: bulk mail (a newsletter, an offer) from a sender whose last this many bulk mails the triage model
     # all dropped is dropped without asking it, unless its subject is pressing; 0 asks the model about every one.
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000, "drop_after": 5},
@@ -104,7 +81,7 @@ DEFAULTS: dict[str, dict] = {
     # 0 asks the model about every mail.
     "ras": {"interval_minutes": 15, "routine_after": 5},
     # Follow-up windows of a task without its own (Task.escalation): a week ahead, the day before, the day,
-    # and once when it is overdue. A kind of task (actors/tick/deadlines.py task_kind: document, booking, packing,
+    # and once when it is overdue. A kind of task (actors/shared/windows.py task_kind: document, booking, packing,
     # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
     # an empty one means the default.
     "tick": {"interval_seconds": 10.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
@@ -117,8 +94,6 @@ DEFAULTS: dict[str, dict] = {
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True, "offline_wake": True},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
-    # The dashboard: loopback unless a host is set on purpose (another host prints a warning at start).
-    "web": {"enabled": True, "host": "127.0.0.1", "port": 8765, "watch_poll": "15m"},
     "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
                    "restart_window": 60.0},
     "skills": {"disabled": []},
@@ -127,7 +102,7 @@ DEFAULTS: dict[str, dict] = {
 SECRET_KEYS = ("token", "api_key", "password", "secret")
 ROLES = ("reflex", "fast", "deep")  # the model roles, cheapest first: every other module takes them from here
 
-# What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by _check().
+# What each key holds: (kind, one line for the commented wilson.toml). Kinds are checked by check_value().
 SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "core": {
         "timezone": ("timezone", "IANA name, e.g. Europe/Berlin; detected from the system at the first run"),
@@ -162,42 +137,6 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
                                      "output (the defaults are examples, not your provider's prices)")
            for _r in ROLES},
-    },
-    "telegram": {
-        "token": ("text", "from @BotFather; set WILSON_TELEGRAM_TOKEN in the environment rather than here"),
-        "base_url": ("url", "the Bot API"),
-        "allowed_users": ("text", "comma-separated numeric Telegram user ids (or use `wilson pair`)"),
-        "forum_chat_id": ("chat_id", "a forum supergroup for one thread per topic (optional)"),
-        "poll_timeout": ("count", "seconds one long poll waits"),
-        "liveness_seconds": ("positive", "a poll silent for longer is restarted"),
-        "retry_max_seconds": ("positive", "the longest wait between two tries of an undelivered message"),
-    },
-    "calendar": {
-        "path": ("text", "an .ics file"),
-        "url": ("url", "an .ics subscription (https:// or webcal://)"),
-        "caldav_url": ("url", "a CalDAV server"),
-        "caldav_username": ("text", "the CalDAV account"),
-        "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
-        "horizon_days": ("count", "how far ahead events are read"),
-        "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
-        "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
-    },
-    "email": {
-        "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
-        "imap_port": ("count", "0: 993 for ssl, 143 otherwise"),
-        "imap_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "username": ("text", "the mailbox login, usually your address"),
-        "password": ("text", "set WILSON_EMAIL_PASSWORD in the environment (an app password), never here"),
-        "folders": ("list", "folders to read, e.g. [\"INBOX\"]"),
-        "poll": ("duration_or_off", "how often the folders are checked for new mail, e.g. 5m; off disables"),
-        "backfill": ("count", "on the first look at a folder, how many of its newest mails are read"),
-        "bulk_senders": ("list", "addresses or @domains whose mail counts as bulk, e.g. @news.example.com"),
-        "smtp_host": ("text", "the server mail is sent through, e.g. smtp.gmail.com"),
-        "smtp_port": ("count", "0: 465 for ssl, 587 for starttls, 25 for none"),
-        "smtp_security": ("text", "ssl, starttls, or none (a loopback host only)"),
-        "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
-                                  "takes mail without AUTH)"),
-        "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
@@ -237,12 +176,6 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
                                      "one waits until its date passes or its event starts"),
         "owner_decides_all": ("bool", "only the owner approves, in any chat"),
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
-    },
-    "web": {
-        "enabled": ("bool", "the dashboard in your browser (`wilson web-token` prints how to log in)"),
-        "host": ("text", "where it listens; 127.0.0.1 keeps it on this computer (anything else is a warning)"),
-        "port": ("count", "its port"),
-        "watch_poll": ("duration_or_off", "how often watched pages and feeds are checked; off disables"),
     },
     "supervisor": {
         "watchdog_seconds": ("seconds_or_off", "how often the watchdog looks for stuck actors; 0 turns it off"),
@@ -293,7 +226,7 @@ def _duration(text: str):
     return parse_duration(text)
 
 
-def _check(kind: str, value):
+def check_value(kind: str, value):
     """The value as Wilson uses it; ValueError when it is not of `kind`."""
     if kind == "text":
         if isinstance(value, dict):
@@ -489,7 +422,7 @@ def _place(data, sources, problems, warnings, section: str, key: str, value, ori
         return
     kind = known[key][0]
     try:
-        checked = _check(kind, value)
+        checked = check_value(kind, value)
     except ValueError:
         hint = _tz_hint(str(value)) if kind == "timezone" and isinstance(value, str) else ""
         problems.append(f"{section}.{key} = {_shown(value)} {where}: expected {EXPECTED[kind]}{hint}")
@@ -570,12 +503,12 @@ def detect_timezone(environ: dict | None = None) -> str:
     tz = str(environ.get("TZ") or "").strip().lstrip(":")
     if tz:
         try:
-            return _check("timezone", tz)
+            return check_value("timezone", tz)
         except ValueError:
             pass  # a POSIX rule such as EST5EDT: tzlocal may still read the system's zone
     try:
         name = tzlocal.get_localzone_name()
-        return _check("timezone", name) if name else "UTC"
+        return check_value("timezone", name) if name else "UTC"
     except Exception:  # no tzlocal, or a system without a readable zone: UTC, and the file says so
         return "UTC"
 
@@ -616,7 +549,7 @@ def first_run(home: Path | str | None = None, environ: dict | None = None) -> st
         return None
     timezone, source = detect_timezone(environ), "from the system"
     try:  # a zone the person set for Wilson is the one to keep, not the machine's
-        timezone = _check("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or ""))
+        timezone = check_value("timezone", str(environ.get("WILSON_CORE_TIMEZONE") or ""))
         source = "from WILSON_CORE_TIMEZONE"
     except ValueError:
         pass

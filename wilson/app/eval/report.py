@@ -22,7 +22,7 @@ from wilson.app.eval.runner import llm_settings_of, run_scenario
 from wilson.app.eval.scenarios import suite
 from wilson.app.options import llm_option
 from wilson.kernel import clock as clockmod
-from wilson.kernel.config import SCHEMA, _check
+from wilson.kernel.config import SCHEMA, check_value
 from wilson.kernel.logs import file_sink
 from wilson.model.replies import example_prices, prices
 from wilson.model.synapse import DOWN_NOTICE
@@ -189,7 +189,7 @@ def llm_overrides(spec: str) -> dict:
         if not sep or key not in SCHEMA["llm"]:
             raise ValueError(f"{part.strip()!r} is not KEY=VALUE with an [llm] key (e.g. deep_model=gpt-4o)")
         try:
-            found[key] = _check(SCHEMA["llm"][key][0], value.strip())
+            found[key] = check_value(SCHEMA["llm"][key][0], value.strip())
         except ValueError:
             raise ValueError(f"llm.{key} = {value.strip()!r} is not a value it takes") from None
     return found

@@ -18,7 +18,7 @@ from pathlib import Path
 from actors.proposals.rules import OPEN
 from channels.calendar import add_event, cancel_event
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, TokenUsage
-from wilson.app.application import Wilson
+from wilson.app.application import IdleTimeout, Wilson
 from wilson.app.eval.format import Scenario, Step
 from wilson.kernel import clock as clockmod, config as configmod
 from wilson.kernel.timeparse import date_or_datetime
@@ -109,7 +109,9 @@ def _live(app, scenario: Scenario) -> dict:
                 stimuli[step.id].update(inbox_id=row.id, buffer_id=None)
             if step.action == "calendar":
                 calendar_steps.append((step.args["title"].lower(), at, step))
-        if not app.wait_idle(IDLE_TIMEOUT):
+        try:
+            app.wait_idle(IDLE_TIMEOUT)
+        except IdleTimeout:
             errors.append(f"step {step.index + 1} ({step.action}): still busy after {IDLE_TIMEOUT:g}s")
         for (ident,) in Outbox.select(Outbox.id).where(
                 (Outbox.status == "delivered") & Outbox.surfaced & Outbox.id.not_in(list(step_of) or [0])).tuples():

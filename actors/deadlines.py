@@ -1,7 +1,8 @@
-"""Deadline windows: when each open task's follow-ups fall due, and firing them as inbox rows.
+"""Deadlines: when each open task's follow-ups fall due, and firing them as inbox rows.
 
-Also the ends of topics, which fire once like a deadline. See the package's docstring for
-what each window means.
+Also the ends of topics, which fire once like a deadline. See actors/tick/__init__.py for what each
+window means; the reckoning of windows on dates is actors/shared/windows.py. The tick fires these, and
+the gate, the briefing and the toolbox plan by them, so they sit below the organs (.importlinter).
 
 Size: a task's windows, its firings and a topic's end are one notion of "when Wilson speaks about this";
 the event windows that raise a topic's preparation together live apart (actors/escalation.py).
@@ -9,14 +10,13 @@ the event windows that raise a topic's preparation together live apart (actors/e
 
 from __future__ import annotations
 
-import re
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import peewee
-from loguru import logger
 
 from actors.hippocampus import advice
+from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
 from storage import inbox, trace
 from storage.db import claim_transaction, database
 from storage.models import Inbox, Task, TaskFiring, Topic
@@ -25,9 +25,6 @@ from wilson.kernel.timeparse import local_moment
 
 ACTOR = "tick"
 DEADLINE_PRIORITY = 4
-DATE_ONLY_HOUR = time(9, 0)  # when a follow-up for a date-only due arrives, local time
-DUE_LEAD = timedelta(hours=2)  # "due" window before a timed due
-OVERDUE_AFTER = timedelta(days=1)
 # A heads-up falling due this soon after the user approved the task's date would repeat what they just read
 JUST_SEEN = timedelta(hours=12)
 OPEN_STATUSES = ("open", "snoozed")
@@ -35,102 +32,8 @@ EVE = timedelta(days=2)
 BUILT_IN = ["7d", "1d", "due", "overdue"]  # the default `[tick] windows` (wilson/kernel/config.py)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
-# a plain list of window names (every task alike), or windows_config(config) (per kind, "" the default)
-Windows = list[str] | dict[str, list[str]]
 
-
-# Windows ------------------------------------------------------------------------
-
-def parse_windows(text: str | list | None) -> list[str]:
-    if text is None:
-        return []
-    items = text.split(",") if isinstance(text, str) else list(text)
-    return [str(w).strip().lower() for w in items if str(w).strip()]
-
-
-def due_date(due: datetime, tz: ZoneInfo) -> date:
-    """The calendar day of a date-only due.
-
-    The gate stores a date as local midnight; rounding to the nearest local day also
-    reads a date stored as UTC midnight correctly for any offset within 12 hours.
-    """
-    return (as_utc(due).astimezone(tz) + timedelta(hours=12)).date()
-
-
-def _shift_days(moment: datetime, days: int, tz: ZoneInfo) -> datetime:
-    """`days` calendar days earlier on the local wall clock (keeps 15:00 at 15:00 across DST)."""
-    local = moment.astimezone(tz).replace(tzinfo=None) - timedelta(days=days)
-    return local.replace(tzinfo=tz, fold=0).astimezone(UTC)
-
-
-def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneInfo) -> list[tuple[str, datetime]]:
-    """(window, aware UTC fire time) in firing order; unknown window names are left out with a warning."""
-    due = as_utc(due)
-    day = due_date(due, tz) if due_is_date else None
-    anchor = local_moment(day, DATE_ONLY_HOUR, tz) if due_is_date else due
-    out: list[tuple[int, str, datetime]] = []
-    for position, name in enumerate(parse_windows(windows)):
-        if name == "due":
-            moment = anchor if due_is_date else due - DUE_LEAD
-        elif name == "overdue":
-            moment = local_moment(day + timedelta(days=1), DATE_ONLY_HOUR, tz) if due_is_date else due + OVERDUE_AFTER
-        else:
-            try:
-                span = parse_duration(name)
-            except ValueError:
-                logger.warning("tick: unknown escalation window {!r} ignored", name)
-                continue
-            seconds = span.total_seconds()
-            if seconds % 86400 == 0:
-                days = int(seconds // 86400)
-                moment = local_moment(day - timedelta(days=days), DATE_ONLY_HOUR, tz) if due_is_date else _shift_days(due, days, tz)
-            else:
-                moment = anchor - span
-        out.append((position, name, moment))
-    out.sort(key=lambda item: (item[2], item[0]))
-    seen: set[str] = set()
-    result = []
-    for _, name, moment in out:
-        if name not in seen:  # a name listed twice fires once
-            seen.add(name)
-            result.append((name, moment))
-    return result
-
-
-# A task's kind picks its windows from `[tick] windows_<kind>` (else `[tick] windows`). The kind is read
-# from the title, then from the topic's title; the first rule that matches wins, so "Pay the visa fee"
-# is a travel document and "Book a table for Anna's birthday" a booking. Anything else is "generic".
-KIND_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
-    ("document", r"\b(passports?|visas?|id cards?|esta|permits?|driving licen[cs]e)\b"),
-    ("booking", r"\b(book|booking|reserve|reservations?|tickets?|flights?|hotels?|accommodation)\b"),
-    ("packing", r"\b(pack|packing|luggage|suitcases?)\b"),
-    ("bill", r"\b(pay|payments?|bills?|invoices?|rent|tax|taxes|fees?)\b"),
-    ("appointment", r"\b(appointments?|dentist|doctor|check-?up|interview|exam)\b"),
-    ("birthday", r"\b(birthdays?|anniversary|gifts?|presents?)\b"),
-))
-KINDS = tuple(kind for kind, _ in KIND_RULES) + ("generic",)
-
-
-def task_kind(title: str | None, topic: str | None = None) -> str:
-    """The kind of a task, from its words alone (no model): one of KINDS."""
-    for text in (title, topic):
-        for kind, pattern in KIND_RULES:
-            if text and pattern.search(text):
-                return kind
-    return "generic"
-
-
-def windows_config(config) -> dict[str, list[str]]:
-    """The configured windows: "" for `[tick] windows`, each kind with a `windows_<kind>` key of its own."""
-    chosen = {"": parse_windows(config.get("tick", "windows"))}
-    for kind in KINDS:
-        own = parse_windows(config.get("tick", f"windows_{kind}"))
-        if own:
-            chosen[kind] = own
-    return chosen
-
-
-def _task_windows(task: Task, default_windows: Windows) -> list[str]:
+def task_windows(task: Task, default_windows: Windows) -> list[str]:
     """The task's own windows (Task.escalation), else its kind's, else the default; of these last two,
     only the due and overdue ones when learned memory says the user lets early reminders about this
     kind of task pass (`thinned_by`).
@@ -205,7 +108,7 @@ def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneIn
         return (as_utc(task.snoozed_until), None) if task.snoozed_until else (None, None)
     if task.status not in OPEN_STATUSES:
         return None, None
-    windows = _task_windows(task, default_windows)
+    windows = task_windows(task, default_windows)
     fired = _fired_windows(task)
     # windows the user chose for this task are theirs: kept even when they have just read its date
     own = isinstance(task.escalation, list) and bool(task.escalation)
@@ -289,7 +192,7 @@ def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows
     fired = _fired_windows(task)
     planned_at = as_utc(task.next_fire_at)
     passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
-                                                              _task_windows(task, default_windows), tz)
+                                                              task_windows(task, default_windows), tz)
               if name not in fired and moment <= horizon and (moment >= planned_at or name == task.next_window)]
     if not passed and task.next_window == "overdue" and "overdue" not in fired:
         passed = [("overdue", planned_at)]  # planned for "now" because it was already overdue
@@ -307,7 +210,7 @@ def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows) -> 
     fired = _fired_windows(task)
     created = as_utc(task.created_at) if task.created_at else None
     passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
-                                                              _task_windows(task, default_windows), tz)
+                                                              task_windows(task, default_windows), tz)
               if name not in fired and moment <= now and (created is None or moment >= created)] if task.due else []
     inbox_id = _write_firing(task, passed[-1][0], now, tz, []) if passed else None
     plan_task(task, now, default_windows, tz)
