@@ -108,9 +108,10 @@ def test_the_dashboard_has_a_route_for_every_page_of_the_table_and_navigates_by_
     for command in COMMANDS:
         if command.page:
             assert any(path == command.page for path, _ in routes), command.page
-    # every page a person browses to (not the API, not a detail of one) is in the navigation
+    # every page a person browses to (not the API, not a detail of one, not the MCP endpoint agents call) is in
+    # the navigation
     browsed = {path for path, method in routes if method == "GET" and "{" not in path and path.count("/") == 1
-               and path not in ("/", "/login")}
+               and path not in ("/", "/login", "/mcp")}
     assert browsed == {route for route, _ in dashboard_nav()}
     client = logged_in(web)
     html = client.get("/today").text

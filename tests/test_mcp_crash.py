@@ -47,7 +47,7 @@ def test_killed_right_after_approving_a_change_is_called_at_most_once_and_told_a
             assert wait_for(offered, timeout=60)
             proc.stdin.write("say add a note to my notes server: buy oat milk\n")
             proc.stdin.flush()
-            assert wait_for(lambda: Approval.select().where(Approval.presented_at.is_null(False)).exists(), 60)
+            assert wait_for(lambda: Approval.select().where(Approval.presented_at.is_null(False)).exists(), timeout=60)
             approval = Approval.get()
             proc.stdin.write(f"approve {approval.id}\napprove {approval.id}\n")
             proc.stdin.flush()

@@ -14,6 +14,10 @@ Handlers are coroutines that read and write the database on the loop's own threa
 connection, like the Telegram channel's updates) and cross into the actors only with
 `tell`, after their commit. A decision goes through the same path as a Telegram button:
 a decision row, then `DecisionRecorded` to the gate, which applies it exactly once.
+
+Size: one short module-level handler per route and the one route table that lists them all with their
+guard; the pages' content is built in channels/web/pages.py, so what is left here is the HTTP surface, read
+top to bottom in one place.
 """
 
 from __future__ import annotations
