@@ -32,10 +32,12 @@ OWN_UID = "@own.wilson"  # as channels/calendar/editor.py writes it: the calenda
 
 
 def _writable(config) -> str:
-    """Why no event can be written, or "": only an .ics file ([calendar] path) can be written for now."""
-    if config is None or str(config.get("calendar", "path") or "").strip():
+    """Why no event can be written, or "": an .ics file ([calendar] path) or a CalDAV account can be written,
+    a subscribed URL cannot (channels/calendar/writers.py writer_for)."""
+    if config is None or any(str(config.get("calendar", key) or "").strip() for key in ("path", "caldav_url")):
         return ""
-    return "Wilson can add events only to an .ics file ([calendar] path) for now, not to a URL or CalDAV calendar"
+    return ("Wilson can add events to an .ics file ([calendar] path) or a CalDAV calendar ([calendar] caldav_url), "
+            "not to a subscribed URL")
 
 
 class CreateEvent(BuiltinTool):

@@ -14,7 +14,7 @@ from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget,
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
-from channels.calendar import editor
+from channels.calendar import editor, writers
 from storage import kv, outbox, routing, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
@@ -40,33 +40,30 @@ class CalendarChannel(Channel):
         self.sources = list(sources) if sources is not None else sources_from_config(ctx.config)
 
     def send(self, row) -> dict:
-        """An approved event, written once: the UID comes from the proposal item, and a file that holds it
-        already (a write repeated after a crash, a second Deliver) is left alone."""
+        """An approved change, written once where the user's calendar lives (channels/calendar/writers.py): a
+        new event's UID comes from the proposal item, so a write repeated after a crash, or a second Deliver,
+        adds nothing. A write that fails is told to the user, and nothing else is changed."""
         payload = dict(row.payload or {})
-        path = str(self.config.get("calendar", "path") or "").strip()
         action = payload.get("action")
+        tz = self.config.timezone
         try:
-            if not path:
-                raise CalendarError("only an .ics file ([calendar] path) can be written")
+            writer = writers.writer_for(self.config)
+            if writer is None:
+                raise CalendarError("no calendar Wilson can write to is set up ([calendar] path or caldav_url)")
             if action == "create":
-                written = editor.create_event(path, payload["uid"], payload["title"], payload["start"],
-                                              payload.get("end"), location=payload.get("location"),
-                                              notes=payload.get("notes"), tz=self.config.timezone, stamp=self.now())
-                return {"uid": payload["uid"], "file": path, "written": written}
-            uid = editor.find_uid(path, payload["title"])
-            if uid is None and action == "cancel" and editor.cancelled_uid(path, payload["title"]):
-                return {"uid": editor.cancelled_uid(path, payload["title"]), "file": path, "written": False}  # done
-            if uid is None:
-                raise CalendarError(f"there is no event called “{payload['title']}” in it")
-            if action == "move":
-                editor.move_event(path, payload["title"], payload["start"], payload.get("end"), tz=self.config.timezone,
-                                  keep_length=True)
+                draft = writers.Draft(payload["uid"], payload["title"], payload["start"], payload.get("end"),
+                                      payload.get("location"), payload.get("notes"))
+                done = writer.create(draft, tz=tz, stamp=self.now())
+            elif action == "move":
+                done = writer.move(payload["title"], payload["start"], payload.get("end"), tz=tz)
             elif action == "cancel":
-                editor.cancel_event(path, payload["title"])
+                done = writer.cancel(payload["title"])
             else:
                 raise CalendarError(f"unknown calendar action {action!r}")
-            self._own_write(uid, "changed" if action == "move" else "cancelled")
-            return {"uid": uid, "file": path, "written": True}
+            if done.written and action != "create":
+                self._own_write(done.uid, "changed" if action == "move" else "cancelled")
+            return {"uid": done.uid, "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
+                    "written": done.written}
         except (OSError, ValueError, KeyError, CalendarError) as exc:
             verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
             where = "to" if verb == "add" else "in"

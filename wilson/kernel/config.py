@@ -88,6 +88,7 @@ DEFAULTS: dict[str, dict] = {
         "caldav_url": "",
         "caldav_username": "",
         "caldav_password": "",
+        "caldav_calendar": "",
         "horizon_days": 365,
         "apple": False,
         "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
@@ -178,6 +179,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "caldav_url": ("url", "a CalDAV server"),
         "caldav_username": ("text", "the CalDAV account"),
         "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
+        "caldav_calendar": ("text", "the CalDAV calendar (its name) approved new events go to; empty: the first"),
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
