@@ -1,0 +1,225 @@
+"""The calendar as an effector on a real CalDAV server (Radicale on loopback): an approved event appears on the
+server once however often it is approved, a move and a cancel round-trip, the calendar channel knows Wilson's
+own writes when it reads them back and does not plan them again, and a write that meets a conflict, a deleted
+event or a read-only calendar tells the user and changes nothing on the server."""
+
+from __future__ import annotations
+
+import caldav
+import icalendar
+import pytest
+import radicale  # noqa: F401  (a test dependency: a broken install must fail here, not skip)
+
+from storage.models import Approval, Inbox, ReceptorBuffer
+from tests.calendar_support import Meanwhile, radicale_server
+from wilson.kernel.messages import ChannelSync
+
+# bob may read alice's "Shared" calendar, not write it; everyone owns their own calendars
+RIGHTS = """\
+[root]
+user: .+
+collection:
+permissions: R
+
+[principal]
+user: .+
+collection: {user}
+permissions: RW
+
+[own]
+user: .+
+collection: {user}/[^/]+
+permissions: rw
+
+[alice-to-bob]
+user: bob
+collection: alice(/shared)?
+permissions: Rr
+"""
+
+DENTIST = {"title": "Dentist", "start": "2027-01-12T15:00", "end": "2027-01-12T16:00", "location": "Dr. Weiss"}
+FLIGHT = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:flight-{n}\r\n"
+          "DTSTAMP:20261101T000000Z\r\nDTSTART;TZID=Europe/Berlin:2027011{d}T090000\r\n"
+          "DTEND;TZID=Europe/Berlin:2027011{d}T120000\r\nSUMMARY:{title}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with radicale_server(tmp_path_factory.mktemp("radicale"), rights=RIGHTS) as url:
+        yield url
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def calendars_of(url: str, user: str, *names: str) -> list:
+    principal = caldav.DAVClient(url=url, username=user, password="pw", timeout=10).principal()
+    return [principal.make_calendar(name=name, cal_id=name.lower()) for name in names]
+
+
+def server_state(calendar) -> dict[str, bytes]:
+    """Every object of a calendar on the server, by UID: what "nothing else changed" is checked against."""
+    return {str(icalendar.Calendar.from_ical(o.data).walk("VEVENT")[0]["UID"]): o.data for o in calendar.get_events()}
+
+
+def vevent(calendar, uid: str) -> icalendar.Event:
+    return icalendar.Calendar.from_ical(calendar.event_by_uid(uid).data).walk("VEVENT")[0]
+
+
+def wilson_for(make_app, url: str, user: str, **env):
+    return make_app(env={"WILSON_CALENDAR_CALDAV_URL": url, "WILSON_CALENDAR_CALDAV_USERNAME": user,
+                         "WILSON_CALENDAR_CALDAV_PASSWORD": "pw", "WILSON_CALENDAR_POLL": "off", **env})
+
+
+def newest() -> Approval:
+    return Approval.select().order_by(Approval.id.desc()).get()
+
+
+def approved_twice(app, tool: str, args: dict) -> Approval:
+    assert app.propose(tool, args, "because you asked") is None
+    assert app.wait_idle()
+    proposal = newest()
+    app.decide(proposal.id, "approve")
+    app.decide(proposal.id, "approve")  # pressed twice
+    assert app.wait_idle()
+    return proposal
+
+
+def told(app) -> list[str]:
+    return [d["text"] for d in app.user_deliveries()]
+
+
+def read_calendar(app) -> None:
+    app.supervisor.tell("calendar", ChannelSync("test"))
+    assert app.wait_idle()
+
+
+def rows_about(title: str) -> list[ReceptorBuffer]:
+    return [r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+            if r.payload.get("title") == title]
+
+
+def test_an_approved_event_appears_on_the_server_once_and_is_not_planned_again(server, make_app, no_proxy):
+    [work, home] = calendars_of(server, "carol", "Work", "Home")
+    app = wilson_for(make_app, server, "carol", WILSON_CALENDAR_CALDAV_CALENDAR="home")
+    first = approved_twice(app, "create_event", DENTIST)
+    assert "Add to your calendar: Dentist, 2027-01-12T15:00 to 2027-01-12T16:00, at Dr. Weiss" in "\n".join(told(app))
+    assert not [t for t in told(app) if t.startswith("I could not")]
+    assert server_state(work) == {}  # the calendar named by caldav_calendar, matched whatever its case
+    [(uid, _)] = server_state(home).items()
+    assert uid.endswith("@own.wilson")
+    event = vevent(home, uid)
+    assert str(event["SUMMARY"]) == "Dentist" and str(event["LOCATION"]) == "Dr. Weiss"
+    assert event.decoded("DTSTART").isoformat() == "2027-01-12T15:00:00+01:00"  # the user's zone, Berlin
+
+    read_calendar(app)
+    [own] = rows_about("Dentist")
+    assert (own.outcome, own.reason) == ("drop", "Wilson's own write, approved by the user")
+    app.sync()
+    assert app.wait_idle()
+    assert not Inbox.select().where(Inbox.trace_id == own.trace_id).exists()
+    later = [item.description for a in Approval.select().where(Approval.id != first.id) for item in a.items]
+    assert not [d for d in later if "Dentist" in d], later
+
+
+def test_an_event_the_user_named_is_moved_then_cancelled_on_the_server(server, make_app, no_proxy):
+    [work] = calendars_of(server, "dave", "Work")
+    work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
+    work.save_event(FLIGHT.format(n=2, d=5, title="Team lunch"))
+    app = wilson_for(make_app, server, "dave")
+    read_calendar(app)
+    assert rows_about("Flight block")[0].outcome != "drop"  # the user's own event is news
+    lunch = server_state(work)["flight-2"]
+
+    approved_twice(app, "move_event", {"title": "flight block", "start": "2027-01-15T10:00"})
+    assert "Move in your calendar: flight block to 2027-01-15T10:00" in "\n".join(told(app))
+    moved = vevent(work, "flight-1")
+    assert moved.decoded("DTSTART").isoformat() == "2027-01-15T10:00:00+01:00"
+    assert moved.decoded("DTEND").isoformat() == "2027-01-15T13:00:00+01:00"  # as long as it was
+    assert int(moved["SEQUENCE"]) == 1
+    read_calendar(app)
+    row = rows_about("Flight block")[-1]
+    assert row.payload["change"] == "changed" and (row.outcome, row.reason) == (
+        "drop", "Wilson's own write, approved by the user")
+
+    approved_twice(app, "cancel_event", {"title": "Flight block"})
+    cancelled = vevent(work, "flight-1")
+    assert str(cancelled["STATUS"]) == "CANCELLED" and int(cancelled["SEQUENCE"]) == 2
+    read_calendar(app)
+    row = rows_about("Flight block")[-1]
+    assert row.payload["change"] == "cancelled" and row.outcome == "drop"
+    assert server_state(work)["flight-2"] == lunch  # the other event untouched
+    assert not [t for t in told(app) if t.startswith("I could not")]
+
+
+def test_an_event_changed_on_another_device_meanwhile_is_a_conflict_told_and_not_overwritten(
+        server, make_app, no_proxy):
+    [work] = calendars_of(server, "erin", "Work")
+    work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
+    with Meanwhile(server) as proxy:
+        app = wilson_for(make_app, proxy.url, "erin")
+        # between Wilson's read of the event and its write, the user's phone moves it to the 16th
+        proxy.then = lambda: work.save_event(FLIGHT.format(n=1, d=6, title="Flight block"))
+        approved_twice(app, "move_event", {"title": "Flight block", "start": "2027-01-15T10:00"})
+        assert ("PUT", "/erin/work/flight-1.ics", 412) in proxy.seen  # the write was refused by its ETag
+    assert [t for t in told(app) if t.startswith("I could not")] == [
+        "I could not move “Flight block” in your calendar: “Flight block” was changed on the calendar server "
+        "(on another device?) while Wilson was changing it; ask again to use the new version. "
+        "Nothing else was changed."]
+    assert vevent(work, "flight-1").decoded("DTSTART").isoformat() == "2027-01-16T09:00:00+01:00"  # the phone's
+
+
+def test_an_event_deleted_meanwhile_is_told_and_not_written_back(server, make_app, no_proxy):
+    [work] = calendars_of(server, "fred", "Work")
+    work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
+    work.save_event(FLIGHT.format(n=2, d=5, title="Team lunch"))
+    before = server_state(work)
+    with Meanwhile(server) as proxy:
+        app = wilson_for(make_app, proxy.url, "fred")
+        proxy.then = lambda: work.event_by_uid("flight-1").delete()
+        approved_twice(app, "cancel_event", {"title": "Flight block"})
+    assert [t for t in told(app) if t.startswith("I could not")] == [
+        "I could not cancel “Flight block” in your calendar: “Flight block” was deleted on the calendar server "
+        "while Wilson was changing it. Nothing else was changed."]
+    assert server_state(work) == {"flight-2": before["flight-2"]}  # not brought back
+
+
+def test_a_read_only_calendar_refuses_and_the_user_is_told(server, make_app, no_proxy):
+    [shared] = calendars_of(server, "alice", "Shared")
+    shared.save_event(FLIGHT.format(n=3, d=4, title="Board meeting"))
+    before = server_state(shared)
+    app = wilson_for(make_app, server + "alice/shared/", "bob")
+    approved_twice(app, "move_event", {"title": "Board meeting", "start": "2027-01-15T10:00"})
+    assert [t for t in told(app) if t.startswith("I could not")] == [
+        "I could not move “Board meeting” in your calendar: the calendar server refused the change "
+        "(HTTP 403: this calendar is read-only for the account). Nothing else was changed."]
+    assert server_state(shared) == before
+
+
+def test_only_an_event_the_user_names_is_changed(server, make_app, no_proxy):
+    [work] = calendars_of(server, "gina", "Work")
+    work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
+    work.save_event(FLIGHT.format(n=2, d=5, title="Flight block"))
+    before = server_state(work)
+    app = wilson_for(make_app, server, "gina")
+    approved_twice(app, "move_event", {"title": "Hairdresser", "start": "2027-01-15T10:00"})
+    approved_twice(app, "cancel_event", {"title": "Flight block"})
+    assert [t for t in told(app) if t.startswith("I could not")] == [
+        "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
+        "Nothing else was changed.",
+        "I could not cancel “Flight block” in your calendar: there are 2 events called “Flight block”; "
+        "say which one (its day). Nothing else was changed."]
+    assert server_state(work) == before
+
+
+def test_a_calendar_name_the_account_does_not_have_is_told_with_the_names_it_has(server, make_app, no_proxy):
+    [work] = calendars_of(server, "hank", "Work")
+    app = wilson_for(make_app, server, "hank", WILSON_CALENDAR_CALDAV_CALENDAR="Holidays")
+    approved_twice(app, "create_event", DENTIST)
+    assert [t for t in told(app) if t.startswith("I could not")] == [
+        "I could not add “Dentist” to your calendar: there is no calendar called “Holidays” on the server "
+        "(it has “Work”); set [calendar] caldav_calendar to one of them. Nothing else was changed."]
+    assert server_state(work) == {}
