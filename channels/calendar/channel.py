@@ -32,6 +32,7 @@ class CalendarChannel(Channel):
     for look-ups but not triaged, so Wilson does not plan what it has just done."""
 
     name = "calendar"
+    what = "calendar"
     realtime = False
     can_deliver = True
 
@@ -103,13 +104,18 @@ class CalendarChannel(Channel):
 
     def sync(self, reason: str) -> int:
         buffered = 0
+        errors = []
         for source in self.sources:
             try:
                 buffered += self.sync_source(source, cheap=reason == "poll")
             except (SourceError, CalendarError) as exc:
                 logger.warning("calendar source {} skipped: {}", source.label, one_line(exc))
+                errors.append(one_line(exc))
             except Exception as exc:  # one bad source must not stop the others, nor the actor
                 logger.error("calendar source {} failed: {}: {}", source.label, type(exc).__name__, one_line(exc))
+                errors.append(f"{source.label}: {type(exc).__name__}: {one_line(exc)}")
+        if self.sources:
+            self.reached("; ".join(errors) or None)
         if buffered:
             logger.info("calendar sync ({}): {} change(s) buffered", reason, buffered)
         return buffered

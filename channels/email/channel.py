@@ -54,6 +54,7 @@ class MailArrived:
 
 class EmailChannel(Outbound, Channel):
     name = "email"
+    what = "mail server"
     realtime = False
     can_deliver = True
 
@@ -130,7 +131,9 @@ class EmailChannel(Outbound, Channel):
             client.connect()
         except ImapError as exc:
             logger.warning("email: {}", exc)
+            self.reached(str(exc))
             return 0
+        errors: list[str] = []
         try:
             for folder in folders or self.folders():
                 for attempt in (1, 2):  # a connection dropped mid-fetch: once more on a new one
@@ -139,6 +142,8 @@ class EmailChannel(Outbound, Channel):
                         break
                     except ImapError as exc:
                         logger.warning("email: {} ({})", exc, folder)
+                        if attempt == 2 or client.conn is not None:
+                            errors.append(f"{exc} ({folder})")
                         if client.conn is not None and str(exc).startswith("SELECT "):  # perhaps gone: look
                             self._folder_gone(client, folder)
                         if attempt == 2 or client.conn is not None:
@@ -147,9 +152,14 @@ class EmailChannel(Outbound, Channel):
                             client.connect()
                         except ImapError as again:
                             logger.warning("email: {}", again)
+                            errors.append(str(again))
                             return buffered
+        except Exception as exc:  # told as the last error, then raised as before
+            errors.append(f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             client.close()
+            self.reached("; ".join(errors) or None)
         if buffered:
             logger.info("email sync ({}): {} mail(s) buffered", reason, buffered)
         return buffered

@@ -28,6 +28,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from actors import tools
+from channels import views
 from channels.web import auth, pages
 from storage.beliefs import behaviour_changes
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
@@ -273,7 +274,7 @@ def build(site) -> Starlette:
     async def budget(request: Request, who, now) -> Response:
         return page("budget.html", who, now, "budget", title="Budget",
                     b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
-                    roles=pages.ROLES)
+                    roles=pages.ROLES, channels=views.health_rows(site.config.timezone))
 
     def form_key(form: dict) -> str:
         key = clean(form.get("key", ""), 40)
