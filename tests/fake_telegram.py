@@ -138,6 +138,8 @@ class FakeTelegram(LoopbackServer):
         self.forum_chat_id = forum_chat_id
         # what getChatMember says of the bot in the forum: an admin that may manage topics, unless a test says not
         self.bot_rights: dict = {"status": "administrator", "can_manage_topics": True}
+        # other groups the bot is in: chat id -> {"title", "is_forum", "rights" (what getChatMember says of the bot)}
+        self.groups: dict[int, dict] = {}
         self.users: dict[int, dict] = {}
         self.commands = None  # what setMyCommands registered
         self._updates: list[dict] = []  # not yet acknowledged
@@ -207,6 +209,10 @@ class FakeTelegram(LoopbackServer):
     def chat(self, chat_id: int) -> dict:
         if chat_id == self.forum_chat_id:
             return {"id": chat_id, "type": "supergroup", "title": "Wilson topics", "is_forum": True}
+        if chat_id in self.groups:
+            group = self.groups[chat_id]
+            return {"id": chat_id, "type": "supergroup", "title": group["title"],
+                    **({"is_forum": True} if group.get("is_forum") else {})}
         if chat_id < 0:
             return {"id": chat_id, "type": "supergroup", "title": f"group {chat_id}"}
         user = self.user(chat_id)
@@ -487,12 +493,14 @@ class FakeTelegram(LoopbackServer):
 
     def api_getChat(self, params):
         chat_id = int(params["chat_id"])
-        if chat_id < 0 and chat_id != self.forum_chat_id:
+        if chat_id < 0 and chat_id != self.forum_chat_id and chat_id not in self.groups:
             raise ApiError(400, "Bad Request: chat not found")  # a group the bot is not in
         return self.chat(chat_id)
 
     def api_getChatMember(self, params):
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if chat_id in self.groups and user_id == BOT_USER["id"]:
+            return {"user": BOT_USER, **self.groups[chat_id].get("rights", {"status": "member"})}
         if chat_id != self.forum_chat_id:
             raise ApiError(400, "Bad Request: chat not found")
         if user_id == BOT_USER["id"]:

@@ -15,6 +15,7 @@ from telegram import Message, Update
 from actors.proposals import commands as own_commands, make, rules
 from channels import views
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
+from channels.telegram import chats
 from channels.telegram.polling import COMMANDS
 from channels.telegram.state import Incoming, OFFSET_CURSOR
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
@@ -109,6 +110,8 @@ class Inbound:
         incoming = Incoming(uid=str(user.id), where=where,
                             reply={"chat_id": message.chat.id, "message_id": message.message_id},
                             key=f"telegram:{update_id}", now=now, after=after)
+        if message.chat.type != "private" or self.allowed(incoming.uid):
+            chats.seen(message.chat, now)  # for `wilson telegram chats`: the API cannot list a bot's chats
         text = clean_text(message.text or message.caption or "")
         command, argument = parse_command(clean_text(message.text or ""))
         if command == "start" and argument:

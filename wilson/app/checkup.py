@@ -1,11 +1,15 @@
 """`wilson doctor`'s look at each configured channel, for real: the IMAP login and folders, the SMTP greeting and
-login, each calendar source fetched once, the Telegram token asked with getMe.
+login, each calendar source fetched once, the Telegram token asked with getMe, the dashboard's port, and each
+watched page or feed fetched once.
 
 Each finding is one line; a problem is a "FIX:" line that says what to change, in the words of the setting to
 change. Nothing here is kept or retried: this is a one-off look, and its lines are printed with secrets masked.
 """
 
 from __future__ import annotations
+
+import errno
+import socket
 
 import httpx
 
@@ -15,6 +19,7 @@ from channels.email import settings as email_settings
 from channels.email.imap import ImapClient, ImapError
 from channels.email.smtp import SendError, SmtpSender
 from channels.telegram.access import parse_ids, paired_users
+from channels.web import fetching, watcher
 from wilson.kernel.redact import redact, register
 
 TIMEOUT = 20.0  # one look at one server; a person is waiting at the terminal
@@ -22,7 +27,7 @@ TIMEOUT = 20.0  # one look at one server; a person is waiting at the terminal
 
 def run(config) -> list[str]:
     register(config.secrets())
-    lines = email(config) + calendar(config) + telegram(config)
+    lines = email(config) + calendar(config) + telegram(config) + web(config) + feeds()
     return [redact(line) for line in lines]
 
 
@@ -181,3 +186,53 @@ def _paired() -> list[str]:
         return paired_users()
     except Exception:  # no database opened: nobody has paired here
         return []
+
+
+def web(config) -> list[str]:
+    """The dashboard's port: free for Wilson to take, or held by a Wilson already running (its login page
+    answers there); held by another program is a FIX with the setting to change."""
+    enabled = config.get("web", "enabled")
+    if isinstance(enabled, str):
+        enabled = enabled.strip().lower() in ("1", "true", "yes", "on")
+    if not enabled:
+        return ["web: the dashboard is off ([web] enabled = false)"]
+    host, port = str(config.get("web", "host") or "127.0.0.1"), int(config.get("web", "port") or 0)
+    where = f"{host}:{port}"
+    if port == 0:
+        return [f"web: ok, the dashboard takes a free port on {host} when Wilson starts ([web] port = 0)"]
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, port))
+        return [f"web: ok, port {port} on {host} is free for the dashboard"]
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            return [f"web: FIX: the dashboard cannot listen on {where} ({exc.strerror or exc}); check [web] host"]
+    try:
+        answer = httpx.get(f"http://{'[' + host + ']' if ':' in host else host}:{port}/login", timeout=5.0)
+        ours = "· Wilson</title>" in answer.text
+    except httpx.HTTPError:
+        ours = False
+    if ours:
+        return [f"web: ok, the dashboard of a running Wilson answers at {where}"]
+    return [f"web: FIX: port {port} on {host} is taken by another program; set [web] port to a free one "
+            f"(WILSON_WEB_PORT), e.g. {port + 1}"]
+
+
+def feeds() -> list[str]:
+    """Each watched page or feed fetched once (robots.txt aside: this is one look a person asked for)."""
+    try:
+        sources = watcher.sources()
+    except Exception:  # no database opened: nothing is watched here
+        return []
+    lines = []
+    with fetching.client() as http:
+        for state in sources:
+            url = str(state["url"])
+            try:
+                got = fetching.fetch(http, url)
+            except fetching.WatchError as exc:
+                lines.append(f"web: FIX: watched {url}: {exc}; check the address, or stop watching it with "
+                             f"`wilson watch remove {url}`")
+                continue
+            lines.append(f"web: ok, watched {url} answered ({len(got.body):,} bytes)")
+    return lines

@@ -113,6 +113,9 @@ def _main(argv: list[str] | None) -> int:
     mcp.add_argument("name", help="the server's NAME in [mcp.servers.NAME]")
     mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
     mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
+    telegram = sub.add_parser("telegram", help="the chats the bot is in: ids, whether topics are on, whether the bot "
+                                               "may manage them")
+    telegram.add_argument("action", choices=("chats",))
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
@@ -141,7 +144,7 @@ def _main(argv: list[str] | None) -> int:
                 "trace": commands.cmd_trace, "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
                 "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
                 "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch,
-                "mcp": commands.cmd_mcp}
+                "mcp": commands.cmd_mcp, "telegram": commands.cmd_telegram}
 
     try:
         return handlers[opts.command](opts, config)

@@ -17,6 +17,7 @@ from actors.proposals import make as proposals_make, rules as proposals_rules
 from channels import views
 from channels.email.settings import status_line as email_status
 from channels.mcp import servers as mcp_servers, skill as mcp_skill
+from channels.telegram import chats as telegram_chats
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -185,6 +186,18 @@ def cmd_doctor(opts, config) -> int:
     for line in lines:
         _out(line)
     return 1 if any("FIX:" in line for line in lines) else 0
+
+
+def cmd_telegram(opts, config) -> int:
+    """`wilson telegram chats`: what forum topics need, asked of Telegram (channels/telegram/chats.py)."""
+    try:
+        _open(config)
+    except Exception as exc:  # no database: only the chats waiting on the server are listed
+        logger.debug("telegram chats: no database ({})", exc)
+    lines, asked = telegram_chats.listing(config)
+    for line in lines:
+        _out(redact(line))
+    return 0 if asked else 1
 
 
 def cmd_config(opts, config) -> int:
