@@ -72,6 +72,10 @@ DEFAULTS: dict[str, dict] = {
         "price_reflex": "0.10/0.025/0.40",
         "price_fast": "0.40/0.10/1.60",
         "price_deep": "2.00/0.50/8.00",
+        # ears: a speech-to-text model (OpenAI's /audio/transcriptions) for voice notes; empty: Wilson cannot listen
+        "ears_model": "",
+        "ears_base_url": "",
+        "ears_api_key": "",
     },
     "telegram": {
         "token": "",
@@ -160,6 +164,11 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
         "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
         "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/model/playbook.toml"),
+        "ears_model": ("text", "a speech-to-text model for voice notes (e.g. whisper-1, or whisper on your own "
+                               "server); empty: Wilson cannot listen to voice notes"),
+        "ears_base_url": ("url", "where the speech-to-text model is served (its /audio/transcriptions); empty: "
+                                 "base_url"),
+        "ears_api_key": ("text", "its key, set WILSON_LLM_EARS_API_KEY in the environment; empty: api_key"),
         **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
                                      "output (the defaults are examples, not your provider's prices)")
            for _r in ROLES},
