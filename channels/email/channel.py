@@ -24,6 +24,7 @@ is on, the password, the status line) are channels/email/settings.py.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from loguru import logger
@@ -33,7 +34,7 @@ from channels.email import parse
 from channels.email.idle import IdleWatcher
 from channels.email.imap import ImapClient, ImapError
 from channels.email.outbound import Outbound
-from channels.email.settings import enabled, missing_folders, password, smtp_username
+from channels.email.settings import enabled, missing_folders, password, smtp_username, token_source
 from channels.email.smtp import SmtpSender
 from storage import kv, outbox, routing, trace
 from storage.db import database
@@ -98,12 +99,12 @@ class EmailChannel(Outbound, Channel):
     def _imap(self) -> ImapClient:
         return ImapClient(str(self._setting("imap_host")), int(self._setting("imap_port", 0) or 0),
                           str(self._setting("imap_security", "ssl")), str(self._setting("username", "")),
-                          password(self.config))
+                          password(self.config), token=token_source(self.config))
 
     def _smtp(self) -> SmtpSender:
         return SmtpSender(str(self._setting("smtp_host")), int(self._setting("smtp_port", 0) or 0),
                           str(self._setting("smtp_security", "starttls")),
-                          smtp_username(self.config), password(self.config))
+                          smtp_username(self.config), password(self.config), token=token_source(self.config))
 
     def folders(self) -> list[str]:
         folders = self.config.get("email", "folders")
@@ -132,6 +133,8 @@ class EmailChannel(Outbound, Channel):
         except ImapError as exc:
             logger.warning("email: {}", exc)
             self.reached(str(exc))
+            if exc.revoked:
+                self._grant_revoked(str(exc))
             return 0
         errors: list[str] = []
         try:
@@ -163,6 +166,19 @@ class EmailChannel(Outbound, Channel):
         if buffered:
             logger.info("email sync ({}): {} mail(s) buffered", reason, buffered)
         return buffered
+
+    def _grant_revoked(self, text: str) -> None:
+        """Told once per grant: the words name the command that gives Wilson access again."""
+        from channels import accounts
+
+        provider = accounts.provider_of(str(self.config.get("email", "oauth")))
+        grant = accounts.load_grant(self.config.home, provider) or {}
+        mark = hashlib.sha256(str(grant.get("refresh_token", "")).encode()).hexdigest()[:16]
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
+                          key=f"oauth-revoked:{provider.name}:{mark}", at=self.now(), payload={"oauth": provider.name})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
 
     def _folder_gone(self, client, folder: str) -> None:
         """A folder that is not there (renamed or deleted since Wilson started): told once, with those that are,

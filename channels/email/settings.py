@@ -65,3 +65,16 @@ def status_line(config) -> str:
         else "cannot send (no smtp_host)"
     return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
             f"({config.get('email', 'imap_security')}) {when}; {sending}")
+
+
+def token_source(config):
+    """For `[email] oauth = "google"` (or "microsoft"): a callable giving a fresh access token from the account
+    `wilson account add` stored (channels/accounts.py); None when mail logs in with the password."""
+    name = str(config.get("email", "oauth") or "").strip()
+    if not name:
+        return None
+    from channels import accounts
+
+    provider = accounts.provider_of(name)
+    return lambda fresh=False: accounts.access_token(config, provider, fresh)
+

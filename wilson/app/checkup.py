@@ -39,7 +39,8 @@ def email(config) -> list[str]:
     lines = []
     try:
         client = ImapClient(host, int(get("email", "imap_port") or 0), str(get("email", "imap_security") or "ssl"),
-                            str(get("email", "username") or ""), email_settings.password(config), timeout=TIMEOUT)
+                            str(get("email", "username") or ""), email_settings.password(config), timeout=TIMEOUT,
+                            token=email_settings.token_source(config))
         client.connect()
     except ImapError as exc:
         return [f"email: FIX: IMAP: {exc}; {_imap_hint(str(exc))}"] + smtp(config)
@@ -66,7 +67,7 @@ def folders_at_start(config) -> str | None:
     try:
         client = ImapClient(str(get("email", "imap_host")).strip(), int(get("email", "imap_port") or 0),
                             str(get("email", "imap_security") or "ssl"), str(get("email", "username") or ""),
-                            email_settings.password(config), timeout=10.0)
+                            email_settings.password(config), timeout=10.0, token=email_settings.token_source(config))
         client.connect()
     except ImapError:
         return None
@@ -94,7 +95,8 @@ def smtp(config) -> list[str]:
         return ["email: cannot send (no [email] smtp_host); set it to send the mails you approve"]
     try:
         sender = SmtpSender(host, int(get("email", "smtp_port") or 0), str(get("email", "smtp_security") or ""),
-                            email_settings.smtp_username(config), email_settings.password(config), timeout=TIMEOUT)
+                            email_settings.smtp_username(config), email_settings.password(config), timeout=TIMEOUT,
+                            token=email_settings.token_source(config))
         return [f"email: SMTP ok at {host}:{sender.port}, {sender.check()}"]
     except (SendError, ImapError) as exc:  # ImapError: a security setting Wilson does not take
         return [f"email: FIX: SMTP: {exc}"]

@@ -100,7 +100,10 @@ DEFAULTS: dict[str, dict] = {
     # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
     "email": {"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
               "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
-              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
+              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": "", "oauth": ""},
+    # A Google or Microsoft account (`wilson account add`): the OAuth client Wilson signs in as; the endpoints
+    # override the provider's (a stand-in identity provider).
+    "accounts": {"client_id": "", "client_secret": "", "device_url": "", "token_url": ""},
     # drop_after: bulk mail (a newsletter, an offer) from a sender whose last this many bulk mails the triage model
     # all dropped is dropped without asking it, unless its subject is pressing; 0 asks the model about every one.
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000, "drop_after": 5},
@@ -209,6 +212,14 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
                                   "takes mail without AUTH)"),
         "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
+        "oauth": ("text", "google or microsoft: log in to IMAP and SMTP with the account `wilson account add` "
+                          "stored (XOAUTH2) instead of a password; empty: the password"),
+    },
+    "accounts": {
+        "client_id": ("text", "the OAuth client Wilson signs in to Google or Microsoft as (docs/email.md)"),
+        "client_secret": ("text", "its secret, set WILSON_ACCOUNTS_CLIENT_SECRET in the environment"),
+        "device_url": ("url", "the device authorization endpoint; empty: the provider's"),
+        "token_url": ("url", "the token endpoint; empty: the provider's"),
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
