@@ -36,8 +36,10 @@ def _writable(config) -> str:
     a subscribed URL cannot (channels/calendar/writers.py writer_for)."""
     if config is None or any(str(config.get("calendar", key) or "").strip() for key in ("path", "caldav_url")):
         return ""
-    return ("Wilson can add events to an .ics file ([calendar] path) or a CalDAV calendar ([calendar] caldav_url), "
-            "not to a subscribed URL")
+    if str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on"):
+        return ""
+    return ("Wilson can add events to an .ics file ([calendar] path), a CalDAV calendar ([calendar] caldav_url) or "
+            "Apple Calendar ([calendar] apple), not to a subscribed URL")
 
 
 class CreateEvent(BuiltinTool):

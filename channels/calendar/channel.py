@@ -61,8 +61,9 @@ class CalendarChannel(Channel):
                 done = writer.cancel(payload["title"])
             else:
                 raise CalendarError(f"unknown calendar action {action!r}")
-            if done.written and action != "create":
-                self._own_write(done.uid, "changed" if action == "move" else "cancelled")
+            if done.written and not (action == "create" and editor.is_own_write(done.uid)):
+                # a UID Wilson did not choose (Calendar.app gives its own) is known again by this record
+                self._own_write(done.uid, {"create": "new", "move": "changed"}.get(action, "cancelled"))
             return {"uid": done.uid, "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
                     "written": done.written}
         except (OSError, ValueError, KeyError, CalendarError) as exc:

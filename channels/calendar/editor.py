@@ -34,7 +34,7 @@ def _write_calendar(path: Path, calendar: icalendar.Calendar) -> None:
     os.replace(tmp, path)  # a sync reading the file sees the old or the new calendar, never half of one
 
 
-def _as_moment(value, tz: ZoneInfo | None):
+def as_moment(value, tz: ZoneInfo | None):
     """date for all-day, datetime (aware if tz given or stated, else floating) for timed."""
     if isinstance(value, str):
         value = date_or_datetime(value)
@@ -48,8 +48,8 @@ def _as_moment(value, tz: ZoneInfo | None):
 
 
 def set_times(event, start, end, tz: ZoneInfo | None) -> None:
-    start = _as_moment(start, tz)
-    end = _as_moment(end, tz) if end not in (None, "") else None
+    start = as_moment(start, tz)
+    end = as_moment(end, tz) if end not in (None, "") else None
     for prop in ("DTSTART", "DTEND", "DURATION"):
         if prop in event:
             del event[prop]
@@ -209,7 +209,7 @@ def same_length(event, start, tz: ZoneInfo | None):
     if "DTSTART" not in event or "DTEND" not in event:
         return None
     old_start, old_end = event.decoded("DTSTART"), event.decoded("DTEND")
-    new_start = _as_moment(start, tz)
+    new_start = as_moment(start, tz)
     if isinstance(new_start, datetime) != isinstance(old_start, datetime):
         return None  # a timed event moved to a day (or the other way): its length does not carry over
     if isinstance(new_start, datetime):

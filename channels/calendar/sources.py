@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import shutil
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -298,7 +299,7 @@ class AppleCalendarSource(CalendarSource):
         self.timeout = timeout
 
     def fetch(self, state):
-        if sys.platform != "darwin":
+        if sys.platform != "darwin" and shutil.which("osascript") is None:
             raise SourceError("Apple Calendar is only available on macOS")
         script = APPLE_SCRIPT.replace("DAYS", str(self.horizon_days))
         try:

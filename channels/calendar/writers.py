@@ -19,7 +19,7 @@ import caldav
 import httpx
 import icalendar
 
-from channels.calendar import editor
+from channels.calendar import apple, editor
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar
 
@@ -269,6 +269,45 @@ class CalDavWriter(CalendarWriter):
         return Written(str(found.event["UID"]), True, self.where)
 
 
+class AppleWriter(CalendarWriter):
+    """The macOS Calendar app, through osascript (channels/calendar/apple.py): new events go to the calendar
+    named `calendar_name` (empty: the first one that can be written); a cancelled event is deleted."""
+
+    def __init__(self, calendar_name: str = "", *, timeout: float = 60.0):
+        self.calendar_name = calendar_name or ""
+        self.timeout = timeout
+        self.where = "Apple Calendar"
+
+    @staticmethod
+    def _local(value, tz: ZoneInfo | None) -> tuple[str, bool]:
+        """"YYYY-MM-DDTHH:MM" in the user's zone (or "YYYY-MM-DD" for a day), and whether it is a day."""
+        moment = editor.as_moment(value, tz)
+        if isinstance(moment, datetime):
+            if moment.tzinfo is not None and tz is not None:
+                moment = moment.astimezone(tz)
+            return moment.strftime("%Y-%m-%dT%H:%M"), False
+        return moment.isoformat(), True
+
+    def _times(self, start, end, tz) -> list[str]:
+        begin, all_day = self._local(start, tz)
+        finish = self._local(end, tz)[0] if end not in (None, "") else ""
+        return [begin, finish, "true" if all_day else "false"]
+
+    def create(self, draft, *, tz, stamp):
+        title = " ".join(draft.title.split())
+        said = apple.run(apple.CREATE, [self.calendar_name, f"wilson:{draft.uid}", title,
+                                        *self._times(draft.start, draft.end, tz), draft.location or "",
+                                        draft.notes or ""], timeout=self.timeout)
+        return Written(apple.answer(said, draft.title), True, self.where)
+
+    def move(self, title, start, end, *, tz):
+        said = apple.run(apple.MOVE, [title, *self._times(start, end, tz)], timeout=self.timeout)
+        return Written(apple.answer(said, title), True, self.where)
+
+    def cancel(self, title):
+        return Written(apple.answer(apple.run(apple.CANCEL, [title], timeout=self.timeout), title), True, self.where)
+
+
 def _with_zones(calendar: icalendar.Calendar) -> None:
     try:
         calendar.add_missing_timezones()
@@ -277,8 +316,8 @@ def _with_zones(calendar: icalendar.Calendar) -> None:
 
 
 def writer_for(config) -> CalendarWriter | None:
-    """The user's writable calendar: the .ics file first, then CalDAV; None when there is none (a URL
-    subscription is read-only)."""
+    """The user's writable calendar: the .ics file first, then CalDAV, then Apple Calendar; None when there is
+    none (a URL subscription is read-only)."""
     path = str(config.get("calendar", "path") or "").strip()
     if path:
         p = Path(path).expanduser()
@@ -288,4 +327,9 @@ def writer_for(config) -> CalendarWriter | None:
         return CalDavWriter(url, config.get("calendar", "caldav_username") or None,
                             config.get("calendar", "caldav_password") or None,
                             calendar_name=str(config.get("calendar", "caldav_calendar") or ""))
+    apple_on = config.get("calendar", "apple")
+    if isinstance(apple_on, str):
+        apple_on = apple_on.strip().lower() in ("1", "true", "yes", "on")
+    if apple_on:
+        return AppleWriter(str(config.get("calendar", "apple_calendar") or ""))
     return None

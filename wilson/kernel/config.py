@@ -95,6 +95,7 @@ DEFAULTS: dict[str, dict] = {
         "caldav_calendar": "",
         "horizon_days": 365,
         "apple": False,
+        "apple_calendar": "",
         "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
     },
     # The email channel is off while imap_host is empty; the password comes from WILSON_EMAIL_PASSWORD only.
@@ -195,6 +196,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
+        "apple_calendar": ("text", "the Calendar app's calendar (its name) approved new events go to; empty: the "
+                                   "first one that can be written"),
     },
     "email": {
         "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
