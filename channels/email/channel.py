@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from loguru import logger
 
+from channels import accounts
 from channels.base import Channel
 from channels.email import parse
 from channels.email.idle import IdleWatcher
@@ -169,8 +170,6 @@ class EmailChannel(Outbound, Channel):
 
     def _grant_revoked(self, text: str) -> None:
         """Told once per grant: the words name the command that gives Wilson access again."""
-        from channels import accounts
-
         provider = accounts.provider_of(str(self.config.get("email", "oauth")))
         grant = accounts.load_grant(self.config.home, provider) or {}
         mark = hashlib.sha256(str(grant.get("refresh_token", "")).encode()).hexdigest()[:16]

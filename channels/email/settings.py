@@ -10,6 +10,8 @@ import os
 
 from loguru import logger
 
+from channels import accounts
+
 PASSWORD_ENV = "WILSON_EMAIL_PASSWORD"
 
 
@@ -73,8 +75,6 @@ def token_source(config):
     name = str(config.get("email", "oauth") or "").strip()
     if not name:
         return None
-    from channels import accounts
-
     provider = accounts.provider_of(name)
     return lambda fresh=False: accounts.access_token(config, provider, fresh)
 

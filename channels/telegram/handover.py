@@ -19,6 +19,7 @@ import io
 from datetime import date, datetime, timedelta
 
 import icalendar
+import pypdf
 from loguru import logger
 
 from actors.proposals import make, rules
@@ -86,8 +87,6 @@ def too_big(kind: str, message) -> str | None:
 # Reading -------------------------------------------------------------------------------------------------
 def pdf_text(data: bytes) -> str:
     """The text of a PDF's first PDF_PAGES pages, capped at HANDED_CHARS."""
-    import pypdf  # only a PDF needs it
-
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted:

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 import threading
+from email.parser import BytesParser
+from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -299,9 +301,6 @@ def hear_speech(audio: bytes) -> str:
 
 def multipart_fields(raw: bytes, content_type: str) -> dict[str, tuple[bytes, str]]:
     """A multipart/form-data body: name -> (bytes, file name or "")."""
-    from email.parser import BytesParser
-    from email.policy import HTTP
-
     message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
     fields = {}
     for part in message.iter_parts() if message.is_multipart() else []:
