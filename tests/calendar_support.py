@@ -72,6 +72,7 @@ class Meanwhile:
     def __init__(self, upstream: str):
         self.upstream = upstream.rstrip("/")
         self.then = None
+        self.down = False  # while True every request is answered 503, as a server in maintenance
         self.seen: list[tuple[str, str, int]] = []  # (method, path, status) of each request forwarded
         proxy = self
 
@@ -81,6 +82,12 @@ class Meanwhile:
 
             def _forward(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if proxy.down:
+                    proxy.seen.append((self.command, self.path, 503))
+                    self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if self.command == "PUT" and self.headers.get("If-Match") and proxy.then is not None:
                     then, proxy.then = proxy.then, None
                     then()

@@ -5,12 +5,14 @@ event or a read-only calendar tells the user and changes nothing on the server."
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import caldav
 import icalendar
 import pytest
 import radicale  # noqa: F401  (a test dependency: a broken install must fail here, not skip)
 
-from storage.models import Approval, Inbox, ReceptorBuffer
+from storage.models import Approval, Inbox, Outbox, ReceptorBuffer
 from tests.calendar_support import Meanwhile, radicale_server
 from wilson.kernel.messages import ChannelSync
 
@@ -223,3 +225,23 @@ def test_a_calendar_name_the_account_does_not_have_is_told_with_the_names_it_has
         "I could not add “Dentist” to your calendar: there is no calendar called “Holidays” on the server "
         "(it has “Work”); set [calendar] caldav_calendar to one of them. Nothing else was changed."]
     assert server_state(work) == {}
+
+
+def test_a_server_that_is_down_delays_the_write_which_is_done_once_it_is_back(server, make_app, no_proxy):
+    [work] = calendars_of(server, "iris", "Work")
+    with Meanwhile(server) as proxy:
+        app = wilson_for(make_app, proxy.url, "iris")
+        proxy.down = True
+        approved_twice(app, "create_event", DENTIST)
+        app.advance(timedelta(minutes=1))  # the second try: still down, and now the user hears of it
+        assert [t for t in told(app) if "yet" in t] == [
+            "I could not reach your calendar to change “Dentist” yet (the calendar server is in trouble (HTTP 503)). "
+            "I'll keep trying, and tell you when it is done."]
+        assert server_state(work) == {} and Outbox.get(Outbox.channel == "calendar").status == "retry"
+        proxy.down = False
+        app.advance(timedelta(minutes=3))
+    [(uid, _)] = server_state(work).items()
+    assert str(vevent(work, uid)["SUMMARY"]) == "Dentist"
+    assert Outbox.get(Outbox.channel == "calendar").status == "delivered"
+    assert told(app)[-1] == "Done: “Dentist” is changed in your calendar now."
+    assert not [t for t in told(app) if t.startswith("I could not add")]

@@ -17,13 +17,16 @@ from channels.calendar.sources import CalendarSource, documents_digest, sources_
 from channels.calendar import editor, writers
 from storage import kv, outbox, routing, trace
 from storage.db import database
-from storage.models import ReceptorBuffer
-from wilson.kernel import faults, liveness
+from storage.models import Outbox, ReceptorBuffer
+from wilson.kernel import clock as clockmod, faults, liveness
 from wilson.kernel.timeparse import utc_or_none
 from wilson.kernel.messages import Deliver, StimulusCommitted
 
 OWN_WRITES = "calendar:own_writes"  # [uid, change kind] of moves and cancels Wilson made, not yet read back
 OWN_WRITES_KEPT = 200
+RETRY_FIRST = timedelta(minutes=1)
+RETRY_MAX = timedelta(hours=1)
+TELL_AFTER = 2  # failed tries of one write before the user hears it is late
 
 
 class CalendarChannel(Channel):
@@ -66,12 +69,55 @@ class CalendarChannel(Channel):
                 self._own_write(done.uid, {"create": "new", "move": "changed"}.get(action, "cancelled"))
             return {"uid": done.uid, "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
                     "written": done.written}
+        except writers.Unreachable:
+            raise  # waits for the next try (deliver_row); the user hears of it if it lasts
         except (OSError, ValueError, KeyError, CalendarError) as exc:
             verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
             where = "to" if verb == "add" else "in"
             self._tell_user(row, f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
                                  f"{one_line(exc)}. Nothing else was changed.")
             raise
+
+    def deliver_owed(self) -> None:
+        """Every write still owed, a waiting one once its time has come (also at each tick: see poll_if_due)."""
+        for row in list(Outbox.select(Outbox.id).where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
+                        .order_by(Outbox.id)):
+            self.deliver_row(row.id)
+
+    def poll_if_due(self) -> int:
+        self.deliver_owed()
+        return super().poll_if_due()
+
+    def deliver_row(self, outbox_id: int, row=None) -> None:
+        """As every channel delivers, but a calendar server that does not answer keeps the write owed: tried
+        again a minute later, then less and less often (at most hourly); the user hears of it at the second
+        failed try, once, and of the write itself when it is done or refused."""
+        row = outbox.get(outbox_id)
+        now = self.now()
+        if row is None or row.status not in outbox.DUE:
+            return
+        if row.status == "retry" and row.next_attempt_at is not None and clockmod.as_utc(row.next_attempt_at) > now:
+            return
+        if not outbox.start_attempt(row.id, now):  # counted, and due again as "pending" for the delivery mark
+            return
+        attempts = row.attempts + 1
+        try:
+            result = self.send(row)
+        except writers.Unreachable as exc:
+            wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
+            self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
+            if attempts == TELL_AFTER:
+                title = (row.payload or {}).get("title", "")
+                self._tell_user(row, f"I could not reach your calendar to change “{title}” yet ({exc}). I'll keep "
+                                     "trying, and tell you when it is done.", key="calendar-delayed")
+            return
+        except Exception as exc:  # told to the user by send(); recorded, never lost silently
+            self.record_failure(row, f"{type(exc).__name__}: {exc}", now, counted=True)
+            return
+        self.record_delivery(row, result, now)
+        if row.attempts >= TELL_AFTER:  # the user heard it was late: now they hear it is done
+            title = (row.payload or {}).get("title", "")
+            self._tell_user(row, f"Done: “{title}” is changed in your calendar now.", key="calendar-done")
 
     @staticmethod
     def _own_write(uid: str, kind: str) -> None:
@@ -90,9 +136,9 @@ class CalendarChannel(Channel):
         kv.put_setting(OWN_WRITES, pending)
         return True
 
-    def _tell_user(self, row, text: str) -> None:
+    def _tell_user(self, row, text: str, key: str = "calendar-report") -> None:
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"calendar-report:{row.id}",
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
                           at=self.now(), payload={"calendar_outbox": row.id})
         self.tell(channel, Deliver(told.id))
 

@@ -9,6 +9,7 @@ device meanwhile is a conflict to tell, never overwritten.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +23,11 @@ import icalendar
 from channels.calendar import apple, editor
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar
+
+
+class Unreachable(CalendarError):
+    """The calendar server did not answer, or answered that it is in trouble (5xx): the write waits and is tried
+    again, as an outage delays a delivery and never loses it."""
 
 
 @dataclass(frozen=True)
@@ -143,17 +149,23 @@ class CalDavWriter(CalendarWriter):
                 return result
         except CalendarError:
             raise
+        except (OSError, httpx.HTTPError) as exc:
+            raise Unreachable(f"the calendar server did not answer ({type(exc).__name__})") from None
         except Exception as exc:
-            raise CalendarError(f"the calendar server could not be read ({type(exc).__name__}: "
-                                f"{self._hide(one_line(exc, 160))})") from None
+            said = self._hide(one_line(exc, 160))
+            trouble = re.search(r"\b(5\d\d) [A-Z]", said)  # the caldav library words a 5xx answer in its own error
+            if trouble:
+                raise Unreachable(f"the calendar server is in trouble (HTTP {trouble.group(1)})") from None
+            if any(word in said for word in ("Connection", "connect", "Max retries", "timed out")):
+                raise Unreachable(f"the calendar server did not answer ({type(exc).__name__})") from None
+            raise CalendarError(f"the calendar server could not be read ({type(exc).__name__}: {said})") from None
 
     def _request(self, method: str, url: str, **kw) -> httpx.Response:
         try:
             with self._http() as http:
                 return http.request(method, url, **kw)
         except httpx.HTTPError as exc:
-            raise CalendarError(f"the calendar server did not answer ({type(exc).__name__}: "
-                                f"{self._hide(one_line(exc, 160))})") from None
+            raise Unreachable(f"the calendar server did not answer ({type(exc).__name__})") from None
 
     @staticmethod
     def _refused(response: httpx.Response) -> CalendarError:
@@ -164,6 +176,8 @@ class CalDavWriter(CalendarWriter):
         if code == 403:
             return CalendarError("the calendar server refused the change (HTTP 403: this calendar is read-only "
                                  "for the account)")
+        if code >= 500:
+            return Unreachable(f"the calendar server is in trouble (HTTP {code})")
         return CalendarError(f"the calendar server refused the change (HTTP {code})")
 
     # create ----------------------------------------------------------------
