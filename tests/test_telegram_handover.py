@@ -44,7 +44,8 @@ def wilson(tmp_path, fake, serve):
 
     yield start, model
     for app in apps:
-        app.stop()
+        if app.supervisor is not None and not app.db.is_closed():  # a test may have stopped one itself
+            app.stop()
 
 
 def said_to_owner(fake) -> list[str]:
@@ -151,3 +152,17 @@ def test_a_file_that_is_not_what_it_says_is_told_and_nothing_is_kept(wilson, fak
     assert told.startswith("I could not read “ticket.pdf”: it is not a PDF I can read (") and told.endswith(
         "Nothing was kept.")
     assert not Inbox.select().where(Inbox.source == "telegram").exists()
+
+
+def test_a_file_handed_over_just_before_a_stop_is_read_at_the_next_start(wilson, fake):
+    start, model = wilson
+    app = start()
+    fake.delay("getFile", 8)  # Telegram is slow to give the file, and Wilson is stopped meanwhile
+    fake.send_document(OWNER, pdf_with_text(*TICKET), "eticket.pdf", "application/pdf")
+    fake.wait_for(lambda: fake.calls_of("getFile"), 10, "the file asked for")
+    app.stop()
+    assert not Inbox.select().where(Inbox.source == "telegram").exists()
+    start()
+    wait_said(fake, "Noted.")
+    [row] = Inbox.select().where(Inbox.source == "telegram")
+    assert row.text.startswith("[PDF eticket.pdf]\nE-ticket LH 714") and len(fake.calls_of("getFile")) == 2
