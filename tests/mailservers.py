@@ -359,7 +359,7 @@ class SmtpSink:
                 sink.auth.append((user, "XOAUTH2"))
                 if oauth_check(token):
                     return AuthResult(success=True, auth_data=LoginPassword(user.encode(), b""))
-                return AuthResult(success=False)
+                return AuthResult(success=False, handled=False)  # else no 535 is sent
 
         def authenticate(server, session, envelope, mechanism, auth_data):
             from aiosmtpd.smtp import AuthResult

@@ -107,11 +107,21 @@ def test_mail_is_read_and_sent_with_xoauth2_and_a_revoked_grant_is_told_once(tmp
     assert smtp.wait_for(1) and smtp.auth == [(USER, "XOAUTH2")]
     assert smtp.messages[0][1] == ["ann@example.org"]
 
-    idp.active.clear()  # the access token is cut short (a password change): a fresh one is fetched and used
-    app.supervisor.tell("email", ChannelSync("test"))
+    idp.active.clear()  # the access token is cut short before its time: a fresh one is fetched and used
+    assert app.propose("send_email", {"to": "bob@example.org", "subject": "Lunch", "body": "Noon?"},
+                       "because you asked") is None
     assert app.wait_idle()
+    app.decide(Approval.select().order_by(Approval.id.desc()).get().id, "approve")
+    assert app.wait_idle()
+    assert smtp.wait_for(2) and smtp.auth == [(USER, "XOAUTH2")] * 3  # the second mail: refused, then fresh
     renewed = accounts.load_grant(home, accounts.PROVIDERS["google"])["access_token"]
     assert renewed != grant["access_token"] and idp.is_active(renewed)
+
+    idp.active.clear()  # and again, found by the IMAP login this time
+    app.supervisor.tell("email", ChannelSync("test"))
+    assert app.wait_idle()
+    again = accounts.load_grant(home, accounts.PROVIDERS["google"])["access_token"]
+    assert again != renewed and again in idp.introspected
     assert not [d for d in app.user_deliveries() if "no longer lets Wilson in" in d["text"]]
 
     idp.revoke()  # the user withdraws Wilson's access in their account settings

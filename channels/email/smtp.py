@@ -121,15 +121,26 @@ class SmtpSender:
                             + "); if it relays your mail without one, set smtp_username = \"\" in [email]",
                             lasting=True)
         if self.token is not None:
-            try:
-                answer = xoauth2(self.username, self.token())
-            except AccountError as exc:
-                raise SendError(str(exc), lasting=isinstance(exc, GrantRevoked)) from None
-            # on a refusal the server sends its reason as a 334 challenge; the empty answer lets it say 535
-            smtp.auth("XOAUTH2", lambda challenge=None: answer if challenge is None else "")
+            self._oauth_login(smtp)
         else:
             smtp.login(self.username, self._password)
         self.logged_in = True
+
+    def _oauth_login(self, smtp: smtplib.SMTP) -> None:
+        """XOAUTH2 with the stored access token; refused, once more with a fresh one, whose refresh tells whether
+        the grant itself is gone (as channels/email/imap.py does)."""
+        for fresh in (False, True):
+            try:
+                answer = xoauth2(self.username, self.token(fresh))
+            except AccountError as exc:
+                raise SendError(str(exc), lasting=isinstance(exc, GrantRevoked)) from None
+            try:
+                # on a refusal the server sends its reason as a 334 challenge; the empty answer lets it say 535
+                smtp.auth("XOAUTH2", lambda challenge=None, said=answer: said if challenge is None else "")
+                return
+            except smtplib.SMTPAuthenticationError:
+                if fresh:
+                    raise
 
     def check(self) -> str:
         """For `wilson doctor`: connect, EHLO, STARTTLS and log in as a send would, and leave. One line on success;
