@@ -17,6 +17,7 @@ identity provider in the tests).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -211,6 +212,24 @@ def access_token(config, provider: Provider, fresh: bool = False) -> str:
         raise GrantRevoked(fix_line(provider))
     raise AccountError(f"{provider.title} did not give a fresh access token "
                        f"({answer.get('error_description') or answer.get('error') or f'HTTP {status}'})")
+
+
+def token_source(config, section: str):
+    """For `[<section>] oauth = "google"` (or "microsoft"): a callable(fresh=False) giving an access token from the
+    account `wilson account add` stored; None when the section logs in with a password."""
+    name = str(config.get(section, "oauth") or "").strip()
+    if not name:
+        return None
+    provider = provider_of(name)
+    return lambda fresh=False: access_token(config, provider, fresh)
+
+
+def revoked_key(config, section: str) -> str:
+    """The idempotency key of the one message about a revoked grant: one per grant, whichever channel finds it."""
+    provider = provider_of(str(config.get(section, "oauth")))
+    grant = load_grant(config.home, provider) or {}
+    mark = hashlib.sha256(str(grant.get("refresh_token", "")).encode()).hexdigest()[:16]
+    return f"oauth-revoked:{provider.name}:{mark}"
 
 
 def xoauth2(user: str, token: str) -> str:

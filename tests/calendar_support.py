@@ -6,6 +6,7 @@ The editor itself lives in channels/calendar/editor.py because the REPL's `calen
 `calendar cancel` use it; tests import it from here so that they depend on one name only.
 """
 
+import base64
 import contextlib
 import http.server
 import socket
@@ -69,8 +70,12 @@ class Meanwhile:
     """An HTTP proxy in front of a CalDAV server that, just before the next conditional write (a PUT with
     If-Match) goes through, runs `then` — what another device does at that moment."""
 
-    def __init__(self, upstream: str):
+    def __init__(self, upstream: str, *, bearer_check=None, as_user: str = ""):
+        """`bearer_check(token) -> bool`: the proxy is a server that signs in with OAuth (as Google's CalDAV does):
+        a request without a Bearer token it accepts is answered 401, one with it goes on as `as_user`."""
         self.upstream = upstream.rstrip("/")
+        self.bearer_check = bearer_check
+        self.as_user = as_user
         self.then = None
         self.down = False  # while True every request is answered 503, as a server in maintenance
         self.seen: list[tuple[str, str, int]] = []  # (method, path, status) of each request forwarded
@@ -92,6 +97,16 @@ class Meanwhile:
                     then, proxy.then = proxy.then, None
                     then()
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+                if proxy.bearer_check is not None:
+                    said = self.headers.get("Authorization") or ""
+                    if not (said.startswith("Bearer ") and proxy.bearer_check(said[len("Bearer "):])):
+                        proxy.seen.append((self.command, self.path, 401))
+                        self.send_response(401)
+                        self.send_header("WWW-Authenticate", 'Bearer realm="caldav"')
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    headers["Authorization"] = "Basic " + base64.b64encode(f"{proxy.as_user}:x".encode()).decode()
                 answer = httpx.request(self.command, proxy.upstream + self.path, content=body, headers=headers)
                 proxy.seen.append((self.command, self.path, answer.status_code))
                 self.send_response(answer.status_code)

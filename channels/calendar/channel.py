@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
+from channels import accounts
 from channels.base import Channel
 from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
 from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
@@ -75,7 +76,7 @@ class CalendarChannel(Channel):
             verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
             where = "to" if verb == "add" else "in"
             self._tell_user(row, f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
-                                 f"{one_line(exc)}. Nothing else was changed.")
+                                 f"{one_line(exc).rstrip('.')}. Nothing else was changed.")
             raise
 
     def deliver_owed(self) -> None:
@@ -136,6 +137,14 @@ class CalendarChannel(Channel):
         kv.put_setting(OWN_WRITES, pending)
         return True
 
+    def _grant_revoked(self, text: str) -> None:
+        """Told once per grant (the same message the mail channel would give for the same account)."""
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
+                          key=accounts.revoked_key(self.config, "calendar"), at=self.now(), payload={"oauth": "calendar"})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
+
     def _tell_user(self, row, text: str, key: str = "calendar-report") -> None:
         channel = self.config.primary_channel
         told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
@@ -158,6 +167,8 @@ class CalendarChannel(Channel):
             except (SourceError, CalendarError) as exc:
                 logger.warning("calendar source {} skipped: {}", source.label, one_line(exc))
                 errors.append(one_line(exc))
+                if getattr(exc, "revoked", False):
+                    self._grant_revoked(str(exc))
             except Exception as exc:  # one bad source must not stop the others, nor the actor
                 logger.error("calendar source {} failed: {}: {}", source.label, type(exc).__name__, one_line(exc))
                 errors.append(f"{source.label}: {type(exc).__name__}: {one_line(exc)}")

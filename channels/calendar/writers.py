@@ -20,6 +20,10 @@ import caldav
 import httpx
 import icalendar
 
+from caldav.requests import HTTPBearerAuth
+
+from channels import accounts
+from channels.accounts import AccountError
 from channels.calendar import apple, editor
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar
@@ -109,7 +113,11 @@ class CalDavWriter(CalendarWriter):
     a move or a cancel looks for the named event in every calendar of the account."""
 
     def __init__(self, url: str, username: str | None = None, password: str | None = None, *,
-                 calendar_name: str = "", timeout: float = 30.0):
+                 calendar_name: str = "", timeout: float = 30.0, token=None):
+        """`token`: for a Google account, a callable(fresh) giving an OAuth access token (Bearer) instead of the
+        password; a write is rare and the user waits for it, so each one asks for a fresh token."""
+        self.token = token
+        self._bearer_token: str | None = None
         self.url = url
         self.username = username or None
         self.password = password or None
@@ -118,9 +126,27 @@ class CalDavWriter(CalendarWriter):
         self.where = "CalDAV"
 
     # the server ----------------------------------------------------------
+    def _bearer(self) -> str:
+        if self._bearer_token is None:
+            try:
+                self._bearer_token = self.token(True)
+            except AccountError as exc:
+                raise CalendarError(str(exc)) from None
+        return self._bearer_token
+
     def _http(self) -> httpx.Client:
+        if self.token is not None:
+            return httpx.Client(headers={"Authorization": f"Bearer {self._bearer()}"}, timeout=self.timeout,
+                                follow_redirects=False)
         auth = httpx.BasicAuth(self.username, self.password or "") if self.username else None
         return httpx.Client(auth=auth, timeout=self.timeout, follow_redirects=False)
+
+    def _dav(self):
+        if self.token is not None:
+            return caldav.DAVClient(url=self.url, username=self.username, auth=HTTPBearerAuth(self._bearer()),
+                                    timeout=int(self.timeout))
+        return caldav.DAVClient(url=self.url, username=self.username, password=self.password,
+                                timeout=int(self.timeout))
 
     def _hide(self, text: str) -> str:
         return text.replace(self.password, "***") if self.password else text
@@ -128,8 +154,7 @@ class CalDavWriter(CalendarWriter):
     def _calendars(self) -> list:
         """(name, url, caldav calendar) of every calendar of the account; the URL as one when it has no principal."""
         try:
-            with caldav.DAVClient(url=self.url, username=self.username, password=self.password,
-                                  timeout=int(self.timeout)) as client:
+            with self._dav() as client:
                 try:
                     principal = client.principal()
                     found = principal.get_calendars() if hasattr(principal, "get_calendars") else principal.calendars()
@@ -340,7 +365,8 @@ def writer_for(config) -> CalendarWriter | None:
     if url:
         return CalDavWriter(url, config.get("calendar", "caldav_username") or None,
                             config.get("calendar", "caldav_password") or None,
-                            calendar_name=str(config.get("calendar", "caldav_calendar") or ""))
+                            calendar_name=str(config.get("calendar", "caldav_calendar") or ""),
+                            token=accounts.token_source(config, "calendar"))
     apple_on = config.get("calendar", "apple")
     if isinstance(apple_on, str):
         apple_on = apple_on.strip().lower() in ("1", "true", "yes", "on")

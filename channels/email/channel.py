@@ -24,7 +24,6 @@ is on, the password, the status line) are channels/email/settings.py.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from loguru import logger
@@ -170,12 +169,9 @@ class EmailChannel(Outbound, Channel):
 
     def _grant_revoked(self, text: str) -> None:
         """Told once per grant: the words name the command that gives Wilson access again."""
-        provider = accounts.provider_of(str(self.config.get("email", "oauth")))
-        grant = accounts.load_grant(self.config.home, provider) or {}
-        mark = hashlib.sha256(str(grant.get("refresh_token", "")).encode()).hexdigest()[:16]
         channel = self.config.primary_channel
         told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
-                          key=f"oauth-revoked:{provider.name}:{mark}", at=self.now(), payload={"oauth": provider.name})
+                          key=accounts.revoked_key(self.config, "email"), at=self.now(), payload={"oauth": "email"})
         if told.status == "pending":
             self.tell(channel, Deliver(told.id))
 

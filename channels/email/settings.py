@@ -72,9 +72,5 @@ def status_line(config) -> str:
 def token_source(config):
     """For `[email] oauth = "google"` (or "microsoft"): a callable giving a fresh access token from the account
     `wilson account add` stored (channels/accounts.py); None when mail logs in with the password."""
-    name = str(config.get("email", "oauth") or "").strip()
-    if not name:
-        return None
-    provider = accounts.provider_of(name)
-    return lambda fresh=False: accounts.access_token(config, provider, fresh)
+    return accounts.token_source(config, "email")
 

@@ -93,6 +93,7 @@ DEFAULTS: dict[str, dict] = {
         "caldav_username": "",
         "caldav_password": "",
         "caldav_calendar": "",
+        "oauth": "",
         "horizon_days": 365,
         "apple": False,
         "apple_calendar": "",
@@ -193,6 +194,8 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "caldav_username": ("text", "the CalDAV account"),
         "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
         "caldav_calendar": ("text", "the CalDAV calendar (its name) approved new events go to; empty: the first"),
+        "oauth": ("text", "google: sign in to caldav_url with the account `wilson account add google` stored "
+                          "(OAuth) instead of a password; empty: the password"),
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
