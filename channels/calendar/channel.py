@@ -54,7 +54,7 @@ class CalendarChannel(Channel):
         try:
             writer = writers.writer_for(self.config)
             if writer is None:
-                raise CalendarError("no calendar Wilson can write to is set up ([calendar] path or caldav_url)")
+                raise CalendarError("no calendar Wilson can write to is set up ([calendar] path, caldav_url or apple)")
             if action == "create":
                 draft = writers.Draft(payload["uid"], payload["title"], payload["start"], payload.get("end"),
                                       payload.get("location"), payload.get("notes"))
