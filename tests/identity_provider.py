@@ -45,6 +45,7 @@ class IdentityProvider(LoopbackServer):
         super().__init__()
         self.user = user
         self.sign_in_after = sign_in_after  # polls answered "authorization_pending" before the user has signed in
+        self.declines = False  # the user presses "Cancel" on the consent page instead of "Allow"
         self.lifetime = lifetime
         self.polls = 0
         self.requests: list[tuple[str, dict]] = []
@@ -105,6 +106,8 @@ class IdentityProvider(LoopbackServer):
                 self.polls += 1
                 if self.polls <= self.sign_in_after:
                     return 428, {"error": "authorization_pending"}
+                if self.declines:
+                    return 403, {"error": "access_denied"}
                 return 200, self._tokens(refresh=True)
             if grant == "refresh_token":
                 if form.get("refresh_token") not in self.refresh_tokens:

@@ -79,6 +79,19 @@ def test_a_client_the_provider_does_not_know_is_told_and_nothing_is_stored(tmp_p
     assert not (tmp_path / "accounts" / "google.json").exists()
 
 
+def test_declining_on_the_sign_in_page_is_told_and_nothing_is_stored(tmp_path, idp):
+    idp.polls, idp.declines = 0, True
+    try:
+        result = cli(tmp_path, "account", "add", "microsoft", "--email", USER, **account_env(idp))
+    finally:
+        idp.declines = False
+    no_traceback(result)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"Open {idp.base_url}/device on any device, sign in to your Microsoft account")
+    assert result.stderr == "wilson account: you declined on the sign-in page; nothing was stored\n"
+    assert not (tmp_path / "accounts").exists()
+
+
 def test_mail_is_read_and_sent_with_xoauth2_and_a_revoked_grant_is_told_once(tmp_path, idp, dovecot, smtp,
                                                                             make_app):
     home = tmp_path / "home"
