@@ -237,6 +237,20 @@ def xoauth2(user: str, token: str) -> str:
     return f"user={user}\x01auth=Bearer {token}\x01\x01"
 
 
+def oauthbearer(user: str, token: str) -> str:
+    """The SASL OAUTHBEARER initial response (RFC 7628), for servers that offer it and not XOAUTH2."""
+    return f"n,a={user},\x01auth=Bearer {token}\x01\x01"
+
+
+def sasl(offered: str, user: str, token: str) -> tuple[str, str]:
+    """The mechanism and initial response to log in with: XOAUTH2 (Gmail's and Outlook's) unless the server
+    offers only OAUTHBEARER. `offered`: the server's list of mechanisms, any case."""
+    words = offered.upper().replace("AUTH=", " ").split()
+    if "XOAUTH2" not in words and "OAUTHBEARER" in words:
+        return "OAUTHBEARER", oauthbearer(user, token)
+    return "XOAUTH2", xoauth2(user, token)
+
+
 def settings_lines(provider: Provider, account: str) -> list[str]:
     """What to put in wilson.toml so that mail (and Google's calendar) use the account."""
     imap, smtp = provider.imap, provider.smtp

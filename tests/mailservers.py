@@ -143,6 +143,7 @@ class Dovecot:
     extra: str = ""  # more configuration lines, e.g. an imap_capability without IDLE
     # an identity provider's token introspection URL (RFC 7662): XOAUTH2 and OAUTHBEARER logins are checked there
     oauth_url: str = ""
+    oauth_mechanisms: str = "xoauth2 oauthbearer"  # what it offers for bearer tokens
 
     def start(self, attempts: int = 5) -> "Dovecot":
         if not os.path.exists(DOVECOT):
@@ -187,11 +188,11 @@ class Dovecot:
             (self.root / "oauth2.conf.ext").write_text(
                 f"introspection_mode = post\nintrospection_url = {self.oauth_url}\nusername_attribute = username\n"
                 "active_attribute = active\nactive_value = true\nforce_introspection = yes\n")
-            oauth = (f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+            oauth = (f"passdb {{\n  driver = oauth2\n  mechanisms = {self.oauth_mechanisms}\n"
                      f"  args = {self.root}/oauth2.conf.ext\n}}\n")
         conf.write_text(CONF.format(dir=self.root, user=user, group=group, port=self.port, ssl=ssl_conf,
                                     tls_port=self.tls_port, extra=self.extra, oauth_passdb=oauth,
-                                    mechanisms="plain login xoauth2 oauthbearer" if oauth else "plain login"))
+                                    mechanisms=f"plain login {self.oauth_mechanisms}" if oauth else "plain login"))
         # its own process group: stopping it ends the imap processes of open sessions too, at once
         self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, start_new_session=True)

@@ -152,3 +152,17 @@ def test_doctor_logs_in_with_the_account(tmp_path, idp, dovecot):
     no_traceback(result)
     assert f"email: IMAP ok, logged in at 127.0.0.1 as {USER}; reads INBOX" in result.stdout
     assert configmod.load(tmp_path, environ={}).get("email", "oauth") == ""  # nothing was written for the user
+
+
+def test_a_server_that_offers_only_oauthbearer_is_logged_in_with_it(tmp_path, idp):
+    server = start_dovecot(oauth_url=idp.introspection_url, oauth_mechanisms="oauthbearer")
+    try:
+        add_account(tmp_path, idp)
+        result = cli(tmp_path, "doctor", WILSON_WEB_ENABLED="false", WILSON_EMAIL_IMAP_HOST="127.0.0.1",
+                     WILSON_EMAIL_IMAP_PORT=str(server.port), WILSON_EMAIL_IMAP_SECURITY="none",
+                     WILSON_EMAIL_USERNAME=USER, WILSON_EMAIL_OAUTH="google", **account_env(idp))
+    finally:
+        server.stop()
+    no_traceback(result)
+    # XOAUTH2 is not offered there, so only an OAUTHBEARER login could have worked
+    assert f"email: IMAP ok, logged in at 127.0.0.1 as {USER}; reads INBOX" in result.stdout

@@ -16,7 +16,7 @@ import re
 import socket
 import ssl
 
-from channels.accounts import AccountError, GrantRevoked, xoauth2
+from channels.accounts import AccountError, GrantRevoked, sasl
 from wilson.kernel import clock as clockmod
 from wilson.kernel import deadline
 
@@ -148,9 +148,10 @@ class ImapClient:
             except AccountError as exc:
                 self._shut(conn)
                 raise ImapError(str(exc), revoked=isinstance(exc, GrantRevoked)) from None
-            answer = xoauth2(self.username, token).encode()
+            mechanism, said = sasl(" ".join(conn.capabilities), self.username, token)
+            answer = said.encode()
             try:
-                conn.authenticate("XOAUTH2", lambda challenge, said=answer: said if not challenge else b"")
+                conn.authenticate(mechanism, lambda challenge, said=answer: said if not challenge else b"")
                 return
             except imaplib.IMAP4.error:
                 if fresh:

@@ -29,7 +29,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from channels.accounts import AccountError, GrantRevoked, xoauth2
+from channels.accounts import AccountError, GrantRevoked, sasl
 from channels.email.imap import ImapError, LOOPBACK, check_security, tls_problem
 from storage import outbox
 from wilson.kernel import deadline
@@ -131,12 +131,12 @@ class SmtpSender:
         the grant itself is gone (as channels/email/imap.py does)."""
         for fresh in (False, True):
             try:
-                answer = xoauth2(self.username, self.token(fresh))
+                mechanism, answer = sasl(smtp.esmtp_features.get("auth", ""), self.username, self.token(fresh))
             except AccountError as exc:
                 raise SendError(str(exc), lasting=isinstance(exc, GrantRevoked)) from None
             try:
                 # on a refusal the server sends its reason as a 334 challenge; the empty answer lets it say 535
-                smtp.auth("XOAUTH2", lambda challenge=None, said=answer: said if challenge is None else "")
+                smtp.auth(mechanism, lambda challenge=None, said=answer: said if challenge is None else "")
                 return
             except smtplib.SMTPAuthenticationError:
                 if fresh:
