@@ -2,6 +2,10 @@
 
 Each source is polled as cheaply as it allows (a file by its stat, a URL by a conditional
 GET, CalDAV by each calendar's ctag / sync-token) and answers None when nothing changed.
+
+Size: four sources behind one small interface, with the digest and the config reader they share; each
+source is short, and split into modules they would all import the shared part back (the Calendar app's
+writing is channels/calendar/apple.py, its reading stays here beside the other sources).
 """
 
 from __future__ import annotations
