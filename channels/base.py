@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from storage import outbox, routing, trace
+from storage import health, outbox, routing, trace
 from storage.db import database
 from storage.models import Outbox
 from wilson.kernel.actor import WilsonActor
@@ -156,6 +156,28 @@ class Channel(WilsonActor):
     def sync(self, reason: str) -> int:
         """Poll the source and buffer what changed; returns how many rows were buffered."""
         return 0
+
+    # Reach -----------------------------------------------------------------
+    what = "source"  # what the user calls the channel's source, in the one message about a long outage
+
+    def reached(self, error: str | None = None) -> None:
+        """Record whether this look reached the source (storage/health.py, for `wilson status` and the
+        dashboard); a failure that has lasted an hour is told to the user once, with the error and the fix."""
+        now = self.now()
+        if error is None:
+            health.succeeded(self.name, now)
+            return
+        since = health.failed(self.name, now, error)
+        if since is None:
+            return
+        hours = max(1, int((now - since).total_seconds() // 3600))
+        text = (f"I have not been able to reach your {self.what} for {'an hour' if hours == 1 else f'{hours} hours'}: "
+                f"{' '.join(error.split())[:300]}. `wilson doctor` checks it and says what to change.")
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
+                          key=f"health:{self.name}:{since.isoformat()}", at=now, payload={"health": self.name})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
 
     # Delivering ----------------------------------------------------------
     def deliver_row(self, outbox_id: int, row: Outbox | None = None) -> None:

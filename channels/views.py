@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from peewee import fn
 
@@ -10,7 +10,7 @@ from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
 from storage import mute, trace
 from storage.beliefs import behaviour_changes, memory_list
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TokenUsage, Topic, Trace
+from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TokenUsage, Topic, Trace
 from wilson.kernel import clock as clockmod
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
@@ -277,16 +277,39 @@ def failure_lines() -> list[str]:
 
 
 def health_line(name: str, value, written, tz) -> str:
-    """One channel's health cursor for `wilson status`: its state, where and what went wrong, and when it was
-    written (a Wilson killed outright leaves its last state standing; the time tells how old it is)."""
+    """One channel's health cursor for `wilson status`: its state, where, when it last reached its source and
+    its last error, and when the cursor was written (a Wilson killed outright leaves its last state standing;
+    the time tells how old it is)."""
     value = value if isinstance(value, dict) else {"state": str(value)}
     parts = [f"{name}: {value.get('state') or 'unknown'}"]
     if value.get("address") and value.get("state") == "serving":
         parts.append(f"at {value['address']}")
     if value.get("restarts"):
         parts.append(f"({value['restarts']} restart(s))")
+    if value.get("last_ok"):
+        parts.append(f"— last success {_moment(value['last_ok'], tz)}")
     if value.get("error"):
-        parts.append(f"— {value['error']}")
+        at = f" {_moment(value['error_at'], tz)}" if value.get("error_at") else ""
+        parts.append(f"— last error{at}: {value['error']}")
     if written is not None:
         parts.append(f"(as of {clockmod.as_utc(written).astimezone(tz):%a %d %b %H:%M})")
     return " ".join(parts)
+
+
+def _moment(iso: str, tz) -> str:
+    try:
+        return f"{clockmod.as_utc(datetime.fromisoformat(iso)).astimezone(tz):%a %d %b %H:%M}"
+    except (TypeError, ValueError):
+        return str(iso)[:40]
+
+
+def health_rows(tz) -> list[dict]:
+    """Every channel's health for the dashboard: name, state, last success, last error (with when)."""
+    rows = []
+    for row in Cursor.select().where(Cursor.name.startswith("health:")).order_by(Cursor.name):
+        value = row.value if isinstance(row.value, dict) else {"state": str(row.value)}
+        rows.append({"name": row.name[len("health:"):], "state": value.get("state") or "unknown",
+                     "last_ok": _moment(value["last_ok"], tz) if value.get("last_ok") else "",
+                     "error": value.get("error") or "",
+                     "error_at": _moment(value["error_at"], tz) if value.get("error_at") else ""})
+    return rows

@@ -14,7 +14,8 @@ from wilson.kernel.clock import as_utc
 KEEP = {
     "escalation": timedelta(days=400),  # until the event has passed: events are planned up to a year ahead
     "left_out": timedelta(days=30),  # until the proposal is answered, revived or long expired
-    "awaiting_modify": timedelta(days=7),  # the change is wanted for an hour (channels/telegram/buttons.py)
+    "awaiting_modify": timedelta(days=7),
+    "telegram_chat": timedelta(days=365),  # a chat the bot has not heard from in a year is no longer listed  # the change is wanted for an hour (channels/telegram/buttons.py)
 }
 
 

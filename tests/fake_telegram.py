@@ -27,7 +27,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 from wilson.kernel.loopback import LoopbackServer
 from tests import poll
@@ -67,6 +67,16 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        fake: FakeTelegram = self.server.owner
+        prefix = f"/file/bot{fake.token}/"
+        path = unquote(self.path)  # python-telegram-bot sends the token's colon as %3A
+        if path.startswith("/file/"):  # a file's bytes, as api.telegram.org/file/bot<token>/<file_path> serves
+            data = fake.files.get(path[len(prefix):]) if path.startswith(prefix) else None
+            self.send_response(200 if data is not None else 404)
+            self.send_header("Content-Length", str(len(data or b"")))
+            self.end_headers()
+            self.wfile.write(data or b"")
+            return
         self._handle(b"")
 
     def do_POST(self):
@@ -139,6 +149,9 @@ class FakeTelegram(LoopbackServer):
         self.forum_chat_id = forum_chat_id
         # what getChatMember says of the bot in the forum: an admin that may manage topics, unless a test says not
         self.bot_rights: dict = {"status": "administrator", "can_manage_topics": True}
+        # other groups the bot is in: chat id -> {"title", "is_forum", "rights" (what getChatMember says of the bot)}
+        self.groups: dict[int, dict] = {}
+        self.files: dict[str, bytes] = {}  # file_path -> bytes of the files users sent (getFile, /file/bot…)
         self.users: dict[int, dict] = {}
         self.commands = None  # what setMyCommands registered
         self._updates: list[dict] = []  # not yet acknowledged
@@ -208,6 +221,10 @@ class FakeTelegram(LoopbackServer):
     def chat(self, chat_id: int) -> dict:
         if chat_id == self.forum_chat_id:
             return {"id": chat_id, "type": "supergroup", "title": "Wilson topics", "is_forum": True}
+        if chat_id in self.groups:
+            group = self.groups[chat_id]
+            return {"id": chat_id, "type": "supergroup", "title": group["title"],
+                    **({"is_forum": True} if group.get("is_forum") else {})}
         if chat_id < 0:
             return {"id": chat_id, "type": "supergroup", "title": f"group {chat_id}"}
         user = self.user(chat_id)
@@ -270,9 +287,27 @@ class FakeTelegram(LoopbackServer):
         content = {"photo": photo} | ({"caption": caption} if caption else {})
         return self._queue("message", self._user_message(user_id, None, None, None, **content))
 
-    def send_voice(self, user_id: int) -> dict:
-        voice = {"file_id": "voice-1", "file_unique_id": "v1", "duration": 3}
-        return self._queue("message", self._user_message(user_id, None, None, None, voice=voice))
+    def send_voice(self, user_id: int, audio: bytes | None = None, *, duration: int = 3, **extra) -> dict:
+        """A voice note; `audio`: its bytes (an OGG file), kept for getFile. `extra`: more Message fields
+        (caption, forward_origin, ...)."""
+        voice = {"file_id": "voice-1", "file_unique_id": "v1", "duration": duration, "mime_type": "audio/ogg"}
+        if audio is not None:
+            voice = self._file(voice, audio)
+        return self._queue("message", self._user_message(user_id, None, None, None, voice=voice, **extra))
+
+    def send_document(self, user_id: int, data: bytes, file_name: str, mime_type: str, *,
+                      declared_size: int | None = None, **extra) -> dict:
+        """A file (document) with its bytes; `declared_size`: the size Telegram tells, when a test needs a big one."""
+        document = self._file({"file_name": file_name, "mime_type": mime_type}, data)
+        if declared_size is not None:
+            document["file_size"] = declared_size
+        return self._queue("message", self._user_message(user_id, None, None, None, document=document, **extra))
+
+    def _file(self, fields: dict, data: bytes) -> dict:
+        with self._lock:
+            serial = len(self.files) + 1
+            self.files[f"documents/file_{serial}"] = bytes(data)
+        return {**fields, "file_id": f"file-{serial}", "file_unique_id": f"u{serial}", "file_size": len(data)}
 
     def press(self, user_id: int, message: dict, data: str) -> dict:
         """The user presses a button (callback data `data`) under a message the bot sent."""
@@ -383,6 +418,14 @@ class FakeTelegram(LoopbackServer):
     def api_getMe(self, params):
         return BOT_USER
 
+    def api_getFile(self, params):
+        file_id = str(params.get("file_id") or "")
+        path = f"documents/file_{file_id.removeprefix('file-')}"
+        if not file_id.startswith("file-") or path not in self.files:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        return {"file_id": file_id, "file_unique_id": "u" + file_id.removeprefix("file-"),
+                "file_size": len(self.files[path]), "file_path": path}
+
     def api_deleteWebhook(self, params):
         return True
 
@@ -482,12 +525,14 @@ class FakeTelegram(LoopbackServer):
 
     def api_getChat(self, params):
         chat_id = int(params["chat_id"])
-        if chat_id < 0 and chat_id != self.forum_chat_id:
+        if chat_id < 0 and chat_id != self.forum_chat_id and chat_id not in self.groups:
             raise ApiError(400, "Bad Request: chat not found")  # a group the bot is not in
         return self.chat(chat_id)
 
     def api_getChatMember(self, params):
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if chat_id in self.groups and user_id == BOT_USER["id"]:
+            return {"user": BOT_USER, **self.groups[chat_id].get("rights", {"status": "member"})}
         if chat_id != self.forum_chat_id:
             raise ApiError(400, "Bad Request: chat not found")
         if user_id == BOT_USER["id"]:

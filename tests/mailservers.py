@@ -39,13 +39,13 @@ log_path = {dir}/dovecot.log
 info_log_path = {dir}/dovecot.log
 {ssl}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = {mechanisms}
 mail_location = maildir:{dir}/mail/%u
 default_login_user = {user}
 default_internal_user = {user}
 default_internal_group = {group}
 first_valid_uid = 1
-passdb {{
+{oauth_passdb}passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {dir}/users
 }}
@@ -141,6 +141,9 @@ class Dovecot:
     tls_port: int = 0
     ca_file: Path | None = None
     extra: str = ""  # more configuration lines, e.g. an imap_capability without IDLE
+    # an identity provider's token introspection URL (RFC 7662): XOAUTH2 and OAUTHBEARER logins are checked there
+    oauth_url: str = ""
+    oauth_mechanisms: str = "xoauth2 oauthbearer"  # what it offers for bearer tokens
 
     def start(self, attempts: int = 5) -> "Dovecot":
         if not os.path.exists(DOVECOT):
@@ -180,8 +183,16 @@ class Dovecot:
     def _launch(self) -> bool:
         user, group, ssl_conf = self._conf
         conf = self.root / "dovecot.conf"
+        oauth = ""
+        if self.oauth_url:
+            (self.root / "oauth2.conf.ext").write_text(
+                f"introspection_mode = post\nintrospection_url = {self.oauth_url}\nusername_attribute = username\n"
+                "active_attribute = active\nactive_value = true\nforce_introspection = yes\n")
+            oauth = (f"passdb {{\n  driver = oauth2\n  mechanisms = {self.oauth_mechanisms}\n"
+                     f"  args = {self.root}/oauth2.conf.ext\n}}\n")
         conf.write_text(CONF.format(dir=self.root, user=user, group=group, port=self.port, ssl=ssl_conf,
-                                    tls_port=self.tls_port, extra=self.extra))
+                                    tls_port=self.tls_port, extra=self.extra, oauth_passdb=oauth,
+                                    mechanisms=f"plain login {self.oauth_mechanisms}" if oauth else "plain login"))
         # its own process group: stopping it ends the imap processes of open sessions too, at once
         self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, start_new_session=True)
@@ -314,7 +325,7 @@ class Dovecot:
 class SmtpSink:
     """aiosmtpd on loopback, port 0; `messages` holds (envelope sender, recipients, bytes) per accepted mail."""
 
-    def __init__(self, tls_dir: Path | None = None, implicit: bool = False, auth: bool = True):
+    def __init__(self, tls_dir: Path | None = None, implicit: bool = False, auth: bool = True, oauth_check=None):
         """With `tls_dir` (from make_ca: server.crt, server.key) it requires STARTTLS, or with `implicit`
         speaks TLS from the first byte. Without `auth` it offers no AUTH at all, as a local relay that
         takes mail from this computer without a login."""
@@ -336,6 +347,21 @@ class SmtpSink:
                 session.host_name = hostname
                 return responses if auth else [line for line in responses if not line[4:].upper().startswith("AUTH")]
 
+        class OAuthHandler(Handler):
+            async def auth_XOAUTH2(self, server, args):
+                """SASL XOAUTH2 (Gmail's): "user=U^Aauth=Bearer TOKEN^A^A", checked by `oauth_check(token)`."""
+                from base64 import b64decode
+
+                from aiosmtpd.smtp import AuthResult, LoginPassword
+
+                said = b64decode(args[1]).decode() if len(args) > 1 else ""
+                fields = dict(part.split("=", 1) for part in said.split("\x01") if "=" in part)
+                user, token = fields.get("user", ""), fields.get("auth", "").removeprefix("Bearer ")
+                sink.auth.append((user, "XOAUTH2"))
+                if oauth_check(token):
+                    return AuthResult(success=True, auth_data=LoginPassword(user.encode(), b""))
+                return AuthResult(success=False, handled=False)  # else no 535 is sent
+
         def authenticate(server, session, envelope, mechanism, auth_data):
             from aiosmtpd.smtp import AuthResult
 
@@ -347,7 +373,8 @@ class SmtpSink:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(str(tls_dir / "server.crt"), str(tls_dir / "server.key"))
             tls = {"ssl_context": context} if implicit else {"tls_context": context, "require_starttls": True}
-        self._make = lambda port: Controller(Handler(), hostname="127.0.0.1", port=port,
+        handler = OAuthHandler() if oauth_check is not None else Handler()
+        self._make = lambda port: Controller(handler, hostname="127.0.0.1", port=port,
                                              authenticator=authenticate if auth else None,
                                              auth_require_tls=False, auth_required=False, **tls)
 

@@ -83,7 +83,7 @@ def test_a_calendar_read_from_a_url_cannot_be_written_and_says_so(make_app):
     app = make_app(env={"WILSON_CALENDAR_URL": "https://calendar.example.org/private.ics",
                         "WILSON_CALENDAR_POLL": "off"})
     said = app.propose("create_event", DENTIST, "because you asked")
-    assert said is not None and "only to an .ics file ([calendar] path)" in said
+    assert said is not None and "not to a subscribed URL" in said
 
 
 def own_rows(title: str) -> list[ReceptorBuffer]:

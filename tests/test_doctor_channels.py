@@ -1,16 +1,23 @@
 """`wilson doctor` looks at each configured channel for real and, for each failure a person meets, exits non-zero
 with the cause and the setting to change in its words: a wrong IMAP password (Dovecot), a folder that does not
-exist, a refused SMTP login (aiosmtpd), a calendar URL that 404s, a Telegram token that getMe refuses."""
+exist, a refused SMTP login (aiosmtpd), a calendar URL that 404s, a Telegram token that getMe refuses, the
+dashboard's port taken by another program, a watched feed that is gone."""
 
 from __future__ import annotations
 
+import socket
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from tests.fake_telegram import DEFAULT_TOKEN, FORUM_CHAT_ID, FakeTelegram
 from tests.mailservers import PASSWORD, USER, SmtpSink
+from channels.web import watcher
+from storage.db import open_database
+from storage.migrations import migrate
 from tests.config_support import cli, no_traceback
+from tests.web_harness import base_url
 from wilson.kernel.loopback import LoopbackServer
 
 ICS = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20270101T000000Z\r\n"
@@ -78,6 +85,7 @@ def mail(imap_port: int | None = None, smtp_port: int | None = None, **more) -> 
 
 
 def doctor(home, **env):
+    env.setdefault("WILSON_WEB_ENABLED", "false")  # the dashboard's default port may be anyone's on a shared machine
     result = cli(home, "doctor", **env)
     no_traceback(result)
     return result
@@ -192,3 +200,36 @@ def test_a_forum_chat_id_the_bot_is_not_in_is_told(tmp_path, telegram):
     [line] = fixes(result)
     assert line.startswith("telegram: FIX: the forum chat -1009999999 is not reachable (Bad Request: chat not found): "
                            "add the bot to the group and check forum_chat_id")
+
+
+def test_the_dashboards_port_free_or_held_by_a_running_wilson_is_ok_and_taken_by_another_program_is_told(
+        tmp_path, web):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        result = doctor(tmp_path, WILSON_WEB_ENABLED="true", WILSON_WEB_PORT=str(taken))
+    assert result.returncode == 1
+    assert fixes(result) == [f"web: FIX: port {taken} on 127.0.0.1 is taken by another program; set [web] port to "
+                             f"a free one (WILSON_WEB_PORT), e.g. {taken + 1}"]
+    result = doctor(tmp_path, WILSON_WEB_ENABLED="true", WILSON_WEB_PORT=str(taken))  # given up by the other
+    assert result.returncode == 0 and f"web: ok, port {taken} on 127.0.0.1 is free for the dashboard" in result.stdout
+    running = int(base_url().rsplit(":", 1)[1])
+    result = doctor(tmp_path, WILSON_WEB_ENABLED="true", WILSON_WEB_PORT=str(running))
+    assert f"web: ok, the dashboard of a running Wilson answers at 127.0.0.1:{running}" in result.stdout
+
+
+def test_each_watched_feed_is_fetched_once_and_one_that_is_gone_is_told(tmp_path, calendars):
+    home = tmp_path / "home"
+    db = open_database(None, home)
+    migrate()
+    now = datetime(2027, 1, 5, 8, tzinfo=timezone.utc)
+    for path in ("/cal.ics", "/news/feed.xml"):
+        watcher.add(calendars.base_url + path, watcher.DEFAULT_EVERY, now)
+    db.close()
+    result = doctor(home)
+    assert result.returncode == 1
+    assert f"web: ok, watched {calendars.base_url}/cal.ics answered ({len(ICS):,} bytes)" in result.stdout
+    assert fixes(result) == [f"web: FIX: watched {calendars.base_url}/news/feed.xml: the server answered HTTP 404; "
+                             f"check the address, or stop watching it with "
+                             f"`wilson watch remove {calendars.base_url}/news/feed.xml`"]

@@ -99,9 +99,9 @@ def test_an_edit_reaches_the_model_as_the_corrected_words_once(wilson, fake, mod
     wait_text(fake, OWNER, "I'm Wilson")
     fake.edit_text(OWNER, command["message"]["message_id"], "/budget")
     photo = fake.send_photo(OWNER, caption="my desk")
-    wait_text(fake, OWNER, "echo: my desk")
+    wait_text(fake, OWNER, "my desk")  # the echo of the caption, passed on marked untrusted
     fake.edit_caption(OWNER, photo["message"]["message_id"], "my new desk")
-    wait_text(fake, OWNER, "echo: my new desk")
+    wait_text(fake, OWNER, "my new desk")
     assert app.wait_idle(10)
     said = texts(fake, OWNER)
     assert sum("I can't read photos" in t for t in said) == 1
@@ -317,10 +317,10 @@ def test_wilson_pair_prints_a_code_that_expires(tmp_path, capsys, monkeypatch):
 def test_media_gets_a_clear_answer_and_commands_answer_through_the_outbox(wilson, fake):
     app = wilson()
     fake.send_voice(OWNER)
-    wait_text(fake, OWNER, "I can't read voice messages yet")
+    wait_text(fake, OWNER, "I can't listen to voice notes yet: no speech model is set up")
     fake.send_photo(OWNER, caption="my new desk")
     wait_text(fake, OWNER, "I can't read photos yet, so I only read your caption")
-    wait_text(fake, OWNER, "echo: my new desk")
+    wait_text(fake, OWNER, "my new desk")  # the echo of the caption, passed on marked untrusted
     fake.send_text(OWNER, "/quiet 2h")
     wait_text(fake, OWNER, "Quiet until")
     fake.send_text(OWNER, "/budget")

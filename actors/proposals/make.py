@@ -105,25 +105,35 @@ def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str,
     `forget N` at the terminal): shown and decided like any other, exactly once per `key`. The caller
     tells the gate (ProposalCreated) after this commits. `shown`: the user's press was the question and
     its answer (a Done button), so there is nothing to present; the caller records the approval with it."""
+    return propose_items([(tool, args)], owner=owner, channel=channel, reason=reason, key=key, now=now,
+                         config=config, shown=shown)
+
+
+def propose_items(calls: list[tuple[str, dict]], *, owner: str, channel: str, reason: str, key: str, now: datetime,
+                  config, shown: bool = False) -> Approval:
+    """As propose_one, for several changes the user handed over at once (the events of an invitation): one
+    proposal, one item each, decided together or one by one."""
     box = tools.toolbox(config)
-    if box.get(tool) is None:
-        raise CannotPropose("That cannot be done: the skill that does it is not installed or is turned off.")
-    problem = tools.validate_mutation(tool, args, config.timezone, owner, owner, now, box=box)
-    if problem:
-        raise CannotPropose(problem[:1].upper() + problem[1:] + ".")
+    for tool, args in calls:
+        if box.get(tool) is None:
+            raise CannotPropose("That cannot be done: the skill that does it is not installed or is turned off.")
+        problem = tools.validate_mutation(tool, args, config.timezone, owner, owner, now, box=box)
+        if problem:
+            raise CannotPropose(problem[:1].upper() + problem[1:] + ".")
     with database.atomic():
         made = Approval.get_or_none(Approval.idempotency_key == key)
         if made is not None:
             return made
         trace_id = trace.new_trace_id()
-        lapses = expires(now, tools.moot_at([(tool, args)], config.timezone), config)
+        lapses = expires(now, tools.moot_at(calls, config.timezone), config)
         approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
                                    nonce=secrets.token_hex(4), created_at=now, expires_at=lapses,
                                    idempotency_key=key, reason=clipped(reason),
                                    remind_at=None if shown else nudge_at(now, lapses, config),
                                    presented_at=now if shown else None)
-        ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
-                            description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
+        for position, (tool, args) in enumerate(calls, start=1):
+            ApprovalItem.create(approval=approval, position=position, tool=tool, args=args,
+                                description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)
     return approval
 

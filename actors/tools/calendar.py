@@ -32,10 +32,14 @@ OWN_UID = "@own.wilson"  # as channels/calendar/editor.py writes it: the calenda
 
 
 def _writable(config) -> str:
-    """Why no event can be written, or "": only an .ics file ([calendar] path) can be written for now."""
-    if config is None or str(config.get("calendar", "path") or "").strip():
+    """Why no event can be written, or "": an .ics file ([calendar] path) or a CalDAV account can be written,
+    a subscribed URL cannot (channels/calendar/writers.py writer_for)."""
+    if config is None or any(str(config.get("calendar", key) or "").strip() for key in ("path", "caldav_url")):
         return ""
-    return "Wilson can add events only to an .ics file ([calendar] path) for now, not to a URL or CalDAV calendar"
+    if str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on"):
+        return ""
+    return ("Wilson can add events to an .ics file ([calendar] path), a CalDAV calendar ([calendar] caldav_url) or "
+            "Apple Calendar ([calendar] apple), not to a subscribed URL")
 
 
 class CreateEvent(BuiltinTool):
@@ -165,8 +169,11 @@ SETTINGS = Section(
         "caldav_url": "",
         "caldav_username": "",
         "caldav_password": "",
+        "caldav_calendar": "",
+        "oauth": "",
         "horizon_days": 365,
         "apple": False,
+        "apple_calendar": "",
         "poll": "5m",  # how often the source is checked for changes (a cheap conditional read); "off" disables
     },
     schema={
@@ -175,9 +182,14 @@ SETTINGS = Section(
         "caldav_url": ("url", "a CalDAV server"),
         "caldav_username": ("text", "the CalDAV account"),
         "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
+        "caldav_calendar": ("text", "the CalDAV calendar (its name) approved new events go to; empty: the first"),
+        "oauth": ("text", "google: sign in to caldav_url with the account `wilson account add google` stored "
+                          "(OAuth) instead of a password; empty: the password"),
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
+        "apple_calendar": ("text", "the Calendar app's calendar (its name) approved new events go to; empty: the "
+                                   "first one that can be written"),
     },
 )
 

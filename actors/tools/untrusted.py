@@ -110,6 +110,8 @@ def source_label(row) -> str | None:
     payload = row.payload if isinstance(row.payload, dict) else {}
     if row.origin == "user" and payload.get("forwarded_from"):  # passed on by the user, written by someone else
         return f"a message forwarded from {str(payload['forwarded_from'])[:80]}"
+    if row.origin == "user" and payload.get("handed_over"):  # a voice note, a PDF, a caption: others' words maybe
+        return str(payload["handed_over"])[:120]
     if row.origin == "user" or row.source in TRUSTED_SOURCES:
         return None
     if row.kind == "briefing":

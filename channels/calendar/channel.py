@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
+from channels import accounts
 from channels.base import Channel
 from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
 from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
@@ -14,16 +15,19 @@ from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget,
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
-from channels.calendar import editor
+from channels.calendar import editor, writers
 from storage import kv, outbox, routing, trace
 from storage.db import database
-from storage.models import ReceptorBuffer
-from wilson.kernel import faults, liveness
+from storage.models import Outbox, ReceptorBuffer
+from wilson.kernel import clock as clockmod, faults, liveness
 from wilson.kernel.timeparse import utc_or_none
 from wilson.kernel.messages import Deliver, StimulusCommitted
 
 OWN_WRITES = "calendar:own_writes"  # [uid, change kind] of moves and cancels Wilson made, not yet read back
 OWN_WRITES_KEPT = 200
+RETRY_FIRST = timedelta(minutes=1)
+RETRY_MAX = timedelta(hours=1)
+TELL_AFTER = 2  # failed tries of one write before the user hears it is late
 
 
 class CalendarChannel(Channel):
@@ -32,6 +36,7 @@ class CalendarChannel(Channel):
     for look-ups but not triaged, so Wilson does not plan what it has just done."""
 
     name = "calendar"
+    what = "calendar"
     realtime = False
     can_deliver = True
 
@@ -40,39 +45,80 @@ class CalendarChannel(Channel):
         self.sources = list(sources) if sources is not None else sources_from_config(ctx.config)
 
     def send(self, row) -> dict:
-        """An approved event, written once: the UID comes from the proposal item, and a file that holds it
-        already (a write repeated after a crash, a second Deliver) is left alone."""
+        """An approved change, written once where the user's calendar lives (channels/calendar/writers.py): a
+        new event's UID comes from the proposal item, so a write repeated after a crash, or a second Deliver,
+        adds nothing. A write that fails is told to the user, and nothing else is changed."""
         payload = dict(row.payload or {})
-        path = str(self.config.get("calendar", "path") or "").strip()
         action = payload.get("action")
+        tz = self.config.timezone
         try:
-            if not path:
-                raise CalendarError("only an .ics file ([calendar] path) can be written")
+            writer = writers.writer_for(self.config)
+            if writer is None:
+                raise CalendarError("no calendar Wilson can write to is set up ([calendar] path, caldav_url or apple)")
             if action == "create":
-                written = editor.create_event(path, payload["uid"], payload["title"], payload["start"],
-                                              payload.get("end"), location=payload.get("location"),
-                                              notes=payload.get("notes"), tz=self.config.timezone, stamp=self.now())
-                return {"uid": payload["uid"], "file": path, "written": written}
-            uid = editor.find_uid(path, payload["title"])
-            if uid is None and action == "cancel" and editor.cancelled_uid(path, payload["title"]):
-                return {"uid": editor.cancelled_uid(path, payload["title"]), "file": path, "written": False}  # done
-            if uid is None:
-                raise CalendarError(f"there is no event called “{payload['title']}” in it")
-            if action == "move":
-                editor.move_event(path, payload["title"], payload["start"], payload.get("end"), tz=self.config.timezone,
-                                  keep_length=True)
+                draft = writers.Draft(payload["uid"], payload["title"], payload["start"], payload.get("end"),
+                                      payload.get("location"), payload.get("notes"))
+                done = writer.create(draft, tz=tz, stamp=self.now())
+            elif action == "move":
+                done = writer.move(payload["title"], payload["start"], payload.get("end"), tz=tz)
             elif action == "cancel":
-                editor.cancel_event(path, payload["title"])
+                done = writer.cancel(payload["title"])
             else:
                 raise CalendarError(f"unknown calendar action {action!r}")
-            self._own_write(uid, "changed" if action == "move" else "cancelled")
-            return {"uid": uid, "file": path, "written": True}
+            if done.written and not (action == "create" and editor.is_own_write(done.uid)):
+                # a UID Wilson did not choose (Calendar.app gives its own) is known again by this record
+                self._own_write(done.uid, {"create": "new", "move": "changed"}.get(action, "cancelled"))
+            return {"uid": done.uid, "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
+                    "written": done.written}
+        except writers.Unreachable:
+            raise  # waits for the next try (deliver_row); the user hears of it if it lasts
         except (OSError, ValueError, KeyError, CalendarError) as exc:
             verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
             where = "to" if verb == "add" else "in"
             self._tell_user(row, f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
-                                 f"{one_line(exc)}. Nothing else was changed.")
+                                 f"{one_line(exc).rstrip('.')}. Nothing else was changed.")
             raise
+
+    def deliver_owed(self) -> None:
+        """Every write still owed, a waiting one once its time has come (also at each tick: see poll_if_due)."""
+        for row in list(Outbox.select(Outbox.id).where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
+                        .order_by(Outbox.id)):
+            self.deliver_row(row.id)
+
+    def poll_if_due(self) -> int:
+        self.deliver_owed()
+        return super().poll_if_due()
+
+    def deliver_row(self, outbox_id: int, row=None) -> None:
+        """As every channel delivers, but a calendar server that does not answer keeps the write owed: tried
+        again a minute later, then less and less often (at most hourly); the user hears of it at the second
+        failed try, once, and of the write itself when it is done or refused."""
+        row = outbox.get(outbox_id)
+        now = self.now()
+        if row is None or row.status not in outbox.DUE:
+            return
+        if row.status == "retry" and row.next_attempt_at is not None and clockmod.as_utc(row.next_attempt_at) > now:
+            return
+        if not outbox.start_attempt(row.id, now):  # counted, and due again as "pending" for the delivery mark
+            return
+        attempts = row.attempts + 1
+        try:
+            result = self.send(row)
+        except writers.Unreachable as exc:
+            wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
+            self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
+            if attempts == TELL_AFTER:
+                title = (row.payload or {}).get("title", "")
+                self._tell_user(row, f"I could not reach your calendar to change “{title}” yet ({exc}). I'll keep "
+                                     "trying, and tell you when it is done.", key="calendar-delayed")
+            return
+        except Exception as exc:  # told to the user by send(); recorded, never lost silently
+            self.record_failure(row, f"{type(exc).__name__}: {exc}", now, counted=True)
+            return
+        self.record_delivery(row, result, now)
+        if row.attempts >= TELL_AFTER:  # the user heard it was late: now they hear it is done
+            title = (row.payload or {}).get("title", "")
+            self._tell_user(row, f"Done: “{title}” is changed in your calendar now.", key="calendar-done")
 
     @staticmethod
     def _own_write(uid: str, kind: str) -> None:
@@ -91,9 +137,17 @@ class CalendarChannel(Channel):
         kv.put_setting(OWN_WRITES, pending)
         return True
 
-    def _tell_user(self, row, text: str) -> None:
+    def _grant_revoked(self, text: str) -> None:
+        """Told once per grant (the same message the mail channel would give for the same account)."""
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"calendar-report:{row.id}",
+        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
+                          key=accounts.revoked_key(self.config, "calendar"), at=self.now(), payload={"oauth": "calendar"})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
+
+    def _tell_user(self, row, text: str, key: str = "calendar-report") -> None:
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
                           at=self.now(), payload={"calendar_outbox": row.id})
         self.tell(channel, Deliver(told.id))
 
@@ -106,13 +160,20 @@ class CalendarChannel(Channel):
 
     def sync(self, reason: str) -> int:
         buffered = 0
+        errors = []
         for source in self.sources:
             try:
                 buffered += self.sync_source(source, cheap=reason == "poll")
             except (SourceError, CalendarError) as exc:
                 logger.warning("calendar source {} skipped: {}", source.label, one_line(exc))
+                errors.append(one_line(exc))
+                if getattr(exc, "revoked", False):
+                    self._grant_revoked(str(exc))
             except Exception as exc:  # one bad source must not stop the others, nor the actor
                 logger.error("calendar source {} failed: {}: {}", source.label, type(exc).__name__, one_line(exc))
+                errors.append(f"{source.label}: {type(exc).__name__}: {one_line(exc)}")
+        if self.sources:
+            self.reached("; ".join(errors) or None)
         if buffered:
             logger.info("calendar sync ({}): {} change(s) buffered", reason, buffered)
         return buffered

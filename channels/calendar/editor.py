@@ -34,7 +34,7 @@ def _write_calendar(path: Path, calendar: icalendar.Calendar) -> None:
     os.replace(tmp, path)  # a sync reading the file sees the old or the new calendar, never half of one
 
 
-def _as_moment(value, tz: ZoneInfo | None):
+def as_moment(value, tz: ZoneInfo | None):
     """date for all-day, datetime (aware if tz given or stated, else floating) for timed."""
     if isinstance(value, str):
         value = date_or_datetime(value)
@@ -47,9 +47,9 @@ def _as_moment(value, tz: ZoneInfo | None):
     raise ValueError(f"not a date or time: {value!r}")
 
 
-def _set_times(event, start, end, tz: ZoneInfo | None) -> None:
-    start = _as_moment(start, tz)
-    end = _as_moment(end, tz) if end not in (None, "") else None
+def set_times(event, start, end, tz: ZoneInfo | None) -> None:
+    start = as_moment(start, tz)
+    end = as_moment(end, tz) if end not in (None, "") else None
     for prop in ("DTSTART", "DTEND", "DURATION"):
         if prop in event:
             del event[prop]
@@ -81,7 +81,7 @@ def _find(calendar, title: str):
     return None
 
 
-def _bump(event) -> None:
+def bump(event) -> None:
     sequence = sequence_of(event) + 1
     if "SEQUENCE" in event:
         del event["SEQUENCE"]
@@ -110,12 +110,12 @@ def add_event(path, title: str, start, end=None, location: str | None = None, tz
     calendar = _read_calendar(path)
     existing = _find(calendar, title)
     if existing is not None:
-        _set_times(existing, start, end, tz)
+        set_times(existing, start, end, tz)
         if location:
             if "LOCATION" in existing:
                 del existing["LOCATION"]
             existing.add("LOCATION", location)
-        _bump(existing)
+        bump(existing)
         _finish(calendar, path)
         return str(existing["UID"])
     event = icalendar.Event()
@@ -123,7 +123,7 @@ def add_event(path, title: str, start, end=None, location: str | None = None, tz
     event.add("UID", uid)
     event.add("SUMMARY", title)
     event.add("SEQUENCE", 0)
-    _set_times(event, start, end, tz)
+    set_times(event, start, end, tz)
     if location:
         event.add("LOCATION", location)
     calendar.add_component(event)
@@ -154,20 +154,34 @@ def create_event(path, uid: str, title: str, start, end=None, *, location: str |
     calendar = _read_calendar(path)
     if any(str(component.get("UID", "")) == uid for component in calendar.walk("VEVENT")):
         return False
+    calendar.add_component(new_event(uid, title, start, end, location=location, notes=notes, tz=tz, stamp=stamp))
+    _finish(calendar, path)
+    return True
+
+
+def new_event(uid: str, title: str, start, end=None, *, location: str | None = None, notes: str | None = None,
+              tz: ZoneInfo | None = None, stamp: datetime | None = None) -> icalendar.Event:
+    """One VEVENT as Wilson writes it, wherever it goes (a file, a CalDAV server)."""
+    title = " ".join(str(title).split())
+    if not title:
+        raise ValueError("an event needs a title")
     event = icalendar.Event()
     event.add("UID", uid)
     event.add("SUMMARY", title)
     event.add("SEQUENCE", 0)
     if stamp is not None:
         event.add("DTSTAMP", stamp.replace(microsecond=0))
-    _set_times(event, start, end, tz)
+    set_times(event, start, end, tz)
     if location:
         event.add("LOCATION", location)
     if notes:
         event.add("DESCRIPTION", notes)
-    calendar.add_component(event)
-    _finish(calendar, path)
-    return True
+    return event
+
+
+def titled(component, title: str) -> bool:
+    """Whether a VEVENT is the one the user named: its title, spaces and case aside."""
+    return " ".join(str(component.get("SUMMARY", "")).split()).casefold() == " ".join(title.split()).casefold()
 
 
 def find_uid(path, title: str) -> str | None:
@@ -190,12 +204,12 @@ def cancelled_uid(path, title: str) -> str | None:
     return None
 
 
-def _same_length(event, start, tz: ZoneInfo | None):
+def same_length(event, start, tz: ZoneInfo | None):
     """The end that keeps the event as long as it was, for a move that names only the new start."""
     if "DTSTART" not in event or "DTEND" not in event:
         return None
     old_start, old_end = event.decoded("DTSTART"), event.decoded("DTEND")
-    new_start = _as_moment(start, tz)
+    new_start = as_moment(start, tz)
     if isinstance(new_start, datetime) != isinstance(old_start, datetime):
         return None  # a timed event moved to a day (or the other way): its length does not carry over
     if isinstance(new_start, datetime):
@@ -213,9 +227,9 @@ def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None, *,
     if event is None:
         return None
     if keep_length and end in (None, ""):
-        end = _same_length(event, start, tz)
-    _set_times(event, start, end, tz)
-    _bump(event)
+        end = same_length(event, start, tz)
+    set_times(event, start, end, tz)
+    bump(event)
     _finish(calendar, path)
     return str(event["UID"])
 
@@ -232,7 +246,7 @@ def cancel_event(path, title: str) -> bool:
     if "STATUS" in event:
         del event["STATUS"]
     event.add("STATUS", CANCELLED)
-    _bump(event)
+    bump(event)
     _finish(calendar, path)
     return True
 

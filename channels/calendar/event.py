@@ -26,7 +26,12 @@ class OverBudget(CalendarError):
 
 
 class SourceError(Exception):
-    """A source that cannot be fetched (unreachable, refused, wrong platform)."""
+    """A source that cannot be fetched (unreachable, refused, wrong platform). `revoked`: the OAuth grant it signs
+    in with is no longer honoured (channels/accounts.py)."""
+
+    def __init__(self, message: str = "", *, revoked: bool = False):
+        super().__init__(message)
+        self.revoked = revoked
 
 
 def one_line(text: object, limit: int = 300) -> str:

@@ -2,12 +2,17 @@
 
 Each source is polled as cheaply as it allows (a file by its stat, a URL by a conditional
 GET, CalDAV by each calendar's ctag / sync-token) and answers None when nothing changed.
+
+Size: four sources behind one small interface, with the digest and the config reader they share; each
+source is short, and split into modules they would all import the shared part back (the Calendar app's
+writing is channels/calendar/apple.py, its reading stays here beside the other sources).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import shutil
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -21,6 +26,11 @@ from caldav.elements.base import BaseElement
 import caldav
 import httpx
 
+from caldav.lib import error as caldav_error
+from caldav.requests import HTTPBearerAuth
+
+from channels import accounts
+from channels.accounts import AccountError, GrantRevoked
 from channels.calendar.event import CANCELLED, SourceError, one_line
 from channels.calendar.ics import new_calendar
 from wilson.kernel import deadline
@@ -145,7 +155,11 @@ class CalDavSource(CalendarSource):
     """Every event of every calendar the account can see, one document per CalDAV object."""
 
     def __init__(self, url: str, username: str | None = None, password: str | None = None, *,
-                 timeout: int = 30):
+                 timeout: int = 30, token=None):
+        """`token`: for a Google account, a callable(fresh) giving an OAuth access token (Bearer) instead of the
+        password."""
+        self.token = token
+        self.fresh = False  # the next client asks for a new token (the server refused the last one)
         self.url = url
         self.username = username or None
         self.password = password or None
@@ -188,7 +202,22 @@ class CalDavSource(CalendarSource):
         return "|".join(values) if any(values) else None
 
     def _client(self):
+        if self.token is not None:
+            try:
+                bearer = self.token(self.fresh)
+            except AccountError as exc:
+                raise SourceError(str(exc), revoked=isinstance(exc, GrantRevoked)) from None
+            return caldav.DAVClient(url=self.url, username=self.username, auth=HTTPBearerAuth(bearer),
+                                    timeout=self.timeout)
         return caldav.DAVClient(url=self.url, username=self.username, password=self.password, timeout=self.timeout)
+
+    def _stale(self, exc: Exception) -> bool:
+        """A refused bearer token not yet renewed: the caller tries once more with a fresh one."""
+        refused = isinstance(exc, caldav_error.AuthorizationError) or "401" in str(exc)
+        if self.token is not None and refused and not self.fresh:
+            self.fresh = True
+            return True
+        return False
 
     def _error(self, exc: Exception) -> SourceError:
         message = one_line(exc, 200)
@@ -214,6 +243,16 @@ class CalDavSource(CalendarSource):
             raise self._error(exc) from None
 
     def fetch(self, state):
+        try:
+            return self._fetch(state)
+        except SourceError as exc:
+            if exc.revoked or not self.fresh:  # fresh: _fetch found its bearer token refused
+                raise
+            return self._fetch(state)
+        finally:
+            self.fresh = False
+
+    def _fetch(self, state):
         documents = []
         versions: dict[str, str | None] = {}
         try:
@@ -231,7 +270,11 @@ class CalDavSource(CalendarSource):
                         documents.append((f"{calendar_name}/{href}", data))
         except deadline.Expired:
             raise self._late() from None
+        except SourceError:
+            raise
         except Exception as exc:
+            if self._stale(exc):
+                raise SourceError("401") from None  # tried again by fetch with a fresh token
             raise self._error(exc) from None
         documents.sort()
         digest = documents_digest(documents)
@@ -298,7 +341,7 @@ class AppleCalendarSource(CalendarSource):
         self.timeout = timeout
 
     def fetch(self, state):
-        if sys.platform != "darwin":
+        if sys.platform != "darwin" and shutil.which("osascript") is None:
             raise SourceError("Apple Calendar is only available on macOS")
         script = APPLE_SCRIPT.replace("DAYS", str(self.horizon_days))
         try:
@@ -364,7 +407,8 @@ def sources_from_config(config) -> list[CalendarSource]:
     caldav_url = str(config.get("calendar", "caldav_url") or "").strip()
     if caldav_url:
         sources.append(CalDavSource(caldav_url, config.get("calendar", "caldav_username") or None,
-                                    config.get("calendar", "caldav_password") or None))
+                                    config.get("calendar", "caldav_password") or None,
+                                    token=accounts.token_source(config, "calendar")))
     apple = config.get("calendar", "apple")
     if isinstance(apple, str):
         apple = apple.strip().lower() in ("1", "true", "yes", "on")

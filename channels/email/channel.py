@@ -28,12 +28,13 @@ from dataclasses import dataclass
 
 from loguru import logger
 
+from channels import accounts
 from channels.base import Channel
 from channels.email import parse
 from channels.email.idle import IdleWatcher
 from channels.email.imap import ImapClient, ImapError
 from channels.email.outbound import Outbound
-from channels.email.settings import enabled, missing_folders, password, smtp_username
+from channels.email.settings import enabled, missing_folders, password, smtp_username, token_source
 from channels.email.smtp import SmtpSender
 from storage import kv, outbox, routing, trace
 from storage.db import database
@@ -54,6 +55,7 @@ class MailArrived:
 
 class EmailChannel(Outbound, Channel):
     name = "email"
+    what = "mail server"
     realtime = False
     can_deliver = True
 
@@ -97,12 +99,12 @@ class EmailChannel(Outbound, Channel):
     def _imap(self) -> ImapClient:
         return ImapClient(str(self._setting("imap_host")), int(self._setting("imap_port", 0) or 0),
                           str(self._setting("imap_security", "ssl")), str(self._setting("username", "")),
-                          password(self.config))
+                          password(self.config), token=token_source(self.config))
 
     def _smtp(self) -> SmtpSender:
         return SmtpSender(str(self._setting("smtp_host")), int(self._setting("smtp_port", 0) or 0),
                           str(self._setting("smtp_security", "starttls")),
-                          smtp_username(self.config), password(self.config))
+                          smtp_username(self.config), password(self.config), token=token_source(self.config))
 
     def folders(self) -> list[str]:
         folders = self.config.get("email", "folders")
@@ -130,7 +132,11 @@ class EmailChannel(Outbound, Channel):
             client.connect()
         except ImapError as exc:
             logger.warning("email: {}", exc)
+            self.reached(str(exc))
+            if exc.revoked:
+                self._grant_revoked(str(exc))
             return 0
+        errors: list[str] = []
         try:
             for folder in folders or self.folders():
                 for attempt in (1, 2):  # a connection dropped mid-fetch: once more on a new one
@@ -139,6 +145,8 @@ class EmailChannel(Outbound, Channel):
                         break
                     except ImapError as exc:
                         logger.warning("email: {} ({})", exc, folder)
+                        if attempt == 2 or client.conn is not None:
+                            errors.append(f"{exc} ({folder})")
                         if client.conn is not None and str(exc).startswith("SELECT "):  # perhaps gone: look
                             self._folder_gone(client, folder)
                         if attempt == 2 or client.conn is not None:
@@ -147,12 +155,25 @@ class EmailChannel(Outbound, Channel):
                             client.connect()
                         except ImapError as again:
                             logger.warning("email: {}", again)
+                            errors.append(str(again))
                             return buffered
+        except Exception as exc:  # told as the last error, then raised as before
+            errors.append(f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             client.close()
+            self.reached("; ".join(errors) or None)
         if buffered:
             logger.info("email sync ({}): {} mail(s) buffered", reason, buffered)
         return buffered
+
+    def _grant_revoked(self, text: str) -> None:
+        """Told once per grant: the words name the command that gives Wilson access again."""
+        channel = self.config.primary_channel
+        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
+                          key=accounts.revoked_key(self.config, "email"), at=self.now(), payload={"oauth": "email"})
+        if told.status == "pending":
+            self.tell(channel, Deliver(told.id))
 
     def _folder_gone(self, client, folder: str) -> None:
         """A folder that is not there (renamed or deleted since Wilson started): told once, with those that are,

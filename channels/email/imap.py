@@ -16,6 +16,7 @@ import re
 import socket
 import ssl
 
+from channels.accounts import AccountError, GrantRevoked, sasl
 from wilson.kernel import clock as clockmod
 from wilson.kernel import deadline
 
@@ -30,7 +31,12 @@ NEW_MAIL = re.compile(rb"^\* \d+ (EXISTS|RECENT)\b", re.I)
 
 
 class ImapError(Exception):
-    """The server could not be reached or said no; str() is one line for the log and the trace."""
+    """The server could not be reached or said no; str() is one line for the log and the trace. `revoked`: the
+    OAuth grant is no longer honoured (channels/accounts.py), which only `wilson account add` can fix."""
+
+    def __init__(self, message: str, *, revoked: bool = False):
+        super().__init__(message)
+        self.revoked = revoked
 
 
 def tls_problem(exc: BaseException, host: str, port: int) -> str:
@@ -69,11 +75,13 @@ def connect_seconds(timeout: float) -> float:
 
 class ImapClient:
     def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
-                 timeout: float = 30.0, ssl_context: ssl.SSLContext | None = None):
+                 timeout: float = 30.0, ssl_context: ssl.SSLContext | None = None, token=None):
+        """`token`: for an OAuth account, a callable giving a fresh access token (XOAUTH2 instead of the password)."""
         self.security = check_security(security, host)
         self.host = host
         self.port = int(port) if port else (993 if self.security == "ssl" else 143)
         self.username, self._password = username, password
+        self.token = token
         self.timeout = timeout
         self.ssl_context = ssl_context or ssl.create_default_context()
         self.conn: imaplib.IMAP4 | None = None
@@ -119,7 +127,10 @@ class ImapClient:
         except OSError as exc:
             raise ImapError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}: {exc})") from None
         try:
-            conn.login(self.username, self._password)
+            if self.token is not None:
+                self._oauth_login(conn)
+            else:
+                conn.login(self.username, self._password)
         except imaplib.IMAP4.error as exc:
             self._shut(conn)
             raise ImapError(f"{self.host} refused the login for {self.username} ({_said(exc)})") from None
@@ -127,6 +138,24 @@ class ImapClient:
             self._shut(conn)
             raise ImapError(f"{self.host} dropped the connection at login ({type(exc).__name__})") from None
         self.conn = conn
+
+    def _oauth_login(self, conn) -> None:
+        """XOAUTH2 with the stored access token; refused, once more with a fresh one (a token revoked or cut
+        short before its time), whose refresh tells whether the grant itself is gone."""
+        for fresh in (False, True):
+            try:
+                token = self.token(fresh)
+            except AccountError as exc:
+                self._shut(conn)
+                raise ImapError(str(exc), revoked=isinstance(exc, GrantRevoked)) from None
+            mechanism, said = sasl(" ".join(conn.capabilities), self.username, token)
+            answer = said.encode()
+            try:
+                conn.authenticate(mechanism, lambda challenge, said=answer: said if not challenge else b"")
+                return
+            except imaplib.IMAP4.error:
+                if fresh:
+                    raise
 
     @staticmethod
     def _shut(conn) -> None:

@@ -10,6 +10,8 @@ import os
 
 from loguru import logger
 
+from channels import accounts
+
 PASSWORD_ENV = "WILSON_EMAIL_PASSWORD"
 
 
@@ -65,3 +67,10 @@ def status_line(config) -> str:
         else "cannot send (no smtp_host)"
     return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
             f"({config.get('email', 'imap_security')}) {when}; {sending}")
+
+
+def token_source(config):
+    """For `[email] oauth = "google"` (or "microsoft"): a callable giving a fresh access token from the account
+    `wilson account add` stored (channels/accounts.py); None when mail logs in with the password."""
+    return accounts.token_source(config, "email")
+

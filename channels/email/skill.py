@@ -149,7 +149,7 @@ class ReadEmail(Tool):
 SETTINGS = Section(
     defaults={"imap_host": "", "imap_port": 0, "imap_security": "ssl", "username": "", "password": "",
               "folders": ["INBOX"], "poll": "5m", "backfill": 50, "bulk_senders": "", "smtp_host": "",
-              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": ""},
+              "smtp_port": 0, "smtp_security": "starttls", "smtp_username": "", "from_address": "", "oauth": ""},
     schema={
         "imap_host": ("text", "your mail server, e.g. imap.gmail.com; empty: no email channel"),
         "imap_port": ("count", "0: 993 for ssl, 143 otherwise"),
@@ -166,6 +166,8 @@ SETTINGS = Section(
         "smtp_username": ("text", "unset: the same as username; set to \"\" on purpose: no login (a relay that "
                                   "takes mail without AUTH)"),
         "from_address": ("text", "the From of mail Wilson sends for you; empty: username"),
+        "oauth": ("text", "google or microsoft: log in to IMAP and SMTP with the account `wilson account add` "
+                          "stored (XOAUTH2) instead of a password; empty: the password"),
     },
 )
 

@@ -29,6 +29,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from channels.accounts import AccountError, GrantRevoked, sasl
 from channels.email.imap import ImapError, LOOPBACK, check_security, tls_problem
 from storage import outbox
 from wilson.kernel import deadline
@@ -87,11 +88,13 @@ def queue_send(args: dict, *, key: str, trace_id: str, at: datetime, config) -> 
 
 class SmtpSender:
     def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
-                 timeout: float = 60.0, ssl_context: ssl.SSLContext | None = None):
+                 timeout: float = 60.0, ssl_context: ssl.SSLContext | None = None, token=None):
+        """`token`: for an OAuth account, a callable giving a fresh access token (XOAUTH2 instead of the password)."""
         self.security = check_security(security or "starttls", host)
         self.host = host
         self.port = int(port) if port else {"ssl": 465, "starttls": 587, "none": 25}[self.security]
         self.username, self._password = username, password
+        self.token = token
         self.timeout = timeout
         self.ssl_context = ssl_context or ssl.create_default_context()
         self.logged_in = False
@@ -108,7 +111,7 @@ class SmtpSender:
                                 f"(usually port 465)", lasting=True)
             smtp.starttls(context=self.ssl_context)
             smtp.ehlo()
-        if not (self.username and self._password):
+        if not (self.username and (self._password or self.token is not None)):
             return
         if not smtp.has_extn("auth"):
             if loopback(self.host):
@@ -117,8 +120,27 @@ class SmtpSender:
                             + ("" if self.security != "none" else ", perhaps only after STARTTLS")
                             + "); if it relays your mail without one, set smtp_username = \"\" in [email]",
                             lasting=True)
-        smtp.login(self.username, self._password)
+        if self.token is not None:
+            self._oauth_login(smtp)
+        else:
+            smtp.login(self.username, self._password)
         self.logged_in = True
+
+    def _oauth_login(self, smtp: smtplib.SMTP) -> None:
+        """XOAUTH2 with the stored access token; refused, once more with a fresh one, whose refresh tells whether
+        the grant itself is gone (as channels/email/imap.py does)."""
+        for fresh in (False, True):
+            try:
+                mechanism, answer = sasl(smtp.esmtp_features.get("auth", ""), self.username, self.token(fresh))
+            except AccountError as exc:
+                raise SendError(str(exc), lasting=isinstance(exc, GrantRevoked)) from None
+            try:
+                # on a refusal the server sends its reason as a 334 challenge; the empty answer lets it say 535
+                smtp.auth(mechanism, lambda challenge=None, said=answer: said if challenge is None else "")
+                return
+            except smtplib.SMTPAuthenticationError:
+                if fresh:
+                    raise
 
     def check(self) -> str:
         """For `wilson doctor`: connect, EHLO, STARTTLS and log in as a send would, and leave. One line on success;

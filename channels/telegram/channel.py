@@ -21,6 +21,7 @@ from channels.loopthread import LoopThread
 from channels.telegram.access import is_allowed, parse_ids
 from channels.telegram.buttons import Buttons
 from channels.telegram.forum import Forum
+from channels.telegram.handover import Handover
 from channels.telegram.inbound import Inbound
 from channels.telegram.outbound import Outbound
 from channels.telegram.placement import Placement
@@ -37,7 +38,7 @@ def quiet_client_loggers() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-class TelegramChannel(Polling, Inbound, Buttons, Outbound, Placement, Forum, Channel):
+class TelegramChannel(Polling, Inbound, Handover, Buttons, Outbound, Placement, Forum, Channel):
     name = "telegram"
     realtime = True
     can_deliver = True
@@ -145,9 +146,15 @@ class TelegramChannel(Polling, Inbound, Buttons, Outbound, Placement, Forum, Cha
         return ExtBot(self.token, base_url=self.config.get("telegram", "base_url"),
                       request=self._request(10.0), get_updates_request=self._request(10.0))
 
+    @property
+    def file_url(self) -> str:
+        """Where files are downloaded: api.telegram.org/file/bot beside …/bot, and so for any Bot API server."""
+        base = str(self.config.get("telegram", "base_url") or "https://api.telegram.org/bot")
+        return base[:-len("/bot")] + "/file/bot" if base.endswith("/bot") else base.rstrip("/") + "/file/bot"
+
     async def _setup(self) -> None:
         self._send_lock = asyncio.Lock()
-        self.bot = ExtBot(self.token, base_url=self.config.get("telegram", "base_url"),
+        self.bot = ExtBot(self.token, base_url=self.config.get("telegram", "base_url"), base_file_url=self.file_url,
                           request=self._request(15.0), get_updates_request=self._request(10.0),
                           rate_limiter=AIORateLimiter(max_retries=2))
         self.poller = self._make_poller()
@@ -159,6 +166,7 @@ class TelegramChannel(Polling, Inbound, Buttons, Outbound, Placement, Forum, Cha
         self._pump_task = loop.create_task(self._pump())
         if self.forum_chat is not None:
             self.looper.spawn(self._renames_owed())
+        self._handovers_owed()
 
     async def _teardown(self) -> None:
         self._stopping = True

@@ -15,6 +15,7 @@ from telegram import Message, Update
 from actors.proposals import commands as own_commands, make, rules
 from channels import views
 from channels.telegram.access import first_refusal, owner_id, pair, pairing_code_matches, wrong_pairing_try
+from channels.telegram import chats, handover
 from channels.telegram.state import Incoming, OFFSET_CURSOR
 from channels.telegram.text import clean_text, describe, media_kind, parse_command, parse_update, reaction_value
 from storage import kv, outbox, routing, trace
@@ -109,6 +110,8 @@ class Inbound:
         incoming = Incoming(uid=str(user.id), where=where,
                             reply={"chat_id": message.chat.id, "message_id": message.message_id},
                             key=f"telegram:{update_id}", now=now, after=after)
+        if message.chat.type != "private" or self.allowed(incoming.uid):
+            chats.seen(message.chat, now)  # for `wilson telegram chats`: the API cannot list a bot's chats
         text = clean_text(message.text or message.caption or "")
         command, argument = parse_command(clean_text(message.text or ""))
         if command == "start" and argument:
@@ -122,14 +125,28 @@ class Inbound:
             self._words(incoming, message, text, edited)
 
     def _words(self, incoming: Incoming, message: Message, text: str, edited: bool) -> None:
-        """Words for the model: committed to the inbox with where they came from and what they answer."""
+        """Words for the model: committed to the inbox with where they came from and what they answer. A voice
+        note, a PDF or an invitation is handed over (channels/telegram/handover.py) instead."""
         media = media_kind(message)
+        handed = handover.kind_of(message) if media else None
+        if handed is not None:
+            if not edited:  # an edited caption of a file: the file was read when it was sent
+                self._hand_over(incoming, message, handed, text, self._payload(incoming, message, edited, media))
+            return
         if media and not edited:  # the note was given when the message was first sent
             note = (f"I can't read {media[1]} yet, so I only read your caption." if text
                     else f"I can't read {media[1]} yet. Could you tell me in words?")
             self._reply(note, incoming, "media")
         if not text:
             return
+        payload = self._payload(incoming, message, edited, media)
+        if media:  # a photo's caption (or a video's): passed on with something others may have made
+            payload["handed_over"] = f"the caption of {'a photo' if media[0] == 'photo' else 'something'} you sent"
+        self._commit_words(incoming, text, payload)
+
+    def _payload(self, incoming: Incoming, message: Message, edited: bool, media) -> dict:
+        """Where the words came from and what they answer: the chat, the thread and topic, the reply, a quote,
+        who they were forwarded from, what an edit replaces."""
         where = incoming.where
         payload = {"chat_id": message.chat.id, "message_id": message.message_id, "message_ref": dict(incoming.reply)}
         if "thread_id" in where:
@@ -157,6 +174,9 @@ class Inbound:
                 payload["replaces"] = {"inbox_id": earlier.id, "text": earlier.text[:1000]}
         if media:
             payload["attachment"] = media[0]
+        return payload
+
+    def _commit_words(self, incoming: Incoming, text: str, payload: dict) -> None:
         row = routing.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
                                        dedup_key=incoming.key, payload=payload)
         if row is not None:

@@ -33,6 +33,7 @@ from starlette.routing import Route
 
 from actors import tools
 from actors.proposals import commands
+from channels import views
 from channels.web import auth, pages
 from storage.beliefs import behaviour_changes
 from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
@@ -354,7 +355,7 @@ async def forget(site, request: Request, who, now) -> Response:
 async def budget(site, request: Request, who, now) -> Response:
     return page("budget.html", who, now, "budget", title="Budget",
                 b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
-                roles=pages.ROLES)
+                roles=pages.ROLES, channels=views.health_rows(site.config.timezone))
 
 
 def form_key(form: dict) -> str:

@@ -110,8 +110,9 @@ class Wilson:
         self._polls_owed: list[datetime] = []  # simulated moments a calendar poll sees an edit (calendar_edited)
         self._printer = printer
         setup_logging(config.secrets(), sink=log_sink, level=log_level)
+        apple = str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on")
         if not config.get("calendar", "path") and not config.get("calendar", "url") \
-                and not config.get("calendar", "caldav_url"):
+                and not config.get("calendar", "caldav_url") and not apple:
             default = config.home / "calendar.ics"
             config.set("calendar", "path", str(default))
             if not default.exists():  # the REPL's `calendar add` fills it; an empty one is not an error

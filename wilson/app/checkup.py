@@ -1,5 +1,6 @@
 """`wilson doctor`'s look at each configured channel, for real: the IMAP login and folders, the SMTP greeting and
-login, each calendar source fetched once, the Telegram token asked with getMe, each MCP server started and listed.
+login, each calendar source fetched once, the Telegram token asked with getMe, the dashboard's port, each
+watched page or feed fetched once, and each MCP server started and listed.
 
 Each finding is one line; a problem is a "FIX:" line that says what to change, in the words of the setting to
 change. Nothing here is kept or retried: this is a one-off look, and its lines are printed with secrets masked.
@@ -7,6 +8,8 @@ change. Nothing here is kept or retried: this is a one-off look, and its lines a
 
 from __future__ import annotations
 
+import errno
+import socket
 import threading
 
 import httpx
@@ -18,6 +21,7 @@ from channels.email.imap import ImapClient, ImapError
 from channels.email.smtp import SendError, SmtpSender
 from channels.mcp import servers as mcp_servers, skill as mcp_skill
 from channels.telegram.access import parse_ids, paired_users
+from channels.web import fetching, watcher
 from wilson.kernel.redact import redact, register
 
 TIMEOUT = 20.0  # one look at one server; a person is waiting at the terminal
@@ -25,7 +29,7 @@ TIMEOUT = 20.0  # one look at one server; a person is waiting at the terminal
 
 def run(config) -> list[str]:
     register(config.secrets())
-    lines = email(config) + calendar(config) + telegram(config) + mcp(config)
+    lines = email(config) + calendar(config) + telegram(config) + web(config) + feeds() + mcp(config)
     return [redact(line) for line in lines]
 
 
@@ -37,7 +41,8 @@ def email(config) -> list[str]:
     lines = []
     try:
         client = ImapClient(host, int(get("email", "imap_port") or 0), str(get("email", "imap_security") or "ssl"),
-                            str(get("email", "username") or ""), email_settings.password(config), timeout=TIMEOUT)
+                            str(get("email", "username") or ""), email_settings.password(config), timeout=TIMEOUT,
+                            token=email_settings.token_source(config))
         client.connect()
     except ImapError as exc:
         return [f"email: FIX: IMAP: {exc}; {_imap_hint(str(exc))}"] + smtp(config)
@@ -64,7 +69,7 @@ def folders_at_start(config) -> str | None:
     try:
         client = ImapClient(str(get("email", "imap_host")).strip(), int(get("email", "imap_port") or 0),
                             str(get("email", "imap_security") or "ssl"), str(get("email", "username") or ""),
-                            email_settings.password(config), timeout=10.0)
+                            email_settings.password(config), timeout=10.0, token=email_settings.token_source(config))
         client.connect()
     except ImapError:
         return None
@@ -92,7 +97,8 @@ def smtp(config) -> list[str]:
         return ["email: cannot send (no [email] smtp_host); set it to send the mails you approve"]
     try:
         sender = SmtpSender(host, int(get("email", "smtp_port") or 0), str(get("email", "smtp_security") or ""),
-                            email_settings.smtp_username(config), email_settings.password(config), timeout=TIMEOUT)
+                            email_settings.smtp_username(config), email_settings.password(config), timeout=TIMEOUT,
+                            token=email_settings.token_source(config))
         return [f"email: SMTP ok at {host}:{sender.port}, {sender.check()}"]
     except (SendError, ImapError) as exc:  # ImapError: a security setting Wilson does not take
         return [f"email: FIX: SMTP: {exc}"]
@@ -213,4 +219,54 @@ def mcp(config) -> list[str]:
                              f"(`wilson mcp test {spec.name}` shows what it offers)")
         finally:
             connection.close()
+    return lines
+
+
+def web(config) -> list[str]:
+    """The dashboard's port: free for Wilson to take, or held by a Wilson already running (its login page
+    answers there); held by another program is a FIX with the setting to change."""
+    enabled = config.get("web", "enabled")
+    if isinstance(enabled, str):
+        enabled = enabled.strip().lower() in ("1", "true", "yes", "on")
+    if not enabled:
+        return ["web: the dashboard is off ([web] enabled = false)"]
+    host, port = str(config.get("web", "host") or "127.0.0.1"), int(config.get("web", "port") or 0)
+    where = f"{host}:{port}"
+    if port == 0:
+        return [f"web: ok, the dashboard takes a free port on {host} when Wilson starts ([web] port = 0)"]
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, port))
+        return [f"web: ok, port {port} on {host} is free for the dashboard"]
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            return [f"web: FIX: the dashboard cannot listen on {where} ({exc.strerror or exc}); check [web] host"]
+    try:
+        answer = httpx.get(f"http://{'[' + host + ']' if ':' in host else host}:{port}/login", timeout=5.0)
+        ours = "· Wilson</title>" in answer.text
+    except httpx.HTTPError:
+        ours = False
+    if ours:
+        return [f"web: ok, the dashboard of a running Wilson answers at {where}"]
+    return [f"web: FIX: port {port} on {host} is taken by another program; set [web] port to a free one "
+            f"(WILSON_WEB_PORT), e.g. {port + 1}"]
+
+
+def feeds() -> list[str]:
+    """Each watched page or feed fetched once (robots.txt aside: this is one look a person asked for)."""
+    try:
+        sources = watcher.sources()
+    except Exception:  # no database opened: nothing is watched here
+        return []
+    lines = []
+    with fetching.client() as http:
+        for state in sources:
+            url = str(state["url"])
+            try:
+                got = fetching.fetch(http, url)
+            except fetching.WatchError as exc:
+                lines.append(f"web: FIX: watched {url}: {exc}; check the address, or stop watching it with "
+                             f"`wilson watch remove {url}`")
+                continue
+            lines.append(f"web: ok, watched {url} answered ({len(got.body):,} bytes)")
     return lines

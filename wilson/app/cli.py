@@ -114,6 +114,14 @@ def _main(argv: list[str] | None) -> int:
     mcp.add_argument("name", nargs="?", help="add, test: the server's NAME in [mcp.servers.NAME]")
     mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
     mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
+    account = sub.add_parser("account", help="add a Google or Microsoft account: sign in on any device, and mail "
+                                             "logs in with it (OAuth) instead of a password")
+    account.add_argument("action", choices=("add",))
+    account.add_argument("provider", choices=("google", "microsoft"))
+    account.add_argument("--email", default="", help="the account's address (default: [email] username)")
+    telegram = sub.add_parser("telegram", help="the chats the bot is in: ids, whether topics are on, whether the bot "
+                                               "may manage them")
+    telegram.add_argument("action", choices=("chats",))
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
@@ -142,7 +150,8 @@ def _main(argv: list[str] | None) -> int:
                 "trace": commands.cmd_trace, "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
                 "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
                 "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch,
-                "mcp": commands.cmd_mcp}
+                "mcp": commands.cmd_mcp, "telegram": commands.cmd_telegram,
+                "account": commands.cmd_account}
 
     try:
         return handlers[opts.command](opts, config)

@@ -14,9 +14,10 @@ import sys
 from loguru import logger
 
 from actors.proposals import make as proposals_make, rules as proposals_rules
-from channels import views
+from channels import accounts, views
 from channels.email.settings import status_line as email_status
 from channels.mcp import serve as mcp_serve_module, servers as mcp_servers, skill as mcp_skill
+from channels.telegram import chats as telegram_chats
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
@@ -185,6 +186,38 @@ def cmd_doctor(opts, config) -> int:
     for line in lines:
         _out(line)
     return 1 if any("FIX:" in line for line in lines) else 0
+
+
+def cmd_account(opts, config) -> int:
+    """`wilson account add google|microsoft`: the device flow (channels/accounts.py), then what to set."""
+    provider = accounts.provider_of(opts.provider)
+    address = (opts.email or str(config.get("email", "username") or "")).strip()
+    if not address:
+        print("wilson account: which address? say --email you@example.com", file=sys.stderr)
+        return 2
+    try:
+        accounts.device_flow(config, provider, _out, account=address)
+    except accounts.AccountError as exc:
+        print(f"wilson account: {redact(str(exc))}", file=sys.stderr)
+        return 1
+    _out(f"Done: Wilson may now read and send {address}'s mail. The grant is kept in "
+         f"{accounts.grant_path(config.home, provider)} (only you can read it).")
+    _out("Set these in wilson.toml (or as WILSON_EMAIL_* in the environment), then start Wilson again:")
+    for line in accounts.settings_lines(provider, address):
+        _out("  " + line)
+    return 0
+
+
+def cmd_telegram(opts, config) -> int:
+    """`wilson telegram chats`: what forum topics need, asked of Telegram (channels/telegram/chats.py)."""
+    try:
+        _open(config)
+    except Exception as exc:  # no database: only the chats waiting on the server are listed
+        logger.debug("telegram chats: no database ({})", exc)
+    lines, asked = telegram_chats.listing(config)
+    for line in lines:
+        _out(redact(line))
+    return 0 if asked else 1
 
 
 def cmd_config(opts, config) -> int:

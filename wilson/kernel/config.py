@@ -72,7 +72,14 @@ DEFAULTS: dict[str, dict] = {
         "price_reflex": "0.10/0.025/0.40",
         "price_fast": "0.40/0.10/1.60",
         "price_deep": "2.00/0.50/8.00",
+        # ears: a speech-to-text model (OpenAI's /audio/transcriptions) for voice notes; empty: Wilson cannot listen
+        "ears_model": "",
+        "ears_base_url": "",
+        "ears_api_key": "",
     },
+    # A Google or Microsoft account (`wilson account add`): the OAuth client Wilson signs in as; the endpoints
+    # override the provider's (a stand-in identity provider).
+    "accounts": {"client_id": "", "client_secret": "", "device_url": "", "token_url": ""},
     # drop_after: bulk mail (a newsletter, an offer) from a sender whose last this many bulk mails the triage model
     # all dropped is dropped without asking it, unless its subject is pressing; 0 asks the model about every one.
     "thalamus": {"briefing": "0 7 * * *", "chunk_chars": 12000, "drop_after": 5},
@@ -134,9 +141,20 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
         "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
         "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/model/playbook.toml"),
+        "ears_model": ("text", "a speech-to-text model for voice notes (e.g. whisper-1, or whisper on your own "
+                               "server); empty: Wilson cannot listen to voice notes"),
+        "ears_base_url": ("url", "where the speech-to-text model is served (its /audio/transcriptions); empty: "
+                                 "base_url"),
+        "ears_api_key": ("text", "its key, set WILSON_LLM_EARS_API_KEY in the environment; empty: api_key"),
         **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
                                      "output (the defaults are examples, not your provider's prices)")
            for _r in ROLES},
+    },
+    "accounts": {
+        "client_id": ("text", "the OAuth client Wilson signs in to Google or Microsoft as (docs/email.md)"),
+        "client_secret": ("text", "its secret, set WILSON_ACCOUNTS_CLIENT_SECRET in the environment"),
+        "device_url": ("url", "the device authorization endpoint; empty: the provider's"),
+        "token_url": ("url", "the token endpoint; empty: the provider's"),
     },
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),

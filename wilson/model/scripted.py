@@ -1,7 +1,7 @@
 """A scripted OpenAI-compatible model server for tests, demos and benchmarks.
 
 It answers POST /v1/chat/completions and GET /v1/models on 127.0.0.1 from a list
-of rules, over real HTTP, so the whole client path (headers, retries, timeouts,
+of rules, and POST /v1/audio/transcriptions (a speech-to-text model, see `hear`), over real HTTP, so the whole client path (headers, retries, timeouts,
 parsing, accounting) is exercised without a model. A rule:
 
     {"match": {"role": "deep", "tool": "create_task", "last_contains": "Japan"},
@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 import threading
+from email.parser import BytesParser
+from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -143,6 +145,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, b'{"error": {"message": "not found"}}')
 
     def do_POST(self):
+        if self.path.rstrip("/") in ("/v1/audio/transcriptions", "/audio/transcriptions"):
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            status, payload = self.server.owner.transcribe(raw, self.headers.get("Content-Type") or "",
+                                                           dict(self.headers.items()))
+            self._send(status, json.dumps(payload).encode())
+            return
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send(404, b'{"error": {"message": "not found"}}')
             return
@@ -171,6 +179,8 @@ class ScriptedServer(LoopbackServer):
         self.latency_ms = latency_ms
         self.models = list(models) if models else self._default_models()
         self.requests: list[dict] = []
+        self.transcriptions: list[dict] = []  # each /audio/transcriptions request: model, file name, type, size
+        self.hear = hear_speech
         self._lock = threading.Lock()
         self._serial = 0
 
@@ -182,6 +192,20 @@ class ScriptedServer(LoopbackServer):
         return names
 
     # -- answering -----------------------------------------------------------
+
+    def transcribe(self, raw: bytes, content_type: str, headers: dict) -> tuple[int, dict]:
+        """An OpenAI-style transcription: a multipart form with `model` and `file`; answers {"text": ...} from
+        `hear(audio bytes)`, or 400 as a server does for a form without a file."""
+        fields = multipart_fields(raw, content_type)
+        audio = fields.get("file")
+        entry = {"model": (fields.get("model") or (b"", ""))[0].decode(errors="replace"),
+                 "filename": audio[1] if audio else "", "size": len(audio[0]) if audio else 0,
+                 "authorization": headers.get("Authorization", "")}
+        with self._lock:
+            self.transcriptions.append(entry)
+        if audio is None:
+            return 400, {"error": {"message": "no file in the request"}}
+        return 200, {"text": self.hear(audio[0])}
 
     def answered(self) -> list[dict]:
         """The recorded requests that got a billed (usage-carrying) answer."""
@@ -267,6 +291,23 @@ class ScriptedServer(LoopbackServer):
                 message["tool_calls"].append({"id": call.get("id") or f"call_{serial}_{i}", "type": "function",
                                               "function": {"name": call["name"], "arguments": arguments}})
         return message
+
+
+def hear_speech(audio: bytes) -> str:
+    """What the scripted ears hear: a test's stand-in audio file carries its words after b"SPEECH:"."""
+    _, found, words = audio.partition(b"SPEECH:")
+    return words.decode("utf-8", "replace").strip() if found else ""
+
+
+def multipart_fields(raw: bytes, content_type: str) -> dict[str, tuple[bytes, str]]:
+    """A multipart/form-data body: name -> (bytes, file name or "")."""
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+    fields = {}
+    for part in message.iter_parts() if message.is_multipart() else []:
+        name = part.get_param("name", header="content-disposition")
+        if name:
+            fields[str(name)] = (part.get_payload(decode=True) or b"", part.get_filename() or "")
+    return fields
 
 
 def shaped(mode: str, response: dict):

@@ -50,7 +50,7 @@ from wilson.kernel import clock as clockmod, liveness
 from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact, register
 from wilson.model.endpoints import Endpoint, resolve_endpoint, setting, single_shot, with_base_url
-from wilson.model import protocol
+from wilson.model import ears, protocol
 from wilson.model.errors import (BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, RunOverdue,
                                  SynapseError)
 from wilson.model.offline import OfflineProvider
@@ -120,6 +120,7 @@ class Synapse:
         self.recorder = None
 
         override = provider_override or ""
+        self._no_ears = bool(override)  # offline or a replay: no speech model is asked either
         if override.startswith("replay:"):
             replay = ReplayTransport(override[len("replay:"):])
             self._transports = {role: replay for role in ROLES}
@@ -158,6 +159,17 @@ class Synapse:
     def offline(self) -> bool:
         """True when the offline provider answers (every role is offline)."""
         return all(t.kind == "offline" for t in self._transports.values())
+
+    def can_listen(self) -> bool:
+        return not self._no_ears and ears.ears_of(self.config) is not None
+
+    def transcribe(self, audio: bytes, filename: str, mime: str) -> str:
+        """A voice note's words, heard by the ears (wilson/model/ears.py); NoEars when none are configured,
+        ModelUnavailable when they do not answer."""
+        found = None if self._no_ears else ears.ears_of(self.config)
+        if found is None:
+            raise ears.NoEars("no speech model is configured ([llm] ears_model)")
+        return ears.transcribe(found, audio, filename, mime)
 
     def is_offline(self, role: str) -> bool:
         """True when the offline rules answer the role's background calls (configured so, or its model is down)."""
