@@ -1,6 +1,7 @@
 """Small state about one thing, by kind: an event window already raised (actors/escalation.py), a forum thread
 already renamed, the items a user toggled off in a proposal and the change a user is typing after Modify
-(channels/telegram/). A kind with a lifetime in KEEP is pruned when one of its marks is written; a renamed
+(channels/telegram/), the chats the bot saw, files handed over and not read yet, and the dashboard's presses
+(channels/web/channel.py). A kind with a lifetime in KEEP is pruned when one of its marks is written; a renamed
 thread's mark stays, since every approved rename is looked at again after a restart.
 """
 
@@ -15,7 +16,9 @@ KEEP = {
     "escalation": timedelta(days=400),  # until the event has passed: events are planned up to a year ahead
     "left_out": timedelta(days=30),  # until the proposal is answered, revived or long expired
     "awaiting_modify": timedelta(days=7),
-    "telegram_chat": timedelta(days=365),  # a chat the bot has not heard from in a year is no longer listed  # the change is wanted for an hour (channels/telegram/buttons.py)
+    "telegram_chat": timedelta(days=365),
+    "web_press": timedelta(days=2),  # a dashboard form pressed twice counts once; its page is long gone by then
+    "telegram_handover": timedelta(days=30),  # a file handed over is read at the next start, well before this  # a chat the bot has not heard from in a year is no longer listed  # the change is wanted for an hour (channels/telegram/buttons.py)
 }
 
 

@@ -26,13 +26,14 @@ from actors.proposals import make, rules
 from channels.calendar.event import CANCELLED, one_line
 from channels.calendar.ics import decode
 from channels.telegram.text import clean_text, describe
-from storage import kv, outbox, routing, trace
+from storage import marks, outbox, routing, trace
 from storage.db import database
+from storage.models import Mark
 from wilson.kernel.messages import Deliver, ProposalCreated, StimulusCommitted
 from wilson.model.ears import NoEars
 from wilson.model.errors import SynapseError
 
-PREFIX = "telegram:handover:"
+KIND = "telegram_handover"  # a mark per file handed over and not read yet (storage/marks.py)
 MAX_FILE_BYTES = 10_000_000  # Telegram lets a bot download up to 20 MB; a ticket or an invitation is far smaller
 MAX_VOICE_SECONDS = 600
 PDF_PAGES = 30  # pages read from one PDF
@@ -185,11 +186,11 @@ class Handover:
             self._reply(problem, incoming, "media")
             return
         thing = message.voice or message.audio or message.document
-        key = PREFIX + incoming.key
-        kv.put_setting(key, {"kind": kind, "file_id": thing.file_id, "name": clean_text(
+        key = incoming.key
+        marks.put(KIND, key, {"kind": kind, "file_id": thing.file_id, "name": clean_text(
             getattr(thing, "file_name", None) or ("voice.ogg" if kind == "voice" else kind), 120),
             "mime": getattr(thing, "mime_type", None) or "", "caption": caption, "uid": incoming.uid,
-            "key": incoming.key, "where": incoming.where, "reply": incoming.reply, "payload": payload})
+            "key": incoming.key, "where": incoming.where, "reply": incoming.reply, "payload": payload}, incoming.now)
         incoming.after.append(lambda: self.spawn(self._take_over(key)))
 
     def _can_listen(self) -> bool:
@@ -198,11 +199,11 @@ class Handover:
 
     def _handovers_owed(self) -> None:
         """At start: what was handed over before a stop and not read yet."""
-        for name in kv.settings_with_prefix(PREFIX):
-            self.spawn(self._take_over(PREFIX + name))
+        for row in Mark.select(Mark.key).where(Mark.kind == KIND):
+            self.spawn(self._take_over(row.key))
 
     async def _take_over(self, key: str) -> None:
-        state = kv.get_setting(key)
+        state = marks.get(KIND, key)
         if not isinstance(state, dict):
             return
         try:
@@ -240,9 +241,9 @@ class Handover:
         payload = dict(state.get("payload") or {})
         after = []
         with database.atomic():
-            if kv.get_setting(key) is None:
+            if marks.get(KIND, key) is None:
                 return  # taken already (a second start raced this one)
-            kv.delete_setting(key)
+            marks.delete(KIND, key)
             if kind == "ics":
                 events, left = made
                 after += self._propose_events(state, events, left, now)
@@ -291,8 +292,8 @@ class Handover:
             state.get("kind"), "it")
         text = why if why == CANNOT_LISTEN else f"I could not read {what}: {why}. Nothing was kept."
         with database.atomic():
-            if kv.get_setting(key) is None:
+            if marks.get(KIND, key) is None:
                 return
-            kv.delete_setting(key)
+            marks.delete(KIND, key)
             told = self._handover_note(state, text, self.now())
         told()

@@ -48,7 +48,7 @@ from channels.loopthread import LoopThread
 from channels.mcp import serve
 from channels.web import fetching, protocol, server, watcher
 from channels.web.forms import Refused
-from storage import decisions, kv, routing
+from storage import decisions, kv, marks, routing
 from storage.db import database
 from storage.models import Approval, DecisionRow, Outbox, Task
 from wilson.kernel import faults, liveness
@@ -57,6 +57,7 @@ from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCo
 
 ADDRESS_KEY = "web:address"
 HEALTH_KEY = "health:web"
+PRESS = "web_press"  # a mark per dashboard form pressed (storage/marks.py): a double submit counts once
 LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
 
 
@@ -282,14 +283,13 @@ class WebChannel(Channel):
         told = commands.parse(words)
         if told is None:
             raise Refused(400, "That button does not work any more.")
-        pressed = f"web:press:{key}"
         with database.atomic():
-            earlier = kv.get_setting(pressed)
+            earlier = marks.get(PRESS, key)
             if earlier:
                 return int(earlier)
             row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=self.user(), channel=self.name,
                                    at=self.now(), text=told.text)
-            kv.put_setting(pressed, row.id)
+            marks.put(PRESS, key, row.id, self.now())
         faults.point("web:after-decision-commit")
         self.tell("approval", DecisionRecorded(row.id))
         return row.id

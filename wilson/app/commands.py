@@ -1,7 +1,10 @@
 """What each `wilson` subcommand does, a short handler each, calling into the package that does the work.
 
 bin/wilson parses the command line in cli.py and loads this module only once a command is chosen:
-`wilson --help` and a usage error need none of what the commands import (the whole application)."""
+`wilson --help` and a usage error need none of what the commands import (the whole application).
+
+Size: one short handler per subcommand, each a few lines that call into the package doing the work; split
+across modules they would only scatter what cli.py dispatches to."""
 
 from __future__ import annotations
 
