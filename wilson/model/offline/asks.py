@@ -99,7 +99,13 @@ _ASIDE_RE = re.compile(r"\s*\([^()]{0,80}\)")
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
 
 
+# "bis zum 1. März": the day's dot ends no sentence
+_DAY_DOT_RE = re.compile(r"\b(\d{1,2})\.(?=\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
+                         r"Oktober|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)")
+
+
 def _plain(said: str) -> str:
+    said = _DAY_DOT_RE.sub(r"\1", said)
     return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
 
 
@@ -122,13 +128,27 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
         return found[0] if found else None
 
     sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
-    for sentence in sentences:
-        for asked in _ASK_RE.finditer(sentence):
+    for number, sentence in enumerate(sentences):
+        earlier = " ".join(sentences[:number])
+
+        def when(asked: re.Match, phrase: str, within: bool = False) -> dates.Found | None:
+            # "please return them by then": the date said before it ("… ends on 22 January")
+            if _THEN_RE.match(phrase):
+                return _last_date(f"{earlier} {sentence[:asked.start()]}", sent, today, tz)  # noqa: B023
+            return ahead(phrase, within)
+        for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
-            if _ASKING_RE.search(sentence[:asked.start()]) and (by := ahead(asked.group("when"), within)):
+            if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
                 return VERBS[asked.group("verb").lower()], by, _object(asked.group("what"))
+        for asked in _overlapping(_GERMAN_RE, sentence):
+            # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
+            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
+                                 asked.group("when") or asked.group("when2"))[0]
+            if by := when(asked, said_when):
+                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")).lower())
+                return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
-            if by := ahead(asked.group("when")):
+            if by := when(asked, asked.group("when")):
                 return PASSIVE[asked.group("verb").lower()], by, ""
     amount = AMOUNT_RE.search(said)
     for sentence in sentences:
@@ -143,6 +163,56 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
     return None
 
 
+def _overlapping(pattern: re.Pattern, sentence: str):
+    """Every match of `pattern`, starting at each place one can: "to complete it, please send us …" holds the ask
+    "send … by", which a match from "complete" would swallow."""
+    at = 0
+    while (found := pattern.search(sentence, at)) is not None:
+        yield found
+        at = found.start() + 1
+
+
+# "please read it, sign the declaration and return it by …": one request listing several things, the verb in it
+# asked for as well; not when someone else does it ("please note that we will confirm your booking by …")
+_LISTED_RE = re.compile(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$",
+                        re.I)
+
+
+def _asking(before: str) -> bool:
+    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
+
+
+_THEN_RE = re.compile(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
+
+
+def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
+    """The last date still to come in `text`: what "by then" points back to. Read a clause at a time: a list of
+    titles after the date ("… ends on 22 January: - "Der Distelfink"") would make date search read it all as German."""
+    for clause in reversed(re.split(r"[:;\n]|(?<=[.!?])\s", text)):
+        found = [f for f in dates.search(clause, sent, tz)
+                 if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+        if found:
+            return found[-1]
+    return None
+
+
+# A request in German ("Bitte überweisen Sie den Betrag bis zum 1. März", "bitte bis 10.02. zurücksenden"): its verb,
+# by its stem, and the date after "bis (zum)" or "spätestens (am)"
+GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay", "einreich": "Submit",
+          "reich": "Submit", "zurücksend": "Return", "zurückschick": "Return", "unterschreib": "Sign",
+          "unterzeichn": "Sign", "anmeld": "Register", "meld": "Reply", "antwort": "Reply", "buch": "Book",
+          "vereinbar": "Book", "abgeb": "Hand in", "gib": "Hand in", "geb": "Hand in", "hochlad": "Upload",
+          "lad": "Upload", "send": "Send", "schick": "Send", "bestätig": "Confirm", "vorleg": "Send",
+          "nachreich": "Send", "abhol": "Collect", "hol": "Collect", "verlänger": "Renew", "erneuer": "Renew"}
+_GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
+_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
+_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\bbitten?\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
+                        + _GERMAN_VERB + r")", re.I)
+
+
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
 _VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
@@ -150,7 +220,7 @@ _VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|h
 
 
 def _object(what: str) -> str:
-    words = " ".join(what.split()).strip(" ,;:-")
+    words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
     words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
                      r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
     if not words or len(words.split()) > 6 or _VAGUE_OBJECT.search(words) or \

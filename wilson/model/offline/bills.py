@@ -25,6 +25,10 @@ SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already pa
                         r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
                         r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
                         re.I)
+# a renewal already done and charged is a receipt: nothing to decide before it
+RENEWED_RE = re.compile(r"\b(?:has|have) been (?:automatically |successfully )?renewed\b|\bwas (?:automatically |"
+                        r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
+                        re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
@@ -159,7 +163,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
                                                                                               else ""),
                    f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
-    if renews:
+    if renews and not RENEWED_RE.search(blob):
         when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         named = _name_before(subject, RENEWABLE_RE)
         named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)

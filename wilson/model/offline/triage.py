@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from wilson.model.offline import asks, bills, urgency
+from wilson.model.offline import asks, bills, notices, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 from wilson.model.offline.opening import ADDRESS
@@ -68,9 +68,14 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
         or (found.rule.startswith("a closure") and not (urgency.CARE_RE.search(f"{subject} {text}")
                                                         or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
-    if (found.situation and not others) or (found.level == 1 and not payload.get("bulk")):
+    if found.situation and not others:
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
+    kind = notices.notice(subject, text) if due is None else None
+    if kind is not None:
+        return urgency.Judgement(None, f"{kind}: it asks nothing of you")
+    if found.level == 1 and not payload.get("bulk"):
+        return found
     if due is not None:
         # asked for by tomorrow: the user hears of it now, not at the next morning's sync
         soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)

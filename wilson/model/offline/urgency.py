@@ -45,8 +45,12 @@ TRAVEL_WAKE_HOURS = 12  # travel cancelled or moved this close may wake the user
 # something closes, is called off or changes: told before it bites when it is today or tomorrow
 CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
                         r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
-                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating) "
-                        r"(?:will be |is )?(?:off|cut|out|interrupted)|outage|strike|won'?t (?:take place|go ahead)|"
+                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating)(?: supply)?"
+                        r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
+                        r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
+                        # "we have to move your appointment today from 15:00 to 17:00"
+                        r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
+                        r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
                         r"will not (?:take place|go ahead)|changed? to|evacuat\w*)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
