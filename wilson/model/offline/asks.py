@@ -203,7 +203,11 @@ GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay",
           "unterzeichn": "Sign", "anmeld": "Register", "meld": "Reply", "antwort": "Reply", "buch": "Book",
           "vereinbar": "Book", "abgeb": "Hand in", "gib": "Hand in", "geb": "Hand in", "hochlad": "Upload",
           "lad": "Upload", "send": "Send", "schick": "Send", "bestätig": "Confirm", "vorleg": "Send",
-          "nachreich": "Send", "abhol": "Collect", "hol": "Collect", "verlänger": "Renew", "erneuer": "Renew"}
+          "nachreich": "Send", "abhol": "Collect", "hol": "Collect", "verlänger": "Renew", "erneuer": "Renew",
+          # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
+          "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
+          "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
+          "vorzuleg": "Send"}
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
 _GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"

@@ -71,7 +71,7 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     if found.situation and not others:
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
-    kind = notices.notice(subject, text) if due is None else None
+    kind = notices.notice(subject, text, asked=due is not None)
     if kind is not None:
         return urgency.Judgement(None, f"{kind}: it asks nothing of you")
     if found.level == 1 and not payload.get("bulk"):

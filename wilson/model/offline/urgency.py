@@ -25,7 +25,9 @@ PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotio
                       r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
                       r"\d+\s?% (?:off|discount)", re.I)
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
-                                 r"info|hello|team|updates?)@", re.I)
+                                 r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
+                                 r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
+                                 r"kundenservice|customer-?service|bounces?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
                       r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
@@ -85,6 +87,19 @@ PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|n
                          r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
                          r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
                          r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b", re.I)
+
+
+# An automatic mail's date is the user's business when it asks something of them or is about their own plans:
+# a request ("please", "make sure", "don't forget"), an imperative opening a sentence ("Check in online now"), or
+# the user's appointment, journey or stay
+YOURS_TO_DO_RE = re.compile(
+    r"\b(?:please|kindly|bitte|remember to|don'?t forget|do not forget|make sure|be sure to|you (?:need|have|must|"
+    r"should|will need)|action (?:required|needed)|required to|reminder|erinnerung)\b|"
+    r"(?:^|[.!?]\s+|\n\s*)(?:check in|bring|book|pay|submit|reply|sign|confirm|register|call|collect|pick up|"
+    r"return|renew|complete|upload|send|update)\b|"
+    r"\byour (?:appointment|flight|train|journey|trip|stay|visit|exam|test|interview|hearing|booking|reservation|"
+    r"table|ticket|class|course|lesson|session|treatment|consultation|pick-?up|collection)\b|"
+    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -195,8 +210,13 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     dated = [f for f in search(blob, sent, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
-    if dated:
+    # (a watched page has no sender: the user asked to hear what it says)
+    if dated and (not sender or from_a_person(sender) or YOURS_TO_DO_RE.search(blob)):
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
+    if dated:
+        # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
+        return Judgement(None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks "
+                               "nothing of you")
     if from_a_person(sender) and QUESTION_RE.search(blob):
         return Judgement(2, "a person asks you something")
     if from_a_person(sender):
