@@ -21,7 +21,7 @@ from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
-from wilson.model.offline.recognition import load_playbook, recognise_event
+from wilson.model.offline.recognition import load_playbook, recognise_event, routine_meeting
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
@@ -29,6 +29,7 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
+ROUTINE = "seen, a routine meeting (offline rules)"
 
 
 def _content(message: dict) -> str:
@@ -197,7 +198,7 @@ class Cortex:
             change = buffer.get("change")
             if change == "new":
                 made, rule = self._new_event(buffer)
-                if not made:
+                if not made and not rule.startswith(ROUTINE):
                     unseen.append(str(buffer.get("title") or "an event"))
             elif change == "changed":
                 made, rule = self._moved_event(buffer), "a moved event moves its topic and tasks"
@@ -224,6 +225,9 @@ class Cortex:
         found = recognise_event(self.playbook, title, location, buffer.get("start"), buffer.get("end"), self.tz,
                                 home, str(buffer.get("description") or ""))
         if found.event is None:
+            routine = routine_meeting(title, buffer.get("start"), buffer.get("end"), self.tz)
+            if routine is not None:  # not listed as new in the briefing: a meeting needs no word days ahead
+                return [], f"{ROUTINE}: {routine}"
             return [], f"{SEEN_NO_PLAN}: {found.rule}"
         start = dates.parse_moment(buffer.get("start"), self.tz)
         if start is None:

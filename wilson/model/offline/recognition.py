@@ -246,6 +246,28 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
 
 
+# the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
+ROUTINE_RE = re.compile(r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
+                        r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
+                        r"besprechung|teammeeting|abstimmung|regeltermin|retro|retrospective|review|planning|"
+                        r"sprint|refinement|grooming|demo|coffee|kaffee|lunch|mittagessen|focus time|fokuszeit|"
+                        r"office hours|sprechstunde)\b", re.I)
+ROUTINE_HOURS = 3  # a meeting longer than this (a workshop day) may need more than a line in the calendar
+
+
+def routine_meeting(title: str, start, end, tz) -> str | None:
+    """Why a new event the rules made no plan for is one of the working week's meetings ("“standup” in the title,
+    45 minutes"), or None: a timed event of a few hours at most with a meeting word in its title."""
+    found = ROUTINE_RE.search(title or "")
+    begin, finish = parse_moment(start, tz), parse_moment(end, tz)
+    if found is None or not isinstance(begin, datetime):
+        return None
+    hours = (as_datetime(finish, tz) - as_datetime(begin, tz)) / timedelta(hours=1) if finish is not None else 1
+    if hours > ROUTINE_HOURS:
+        return None
+    return f"“{found.group(0)}” in the title, {round(hours * 60)} minutes: a routine meeting, nothing to plan"
+
+
 def _a_name_only(location: str | None, title: str, start, span: float, tz) -> bool:
     """A few hours at a place whose city only ends a name ("Trattoria Roma", "Café Wien"): most likely a
     restaurant or a bar named after the city, near home. A stay at "Hotel Sacher Wien" lasts days, and a

@@ -59,6 +59,9 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return urgency.judge_calendar(payload, now, tz)
     # the day it came is no date in it, and neither is the letter's own date line
     text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
+    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
+        # before any situation: "your account will be closed today" is what such a mail says to hurry the reader
+        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
                                   str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
     # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
@@ -84,8 +87,6 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         # asked for by a date: proposed the day the mail came, while the user still has it in mind (and may answer
         # "no, done already"), not at the next morning's sync; the attention budget still places the message
         return urgency.Judgement(2, due.rule, early=True)
-    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
-        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):
         why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
         return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")

@@ -27,7 +27,7 @@ PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotio
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
                                  r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
                                  r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
-                                 r"kundenservice|customer-?service|bounces?)@", re.I)
+                                 r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
                       r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
@@ -112,10 +112,34 @@ class Judgement:
 
 def phishing(text: str, subject: str, sender: str) -> bool:
     """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
-    to the assistant: never news for the user, and never a task."""
+    to the assistant; or one that wants card or payment details, a fee or a refund claimed, through a link to
+    somewhere else than the sender's own domain. Never news for the user, and never a task."""
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
-    return bool(PHISHING_RE.search(blob)) and (link is not None or bool(ASSISTANT_RE.search(blob)))
+    if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
+        return True
+    return bool(PAY_THROUGH_LINK_RE.search(blob)) and _links_elsewhere(blob, sender)
+
+
+# what a fake parcel service, tax office or streaming service wants through its link
+PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
+                                 r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
+                                 r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
+                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|(?:within|in) (?:12|24|48|72) hours)\b",
+                                 re.I)
+_LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
+
+
+def _site(domain: str) -> str:
+    """The registrable part of a domain, roughly: its last two labels ("pay.stadtwerke.example" → "stadtwerke.example")."""
+    return ".".join(domain.lower().strip(".").split(".")[-2:])
+
+
+def _links_elsewhere(blob: str, sender: str) -> bool:
+    """A link in the mail leads to another site than the sender's address is at."""
+    address = re.search(r"@([\w.-]+)", sender or "")
+    home = _site(address.group(1)) if address else ""
+    return any(_site(found.group(1)) != home for found in _LINK_DOMAIN_RE.finditer(blob))
 
 
 # words meant for an assistant reading the mailbox, not for its owner
