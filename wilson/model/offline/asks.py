@@ -95,7 +95,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
 
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
-_ASIDE_RE = re.compile(r"\s*\([^()]{0,80}\)")
+_ASIDE_RE = re.compile(r"\s*\((?![A-Z]{2,6}\))[^()]{0,80}\)")  # "(ETA)" names what the sentence is about: kept
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
 
 
@@ -139,7 +139,14 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
             if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
-                return VERBS[asked.group("verb").lower()], by, _object(asked.group("what"))
+                verb, what = VERBS[asked.group("verb").lower()], _object(asked.group("what"))
+                if not what and number and (named := _antecedent(asked.group("what"), sentences[number - 1])):
+                    what = named
+                # "please sign both copies of the addendum and send one back by …": the request's first verb
+                first = _FIRST_ASK_RE.search(sentence[:asked.start()])
+                if first is not None and _object(first.group("what"), most=9):
+                    verb, what = VERBS[first.group("verb").lower()], _object(first.group("what"), most=9)
+                return verb, by, what
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
             said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
@@ -217,17 +224,36 @@ _GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\
                         + _GERMAN_VERB + r")", re.I)
 
 
+_FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
+                                                                                  reverse=True)) +
+                           r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$", re.I)
+_PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
+# what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
+_NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
+                        r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
+                        r"\s+\([A-Z]{2,6}\))")
+
+
+def _antecedent(what: str, before: str) -> str:
+    """What "apply for it" is done to, when the sentence before names what the reader needs: "for the Electronic
+    Travel Authorisation (ETA)"; "" otherwise."""
+    pronoun, needed = _PRONOUN_RE.match(what), _NEEDED_RE.search(before)
+    if pronoun is None or needed is None:
+        return ""
+    return f"{'for ' if pronoun.group('for') else ''}the {needed.group('thing')}"
+
+
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
 _VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
                            r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
 
 
-def _object(what: str) -> str:
+def _object(what: str, most: int = 6) -> str:
     words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
     words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
                      r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
-    if not words or len(words.split()) > 6 or _VAGUE_OBJECT.search(words) or \
+    if not words or len(words.split()) > most or _VAGUE_OBJECT.search(words) or \
             re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
         return ""
     return words

@@ -38,7 +38,10 @@ SIGNED_THINGS = ("lease", "contract")
 RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
                           r"domain|passport|permit|registration|plan|lease)\b", re.I)
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
-OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
+# ("we will offer the space to the next tenant", "save the scan" are no offer)
+OFFER_RE = re.compile(r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
+                      r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
+                      r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
 # (not "log in to your account": real bills and insurers say it too)
 PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
                          r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"

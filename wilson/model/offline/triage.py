@@ -59,7 +59,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return urgency.judge_calendar(payload, now, tz)
     # the day it came is no date in it, and neither is the letter's own date line
     text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
-    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
+    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or ""),
+                        str(payload.get("from_name") or "")):
         # before any situation: "your account will be closed today" is what such a mail says to hurry the reader
         return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),

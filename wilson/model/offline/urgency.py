@@ -110,22 +110,25 @@ class Judgement:
     early: bool = False  # not urgent, but worth an early sync: a request is proposed the day it comes
 
 
-def phishing(text: str, subject: str, sender: str) -> bool:
+def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
     to the assistant; or one that wants card or payment details, a fee or a refund claimed, through a link to
-    somewhere else than the sender's own domain. Never news for the user, and never a task."""
+    somewhere else than the sender's own domain, or from an address that has nothing of the name it gives
+    ("DHL Paket" <zoll@paket-zustellung-info.example>). Never news for the user, and never a task."""
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
     if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
         return True
-    return bool(PAY_THROUGH_LINK_RE.search(blob)) and _links_elsewhere(blob, sender)
+    return bool(PAY_THROUGH_LINK_RE.search(blob)) and link is not None and (
+        _links_elsewhere(blob, sender) or _borrowed_name(name, sender))
 
 
 # what a fake parcel service, tax office or streaming service wants through its link
 PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
                                  r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
                                  r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|(?:within|in) (?:12|24|48|72) hours)\b",
+                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|"
+                                 r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
                                  re.I)
 _LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
 
@@ -133,6 +136,17 @@ _LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
 def _site(domain: str) -> str:
     """The registrable part of a domain, roughly: its last two labels ("pay.stadtwerke.example" → "stadtwerke.example")."""
     return ".".join(domain.lower().strip(".").split(".")[-2:])
+
+
+def _borrowed_name(name: str, sender: str) -> bool:
+    """The address has nothing of the name it gives: not its first word ("DHL Paket", a brand and then what it
+    sends), three letters or more, nor any other."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]{3,}", re.sub(r"<[^>]*>", "", name or ""))]
+    found = re.search(r"[\w.+-]+@[\w.-]+", sender or "")
+    if not words or found is None:
+        return False
+    address = found.group(0).lower()
+    return words[0] not in address or not any(word in address for word in words)
 
 
 def _links_elsewhere(blob: str, sender: str) -> bool:
