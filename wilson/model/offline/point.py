@@ -33,7 +33,10 @@ PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|al
                         r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
                         r"please do not reply to this\b|do not reply to this\b|"
                         r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
-                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$)",
+                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
+                        # a call for attention before the news: "Are you awake?", "Sorry to wake you"
+                        r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
+                        r"sorry to (?:bother|wake|disturb) you)\b[^.!?]{0,20}[?!.]?$)",
                         re.IGNORECASE)
 SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
                        r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
