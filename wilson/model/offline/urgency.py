@@ -34,9 +34,11 @@ HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|
                        r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist))\b", re.I)
 PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
                        r"as soon as (?:you|possible))\b", re.I)
-TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection)\b", re.I)
+TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
+                       r"zug|flug|bahn|abfahrt|anschluss|fähre|s-bahn|regionalbahn)\b", re.I)
 DISRUPTION_RE = re.compile(r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
-                           r"missed connection|overbooked)\b", re.I)
+                           r"missed connection|overbooked|annulliert|gestrichen|fällt (?:\w+ ){0,2}aus|ausgefallen|"
+                           r"verspätet|verspätung|zugausfall|ersatzverkehr|streik)\b", re.I)
 TODAY_DEADLINE_RE = re.compile(r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
                                r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b", re.I)
 ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
@@ -53,7 +55,12 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
                         # "we have to move your appointment today from 15:00 to 17:00"
                         r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
                         r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
-                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*)\b", re.I)
+                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
+                        r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
+                        # in German: closed, cancelled, moved, cut off, on strike
+                        r"geschlossen|schließt|schliesst|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
+                        r"entfallen|abgesagt|verschoben|verlegt|streik\w*|\w*ausfall|gesperrt|abgestellt|"
+                        r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
     ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
@@ -80,7 +87,7 @@ HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
 YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
                       r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b", re.I)
 CARE_RE = re.compile(r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
-                     r"preschool|after-?school club|childminder)\b", re.I)
+                     r"preschool|after-?school club|childminder|schule|grundschule|hort|tagesmutter)\b", re.I)
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
 # "immediately"): wide on purpose, since a hit only means a model reads it.
 PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
