@@ -125,3 +125,25 @@ def test_an_ask_inside_a_list_said_by_then_or_in_german_is_found(text, subject, 
 
 def test_a_request_that_someone_else_fulfils_is_no_ask_even_after_please():
     assert task("Please note that we will confirm your booking by 10 January.", "Your booking") is None
+
+
+@pytest.mark.parametrize("text, subject, title, due", [
+    # what must reach the sender by a date, and what they need from the reader
+    ("The semester contribution of 312.40 EUR must reach our account by 15 January 2027.", "Semester fee",
+     "Pay 312.40 EUR: Semester fee", date(2027, 1, 14)),
+    ("We need the following documents from you no later than 20 January: passport copy, bank statements.",
+     "Your visa appointment", "Send: Your visa appointment", date(2027, 1, 19)),
+    # a deadline for doing something
+    ("Reminder: the deadline for submitting your expense report is Friday, 15 January.", "Deadline",
+     "Submit your expense report", date(2027, 1, 14)),
+    # "online" in the middle of what is asked is part of it
+    ("Please complete the online check-in before your arrival on 14 January.", "Check-in",
+     "Complete the online check-in", date(2027, 1, 13)),
+    # a subject that only repeats the verb names nothing: the sender does
+    ("We'd love to know if you can come to our wedding, please RSVP by 1 March!", "RSVP",
+     "RSVP for office@school.example", date(2027, 2, 28)),
+])
+def test_what_must_reach_the_sender_a_deadline_for_doing_and_a_bare_subject(text, subject, title, due):
+    found = task(text, subject)
+    assert found is not None, text
+    assert (found.title, found.due) == (title, due)

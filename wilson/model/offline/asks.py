@@ -123,6 +123,7 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             days = count * {"day": 1, "week": 7, "month": 30}[unit]
             day = dates.local_date(sent, tz) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
+        phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
         found = [f for f in dates.search(phrase, sent, tz)
                  if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
         return found[0] if found else None
@@ -162,6 +163,18 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
         for due in _DUE_RE.finditer(sentence):
             if amount and (by := ahead(due.group("when") or due.group("when2"))):
                 return "Pay", by, ""
+        for needed in _NEEDED_BY_RE.finditer(sentence):
+            # "the fee must reach our account by …", "we need the following documents from you no later than …"
+            if by := ahead(needed.group("when")):
+                pay = amount is not None and re.search(r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€",
+                                                       sentence, re.I)
+                sign = re.search(r"\bsignature\b", sentence, re.I)
+                return ("Pay" if pay else "Sign" if sign else "Send"), by, ""
+        for gerund in _DEADLINE_FOR_RE.finditer(sentence):
+            # "the deadline for submitting your expense report is Friday, 15 January"
+            verb = _GERUNDS.get(gerund.group("verb").lower())
+            if verb and (by := ahead(gerund.group("when"))):
+                return verb, by, _object(gerund.group("what"))
         for named in _NOUN_RE.finditer(sentence):
             # "3 hours before departure on 12 January": the day is the departure's
             when = re.sub(r"^\d+\s+(?:hours?|days?|minutes?)\s+before\s+\w+\s*", "", named.group("when"), flags=re.I)
@@ -227,6 +240,17 @@ _GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\
 _FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
                                                                                   reverse=True)) +
                            r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$", re.I)
+_BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})"
+# what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
+_NEEDED_BY_RE = re.compile(r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
+                           r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
+                           r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY, re.I)
+_GERUNDS = {"submitting": "Submit", "paying": "Pay", "registering": "Register", "applying": "Apply",
+            "returning": "Return", "sending": "Send", "signing": "Sign", "booking": "Book", "enrolling": "Enrol",
+            "handing": "Hand in", "uploading": "Upload", "renewing": "Renew", "filing": "File", "replying": "Reply",
+            "completing": "Complete", "confirming": "Confirm"}
+_DEADLINE_FOR_RE = re.compile(r"\bdeadline for (?P<verb>\w+ing)\b(?P<what>[^.!?\n]{0,50}?)\s+(?:is|:)\s+"
+                              r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 _PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 # what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
 _NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
@@ -245,13 +269,15 @@ def _antecedent(what: str, before: str) -> str:
 
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
-_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
+_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|the|a|an|"
+                           r"your|our|"
                            r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
 
 
 def _object(what: str, most: int = 6) -> str:
     words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
-    words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
+    words = re.split(r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
+                     r"so that|if)\b|"
                      r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
     if not words or len(words.split()) > most or _VAGUE_OBJECT.search(words) or \
             re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
@@ -267,7 +293,9 @@ def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more
     if thing and not amount:
         title = f"{verb} {thing}"
     else:
-        title = f"{what}: {subject[:60]}" if subject else f"{what} for {sender}"
+        # a subject that only repeats the verb ("RSVP") names nothing: the sender does
+        named = subject and subject.lower() != verb.lower()
+        title = f"{what}: {subject[:60]}" if named else f"{what} for {name_only(sender)}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
     return Due(title, _due(day, LEAD_DAYS, today), f"{notes} {more}".strip(),
                f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}")
