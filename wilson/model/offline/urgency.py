@@ -256,7 +256,12 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
     # (a watched page has no sender: the user asked to hear what it says)
-    if dated and (not sender or from_a_person(sender) or YOURS_TO_DO_RE.search(blob)):
+    asked = YOURS_TO_DO_RE.search(blob)
+    if asked and _soon(blob, sent, now, tz, days=1):
+        # "the plumber comes tomorrow at 8, please make sure someone is home": the next morning would be too late
+        # (a friend's "dinner tonight?" is a question, not an alarm)
+        return Judgement(1, f"asked of you for today or tomorrow (“{asked.group(0).strip()}”)")
+    if dated and (not sender or from_a_person(sender) or asked):
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
     if dated:
         # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
