@@ -7,8 +7,8 @@ its row expected (the issue: none of them should get it).
 
 The held-back half is run, never read nor tuned on. The issue's floor is 0.85 proposal precision and recall, for
 the calendar's plans and for the chat's proposals alike; the dev half, which the rules may be tuned on, is held to
-it. The held-back half does not reach it yet (measured 2026-12-06: calendar 0.87 / 0.81, chat 0.89 / 0.79), so it
-is held where it stands (and so are its 3 plan steps due outside their time), and the test says how far from
+it. The held-back half does not reach it yet (measured 2026-12-06: calendar 0.93 / 0.81, chat 0.89 / 0.79), so it
+is held where it stands (its plan steps are all due inside their time now), and the test says how far from
 the issue's floor it is: a change that makes it worse
 fails, one that reaches the floor moves HELD_BACK up to it. A held-back failure names no row (it is run, not read).
 A missing table fails the test (they are part of the project), it is not skipped.
@@ -26,11 +26,11 @@ from tests.table_support import DATA, assert_honest, run_half
 
 FRESH = DATA / "fresh"
 FLOOR = 0.85  # the issue's: proposal precision and recall
-HELD_BACK = {"calendar": (0.85, 0.80), "chat": (0.85, 0.78)}  # where the held-back half stands; raise to FLOOR
+HELD_BACK = {"calendar": (0.90, 0.80), "chat": (0.85, 0.78)}  # where the held-back half stands; raise to FLOOR
 # the second dev batch's chat lines (written blind, merged 2026-12-06) are read by the chat rules, worked on apart
 # from the calendar's: held where they stand, to be raised to FLOOR; its calendar rows meet FLOOR already
 DEV_B_CHAT = (0.77, 0.67)
-HELD_BACK_MISTIMED = 3  # its plans with a step due outside their time (the dev half has none); lower to 0
+HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 
 
 @pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_held_back.txt"])
