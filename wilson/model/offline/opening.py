@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from wilson.model.offline.point import ask, point
+from wilson.model.offline.point import ask, point, said_sentences
 
 OPENING_CHARS = 160  # of what a sender wrote, quoted in a heads-up
 # an address in a stranger's words (a link, a site, a mail address): never relayed as something to act on
@@ -46,3 +46,18 @@ def asked_of(text: str, subjects: set[str]) -> str:
     "" when nothing is asked or the sentence holds an address."""
     said = ask("\n".join(text.splitlines()[1:]), subjects)
     return "" if not said or ADDRESS.search(said) else shortened(said)
+
+
+_WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:jan|feb|mar|apr|may|"
+                   r"jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember)\w*", re.I)
+
+
+def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> str:
+    """When the quoted point (`said`) gives no time or date, the later sentence that says what changed and when
+    ("Your appointment on Tuesday has been moved to 11:30."), shortened; "" when none does or it holds an address."""
+    if _WHEN.search(said):
+        return ""
+    for sentence in said_sentences("\n".join(text.splitlines()[1:]), subjects)[1:]:
+        if _WHEN.search(sentence) and change.search(sentence) and not ADDRESS.search(sentence):
+            return shortened(sentence)
+    return ""
