@@ -101,8 +101,14 @@ def test_cancelled_event_closes_its_topic(synapse):
 
 
 def test_event_without_a_playbook_match_stays_silent(synapse):
-    result = cortex(synapse, "event", "", calendar("new", "Team standup", "2027-01-07T09:00:00+01:00"))
+    result = cortex(synapse, "event", "", calendar("new", "Elternabend Klasse 3b", "2027-01-07T19:00:00+01:00"))
+    # seen and left for the morning briefing's "new in your calendar"
     assert result.tool_calls == () and result.text.startswith("seen, no plan (offline rules)")
+
+
+def test_a_routine_meeting_days_ahead_is_not_even_listed_as_new(synapse):
+    result = cortex(synapse, "event", "", calendar("new", "Team standup", "2027-01-07T09:00:00+01:00"))
+    assert result.tool_calls == () and result.text == ""
 
 
 def test_the_playbook_is_editable(tmp_path):

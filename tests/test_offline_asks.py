@@ -96,3 +96,54 @@ def test_an_aside_a_decimal_amount_or_an_abbreviation_does_not_end_the_ask():
                                                   "from": "Studierendenservice <service@uni.example>"}, now, berlin)
     assert (fee.title, fee.due.isoformat()) == ("Pay 315.64 EUR: Re-registration for the summer semester",
                                                 "2027-02-14")
+
+
+@pytest.mark.parametrize("text, subject, title, due", [
+    # one request listing several things: the thing asked by the date is in the middle of it
+    ("Please read it carefully, sign the enclosed declaration and return it to us by 20 January 2027.",
+     "Draft purchase agreement", "Sign: Draft purchase agreement", date(2027, 1, 19)),
+    # an earlier verb of the sentence ("complete") must not swallow the ask after it
+    ("To complete it, please send us a copy of her birth certificate by 23 January 2027.", "Your application",
+     "Send a copy of her birth certificate", date(2027, 1, 22)),
+    # "by then": the date said before it
+    ("The loan period of the following media ends on 22 January 2027:\n- \"Der Distelfink\"\n\nPlease return or "
+     "renew them by then to avoid overdue fees.", "Loan period ends soon", "Return: Loan period ends soon",
+     date(2027, 1, 21)),
+    # in German, the verb before the date or after it
+    ("Bitte überweisen Sie das Verwarnungsgeld von 35,00 EUR bis zum 1. Februar 2027 auf das unten genannte Konto.",
+     "Verwarnungsgeld", "Pay 35,00 EUR: Verwarnungsgeld", date(2027, 1, 31)),
+    ("Bitte reichen Sie die fehlenden Unterlagen bis spätestens 20.01.2027 ein.", "Ihr Antrag",
+     "Submit: Ihr Antrag", date(2027, 1, 19)),
+    ("Wir bitten Sie, den Vertrag bis zum 25. Januar unterschrieben zurückzusenden.", "Mietvertrag",
+     "Return: Mietvertrag", date(2027, 1, 24)),
+])
+def test_an_ask_inside_a_list_said_by_then_or_in_german_is_found(text, subject, title, due):
+    found = task(text, subject)
+    assert found is not None, text
+    assert (found.title, found.due) == (title, due)
+
+
+def test_a_request_that_someone_else_fulfils_is_no_ask_even_after_please():
+    assert task("Please note that we will confirm your booking by 10 January.", "Your booking") is None
+
+
+@pytest.mark.parametrize("text, subject, title, due", [
+    # what must reach the sender by a date, and what they need from the reader
+    ("The semester contribution of 312.40 EUR must reach our account by 15 January 2027.", "Semester fee",
+     "Pay 312.40 EUR: Semester fee", date(2027, 1, 14)),
+    ("We need the following documents from you no later than 20 January: passport copy, bank statements.",
+     "Your visa appointment", "Send: Your visa appointment", date(2027, 1, 19)),
+    # a deadline for doing something
+    ("Reminder: the deadline for submitting your expense report is Friday, 15 January.", "Deadline",
+     "Submit your expense report", date(2027, 1, 14)),
+    # "online" in the middle of what is asked is part of it
+    ("Please complete the online check-in before your arrival on 14 January.", "Check-in",
+     "Complete the online check-in", date(2027, 1, 13)),
+    # a subject that only repeats the verb names nothing: the sender does
+    ("We'd love to know if you can come to our wedding, please RSVP by 1 March!", "RSVP",
+     "RSVP for office@school.example", date(2027, 2, 28)),
+])
+def test_what_must_reach_the_sender_a_deadline_for_doing_and_a_bare_subject(text, subject, title, due):
+    found = task(text, subject)
+    assert found is not None, text
+    assert (found.title, found.due) == (title, due)

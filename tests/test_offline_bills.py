@@ -127,3 +127,23 @@ def test_a_renewal_to_sign_is_a_task_to_sign_it_not_to_compare_offers():
 ])
 def test_no_task_without_a_bill_or_renewal_to_act_on(text, subject):
     assert task(text, subject) is None
+
+
+@pytest.mark.parametrize("text, due", [
+    # the last day to say no comes before the renewal: the task is due before it, not a week before the renewal
+    ("Your car insurance policy renews on 1 March 2027. If you want to cancel or change your cover, please let us "
+     "know by 31 January 2027.", date(2027, 1, 30)),
+    ("Ihre Kfz-Versicherung verlängert sich am 1. März 2027. Kündigen können Sie bis zum 31. Januar 2027.",
+     date(2027, 1, 30)),
+    # none given: a week before it renews
+    ("Your car insurance policy renews on 1 March 2027.", date(2027, 2, 22)),
+])
+def test_a_renewal_is_decided_before_its_last_day_to_cancel(text, due):
+    found = task(text, "Your car insurance renewal", sender="service@insurer.example")
+    assert found is not None and found.due == due, found
+    assert found.title == "Review car insurance renewal"
+
+
+def test_a_renewal_already_done_and_charged_is_no_task():
+    assert task("Your Premium subscription has been renewed. We charged 10.99 EUR to your card on 12 January 2027.",
+                "Your receipt", sender="no-reply@music.example") is None

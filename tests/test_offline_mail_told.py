@@ -56,7 +56,7 @@ def test_an_urgent_mails_heads_up_says_what_happened_not_when_it_was_sent(make_a
     app.advance(timedelta(hours=1))
     [(_, said)] = told(app)
     assert said == ("From the email “Dad is in hospital” from mum@family[.]example: Heads-up: "
-                    "“Dad fell this morning and is in St. Georg hospital.”")
+                    "“Dad fell this morning and is in St. Georg hospital.” “Please call me as soon as you can.”")
 
 
 # -- a mail's "today" is the day it was sent -----------------------------------------------------------
@@ -71,7 +71,9 @@ def test_a_school_closing_today_sent_at_eight_and_read_later_is_told_before_it_c
     app.advance(timedelta(hours=6))
     [(at, said)] = told(app)
     assert at <= datetime.fromisoformat("2027-01-19T13:00:00+01:00"), "told before the school closes"
-    assert said.endswith("Heads-up: “Because of a heating failure the school closes at 13:00 today.”"), said
+    # what happened, then what to do about it
+    assert said.endswith("Heads-up: “Because of a heating failure the school closes at 13:00 today.” “Please pick up "
+                         "your child by 13:00.”"), said
 
 
 def test_a_closure_today_in_a_mail_sent_yesterday_is_about_yesterday(make_app):
@@ -144,7 +146,7 @@ def test_a_water_leak_at_two_in_the_morning_is_told_within_the_hour(make_app):
     [(at, said)] = told(app)
     assert at <= datetime.fromisoformat("2027-01-14T03:00:00+01:00")
     assert said.endswith("Heads-up: “Water is coming through my kitchen ceiling from your flat, I think a pipe "
-                         "has burst.”"), said
+                         "has burst.” “Please come down or call me.”"), said
 
 
 def test_with_offline_wake_off_the_leak_waits_for_the_morning_and_so_does_a_friendly_mail(make_app):

@@ -192,3 +192,22 @@ def test_a_cafe_named_after_a_city_with_its_street_is_still_only_a_name():
 ])
 def test_an_event_of_several_days_away_from_home_is_travel_whatever_its_title(title, location, start, end, expected):
     assert kind(title, location, start, end) == expected
+
+
+@pytest.mark.parametrize("title, expected", [
+    # German writes its nouns together: the compound's last part says what it is
+    ("Kinderarzt mit Mia", "medical"), ("Zahnreinigung", "medical"), ("Physiotherapie", "medical"),
+    ("Mathe-Klausur", "exam"), ("Führerscheinprüfung praktisch", "exam"), ("Hundesteuer fällig", "bill"),
+    ("Mitgliedsbeitrag Sportverein", "bill"), ("Personalausweis abholen", "official"), ("Termin Jugendamt", "official"),
+    ("Sommerurlaub", "trip"), ("Umzug", "move"),
+    # a compound that only shares letters is none of them
+    ("Preise vergleichen", None), ("Arztbrief lesen", None),
+])
+def test_a_german_compound_is_recognised_by_its_last_part(title, expected):
+    assert kind(title, start="2027-03-10T10:00", end="2027-03-10T11:00")[0] == expected
+
+
+def test_days_away_for_a_name_in_capitals_is_a_conference_and_a_few_hours_at_one_is_not():
+    assert kind("FOSDEM", "ULB Solbosch, Brussels, Belgium", "2027-02-06", "2027-02-08")[0] == "conference"
+    assert kind("MWC 2027", "Fira Gran Via, Barcelona, Spain", "2027-03-01", "2027-03-05")[0] == "conference"
+    assert kind("IKEA", "IKEA Lichtenberg, Berlin", "2027-03-10T10:00", "2027-03-10T12:00")[0] is None

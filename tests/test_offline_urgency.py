@@ -136,10 +136,11 @@ def test_pressing_leaves_a_routine_notice_alone(text):
 
 
 def test_the_day_a_mail_was_sent_is_no_date_in_it_to_act_on():
-    sent = "Email from noreply@parcel.example: Your order has shipped\nSent Wed 06 Jan 2027 03:10\nHello,\n\n"
-    payload = {"channel": "email", "from": "noreply@parcel.example", "subject": "Your order has shipped"}
-    assert triage.judge({"text": sent + "It is on its way.", "payload": payload}, NIGHT, BERLIN).level is None
-    found = triage.judge({"text": sent + "It arrives on Friday 8 Jan.", "payload": payload}, NIGHT, BERLIN)
+    sent = "Email from noreply@praxis.example: Your appointment\nSent Wed 06 Jan 2027 03:10\nHello,\n\n"
+    payload = {"channel": "email", "from": "noreply@praxis.example", "subject": "Your appointment"}
+    quiet = triage.judge({"text": sent + "The details are in the app.", "payload": payload}, NIGHT, BERLIN)
+    assert quiet.level is None and "date" not in quiet.rule
+    found = triage.judge({"text": sent + "Your appointment is on Friday 8 Jan.", "payload": payload}, NIGHT, BERLIN)
     assert found.level == 2 and "8 Jan" in found.rule, "a date in the body still counts"
 
 
@@ -219,3 +220,23 @@ def test_a_letters_own_date_line_is_not_when_anything_happens():
     assert triage.judge(letter, now, BERLIN).level != 1
     letter["text"] = letter["text"].replace("closed for repairs", "closed today for repairs")
     assert triage.judge(letter, now, BERLIN).level == 1
+
+
+@pytest.mark.parametrize("subject, body", [
+    ("Your appointment tomorrow", "Unfortunately Dr. Lenz is ill. Your appointment tomorrow has been moved from 09:00 "
+                                  "to 11:30."),
+    ("Terminänderung", "Sehr geehrte Frau Weber, Ihr Termin morgen wurde von 09:00 auf 11:30 Uhr verschoben."),
+    ("Zugausfall", "Ihr Zug RE1 morgen um 06:12 ab Berlin Ostbahnhof fällt aus. Bitte nutzen Sie den RE1 um 06:42."),
+    ("Kita morgen geschlossen", "Liebe Eltern, wegen eines Wasserschadens bleibt die Kita morgen geschlossen."),
+    ("Schwimmkurs", "Liebe Eltern, der Schwimmkurs heute um 17:00 fällt leider aus, weil das Bad geschlossen ist."),
+    ("Wasser", "Liebe Mieter, morgen von 8 bis 12 Uhr wird das Wasser im ganzen Haus abgestellt."),
+    ("Bauarbeiten", "Wegen Bauarbeiten kommt es morgen zwischen 9 und 13 Uhr in Ihrer Straße zu einer "
+                    "Stromunterbrechung."),
+])
+def test_a_change_today_or_tomorrow_is_urgent_in_german_or_english(subject, body):
+    evening = datetime(2027, 2, 8, 18, 0, tzinfo=BERLIN)
+    text = f"Email from info@service.example: {subject}\nSent Mon 08 Feb 2027 17:30\n{body}"
+    payload = {"channel": "email", "subject": subject, "from": "info@service.example",
+               "date": "2027-02-08T17:30:00+01:00"}
+    found = triage.judge({"text": text, "payload": payload}, evening, BERLIN)
+    assert found.level == 1 and found.situation, found.rule

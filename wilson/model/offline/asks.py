@@ -95,11 +95,17 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
 
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
-_ASIDE_RE = re.compile(r"\s*\([^()]{0,80}\)")
+_ASIDE_RE = re.compile(r"\s*\((?![A-Z]{2,6}\))[^()]{0,80}\)")  # "(ETA)" names what the sentence is about: kept
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
 
 
+# "bis zum 1. März": the day's dot ends no sentence
+_DAY_DOT_RE = re.compile(r"\b(\d{1,2})\.(?=\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
+                         r"Oktober|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)")
+
+
 def _plain(said: str) -> str:
+    said = _DAY_DOT_RE.sub(r"\1", said)
     return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
 
 
@@ -117,24 +123,58 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             days = count * {"day": 1, "week": 7, "month": 30}[unit]
             day = dates.local_date(sent, tz) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
+        phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
         found = [f for f in dates.search(phrase, sent, tz)
                  if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
         return found[0] if found else None
 
     sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
-    for sentence in sentences:
-        for asked in _ASK_RE.finditer(sentence):
+    for number, sentence in enumerate(sentences):
+        earlier = " ".join(sentences[:number])
+
+        def when(asked: re.Match, phrase: str, within: bool = False) -> dates.Found | None:
+            # "please return them by then": the date said before it ("… ends on 22 January")
+            if _THEN_RE.match(phrase):
+                return _last_date(f"{earlier} {sentence[:asked.start()]}", sent, today, tz)  # noqa: B023
+            return ahead(phrase, within)
+        for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
-            if _ASKING_RE.search(sentence[:asked.start()]) and (by := ahead(asked.group("when"), within)):
-                return VERBS[asked.group("verb").lower()], by, _object(asked.group("what"))
+            if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
+                verb, what = VERBS[asked.group("verb").lower()], _object(asked.group("what"))
+                if not what and number and (named := _antecedent(asked.group("what"), sentences[number - 1])):
+                    what = named
+                # "please sign both copies of the addendum and send one back by …": the request's first verb
+                first = _FIRST_ASK_RE.search(sentence[:asked.start()])
+                if first is not None and _object(first.group("what"), most=9):
+                    verb, what = VERBS[first.group("verb").lower()], _object(first.group("what"), most=9)
+                return verb, by, what
+        for asked in _overlapping(_GERMAN_RE, sentence):
+            # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
+            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
+                                 asked.group("when") or asked.group("when2"))[0]
+            if by := when(asked, said_when):
+                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")).lower())
+                return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
-            if by := ahead(asked.group("when")):
+            if by := when(asked, asked.group("when")):
                 return PASSIVE[asked.group("verb").lower()], by, ""
     amount = AMOUNT_RE.search(said)
     for sentence in sentences:
         for due in _DUE_RE.finditer(sentence):
             if amount and (by := ahead(due.group("when") or due.group("when2"))):
                 return "Pay", by, ""
+        for needed in _NEEDED_BY_RE.finditer(sentence):
+            # "the fee must reach our account by …", "we need the following documents from you no later than …"
+            if by := ahead(needed.group("when")):
+                pay = amount is not None and re.search(r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€",
+                                                       sentence, re.I)
+                sign = re.search(r"\bsignature\b", sentence, re.I)
+                return ("Pay" if pay else "Sign" if sign else "Send"), by, ""
+        for gerund in _DEADLINE_FOR_RE.finditer(sentence):
+            # "the deadline for submitting your expense report is Friday, 15 January"
+            verb = _GERUNDS.get(gerund.group("verb").lower())
+            if verb and (by := ahead(gerund.group("when"))):
+                return verb, by, _object(gerund.group("what"))
         for named in _NOUN_RE.finditer(sentence):
             # "3 hours before departure on 12 January": the day is the departure's
             when = re.sub(r"^\d+\s+(?:hours?|days?|minutes?)\s+before\s+\w+\s*", "", named.group("when"), flags=re.I)
@@ -143,17 +183,103 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
     return None
 
 
+def _overlapping(pattern: re.Pattern, sentence: str):
+    """Every match of `pattern`, starting at each place one can: "to complete it, please send us …" holds the ask
+    "send … by", which a match from "complete" would swallow."""
+    at = 0
+    while (found := pattern.search(sentence, at)) is not None:
+        yield found
+        at = found.start() + 1
+
+
+# "please read it, sign the declaration and return it by …": one request listing several things, the verb in it
+# asked for as well; not when someone else does it ("please note that we will confirm your booking by …")
+_LISTED_RE = re.compile(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$",
+                        re.I)
+
+
+def _asking(before: str) -> bool:
+    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
+
+
+_THEN_RE = re.compile(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
+
+
+def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
+    """The last date still to come in `text`: what "by then" points back to. Read a clause at a time: a list of
+    titles after the date ("… ends on 22 January: - "Der Distelfink"") would make date search read it all as German."""
+    for clause in reversed(re.split(r"[:;\n]|(?<=[.!?])\s", text)):
+        found = [f for f in dates.search(clause, sent, tz)
+                 if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+        if found:
+            return found[-1]
+    return None
+
+
+# A request in German ("Bitte überweisen Sie den Betrag bis zum 1. März", "bitte bis 10.02. zurücksenden"): its verb,
+# by its stem, and the date after "bis (zum)" or "spätestens (am)"
+GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay", "einreich": "Submit",
+          "reich": "Submit", "zurücksend": "Return", "zurückschick": "Return", "unterschreib": "Sign",
+          "unterzeichn": "Sign", "anmeld": "Register", "meld": "Reply", "antwort": "Reply", "buch": "Book",
+          "vereinbar": "Book", "abgeb": "Hand in", "gib": "Hand in", "geb": "Hand in", "hochlad": "Upload",
+          "lad": "Upload", "send": "Send", "schick": "Send", "bestätig": "Confirm", "vorleg": "Send",
+          "nachreich": "Send", "abhol": "Collect", "hol": "Collect", "verlänger": "Renew", "erneuer": "Renew",
+          # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
+          "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
+          "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
+          "vorzuleg": "Send"}
+_GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
+_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
+_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\bbitten?\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
+                        + _GERMAN_VERB + r")", re.I)
+
+
+_FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
+                                                                                  reverse=True)) +
+                           r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$", re.I)
+_BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})"
+# what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
+_NEEDED_BY_RE = re.compile(r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
+                           r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
+                           r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY, re.I)
+_GERUNDS = {"submitting": "Submit", "paying": "Pay", "registering": "Register", "applying": "Apply",
+            "returning": "Return", "sending": "Send", "signing": "Sign", "booking": "Book", "enrolling": "Enrol",
+            "handing": "Hand in", "uploading": "Upload", "renewing": "Renew", "filing": "File", "replying": "Reply",
+            "completing": "Complete", "confirming": "Confirm"}
+_DEADLINE_FOR_RE = re.compile(r"\bdeadline for (?P<verb>\w+ing)\b(?P<what>[^.!?\n]{0,50}?)\s+(?:is|:)\s+"
+                              r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
+_PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
+# what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
+_NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
+                        r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
+                        r"\s+\([A-Z]{2,6}\))")
+
+
+def _antecedent(what: str, before: str) -> str:
+    """What "apply for it" is done to, when the sentence before names what the reader needs: "for the Electronic
+    Travel Authorisation (ETA)"; "" otherwise."""
+    pronoun, needed = _PRONOUN_RE.match(what), _NEEDED_RE.search(before)
+    if pronoun is None or needed is None:
+        return ""
+    return f"{'for ' if pronoun.group('for') else ''}the {needed.group('thing')}"
+
+
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
-_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|"
+_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|the|a|an|"
+                           r"your|our|"
                            r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
 
 
-def _object(what: str) -> str:
-    words = " ".join(what.split()).strip(" ,;:-")
-    words = re.split(r",|\s(?:via|through|using|by phone|online|and let|so that|if)\b|"
+def _object(what: str, most: int = 6) -> str:
+    words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
+    words = re.split(r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
+                     r"so that|if)\b|"
                      r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
-    if not words or len(words.split()) > 6 or _VAGUE_OBJECT.search(words) or \
+    if not words or len(words.split()) > most or _VAGUE_OBJECT.search(words) or \
             re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
         return ""
     return words
@@ -167,7 +293,9 @@ def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more
     if thing and not amount:
         title = f"{verb} {thing}"
     else:
-        title = f"{what}: {subject[:60]}" if subject else f"{what} for {sender}"
+        # a subject that only repeats the verb ("RSVP") names nothing: the sender does
+        named = subject and subject.lower() != verb.lower()
+        title = f"{what}: {subject[:60]}" if named else f"{what} for {name_only(sender)}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
     return Due(title, _due(day, LEAD_DAYS, today), f"{notes} {more}".strip(),
                f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}")

@@ -25,6 +25,10 @@ SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already pa
                         r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
                         r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
                         re.I)
+# a renewal already done and charged is a receipt: nothing to decide before it
+RENEWED_RE = re.compile(r"\b(?:has|have) been (?:automatically |successfully )?renewed\b|\bwas (?:automatically |"
+                        r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
+                        re.I)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
@@ -34,7 +38,10 @@ SIGNED_THINGS = ("lease", "contract")
 RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
                           r"domain|passport|permit|registration|plan|lease)\b", re.I)
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
-OFFER_RE = re.compile(r"\b(sale|save|saving|discount|offer|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
+# ("we will offer the space to the next tenant", "save the scan" are no offer)
+OFFER_RE = re.compile(r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
+                      r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
+                      r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
 # (not "log in to your account": real bills and insurers say it too)
 PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
                          r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
@@ -84,6 +91,27 @@ def _date_to_act_by(text: str, now: datetime, tz, sent: datetime | None = None) 
              if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
     cued = [f for f in found if DUE_CUE_RE.search(text[:f.start])]
     return (cued or found or [None])[0]
+
+
+# words before a date that make it the last day to cancel, switch or say no to a renewal
+NOTICE_CUE_RE = re.compile(r"\b(?:cancel\w*|switch\w*|terminat\w*|opt out|kündig\w*|widerspr\w*|notice|let us know|"
+                           r"tell us|contact us|inform us|write to us)\b[^.!?\n]{0,50}?(?:\b(?:by|before|until|no later than|"
+                           r"bis(?: zum)?|spätestens(?: am)?)\s*)?$", re.I)
+
+
+def _renews_on(text: str, now: datetime, tz, sent: datetime) -> dates.Found | None:
+    """The first date still to come said right after a renewal word ("renews on 1 March", "verlängert sich am 1.
+    März"), in the same sentence; None when no date is."""
+    return next((f for f in dates.search(text, sent, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()
+                 and re.search(r"\b(?:renew\w*|verlänger\w*|expir\w*|runs? out)\b[^.!?\n]{0,25}$", text[:f.start],
+                               re.I)), None)
+
+
+def _notice_by(text: str, now: datetime, tz, sent: datetime) -> dates.Found | None:
+    """The first date still to come that a renewal notice gives as the last day to cancel or switch, or None."""
+    found = [f for f in dates.search(text, sent, tz)
+             if dates.local_date(f.value, tz) >= now.astimezone(tz).date() and NOTICE_CUE_RE.search(text[:f.start])]
+    return found[0] if found else None
 
 
 def _due(act_by: date, lead: int, today: date) -> date:
@@ -159,14 +187,20 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
                                                                                               else ""),
                    f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
     renews = RENEWAL_RE.search(blob)
-    if renews:
-        when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
+    if renews and not RENEWED_RE.search(blob):
+        when = _renews_on(blob, now, tz, sent_at(payload, now, tz)) or _date_to_act_by(blob, now, tz,
+                                                                                       sent_at(payload, now, tz))
         named = _name_before(subject, RENEWABLE_RE)
         named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)
         if when is None or named is None:
             return None
         thing = " ".join(filter(None, named))
         act_by = dates.local_date(when.value, tz)
+        # "to cancel, let us know by 31 January": the last day to decide comes before the renewal itself
+        notice = _notice_by(blob, now, tz, sent_at(payload, now, tz))
+        lead = RENEWAL_LEAD_DAYS
+        if notice is not None and dates.local_date(notice.value, tz) < act_by:
+            act_by, lead, when = dates.local_date(notice.value, tz), 1, notice
         expires = renews.group(0).lower().startswith(("expir", "run"))
         if SIGN_RE.search(blob) and named[1] in SIGNED_THINGS and not expires:
             title = f"Sign {thing} renewal"
@@ -175,6 +209,6 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             title = f"Renew {thing}" if expires else f"Review {thing} renewal"
             notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
                      + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
-        return Due(title, _due(act_by, RENEWAL_LEAD_DAYS, today), notes,
+        return Due(title, _due(act_by, lead, today), notes,
                    f"a renewal notice from {name_only(sender)}: {thing}, {when.stated(tz)}")
     return None

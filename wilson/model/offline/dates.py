@@ -721,6 +721,10 @@ _PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
+_ENGLISH_MONTH = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+                            r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b", re.I)  # not "may": a verb too
+
+
 def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
     """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
     unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
@@ -728,6 +732,10 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
     try:
         hits = search_dates(masked, languages=LANGUAGES,
                             settings=_settings(now, tz, date_order(tz))) or []
+        if _ENGLISH_MONTH.search(masked) and not any(_ENGLISH_MONTH.search(phrase) for phrase, _ in hits):
+            # the parser guesses one language for the whole text, and a name in it ("Madrid", "LH 123") can make
+            # it guess wrong: "on 10 February 2027" is then read as no date at all
+            hits = search_dates(masked, languages=["en"], settings=_settings(now, tz, date_order(tz))) or hits
     except (ValueError, OverflowError, AttributeError):
         hits = []
     cursor = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from wilson.model.offline.point import point
+from wilson.model.offline.point import ask, point, said_sentences
 
 OPENING_CHARS = 160  # of what a sender wrote, quoted in a heads-up
 # an address in a stranger's words (a link, a site, a mail address): never relayed as something to act on
@@ -19,6 +19,45 @@ def opening(text: str, subjects: set[str]) -> str:
     said = point("\n".join(text.splitlines()[1:]), subjects)
     if not said or ADDRESS.search(said):
         return ""
-    if len(said) <= OPENING_CHARS:
+    return shortened(said)
+
+
+# where a long sentence's clauses meet; what comes after is what it leads to ("…, so we have to move it to 13:30")
+CLAUSE = re.compile(r",\s+(?:so|and so|which is why|that is why|therefore|but|however)\s+|;\s+|\s+[–—-]\s+", re.I)
+
+
+def shortened(said: str, chars: int = OPENING_CHARS) -> str:
+    """A sentence within `chars`: without its asides in brackets, else its last clause that says what follows
+    from the rest, else cut at a word."""
+    if len(said) <= chars:
         return said
-    return said[:OPENING_CHARS].rsplit(" ", 1)[0] + "…"
+    said = re.sub(r"\s*\([^()]{0,80}\)", "", said)
+    if len(said) <= chars:
+        return said
+    for found in CLAUSE.finditer(said):
+        rest = said[found.end():]
+        if 20 <= len(rest) <= chars:
+            return rest[:1].upper() + rest[1:]
+    return said[:chars].rsplit(" ", 1)[0] + "…"
+
+
+def asked_of(text: str, subjects: set[str]) -> str:
+    """What the sender asks the reader to do, past the point ("Please leave the building now, …"), shortened;
+    "" when nothing is asked or the sentence holds an address."""
+    said = ask("\n".join(text.splitlines()[1:]), subjects)
+    return "" if not said or ADDRESS.search(said) else shortened(said)
+
+
+_WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:jan|feb|mar|apr|may|"
+                   r"jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember)\w*", re.I)
+
+
+def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> str:
+    """When the quoted point (`said`) gives no time or date, the later sentence that says what changed and when
+    ("Your appointment on Tuesday has been moved to 11:30."), shortened; "" when none does or it holds an address."""
+    if _WHEN.search(said):
+        return ""
+    for sentence in said_sentences("\n".join(text.splitlines()[1:]), subjects)[1:]:
+        if _WHEN.search(sentence) and change.search(sentence) and not ADDRESS.search(sentence):
+            return shortened(sentence)
+    return ""

@@ -203,6 +203,12 @@ _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtu
                     r"room|office|home|hq)\b", re.I)
 
 
+# a call's "place" is its tool, wherever the gazetteer has a town of that name ("Google" is one, in Kansas)
+ONLINE = re.compile(r"^\s*(?:https?://|zoom|teams|microsoft teams|ms teams|online|google meet|meet\.google|"
+                    r"google hangouts|hangouts|webex|skype|jitsi|whereby|facetime|whatsapp|signal|slack|discord|"
+                    r"phone|telefon|video ?call|videocall|call)\b", re.I)
+
+
 _POSTCODE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
 
 
@@ -219,7 +225,7 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
     `inside` False: a city inside a longer name counts only when it leads it ("Tokyo Big Sight"), not after
     it ("Hotel Sacher Wien"), where it may be only a name ("Trattoria Roma" in Berlin)."""
     candidates = []
-    if location and not re.match(r"^\s*(?:https?://|zoom|teams|online)", location, re.I):
+    if location and not ONLINE.match(location):
         parts = [_without_postcode(p.strip(" .")) for p in re.split(r"[,;/|()\n]| - ", location) if p.strip(" .")]
         candidates += list(reversed(parts))
         # "Tokyo Big Sight" or "Hotel Sacher Wien": a city name inside a part

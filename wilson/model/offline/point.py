@@ -33,7 +33,10 @@ PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|al
                         r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
                         r"please do not reply to this\b|do not reply to this\b|"
                         r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
-                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$)",
+                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
+                        # a call for attention before the news: "Are you awake?", "Sorry to wake you"
+                        r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
+                        r"sorry to (?:bother|wake|disturb) you)\b[^.!?]{0,20}[?!.]?$)",
                         re.IGNORECASE)
 SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
                        r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
@@ -87,13 +90,40 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     return kept
 
 
-def point(text: str, subjects: set[str] = frozenset()) -> str:
-    """The first sentence of a mail that says something (`subjects`, lower case: lines that only repeat the
-    subject are not it); "" when there is none."""
+LEAD_IN_CHARS = 60  # "URGENT to all tenants of Boxhagener Str. 54:": a line this short ending in a colon leads in
+
+
+def said_sentences(text: str, subjects: set[str] = frozenset()) -> list[str]:
+    """The sentences of a mail that say something, in order: no greeting, pleasantry, signature or date line; a
+    short lead-in ending in a colon is joined to the sentence it introduces."""
+    found, lead = [], ""
     for line in body_lines(text, {s.lower() for s in subjects if s}):
         for sentence in sentences(line):
             rest = GREETING.sub("", sentence, count=1).strip()
             if not rest or PLEASANTRY.match(rest) or SIGNATURE.fullmatch(rest) or DATE_LINE.match(rest):
                 continue
-            return rest[:1].upper() + rest[1:]
-    return ""
+            if rest.endswith(":") and len(rest) <= LEAD_IN_CHARS:
+                lead = f"{lead} {rest}".strip()
+                continue
+            said = f"{lead} {rest}" if lead else rest
+            lead = ""
+            found.append(said[:1].upper() + said[1:])
+    return found + ([lead[:1].upper() + lead[1:]] if lead else [])
+
+
+def point(text: str, subjects: set[str] = frozenset()) -> str:
+    """The first sentence of a mail that says something (`subjects`, lower case: lines that only repeat the
+    subject are not it); "" when there is none."""
+    found = said_sentences(text, subjects)
+    return found[0] if found else ""
+
+
+# what the sender asks the reader to do: "Please leave the building now", "Bitte holen Sie Ihr Kind ab"
+ASK = re.compile(r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|"
+                 r"(?:leave|call|stay|keep|turn|shut|open|close|go|come|pick|collect|evacuate|avoid|get|bring)\b)",
+                 re.IGNORECASE)
+
+
+def ask(text: str, subjects: set[str] = frozenset()) -> str:
+    """The first sentence past the point that asks the reader to do something; "" when none does."""
+    return next((s for s in said_sentences(text, subjects)[1:] if ASK.match(s)), "")

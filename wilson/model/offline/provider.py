@@ -18,10 +18,10 @@ from pathlib import Path
 
 from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.mailtext import without_sent_lines
-from wilson.model.offline.opening import opening
+from wilson.model.offline.opening import asked_of, change_of, opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
-from wilson.model.offline.recognition import load_playbook, recognise_event
+from wilson.model.offline.recognition import load_playbook, recognise_event, routine_meeting
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
@@ -29,6 +29,7 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
+ROUTINE = "seen, a routine meeting (offline rules)"
 
 
 def _content(message: dict) -> str:
@@ -197,7 +198,7 @@ class Cortex:
             change = buffer.get("change")
             if change == "new":
                 made, rule = self._new_event(buffer)
-                if not made:
+                if not made and not rule.startswith(ROUTINE):
                     unseen.append(str(buffer.get("title") or "an event"))
             elif change == "changed":
                 made, rule = self._moved_event(buffer), "a moved event moves its topic and tasks"
@@ -224,6 +225,9 @@ class Cortex:
         found = recognise_event(self.playbook, title, location, buffer.get("start"), buffer.get("end"), self.tz,
                                 home, str(buffer.get("description") or ""))
         if found.event is None:
+            routine = routine_meeting(title, buffer.get("start"), buffer.get("end"), self.tz)
+            if routine is not None:  # not listed as new in the briefing: a meeting needs no word days ahead
+                return [], f"{ROUTINE}: {routine}"
             return [], f"{SEEN_NO_PLAN}: {found.rule}"
         start = dates.parse_moment(buffer.get("start"), self.tz)
         if start is None:
@@ -355,6 +359,18 @@ class Cortex:
                 wrote = opening(text, subjects)
                 summary = f"“{wrote}”" if wrote else VAGUE
         heads_up = f"Heads-up{where}: {summary}"
+        if self.stimulus.get("untrusted") and summary.startswith("“"):
+            # "We have to change your appointment." says what, not when: the sentence that says when goes with it
+            when = change_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
+                                    or [] if isinstance(b, dict)}, summary, urgency.CLOSURE_RE)
+            if when and when.lower() not in heads_up.lower():
+                heads_up = f"{heads_up} “{when}”"
+        if wake and self.stimulus.get("untrusted"):
+            # in an emergency what to do is said with it ("Please leave the building now")
+            todo = asked_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
+                                   or [] if isinstance(b, dict)})
+            if todo and todo.lower() not in heads_up.lower():
+                heads_up = f"{heads_up} “{todo}”"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
         if wake:

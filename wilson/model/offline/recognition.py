@@ -41,6 +41,7 @@ class PlaybookEvent:
     tasks: tuple[PlaybookTask, ...]
     kind: str = ""
     shapes: tuple[str, ...] = ()  # regular expressions matched with their case: "KubeCon" is a conference
+    compounds: tuple[str, ...] = ()  # the last part of a compound word: "Hautarzt", "Führerscheinprüfung"
 
     def find(self, text: str) -> re.Match | None:
         best = None
@@ -53,6 +54,7 @@ class PlaybookEvent:
         """Where each trigger and each shape is first found in the text."""
         found = [_trigger(trigger).search(text or "") for trigger in self.triggers]
         found += [re.search(shape, text or "") for shape in self.shapes]
+        found += [_compound(word).search(text or "") for word in self.compounds]
         return [match for match in found if match]
 
 
@@ -60,6 +62,13 @@ class PlaybookEvent:
 def _trigger(words: str) -> re.Pattern:
     """A playbook trigger as a whole-word pattern (built once: every stimulus asks every trigger)."""
     return re.compile(rf"(?<![\w-]){re.escape(words)}(?![\w-])", re.I)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compound(word: str) -> re.Pattern:
+    """A compound's last part as a pattern for the whole compound word ("arzt": "Hautarzt", "Kfz-Steuer" for
+    "steuer")."""
+    return re.compile(rf"(?<![\w-])[\w-]*?{re.escape(word)}(?![\w-])", re.I)
 
 
 def _any_of(words) -> re.Pattern | None:
@@ -80,8 +89,12 @@ class Playbook:
     any_trigger: re.Pattern | None = field(init=False, repr=False, compare=False)
     any_cue: re.Pattern | None = field(init=False, repr=False, compare=False)
     any_shape: re.Pattern | None = field(init=False, repr=False, compare=False)
+    any_compound: re.Pattern | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        compounds = sorted({re.escape(w) for event in self.events for w in event.compounds}, key=len, reverse=True)
+        object.__setattr__(self, "any_compound", re.compile(rf"(?:{'|'.join(compounds)})(?![\w-])", re.I)
+                           if compounds else None)
         object.__setattr__(self, "any_trigger", _any_of(t for event in self.events for t in event.triggers))
         shapes = [shape for event in self.events for shape in event.shapes]
         object.__setattr__(self, "any_shape", re.compile("|".join(f"(?:{s})" for s in shapes)) if shapes else None)
@@ -122,7 +135,8 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
         events.append(PlaybookEvent(name=name, label=label, title=str(spec.get("title") or label),
                                     triggers=tuple(str(w) for w in spec.get("triggers", [])), tasks=tasks,
                                     kind=str(spec.get("kind") or name),
-                                    shapes=_shapes(name, spec.get("shapes", []))))
+                                    shapes=_shapes(name, spec.get("shapes", [])),
+                                    compounds=tuple(str(w) for w in spec.get("compounds", []))))
     negative = tuple(str(w) for w in data.get("negative", []) if isinstance(w, str))
     return Playbook(tuple(events), negative)
 
@@ -151,7 +165,8 @@ def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match]
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
     if negative_cue(playbook, text or ""):
         return None
-    if not any(p is not None and p.search(text or "") for p in (playbook.any_trigger, playbook.any_shape)):
+    if not any(p is not None and p.search(text or "") for p in (playbook.any_trigger, playbook.any_shape,
+                                                                 playbook.any_compound)):
         turns = _TURNS_RE.search(text or "")  # "Emma turns 5": a birthday without the word
         birthday = playbook.of_kind("birthday") if turns else None
         return (birthday, turns) if birthday is not None else None
@@ -235,6 +250,11 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     if travel is None or place is None or where is None:
         return Recognition(None, "no playbook word in the title" + (
             f"; {place.name} is not away from home" if place is not None and home is not None else ""), place)
+    conference = playbook.of_kind("conference")
+    if several and conference is not None and _ACRONYM_TITLE.fullmatch(title):
+        # days away for a name in capitals ("FOSDEM", "MWC 2027"): an event people travel to, not a holiday
+        return Recognition(conference, f"days away ({place.name}) for “{title}”, a name in capitals: a conference",
+                           place)
     if where == "abroad" and _a_name_only(location, title, start, span, tz):
         return Recognition(None, f"{place.name} only in the name “{location.strip()}”, for a few hours: "
                                  "not a trip", place)
@@ -244,6 +264,31 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     if several:
         return Recognition(travel, f"{max(span, 1):.0f} days in {place.name}, far from home", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
+
+
+# the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
+ROUTINE_RE = re.compile(r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
+                        r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
+                        r"besprechung|teammeeting|abstimmung|regeltermin|retro|retrospective|review|planning|"
+                        r"sprint|refinement|grooming|demo|coffee|kaffee|lunch|mittagessen|focus time|fokuszeit|"
+                        r"office hours|sprechstunde)\b", re.I)
+ROUTINE_HOURS = 3  # a meeting longer than this (a workshop day) may need more than a line in the calendar
+
+
+def routine_meeting(title: str, start, end, tz) -> str | None:
+    """Why a new event the rules made no plan for is one of the working week's meetings ("“standup” in the title,
+    45 minutes"), or None: a timed event of a few hours at most with a meeting word in its title."""
+    found = ROUTINE_RE.search(title or "")
+    begin, finish = parse_moment(start, tz), parse_moment(end, tz)
+    if found is None or not isinstance(begin, datetime):
+        return None
+    hours = (as_datetime(finish, tz) - as_datetime(begin, tz)) / timedelta(hours=1) if finish is not None else 1
+    if hours > ROUTINE_HOURS:
+        return None
+    return f"“{found.group(0)}” in the title, {round(hours * 60)} minutes: a routine meeting, nothing to plan"
+
+
+_ACRONYM_TITLE = re.compile(r"(?-i:[A-Z][A-Z0-9&]{2,9})(?:\s+(?:\d{2,4}|'\d{2}))?")
 
 
 def _a_name_only(location: str | None, title: str, start, span: float, tz) -> bool:

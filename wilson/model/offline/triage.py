@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from wilson.model.offline import asks, bills, urgency
+from wilson.model.offline import asks, bills, notices, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 from wilson.model.offline.opening import ADDRESS
@@ -59,6 +59,10 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return urgency.judge_calendar(payload, now, tz)
     # the day it came is no date in it, and neither is the letter's own date line
     text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
+    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or ""),
+                        str(payload.get("from_name") or "")):
+        # before any situation: "your account will be closed today" is what such a mail says to hurry the reader
+        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
                                   str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
     # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
@@ -68,9 +72,14 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
         or (found.rule.startswith("a closure") and not (urgency.CARE_RE.search(f"{subject} {text}")
                                                         or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
-    if (found.situation and not others) or (found.level == 1 and not payload.get("bulk")):
+    if found.situation and not others:
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
+    kind = notices.notice(subject, text, asked=due is not None)
+    if kind is not None:
+        return urgency.Judgement(None, f"{kind}: it asks nothing of you")
+    if found.level == 1 and not payload.get("bulk"):
+        return found
     if due is not None:
         # asked for by tomorrow: the user hears of it now, not at the next morning's sync
         soon = due.due <= now.astimezone(tz).date() + timedelta(days=1)
@@ -79,8 +88,6 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         # asked for by a date: proposed the day the mail came, while the user still has it in mind (and may answer
         # "no, done already"), not at the next morning's sync; the attention budget still places the message
         return urgency.Judgement(2, due.rule, early=True)
-    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or "")):
-        return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
     if payload.get("bulk"):
         why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
         return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")

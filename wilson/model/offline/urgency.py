@@ -25,16 +25,20 @@ PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotio
                       r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
                       r"\d+\s?% (?:off|discount)", re.I)
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
-                                 r"info|hello|team|updates?)@", re.I)
+                                 r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
+                                 r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
+                                 r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
                       r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
                        r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist))\b", re.I)
 PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
                        r"as soon as (?:you|possible))\b", re.I)
-TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection)\b", re.I)
+TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
+                       r"zug|flug|bahn|abfahrt|anschluss|fähre|s-bahn|regionalbahn)\b", re.I)
 DISRUPTION_RE = re.compile(r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
-                           r"missed connection|overbooked)\b", re.I)
+                           r"missed connection|overbooked|annulliert|gestrichen|fällt (?:\w+ ){0,2}aus|ausgefallen|"
+                           r"verspätet|verspätung|zugausfall|ersatzverkehr|streik)\b", re.I)
 TODAY_DEADLINE_RE = re.compile(r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
                                r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b", re.I)
 ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
@@ -45,9 +49,18 @@ TRAVEL_WAKE_HOURS = 12  # travel cancelled or moved this close may wake the user
 # something closes, is called off or changes: told before it bites when it is today or tomorrow
 CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
                         r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
-                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating) "
-                        r"(?:will be |is )?(?:off|cut|out|interrupted)|outage|strike|won'?t (?:take place|go ahead)|"
-                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*)\b", re.I)
+                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating)(?: supply)?"
+                        r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
+                        r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
+                        # "we have to move your appointment today from 15:00 to 17:00"
+                        r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
+                        r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
+                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
+                        r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
+                        # in German: closed, cancelled, moved, cut off, on strike
+                        r"geschlossen|schließt|schliesst|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
+                        r"entfallen|abgesagt|verschoben|verlegt|streik\w*|\w*ausfall|gesperrt|abgestellt|"
+                        r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
     ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
@@ -74,13 +87,26 @@ HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
 YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
                       r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b", re.I)
 CARE_RE = re.compile(r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
-                     r"preschool|after-?school club|childminder)\b", re.I)
+                     r"preschool|after-?school club|childminder|schule|grundschule|hort|tagesmutter)\b", re.I)
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
 # "immediately"): wide on purpose, since a hit only means a model reads it.
 PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
                          r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
                          r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
                          r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b", re.I)
+
+
+# An automatic mail's date is the user's business when it asks something of them or is about their own plans:
+# a request ("please", "make sure", "don't forget"), an imperative opening a sentence ("Check in online now"), or
+# the user's appointment, journey or stay
+YOURS_TO_DO_RE = re.compile(
+    r"\b(?:please|kindly|bitte|remember to|don'?t forget|do not forget|make sure|be sure to|you (?:need|have|must|"
+    r"should|will need)|action (?:required|needed)|required to|reminder|erinnerung)\b|"
+    r"(?:^|[.!?]\s+|\n\s*)(?:check in|bring|book|pay|submit|reply|sign|confirm|register|call|collect|pick up|"
+    r"return|renew|complete|upload|send|update)\b|"
+    r"\byour (?:appointment|flight|train|journey|trip|stay|visit|exam|test|interview|hearing|booking|reservation|"
+    r"table|ticket|class|course|lesson|session|treatment|consultation|pick-?up|collection)\b|"
+    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -91,12 +117,50 @@ class Judgement:
     early: bool = False  # not urgent, but worth an early sync: a request is proposed the day it comes
 
 
-def phishing(text: str, subject: str, sender: str) -> bool:
+def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     """A mail that wants the user to follow a link to verify, unlock or pay (bills.PHISHING_RE), or that talks
-    to the assistant: never news for the user, and never a task."""
+    to the assistant; or one that wants card or payment details, a fee or a refund claimed, through a link to
+    somewhere else than the sender's own domain, or from an address that has nothing of the name it gives
+    ("DHL Paket" <zoll@paket-zustellung-info.example>). Never news for the user, and never a task."""
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
-    return bool(PHISHING_RE.search(blob)) and (link is not None or bool(ASSISTANT_RE.search(blob)))
+    if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
+        return True
+    return bool(PAY_THROUGH_LINK_RE.search(blob)) and link is not None and (
+        _links_elsewhere(blob, sender) or _borrowed_name(name, sender))
+
+
+# what a fake parcel service, tax office or streaming service wants through its link
+PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
+                                 r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
+                                 r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
+                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|"
+                                 r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
+                                 re.I)
+_LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
+
+
+def _site(domain: str) -> str:
+    """The registrable part of a domain, roughly: its last two labels ("pay.stadtwerke.example" → "stadtwerke.example")."""
+    return ".".join(domain.lower().strip(".").split(".")[-2:])
+
+
+def _borrowed_name(name: str, sender: str) -> bool:
+    """The address has nothing of the name it gives: not its first word ("DHL Paket", a brand and then what it
+    sends), three letters or more, nor any other."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]{3,}", re.sub(r"<[^>]*>", "", name or ""))]
+    found = re.search(r"[\w.+-]+@[\w.-]+", sender or "")
+    if not words or found is None:
+        return False
+    address = found.group(0).lower()
+    return words[0] not in address or not any(word in address for word in words)
+
+
+def _links_elsewhere(blob: str, sender: str) -> bool:
+    """A link in the mail leads to another site than the sender's address is at."""
+    address = re.search(r"@([\w.-]+)", sender or "")
+    home = _site(address.group(1)) if address else ""
+    return any(_site(found.group(1)) != home for found in _LINK_DOMAIN_RE.finditer(blob))
 
 
 # words meant for an assistant reading the mailbox, not for its owner
@@ -191,8 +255,18 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     dated = [f for f in search(blob, sent, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
-    if dated:
+    # (a watched page has no sender: the user asked to hear what it says)
+    asked = YOURS_TO_DO_RE.search(blob)
+    if asked and _soon(blob, sent, now, tz, days=1):
+        # "the plumber comes tomorrow at 8, please make sure someone is home": the next morning would be too late
+        # (a friend's "dinner tonight?" is a question, not an alarm)
+        return Judgement(1, f"asked of you for today or tomorrow (“{asked.group(0).strip()}”)")
+    if dated and (not sender or from_a_person(sender) or asked):
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
+    if dated:
+        # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
+        return Judgement(None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks "
+                               "nothing of you")
     if from_a_person(sender) and QUESTION_RE.search(blob):
         return Judgement(2, "a person asks you something")
     if from_a_person(sender):

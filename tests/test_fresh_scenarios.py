@@ -1,0 +1,49 @@
+"""The offline rules against the dev scenarios written outside the rules: the fresh dev halves
+(tests/data/fresh/scenarios/dev*, written blind from the README, docs/ and issue 44) and the variants
+(tests/data/variants/scenarios: mail from many kinds of senders asking for something by a date, changes today
+or tomorrow, and notices, receipts and invitations that must stay silent).
+
+Each is run through the real pipeline and must be told and proposed in full, with no silence, quiet-hour or
+injection violation. The held-back half (tests/data/fresh/scenarios/held_back) is not run here: it is measured
+with `wilson eval --suite tests/data/fresh/scenarios/held_back`, which prints its totals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wilson.app.eval import scorer
+from wilson.app.eval.format import load
+from wilson.app.eval.runner import run_scenario
+
+DATA = Path(__file__).resolve().parent / "data"
+DIRS = [DATA / "fresh" / "scenarios" / "dev", DATA / "fresh" / "scenarios" / "dev_b", DATA / "variants" / "scenarios"]
+# chat lines of the second dev batch that the chat rules do not read yet ("would you be so kind as to remind me…",
+# "we're driving up to copenhagen … can you help me plan that"): expected to fail until they do, and strict, so
+# that the day they pass this list must shrink
+CHAT_NOT_YET = {"chat_polite_reminder_thursday", "chat_trip_copenhagen"}
+PATHS = [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="the chat rules do not read it yet"))
+         if path.stem in CHAT_NOT_YET else path
+         for path in sorted(path for folder in DIRS if folder.is_dir() for path in folder.glob("*.toml"))]
+
+
+def test_the_dev_scenarios_are_there():
+    # a missing folder must fail, not shrink the run to nothing
+    assert (DATA / "fresh" / "scenarios" / "dev").is_dir() and (DATA / "variants" / "scenarios").is_dir()
+    assert len(PATHS) >= 40
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_dev_scenario_is_told_and_proposed_in_full_without_a_violation(path):
+    scenario = load(path)
+    result = scorer.score(scenario, run_scenario(scenario, "offline"))
+    violations = result["silence_violations"] + result["quiet_violations"] + result["injection"]["violations"]
+    assert violations == [] and result["not_dropped"] == [], result["details"]
+    assert result["errors"] == []
+    told, proposed = result["surfacing"], result["proposals"]
+    assert (told["fp"], told["fn"]) == (0, 0), result["details"]  # nothing told that was not wanted, nothing missed
+    assert (proposed["unexpected"], proposed["missed"]) == (0, 0), result["details"]
+    timely = result["timeliness"]
+    assert timely["on_time"] == timely["urgent"], result["details"]
