@@ -740,6 +740,10 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         start, cursor = located.start(), located.end()
         phrase = masked[start:cursor]
         kept = re.sub(r"\s+(?:at|on|in|by|and|or)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" noon
+        unit = re.match(r"(?:hrs?|mins?|secs?)\s+(?=\D)", kept, re.I)  # "send it to HR by Friday": HR is no hour
+        if unit:
+            kept, phrase = kept[unit.end():], phrase[phrase.index(kept) + unit.end():]
+            start = cursor - len(phrase)
         cleaned = " ".join(kept.split())
         if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
                 or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \

@@ -45,6 +45,22 @@ _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
 _MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
                         r"(?P<what>.+)$", re.I | re.S)
+# a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
+# "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
+_NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
+                   r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
+                   r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
+                   r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+# "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
+_BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
+                          re.I)
+_MIND = re.compile(r"^(?:would|do)\s+you\s+mind\s+(?P<verb>reminding me|adding|moving|pushing|postponing|"
+                   r"rescheduling|snoozing|dropping|deleting|cancell?ing|marking|renaming|closing|putting|setting up|"
+                   r"creating)\b", re.I)
+_BASE = {"reminding me": "remind me", "adding": "add", "moving": "move", "pushing": "push", "postponing": "postpone",
+         "rescheduling": "reschedule", "snoozing": "snooze", "dropping": "drop", "deleting": "delete",
+         "cancelling": "cancel", "canceling": "cancel", "marking": "mark", "renaming": "rename", "closing": "close",
+         "putting": "put", "setting up": "set up", "creating": "create"}
 _TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
 _QUESTION_END = re.compile(r"\s*\?+\s*$")
 
@@ -64,6 +80,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         was = text
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
+        text = _in_own_words(text)
         polite = _POLITE.match(text)
         if polite:
             text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
@@ -74,6 +91,21 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
         text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
         text = f"drop {no_need.group('what')}" if no_need else text
+    return text
+
+
+def _in_own_words(text: str) -> str:
+    """A request put in other words, in the words the rules read: "would you mind reminding me" is "remind me",
+    "gotta call the landlord" is "I need to call the landlord"."""
+    mind = _MIND.match(text)
+    if mind:
+        text = _BASE[mind.group("verb").lower()] + _QUESTION_END.sub("", text[mind.end():])
+    reminded = _BE_REMINDED.match(text)
+    if reminded:
+        text = "remind me " + text[reminded.end():]
+    need = _NEED.match(text)
+    if need and not _QUESTION_END.search(text):
+        text = f"{need.group('who') or 'I'} need to {need.group('what')}"
     return text
 
 
@@ -95,6 +127,8 @@ def _remembered(text: str) -> str:
         found = pattern.match(text)
         if found:
             what = found.group("what").strip()
+            if re.match(r"remind me\b", what, re.I):
+                return what  # "please remember to remind me about …"
             return f"{timed if untimed is None or _has_hour(what) else untimed} {what}"
     found = _REMEMBER.match(text)
     if found and not re.match(r"(?:me|to)\b|" + _VERBS, found.group("what"), re.I):

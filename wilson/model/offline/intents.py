@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
+from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -33,18 +33,29 @@ from wilson.model.offline.words import best, words
 
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
-    `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search)."""
+    `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
+    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
-    first = found[0]
-    start = rest.find(first.phrase, first.start)
-    what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
+    first, cuts = found[0], [found[0]]
+    hour = next((f for f in found[1:] if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(f.phrase)), None)
+    if hour is not None and not isinstance(first.value, datetime):
+        moment = datetime.combine(first.value, hour.value.astimezone(chat.tz).timetz())
+        first, cuts = dates.Found(f"{first.phrase} {hour.phrase}", moment, first.start, hour.reading), [first, hour]
+    what = rest
+    for cut in sorted(cuts, key=lambda f: f.start, reverse=True):
+        at = what.find(cut.phrase, cut.start)
+        if at < 0:
+            continue
+        # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
+        head = re.sub(r"\s+(?:on|at|by|before|until|in|for|from|between)\s*$", "", what[:at].rstrip(" ,"), flags=re.I)
+        what = head + " " + what[at + len(cut.phrase):]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
-    what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
+    what = " ".join(what.split()).strip(" ,.!:;-–")
     return what, first
 
 
@@ -111,7 +122,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
-             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
+             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
     return reply
@@ -485,6 +496,8 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:
+    if acts.act(text):
+        return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:
         event, trigger = matched
@@ -561,6 +574,13 @@ def _add(chat: Chat, text: str) -> Reply | None:
         args["due"] = dates.iso(when.value)
         rule += f" ({when.stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
+
+def _command(chat: Chat, text: str) -> Reply | None:
+    """"Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    if not acts.commanded(text):
+        return None
+    return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
+
 
 ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
                       r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")

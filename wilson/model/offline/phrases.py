@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from wilson.model.offline.framing import unframed
+from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
@@ -113,7 +114,9 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
     without its question ("can you add milk?" is "add milk"). Where or how the user is, and when, is kept
-    whole: "heading out, back at 6" is no lead to "back at 6"."""
+    whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
+    words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
+    text = spelled_out(text)
     while ((lead := LEAD_RE.match(plain := text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
            and not _BARE_ANSWER.match(text, lead.end())
            and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))):

@@ -1,0 +1,51 @@
+"""A single act asked for: "Submit the visa application by Feb 20", "call the bank tomorrow", "buy milk", "I need to
+send the signed contract to HR by Friday".
+
+A message that begins with a verb done in one go (pay, send, submit, call, buy, return …), said as a command or after
+"I need to", is one task: the thing to do, due on the day it names. It is not a plan, even when it names what a
+plan is for: the official plan's steps end with "Submit", and "submit the visa application" is that step, asked for
+alone. Preparing, planning, studying or filing is no single act, and is left to the plans ("I need to file my taxes
+by the 25th" is the forms plan). A verb with a person after it asks Wilson to act ("book me a table", "tell me",
+"thank you"), and a question is no command: neither is a task.
+"""
+
+from __future__ import annotations
+
+import re
+
+# verbs of one act, as a person writes a task; the first word of a command
+ACT_VERBS = frozenset("""
+pay call phone ring email e-mail text message write send post mail submit sign return renew book buy get pick collect
+order clean fix repair check pack print register apply hand drop take bring water feed wash vacuum hoover tidy sort
+read review update upload transfer deposit withdraw change replace charge install ask invite thank meet
+arrange confirm reply respond answer contact cook bake shop walk mow service top refill scan fill practise
+practice learn finish do make grab reserve deliver ship recycle empty defrost iron sweep mop dust declutter measure
+photocopy copy download chase
+""".split())
+# framing of a need before the act: "I need to", "we have to", "I must"
+_NEED = r"(?:(?:i|we)\s+(?:really\s+|still\s+|also\s+|definitely\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+)"
+_COMMAND_RE = re.compile(rf"^\s*(?:please\s+)?{_NEED}?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.I | re.S)
+# Wilson asked to act ("book me a table", "thank you"); "it" alone, something said before; a noun that does something
+# ("Service was great", "change of plans")
+_NOT_A_TASK_RE = re.compile(r"^\s+(?:me|us|you|ya)\b|^\s+(?:it|that|this|them|him|her)\s*[.!]*$"
+                            r"|^\s+(?:of|is|was|are|were|has|had|will|would|can|could|should|looks|seems|went)\b", re.I)
+
+
+def act(text: str) -> str | None:
+    """The act's verb when the message asks for one thing to be done; None when it asks something else."""
+    said = (text or "").strip().replace("’", "'")
+    if not said or said.endswith("?"):
+        return None
+    found = _COMMAND_RE.match(said)
+    if found is None or found.group("verb").lower() not in ACT_VERBS or not found.group("rest").strip(" .!"):
+        return None
+    if _NOT_A_TASK_RE.match(found.group("rest")):
+        return None
+    return found.group("verb").lower()
+
+
+def commanded(text: str) -> bool:
+    """The message is a bare command: its verb first, no "I need to" before it."""
+    verb = act(text)
+    first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
+    return verb is not None and first is not None and first.group(1).lower() == verb
