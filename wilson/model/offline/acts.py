@@ -1,12 +1,11 @@
-"""A single act asked for: "Submit the visa application by Feb 20", "call the bank tomorrow", "buy milk", "I need to
-send the signed contract to HR by Friday".
+"""A single act asked for as a command: "Submit the visa application by Feb 20", "call the bank tomorrow", "buy milk".
 
-A message that begins with a verb done in one go (pay, send, submit, call, buy, return …), said as a command or after
-"I need to", is one task: the thing to do, due on the day it names. It is not a plan, even when it names what a
-plan is for: the official plan's steps end with "Submit", and "submit the visa application" is that step, asked for
-alone. Preparing, planning, studying or filing is no single act, and is left to the plans ("I need to file my taxes
-by the 25th" is the forms plan). A verb with a person after it asks Wilson to act ("book me a table", "tell me",
-"thank you"), and a question is no command: neither is a task.
+A message that begins with a verb done in one go (pay, send, submit, call, buy, return …) is one task: the thing to
+do, due on the day it names. It is not a plan, even when it names what a plan is for: the official plan's steps end
+with "Submit", and "submit the visa application" is that step, asked for alone. A need told ("I need to file my
+taxes by the 25th") is left to the plans, which read what it is for. A verb with a person after it asks Wilson to
+act ("book me a table", "thank you"), "it" is something said before ("make it happen"), and a question is no
+command: none of them is a task.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ _NEED = r"(?:(?:i|we)\s+(?:really\s+|still\s+|also\s+|definitely\s+)*(?:need to|
 _COMMAND_RE = re.compile(rf"^\s*(?:please\s+)?{_NEED}?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.I | re.S)
 # Wilson asked to act ("book me a table", "thank you"); "it" alone, something said before; a noun that does something
 # ("Service was great", "change of plans")
-_NOT_A_TASK_RE = re.compile(r"^\s+(?:me|us|you|ya)\b|^\s+(?:it|that|this|them|him|her)\s*[.!]*$"
+_NOT_A_TASK_RE = re.compile(r"^\s+(?:me|us|you|ya|i|we|they|he|she|any|anything)\b|^\s+(?:it|that|this|them|him|her)\b"
                             r"|^\s+(?:of|is|was|are|were|has|had|will|would|can|could|should|looks|seems|went)\b", re.I)
 
 

@@ -19,9 +19,12 @@ from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
-_YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
+_YES = (r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
+        # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
+        r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
+        r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)")
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
-_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
+_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
                    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no

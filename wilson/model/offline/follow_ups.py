@@ -18,13 +18,14 @@ from wilson.model.offline.short_answers import word_answer
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
 _ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+          r"earlier|later|like|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
           r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
           r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
 FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
                           r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$")
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
-                           r"thanks|thank|wait|sorry|actually)\b)\s*(?P<why>.*)$", re.I)
+                           r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$", re.I)
 
 
 # "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
@@ -83,4 +84,5 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
 _AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
                   "please", "rather", "actually", "make", "it", "this", "next"}
 # a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about)\b", re.I)
+CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
+                          r"it'?s (?:on|at)|it is (?:on|at)|should be)\b", re.I)

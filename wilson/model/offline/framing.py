@@ -18,7 +18,7 @@ from wilson.model.offline import dates
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
           r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
           r"make a (?:note|task|reminder)|schedule a reminder|write down)\b")
-_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
+_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
                      r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
                      r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
                      r"(?=" + _VERBS + ")", re.I)

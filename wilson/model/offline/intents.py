@@ -496,7 +496,7 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
 
 
 def _life_event(chat: Chat, text: str) -> Reply | None:
-    if acts.act(text):
+    if acts.commanded(text):
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:

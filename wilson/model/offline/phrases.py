@@ -139,6 +139,11 @@ DONE_RES = [
                r"(?P<what>.+)$", re.I),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
     re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:done|finished|complete|completed)\b", re.I),
+    # "I took care of the flights", "got the flights sorted", "dealt with the passport"
+    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
+               r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$", re.I),
+    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
+               r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$", re.I),
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"

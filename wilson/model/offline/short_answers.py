@@ -18,7 +18,10 @@ NO = ("no", "nope", "nah")
 _OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
                           "note", "none", "nose", "node", "nice", "nat", "nap"})
 _FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
-                   "sir", "mate"})
+                   "sir", "mate",
+                   # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
+                   "perfect", "great", "good", "fine", "cool", "lovely", "awesome", "nice", "excellent", "that's",
+                   "thats", "sounds", "looks", "right", "correct", "exactly"})
 
 
 def word_answer(word: str) -> str | None:
