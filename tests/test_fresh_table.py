@@ -1,4 +1,5 @@
-"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt and phrases_held_back.txt):
+"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt, a second
+dev batch written blind later, and phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
 (tests/table_support.py), with one rule stricter: a chat line answered "I didn't understand" is a miss, whatever
@@ -29,7 +30,7 @@ HELD_BACK = {"calendar": (0.85, 0.80), "chat": (0.85, 0.78)}  # where the held-b
 HELD_BACK_MISTIMED = 3  # its plans with a step due outside their time (the dev half has none); lower to 0
 
 
-@pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_held_back.txt"])
+@pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_held_back.txt"])
 def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half
     assert path.is_file(), f"{path} is missing: the fresh tables belong in tests/data/fresh/"

@@ -48,3 +48,29 @@ def commanded(text: str) -> bool:
     verb = act(text)
     first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
     return verb is not None and first is not None and first.group(1).lower() == verb
+
+
+# participles whose verb is not the participle less its "ed"
+_IRREGULAR = {"sent": "send", "paid": "pay", "done": "do", "made": "make", "bought": "buy", "brought": "bring",
+              "written": "write", "taken": "take", "given": "give", "got": "get", "gotten": "get", "read": "read",
+              "put": "put", "set": "set", "sold": "sell", "told": "tell", "seen": "see", "held": "hold", "built": "build",
+              "kept": "keep", "left": "leave", "picked": "pick", "fixed": "fix", "emptied": "empty", "dropped": "drop"}
+
+
+def base_verb(participle: str) -> str:
+    """"renewed" → "renew", "submitted" → "submit", "filed" → "file", "sent" → "send": the verb a task is written
+    with, from the participle a need was said with ("has to be sent in")."""
+    word = participle.lower()
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith("ied"):
+        return word[:-3] + "y"
+    if not word.endswith("ed"):
+        return word
+    for candidate in (word[:-2], word[:-1], word[:-3]):  # renewed, filed, submitted
+        if candidate in ACT_VERBS:
+            return candidate
+    stem = word[:-2]
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        return stem[:-1]
+    return stem

@@ -357,9 +357,21 @@ def _time_key(item: dict, time_only: bool) -> str | None:
 _HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
 
 
+_DAY_OF_MONTH_RE = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)
+
+
 def _moved(old, found: dates.Found, time_only: bool, tz):
-    """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour."""
+    """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour, and a day of the
+    month alone ("make it the 5th" of a task due 10 March) is in the old day's month."""
     new = found.value
+    day = _DAY_OF_MONTH_RE.match(found.phrase.strip())
+    if day and old is not None and not isinstance(new, datetime):
+        was = dates.local_date(old, tz)
+        try:
+            same_month = was.replace(day=int(day.group("day")))
+        except ValueError:
+            same_month = None
+        new = same_month if same_month is not None and same_month >= new else new
     if time_only and isinstance(new, datetime) and old is not None:
         hour = new.astimezone(tz).time()
         was = old.astimezone(tz) if isinstance(old, datetime) else None

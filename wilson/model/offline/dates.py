@@ -564,6 +564,51 @@ _BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead 
                               r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)", re.I)
 
 
+# "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
+# "96.40 €", not "v1.20")
+_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2})(?:\.(?!\d)|(?![\d.,]))"
+                               r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))", re.I)
+# the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
+# (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")
+_FEAST_RE = re.compile(r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|over|for)\s+(?:the\s+)?(?P<feast>easter(?:\s+(?:sunday|monday))?|good friday|"
+                       r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b", re.I)
+
+
+def _day_dot_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    if date_order(tz) != "DMY":
+        return None
+    today = now.astimezone(tz).date()
+    day, month = int(match.group("day")), int(match.group("month"))
+    for year in (today.year, today.year + 1):
+        try:
+            value = date(year, month, day)
+        except ValueError:
+            return None
+        if value >= today:
+            return value
+    return None
+
+
+def _feast(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    from dateutil.easter import easter  # dateparser's own dependency
+
+    today = now.astimezone(tz).date()
+    name = " ".join(match.group("feast").lower().replace("'", "").split())
+    for year in (today.year, today.year + 1):
+        sunday = easter(year)
+        day = {"easter monday": sunday + timedelta(days=1), "good friday": sunday - timedelta(days=2),
+               "christmas eve": date(year, 12, 24), "xmas eve": date(year, 12, 24), "boxing day": date(year, 12, 26),
+               "new years eve": date(year, 12, 31), "new year eve": date(year, 12, 31)}.get(name)
+        if day is None:
+            day = (sunday if name.startswith("easter") else date(year, 12, 25) if name.startswith(("christmas", "xmas"))
+                   else date(year + 1, 1, 1))
+        if match.group("before"):
+            day -= timedelta(days=1)
+        if day >= today:
+            return day
+    return None
+
+
 def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     """The day before the month's first: this year's, or next year's once this year's has begun."""
     today = now.astimezone(tz).date()
@@ -661,6 +706,10 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
     for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
         add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
+    for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
+        add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
+    for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
+        add(m.start(), m.end(), m.group(0), _feast(m, now, tz))
     for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
         add(m.start(), m.end(), m.group(0), _before_month(m, now, tz))
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():

@@ -65,6 +65,8 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None
     if NOT_NEEDED_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
+    # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
+    text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
     found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)
@@ -81,6 +83,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
                  "a day or an hour said right after a proposal")
 
 
+_NOT_THIS = re.compile(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
                   "please", "rather", "actually", "make", "it", "this", "next"}
 # a change said after a no: it names the new time as the one wanted

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates
+from wilson.model.offline import acts, dates
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
@@ -51,6 +51,11 @@ _NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+
                    r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
                    r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
                    r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+# "the meter reading has to be sent in by 15.01", "my passport needs to be renewed before March": a need said of
+# the thing, read as the act ("I need to send in the meter reading by 15.01")
+_PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
+                      r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
+                      r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$", re.I | re.S)
 # "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
 _BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
                           re.I)
@@ -103,6 +108,10 @@ def _in_own_words(text: str) -> str:
     reminded = _BE_REMINDED.match(text)
     if reminded:
         text = "remind me " + text[reminded.end():]
+    passive = _PASSIVE.match(text)
+    if passive and not _QUESTION_END.search(text):
+        verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")
+        text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
     need = _NEED.match(text)
     if need and not _QUESTION_END.search(text):
         text = f"{need.group('who') or 'I'} need to {need.group('what')}"

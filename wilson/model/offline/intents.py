@@ -56,6 +56,9 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
+    # "renew the parking permit, it expires": why it is due then is no part of what to do
+    what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
+                  r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
     return what, first
 
 
@@ -192,6 +195,8 @@ _WORD_BACK = [
     (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
                 r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
     (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+                r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
+                r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
                 r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"), "Thank you!"),
     (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
      "No problem."),
@@ -280,7 +285,8 @@ def _done(chat: Chat, text: str) -> Reply | None:
 
 
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
-_SAME_DONE = {"get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
+_SAME_DONE = {"drop": {"drop", "return", "bring", "hand", "deliver", "send"}, "bring": {"bring", "return"},
+              "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
               "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
 
 
@@ -426,7 +432,11 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("You're welcome!", [], "thanks")
     if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
-        if waiting is not None:  # "great" is no answer to a proposal, but the user may think it is
+        if waiting is not None and waiting.get("just_asked") and "decide" in chat.offered:
+            # "great", "perfect thanks", "cool" said right after the proposal: pleased with it, a yes
+            return Reply("", [("decide", {"proposal": waiting["id"], "action": "approve"})],
+                         "pleased words right after a proposal")
+        if waiting is not None:  # later, "great" is no answer to a proposal, but the user may think it is
             return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
                          f"it or “no” to drop it.", [], "an acknowledgement with a proposal waiting")
         return Reply("👍", [], "an acknowledgement")
@@ -469,7 +479,7 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|"
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}|"
                               rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
                               rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"

@@ -21,6 +21,7 @@ AMOUNT_RE = re.compile(rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_N
                        rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 # the words that make it a payment: paying, or a thing that is paid
 PAY_RE = re.compile(r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
+                    r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
                     r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b", re.I)
 _PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
@@ -30,7 +31,7 @@ NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|t
 # gas bill", "the dog tax of 120.00 EUR"
 _THING_BEFORE_AMOUNT = re.compile(r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
                                   r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
-                                  r"is|are)\s*$", re.I)
+                                  r"is|are|wants|asks for|charges|requests)\s*$", re.I)
 _THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
                               r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
                               r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"

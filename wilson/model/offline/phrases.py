@@ -48,8 +48,13 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
            r"thank you|[!.,:)?]+))*\s*")
-GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}$", re.I)
-THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
+# a season's wish said with a greeting or alone: "hi wilson, happy new year!"
+_WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
+GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}{_WISH}|"
+                         rf"(?:happy (?:new year|holidays|easter)|merry christmas)\b){_AROUND}$", re.I)
+# thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
+_PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
+THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
 # words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
@@ -77,7 +82,8 @@ MISSED_RE = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morn
                        r"(?:\s+(?:today|lately|so far|since|then|wilson|while i was (?:away|out|gone|asleep)|"
                        r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$")
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
-BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
+BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b"
+                    rf"(?:\s+(?:for now|then|later|soon|tomorrow|tonight|next week))?{_AROUND}$", re.I)
 # how the user is or where, and nothing more: a word back, not "I didn't understand that"
 _NOW_WORDS = (r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
               r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
@@ -164,7 +170,8 @@ MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|
                              r"remind(?:ing)? me)\b", re.I)
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
 # own verb asks (paid → Pay rent); a need, a miss or a question is not a done
-DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
+DONE_VERBS = {"dropped off": "drop", "brought back": "bring", "took back": "bring", "handed back": "hand",
+              "paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
               "bought": "buy", "filed": "file", "submitted": "submit", "signed": "sign", "packed": "pack",
               "ordered": "order", "returned": "return", "wrote": "write", "emailed": "email", "replied to": "reply",
               "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
