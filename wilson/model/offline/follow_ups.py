@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline import dates
-from wilson.model.offline.answers import TIME_ONLY
+from wilson.model.offline.answers import INSTEAD_OF_DAY_RE, TIME_ONLY
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
 
@@ -66,6 +66,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     if NOT_NEEDED_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
+    said = text
     text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
     found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
     when = found.group("when") if found else ""
@@ -79,6 +80,8 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
     # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
     changes = when if read else f"at {when}"
+    if INSTEAD_OF_DAY_RE.search(said):
+        changes = said  # "wednesday not tuesday": the day it was is said, and the change is read against it
     return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
                  "a day or an hour said right after a proposal")
 

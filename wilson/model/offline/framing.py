@@ -23,7 +23,8 @@ _POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\
                      r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
                      r"(?=" + _VERBS + ")", re.I)
 # "oh and also add: …", "plus, remind me …": a joining word before a request
-_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing)"
+_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
+                   r"wilson)"
                    r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
 _LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
@@ -56,6 +57,15 @@ _NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+
 _PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
                       r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
                       r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$", re.I | re.S)
+# "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
+# reminded of said first, the request after it with only its time
+_REMIND_LAST = re.compile(r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
+                          r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
+                          r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|"
+                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$", re.I | re.S)
+_SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
+_NEED_SAID = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
+                        r"\bdon'?t (?:let me )?forget to\s+", re.I)
 # "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
 _BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
                           re.I)
@@ -101,7 +111,13 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
 
 def _in_own_words(text: str) -> str:
     """A request put in other words, in the words the rules read: "would you mind reminding me" is "remind me",
-    "gotta call the landlord" is "I need to call the landlord"."""
+    "gotta call the landlord" is "I need to call the landlord", "I need to bring the contract, so remind me at 8"
+    is "remind me at 8 to bring the contract"."""
+    last = _REMIND_LAST.match(text)
+    if last and not re.match(r"\s*(?:please\s+)?remind me\b", text, re.I):
+        what = _NEED_SAID.sub("", _SAID_FIRST.sub("", last.group("before"))).strip(" ,.;")
+        if len(what.split()) >= 2 and not re.search(r"\b(?:can|could|would|will)\s+you$", what, re.I):
+            text = f"remind me{last.group('after')} to {what}"
     mind = _MIND.match(text)
     if mind:
         text = _BASE[mind.group("verb").lower()] + _QUESTION_END.sub("", text[mind.end():])

@@ -39,10 +39,12 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     if not found:
         return rest.strip(), None
     first, cuts = found[0], [found[0]]
-    hour = next((f for f in found[1:] if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(f.phrase)), None)
-    if hour is not None and not isinstance(first.value, datetime):
-        moment = datetime.combine(first.value, hour.value.astimezone(chat.tz).timetz())
-        first, cuts = dates.Found(f"{first.phrase} {hour.phrase}", moment, first.start, hour.reading), [first, hour]
+    day = next((f for f in found if not isinstance(f.value, datetime)), None)
+    hour = next((f for f in found if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(
+        re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))), None)
+    if day is not None and hour is not None:
+        moment = datetime.combine(day.value, hour.value.astimezone(chat.tz).timetz())
+        first, cuts = dates.Found(f"{day.phrase} {hour.phrase}", moment, day.start, hour.reading), [day, hour]
     what = rest
     for cut in sorted(cuts, key=lambda f: f.start, reverse=True):
         at = what.find(cut.phrase, cut.start)
@@ -83,7 +85,7 @@ def answer(chat: Chat) -> Reply:
     sentence, answered once ("Busy week. The boiler guy comes Thursday. Remind me Wednesday at 8pm to clear the
     hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
     help, said in full once in a conversation."""
-    reply = _read(chat, chat.text)
+    reply = _that_as_task(chat, sentences.split(chat.text)) or _read(chat, chat.text)
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
@@ -93,7 +95,7 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -135,6 +137,36 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
     """Each sentence read alone: what they ask for, or a word back when no sentence asks for anything."""
     replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
     return [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
+
+
+# "Can you add that as a task?", "please make that a task", "put it on my list": the request names what the
+# sentences before it told
+_ADD_THAT_RE = re.compile(r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+                          r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
+                          r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
+                          r"[\s?.!]*$", re.I)
+# what the others need of the user: "They need Mira's school certificate for the child benefit"
+_THEY_NEED_RE = re.compile(r"\b(?:they|he|she|it|the\s+\w+)\s+(?:need|needs|want|wants|require|requires|ask for|"
+                           r"asks? for|requested)\s+(?P<what>[^.!?]+)", re.I)
+_I_NEED_RE = re.compile(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
+
+
+def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
+    """"… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
+    sentences before it ask of the user, due on the day they name."""
+    if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
+        return None
+    told = " ".join(parts[:-1])
+    them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
+    what = (f"send {them.group('what')}" if them else me.group("what") if me else parts[0]).strip(" ,.;")
+    what, _ = _split_when(what, chat)
+    found = dates.search(told, chat.now, chat.tz)
+    args = {"title": _title(what)}
+    if found:
+        cued = [f for f in found if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$",
+                                              told[:f.start], re.I)]
+        args["due"] = dates.iso((cued or found)[0].value)
+    return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
 
 
 def _merged(asked: list[Reply]) -> Reply:

@@ -35,9 +35,31 @@ _REAL_WORDS = frozenset({"mundane", "sundae", "sundry", "afternoons", "marc", "m
 _WORD = re.compile(r"(?<![\w'])[\w']+(?![\w'])")
 
 
+_HOURS = {w: str(n) for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_HOUR_WORD = "|".join(_HOURS)
+# an hour said in words where a clock is meant: "at seven", "half past seven", "seven thirty", "eight pm"
+_CLOCK_WORDS = re.compile(rf"\b(?P<lead>at|past|around|until|till|half|quarter to)\s+(?P<n>{_HOUR_WORD})"
+                          rf"(?:\s+(?P<minl>thirty|fifteen|forty-?five))?\b"
+                          rf"(?!\s+(?:of|point|days?|weeks?|months?|years?|people|times)\b)"
+                          rf"|\b(?P<n2>{_HOUR_WORD})(?:\s+(?P<min>thirty|fifteen|forty-?five))?(?=\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
+                          rf"|\b(?P<n3>{_HOUR_WORD})\s+(?P<min3>thirty|fifteen|forty-?five)\b", re.I)
+_MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
+
+
 def plain(text: str) -> str:
-    """`text` with shorthand spelled out and key words' typos corrected; everything else as it was."""
-    return _WORD.sub(_plain_word, text or "")
+    """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
+    shows them; everything else as it was."""
+    return _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+
+
+def _clock(match: re.Match) -> str:
+    if match.group("lead"):
+        minute = match.group("minl")
+        return f"{match.group('lead')} {_HOURS[match.group('n').lower()]}" + (
+            f":{_MINUTES[minute.lower().replace('-', '')]}" if minute else "")
+    hour = _HOURS[(match.group("n2") or match.group("n3")).lower()]
+    minute = match.group("min") or match.group("min3")
+    return f"{hour}:{_MINUTES[minute.lower().replace('-', '')]}" if minute else hour
 
 
 def _plain_word(match: re.Match) -> str:
