@@ -18,7 +18,7 @@ from wilson.model.offline.short_answers import word_answer
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
 _ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
-          r"earlier|later|like|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
+          r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
           r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
           r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
 FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"

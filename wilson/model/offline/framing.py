@@ -35,8 +35,8 @@ _MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|push
 _CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
 _NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
-_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
-                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
+_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
+                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+|\s*[:\-–]\s*)(?P<what>.+)$", re.I | re.S)
 _REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
 _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
                            r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)

@@ -51,7 +51,8 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
         if at < 0:
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
-        head = re.sub(r"\s+(?:on|at|by|before|until|in|for|from|between)\s*$", "", what[:at].rstrip(" ,"), flags=re.I)
+        head = re.sub(r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$", "", what[:at].rstrip(" ,"),
+                      flags=re.I)
         what = head + " " + what[at + len(cut.phrase):]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
@@ -107,7 +108,7 @@ def answer(chat: Chat) -> Reply:
 HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
 # what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
 # when another sentence asks for something
-WORD_BACK = {"a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
+WORD_BACK = {"the user's own day, today", "a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
              "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
              "how Wilson is", "news, no request"}
 
@@ -125,7 +126,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
-             or looks.listing(chat, text)
+             or _when_due(chat, text) or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
@@ -495,6 +496,22 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     return None
 
 
+_WHEN_DUE_RE = re.compile(r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
+                          r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$", re.I)
+
+
+def _when_due(chat: Chat, text: str) -> Reply | None:
+    """"When is the passport due?": the task's due day, read from the list."""
+    found = _WHEN_DUE_RE.match(text.replace("’", "'"))
+    task = _task_named(chat, found.group("what")) if found else None
+    if task is None:
+        return None
+    due = dates.parse_moment(task.get("due"), chat.tz)
+    when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
+    return Reply(f"“{task.get('title')}” is due {when}." if when else f"“{task.get('title')}” has no due date.", [],
+                 "when a task is due")
+
+
 def _payment(chat: Chat, text: str) -> Reply | None:
     """"The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
     title, due that day (not an official deadline's forms plan). "add …" names its own task."""
@@ -537,7 +554,15 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     return (travel, None, place) if place is not None else None
 
 
+_MY_DAY_TODAY_RE = re.compile(r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>birthday|bday|anniversary|name day)"
+                              r"(?:\s+today)?\s*[!.]*\s*$", re.I)
+
+
 def _life_event(chat: Chat, text: str) -> Reply | None:
+    mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
+    if mine:  # nothing left to plan for a day that is here: a word back
+        return Reply(f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
+                     [], "the user's own day, today")
     if acts.commanded(text):
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)

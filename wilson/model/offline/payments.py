@@ -100,7 +100,9 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
         amount = None
     if not thing:
         return None
-    found = [f for f in dates.search(text, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
+    # a sum is no date ("the gym fee of €35 needs paying by Feb 1": not the year 2035)
+    unpriced = AMOUNT_RE.sub(lambda m: " " * len(m.group(0)), text)
+    found = [f for f in dates.search(unpriced, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
     if not found:
         return None
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first

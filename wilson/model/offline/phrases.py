@@ -144,7 +144,8 @@ DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
-    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:done|finished|complete|completed)\b", re.I),
+    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
+               r"taken care of|handled|dealt with)\b", re.I),
     # "I took care of the flights", "got the flights sorted", "dealt with the passport"
     re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
                r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$", re.I),
@@ -211,7 +212,7 @@ CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\
 RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
 # "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
-ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
+ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
                     + _PUT_ON_LIST + "|"
                     r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)

@@ -49,7 +49,11 @@ _MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
 def plain(text: str) -> str:
     """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
     shows them; everything else as it was."""
-    return _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+    text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+    return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
+
+
+_NOON = re.compile(r"\b(?P<lead>at|by|before|until|till|around|after)\s+(?:12\s+)?(?:noon|midday)\b", re.I)
 
 
 def _clock(match: re.Match) -> str:
