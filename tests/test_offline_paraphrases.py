@@ -142,3 +142,16 @@ def test_words_that_ask_for_no_change_get_a_fitting_word_back(text, said):
                                   "see you tomorrow", "Service was great today"])
 def test_words_that_only_look_like_a_command_make_no_task(text):
     assert not any(name == "create_task" for name, _ in read(text, (), TASKS).calls)
+
+
+@pytest.mark.parametrize("text, task", [("passport: done", 1), ("flights - done", 2),
+                                        ("I got the passport renewed", 1)])
+def test_a_task_ticked_off_in_a_note_or_said_as_got_done_is_marked_done(text, task):
+    assert only(text, "complete_task") == {"task_id": task}
+
+
+@pytest.mark.parametrize("text, task", [("I won't need the flights anymore", 2),
+                                        ("I've decided not to book flights", 2),
+                                        ("never mind the passport, I'll do it next year", 1)])
+def test_a_task_given_up_in_any_words_is_dropped(text, task):
+    assert only(text, "cancel_task") == {"task_id": task}

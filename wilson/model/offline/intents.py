@@ -299,6 +299,7 @@ def _done(chat: Chat, text: str) -> Reply | None:
                 f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
                 "done with an unknown task")
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
+    text = _GOT_IT_DONE_RE.sub(lambda m: f"{m.group('who')} {m.group('verb')} {m.group('what')}", text)
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
     task = _task_named(chat, found.group("what")) if found else None
     if task is None:
@@ -317,6 +318,9 @@ def _done(chat: Chat, text: str) -> Reply | None:
     return None
 
 
+# "I got the passport renewed" is "I renewed the passport" (the verb checked against the task's as any past tense)
+_GOT_IT_DONE_RE = re.compile(r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
+                             r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$", re.I)
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
 _SAME_DONE = {"drop": {"drop", "return", "bring", "hand", "deliver", "send"}, "bring": {"bring", "return"},
               "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
@@ -410,7 +414,7 @@ def _drop(chat: Chat, text: str) -> Reply | None:
     found = DROP_RE.match(text)
     if not found:
         return None
-    what = found.group("what") or found.group("what2")
+    what = found.group("what") or found.group("what2") or found.group("what3")
     task = _task_named(chat, what)
     topic = _topic_named(chat, what)
     # a plan still proposed that the words name better than an open task or topic: no to it

@@ -144,6 +144,8 @@ DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
+    # a note ticked off: "passport: done", "flights - done ✓"
+    re.compile(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
     re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
                r"taken care of|handled|dealt with)\b", re.I),
     # "I took care of the flights", "got the flights sorted", "dealt with the passport"
@@ -204,8 +206,9 @@ MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|
                      r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
 DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
                      r"never ?mind)\s+"
-                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
-                     r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
+                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
+                     r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"
+                     r"|^\s*(?:i'?ve|i have|we'?ve|we have)?\s*decided (?:not to|against) (?P<what3>.+?)\s*[.!]*$", re.I)
 CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
                       r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
                       re.I)
