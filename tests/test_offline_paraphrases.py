@@ -155,3 +155,20 @@ def test_a_task_ticked_off_in_a_note_or_said_as_got_done_is_marked_done(text, ta
                                         ("never mind the passport, I'll do it next year", 1)])
 def test_a_task_given_up_in_any_words_is_dropped(text, task):
     assert only(text, "cancel_task") == {"task_id": task}
+
+
+@pytest.mark.parametrize("text, said", [
+    ("guess what, I passed my exam!", "Thanks for telling me."), ("long day at work", "Thanks for telling me."),
+    ("Just landed in Lisbon", "Thanks for telling me."), ("morning!", "What can I do for you"),
+    ("Happy Friday!", "What can I do for you"), ("can you help me?", "I only follow simple requests"),
+    ("lol that's funny", "🙂"), ("hmm", "Take your time."), ("maybe later", "Take your time."),
+    ("not sure yet", "Take your time."), ("Ugh, Mondays", "Hang in there!"),
+])
+def test_news_and_small_talk_get_a_word_back_not_the_generic_answer(text, said):
+    reply = read(text, (), TASKS)
+    assert reply.calls == [] and said in reply.text and HELP not in reply.text
+
+
+@pytest.mark.parametrize("text", ["blorp the frobnicator", "ok remind me"])
+def test_a_request_no_rule_follows_still_gets_the_honest_help(text):
+    assert read(text, (), TASKS).text == HELP

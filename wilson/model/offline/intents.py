@@ -215,9 +215,25 @@ _ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|co
                         r"should|shall|may|might)\b", re.I)
 
 
+# a request's first words, which no news begins with: such a message no rule followed gets the honest help
+_ASKS_FOR_RE = re.compile(r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|drop|cancel|delete|remove|mark|rename|close|"
+                          r"put|set|create|make|schedule|book|find|get|show|list|tell|send|write|check|give|let|help|"
+                          r"plan|organi[sz]e|sort|turn|stop|start|change|update|call|email|text|order|buy)\b"
+                          r"|\b(?:remind me|make it|add|move it|push it|snooze)\b", re.I)
+# what news has and a request an offline rule does not know ("blorp the frobnicator") has not: someone it is about,
+# a thing that happened, or a day
+_NEWS_SIGN_RE = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+                           r"week|morning|evening|night|today|yesterday|tonight|weekend)\b", re.I)
+
+
 def _statement(text: str) -> Reply | None:
+    """News told, not a request: a statement that begins as news does ("Anna is going to Rome on Friday"), or any
+    few words that neither ask a question nor begin as a request ("long day at work", "just landed in Lisbon")."""
     said = text.strip().replace("’", "'")
-    if len(said.split()) < 3 or _ASKING_RE.search(said) or not _STATEMENT_RE.match(said):  # "that's all" tells nothing
+    if len(said.split()) < 3 or _ASKING_RE.search(said):  # "that's all" tells nothing
+        return None
+    if not _STATEMENT_RE.match(said) and (len(said.split()) > 15 or _ASKS_FOR_RE.search(said) or acts.act(said)
+                                          or not _NEWS_SIGN_RE.search(said)):
         return None
     return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
                  "…”. Nothing was changed.", [], "news, no request")
@@ -234,7 +250,15 @@ _WORD_BACK = [
     (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
      "No problem."),
     (re.compile(r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
-                r"(?:tgif|finally friday))$"), "🙂"),
+                r"(?:tgif|finally friday))(?:\s+(?:that'?s|so|very|too|really)?\s*(?:funny|good|great|cool|nice|"
+                r"amazing|hilarious))?$"), "🙂"),
+    # thinking it over, or a sigh: nothing to do
+    (re.compile(r"^(?:ugh+|meh|oh well|(?:ugh+|oh)\s+(?:mondays|monday|again|well|man))$"), "Hang in there!"),
+    (re.compile(r"^(?:h+m+|oh|ah|hmm+ ok|hm+ let me see|maybe(?: later| tomorrow)?|not sure(?: yet)?|"
+                r"let me think(?: about it)?|i'?ll think about it|i don'?t know|dunno|idk|nothing|"
+                r"nothing(?: really)?(?: forget it| never mind)?|no idea)$"), "Take your time. Nothing was changed."),
+    (re.compile(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
+     "Sorry about that. I'm running offline, so I only follow simple requests. {TRY}"),
 ]
 HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
                             r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",

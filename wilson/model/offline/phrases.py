@@ -50,8 +50,10 @@ _AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for
            r"thank you|[!.,:)?]+))*\s*")
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
-GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}{_WISH}|"
-                         rf"(?:happy (?:new year|holidays|easter)|merry christmas)\b){_AROUND}$", re.I)
+GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
+                         rf"afternoon)\b{_AROUND}{_WISH}|"
+                         rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
+                         rf"{_AROUND}$", re.I)
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
 _PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
 THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
@@ -62,7 +64,8 @@ PLEASED_WORDS = frozenset({"ok", "okay", "cool", "great", "nice", "perfect", "fi
                            "excellent", "super", "brilliant", "wonderful", "good", "sounds", "looks", "thanks", "thank",
                            "you", "that's", "very"})
 ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
-                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
+                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask)|"
+                          rf"(?:can|could) you help(?: me)?)\b{_AROUND}\??$", re.I)
 ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
                          rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
 # "what time is it?", "what's the date?", "what day is it today?": the whole message asks the time or the day, read
