@@ -172,3 +172,13 @@ def test_news_and_small_talk_get_a_word_back_not_the_generic_answer(text, said):
 @pytest.mark.parametrize("text", ["blorp the frobnicator", "ok remind me"])
 def test_a_request_no_rule_follows_still_gets_the_honest_help(text):
     assert read(text, (), TASKS).text == HELP
+
+
+@pytest.mark.parametrize("text, title, starts", [
+    ("My mum turns 70 on April 3", None, "2027-04-03"),  # 70 is her age, not the year 2070
+    ("Conference in Berlin March 10-12", None, "2027-03-10"),
+    ("I'm visiting my parents in Munich over Easter", "Trip to Munich", "2027-03-28"),
+])
+def test_a_plan_starts_on_the_day_said_however_the_day_is_put(text, title, starts):
+    topic = next(args for name, args in calls_of(text) if name == "create_topic")
+    assert topic["starts"] == starts and (title is None or topic["title"] == title)

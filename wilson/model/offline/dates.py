@@ -574,6 +574,32 @@ _FEAST_RE = re.compile(r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|ov
                        r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b", re.I)
 
 
+# a stretch of days in one month, "March 10-12", "10–12 March": the parser reads neither; it starts on the first
+_MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
+_DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
+                           rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
+                           rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
+# an age said before a day is no year: "my mum turns 70 on April 3"
+_AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
+                     re.I)
+
+
+def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    month = _MONTH_NAMES[(match.group("month") or match.group("month2")).lower()]
+    first, last = int(match.group("d1") or match.group("e1")), int(match.group("d2") or match.group("e2"))
+    if not 1 <= first < last <= 31:
+        return None
+    for year in (today.year, today.year + 1):
+        try:
+            start = date(year, month, first)
+        except ValueError:
+            return None
+        if start >= today:
+            return start
+    return None
+
+
 def _day_dot_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     if date_order(tz) != "DMY":
         return None
@@ -706,6 +732,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
     for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
         add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
+    for m in _DAY_RANGE_RE.finditer(text):  # "March 10-12": from its first day
+        add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
@@ -742,7 +770,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
-    masked = _PARSER_MISREADS.sub(_blank, masked)  # "before August 3": the parser then finds "August" alone
+    masked = _PARSER_MISREADS.sub(_blank, masked)
+    masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
