@@ -182,3 +182,19 @@ def test_a_request_no_rule_follows_still_gets_the_honest_help(text):
 def test_a_plan_starts_on_the_day_said_however_the_day_is_put(text, title, starts):
     topic = next(args for name, args in calls_of(text) if name == "create_topic")
     assert topic["starts"] == starts and (title is None or topic["title"] == title)
+
+
+@pytest.mark.parametrize("text, title, due", [
+    ("Dear parents, please return the signed permission slip for the zoo trip by Friday 15 January. Thank you, "
+     "Ms Becker", "Return the signed permission slip for the zoo trip", "2027-01-15"),  # no trip plan
+    ("Hi Sam, could you send me the report by Thursday? Thanks, Julia", "Send the report", "2027-01-07"),
+])
+def test_a_pasted_letter_asking_for_something_by_a_day_is_that_task(text, title, due):
+    assert only(text, "create_task") == {"title": title, "due": due}
+
+
+def test_a_notice_pasted_is_news_and_a_reminder_to_go_to_bed_is_the_evenings():
+    assert read("Notice: Water will be shut off on 12 January from 9:00 to 13:00 for maintenance. Building "
+                "management", (), TASKS).text.startswith("Thanks for telling me.")
+    assert only("I'm exhausted. Remind me at 7 to go to bed.", "remind") == {"text": "go to bed",
+                                                                            "at": "2027-01-05T19:00:00+01:00"}

@@ -60,7 +60,7 @@ SPOKEN_CLOCK_RE = re.compile(r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<r
                               r"(?(at)|(?=\s*(?:$|[,;.!?]|(?:to|on|at|in|by|this|tomorrow|today|tonight|and|every|each|"
                               r"please)\b)))", re.I)
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
-_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
+_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
 _MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6

@@ -13,6 +13,7 @@ requests (add, remind, move, drop, done, close, rename) that share the reading o
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
@@ -86,6 +87,10 @@ def answer(chat: Chat) -> Reply:
     sentence, answered once ("Busy week. The boiler guy comes Thursday. Remind me Wednesday at 8pm to clear the
     hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
     help, said in full once in a conversation."""
+    body, letter = sentences.letter_body(chat.text)
+    if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
+        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
+        chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = _that_as_task(chat, sentences.split(chat.text)) or _read(chat, chat.text)
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
@@ -102,6 +107,11 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+# a letter's request of its reader: "could you please send me the report by Thursday?"
+_ASKED_OF_YOU_RE = re.compile(r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+",
+                              re.I)
 
 
 # the help said again in the same conversation: its list of requests was said already
@@ -223,6 +233,7 @@ _ASKS_FOR_RE = re.compile(r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|dro
 # what news has and a request an offline rule does not know ("blorp the frobnicator") has not: someone it is about,
 # a thing that happened, or a day
 _NEWS_SIGN_RE = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+                           r"will|was|were|is|are|has|have|had|"
                            r"week|morning|evening|night|today|yesterday|tonight|weekend)\b", re.I)
 
 
@@ -232,7 +243,7 @@ def _statement(text: str) -> Reply | None:
     said = text.strip().replace("’", "'")
     if len(said.split()) < 3 or _ASKING_RE.search(said):  # "that's all" tells nothing
         return None
-    if not _STATEMENT_RE.match(said) and (len(said.split()) > 15 or _ASKS_FOR_RE.search(said) or acts.act(said)
+    if not _STATEMENT_RE.match(said) and (len(said.split()) > 30 or _ASKS_FOR_RE.search(said) or acts.act(said)
                                           or not _NEWS_SIGN_RE.search(said)):
         return None
     return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "

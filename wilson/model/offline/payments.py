@@ -26,6 +26,7 @@ PAY_RE = re.compile(r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice
 _PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
 NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
+                           r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
                            r"\b(?:refund|receipt|save|discount|offer)\b", re.I)
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
