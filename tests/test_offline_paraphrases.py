@@ -198,3 +198,24 @@ def test_a_notice_pasted_is_news_and_a_reminder_to_go_to_bed_is_the_evenings():
                 "management", (), TASKS).text.startswith("Thanks for telling me.")
     assert only("I'm exhausted. Remind me at 7 to go to bed.", "remind") == {"text": "go to bed",
                                                                             "at": "2027-01-05T19:00:00+01:00"}
+
+
+DEV_TASKS = [{"id": 1, "title": "Book hotel", "due": "2027-02-01", "status": "open"},
+             {"id": 4, "title": "Buy a birthday card for Oma", "due": "2027-01-15", "status": "open"},
+             {"id": 5, "title": "Return the library books", "due": "2027-01-08", "status": "open"}]
+
+
+@pytest.mark.parametrize("text, task", [
+    ("returned the books", 5),  # the task "Return …", not "Book hotel" whose verb is a word of the phrase
+    ("picked up the birthday card for Oma", 4), ("hotel's booked", 1),
+])
+def test_a_task_done_is_the_one_its_verb_finishes(text, task):
+    assert only(text, "complete_task", tasks=DEV_TASKS) == {"task_id": task}
+
+
+def test_a_new_deadline_told_of_a_task_moves_it_and_a_deadline_changed_in_words_asks_when_if_unclear():
+    assert only("the library books are due on Monday now", "update_task", tasks=DEV_TASKS) == {
+        "task_id": 5, "due": "2027-01-11"}
+    assert read("change the hotel deadline to April", (), DEV_TASKS).text.startswith("To when should “Book hotel” move?")
+    assert only("change the hotel deadline to next Friday", "update_task", tasks=DEV_TASKS) == {
+        "task_id": 1, "due": "2027-01-15"}

@@ -66,6 +66,9 @@ _REMIND_LAST = re.compile(r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|oka
 _SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
 _NEED_SAID = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
                         r"\bdon'?t (?:let me )?forget to\s+", re.I)
+# "change the passport deadline to April", "set the hotel's due date to Friday": a task moved
+_DUE_CHANGE = re.compile(r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
+                         r"date|due)\s+(?:to|for)\s+(?P<when>.+)$", re.I | re.S)
 # "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
 _BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
                           re.I)
@@ -124,6 +127,9 @@ def _in_own_words(text: str) -> str:
     reminded = _BE_REMINDED.match(text)
     if reminded:
         text = "remind me " + text[reminded.end():]
+    due_change = _DUE_CHANGE.match(text)
+    if due_change:
+        text = f"move the {due_change.group('what')} to {due_change.group('when')}"
     passive = _PASSIVE.match(text)
     if passive and not _QUESTION_END.search(text):
         verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")

@@ -29,7 +29,7 @@ from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
-from wilson.model.offline.words import best, words
+from wilson.model.offline.words import best, covers, words
 
 
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
@@ -199,6 +199,11 @@ def _deadline_said(chat: Chat, text: str) -> Reply | None:
     if not when:
         return None
     thing = found.group("thing").strip()
+    task = _task_named(chat, thing)
+    if task is not None and covers(words(thing), words(str(task.get("title")))):
+        # "the library books are due on Monday now": the task there is moved, not made again
+        return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+                     f"a task's new deadline told ({when[0].stated(chat.tz)})")
     title = ("Return " + thing) if found.group("back") else f"{thing[:1].upper()}{thing[1:]} due"
     return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
                  f"a deadline told ({when[0].stated(chat.tz)})")
@@ -336,7 +341,7 @@ def _done(chat: Chat, text: str) -> Reply | None:
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
     text = _GOT_IT_DONE_RE.sub(lambda m: f"{m.group('who')} {m.group('verb')} {m.group('what')}", text)
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
-    task = _task_named(chat, found.group("what")) if found else None
+    task = _task_done_by(chat, found.group("what"), DONE_VERBS[found.group("verb").lower()]) if found else None
     if task is None:
         return None
     title = str(task.get("title"))
@@ -356,9 +361,18 @@ def _done(chat: Chat, text: str) -> Reply | None:
 # "I got the passport renewed" is "I renewed the passport" (the verb checked against the task's as any past tense)
 _GOT_IT_DONE_RE = re.compile(r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
                              r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$", re.I)
+def _task_done_by(chat: Chat, what: str, verb: str) -> dict | None:
+    """The task the words name, among those the verb finishes first ("returned the books": "Return the library
+    books", not "Book hotel" whose verb is a word of it); any task the words name when none has that verb."""
+    finishes = _SAME_DONE.get(verb, {verb})
+    fitting = [t for t in chat.tasks if t.get("status", "open") == "open"
+               and (str(t.get("title") or "").split() or [""])[0].lower() in finishes]
+    return best(fitting, words(what)) or _task_named(chat, what)
+
+
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
 _SAME_DONE = {"drop": {"drop", "return", "bring", "hand", "deliver", "send"}, "bring": {"bring", "return"},
-              "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
+              "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect", "buy"},
               "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
 
 

@@ -147,6 +147,9 @@ DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
+    # "passport renewal done", "flights all sorted": a thing named, then done (not "all done", "I'm done")
+    re.compile(r"^\s*(?:the\s+|my\s+)?(?P<what>(?!(?:all|i'?m|we'?re|it'?s|that'?s|everything|we|i|you)\b)[\w' ]{3,40}?)"
+               r"\s+(?:all\s+)?(?:done|finished|sorted)[\s.!✓✅]*$", re.I),
     # a note ticked off: "passport: done", "flights - done ✓"
     re.compile(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
     re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
