@@ -10,10 +10,11 @@ approve a plan, and the `decide` tool is offered only in a run the user started.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
@@ -281,9 +282,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     if not items:
         return Reply("I don't see a proposal to change.", [], "modify without a proposal")
     args = {id(item): dict(item.get("args") or {}) for item in items}
-    put_right = _day_put_right(items, args, request, tz)
-    if put_right is not None:
-        return put_right
+    if day_put_right(items, args, request, tz, _time_key):
+        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
@@ -358,31 +358,6 @@ def _time_key(item: dict, time_only: bool) -> str | None:
 
 
 _HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
-
-
-_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-# a day put right: "wednesday not tuesday", "not tuesday, wednesday"
-INSTEAD_OF_DAY_RE = re.compile(rf"\b(?P<new>{_DAY})\s*,?\s*(?:and\s+|but\s+)?not\s+(?:on\s+)?(?P<old>{_DAY})\b|"
-                               rf"\bnot\s+(?:on\s+)?(?P<old2>{_DAY})\s*,?\s*(?:but\s+)?(?:on\s+)?(?P<new2>{_DAY})\b", re.I)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-
-
-def _day_put_right(items: list[dict], args: dict, request: str, tz) -> Reply | None:
-    """"Wednesday not Tuesday" of the one item due on a Tuesday: the Wednesday of that week, at the same hour."""
-    found = INSTEAD_OF_DAY_RE.search(request)
-    if found is None:
-        return None
-    new = _WEEKDAYS.index((found.group("new") or found.group("new2")).lower())
-    old = _WEEKDAYS.index((found.group("old") or found.group("old2")).lower())
-    timed = [(i, key) for i in items if (key := _time_key(i, False)) in ("due", "at")]
-    if len(timed) != 1:
-        return None
-    item, key = timed[0]
-    when = dates.parse_moment(args[id(item)].get(key), tz)
-    if when is None or dates.local_date(when, tz).weekday() != old:
-        return None
-    args[id(item)][key] = dates.iso(when + timedelta(days=new - old))
-    return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
 
 
 _DAY_OF_MONTH_RE = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)

@@ -616,7 +616,8 @@ def _day_dot_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 
 def _feast(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
-    from dateutil.easter import easter  # dateparser's own dependency
+    # lazy: dateparser's own dependency, loaded when a feast is named
+    from dateutil.easter import easter
 
     today = now.astimezone(tz).date()
     name = " ".join(match.group("feast").lower().replace("'", "").split())

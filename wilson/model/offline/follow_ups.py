@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline import dates
-from wilson.model.offline.answers import INSTEAD_OF_DAY_RE, TIME_ONLY
+from wilson.model.offline.answers import TIME_ONLY
+from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
 

@@ -269,16 +269,12 @@ def topic(chat: Chat, text: str) -> Reply | None:
 
 
 def topic_unknown(chat: Chat, text: str) -> Reply | None:
-    """"Anything left for the ski trip?" when no open topic has those words (the last rule tried): said so, with
-    the tasks whose words it names, else the open tasks, so the user sees what there is to ask about."""
-    found = TOPIC_LOOK_RE.match(text)
-    if not found or not words(found.group("topic")):
-        return None
-    phrase = found.group("topic").strip(" ?.!")
+    """"Anything left for the ski trip?", no open topic named so: the tasks the words name, else all open ones."""
+    phrase = (found := TOPIC_LOOK_RE.match(text)) and words(found.group("topic")) and found.group("topic").strip(" ?.!")
     named = [t for t in chat.tasks if t.get("status", "open") == "open" and words(phrase) & words(str(t.get("title")))]
-    if named:
+    if phrase and named:
         return Reply(f"About “{phrase}”:\n" + _dated_lines(chat, named), [], "look at tasks named by an unknown topic")
-    return Reply(f"I don't have a topic called “{phrase}”. {task_list(chat)}", [], "look at a topic that is not there")
+    return Reply(f"I don't have a topic called “{phrase}”. {task_list(chat)}", [], "a missing topic") if phrase else None
 
 
 def _which(named: list[dict], rule: str) -> Reply | None:
