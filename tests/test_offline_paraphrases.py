@@ -219,3 +219,18 @@ def test_a_new_deadline_told_of_a_task_moves_it_and_a_deadline_changed_in_words_
     assert read("change the hotel deadline to April", (), DEV_TASKS).text.startswith("To when should “Book hotel” move?")
     assert only("change the hotel deadline to next Friday", "update_task", tasks=DEV_TASKS) == {
         "task_id": 1, "due": "2027-01-15"}
+
+
+@pytest.mark.parametrize("text, title, due", [
+    ("tomorrow: call the garage", "Call the garage", "2027-01-06"),
+    ("call garage tmrw", "Call garage", "2027-01-06"),
+])
+def test_a_day_said_first_with_a_colon_or_as_shorthand_is_the_tasks_day(text, title, due):
+    assert only(text, "create_task") == {"title": title, "due": due}
+
+
+def test_a_couple_of_days_and_a_day_and_hour_said_apart_are_read():
+    assert only("remind me in a couple of days to follow up with Tom", "remind") == {
+        "text": "follow up with Tom", "at": "2027-01-07T09:00:00+01:00"}
+    topic = next(args for name, args in calls_of("Friday: dentist at 10") if name == "create_topic")
+    assert topic["starts"] == "2027-01-08T10:00:00+01:00"

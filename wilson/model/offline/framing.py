@@ -182,4 +182,6 @@ def _date_last(text: str, now: datetime, tz) -> str:
         return text
     lead = text[:found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead):])
+    if ask is None and acts.commanded(rest := text[len(lead):].strip(" ,:;-–")):  # "tomorrow: call the garage"
+        return f"{rest.rstrip(' .!')} {lead.strip(' ,')}"
     return f"{ask.group('ask').rstrip(' .!')} {lead.strip(' ,')}" if ask else text

@@ -39,13 +39,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
-    first, cuts = found[0], [found[0]]
-    day = next((f for f in found if not isinstance(f.value, datetime)), None)
-    hour = next((f for f in found if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(
-        re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))), None)
-    if day is not None and hour is not None:
-        moment = datetime.combine(day.value, hour.value.astimezone(chat.tz).timetz())
-        first, cuts = dates.Found(f"{day.phrase} {hour.phrase}", moment, day.start, hour.reading), [day, hour]
+    first, cuts = _day_and_hour(found, chat.tz) or (found[0], [found[0]])
     what = rest
     for cut in sorted(cuts, key=lambda f: f.start, reverse=True):
         at = what.find(cut.phrase, cut.start)
@@ -64,6 +58,18 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
                   r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
     return what, first
+
+
+def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates.Found]] | None:
+    """A day and an hour said apart ("on Wednesday … at 5pm", "Friday: dentist at 10") as one moment, with the two
+    phrases it was read from; None when the phrases are not one day and one hour."""
+    day = next((f for f in found if not isinstance(f.value, datetime)), None)
+    hour = next((f for f in found if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(
+        re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))), None)
+    if day is None or hour is None:
+        return None
+    moment = datetime.combine(day.value, hour.value.astimezone(tz).timetz())
+    return dates.Found(f"{day.phrase} {hour.phrase}", moment, day.start, hour.reading), [day, hour]
 
 
 def _title(text: str) -> str:
@@ -642,7 +648,7 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
         what, _ = _split_when(todo.group("what"), chat)
         if words(what):
             title = _title(POSSESSIVE_RE.sub("", what))
-    start = found[0]
+    start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
     start_day = dates.local_date(start.value, chat.tz)
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
     calls = plan_calls(event, title, dates.iso(start.value), going.stay_end(text, start_day), start_day, chat.today,

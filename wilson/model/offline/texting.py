@@ -50,9 +50,12 @@ def plain(text: str) -> str:
     """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
     shows them; everything else as it was."""
     text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+    text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
 
+# "in a couple of days", "a few weeks": a count the date reader reads
+_FEW = re.compile(r"\b(?:a\s+)?(?P<few>couple(?:\s+of)?|few)\s+(?P<unit>minutes|hours|days|weeks|months)\b", re.I)
 _NOON = re.compile(r"\b(?P<lead>at|by|before|until|till|around|after)\s+(?:12\s+)?(?:noon|midday)\b", re.I)
 
 
