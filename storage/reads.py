@@ -61,10 +61,11 @@ def open_topics(user_id: str | None, owner: str | None) -> list[Topic]:
 
 
 def open_tasks(user_id: str | None, owner: str | None, limit: int) -> list[Task]:
-    """Open tasks this person may see, those due first (soonest first), then the undated, by id."""
+    """Open tasks this person may see (a snoozed one too: it is paused, not finished, and "I returned the books"
+    may be said of it), those due first (soonest first), then the undated, by id."""
     visible, params = _visible("topic_id", user_id, owner)
     found = hot.execute(("open_tasks", bool(visible)), lambda: (
-        f'SELECT {hot.column_list(Task)} FROM "task" WHERE "status" = \'open\'{visible} '
+        f'SELECT {hot.column_list(Task)} FROM "task" WHERE "status" IN (\'open\', \'snoozed\'){visible} '
         f'ORDER BY ("due" IS NULL), "due", "id" LIMIT ?'), params + [limit])
     return [hot.instance(Task, r) for r in found.rows]
 

@@ -1,5 +1,5 @@
-"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt and
-phrases_held_back.txt):
+"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt, a second
+dev batch written blind later, and phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
 (tests/table_support.py), with one rule stricter: a chat line answered "I didn't understand" is a miss, whatever
@@ -11,7 +11,7 @@ it. The held-back half does not reach it yet (measured 2026-12-06: calendar 0.93
 is held where it stands (its plan steps are all due inside their time now), and the test says how far from
 the issue's floor it is: a change that makes it worse
 fails, one that reaches the floor moves HELD_BACK up to it. A held-back failure names no row (it is run, not read).
-A missing table fails the test (they are part of the project), it is not skipped.
+A missing table fails the test (they are part of the project), it is not skipped. Each dev table meets the floor.
 
 `.venv/bin/python -m pytest -q -s -p no:cacheprovider tests/test_fresh_table.py` prints each half's scores.
 """
@@ -27,9 +27,6 @@ from tests.table_support import DATA, assert_honest, run_half
 FRESH = DATA / "fresh"
 FLOOR = 0.85  # the issue's: proposal precision and recall
 HELD_BACK = {"calendar": (0.90, 0.80), "chat": (0.85, 0.78)}  # where the held-back half stands; raise to FLOOR
-# the second dev batch's chat lines (written blind, merged 2026-12-06) are read by the chat rules, worked on apart
-# from the calendar's: held where they stand, to be raised to FLOOR; its calendar rows meet FLOOR already
-DEV_B_CHAT = (0.77, 0.67)
 HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 
 
@@ -57,8 +54,7 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
         return
     assert_honest(invariants, said)
     assert events.precision >= FLOOR and events.recall >= FLOOR, events.wrong
-    precision, recall = DEV_B_CHAT if half == "phrases_dev_b.txt" else (FLOOR, FLOOR)
-    assert chat.precision >= precision and chat.recall >= recall, chat.wrong
+    assert chat.precision >= FLOOR and chat.recall >= FLOOR, chat.wrong
 
 
 def _ratio(right: int, out_of: int) -> str:

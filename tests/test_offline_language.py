@@ -91,9 +91,14 @@ def test_the_same_words_later_in_the_conversation_ask_which_proposal():
     assert read("and on tuesday?", [dict(REMINDER, just_asked=False)]).calls == []
 
 
+@pytest.mark.parametrize("text", ["great", "ok cool", "perfect, thanks", "alright", "fine", "cool"])
+def test_pleased_words_right_after_a_proposal_approve_it(text):
+    assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "approve"})]
+
+
 @pytest.mark.parametrize("text", ["great", "ok cool", "perfect, thanks"])
-def test_pleased_words_right_after_a_proposal_are_no_yes_and_say_it_still_waits(text):
-    reply = read(text, [REMINDER])
+def test_pleased_words_later_are_no_yes_and_say_it_still_waits(text):
+    reply = read(text, [dict(REMINDER, just_asked=False)])
     assert reply.calls == [] and reply.text.startswith("Proposal 4 is still waiting for your answer")
 
 

@@ -24,6 +24,7 @@ def seed() -> None:
                                              (None, None, None), (mine, GUEST, NOW + timedelta(days=1))]):
         Task.create(title=f"task {i}", topic=topic, due=due, created_at=NOW, owner_id=owner)
     Task.create(title="done", status="done", created_at=NOW, owner_id=GUEST)
+    Task.create(title="paused", status="snoozed", due=NOW + timedelta(days=2), created_at=NOW, owner_id=GUEST)
     for i, (user, topic) in enumerate([(OWNER, None), (None, None), (GUEST, None), (OWNER, shared.id),
                                        (GUEST, shared.id), (GUEST, None), (OWNER, None)] * 3):
         Turn.create(channel="telegram", role="user" if i % 2 else "assistant", user_id=user, text=f"turn {i}",
@@ -90,13 +91,16 @@ def test_open_topics_and_tasks_match_the_visibility_rules(any_db, viewer, owner)
     seed()
     topics = list(Topic.select().where((Topic.status != "closed") & visible_to(Topic, viewer, owner))
                   .order_by(Topic.id))
-    tasks = list(Task.select().where((Task.status == "open") & visible_to(Task, viewer, owner))
+    tasks = list(Task.select().where(Task.status.in_(("open", "snoozed")) & visible_to(Task, viewer, owner))
                  .order_by(Task.due.is_null(), Task.due, Task.id).limit(200))
     assert same(reads.open_topics(viewer, owner), topics)
     assert same(reads.open_tasks(viewer, owner, 200), tasks)
     assert same(reads.open_tasks(viewer, owner, 2), tasks[:2])
     if viewer == GUEST:  # the guest's own and the shared topic's, not the owner's private ones
         assert {t.title for t in reads.open_topics(viewer, owner)} == {"Japan trip", "Taxes"}
+        # a snoozed task is still theirs to finish or drop; a done one is not
+        assert "paused" in {t.title for t in reads.open_tasks(viewer, owner, 200)}
+        assert "done" not in {t.title for t in reads.open_tasks(viewer, owner, 200)}
 
 
 def test_pending_items_are_the_open_proposals_newest_first_in_one_query(any_db):

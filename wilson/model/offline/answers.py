@@ -14,14 +14,18 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
+from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
-_YES = r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it)"
+_YES = (r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
+        # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
+        r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
+        r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)")
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
-_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan)"
+_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
                    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
@@ -278,6 +282,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     if not items:
         return Reply("I don't see a proposal to change.", [], "modify without a proposal")
     args = {id(item): dict(item.get("args") or {}) for item in items}
+    if day_put_right(items, args, request, tz, _time_key):
+        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
@@ -354,9 +360,21 @@ def _time_key(item: dict, time_only: bool) -> str | None:
 _HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
 
 
+_DAY_OF_MONTH_RE = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)
+
+
 def _moved(old, found: dates.Found, time_only: bool, tz):
-    """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour."""
+    """The new moment: an hour said alone keeps the old day, a day said alone keeps the old hour, and a day of the
+    month alone ("make it the 5th" of a task due 10 March) is in the old day's month."""
     new = found.value
+    day = _DAY_OF_MONTH_RE.match(found.phrase.strip())
+    if day and old is not None and not isinstance(new, datetime):
+        was = dates.local_date(old, tz)
+        try:
+            same_month = was.replace(day=int(day.group("day")))
+        except ValueError:
+            same_month = None
+        new = same_month if same_month is not None and same_month >= new else new
     if time_only and isinstance(new, datetime) and old is not None:
         hour = new.astimezone(tz).time()
         was = old.astimezone(tz) if isinstance(old, datetime) else None

@@ -60,7 +60,7 @@ SPOKEN_CLOCK_RE = re.compile(r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<r
                               r"(?(at)|(?=\s*(?:$|[,;.!?]|(?:to|on|at|in|by|this|tomorrow|today|tonight|and|every|each|"
                               r"please)\b)))", re.I)
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
-_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|p\.?m\.?)\b", re.I)
+_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
 _MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
@@ -564,6 +564,78 @@ _BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead 
                               r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)", re.I)
 
 
+# "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
+# "96.40 €", not "v1.20")
+_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2})(?:\.(?!\d)|(?![\d.,]))"
+                               r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))", re.I)
+# the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
+# (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")
+_FEAST_RE = re.compile(r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|over|for)\s+(?:the\s+)?(?P<feast>easter(?:\s+(?:sunday|monday))?|good friday|"
+                       r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b", re.I)
+
+
+# a stretch of days in one month, "March 10-12", "10–12 March": the parser reads neither; it starts on the first
+_MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
+_DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
+                           rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
+                           rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
+# an age said before a day is no year: "my mum turns 70 on April 3"
+_AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
+                     re.I)
+
+
+def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    month = _MONTH_NAMES[(match.group("month") or match.group("month2")).lower()]
+    first, last = int(match.group("d1") or match.group("e1")), int(match.group("d2") or match.group("e2"))
+    if not 1 <= first < last <= 31:
+        return None
+    for year in (today.year, today.year + 1):
+        try:
+            start = date(year, month, first)
+        except ValueError:
+            return None
+        if start >= today:
+            return start
+    return None
+
+
+def _day_dot_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    if date_order(tz) != "DMY":
+        return None
+    today = now.astimezone(tz).date()
+    day, month = int(match.group("day")), int(match.group("month"))
+    for year in (today.year, today.year + 1):
+        try:
+            value = date(year, month, day)
+        except ValueError:
+            return None
+        if value >= today:
+            return value
+    return None
+
+
+def _feast(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    # lazy: dateparser's own dependency, loaded when a feast is named
+    from dateutil.easter import easter
+
+    today = now.astimezone(tz).date()
+    name = " ".join(match.group("feast").lower().replace("'", "").split())
+    for year in (today.year, today.year + 1):
+        sunday = easter(year)
+        day = {"easter monday": sunday + timedelta(days=1), "good friday": sunday - timedelta(days=2),
+               "christmas eve": date(year, 12, 24), "xmas eve": date(year, 12, 24), "boxing day": date(year, 12, 26),
+               "new years eve": date(year, 12, 31), "new year eve": date(year, 12, 31)}.get(name)
+        if day is None:
+            day = (sunday if name.startswith("easter") else date(year, 12, 25) if name.startswith(("christmas", "xmas"))
+                   else date(year + 1, 1, 1))
+        if match.group("before"):
+            day -= timedelta(days=1)
+        if day >= today:
+            return day
+    return None
+
+
 def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     """The day before the month's first: this year's, or next year's once this year's has begun."""
     today = now.astimezone(tz).date()
@@ -661,6 +733,12 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _edge(m, now, tz))
     for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
         add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
+    for m in _DAY_RANGE_RE.finditer(text):  # "March 10-12": from its first day
+        add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
+    for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
+        add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
+    for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
+        add(m.start(), m.end(), m.group(0), _feast(m, now, tz))
     for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
         add(m.start(), m.end(), m.group(0), _before_month(m, now, tz))
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():
@@ -693,7 +771,9 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # and times past the first few are hidden from the parser too: thousands of them took it seconds
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
-    masked = _PARSER_MISREADS.sub(_blank, masked)  # "before August 3": the parser then finds "August" alone
+    masked = _PARSER_MISREADS.sub(_blank, masked)
+    masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
+    masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
@@ -748,6 +828,10 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         start, cursor = located.start(), located.end()
         phrase = masked[start:cursor]
         kept = re.sub(r"\s+(?:at|on|in|by|and|or)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" noon
+        unit = re.match(r"(?:hrs?|mins?|secs?)\s+(?=\D)", kept, re.I)  # "send it to HR by Friday": HR is no hour
+        if unit:
+            kept, phrase = kept[unit.end():], phrase[phrase.index(kept) + unit.end():]
+            start = cursor - len(phrase)
         cleaned = " ".join(kept.split())
         if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
                 or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \

@@ -12,19 +12,21 @@ import re
 
 from wilson.model.offline import dates
 from wilson.model.offline.answers import TIME_ONLY
+from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
 
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
 _ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+          r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
           r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
           r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
 FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
                           r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$")
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
-                           r"thanks|thank|wait|sorry|actually)\b)\s*(?P<why>.*)$", re.I)
+                           r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$", re.I)
 
 
 # "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
@@ -64,6 +66,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None
     if NOT_NEEDED_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
+    # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
+    said = text
+    text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
     found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)
@@ -76,11 +81,15 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
     # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
     changes = when if read else f"at {when}"
+    if INSTEAD_OF_DAY_RE.search(said):
+        changes = said  # "wednesday not tuesday": the day it was is said, and the change is read against it
     return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
                  "a day or an hour said right after a proposal")
 
 
+_NOT_THIS = re.compile(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
                   "please", "rather", "actually", "make", "it", "this", "next"}
 # a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about)\b", re.I)
+CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
+                          r"it'?s (?:on|at)|it is (?:on|at)|should be)\b", re.I)

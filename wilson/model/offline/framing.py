@@ -12,18 +12,19 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates
+from wilson.model.offline import acts, dates
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
           r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
           r"make a (?:note|task|reminder)|schedule a reminder|write down)\b")
-_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*"
+_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
                      r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
                      r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
                      r"(?=" + _VERBS + ")", re.I)
 # "oh and also add: …", "plus, remind me …": a joining word before a request
-_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing)"
+_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
+                   r"wilson)"
                    r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
 _LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
@@ -34,8 +35,8 @@ _MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|push
 _CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
 _NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
-_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)\s+"
-                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+(?P<what>.+)$", re.I | re.S)
+_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
+                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+|\s*[:\-–]\s*)(?P<what>.+)$", re.I | re.S)
 _REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
 _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
                            r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
@@ -45,6 +46,39 @@ _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
 _MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
                         r"(?P<what>.+)$", re.I | re.S)
+# a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
+# "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
+_NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
+                   r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
+                   r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
+                   r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+# "the meter reading has to be sent in by 15.01", "my passport needs to be renewed before March": a need said of
+# the thing, read as the act ("I need to send in the meter reading by 15.01")
+_PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
+                      r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
+                      r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$", re.I | re.S)
+# "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
+# reminded of said first, the request after it with only its time
+_REMIND_LAST = re.compile(r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
+                          r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
+                          r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|"
+                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$", re.I | re.S)
+_SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
+_NEED_SAID = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
+                        r"\bdon'?t (?:let me )?forget to\s+", re.I)
+# "change the passport deadline to April", "set the hotel's due date to Friday": a task moved
+_DUE_CHANGE = re.compile(r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
+                         r"date|due)\s+(?:to|for)\s+(?P<when>.+)$", re.I | re.S)
+# "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
+_BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
+                          re.I)
+_MIND = re.compile(r"^(?:would|do)\s+you\s+mind\s+(?P<verb>reminding me|adding|moving|pushing|postponing|"
+                   r"rescheduling|snoozing|dropping|deleting|cancell?ing|marking|renaming|closing|putting|setting up|"
+                   r"creating)\b", re.I)
+_BASE = {"reminding me": "remind me", "adding": "add", "moving": "move", "pushing": "push", "postponing": "postpone",
+         "rescheduling": "reschedule", "snoozing": "snooze", "dropping": "drop", "deleting": "delete",
+         "cancelling": "cancel", "canceling": "cancel", "marking": "mark", "renaming": "rename", "closing": "close",
+         "putting": "put", "setting up": "set up", "creating": "create"}
 _TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
 _QUESTION_END = re.compile(r"\s*\?+\s*$")
 
@@ -64,6 +98,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         was = text
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
+        text = _in_own_words(text)
         polite = _POLITE.match(text)
         if polite:
             text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
@@ -74,6 +109,34 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
         text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
         text = f"drop {no_need.group('what')}" if no_need else text
+    return text
+
+
+def _in_own_words(text: str) -> str:
+    """A request put in other words, in the words the rules read: "would you mind reminding me" is "remind me",
+    "gotta call the landlord" is "I need to call the landlord", "I need to bring the contract, so remind me at 8"
+    is "remind me at 8 to bring the contract"."""
+    last = _REMIND_LAST.match(text)
+    if last and not re.match(r"\s*(?:please\s+)?remind me\b", text, re.I):
+        what = _NEED_SAID.sub("", _SAID_FIRST.sub("", last.group("before"))).strip(" ,.;")
+        if len(what.split()) >= 2 and not re.search(r"\b(?:can|could|would|will)\s+you$", what, re.I):
+            text = f"remind me{last.group('after')} to {what}"
+    mind = _MIND.match(text)
+    if mind:
+        text = _BASE[mind.group("verb").lower()] + _QUESTION_END.sub("", text[mind.end():])
+    reminded = _BE_REMINDED.match(text)
+    if reminded:
+        text = "remind me " + text[reminded.end():]
+    due_change = _DUE_CHANGE.match(text)
+    if due_change:
+        text = f"move the {due_change.group('what')} to {due_change.group('when')}"
+    passive = _PASSIVE.match(text)
+    if passive and not _QUESTION_END.search(text):
+        verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")
+        text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
+    need = _NEED.match(text)
+    if need and not _QUESTION_END.search(text):
+        text = f"{need.group('who') or 'I'} need to {need.group('what')}"
     return text
 
 
@@ -95,6 +158,8 @@ def _remembered(text: str) -> str:
         found = pattern.match(text)
         if found:
             what = found.group("what").strip()
+            if re.match(r"remind me\b", what, re.I):
+                return what  # "please remember to remind me about …"
             return f"{timed if untimed is None or _has_hour(what) else untimed} {what}"
     found = _REMEMBER.match(text)
     if found and not re.match(r"(?:me|to)\b|" + _VERBS, found.group("what"), re.I):
@@ -117,4 +182,6 @@ def _date_last(text: str, now: datetime, tz) -> str:
         return text
     lead = text[:found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead):])
+    if ask is None and acts.commanded(rest := text[len(lead):].strip(" ,:;-–")):  # "tomorrow: call the garage"
+        return f"{rest.rstrip(' .!')} {lead.strip(' ,')}"
     return f"{ask.group('ask').rstrip(' .!')} {lead.strip(' ,')}" if ask else text

@@ -13,9 +13,10 @@ requests (add, remind, move, drop, done, close, rename) that share the reading o
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
-from wilson.model.offline import dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
+from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -28,24 +29,47 @@ from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
-from wilson.model.offline.words import best, words
+from wilson.model.offline.words import best, covers, words
 
 
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
-    `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search)."""
+    `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
+    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
-    first = found[0]
-    start = rest.find(first.phrase, first.start)
-    what = (rest[:start] + " " + rest[start + len(first.phrase):]) if start >= 0 else rest
+    first, cuts = _day_and_hour(found, chat.tz) or (found[0], [found[0]])
+    what = rest
+    for cut in sorted(cuts, key=lambda f: f.start, reverse=True):
+        at = what.find(cut.phrase, cut.start)
+        if at < 0:
+            continue
+        # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
+        head = re.sub(r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$", "", what[:at].rstrip(" ,"),
+                      flags=re.I)
+        what = head + " " + what[at + len(cut.phrase):]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
-    what = re.sub(r"\s+(?:on|at|by|before)(?=\s|$)", "", what).strip(" ,.!")
+    what = " ".join(what.split()).strip(" ,.!:;-–")
+    # "renew the parking permit, it expires": why it is due then is no part of what to do
+    what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
+                  r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
     return what, first
+
+
+def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates.Found]] | None:
+    """A day and an hour said apart ("on Wednesday … at 5pm", "Friday: dentist at 10") as one moment, with the two
+    phrases it was read from; None when the phrases are not one day and one hour."""
+    day = next((f for f in found if not isinstance(f.value, datetime)), None)
+    hour = next((f for f in found if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(
+        re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))), None)
+    if day is None or hour is None:
+        return None
+    moment = datetime.combine(day.value, hour.value.astimezone(tz).timetz())
+    return dates.Found(f"{day.phrase} {hour.phrase}", moment, day.start, hour.reading), [day, hour]
 
 
 def _title(text: str) -> str:
@@ -69,7 +93,11 @@ def answer(chat: Chat) -> Reply:
     sentence, answered once ("Busy week. The boiler guy comes Thursday. Remind me Wednesday at 8pm to clear the
     hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
     help, said in full once in a conversation."""
-    reply = _read(chat, chat.text)
+    body, letter = sentences.letter_body(chat.text)
+    if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
+        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
+        chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
+    reply = _that_as_task(chat, sentences.split(chat.text)) or _read(chat, chat.text)
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
@@ -79,7 +107,7 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -87,11 +115,16 @@ def answer(chat: Chat) -> Reply:
     return reply
 
 
+# a letter's request of its reader: "could you please send me the report by Thursday?"
+_ASKED_OF_YOU_RE = re.compile(r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+",
+                              re.I)
+
+
 # the help said again in the same conversation: its list of requests was said already
 HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
 # what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
 # when another sentence asks for something
-WORD_BACK = {"a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
+WORD_BACK = {"the user's own day, today", "a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
              "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
              "how Wilson is", "news, no request"}
 
@@ -109,9 +142,9 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
-             or looks.listing(chat, text)
+             or _when_due(chat, text) or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
-             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text))
+             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
     return reply
@@ -121,6 +154,36 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
     """Each sentence read alone: what they ask for, or a word back when no sentence asks for anything."""
     replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
     return [r for r in replies if r.rule not in WORD_BACK] or replies[:1]
+
+
+# "Can you add that as a task?", "please make that a task", "put it on my list": the request names what the
+# sentences before it told
+_ADD_THAT_RE = re.compile(r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+                          r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
+                          r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
+                          r"[\s?.!]*$", re.I)
+# what the others need of the user: "They need Mira's school certificate for the child benefit"
+_THEY_NEED_RE = re.compile(r"\b(?:they|he|she|it|the\s+\w+)\s+(?:need|needs|want|wants|require|requires|ask for|"
+                           r"asks? for|requested)\s+(?P<what>[^.!?]+)", re.I)
+_I_NEED_RE = re.compile(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
+
+
+def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
+    """"… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
+    sentences before it ask of the user, due on the day they name."""
+    if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
+        return None
+    told = " ".join(parts[:-1])
+    them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
+    what = (f"send {them.group('what')}" if them else me.group("what") if me else parts[0]).strip(" ,.;")
+    what, _ = _split_when(what, chat)
+    found = dates.search(told, chat.now, chat.tz)
+    args = {"title": _title(what)}
+    if found:
+        cued = [f for f in found if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$",
+                                              told[:f.start], re.I)]
+        args["due"] = dates.iso((cued or found)[0].value)
+    return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
 
 
 def _merged(asked: list[Reply]) -> Reply:
@@ -142,6 +205,11 @@ def _deadline_said(chat: Chat, text: str) -> Reply | None:
     if not when:
         return None
     thing = found.group("thing").strip()
+    task = _task_named(chat, thing)
+    if task is not None and covers(words(thing), words(str(task.get("title")))):
+        # "the library books are due on Monday now": the task there is moved, not made again
+        return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+                     f"a task's new deadline told ({when[0].stated(chat.tz)})")
     title = ("Return " + thing) if found.group("back") else f"{thing[:1].upper()}{thing[1:]} due"
     return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
                  f"a deadline told ({when[0].stated(chat.tz)})")
@@ -168,9 +236,26 @@ _ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|co
                         r"should|shall|may|might)\b", re.I)
 
 
+# a request's first words, which no news begins with: such a message no rule followed gets the honest help
+_ASKS_FOR_RE = re.compile(r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|drop|cancel|delete|remove|mark|rename|close|"
+                          r"put|set|create|make|schedule|book|find|get|show|list|tell|send|write|check|give|let|help|"
+                          r"plan|organi[sz]e|sort|turn|stop|start|change|update|call|email|text|order|buy)\b"
+                          r"|\b(?:remind me|make it|add|move it|push it|snooze)\b", re.I)
+# what news has and a request an offline rule does not know ("blorp the frobnicator") has not: someone it is about,
+# a thing that happened, or a day
+_NEWS_SIGN_RE = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+                           r"will|was|were|is|are|has|have|had|"
+                           r"week|morning|evening|night|today|yesterday|tonight|weekend)\b", re.I)
+
+
 def _statement(text: str) -> Reply | None:
+    """News told, not a request: a statement that begins as news does ("Anna is going to Rome on Friday"), or any
+    few words that neither ask a question nor begin as a request ("long day at work", "just landed in Lisbon")."""
     said = text.strip().replace("’", "'")
-    if len(said.split()) < 3 or _ASKING_RE.search(said) or not _STATEMENT_RE.match(said):  # "that's all" tells nothing
+    if len(said.split()) < 3 or _ASKING_RE.search(said):  # "that's all" tells nothing
+        return None
+    if not _STATEMENT_RE.match(said) and (len(said.split()) > 30 or _ASKS_FOR_RE.search(said) or acts.act(said)
+                                          or not _NEWS_SIGN_RE.search(said)):
         return None
     return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
                  "…”. Nothing was changed.", [], "news, no request")
@@ -181,11 +266,21 @@ _WORD_BACK = [
     (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
                 r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
     (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+                r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
+                r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
                 r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"), "Thank you!"),
     (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
      "No problem."),
     (re.compile(r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
-                r"(?:tgif|finally friday))$"), "🙂"),
+                r"(?:tgif|finally friday))(?:\s+(?:that'?s|so|very|too|really)?\s*(?:funny|good|great|cool|nice|"
+                r"amazing|hilarious))?$"), "🙂"),
+    # thinking it over, or a sigh: nothing to do
+    (re.compile(r"^(?:ugh+|meh|oh well|(?:ugh+|oh)\s+(?:mondays|monday|again|well|man))$"), "Hang in there!"),
+    (re.compile(r"^(?:h+m+|oh|ah|hmm+ ok|hm+ let me see|maybe(?: later| tomorrow)?|not sure(?: yet)?|"
+                r"let me think(?: about it)?|i'?ll think about it|i don'?t know|dunno|idk|nothing|"
+                r"nothing(?: really)?(?: forget it| never mind)?|no idea)$"), "Take your time. Nothing was changed."),
+    (re.compile(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
+     "Sorry about that. I'm running offline, so I only follow simple requests. {TRY}"),
 ]
 HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
                             r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
@@ -250,8 +345,9 @@ def _done(chat: Chat, text: str) -> Reply | None:
                 f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
                 "done with an unknown task")
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
+    text = _GOT_IT_DONE_RE.sub(lambda m: f"{m.group('who')} {m.group('verb')} {m.group('what')}", text)
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
-    task = _task_named(chat, found.group("what")) if found else None
+    task = _task_done_by(chat, found.group("what"), DONE_VERBS[found.group("verb").lower()]) if found else None
     if task is None:
         return None
     title = str(task.get("title"))
@@ -268,8 +364,21 @@ def _done(chat: Chat, text: str) -> Reply | None:
     return None
 
 
+# "I got the passport renewed" is "I renewed the passport" (the verb checked against the task's as any past tense)
+_GOT_IT_DONE_RE = re.compile(r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
+                             r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$", re.I)
+def _task_done_by(chat: Chat, what: str, verb: str) -> dict | None:
+    """The task the words name, among those the verb finishes first ("returned the books": "Return the library
+    books", not "Book hotel" whose verb is a word of it); any task the words name when none has that verb."""
+    finishes = _SAME_DONE.get(verb, {verb})
+    fitting = [t for t in chat.tasks if t.get("status", "open") == "open"
+               and (str(t.get("title") or "").split() or [""])[0].lower() in finishes]
+    return best(fitting, words(what)) or _task_named(chat, what)
+
+
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
-_SAME_DONE = {"get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect"},
+_SAME_DONE = {"drop": {"drop", "return", "bring", "hand", "deliver", "send"}, "bring": {"bring", "return"},
+              "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect", "buy"},
               "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
 
 
@@ -360,7 +469,7 @@ def _drop(chat: Chat, text: str) -> Reply | None:
     found = DROP_RE.match(text)
     if not found:
         return None
-    what = found.group("what") or found.group("what2")
+    what = found.group("what") or found.group("what2") or found.group("what3")
     task = _task_named(chat, what)
     topic = _topic_named(chat, what)
     # a plan still proposed that the words name better than an open task or topic: no to it
@@ -415,7 +524,11 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("You're welcome!", [], "thanks")
     if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
-        if waiting is not None:  # "great" is no answer to a proposal, but the user may think it is
+        if waiting is not None and waiting.get("just_asked") and "decide" in chat.offered:
+            # "great", "perfect thanks", "cool" said right after the proposal: pleased with it, a yes
+            return Reply("", [("decide", {"proposal": waiting["id"], "action": "approve"})],
+                         "pleased words right after a proposal")
+        if waiting is not None:  # later, "great" is no answer to a proposal, but the user may think it is
             return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
                          f"it or “no” to drop it.", [], "an acknowledgement with a proposal waiting")
         return Reply("👍", [], "an acknowledgement")
@@ -442,6 +555,22 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     return None
 
 
+_WHEN_DUE_RE = re.compile(r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
+                          r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$", re.I)
+
+
+def _when_due(chat: Chat, text: str) -> Reply | None:
+    """"When is the passport due?": the task's due day, read from the list."""
+    found = _WHEN_DUE_RE.match(text.replace("’", "'"))
+    task = _task_named(chat, found.group("what")) if found else None
+    if task is None:
+        return None
+    due = dates.parse_moment(task.get("due"), chat.tz)
+    when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
+    return Reply(f"“{task.get('title')}” is due {when}." if when else f"“{task.get('title')}” has no due date.", [],
+                 "when a task is due")
+
+
 def _payment(chat: Chat, text: str) -> Reply | None:
     """"The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
     title, due that day (not an official deadline's forms plan). "add …" names its own task."""
@@ -458,7 +587,7 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+)?|"
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}|"
                               rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
                               rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
@@ -484,7 +613,17 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     return (travel, None, place) if place is not None else None
 
 
+_MY_DAY_TODAY_RE = re.compile(r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>birthday|bday|anniversary|name day)"
+                              r"(?:\s+today)?\s*[!.]*\s*$", re.I)
+
+
 def _life_event(chat: Chat, text: str) -> Reply | None:
+    mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
+    if mine:  # nothing left to plan for a day that is here: a word back
+        return Reply(f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
+                     [], "the user's own day, today")
+    if acts.commanded(text):
+        return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:
         event, trigger = matched
@@ -509,7 +648,7 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
         what, _ = _split_when(todo.group("what"), chat)
         if words(what):
             title = _title(POSSESSIVE_RE.sub("", what))
-    start = found[0]
+    start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
     start_day = dates.local_date(start.value, chat.tz)
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
     calls = plan_calls(event, title, dates.iso(start.value), going.stay_end(text, start_day), start_day, chat.today,
@@ -561,6 +700,13 @@ def _add(chat: Chat, text: str) -> Reply | None:
         args["due"] = dates.iso(when.value)
         rule += f" ({when.stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
+
+def _command(chat: Chat, text: str) -> Reply | None:
+    """"Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    if not acts.commanded(text):
+        return None
+    return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
+
 
 ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
                       r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")

@@ -268,6 +268,15 @@ def topic(chat: Chat, text: str) -> Reply | None:
     return Reply(f"Open in {title}:\n" + _dated_lines(chat, tasks), [], "look at a topic")
 
 
+def topic_unknown(chat: Chat, text: str) -> Reply | None:
+    """"Anything left for the ski trip?", no open topic named so: the tasks the words name, else all open ones."""
+    phrase = (found := TOPIC_LOOK_RE.match(text)) and words(found.group("topic")) and found.group("topic").strip(" ?.!")
+    named = [t for t in chat.tasks if t.get("status", "open") == "open" and words(phrase) & words(str(t.get("title")))]
+    if phrase and named:
+        return Reply(f"About “{phrase}”:\n" + _dated_lines(chat, named), [], "look at tasks named by an unknown topic")
+    return Reply(f"I don't have a topic called “{phrase}”. {task_list(chat)}", [], "a missing topic") if phrase else None
+
+
 def _which(named: list[dict], rule: str) -> Reply | None:
     """Two or more topics share the words: which one is asked, not guessed (None when none has them)."""
     if not named:

@@ -21,16 +21,18 @@ AMOUNT_RE = re.compile(rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_N
                        rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
 # the words that make it a payment: paying, or a thing that is paid
 PAY_RE = re.compile(r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
+                    r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
                     r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b", re.I)
 _PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
 NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
+                           r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
                            r"\b(?:refund|receipt|save|discount|offer)\b", re.I)
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
 _THING_BEFORE_AMOUNT = re.compile(r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
                                   r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
-                                  r"is|are)\s*$", re.I)
+                                  r"is|are|wants|asks for|charges|requests)\s*$", re.I)
 _THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
                               r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
                               r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"
@@ -99,7 +101,9 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
         amount = None
     if not thing:
         return None
-    found = [f for f in dates.search(text, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
+    # a sum is no date ("the gym fee of €35 needs paying by Feb 1": not the year 2035)
+    unpriced = AMOUNT_RE.sub(lambda m: " " * len(m.group(0)), text)
+    found = [f for f in dates.search(unpriced, now, tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
     if not found:
         return None
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from wilson.model.offline.framing import unframed
+from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
 
 INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
@@ -47,8 +48,15 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
            r"thank you|[!.,:)?]+))*\s*")
-GREETING_RE = re.compile(rf"^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening))\b{_AROUND}$", re.I)
-THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}$", re.I)
+# a season's wish said with a greeting or alone: "hi wilson, happy new year!"
+_WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
+GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
+                         rf"afternoon)\b{_AROUND}{_WISH}|"
+                         rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
+                         rf"{_AROUND}$", re.I)
+# thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
+_PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
+THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
 # words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
@@ -56,7 +64,8 @@ PLEASED_WORDS = frozenset({"ok", "okay", "cool", "great", "nice", "perfect", "fi
                            "excellent", "super", "brilliant", "wonderful", "good", "sounds", "looks", "thanks", "thank",
                            "you", "that's", "very"})
 ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
-                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask))\b{_AROUND}\??$", re.I)
+                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask)|"
+                          rf"(?:can|could) you help(?: me)?)\b{_AROUND}\??$", re.I)
 ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
                          rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
 # "what time is it?", "what's the date?", "what day is it today?": the whole message asks the time or the day, read
@@ -76,7 +85,8 @@ MISSED_RE = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morn
                        r"(?:\s+(?:today|lately|so far|since|then|wilson|while i was (?:away|out|gone|asleep)|"
                        r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$")
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
-BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b{_AROUND}$", re.I)
+BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b"
+                    rf"(?:\s+(?:for now|then|later|soon|tomorrow|tonight|next week))?{_AROUND}$", re.I)
 # how the user is or where, and nothing more: a word back, not "I didn't understand that"
 _NOW_WORDS = (r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
               r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
@@ -113,7 +123,9 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
     without its question ("can you add milk?" is "add milk"). Where or how the user is, and when, is kept
-    whole: "heading out, back at 6" is no lead to "back at 6"."""
+    whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
+    words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
+    text = spelled_out(text)
     while ((lead := LEAD_RE.match(plain := text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
            and not _BARE_ANSWER.match(text, lead.end())
            and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))):
@@ -135,7 +147,18 @@ DONE_RES = [
     re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
                r"(?P<what>.+)$", re.I),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
-    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:done|finished|complete|completed)\b", re.I),
+    # "passport renewal done", "flights all sorted": a thing named, then done (not "all done", "I'm done")
+    re.compile(r"^\s*(?:the\s+|my\s+)?(?P<what>(?!(?:all|i'?m|we'?re|it'?s|that'?s|everything|we|i|you)\b)[\w' ]{3,40}?)"
+               r"\s+(?:all\s+)?(?:done|finished|sorted)[\s.!✓✅]*$", re.I),
+    # a note ticked off: "passport: done", "flights - done ✓"
+    re.compile(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
+    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
+               r"taken care of|handled|dealt with)\b", re.I),
+    # "I took care of the flights", "got the flights sorted", "dealt with the passport"
+    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
+               r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$", re.I),
+    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
+               r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$", re.I),
 ]
 LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
                      r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
@@ -156,7 +179,8 @@ MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|
                              r"remind(?:ing)? me)\b", re.I)
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
 # own verb asks (paid → Pay rent); a need, a miss or a question is not a done
-DONE_VERBS = {"paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
+DONE_VERBS = {"dropped off": "drop", "brought back": "bring", "took back": "bring", "handed back": "hand",
+              "paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
               "bought": "buy", "filed": "file", "submitted": "submit", "signed": "sign", "packed": "pack",
               "ordered": "order", "returned": "return", "wrote": "write", "emailed": "email", "replied to": "reply",
               "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
@@ -188,15 +212,16 @@ MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|
                      r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
 DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
                      r"never ?mind)\s+"
-                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*i (?:don'?t|do not) need to (?P<what2>.+?)"
-                     r"(?:\s+any\s?more)?\s*[.!]*$", re.I)
+                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
+                     r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"
+                     r"|^\s*(?:i'?ve|i have|we'?ve|we have)?\s*decided (?:not to|against) (?P<what3>.+?)\s*[.!]*$", re.I)
 CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
                       r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
                       re.I)
 RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
 # "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
-ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
+ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
                     + _PUT_ON_LIST + "|"
                     r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
                     r"\s*[.!]*$", re.I)

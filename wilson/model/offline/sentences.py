@@ -36,3 +36,25 @@ def split(text: str) -> list[str]:
         sentences.append(line[start:])
     kept = [s.strip() for s in sentences if s.strip()]
     return [s for s in kept if not _SALUTATION.match(s) and not _CLOSING.match(s)] or kept
+
+
+# "Dear parents, please return …", "Hi Sam, could you …": a letter's salutation before its first sentence;
+# "… Thank you, Ms Becker", "… Regards, City Library": its closing after the last
+_OPENING = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^,.!?\n]{0,40},\s*(?=\S)", re.I)
+# (a closing is signed: "add pay rent by Friday, thanks" is no letter)
+_SIGNED = re.compile(r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
+                     r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen)"
+                     r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+[A-Z][\w.'-]*){0,5}[\s.,!]*$")
+
+
+def letter_body(text: str) -> tuple[str, bool]:
+    """A pasted letter's words without its salutation and closing, and whether it is one (then its requests are the
+    sender's, asked of the user): opened with "Dear …" or signed. "Hello, can you call the bank?" is a chat line."""
+    opened = _OPENING.match(text or "")
+    body = _OPENING.sub("", text or "", count=1)
+    signed = _SIGNED.search(body)
+    if signed and body[:signed.start()].strip():
+        body = body[:signed.start()] + (body[signed.start()] if body[signed.start()] in ".!?" else "")
+    body = body.strip()
+    letter = bool(signed) or bool(opened and re.match(r"\s*(?:dear|to whom)\b", opened.group(0), re.I))
+    return (body, True) if letter and body else (text, False)

@@ -14,11 +14,16 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 YES = ("yes", "yeah", "yep", "yup", "sure")
 NO = ("no", "nope", "nah")
+# the yes and no of the other languages dates are read in, exactly as written (one edit from "si" is "so")
+_ELSEWHERE = {"ja": "yes", "jep": "yes", "oui": "yes", "si": "yes", "sí": "yes", "nein": "no", "non": "no"}
 # real words one edit from an answer that say something else
 _OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
                           "note", "none", "nose", "node", "nice", "nat", "nap"})
 _FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
-                   "sir", "mate"})
+                   "sir", "mate",
+                   # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
+                   "perfect", "great", "good", "fine", "cool", "lovely", "awesome", "nice", "excellent", "that's",
+                   "thats", "sounds", "looks", "right", "correct", "exactly"})
 
 
 def word_answer(word: str) -> str | None:
@@ -26,6 +31,8 @@ def word_answer(word: str) -> str | None:
     word = re.sub(r"(\w)\1{2,}", r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
     if word in ("y", "n"):
         return "yes" if word == "y" else "no"
+    if word in _ELSEWHERE:
+        return _ELSEWHERE[word]
     if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS:
         return None
     best: tuple[int, str] | None = None

@@ -1,0 +1,87 @@
+"""A message as it was meant, before the rules read it: the shorthand people type on a phone ("tmrw", "pls", "abt",
+"can u") and a date word or "remind" mistyped ("wendesday", "tomorow", "remnd") read as the word.
+
+The shorthand is the ordinary texting vocabulary, whole words only. A typo is matched by distance (one edit, two in a
+long word: Damerau-Levenshtein, rapidfuzz) against the few words the rules key on (days, months, "tomorrow",
+"tonight", "remind"), never against the user's own words: "Monaco" stays Monaco, "sunday" is already right.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+_SHORTHAND = {
+    "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow", "tomoz": "tomorrow",
+    "2moro": "tomorrow", "2morrow": "tomorrow", "2morow": "tomorrow", "tonite": "tonight", "2nite": "tonight",
+    "abt": "about", "u": "you", "ur": "your", "pls": "please", "plz": "please", "pleas": "please", "b4": "before",
+    "wk": "week", "nxt": "next", "mins": "minutes", "hrs": "hours", "thx": "thanks", "thanx": "thanks",
+    "bday": "birthday", "appt": "appointment", "cuz": "because", "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't", "didnt": "didn't",
+    "gonna": "going to", "gotta": "got to", "wanna": "want to", "hafta": "have to", "needa": "need to",
+}
+# the words the rules key on, as a typo of one is read
+_KEY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "tonight",
+              "january", "february", "august", "september", "october",
+              "november", "december", "remind", "weekend", "morning", "evening", "afternoon")
+# real words near a key word that mean something else
+_REAL_WORDS = frozenset({"mundane", "sundae", "sundry", "afternoons", "marc", "marches", "remand", "rewind", "remains",
+                         "reminds", "tonights", "friday's", "evenings", "mornings", "mourning", "weekends", "marched",
+                         "juice", "julie", "tuesdays", "mondays", "fridays", "sundays", "saturdays", "thursdays",
+                         "wednesdays", "augusta", "junes", "jules", "april's", "morrow", "tomorrows",
+                         # the same words in the languages the dates are read in (German, French, Spanish)
+                         "januar", "februar", "oktober", "dezember", "septembre", "octobre", "novembre", "decembre",
+                         "agosto", "octubre", "noviembre", "diciembre", "septiembre", "sonntag", "freitag"})
+_WORD = re.compile(r"(?<![\w'])[\w']+(?![\w'])")
+
+
+_HOURS = {w: str(n) for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_HOUR_WORD = "|".join(_HOURS)
+# an hour said in words where a clock is meant: "at seven", "half past seven", "seven thirty", "eight pm"
+_CLOCK_WORDS = re.compile(rf"\b(?P<lead>at|past|around|until|till|half|quarter to)\s+(?P<n>{_HOUR_WORD})"
+                          rf"(?:\s+(?P<minl>thirty|fifteen|forty-?five))?\b"
+                          rf"(?!\s+(?:of|point|days?|weeks?|months?|years?|people|times)\b)"
+                          rf"|\b(?P<n2>{_HOUR_WORD})(?:\s+(?P<min>thirty|fifteen|forty-?five))?(?=\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
+                          rf"|\b(?P<n3>{_HOUR_WORD})\s+(?P<min3>thirty|fifteen|forty-?five)\b", re.I)
+_MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
+
+
+def plain(text: str) -> str:
+    """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
+    shows them; everything else as it was."""
+    text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+    text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
+    return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
+
+
+# "in a couple of days", "a few weeks": a count the date reader reads
+_FEW = re.compile(r"\b(?:a\s+)?(?P<few>couple(?:\s+of)?|few)\s+(?P<unit>minutes|hours|days|weeks|months)\b", re.I)
+_NOON = re.compile(r"\b(?P<lead>at|by|before|until|till|around|after)\s+(?:12\s+)?(?:noon|midday)\b", re.I)
+
+
+def _clock(match: re.Match) -> str:
+    if match.group("lead"):
+        minute = match.group("minl")
+        return f"{match.group('lead')} {_HOURS[match.group('n').lower()]}" + (
+            f":{_MINUTES[minute.lower().replace('-', '')]}" if minute else "")
+    hour = _HOURS[(match.group("n2") or match.group("n3")).lower()]
+    minute = match.group("min") or match.group("min3")
+    return f"{hour}:{_MINUTES[minute.lower().replace('-', '')]}" if minute else hour
+
+
+def _plain_word(match: re.Match) -> str:
+    word = match.group(0)
+    lower = word.lower()
+    if lower in _SHORTHAND:
+        said = _SHORTHAND[lower]
+        if lower == "u" and match.string[match.end():match.end() + 1] == ".":
+            return word  # "U.S."
+        return said[:1].upper() + said[1:] if word[:1].isupper() and lower not in ("im", "ive") else said
+    if len(lower) < 5 or not lower.isalpha() or lower in _KEY_WORDS or lower in _REAL_WORDS:
+        return word
+    for key in _KEY_WORDS:  # six letters and more: a five-letter one is a name too often ("Marco", not March)
+        allowed = 2 if len(key) >= 8 else 1
+        if key[0] == lower[0] and abs(len(key) - len(lower)) <= allowed \
+                and DamerauLevenshtein.distance(lower, key, score_cutoff=allowed) <= allowed:
+            return key.capitalize() if word[:1].isupper() else key
+    return word
