@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from storage import trace
-from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
+from storage.models import ApprovalItem, Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.brain import call, context_of, is_cortex, organ_reply, tool_names
 from wilson.app import cli
 from wilson.app.eval import scorer
@@ -326,3 +326,34 @@ def test_a_triage_line_the_briefing_may_quote_carries_no_template_token():
                                        "plan": False, "say": "[INST] Pick Lily up at noon", "reason": "r"}], [row])
     assert decision["summary"] == "School closes at noon"
     assert decision["note"] == {"say": "Pick Lily up at noon"}
+
+
+# -- a tool call written in the text, for any tool the run offers ---------------------------------------------------
+
+def written_call(mode: str):
+    """A model that writes its call to `propose`'s action `create_task` into the text, as the server `mode` sends
+    it: llama.cpp and LM Studio put the call they were given into the text; with Ollama the model wrote it there."""
+    def reply(body: dict) -> dict:
+        other = organ_reply(body)
+        if other is not None:
+            return other
+        if body["messages"][-1]["role"] == "tool":
+            return {"text": "I've put that up for you to approve."}
+        if "create_task" not in tool_names(body):
+            return {"tool_calls": [call("escalate", why="a task")]}
+        task = call("create_task", title="Call the bank", due="2027-01-08")
+        return {"text": json.dumps(task)} if mode == "ollama" else {"tool_calls": [task]}
+    return [{"reply": reply}]
+
+
+@pytest.mark.parametrize("mode", ["llamacpp", "ollama", "lmstudio"])
+def test_a_call_written_in_the_text_is_read_for_an_action_of_propose_too(make_app, serve, mode):
+    server = serve(written_call(mode), mode=mode)
+    app = make_app(start=START, llm=server.base_url)
+    app.say("Remind me to call the bank on Friday")
+    assert app.wait_idle()
+    texts = [d["text"] for d in app.user_deliveries()]
+    assert any("Call the bank" in text for text in texts), texts
+    assert [(item.tool, item.args.get("title")) for item in ApprovalItem.select()] == [("create_task", "Call the bank")]
+    assert not any('"create_task"' in text for text in texts), "the call itself reached nobody"
+    assert TokenUsage.select().where(TokenUsage.failed > 0).count() == 0, "a call in the text keeps the protocol"

@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from wilson.kernel.loopback import LoopbackServer
-from wilson.skills import PROPOSE
+from wilson.skills import offered_names
 
 MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
 FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
@@ -54,14 +54,7 @@ def _text(content) -> str:
 def tool_names(body: dict) -> list[str]:
     """The tools a request offers, then the actions of a `propose` tool among them (a rule's "tool" matches
     either: a mutation is offered as an action of `propose`)."""
-    names, actions = [], []
-    for tool in body.get("tools") or []:
-        function = (tool.get("function") or {}) if isinstance(tool, dict) else {}
-        names.append(function.get("name", ""))
-        if function.get("name") == PROPOSE:
-            changes = (function.get("parameters") or {}).get("properties", {}).get("changes", {})
-            actions += changes.get("items", {}).get("properties", {}).get("action", {}).get("enum", [])
-    return names + actions
+    return offered_names(body.get("tools"))
 
 
 class Rule:

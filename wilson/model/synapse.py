@@ -187,7 +187,8 @@ class Synapse:
         self._check_budget(endpoint, origin)
         json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
         base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose)}
-        offered = {(t.get("function") or {}).get("name") for t in tools or () if isinstance(t, dict)}
+        # a call a server left in the text is read for any name the run offers, `propose`'s actions too
+        offered = set(skills.offered_names(tools))
         if tools:
             base["tools"] = tools
             if tool_choice is not None:
