@@ -149,6 +149,28 @@ def test_calls_are_sized_by_the_kind_of_job(serve, connect):
     assert [r["body"]["max_tokens"] for r in server.requests] == [200, 1024, 300, 500, 1024]
 
 
+def test_a_job_over_few_things_is_given_fewer_tokens_than_a_big_one(serve, connect):
+    server = serve([{"reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]}}])
+    synapse = connect(server.base_url)
+    for purpose, items in [("triage", 1), ("triage", 3), ("triage", 40), ("memory", 2), ("arousal", 1),
+                           ("arousal", 30)]:
+        synapse.chat("fast", ASK, tools=[TASK_TOOL], purpose=purpose, items=items)
+    assert [r["body"]["max_tokens"] for r in server.requests] == [320, 640, 1024, 320, 100, 200]
+    connect(server.base_url, max_tokens_triage=200).chat("fast", ASK, tools=[TASK_TOOL], purpose="triage", items=3)
+    assert server.requests[-1]["body"]["max_tokens"] == 200, "a ceiling set lower is kept"
+
+
+def test_one_mail_is_triaged_in_a_third_of_the_tokens_a_full_batch_may_take(make_app, serve):
+    server = serve([{"reply": lambda body: organ_reply(body) or {"text": ""}}])
+    app = make_app(start=START, llm=server.base_url)
+    app.inject_buffered("email", "Email from landlord@example.com: the heating is fixed\nAll done.",
+                        {"from": "landlord@example.com", "subject": "heating"})
+    app.sync()
+    assert app.wait_idle()
+    [triage] = [r["body"] for r in server.requests if "triage" in tool_names(r["body"])]
+    assert triage["max_tokens"] == 320
+
+
 # -- end to end: a weak model behind a real server -------------------------------------------------------------------
 
 def weak(body: dict) -> dict:

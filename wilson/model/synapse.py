@@ -169,12 +169,14 @@ class Synapse:
 
     def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
              response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
-             context: dict | None = None, expect: str | None = None, purpose: str | None = None) -> ChatResult:
+             context: dict | None = None, expect: str | None = None, purpose: str | None = None,
+             items: int | None = None) -> ChatResult:
         """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
         "arousal", ...); only the offline rules read it, a model reads the messages. `expect`: what the answer
         must be (wilson/model/protocol.py; a required tool_choice implies a call); an answer that breaks it, or
         whose text carries template tokens, is a failed run of the role's model: the offline rules answer
-        instead. `purpose`: the kind of job (arousal, triage, reply, background), which sizes max_tokens."""
+        instead. `purpose`: the kind of job (arousal, triage, reply, background, memory), which sizes max_tokens,
+        and `items`, how many things the job is about (a triage batch's rows), which sizes it smaller."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
         if origin not in ORIGINS:
@@ -186,7 +188,7 @@ class Synapse:
         endpoint = self.endpoints[role]
         self._check_budget(endpoint, origin)
         json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
-        base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose)}
+        base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose, items)}
         # a call a server left in the text is read for any name the run offers, `propose`'s actions too
         offered = set(skills.offered_names(tools))
         if tools:
@@ -643,10 +645,16 @@ def _atomic():
 
 # max_tokens by the kind of job (`purpose`), when [llm] max_tokens_<purpose> (or <role>_max_tokens_<purpose>) does not
 # say otherwise; never above the role's own max_tokens
-PURPOSE_TOKENS = {"arousal": 200, "triage": 1024, "reply": 600, "background": 500}
+PURPOSE_TOKENS = {"arousal": 200, "triage": 1024, "reply": 600, "background": 500, "memory": 1024}
+# A job over `items` things (a triage batch's rows, the candidates of a night's memories) is given this much for
+# the answer and this much more per thing, up to the ceiling above: a verbose model's whole answer for a batch of
+# one fits in a fifth of the ceiling, and a weak model that rambles instead of calling stops there
+PER_ITEM_TOKENS = {"arousal": (80, 20), "triage": (160, 160), "memory": (120, 100)}
 
 
-def sized_tokens(config, endpoint: Endpoint, purpose: str | None) -> int:
+def sized_tokens(config, endpoint: Endpoint, purpose: str | None, items: int | None = None) -> int:
+    """max_tokens of one call: the role's, or its purpose's ceiling (`[llm] max_tokens_<purpose>`), made smaller
+    for a job over few `items` (PER_ITEM_TOKENS)."""
     if purpose is None:
         return endpoint.max_tokens
     if purpose not in PURPOSE_TOKENS:
@@ -656,6 +664,9 @@ def sized_tokens(config, endpoint: Endpoint, purpose: str | None) -> int:
         wanted = int(value) if value not in (None, "") else PURPOSE_TOKENS[purpose]
     except (TypeError, ValueError):
         wanted = PURPOSE_TOKENS[purpose]
+    if items is not None and purpose in PER_ITEM_TOKENS:
+        base, each = PER_ITEM_TOKENS[purpose]
+        wanted = min(wanted, base + each * max(1, items))
     return max(1, min(endpoint.max_tokens, wanted))
 
 
