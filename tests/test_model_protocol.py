@@ -131,6 +131,46 @@ def test_template_text_is_a_failed_run_answered_by_the_rules_and_counted(serve, 
                                                 "failure": "its text carries chat-template tokens ('<<SYS>>')"}
 
 
+def test_a_model_that_breaks_the_protocol_run_after_run_rests_and_is_asked_again_later(serve, connect, monkeypatch):
+    from channels.views import failure_lines
+    from wilson.kernel import clock as clockmod
+
+    behaved = {"now": False}
+    server = serve([{"reply": lambda body: {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]}
+                     if behaved["now"] else {"text": "Sure! I had a look at it and all seems fine."}}])
+    synapse = connect(server.base_url, rest_after=2, rest_minutes=15)
+    real, ahead = clockmod.monotonic, [0.0]
+    monkeypatch.setattr(clockmod, "monotonic", lambda: real() + ahead[0])
+
+    def run(name: str):
+        with trace_scope(name):
+            return synapse.chat("deep", ASK, tools=[TASK_TOOL], expect=protocol.DECISION)
+
+    def later(minutes: float):
+        synapse.clock.advance(timedelta(minutes=minutes))
+        ahead[0] += minutes * 60
+
+    assert run("r1").offline and run("r2").offline and len(server.requests) == 2
+    assert run("r3").offline and len(server.requests) == 2, "resting: the model is not asked"
+    [fallback] = [t.reason for t in trace.path("r3") if t.stage == "fallback"]
+    assert fallback == "deep: offline fallback (the model is resting after 2 failed runs in a row, until Tue 07:15)"
+    [line] = [line for line in failure_lines() if "resting" in line]
+    assert line == ("model deep: resting after 2 failed runs in a row (last: the background run ended with free text "
+                    "and no tool call): the offline rules answer its runs until 2027-01-05 07:15, then one run asks "
+                    "the model again.")
+    assert synapse.failures_today()["deep"]["failed"] == 2, "a run the model was not asked is no failure of it"
+
+    later(16)
+    assert run("r4").offline and len(server.requests) == 3, "after the rest, one run asks the model"
+    later(16)
+    assert run("r5").offline and len(server.requests) == 3, "it failed again: the next rest is twice as long"
+    later(15)
+    behaved["now"] = True
+    assert not run("r6").offline and len(server.requests) == 4
+    assert not run("r7").offline and len(server.requests) == 5, "it keeps the protocol: no rest any more"
+    assert not [line for line in failure_lines() if "resting" in line]
+
+
 def test_a_run_past_its_time_limit_is_answered_by_the_rules(serve, connect):
     server = serve([{"reply": {"text": "slow"}, "latency_ms": 3000}])
     synapse = connect(server.base_url, run_seconds=0.5)

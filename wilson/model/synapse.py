@@ -68,6 +68,9 @@ OFFLINE_SPENT_SECONDS = 1.0  # how long a role answered by the offline rules tru
 FALLBACK_REASON = "offline fallback (model unreachable)"
 PROTOCOL_REASON = "offline fallback (the model broke the protocol: {})"
 BAD_JSON_TWICE = "tool arguments not valid JSON twice in a row"
+REST_KEY = "model:resting"  # Setting: {role: {"until": iso, "failed": n, "why": last failure}} while a role rests
+RESTING_REASON = "offline fallback (the model is resting after {} failed runs in a row, until {})"
+REST_LIMIT_SECONDS = 86400.0  # the longest rest: a model that never keeps the protocol is still asked once a day
 DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
 DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
                "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
@@ -112,6 +115,10 @@ class Synapse:
         self._down_noticed = False  # the stored "down" state was read or written by this process
         self._down_roles_stored: set[str] = set()
         self._offline_spent: dict[str, tuple[str, int, float]] = {}  # role -> (day, tokens, monotonic read time)
+        # role -> failed runs in a row; role -> (rest ends on the domain clock, on the monotonic clock, how many
+        # rests in a row): see _rest
+        self._strikes: dict[str, int] = {}
+        self._rest: dict[str, tuple[datetime, float, int]] = {}
         self._closers: list = []
         self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
         self._transports = {}
@@ -139,6 +146,7 @@ class Synapse:
                 if self._http is None:
                     self._http = HttpTransport()
                 self._transports[role] = self._http
+        self._restore_rests()
         record_dir = str(config.get("llm", "record") or "")
         if record_dir and self._http is not None:
             self.recorder = Recorder(record_dir)
@@ -202,6 +210,12 @@ class Synapse:
         ruled_for_run = (getattr(_scope, "ruled", None) or {}).get(role) if modelled else None
         if ruled_for_run is not None:  # the model broke the protocol earlier in this run: the rules finish it
             return self._ruled(endpoint, base, context, trace_id, json_wanted, ruled_for_run, count=False)
+        resting = self.resting(role) if modelled else None
+        if resting is not None:  # it broke the protocol run after run: the rules answer until its rest ends
+            scope = getattr(_scope, "ruled", None)
+            if scope is not None:
+                scope[role] = resting
+            return self._ruled(endpoint, base, context, trace_id, json_wanted, resting, count=False, reason=resting)
         deadline = self._deadline(endpoint, origin) if modelled else None
         prompt_total = completion_total = 0
         for repair_round in (False, True):
@@ -236,6 +250,7 @@ class Synapse:
                 if problem is not None:
                     logger.info("{} model {} broke the protocol: {}", role, model, problem)
                     return self._ruled(endpoint, base, context, trace_id, json_wanted, problem, count=True)
+                self._kept_protocol(role)
             result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
                                 completion_tokens=completion_total, model=model, offline=ruled,
                                 rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
@@ -249,16 +264,20 @@ class Synapse:
         raise AssertionError("unreachable")
 
     def _ruled(self, endpoint: Endpoint, base: dict, context: dict | None, trace_id: str | None,
-               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=()) -> ChatResult:
+               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=(),
+               reason: str | None = None) -> ChatResult:
         """The offline rules' answer to a call whose model failed the run (`why`), traced as a fallback with
-        the reason; `count`: this is the failure itself (counted for the role), not a later call of its run."""
+        the reason (`reason`, when it is not the broken protocol); `count`: this is the failure itself (counted
+        for the role, and towards its rest), not a later call of its run."""
         role = endpoint.role
         if count:
             self._count_failure(role, why, new_run)
             ruled = getattr(_scope, "ruled", None)
             if ruled is not None:
                 ruled[role] = why
-        body, _, _, _ = self._fallback(endpoint, base, context, reason=PROTOCOL_REASON.format(why), down=False)
+            self._struck(role, why)
+        body, _, _, _ = self._fallback(endpoint, base, context, reason=reason or PROTOCOL_REASON.format(why),
+                                       down=False)
         text, calls = parse_reply(body, json_wanted, offered)
         result = ChatResult(text=text, tool_calls=calls, prompt_tokens=0, completion_tokens=0, model="offline",
                             offline=True, rule=str((body.get("offline") or {}).get("rule") or ""))
@@ -297,6 +316,78 @@ class Synapse:
              .execute())
         except peewee.PeeweeException as exc:
             logger.error("could not count a failed run of the {} model: {}", role, exc)
+
+    # -- a model that keeps breaking the protocol rests --------------------------------------------------------
+
+    def resting(self, role: str) -> str | None:
+        """Why the role's model is resting (the fallback's reason), or None when its runs go to the model.
+
+        After [llm] rest_after failed runs in a row, a role's runs are answered by the offline rules for
+        rest_minutes, each rest that ends in one more failed run twice as long as the one before (at most a
+        day); then one run asks the model again, and a run that keeps the protocol ends the rests. Both clocks
+        must have passed the end: simulated hours do not change a model, and a stopped one does not keep it
+        resting longer than real minutes either."""
+        rest = self._rest.get(role)
+        if rest is None or (self.clock.now() >= rest[0] and clockmod.monotonic() >= rest[1]):
+            return None
+        until = clockmod.as_utc(rest[0]).astimezone(self.config.timezone)
+        return RESTING_REASON.format(self._strikes.get(role, 0), f"{until:%a %H:%M}")
+
+    def _restore_rests(self) -> None:
+        """A rest outlasts a restart: the stored ones still running go on, for what is left of them."""
+        try:
+            stored = kv.get_setting(REST_KEY) or {}
+            now = self.clock.now()
+            for role, value in stored.items():
+                if role not in ROLES or self._transports[role].kind == "offline":
+                    continue
+                until = datetime.fromisoformat(value["until"])
+                left = (until - now).total_seconds()
+                if left > 0:
+                    self._rest[role] = (until, clockmod.monotonic() + left, 0)
+                    self._strikes[role] = int(value.get("failed") or 0)
+        except (peewee.PeeweeException, KeyError, TypeError, ValueError, AttributeError) as exc:
+            logger.debug("no stored rests of the models read: {}", exc)
+
+    def _struck(self, role: str, why: str) -> None:
+        """One more failed run in a row: at rest_after of them the role rests (longer after each probe that failed)."""
+        after = int(_number_setting(self.config, role, "rest_after", 2))
+        with self._lock:
+            strikes = self._strikes[role] = self._strikes.get(role, 0) + 1
+            if not after or strikes < after:
+                return
+            rests = self._rest[role][2] + 1 if role in self._rest else 0
+            seconds = min(REST_LIMIT_SECONDS, _number_setting(self.config, role, "rest_minutes", 15.0) * 60 * 2 ** rests)
+            until = self.clock.now() + timedelta(seconds=seconds)
+            self._rest[role] = (until, clockmod.monotonic() + seconds, rests)
+        logger.warning("{} model broke the protocol in {} runs in a row; the offline rules answer its runs for {:g} min",
+                       role, strikes, seconds / 60)
+        try:
+            with _atomic():
+                value = dict(kv.get_setting(REST_KEY) or {})
+                value[role] = {"until": until.isoformat(), "failed": strikes, "why": why[:200]}
+                kv.put_setting(REST_KEY, value)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the {} model rests: {}", role, exc)
+
+    def _kept_protocol(self, role: str) -> None:
+        """A modelled answer that kept the protocol: the failures in a row, and any rest, are over."""
+        with self._lock:
+            self._strikes.pop(role, None)
+            rested = self._rest.pop(role, None) is not None
+        if not rested:
+            return
+        logger.info("{} model keeps the protocol again; its runs go to it", role)
+        try:
+            with _atomic():
+                value = dict(kv.get_setting(REST_KEY) or {})
+                if value.pop(role, None) is not None:
+                    if value:
+                        kv.put_setting(REST_KEY, value)
+                    else:
+                        kv.delete_setting(REST_KEY)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the {} model keeps the protocol again: {}", role, exc)
 
     def failures_today(self) -> dict[str, dict]:
         """{role: {"runs", "failed", "failure"}} for the roles a model answers, today (UTC)."""
@@ -671,6 +762,14 @@ def sized_tokens(config, endpoint: Endpoint, purpose: str | None, items: int | N
 
 
 RUN_SECONDS = 120.0
+
+
+def _number_setting(config, role: str, key: str, default: float) -> float:
+    value = setting(config, role, key)
+    try:
+        return float(value) if value not in (None, "") and float(value) >= 0 else default
+    except (TypeError, ValueError):
+        return default
 
 
 def run_seconds(config, role: str) -> float:
