@@ -419,3 +419,31 @@ def test_a_call_written_in_the_text_is_read_for_an_action_of_propose_too(make_ap
     assert [(item.tool, item.args.get("title")) for item in ApprovalItem.select()] == [("create_task", "Call the bank")]
     assert not any('"create_task"' in text for text in texts), "the call itself reached nobody"
     assert TokenUsage.select().where(TokenUsage.failed > 0).count() == 0, "a call in the text keeps the protocol"
+
+
+# -- a streamed answer that breaks the protocol is cut off where it does ---------------------------------------------
+
+def test_a_streamed_answer_is_cut_off_at_its_first_template_token_or_free_text_where_a_call_is_due(serve):
+    from wilson.model.endpoints import Endpoint
+    from wilson.model.transports import HttpTransport
+
+    story = "<<SYS>>\nOn a very sunny day in 2011, I had an idea for this month's story. " * 20
+    server = serve([{"match": {"last_contains": "story"}, "reply": {"text": story}},
+                    {"reply": {"text": "Sure! Here is what I found in your mail today, in no particular order."}}])
+    transport = HttpTransport()
+    endpoint = Endpoint(role="deep", base_url=server.base_url, models=("m",))
+    try:
+        def send(words: str, expect: str | None) -> dict:
+            return transport.send(endpoint, "m", {"model": "m", "stream": True, "messages": [
+                {"role": "user", "content": words}]}, protocol.watcher(expect))
+
+        cut = send("a story please", protocol.DECISION)
+        assert cut["stopped"] == "its text carries chat-template tokens ('<<SYS>>')"
+        assert len(cut["choices"][0]["message"]["content"]) < 32 < len(story)
+        prose = send("my mail", protocol.CALL)
+        assert prose["stopped"] == "it answered with free text instead of the required tool call"
+        assert prose["choices"][0]["message"]["content"] == "Sure! Here is what I found in yo"  # two chunks
+        whole = send("my mail", protocol.ANSWER)  # someone waits for words: words are the answer
+        assert "stopped" not in whole and whole["choices"][0]["message"]["content"].endswith("no particular order.")
+    finally:
+        transport.close()

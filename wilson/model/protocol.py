@@ -55,6 +55,26 @@ def breach(text: str | None, calls: int, expect: str | None) -> str | None:
     return None
 
 
+# What a text that carries a tool call starts with: JSON, a tag, a fence
+CALL_OPENERS = ("{", "[", "<", "`")
+EARLY_CHARACTERS = 24  # of free text before a required call is given up on
+
+
+def watcher(expect: str | None):
+    """What a streamed answer is watched for (transports.HttpTransport `watch`): the reason to stop reading it
+    as soon as it has broken the protocol in a way nothing after can mend (a template token; free text where
+    only a tool call will do), or None to read on."""
+    def watch(text: str, calls: bool) -> str | None:
+        mark = template_marks(text)
+        if mark is not None:
+            return f"its text carries chat-template tokens ({mark[:30]!r})"
+        said = text.lstrip()
+        if expect == CALL and not calls and len(said) >= EARLY_CHARACTERS and not said.startswith(CALL_OPENERS):
+            return "it answered with free text instead of the required tool call"
+        return None
+    return watch
+
+
 def clean(text: str | None, limit: int = REPLY_LIMIT) -> str:
     """`text` fit for a person: control tokens gone, a turn the model wrote for someone else cut off, a
     leading role marker dropped, at most `limit` characters (cut at a word). May be empty."""

@@ -205,6 +205,13 @@ class Synapse:
                 base["tool_choice"] = tool_choice
         if response_format:
             base["response_format"] = response_format
+        watch = None
+        if self._transports[role] is self._http and _flag(setting(self.config, role, "stream")):
+            # streamed, an answer that has already broken the protocol is cut off where it broke it, and one whose
+            # run ran out of time stops: the server does not go on generating what nobody will read
+            base["stream"] = True
+            base["stream_options"] = {"include_usage": True}
+            watch = protocol.watcher(expect)
 
         modelled = self._transports[role].kind != "offline"
         ruled_for_run = (getattr(_scope, "ruled", None) or {}).get(role) if modelled else None
@@ -220,7 +227,7 @@ class Synapse:
         prompt_total = completion_total = 0
         for repair_round in (False, True):
             try:
-                body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline)
+                body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline, watch)
             except RunOverdue as exc:
                 return self._ruled(endpoint, base, context, trace_id, json_wanted, str(exc), count=True,
                                    new_run=self._first_of_run(role, repair_round))
@@ -524,8 +531,8 @@ class Synapse:
         wait = self.backoff_base * (2 ** attempt)
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
-    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False,
-                 context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict]:
+    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False, context: dict | None = None,
+                 deadline: float | None = None, watch=None) -> tuple[dict, str, dict]:
         """`probe`: the role is known to be down; one attempt per model and a quiet log are enough.
         `deadline`: the run's wall-clock limit (monotonic): no attempt outlasts it, and none starts after it."""
         transport = self._transports[endpoint.role]
@@ -547,6 +554,7 @@ class Synapse:
                 try:
                     body = (transport.send(sent, model, payload, context)  # type: ignore[call-arg]  # offline only
                             if transport.kind == "offline"
+                            else transport.send(sent, model, payload, watch) if transport is self._http
                             else transport.send(sent, model, payload))
                 except Retryable as exc:
                     if deadline is not None and clockmod.monotonic() >= deadline:
@@ -583,8 +591,8 @@ class Synapse:
 
     # -- a model that is down ------------------------------------------------
 
-    def _answer(self, endpoint: Endpoint, base: dict, origin: str,
-                context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict, bool]:
+    def _answer(self, endpoint: Endpoint, base: dict, origin: str, context: dict | None = None,
+                deadline: float | None = None, watch=None) -> tuple[dict, str, dict, bool]:
         """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
 
         A user's call to a model that is down gets one attempt (no retries) and the honest error."""
@@ -596,7 +604,8 @@ class Synapse:
         if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
             return self._fallback(endpoint, base, context)
         try:
-            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline)
+            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline,
+                                                 watch=watch)
         except ModelUnavailable as exc:
             if not exc.unreachable:
                 raise
@@ -762,6 +771,10 @@ def sized_tokens(config, endpoint: Endpoint, purpose: str | None, items: int | N
 
 
 RUN_SECONDS = 120.0
+
+
+def _flag(value) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 def _number_setting(config, role: str, key: str, default: float) -> float:
