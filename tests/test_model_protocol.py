@@ -80,7 +80,7 @@ def test_a_clean_reply_is_left_as_written_capped_in_length_and_never_empty():
 
 def test_what_breaks_the_protocol():
     assert protocol.breach("Sure! Everything is fine.", 0, protocol.CALL) is not None
-    assert protocol.breach("", 0, protocol.CALL) is None  # nothing said decides nothing, as before
+    assert protocol.breach("", 0, protocol.CALL) == "it answered with nothing instead of the required tool call"
     assert protocol.breach("I looked at it; nothing to do.", 0, protocol.DECISION) is not None
     assert protocol.breach("", 0, protocol.DECISION) is None  # the protocol's silence
     assert protocol.breach("  ", 0, protocol.ANSWER) == "an empty answer to the user"

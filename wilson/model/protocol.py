@@ -46,8 +46,9 @@ def breach(text: str | None, calls: int, expect: str | None) -> str | None:
     if mark is not None:
         return f"its text carries chat-template tokens ({mark[:30]!r})"
     said = bool((text or "").strip())
-    if expect == CALL and not calls and said:  # saying nothing decides nothing: the caller's own case
-        return "it answered with free text instead of the required tool call"
+    if expect == CALL and not calls:  # required: silence is no answer either (the rows would wait for ever)
+        return ("it answered with free text instead of the required tool call" if said
+                else "it answered with nothing instead of the required tool call")
     if expect == DECISION and not calls and said:
         return "the background run ended with free text and no tool call"
     if expect == ANSWER and not calls and not said:

@@ -184,6 +184,9 @@ class ScriptedServer(LoopbackServer):
 
     def answer(self, body: dict, raw: bytes, headers: dict) -> tuple[int, bytes, dict]:
         headers = {k.lower(): v for k, v in headers.items()}
+        if body.get("stream") or "stream_options" in body:  # how an answer is sent is not part of the prompt
+            raw = json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
+                             ensure_ascii=False).encode()
         with self._lock:
             rule = None
             for candidate in self.rules:
@@ -216,9 +219,6 @@ class ScriptedServer(LoopbackServer):
         if callable(reply):
             reply = reply(body)
         message = self._message(reply or {}, body, serial, broken=fault == "bad_arguments")
-        if body.get("stream") or "stream_options" in body:  # how an answer is sent is not part of the prompt
-            raw = json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
-                             ensure_ascii=False).encode()
         usage = {"prompt_tokens": max(1, len(raw) // 4),
                  "completion_tokens": max(1, len(json.dumps(message)) // 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
