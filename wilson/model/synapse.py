@@ -552,10 +552,12 @@ class Synapse:
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
                 liveness.beat(sent.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
-                    body = (transport.send(sent, model, payload, context)  # type: ignore[call-arg]  # offline only
-                            if transport.kind == "offline"
-                            else transport.send(sent, model, payload, watch) if transport is self._http
-                            else transport.send(sent, model, payload))
+                    if transport.kind == "offline":
+                        body = transport.send(sent, model, payload, context)  # type: ignore[call-arg]
+                    elif transport is self._http:  # it alone reads a stream as it comes
+                        body = self._http.send(sent, model, payload, watch)
+                    else:
+                        body = transport.send(sent, model, payload)
                 except Retryable as exc:
                     if deadline is not None and clockmod.monotonic() >= deadline:
                         raise RunOverdue(f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s"
