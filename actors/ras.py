@@ -173,7 +173,7 @@ class RasActor(WilsonActor):
             try:
                 result = self.ctx.synapse.chat("reflex", scan_request(read, now, tz), tools=[AROUSAL_TOOL],
                                                origin="background", tool_choice="required", purpose="arousal",
-                                               context=scan_context(read, now, tz))
+                                               items=len(read), context=scan_context(read, now, tz))
             except SynapseError as exc:
                 logger.warning("RAS scan of {} row(s) postponed: {}", len(read), exc)
                 read = []  # not marked scanned: the next interval reads them again

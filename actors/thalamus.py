@@ -264,7 +264,7 @@ class TriageActor(WilsonActor):
             try:
                 result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
                                                origin="background", tool_choice="required", purpose="triage",
-                                               context=triage_context(batch, now, tz))
+                                               items=len(batch), context=triage_context(batch, now, tz))
             except SynapseError as exc:
                 self.postpone(batch, reason, str(exc), now)
                 postponed += len(batch)

@@ -8,7 +8,7 @@ from peewee import fn
 
 from actors.proposals.rules import OPEN
 from actors.tools import reminder_views, task_view, topic_view, visible_to
-from storage import mute, trace
+from storage import kv, mute, trace
 from storage.beliefs import behaviour_changes, memory_list
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task, TokenUsage, Topic, Trace
 from wilson.kernel import clock as clockmod
@@ -16,6 +16,7 @@ from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import resolve_endpoint
 from wilson.model.replies import cost, example_prices, prices, usd
+from wilson.model.synapse import REST_KEY
 
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
@@ -273,6 +274,18 @@ def failure_lines() -> list[str]:
         lines.append(f"model {row.role}: FIX: {row.failed} of {max(row.runs, row.failed)} runs on {row.day} broke the "
                      f"tool protocol (last: {row.failure or 'unknown'}); the offline rules handled them. "
                      "`wilson doctor` tests the model.")
+    return lines + resting_lines()
+
+
+def resting_lines() -> list[str]:
+    """Each role whose model rests after failed runs in a row (wilson/model/synapse.py `resting`)."""
+    lines = []
+    for role, value in sorted((kv.get_setting(REST_KEY) or {}).items()):
+        if not isinstance(value, dict):
+            continue
+        lines.append(f"model {role}: resting after {value.get('failed', '?')} failed runs in a row (last: "
+                     f"{value.get('why') or 'unknown'}): the offline rules answer its runs until "
+                     f"{value.get('until', '?')[:16].replace('T', ' ')}, then one run asks the model again.")
     return lines
 
 

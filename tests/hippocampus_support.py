@@ -44,8 +44,8 @@ class FakeSynapse:
         self.arguments = arguments
         self.error = error
 
-    def chat(self, role, messages, tools=None, origin="user"):
-        self.calls.append({"role": role, "messages": messages, "tools": tools, "origin": origin})
+    def chat(self, role, messages, tools=None, origin="user", **sizing):
+        self.calls.append({"role": role, "messages": messages, "tools": tools, "origin": origin, **sizing})
         if self.error is not None:
             raise self.error
         if self.arguments is not None:

@@ -236,8 +236,8 @@ def test_rows_committed_while_the_model_thinks_are_consolidated_once(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
 
     class SlowSynapse(FakeSynapse):
-        def chat(self, role, messages, tools=None, origin="user"):
-            reply = super().chat(role, messages, tools=tools, origin=origin)
+        def chat(self, role, messages, tools=None, origin="user", **sizing):
+            reply = super().chat(role, messages, tools=tools, origin=origin, **sizing)
             self.meanwhile = done_task("Renew passport", "2027-01-06", at("2027-01-09", 2))
             return reply
 

@@ -70,7 +70,7 @@ def test_with_the_model_down_a_calendar_event_gets_its_proposal_from_the_offline
     stages = [t.stage for t in path]
     assert proposal.trace_id == row.trace_id, "the event's own path"
     fallbacks = [t for t in path if t.stage == "fallback"]
-    assert len(fallbacks) == 1 and FALLBACK_REASON in fallbacks[0].reason
+    assert len(fallbacks) == 1 and FALLBACK_REASON in fallbacks[0].reason, [(t.actor, t.reason) for t in path]
     assert stages.index("fallback") < stages.index("proposed")
     # each role met the dead endpoint once; afterwards the breaker answers without a request
     assert len(requests_of(server, "fast")) == 1 and len(requests_of(server, "deep")) == 1

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from storage import trace
-from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
+from storage.models import ApprovalItem, Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.brain import call, context_of, is_cortex, organ_reply, tool_names
 from wilson.app import cli
 from wilson.app.eval import scorer
@@ -80,7 +80,7 @@ def test_a_clean_reply_is_left_as_written_capped_in_length_and_never_empty():
 
 def test_what_breaks_the_protocol():
     assert protocol.breach("Sure! Everything is fine.", 0, protocol.CALL) is not None
-    assert protocol.breach("", 0, protocol.CALL) is None  # nothing said decides nothing, as before
+    assert protocol.breach("", 0, protocol.CALL) == "it answered with nothing instead of the required tool call"
     assert protocol.breach("I looked at it; nothing to do.", 0, protocol.DECISION) is not None
     assert protocol.breach("", 0, protocol.DECISION) is None  # the protocol's silence
     assert protocol.breach("  ", 0, protocol.ANSWER) == "an empty answer to the user"
@@ -131,6 +131,46 @@ def test_template_text_is_a_failed_run_answered_by_the_rules_and_counted(serve, 
                                                 "failure": "its text carries chat-template tokens ('<<SYS>>')"}
 
 
+def test_a_model_that_breaks_the_protocol_run_after_run_rests_and_is_asked_again_later(serve, connect, monkeypatch):
+    from channels.views import failure_lines
+    from wilson.kernel import clock as clockmod
+
+    behaved = {"now": False}
+    server = serve([{"reply": lambda body: {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]}
+                     if behaved["now"] else {"text": "Sure! I had a look at it and all seems fine."}}])
+    synapse = connect(server.base_url, rest_after=2, rest_minutes=15)
+    real, ahead = clockmod.monotonic, [0.0]
+    monkeypatch.setattr(clockmod, "monotonic", lambda: real() + ahead[0])
+
+    def run(name: str):
+        with trace_scope(name):
+            return synapse.chat("deep", ASK, tools=[TASK_TOOL], expect=protocol.DECISION)
+
+    def later(minutes: float):
+        synapse.clock.advance(timedelta(minutes=minutes))
+        ahead[0] += minutes * 60
+
+    assert run("r1").offline and run("r2").offline and len(server.requests) == 2
+    assert run("r3").offline and len(server.requests) == 2, "resting: the model is not asked"
+    [fallback] = [t.reason for t in trace.path("r3") if t.stage == "fallback"]
+    assert fallback == "deep: offline fallback (the model is resting after 2 failed runs in a row, until Tue 07:15)"
+    [line] = [line for line in failure_lines() if "resting" in line]
+    assert line == ("model deep: resting after 2 failed runs in a row (last: the background run ended with free text "
+                    "and no tool call): the offline rules answer its runs until 2027-01-05 07:15, then one run asks "
+                    "the model again.")
+    assert synapse.failures_today()["deep"]["failed"] == 2, "a run the model was not asked is no failure of it"
+
+    later(16)
+    assert run("r4").offline and len(server.requests) == 3, "after the rest, one run asks the model"
+    later(16)
+    assert run("r5").offline and len(server.requests) == 3, "it failed again: the next rest is twice as long"
+    later(15)
+    behaved["now"] = True
+    assert not run("r6").offline and len(server.requests) == 4
+    assert not run("r7").offline and len(server.requests) == 5, "it keeps the protocol: no rest any more"
+    assert not [line for line in failure_lines() if "resting" in line]
+
+
 def test_a_run_past_its_time_limit_is_answered_by_the_rules(serve, connect):
     server = serve([{"reply": {"text": "slow"}, "latency_ms": 3000}])
     synapse = connect(server.base_url, run_seconds=0.5)
@@ -147,6 +187,28 @@ def test_calls_are_sized_by_the_kind_of_job(serve, connect):
     for purpose in ("arousal", "triage", "reply", "background", None):
         synapse.chat("reflex", ASK, tools=[TASK_TOOL], purpose=purpose)
     assert [r["body"]["max_tokens"] for r in server.requests] == [200, 1024, 300, 500, 1024]
+
+
+def test_a_job_over_few_things_is_given_fewer_tokens_than_a_big_one(serve, connect):
+    server = serve([{"reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]}}])
+    synapse = connect(server.base_url)
+    for purpose, items in [("triage", 1), ("triage", 3), ("triage", 40), ("memory", 2), ("arousal", 1),
+                           ("arousal", 30)]:
+        synapse.chat("fast", ASK, tools=[TASK_TOOL], purpose=purpose, items=items)
+    assert [r["body"]["max_tokens"] for r in server.requests] == [320, 640, 1024, 320, 100, 200]
+    connect(server.base_url, max_tokens_triage=200).chat("fast", ASK, tools=[TASK_TOOL], purpose="triage", items=3)
+    assert server.requests[-1]["body"]["max_tokens"] == 200, "a ceiling set lower is kept"
+
+
+def test_one_mail_is_triaged_in_a_third_of_the_tokens_a_full_batch_may_take(make_app, serve):
+    server = serve([{"reply": lambda body: organ_reply(body) or {"text": ""}}])
+    app = make_app(start=START, llm=server.base_url)
+    app.inject_buffered("email", "Email from landlord@example.com: the heating is fixed\nAll done.",
+                        {"from": "landlord@example.com", "subject": "heating"})
+    app.sync()
+    assert app.wait_idle()
+    [triage] = [r["body"] for r in server.requests if "triage" in tool_names(r["body"])]
+    assert triage["max_tokens"] == 320
 
 
 # -- end to end: a weak model behind a real server -------------------------------------------------------------------
@@ -326,3 +388,62 @@ def test_a_triage_line_the_briefing_may_quote_carries_no_template_token():
                                        "plan": False, "say": "[INST] Pick Lily up at noon", "reason": "r"}], [row])
     assert decision["summary"] == "School closes at noon"
     assert decision["note"] == {"say": "Pick Lily up at noon"}
+
+
+# -- a tool call written in the text, for any tool the run offers ---------------------------------------------------
+
+def written_call(mode: str):
+    """A model that writes its call to `propose`'s action `create_task` into the text, as the server `mode` sends
+    it: llama.cpp and LM Studio put the call they were given into the text; with Ollama the model wrote it there."""
+    def reply(body: dict) -> dict:
+        other = organ_reply(body)
+        if other is not None:
+            return other
+        if body["messages"][-1]["role"] == "tool":
+            return {"text": "I've put that up for you to approve."}
+        if "create_task" not in tool_names(body):
+            return {"tool_calls": [call("escalate", why="a task")]}
+        task = call("create_task", title="Call the bank", due="2027-01-08")
+        return {"text": json.dumps(task)} if mode == "ollama" else {"tool_calls": [task]}
+    return [{"reply": reply}]
+
+
+@pytest.mark.parametrize("mode", ["llamacpp", "ollama", "lmstudio"])
+def test_a_call_written_in_the_text_is_read_for_an_action_of_propose_too(make_app, serve, mode):
+    server = serve(written_call(mode), mode=mode)
+    app = make_app(start=START, llm=server.base_url)
+    app.say("Remind me to call the bank on Friday")
+    assert app.wait_idle()
+    texts = [d["text"] for d in app.user_deliveries()]
+    assert any("Call the bank" in text for text in texts), texts
+    assert [(item.tool, item.args.get("title")) for item in ApprovalItem.select()] == [("create_task", "Call the bank")]
+    assert not any('"create_task"' in text for text in texts), "the call itself reached nobody"
+    assert TokenUsage.select().where(TokenUsage.failed > 0).count() == 0, "a call in the text keeps the protocol"
+
+
+# -- a streamed answer that breaks the protocol is cut off where it does ---------------------------------------------
+
+def test_a_streamed_answer_is_cut_off_at_its_first_template_token_or_free_text_where_a_call_is_due(serve):
+    from wilson.model.endpoints import Endpoint
+    from wilson.model.transports import HttpTransport
+
+    story = "<<SYS>>\nOn a very sunny day in 2011, I had an idea for this month's story. " * 20
+    server = serve([{"match": {"last_contains": "story"}, "reply": {"text": story}},
+                    {"reply": {"text": "Sure! Here is what I found in your mail today, in no particular order."}}])
+    transport = HttpTransport()
+    endpoint = Endpoint(role="deep", base_url=server.base_url, models=("m",))
+    try:
+        def send(words: str, expect: str | None) -> dict:
+            return transport.send(endpoint, "m", {"model": "m", "stream": True, "messages": [
+                {"role": "user", "content": words}]}, protocol.watcher(expect))
+
+        cut = send("a story please", protocol.DECISION)
+        assert cut["stopped"] == "its text carries chat-template tokens ('<<SYS>>')"
+        assert len(cut["choices"][0]["message"]["content"]) < 32 < len(story)
+        prose = send("my mail", protocol.CALL)
+        assert prose["stopped"] == "it answered with free text instead of the required tool call"
+        assert prose["choices"][0]["message"]["content"] == "Sure! Here is what I found in yo"  # two chunks
+        whole = send("my mail", protocol.ANSWER)  # someone waits for words: words are the answer
+        assert "stopped" not in whole and whole["choices"][0]["message"]["content"].endswith("no particular order.")
+    finally:
+        transport.close()

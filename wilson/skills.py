@@ -42,6 +42,28 @@ PROPOSE = "propose"  # the one tool every mutation is offered through (actors/to
 DEFAULT_LIMIT = 300  # characters of a string argument, unless the tool says otherwise
 
 
+def offered_names(schemas) -> list[str]:
+    """The names a list of tool schemas (the wire's `tools`) lets a model call: each tool's, then the actions of a
+    `propose` tool among them (a mutation is offered as an action of `propose`, and a call by its own name is
+    read as well). Schemas of another shape are passed over."""
+    names, actions = [], []
+    for schema in schemas or ():
+        function = schema.get("function") if isinstance(schema, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        names.append(function["name"])
+        if function["name"] == PROPOSE:
+            action = _dig(function, "parameters", "properties", "changes", "items", "properties", "action")
+            actions += [a for a in (action or {}).get("enum") or () if isinstance(a, str)]
+    return names + actions
+
+
+def _dig(value, *keys):
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 # What a tool is given ----------------------------------------------------------------
 @dataclass
 class Call:

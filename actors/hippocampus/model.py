@@ -133,7 +133,7 @@ def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dic
     known |= {p for c in candidates for p in c["provenance"]}
     try:
         result = synapse.chat(role, build_request(now, candidates, episodes), tools=[RECORD_TOOL],
-                              origin="background")
+                              origin="background", purpose="memory", items=len(candidates))
     except SynapseError as exc:
         logger.warning("consolidation ran without the model: {}: {}", type(exc).__name__, exc)
         return fallback, "rules"

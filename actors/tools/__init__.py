@@ -201,13 +201,7 @@ def _offered(run: str, box: Toolbox) -> frozenset[str]:
 
 
 def names_in(schemas: list[dict]) -> set[str]:
-    names = set()
-    for schema in schemas:
-        function = schema["function"]
-        names.add(function["name"])
-        if function["name"] == PROPOSE:
-            names.update(function["parameters"]["properties"]["changes"]["items"]["properties"]["action"]["enum"])
-    return names
+    return set(skills.offered_names(schemas))
 
 
 def unoffered(name: str, args, offered_names: set[str]) -> str | None:

@@ -60,7 +60,13 @@ DEFAULTS: dict[str, dict] = {
         "max_tokens_triage": 1024,
         "max_tokens_reply": 600,
         "max_tokens_background": 500,
+        "max_tokens_memory": 1024,
         "run_seconds": 120.0,
+        # a role whose model broke the protocol in rest_after runs in a row is answered by the offline rules for
+        # rest_minutes (twice as long after each run that fails again), then asked again
+        "stream": True,  # answers read as they are written: one that breaks the protocol is cut off there
+        "rest_after": 2,
+        "rest_minutes": 15.0,
         "context_tokens": 0,  # the model's context, for `wilson doctor`; 0: unknown (asked of a llama.cpp server)
         "retries": 3,
         "daily_budget": 2_000_000,  # tokens per role per day for background work
@@ -131,10 +137,20 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "timeout": ("positive", "seconds per model call"),
         "max_tokens": ("count", "longest answer, in tokens"),
         "max_tokens_arousal": ("count", "longest answer to the RAS's urgency scan (never above max_tokens)"),
-        "max_tokens_triage": ("count", "longest triage answer for one batch (never above max_tokens)"),
+        "max_tokens_triage": ("count", "longest triage answer for one batch (never above max_tokens); a small "
+                                       "batch gets less: 160 tokens and 160 a row"),
         "max_tokens_reply": ("count", "longest answer in a run you started (never above max_tokens)"),
         "max_tokens_background": ("count", "longest answer in a background run (never above max_tokens)"),
+        "max_tokens_memory": ("count", "longest answer of the night's memory consolidation (never above max_tokens);"
+                                       " fewer candidates get less: 120 tokens and 100 a candidate"),
         "run_seconds": ("positive", "seconds one run may wait for the model; then the offline rules answer it"),
+        "stream": ("bool", "read answers as the server writes them (stream), so that one that breaks the tool "
+                           "protocol (template tokens, free text where a tool call is required) or runs out of time is "
+                           "cut off and the server stops; false for a server that cannot stream tool calls"),
+        "rest_after": ("count", "failed runs in a row (the model broke the tool protocol) after which the offline rules "
+                                "answer the role's runs for a while; 0: never"),
+        "rest_minutes": ("positive", "the first such rest; each run that fails again after one doubles it (at most a "
+                                     "day)"),
         "context_tokens": ("count", "the model's context in tokens, for `wilson doctor`; 0: unknown"),
         "retries": ("count", "tries after a failed call"),
         "daily_budget": ("count", "tokens per role per day for background work"),
@@ -206,7 +222,7 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
 }
 _ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
               "daily_budget", "user_reserve", "max_tokens_arousal", "max_tokens_triage", "max_tokens_reply",
-              "max_tokens_background", "run_seconds", "context_tokens")
+              "max_tokens_background", "max_tokens_memory", "run_seconds", "context_tokens", "stream", "rest_after", "rest_minutes")
 for _role in ROLES:
     for _key in _ROLE_KEYS:
         SCHEMA["llm"][f"{_role}_{_key}"] = (SCHEMA["llm"][_key][0], "")

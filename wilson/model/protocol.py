@@ -46,13 +46,34 @@ def breach(text: str | None, calls: int, expect: str | None) -> str | None:
     if mark is not None:
         return f"its text carries chat-template tokens ({mark[:30]!r})"
     said = bool((text or "").strip())
-    if expect == CALL and not calls and said:  # saying nothing decides nothing: the caller's own case
-        return "it answered with free text instead of the required tool call"
+    if expect == CALL and not calls:  # required: silence is no answer either (the rows would wait for ever)
+        return ("it answered with free text instead of the required tool call" if said
+                else "it answered with nothing instead of the required tool call")
     if expect == DECISION and not calls and said:
         return "the background run ended with free text and no tool call"
     if expect == ANSWER and not calls and not said:
         return "an empty answer to the user"
     return None
+
+
+# What a text that carries a tool call starts with: JSON, a tag, a fence
+CALL_OPENERS = ("{", "[", "<", "`")
+EARLY_CHARACTERS = 24  # of free text before a required call is given up on
+
+
+def watcher(expect: str | None):
+    """What a streamed answer is watched for (transports.HttpTransport `watch`): the reason to stop reading it
+    as soon as it has broken the protocol in a way nothing after can mend (a template token; free text where
+    only a tool call will do), or None to read on."""
+    def watch(text: str, calls: bool) -> str | None:
+        mark = template_marks(text)
+        if mark is not None:
+            return f"its text carries chat-template tokens ({mark[:30]!r})"
+        said = text.lstrip()
+        if expect == CALL and not calls and len(said) >= EARLY_CHARACTERS and not said.startswith(CALL_OPENERS):
+            return "it answered with free text instead of the required tool call"
+        return None
+    return watch
 
 
 def clean(text: str | None, limit: int = REPLY_LIMIT) -> str:

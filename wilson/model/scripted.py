@@ -14,7 +14,8 @@ callable(request_json) -> reply dict. Faults: "429" (with `retry_after`), "500",
 (an invalid JSON body), "bad_arguments" (tool-call arguments that are not JSON).
 The first matching rule wins; without a match the reply is empty text.
 Every request is kept in `server.requests`; every answer carries `usage`, unless a `mode` imitates a
-server that leaves it out.
+server that leaves it out. A request with `"stream": true` is answered in server-sent chunks, with the usage in
+a last chunk when `stream_options` asks for it (the prompt's tokens are counted without those two keys).
 
 `mode` imitates the response shapes of the servers the README names (what a rule's reply becomes):
 - "openai" (the default): tool calls in `tool_calls`, arguments a JSON string, `usage`.
@@ -36,7 +37,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from wilson.kernel.loopback import LoopbackServer
-from wilson.skills import PROPOSE
+from wilson.skills import offered_names
 
 MATCH_KEYS = {"role", "model", "tool", "system_contains", "last_contains", "any_contains"}
 FAULTS = {None, "429", "500", "502", "timeout", "malformed_json", "bad_arguments"}
@@ -56,14 +57,7 @@ def _text(content) -> str:
 def tool_names(body: dict) -> list[str]:
     """The tools a request offers, then the actions of a `propose` tool among them (a rule's "tool" matches
     either: a mutation is offered as an action of `propose`)."""
-    names, actions = [], []
-    for tool in body.get("tools") or []:
-        function = (tool.get("function") or {}) if isinstance(tool, dict) else {}
-        names.append(function.get("name", ""))
-        if function.get("name") == PROPOSE:
-            changes = (function.get("parameters") or {}).get("properties", {}).get("changes", {})
-            actions += changes.get("items", {}).get("properties", {}).get("action", {}).get("enum", [])
-    return names + actions
+    return offered_names(body.get("tools"))
 
 
 class Rule:
@@ -214,6 +208,9 @@ class ScriptedServer(LoopbackServer):
 
     def answer(self, body: dict, raw: bytes, headers: dict) -> tuple[int, bytes, dict]:
         headers = {k.lower(): v for k, v in headers.items()}
+        if body.get("stream") or "stream_options" in body:  # how an answer is sent is not part of the prompt
+            raw = json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
+                             ensure_ascii=False).encode()
         with self._lock:
             rule = None
             for candidate in self.rules:
@@ -258,9 +255,10 @@ class ScriptedServer(LoopbackServer):
         }
         with self._lock:
             entry["usage"] = usage
-        if self.mode != "openai":
-            return self._finish_as(entry, shaped(self.mode, response))
-        return self._finish(entry, 200, response)
+        answer = shaped(self.mode, response) if self.mode != "openai" else response
+        if isinstance(answer, dict) and body.get("stream"):
+            answer = streamed(answer, bool((body.get("stream_options") or {}).get("include_usage")))
+        return self._finish_as(entry, answer)
 
     def _finish_as(self, entry: dict, shaped_answer) -> tuple[int, bytes, dict]:
         if isinstance(shaped_answer, dict):
@@ -340,6 +338,26 @@ def shaped(mode: str, response: dict):
              for piece in chunks]
     lines[-1]["choices"][0]["finish_reason"] = "stop"
     return "".join(f"data: {json.dumps(line)}\n\n" for line in lines) + "data: [DONE]\n\n"
+
+
+def streamed(response: dict, usage: bool) -> str:
+    """A whole response sent as a server streams one when asked to: the text in pieces of a few characters, each
+    tool call in a delta of its own, the finish reason, and the usage in a last chunk when it was asked for."""
+    message = response["choices"][0]["message"]
+    head = {"id": response["id"], "object": "chat.completion.chunk", "model": response["model"]}
+
+    def chunk(delta: dict, finish=None) -> dict:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    text = message.get("content")
+    chunks = [chunk({"role": "assistant", "content": text[i:i + 16]}) for i in range(0, len(text), 16)] \
+        if text else [chunk({"role": "assistant", "content": text})]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        chunks.append(chunk({"tool_calls": [{"index": index, **call}]}))
+    chunks.append(chunk({}, response["choices"][0].get("finish_reason") or "stop"))
+    if usage and response.get("usage"):
+        chunks.append({**head, "choices": [], "usage": response["usage"]})
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
 
 
 def load_script(path: str | Path) -> ScriptedServer:

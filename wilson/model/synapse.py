@@ -68,6 +68,9 @@ OFFLINE_SPENT_SECONDS = 1.0  # how long a role answered by the offline rules tru
 FALLBACK_REASON = "offline fallback (model unreachable)"
 PROTOCOL_REASON = "offline fallback (the model broke the protocol: {})"
 BAD_JSON_TWICE = "tool arguments not valid JSON twice in a row"
+REST_KEY = "model:resting"  # Setting: {role: {"until": iso, "failed": n, "why": last failure}} while a role rests
+RESTING_REASON = "offline fallback (the model is resting after {} failed runs in a row, until {})"
+REST_LIMIT_SECONDS = 86400.0  # the longest rest: a model that never keeps the protocol is still asked once a day
 DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
 DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
                "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
@@ -112,6 +115,10 @@ class Synapse:
         self._down_noticed = False  # the stored "down" state was read or written by this process
         self._down_roles_stored: set[str] = set()
         self._offline_spent: dict[str, tuple[str, int, float]] = {}  # role -> (day, tokens, monotonic read time)
+        # role -> failed runs in a row; role -> (rest ends on the domain clock, on the monotonic clock, how many
+        # rests in a row): see _rest
+        self._strikes: dict[str, int] = {}
+        self._rest: dict[str, tuple[datetime, float, int]] = {}
         self._closers: list = []
         self.endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
         self._transports = {}
@@ -140,6 +147,7 @@ class Synapse:
                 if self._http is None:
                     self._http = HttpTransport()
                 self._transports[role] = self._http
+        self._restore_rests()
         record_dir = str(config.get("llm", "record") or "")
         if record_dir and self._http is not None:
             self.recorder = Recorder(record_dir)
@@ -181,12 +189,14 @@ class Synapse:
 
     def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
              response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
-             context: dict | None = None, expect: str | None = None, purpose: str | None = None) -> ChatResult:
+             context: dict | None = None, expect: str | None = None, purpose: str | None = None,
+             items: int | None = None) -> ChatResult:
         """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
         "arousal", ...); only the offline rules read it, a model reads the messages. `expect`: what the answer
         must be (wilson/model/protocol.py; a required tool_choice implies a call); an answer that breaks it, or
         whose text carries template tokens, is a failed run of the role's model: the offline rules answer
-        instead. `purpose`: the kind of job (arousal, triage, reply, background), which sizes max_tokens."""
+        instead. `purpose`: the kind of job (arousal, triage, reply, background, memory), which sizes max_tokens,
+        and `items`, how many things the job is about (a triage batch's rows), which sizes it smaller."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
         if origin not in ORIGINS:
@@ -198,24 +208,38 @@ class Synapse:
         endpoint = self.endpoints[role]
         self._check_budget(endpoint, origin)
         json_wanted = bool(response_format) and response_format.get("type") in JSON_FORMATS
-        base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose)}
-        offered = {(t.get("function") or {}).get("name") for t in tools or () if isinstance(t, dict)}
+        base = {"messages": list(messages), "max_tokens": sized_tokens(self.config, endpoint, purpose, items)}
+        # a call a server left in the text is read for any name the run offers, `propose`'s actions too
+        offered = set(skills.offered_names(tools))
         if tools:
             base["tools"] = tools
             if tool_choice is not None:
                 base["tool_choice"] = tool_choice
         if response_format:
             base["response_format"] = response_format
+        watch = None
+        if self._transports[role] is self._http and _flag(setting(self.config, role, "stream")):
+            # streamed, an answer that has already broken the protocol is cut off where it broke it, and one whose
+            # run ran out of time stops: the server does not go on generating what nobody will read
+            base["stream"] = True
+            base["stream_options"] = {"include_usage": True}
+            watch = protocol.watcher(expect)
 
         modelled = self._transports[role].kind != "offline"
         ruled_for_run = (getattr(_scope, "ruled", None) or {}).get(role) if modelled else None
         if ruled_for_run is not None:  # the model broke the protocol earlier in this run: the rules finish it
             return self._ruled(endpoint, base, context, trace_id, json_wanted, ruled_for_run, count=False)
+        resting = self.resting(role) if modelled else None
+        if resting is not None:  # it broke the protocol run after run: the rules answer until its rest ends
+            scope = getattr(_scope, "ruled", None)
+            if scope is not None:
+                scope[role] = resting
+            return self._ruled(endpoint, base, context, trace_id, json_wanted, resting, count=False, reason=resting)
         deadline = self._deadline(endpoint, origin) if modelled else None
         prompt_total = completion_total = 0
         for repair_round in (False, True):
             try:
-                body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline)
+                body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline, watch)
             except RunOverdue as exc:
                 return self._ruled(endpoint, base, context, trace_id, json_wanted, str(exc), count=True,
                                    new_run=self._first_of_run(role, repair_round))
@@ -245,6 +269,7 @@ class Synapse:
                 if problem is not None:
                     logger.info("{} model {} broke the protocol: {}", role, model, problem)
                     return self._ruled(endpoint, base, context, trace_id, json_wanted, problem, count=True)
+                self._kept_protocol(role)
             result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
                                 completion_tokens=completion_total, model=model, offline=ruled,
                                 rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
@@ -258,16 +283,20 @@ class Synapse:
         raise AssertionError("unreachable")
 
     def _ruled(self, endpoint: Endpoint, base: dict, context: dict | None, trace_id: str | None,
-               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=()) -> ChatResult:
+               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=(),
+               reason: str | None = None) -> ChatResult:
         """The offline rules' answer to a call whose model failed the run (`why`), traced as a fallback with
-        the reason; `count`: this is the failure itself (counted for the role), not a later call of its run."""
+        the reason (`reason`, when it is not the broken protocol); `count`: this is the failure itself (counted
+        for the role, and towards its rest), not a later call of its run."""
         role = endpoint.role
         if count:
             self._count_failure(role, why, new_run)
             ruled = getattr(_scope, "ruled", None)
             if ruled is not None:
                 ruled[role] = why
-        body, _, _, _ = self._fallback(endpoint, base, context, reason=PROTOCOL_REASON.format(why), down=False)
+            self._struck(role, why)
+        body, _, _, _ = self._fallback(endpoint, base, context, reason=reason or PROTOCOL_REASON.format(why),
+                                       down=False)
         text, calls = parse_reply(body, json_wanted, offered)
         result = ChatResult(text=text, tool_calls=calls, prompt_tokens=0, completion_tokens=0, model="offline",
                             offline=True, rule=str((body.get("offline") or {}).get("rule") or ""))
@@ -306,6 +335,78 @@ class Synapse:
              .execute())
         except peewee.PeeweeException as exc:
             logger.error("could not count a failed run of the {} model: {}", role, exc)
+
+    # -- a model that keeps breaking the protocol rests --------------------------------------------------------
+
+    def resting(self, role: str) -> str | None:
+        """Why the role's model is resting (the fallback's reason), or None when its runs go to the model.
+
+        After [llm] rest_after failed runs in a row, a role's runs are answered by the offline rules for
+        rest_minutes, each rest that ends in one more failed run twice as long as the one before (at most a
+        day); then one run asks the model again, and a run that keeps the protocol ends the rests. Both clocks
+        must have passed the end: simulated hours do not change a model, and a stopped one does not keep it
+        resting longer than real minutes either."""
+        rest = self._rest.get(role)
+        if rest is None or (self.clock.now() >= rest[0] and clockmod.monotonic() >= rest[1]):
+            return None
+        until = clockmod.as_utc(rest[0]).astimezone(self.config.timezone)
+        return RESTING_REASON.format(self._strikes.get(role, 0), f"{until:%a %H:%M}")
+
+    def _restore_rests(self) -> None:
+        """A rest outlasts a restart: the stored ones still running go on, for what is left of them."""
+        try:
+            stored = kv.get_setting(REST_KEY) or {}
+            now = self.clock.now()
+            for role, value in stored.items():
+                if role not in ROLES or self._transports[role].kind == "offline":
+                    continue
+                until = datetime.fromisoformat(value["until"])
+                left = (until - now).total_seconds()
+                if left > 0:
+                    self._rest[role] = (until, clockmod.monotonic() + left, 0)
+                    self._strikes[role] = int(value.get("failed") or 0)
+        except (peewee.PeeweeException, KeyError, TypeError, ValueError, AttributeError) as exc:
+            logger.debug("no stored rests of the models read: {}", exc)
+
+    def _struck(self, role: str, why: str) -> None:
+        """One more failed run in a row: at rest_after of them the role rests (longer after each probe that failed)."""
+        after = int(_number_setting(self.config, role, "rest_after", 2))
+        with self._lock:
+            strikes = self._strikes[role] = self._strikes.get(role, 0) + 1
+            if not after or strikes < after:
+                return
+            rests = self._rest[role][2] + 1 if role in self._rest else 0
+            seconds = min(REST_LIMIT_SECONDS, _number_setting(self.config, role, "rest_minutes", 15.0) * 60 * 2 ** rests)
+            until = self.clock.now() + timedelta(seconds=seconds)
+            self._rest[role] = (until, clockmod.monotonic() + seconds, rests)
+        logger.warning("{} model broke the protocol in {} runs in a row; the offline rules answer its runs for {:g} min",
+                       role, strikes, seconds / 60)
+        try:
+            with _atomic():
+                value = dict(kv.get_setting(REST_KEY) or {})
+                value[role] = {"until": until.isoformat(), "failed": strikes, "why": why[:200]}
+                kv.put_setting(REST_KEY, value)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the {} model rests: {}", role, exc)
+
+    def _kept_protocol(self, role: str) -> None:
+        """A modelled answer that kept the protocol: the failures in a row, and any rest, are over."""
+        with self._lock:
+            self._strikes.pop(role, None)
+            rested = self._rest.pop(role, None) is not None
+        if not rested:
+            return
+        logger.info("{} model keeps the protocol again; its runs go to it", role)
+        try:
+            with _atomic():
+                value = dict(kv.get_setting(REST_KEY) or {})
+                if value.pop(role, None) is not None:
+                    if value:
+                        kv.put_setting(REST_KEY, value)
+                    else:
+                        kv.delete_setting(REST_KEY)
+        except peewee.PeeweeException as exc:
+            logger.error("could not record that the {} model keeps the protocol again: {}", role, exc)
 
     def failures_today(self) -> dict[str, dict]:
         """{role: {"runs", "failed", "failure"}} for the roles a model answers, today (UTC)."""
@@ -442,8 +543,8 @@ class Synapse:
         wait = self.backoff_base * (2 ** attempt)
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
-    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False,
-                 context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict]:
+    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False, context: dict | None = None,
+                 deadline: float | None = None, watch=None) -> tuple[dict, str, dict]:
         """`probe`: the role is known to be down; one attempt per model and a quiet log are enough.
         `deadline`: the run's wall-clock limit (monotonic): no attempt outlasts it, and none starts after it."""
         transport = self._transports[endpoint.role]
@@ -463,9 +564,12 @@ class Synapse:
                 # a slow model is not a hung actor: the watchdog gives each attempt its timeout
                 liveness.beat(sent.timeout + STEP_SLACK, f"{endpoint.role} model call")
                 try:
-                    body = (transport.send(sent, model, payload, context)  # type: ignore[call-arg]  # offline only
-                            if transport.kind == "offline"
-                            else transport.send(sent, model, payload))
+                    if transport.kind == "offline":
+                        body = transport.send(sent, model, payload, context)  # type: ignore[call-arg]
+                    elif transport is self._http:  # it alone reads a stream as it comes
+                        body = self._http.send(sent, model, payload, watch)
+                    else:
+                        body = transport.send(sent, model, payload)
                 except Retryable as exc:
                     if deadline is not None and clockmod.monotonic() >= deadline:
                         raise RunOverdue(f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s"
@@ -501,8 +605,8 @@ class Synapse:
 
     # -- a model that is down ------------------------------------------------
 
-    def _answer(self, endpoint: Endpoint, base: dict, origin: str,
-                context: dict | None = None, deadline: float | None = None) -> tuple[dict, str, dict, bool]:
+    def _answer(self, endpoint: Endpoint, base: dict, origin: str, context: dict | None = None,
+                deadline: float | None = None, watch=None) -> tuple[dict, str, dict, bool]:
         """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
 
         A user's call to a model that is down gets one attempt (no retries) and the honest error."""
@@ -514,7 +618,8 @@ class Synapse:
         if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
             return self._fallback(endpoint, base, context)
         try:
-            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline)
+            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline,
+                                                 watch=watch)
         except ModelUnavailable as exc:
             if not exc.unreachable:
                 raise
@@ -654,10 +759,16 @@ def _atomic():
 
 # max_tokens by the kind of job (`purpose`), when [llm] max_tokens_<purpose> (or <role>_max_tokens_<purpose>) does not
 # say otherwise; never above the role's own max_tokens
-PURPOSE_TOKENS = {"arousal": 200, "triage": 1024, "reply": 600, "background": 500}
+PURPOSE_TOKENS = {"arousal": 200, "triage": 1024, "reply": 600, "background": 500, "memory": 1024}
+# A job over `items` things (a triage batch's rows, the candidates of a night's memories) is given this much for
+# the answer and this much more per thing, up to the ceiling above: a verbose model's whole answer for a batch of
+# one fits in a fifth of the ceiling, and a weak model that rambles instead of calling stops there
+PER_ITEM_TOKENS = {"arousal": (80, 20), "triage": (160, 160), "memory": (120, 100)}
 
 
-def sized_tokens(config, endpoint: Endpoint, purpose: str | None) -> int:
+def sized_tokens(config, endpoint: Endpoint, purpose: str | None, items: int | None = None) -> int:
+    """max_tokens of one call: the role's, or its purpose's ceiling (`[llm] max_tokens_<purpose>`), made smaller
+    for a job over few `items` (PER_ITEM_TOKENS)."""
     if purpose is None:
         return endpoint.max_tokens
     if purpose not in PURPOSE_TOKENS:
@@ -667,10 +778,25 @@ def sized_tokens(config, endpoint: Endpoint, purpose: str | None) -> int:
         wanted = int(value) if value not in (None, "") else PURPOSE_TOKENS[purpose]
     except (TypeError, ValueError):
         wanted = PURPOSE_TOKENS[purpose]
+    if items is not None and purpose in PER_ITEM_TOKENS:
+        base, each = PER_ITEM_TOKENS[purpose]
+        wanted = min(wanted, base + each * max(1, items))
     return max(1, min(endpoint.max_tokens, wanted))
 
 
 RUN_SECONDS = 120.0
+
+
+def _flag(value) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _number_setting(config, role: str, key: str, default: float) -> float:
+    value = setting(config, role, key)
+    try:
+        return float(value) if value not in (None, "") and float(value) >= 0 else default
+    except (TypeError, ValueError):
+        return default
 
 
 def run_seconds(config, role: str) -> float:

@@ -36,7 +36,11 @@ class HttpTransport:
     def __init__(self):
         self.client = httpx.Client(follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0))
 
-    def send(self, endpoint: Endpoint, model: str, payload: dict) -> dict:
+    def send(self, endpoint: Endpoint, model: str, payload: dict, watch=None) -> dict:
+        """The response body. A request with `"stream": true` is read chunk by chunk: `watch(text, calls)` is asked
+        after each piece of text, and when it names a reason the answer so far is taken and the connection closed,
+        which stops the server generating (its body says so in "stopped"). A server that does not stream is read
+        whole, as is every request without `stream`."""
         headers = {"X-Wilson-Role": endpoint.role, "Content-Type": "application/json"}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
@@ -45,17 +49,35 @@ class HttpTransport:
             content = json.dumps(payload, ensure_ascii=False).encode()
         except (TypeError, ValueError) as exc:
             raise Rejected(f"the request cannot be sent as JSON ({exc})") from None
+        stopped = None
         try:
             with deadline.within(endpoint.timeout, "the model's answer"):
-                response = self.client.post(url, content=content, headers=headers,
-                                            timeout=httpx.Timeout(endpoint.timeout))
-                response.read()
+                request = self.client.build_request("POST", url, content=content, headers=headers,
+                                                    timeout=httpx.Timeout(endpoint.timeout))
+                response = self.client.send(request, stream=True)
+                try:
+                    if response.status_code == 200 and payload.get("stream") and \
+                            response.headers.get("content-type", "").startswith("text/event-stream"):
+                        stream = Assembler()
+                        for line in response.iter_lines():
+                            if stream.feed(line) and watch is not None:
+                                stopped = watch(stream.text(), bool(stream.calls))
+                                if stopped:
+                                    break
+                        streamed = stream
+                    else:
+                        response.read()
+                        streamed = None
+                finally:
+                    response.close()  # before the whole answer came: the server stops generating it
         except deadline.Expired:
             raise Retryable(f"no answer within {endpoint.timeout:g}s in all") from None
         except httpx.TimeoutException:
             raise Retryable(f"no answer within {endpoint.timeout:g}s") from None
         except httpx.TransportError as exc:
             raise Retryable(f"cannot connect to {redact(endpoint.base_url)} ({type(exc).__name__})") from None
+        except ValueError:
+            raise Retryable("a streamed chunk is not JSON", answered=True) from None
         status = response.status_code
         if status == 429:
             raise Retryable("rate limited (429)", _retry_after(response), answered=True)
@@ -67,50 +89,84 @@ class HttpTransport:
         if status >= 300:
             raise Rejected(f"redirected (HTTP {status}); check llm.base_url")
         try:
-            body = assembled(response.text) if response.text.lstrip().startswith("data:") else response.json()
+            if streamed is not None:
+                body = streamed.body()
+            else:
+                body = assembled(response.text) if response.text.lstrip().startswith("data:") else response.json()
         except ValueError:
             raise Retryable("the response body is not JSON", answered=True) from None
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
             raise Retryable("the response has no choices", answered=True)
+        if stopped:
+            body["stopped"] = stopped
         return body
 
     def close(self) -> None:
         self.client.close()
 
 
-def assembled(stream: str) -> dict:
-    """A chat completion from server-sent chunks (a server, or a proxy, that streams though nobody asked): the
-    deltas' text joined, their tool calls put together by index, the last usage seen."""
-    text, calls, usage, finish, model = [], {}, None, None, ""
-    for line in stream.splitlines():
+class Assembler:
+    """A chat completion put together from server-sent chunks: the deltas' text joined, their tool calls put
+    together by index, the last usage seen."""
+
+    def __init__(self):
+        self.pieces: list[str] = []
+        self.worded = False  # a delta carried text, even an empty one: the answer's content is a string
+        self.calls: dict[int, dict] = {}
+        self.usage = None
+        self.finish = None
+        self.model = ""
+
+    def feed(self, line: str) -> bool:
+        """One line of the stream; True when it brought text. Raises ValueError for a chunk that is not JSON."""
         line = line.strip()
         if not line.startswith("data:") or line[5:].strip() == "[DONE]":
-            continue
+            return False
         chunk = json.loads(line[5:])
         if not isinstance(chunk, dict):
             raise ValueError("a chunk that is not an object")
-        usage = chunk.get("usage") or usage
-        model = chunk.get("model") or model
+        self.usage = chunk.get("usage") or self.usage
+        self.model = chunk.get("model") or self.model
+        said = False
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or choice.get("message") or {}
-            finish = choice.get("finish_reason") or finish
+            self.finish = choice.get("finish_reason") or self.finish
             if isinstance(delta.get("content"), str):
-                text.append(delta["content"])
+                self.worded = True
+                if delta["content"]:
+                    self.pieces.append(delta["content"])
+                    said = True
             for part in delta.get("tool_calls") or []:
-                call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
-                                                                        "function": {"name": "", "arguments": ""}})
+                call = self.calls.setdefault(part.get("index", len(self.calls)), {
+                    "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
                 call["id"] = part.get("id") or call["id"]
                 function = part.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
-                call["function"]["arguments"] += function.get("arguments") or ""
-    message = {"role": "assistant", "content": "".join(text) or None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    body = {"object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
-    if usage:
-        body["usage"] = usage
-    return body
+                arguments = function.get("arguments") or ""
+                # a server that sends each call whole may send its arguments as an object
+                call["function"]["arguments"] += arguments if isinstance(arguments, str) else json.dumps(arguments)
+        return said
+
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    def body(self) -> dict:
+        message = {"role": "assistant", "content": self.text() if self.worded else None}
+        if self.calls:
+            message["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
+        body = {"object": "chat.completion", "model": self.model,
+                "choices": [{"index": 0, "message": message, "finish_reason": self.finish}]}
+        if self.usage:
+            body["usage"] = self.usage
+        return body
+
+
+def assembled(stream: str) -> dict:
+    """A chat completion from server-sent chunks (a server, or a proxy, that streams though nobody asked)."""
+    assembler = Assembler()
+    for line in stream.splitlines():
+        assembler.feed(line)
+    return assembler.body()
 
 
 class OfflineTransport:
