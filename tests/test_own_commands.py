@@ -199,6 +199,17 @@ def test_help_at_the_terminal_asks_wilson_about_the_task_by_name(app, repl):
     assert f"I have no task {task.id + 5} (`tasks` lists them)." in repl.out.getvalue()
 
 
+def test_help_without_a_model_answers_with_what_can_be_done_with_that_task_in_words_that_do_it(app, repl):
+    task = a_task(app, repl, "add pay the rent by Friday")
+    [answer] = said(app, repl, f"help {task.id}")
+    assert answer.startswith("“Pay the rent” (due Fri 8 Jan).")
+    assert f"“snooze {task.id} 2d” or “move {task.id} 2027-01-15”" in answer
+    assert f"“done {task.id}”, “drop {task.id}”" in answer and "didn't understand" not in answer
+    [typed] = said(app, repl, "say could you help me with the rent?")
+    assert typed == answer
+    assert Task.get_by_id(task.id).status == "open" and waiting() == 0
+
+
 def test_done_typed_in_the_chat_is_a_command_not_a_message_for_the_model(wilson, fake, model):  # noqa: F811
     app = wilson()
     approve_japan(fake)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
@@ -142,7 +142,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
              or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
-             or _when_due(chat, text) or looks.listing(chat, text)
+             or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
@@ -569,6 +569,34 @@ def _when_due(chat: Chat, text: str) -> Reply | None:
     when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
     return Reply(f"“{task.get('title')}” is due {when}." if when else f"“{task.get('title')}” has no due date.", [],
                  "when a task is due")
+
+
+# "Help me with Renew passport (due Mon 1 Feb, for Trip to Japan)." is what a press on Help me says
+# (actors/proposals/commands.py help_words); "can you help me with the passport?" is the same request typed
+_HELP_WITH_RE = re.compile(r"^\s*(?:(?:can|could|would) you\s+)?(?:please\s+)?help me (?:with|on|to)\s+(?:the\s+|my\s+)?"
+                           r"(?P<what>[^()]+?)(?:\s+task)?\s*(?:\([^)]*\))?\s*[.?!]*$", re.I)
+
+
+def _help_with(chat: Chat, text: str) -> Reply | None:
+    """Help with one open task, without a model: what Wilson can do with it here and now, each as the words
+    that do it, so the next step is one message away."""
+    found = _HELP_WITH_RE.match(text)
+    task = _task_named(chat, found.group("what")) if found else None
+    if task is None:
+        return None
+    due = dates.parse_moment(task.get("due"), chat.tz)
+    when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
+    about = ", ".join(part for part in (f"due {when}" if when else "", f"for {task['topic']}" if task.get("topic")
+                                       else "") if part)
+    title, number = task.get("title"), task.get("id")
+    later = ((due if isinstance(due, date) and not isinstance(due, datetime) else due.astimezone(chat.tz).date())
+             + timedelta(days=7)).isoformat() if due else None  # the form `move` reads: a date
+    lines = [f"“{title}”" + (f" ({about})" if about else "") + ". Without a language model I can't think it "
+             "through with you, but I can:",
+             "• split it into steps: tell me each one, e.g. “add find the documents by Friday”",
+             f"• give it more time: “snooze {number} 2d”" + (f" or “move {number} {later}”" if later else ""),
+             f"• tick it off or drop it: “done {number}”, “drop {number}”"]
+    return Reply("\n".join(lines), [], "help with a task")
 
 
 def _payment(chat: Chat, text: str) -> Reply | None:
