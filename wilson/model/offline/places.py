@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -70,23 +71,55 @@ OUT.flush()
 """
 
 
-def _table() -> bytes:
+def _table() -> Iterator[bytes]:
+    """The table's lines as the child writes them: held whole (13 MB, and a copy) it left the process that
+    much bigger for good."""
     child = ("import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
              f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE)
     try:
-        done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=300, check=True)
-        return done.stdout
-    except (OSError, subprocess.SubprocessError):  # no interpreter to start (an embedded one): read it here
+        proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:  # no interpreter to start (an embedded one): read it here
         out = io.StringIO()
         exec(compile(_TABLE, "<gazetteer>", "exec"), {"OUT": out, "MIN": MIN_ALTERNATE_POPULATION})  # noqa: S102
-        return out.getvalue().encode("utf-8")
+        yield from io.BytesIO(out.getvalue().encode("utf-8"))
+        return
+    with proc:
+        assert proc.stdout is not None
+        yield from proc.stdout
+    if proc.returncode:
+        raise RuntimeError(f"reading the gazetteer failed (exit status {proc.returncode})")
+
+
+class Places:
+    """The gazetteer's 32,000 cities in flat arrays, each Place made when it is asked for: as objects (and their
+    strings and floats) they took about 5 MiB more."""
+
+    def __init__(self) -> None:
+        self._names = bytearray()
+        self._starts = array("I", [0])
+        self._countries = bytearray()  # two ASCII letters a place
+        self._coordinates = array("d")  # latitude, longitude
+
+    def append(self, place: Place) -> None:
+        self._names += place.name.encode("utf-8")
+        self._starts.append(len(self._names))
+        self._countries += place.country.encode("ascii")[:2].ljust(2)
+        self._coordinates.extend((place.lat or 0.0, place.lon or 0.0))
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, row: int) -> Place:
+        name = self._names[self._starts[row]:self._starts[row + 1]].decode("utf-8")
+        country = sys.intern(self._countries[2 * row:2 * row + 2].decode("ascii").strip())
+        return Place(name, country, self._coordinates[2 * row], self._coordinates[2 * row + 1])
 
 
 class Names:
     """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
     strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
 
-    def __init__(self, places: list[Place]) -> None:
+    def __init__(self, places: Places) -> None:
         self._keys = bytearray()
         self._starts = array("I", [0])
         self._rows = array("I")
@@ -125,10 +158,10 @@ class Gazetteer:
 
 @lru_cache(maxsize=1)
 def _gazetteer() -> Gazetteer:
-    places: list[Place] = []
+    places = Places()
     found = Gazetteer(Names(places), {}, Names(places), {})
     rows: dict[bytes, int] = {}  # one Place for all the names of a city
-    for line in io.BytesIO(_table()):
+    for line in _table():
         kind, key, population, place = line.rstrip(b"\n").split(b"\t", 3)
         row = rows.get(place)
         if row is None:
