@@ -5,16 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from channels.web import auth
+from channels.web.address import ADDRESS_KEY, HEALTH_KEY, is_loopback
 from storage import kv
-
-# channels.web.channel is imported where it is used: it brings the dashboard's server (uvicorn, Starlette,
-# Jinja, some 5 MiB and a good part of a second), which `wilson run` and the REPL without a dashboard never need
 
 
 def login_base(config) -> str:
     """Where the dashboard is: the address it last listened on, else the configured one."""
-    from channels.web.channel import ADDRESS_KEY
-
     value = kv.get_setting(ADDRESS_KEY, {})
     value = value if isinstance(value, dict) else {}
     host = str(value.get("host") or config.get("web", "host"))
@@ -27,8 +23,6 @@ def login_base(config) -> str:
 def web_token(config, now: datetime) -> list[str]:
     """Line 1: the token (API calls and the login form). Line 2: a link that logs in once, within
     15 minutes. Then a note; the old token and every open session stop working."""
-    from channels.web.channel import is_loopback
-
     token, code = auth.new_token(now)
     lines = [token, f"{login_base(config)}/login?code={code}",
              "Line 1 is your dashboard token (for the login form, and for scripts: Authorization: Bearer <token>).",
@@ -45,8 +39,6 @@ def dashboard_line(config) -> str | None:
     in, or why it is not there. None when it is switched off."""
     if not config.get("web", "enabled"):
         return None
-    from channels.web.channel import HEALTH_KEY
-
     health = kv.get_cursor(HEALTH_KEY, {})
     health = health if isinstance(health, dict) else {}
     if health.get("state") == "serving" and health.get("address"):

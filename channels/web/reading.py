@@ -41,7 +41,8 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
     """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
     if not html or not str(html).strip():
         return ""
-    import lxml.html  # lazy: some 4 MiB, for the first page or feed item only
+    # lazy: lxml costs some 4 MiB, wanted for the first page or feed item only
+    import lxml.html
     from lxml import etree
 
     try:
@@ -55,7 +56,8 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
 
 def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
     """(title, readable text) of an HTML page: the main part, one block per line."""
-    import lxml.html  # lazy: some 4 MiB, for the first page or feed item only
+    # lazy: lxml costs some 4 MiB, wanted for the first page or feed item only
+    import lxml.html
     from lxml import etree
 
     charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
@@ -128,7 +130,8 @@ def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | 
     wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
                                                                          "content-language")}
     wanted.setdefault("content-location", url)
-    import feedparser  # lazy: for the first feed only
+    # lazy: feedparser (1 MiB) for the first feed only
+    import feedparser
 
     parsed = feedparser.parse(body, response_headers=wanted, sanitize_html=True, resolve_relative_uris=True)
     if not parsed.get("version") and not parsed.entries:

@@ -176,6 +176,7 @@ def _parser():
         LocaleDataLoader.get_locale_map = lambda self, languages=None, **kw: every_locale(  # type: ignore[method-assign]
             self, languages=languages or LANGUAGES, **kw)
         try:
+            # lazy: as dateparser above, and imported while the loader is narrowed
             from dateparser.search import search_dates
         finally:
             LocaleDataLoader.get_locale_map = every_locale  # type: ignore[method-assign]
