@@ -23,7 +23,7 @@ runs from `app.say` until the REPL channel has recorded the delivery (the outbox
 row marked delivered, committed: for the REPL that row is the delivery's trace line), not merely
 printed it. Goal: p50 < 2 ms.
 CPU per stimulus: `time.process_time()` (every thread of the process) over the same one-at-a-time
-stimuli, offline model; goal p50 < 2 ms, beside the replayed SQL's time per stimulus. The statements
+stimuli, offline model, beside the replayed SQL's time per stimulus; goal: p50 <= 2 x that replay. The statements
 of one realtime stimulus: its inbox row; the claim; the run's reads (turns, topics, tasks, proposals;
 while the engram is empty, a look that finds it so); one transaction with the reply, both turns in one
 INSERT, every trace line of the run in one INSERT, and the row done (the same UPDATE says what is left
@@ -48,6 +48,9 @@ from bench.common import (Figure, SqlRecorder, TempHome, bench_config, cli, make
 from wilson.kernel.clock import RealClock, monotonic, pause
 
 OVERHEAD_GOAL_MS = 2.0
+# issue 49: the CPU of a realtime stimulus within twice the replay of its own statements (absolute times move
+# 1.5-2 x between runs on shared machines; the ratio to the replay measured in the same run holds)
+CPU_GOAL_RATIO = 2.0
 
 
 class Deliveries:
@@ -338,8 +341,8 @@ def run(quick: bool = False) -> dict:
     figures = [
         Figure("CPU per stimulus p50 (process_time), realtime path, offline model", offline["cpu_p50_ms"], "ms",
                "the same SQL replayed without actors, per stimulus", replay_ms,
-               ratio(offline["cpu_p50_ms"], replay_ms), f"< {OVERHEAD_GOAL_MS} ms",
-               offline["cpu_p50_ms"] is not None and offline["cpu_p50_ms"] < OVERHEAD_GOAL_MS,
+               ratio(offline["cpu_p50_ms"], replay_ms), f"<= {CPU_GOAL_RATIO:g} x the replay",
+               (cpu_ratio := ratio(offline["cpu_p50_ms"], replay_ms)) is not None and cpu_ratio <= CPU_GOAL_RATIO,
                f"{sql['statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
                f"the offline model's own work included"),
         Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",

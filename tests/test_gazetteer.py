@@ -41,3 +41,33 @@ def test_reading_the_gazetteer_costs_this_process_its_table_not_the_json():
     assert found["vienna"] == ["Vienna", "AT"] and found["home"] == ["Berlin", "DE"]
     # reading the JSON here made the peak grow by about 90 MiB, a dict of the names by 35; the table takes about 21
     assert found["grew_mib"] < 35
+
+
+CACHED = """
+import json, resource
+from wilson.model.offline import places
+vienna = places.named("Wien")
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"vienna": [vienna.name, vienna.country], "child_cpu": children.ru_utime + children.ru_stime}))
+"""
+
+
+def lookup(cache: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", CACHED], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": cache})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_table_is_built_once_and_later_processes_read_it_from_the_cache(tmp_path):
+    first = lookup(str(tmp_path))
+    assert first["vienna"] == ["Vienna", "AT"] and first["child_cpu"] > 0  # built by a child
+    assert [p.name for p in (tmp_path / "wilson").iterdir() if p.name.startswith("gazetteer-")] != []
+    second = lookup(str(tmp_path))
+    assert second == {"vienna": ["Vienna", "AT"], "child_cpu": 0.0}  # no child: read from the cache
+
+
+def test_a_cache_folder_that_cannot_be_made_still_finds_places(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert lookup(str(blocked))["vienna"] == ["Vienna", "AT"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -132,3 +134,72 @@ def test_the_workers_of_one_postgresql_database_may_share_a_home(tmp_path):
             worker.send_signal(signal.SIGTERM)
         for worker in workers:
             worker.wait(timeout=30)
+
+
+def role_command(role: str) -> list[str]:
+    return [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--role", role, "--no-terminal", "--llm", "offline"]
+
+
+def start_role(home: Path, log: Path, role: str, database: str) -> subprocess.Popen:
+    with open(log, "wb") as out:
+        return subprocess.Popen(role_command(role), env={**clean_env(home), "WILSON_DATABASE_URL": database}, cwd=ROOT,
+                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def run_role(home: Path, role: str, database: str) -> subprocess.CompletedProcess:
+    return subprocess.run(role_command(role), env={**clean_env(home), "WILSON_DATABASE_URL": database}, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def second_ingress_is_refused(tmp_path: Path, database: str, where: str) -> None:
+    """An ingress holds `database`; a second ingress and an `all` from other homes are refused with one line
+    naming it, a worker may join, and once the holder is killed a new ingress takes the database over."""
+    first = start_role(tmp_path / "a", tmp_path / "first.log", "ingress", database)
+    try:
+        wait_for(lambda: running(tmp_path / "first.log"), 60, "the first ingress to start")
+        holder = f"process {first.pid} on {socket.gethostname()} (role ingress)"
+        for role in ("ingress", "all"):
+            second = run_role(tmp_path / f"b-{role}", role, database)
+            assert second.returncode == 1 and second.stdout == "", second.stdout
+            said = [line for line in second.stderr.splitlines() if not line.startswith("First run: ")]
+            assert said == [f"wilson run: {where} is run by {holder}: stop it first, or start this one with "
+                            "--role worker"]
+        worker = start_role(tmp_path / "c", tmp_path / "worker.log", "worker", database)
+        try:
+            wait_for(lambda: running(tmp_path / "worker.log"), 60, "a worker to join the ingress")
+        finally:
+            stop(worker)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        third = start_role(tmp_path / "d", tmp_path / "third.log", "ingress", database)
+        try:
+            wait_for(lambda: running(tmp_path / "third.log"), 60, "an ingress where a killed one held the database")
+        finally:
+            stop(third)
+    finally:
+        stop(first)
+
+
+def test_a_second_ingress_on_one_sqlite_database_refuses_naming_the_holder(tmp_path):
+    shared = tmp_path / "shared" / "wilson.sqlite3"
+    second_ingress_is_refused(tmp_path, f"sqlite:///{shared}", f"the database {shared}")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES_URL, reason="WILSON_TEST_DATABASE_URL is not set")
+def test_a_second_ingress_on_one_postgresql_database_refuses_naming_the_holder(tmp_path):
+    reset_postgres(POSTGRES_URL, tmp_path)
+    parts = urlsplit(POSTGRES_URL)
+    second_ingress_is_refused(tmp_path, POSTGRES_URL,
+                              f"the database {parts.path.lstrip('/')} on {parts.hostname}"
+                              + (f":{parts.port}" if parts.port else ""))

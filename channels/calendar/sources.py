@@ -21,8 +21,6 @@ from urllib.parse import urlsplit
 
 import icalendar
 from loguru import logger
-from caldav.elements import dav
-from caldav.elements.base import BaseElement
 import caldav
 import httpx
 
@@ -190,6 +188,10 @@ class CalDavSource(CalendarSource):
     def _version(calendar) -> str | None:
         """The calendar's change marker (CalendarServer ctag and/or RFC 6578 sync-token), None when
         the server offers neither: any change to the collection changes it."""
+        # lazy: caldav's elements bring lxml (some 4 MiB), wanted only where a CalDAV calendar is read
+        from caldav.elements import dav
+        from caldav.elements.base import BaseElement
+
         class GetCTag(BaseElement):
             tag = "{http://calendarserver.org/ns/}getctag"
 

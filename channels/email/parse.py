@@ -20,9 +20,6 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 
-from lxml import etree
-import lxml.html
-
 MAX_PARSE_BYTES = 512 * 1024  # read of a larger message: only its beginning (the text comes first in practice)
 MAX_HTML_BYTES = 256 * 1024
 MAX_BODY_CHARS = 20_000  # kept of the body at all
@@ -117,6 +114,10 @@ def html_to_text(html: str) -> str:
     html = html[:MAX_HTML_BYTES]
     if not html.strip():
         return ""
+    # lazy: lxml costs some 4 MiB, and most mail has a text/plain part
+    import lxml.html
+    from lxml import etree
+
     try:
         root = lxml.html.document_fromstring(html)
     except (etree.ParserError, ValueError):

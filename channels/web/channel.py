@@ -32,7 +32,6 @@ model proposes with, and the user approves it on the Proposals page like any oth
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import socket
 from datetime import timedelta
@@ -47,6 +46,7 @@ from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.mcp import serve
 from channels.web import fetching, protocol, server, watcher
+from channels.web.address import ADDRESS_KEY, HEALTH_KEY, is_loopback
 from channels.web.forms import Refused
 from storage import decisions, kv, marks, routing
 from storage.db import database
@@ -55,19 +55,8 @@ from wilson.kernel import faults, liveness
 from wilson.kernel.clock import parse_duration
 from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCommitted
 
-ADDRESS_KEY = "web:address"
-HEALTH_KEY = "health:web"
 PRESS = "web_press"  # a mark per dashboard form pressed (storage/marks.py): a double submit counts once
 LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

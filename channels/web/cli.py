@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from channels.web import auth
-from channels.web.channel import ADDRESS_KEY, HEALTH_KEY, is_loopback
+from channels.web.address import ADDRESS_KEY, HEALTH_KEY, is_loopback
 from storage import kv
 
 

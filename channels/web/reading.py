@@ -15,10 +15,6 @@ import json
 import re
 from urllib.parse import urlsplit
 
-from lxml import etree
-import feedparser
-import lxml.html
-
 from channels.web.fetching import MAX_URL, WatchError
 
 SNAPSHOT_CHARS = 100_000
@@ -45,6 +41,10 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
     """Text of an HTML fragment (a feed item's summary): tags, scripts and styles gone."""
     if not html or not str(html).strip():
         return ""
+    # lazy: lxml costs some 4 MiB, wanted for the first page or feed item only
+    import lxml.html
+    from lxml import etree
+
     try:
         root = lxml.html.fragment_fromstring(html, create_parent="div")
     except (etree.ParserError, ValueError, TypeError):
@@ -56,6 +56,10 @@ def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
 
 def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
     """(title, readable text) of an HTML page: the main part, one block per line."""
+    # lazy: lxml costs some 4 MiB, wanted for the first page or feed item only
+    import lxml.html
+    from lxml import etree
+
     charset = re.search(r"charset=[\"']?([\w.:-]+)", content_type or "", re.IGNORECASE)
     parser = lxml.html.HTMLParser(encoding=charset.group(1)) if charset else None
     try:
@@ -126,6 +130,9 @@ def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | 
     wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
                                                                          "content-language")}
     wanted.setdefault("content-location", url)
+    # lazy: feedparser (1 MiB) for the first feed only
+    import feedparser
+
     parsed = feedparser.parse(body, response_headers=wanted, sanitize_html=True, resolve_relative_uris=True)
     if not parsed.get("version") and not parsed.entries:
         return None

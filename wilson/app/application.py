@@ -38,6 +38,7 @@ from wilson.kernel.actor import Context
 from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
+from wilson.kernel.memory import limit_arenas
 from wilson.kernel.messages import (DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted, SyncRequest,
                                     TickNow)
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
@@ -110,6 +111,7 @@ class Wilson:
         self._polls_owed: list[datetime] = []  # simulated moments a calendar poll sees an edit (calendar_edited)
         self._printer = printer
         setup_logging(config.secrets(), sink=log_sink, level=log_level)
+        limit_arenas()  # before the actors' threads start
         apple = str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on")
         if not config.get("calendar", "path") and not config.get("calendar", "url") \
                 and not config.get("calendar", "caldav_url") and not apple:

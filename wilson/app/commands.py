@@ -24,7 +24,7 @@ from channels.telegram import chats as telegram_chats
 from channels.telegram.access import PAIRING_TIME, PAIRING_TRIES, paired_users, parse_ids, start_pairing
 from channels.web import watcher
 from channels.web.cli import dashboard_line, web_token
-from storage import engram, recall
+from storage import engram, ingress_lock, recall
 from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Cursor, Inbox, Outbox, Task
@@ -72,10 +72,13 @@ def cmd_run(opts, config) -> int:
             args += ["--llm", opts.llm]
         return repl_main(args, announce=False)
     # --role all holds its home; the processes of one PostgreSQL database (an ingress and its workers) may
-    # share one, as they share their configuration
-    held = home_guard.hold(config.home) if opts.role == "all" else contextlib.nullcontext()
+    # share one, as they share their configuration. Only one process per database runs its ingress.
     try:
-        with held:
+        with contextlib.ExitStack() as held:
+            if opts.role == "all":
+                held.enter_context(home_guard.hold(config.home))
+            if opts.role in ("all", "ingress"):
+                held.enter_context(ingress_lock.hold(config.get("database", "url"), config.home, opts.role))
             clock = clockmod.RealClock()
             home_guard.mark_real_clock(config.home, clock.now())
             app = Wilson(config, clock, llm=opts.llm, log_level=level, role=opts.role).start()
@@ -95,8 +98,8 @@ def cmd_run(opts, config) -> int:
                     print(dashboard, flush=True)
                 wait()
             app.stop()
-    except home_guard.HomeInUse as exc:
-        print(f"wilson run: {exc}", file=sys.stderr, flush=True)
+    except (home_guard.HomeInUse, ingress_lock.DatabaseInUse) as exc:
+        print(f"wilson run: {redact(str(exc))}", file=sys.stderr, flush=True)
         return 1
     return 0
 

@@ -28,6 +28,7 @@ from channels import views
 from channels.calendar import add_event, cancel_event
 from channels.web.cli import dashboard_line
 from wilson.app import home_guard
+from storage import ingress_lock
 from wilson.app.application import IdleTimeout, Wilson
 from wilson.app.home_guard import SIM_TIME_FILE
 from wilson.app.options import Parser, UsageError, llm_option, log_level_option, open_config
@@ -492,9 +493,9 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
         print(f"wilson-repl: {exc}", file=sys.stderr, flush=True)
         return 2
     try:
-        with home_guard.hold(config.home):
+        with home_guard.hold(config.home), ingress_lock.hold(config.get("database", "url"), config.home, "all"):
             return _run(opts, config, clock)
-    except home_guard.HomeInUse as exc:
+    except (home_guard.HomeInUse, ingress_lock.DatabaseInUse) as exc:
         # `wilson run` without Telegram talks through this terminal: it says its own name
         print(f"{'wilson-repl' if announce else 'wilson run'}: {exc}", file=sys.stderr, flush=True)
         return 1

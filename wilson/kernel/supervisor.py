@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import pykka
 from loguru import logger
 
-from wilson.kernel import clock as clockmod, liveness
+from wilson.kernel import clock as clockmod, liveness, memory
 from wilson.kernel.messages import Ping
 from wilson.kernel.redact import redact
 
@@ -308,10 +308,14 @@ class Supervisor:
         period = self.lease_seconds / 3
         if self.watchdog_seconds > 0:
             period = min(period, self.watchdog_seconds)
+        trimmed = clockmod.monotonic()
         while not self._stopping.wait(period):
             self.renew_leases()
             if self.watchdog_seconds > 0:
                 self.check()
+            if clockmod.monotonic() - trimmed >= memory.TRIM_SECONDS:
+                memory.give_back()
+                trimmed = clockmod.monotonic()
 
     # Quiescence ----------------------------------------------------------
     def ping_all(self, timeout: float = 30.0) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import calendar
 import itertools
 import re
+import threading
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
@@ -159,11 +160,26 @@ class Found:
         return f"“{self.phrase}” → {shown}" + (f" ({self.reading})" if self.reading else "")
 
 
+_PATCHING = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def _parser():
     # lazy: dateparser takes a moment to import and to load its languages: only when a date must be read
     import dateparser
-    from dateparser.search import search_dates
+    from dateparser.languages.loader import LocaleDataLoader
+
+    # dateparser.search builds its searcher on import with every one of its 200 locales (some 5 MiB held
+    # for good); only LANGUAGES are ever searched in, so only they are loaded
+    with _PATCHING:  # two threads' first dates at once: one patches and restores at a time
+        every_locale = LocaleDataLoader.get_locale_map
+        LocaleDataLoader.get_locale_map = lambda self, languages=None, **kw: every_locale(  # type: ignore[method-assign]
+            self, languages=languages or LANGUAGES, **kw)
+        try:
+            # lazy: as dateparser above, and imported while the loader is narrowed
+            from dateparser.search import search_dates
+        finally:
+            LocaleDataLoader.get_locale_map = every_locale  # type: ignore[method-assign]
     return dateparser, search_dates
 
 

