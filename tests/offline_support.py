@@ -31,3 +31,14 @@ def answer(text, pending=(), tasks=TASKS, topics=TOPICS, first_contact=False):
     return intents.answer(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=list(tasks),
                                        topics=list(topics), pending=list(pending), offered=TOOLS,
                                        first_contact=first_contact))
+
+
+# a reminder just proposed, and an older proposal still waiting: what a short follow-up is read against
+REMINDER = {"id": 4, "just_asked": True,
+            "items": [{"position": 1, "description": "Remind you once, Mon 11 Jan 2027 10:00: call Bob"}]}
+OLDER = {"id": 3, "items": [{"position": 1, "description": "New task: Pay rent — due Fri 8 Jan 2027"}]}
+
+
+def read(text: str, pending=(), tasks=(), topics=()):
+    """The answer to `text` as the provider reads it: its request (politeness and framing off), then the rules."""
+    return answer(phrases.request_of(text, NOW, BERLIN), list(pending), list(tasks), list(topics))

@@ -13,23 +13,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from storage.models import Approval, ApprovalItem, Task
-from tests.offline_support import PLAYBOOK, answer
+from tests.offline_support import OLDER, PLAYBOOK, REMINDER, answer, read  # noqa: F401 (shared with the paraphrases)
 from wilson.model.offline import answers, intents, phrases, sentences
 from wilson.model.offline.phrases import CAN_DO, HELP
 from wilson.model.offline.short_answers import short_answer
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)  # a Tuesday
-REMINDER = {"id": 4, "just_asked": True,
-            "items": [{"position": 1, "description": "Remind you once, Mon 11 Jan 2027 10:00: call Bob"}]}
-OLDER = {"id": 3, "items": [{"position": 1, "description": "New task: Pay rent — due Fri 8 Jan 2027"}]}
-
-
-def read(text: str, pending=(), tasks=(), topics=()):
-    """The answer to `text` as the provider reads it: its request (politeness and framing off), then the rules."""
-    return answer(phrases.request_of(text, NOW, BERLIN), list(pending), list(tasks), list(topics))
-
-
 def only(reply, tool: str) -> dict:
     calls = [args for name, args in reply.calls if name == tool]
     assert len(calls) == 1, reply

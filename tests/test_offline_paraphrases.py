@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_offline_language import OLDER, REMINDER, read
+from tests.offline_support import OLDER, REMINDER, read
 from wilson.model.offline.phrases import HELP
 
 TASKS = [{"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open"},

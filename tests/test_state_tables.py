@@ -21,6 +21,7 @@ NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 ALLOWED = {
     "quiet_until": "the user's mute",
     "model:down": "one flag while background work runs on the rules",
+    "model:resting": "the few roles whose model rests after broken runs, one small value replaced as it changes",
     "web:token": "the dashboard token's digest",
     "web:login_code": "the one login code's digest",
     "web:address": "where the dashboard listens, for `wilson web-token` to print",

