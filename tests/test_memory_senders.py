@@ -102,7 +102,8 @@ def next_mail(subject: str, text: str, n: int = 99) -> ReceptorBuffer:
 
 
 NOW = at("2027-02-01", 8)
-ORDINARY = ("Your order ships on Friday", "Your order 4411 leaves our warehouse on Friday 5 February.")
+ORDINARY = ("Confirm your delivery address by Friday",
+            "Please confirm your delivery address by Friday 5 February, or the parcel goes back to us.")
 
 
 def offline(rows: list) -> list[dict]:
@@ -202,8 +203,8 @@ def test_the_morning_syncs_model_request_carries_the_hint(make_app):
 def test_offline_the_morning_sync_keeps_the_mail_for_the_briefing_traced_with_the_memory(make_app):
     app = make_app(start="2027-01-05T10:00:00+01:00")
     memory = believed(app)
-    row = app.inject_buffered("email", "Your order 4411 leaves our warehouse on Thursday 7 January.",
-                              {"from": SENDER, "subject": "Your order ships on Thursday"})
+    row = app.inject_buffered("email", "Please confirm your delivery address by Thursday 7 January, or the parcel "
+                              "goes back to us.", {"from": SENDER, "subject": "Confirm your delivery address"})
     app.advance(timedelta(hours=22))
     reasons = [t.reason for t in trace.path(row.trace_id)]
     assert any(r.startswith("for the morning briefing") and f"memory {memory}" in r for r in reasons), reasons
