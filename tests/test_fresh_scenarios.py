@@ -20,12 +20,7 @@ from wilson.app.eval.runner import run_scenario
 
 DATA = Path(__file__).resolve().parent / "data"
 DIRS = [DATA / "fresh" / "scenarios" / "dev", DATA / "fresh" / "scenarios" / "dev_b", DATA / "variants" / "scenarios"]
-# chat lines of the second dev batch that the chat rules do not read yet ("we're driving up to copenhagen … can you
-# help me plan that"): expected to fail until they do, and strict, so that the day they pass this list must shrink
-CHAT_NOT_YET = {"chat_trip_copenhagen"}
-PATHS = [pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="the chat rules do not read it yet"))
-         if path.stem in CHAT_NOT_YET else path
-         for path in sorted(path for folder in DIRS if folder.is_dir() for path in folder.glob("*.toml"))]
+PATHS = sorted(path for folder in DIRS if folder.is_dir() for path in folder.glob("*.toml"))
 
 
 def test_the_dev_scenarios_are_there():

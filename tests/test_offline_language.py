@@ -446,3 +446,10 @@ def test_done_already_said_later_is_not_read_as_an_answer_to_an_older_proposal(m
     say(app, "what's due this week?")  # the user's first message since the proposal was about something else
     say(app, "I've already done that")
     assert Approval.get_by_id(proposal.id).status == "pending"
+
+
+def test_a_big_city_typed_in_lower_case_is_a_trip_and_a_small_one_that_is_also_a_word_is_not():
+    reply = read("so we decided we're driving up to copenhagen for the easter weekend march 26 to 29 with the kids "
+                 "can you help me plan that")
+    assert only(reply, "create_topic")["title"] == "Trip to Copenhagen"
+    assert not [name for name, _ in read("we are going to nice in june").calls if name == "create_topic"]

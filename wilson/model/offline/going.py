@@ -63,7 +63,7 @@ def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
 def _named(name: str, countries_only: bool = False, lower_case_ok: bool = False) -> places.Place | None:
     """A city or country named whole ("Lisbon", "South Korea"), never a possessive ("Paris Hilton's"); in a
     message written all in lower case, a country too ("japan on": as far as the words name one), unless its
-    name is also a word ("turkey", "china")."""
+    name is also a word ("turkey", "china"), or a city of half a million or more ("copenhagen for")."""
     name = name.strip(" .")
     if re.search(r"['’]s$", name):
         return None
@@ -75,6 +75,10 @@ def _named(name: str, countries_only: bool = False, lower_case_ok: bool = False)
             candidate = " ".join(words[:size])
             if candidate not in _ALSO_WORDS and places.country(candidate):
                 return places.country(candidate) if size == len(words) or words[size] in _FOLLOWING else None
+        for size in range(len(words), 0, -1):  # a big city, as far as the words name one ("copenhagen for")
+            city = places.big_city(" ".join(words[:size]))
+            if city is not None and (size == len(words) or words[size] in _FOLLOWING):
+                return city
         return None
     return places.country(name) if countries_only else places.named(name)
 

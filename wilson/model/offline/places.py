@@ -347,6 +347,13 @@ def _big_city(name: str) -> tuple[Place, int] | None:
     return None if row is None else (gazetteer.big.places[row], gazetteer.population[row])
 
 
+def big_city(name: str, population: int = FIRST_WORD_POPULATION) -> Place | None:
+    """A city of at least `population` people, by its name written in any case ("copenhagen" in a message typed
+    all in lower case)."""
+    found = _big_city(name.strip().lower())
+    return found[0] if found is not None and found[1] >= population else None
+
+
 def named_anywhere(text: str | None) -> Place | None:
     """A big city or a country named anywhere in a text, capitalised ("Sales kickoff Lisbon", "Kundentermin
     München", "Team week Portugal"): for an event of several days, whose title rarely says "in" or "to"."""
