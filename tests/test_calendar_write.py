@@ -9,31 +9,16 @@ import icalendar
 from actors.tools.common import calendar_events
 from channels.calendar.editor import add_event, cancel_event
 from storage.models import Approval, Inbox, ReceptorBuffer
+from tests.caldav_write_support import DENTIST, approved_twice, newest, told
 from wilson.kernel.messages import ChannelSync
-
-DENTIST = {"title": "Dentist", "start": "2027-01-12T15:00", "end": "2027-01-12T16:00", "location": "Dr. Weiss"}
-
-
-def newest() -> Approval:
-    return Approval.select().order_by(Approval.id.desc()).get()
 
 
 def events_in(path) -> list:
     return list(icalendar.Calendar.from_ical(path.read_bytes()).walk("VEVENT"))
 
 
-def told(app) -> list[str]:
-    return [d["text"] for d in app.user_deliveries()]
-
-
 def proposed_and_approved_twice(app, args=DENTIST, tool="create_event") -> Approval:
-    assert app.propose(tool, args, "because you asked") is None
-    assert app.wait_idle()
-    proposal = newest()
-    app.decide(proposal.id, "approve")
-    app.decide(proposal.id, "approve")  # pressed twice
-    assert app.wait_idle()
-    return proposal
+    return approved_twice(app, tool, args)
 
 
 def test_an_approved_event_is_written_to_the_ics_file_once(make_app):
