@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from wilson.kernel import clock as clockmod
+from tests.poll import wait_for
 
 from channels.calendar.editor import add_event, cancel_event, move_event
 
@@ -30,16 +30,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 20.0) -> None:
-    deadline = clockmod.monotonic() + seconds
-    while clockmod.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"radicale exited: {process.stderr.read().decode(errors='replace')[-500:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        clockmod.pause(0.05)
-    raise RuntimeError("radicale did not start listening")
+def _listening(port: int, process: subprocess.Popen) -> bool:
+    if process.poll() is not None:
+        raise RuntimeError(f"radicale exited: {process.stderr.read().decode(errors='replace')[-500:]}")
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 @contextlib.contextmanager
@@ -55,7 +50,7 @@ def radicale_server(folder: Path, rights: str | None = None):
         args += ["--rights-type", "from_file", "--rights-file", str(folder / "rights")]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_for_port(port, process)
+        wait_for(lambda: _listening(port, process), 20, "radicale to listen")
         yield f"http://127.0.0.1:{port}/"
     finally:
         process.terminate()
