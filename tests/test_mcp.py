@@ -251,17 +251,24 @@ def test_a_background_run_cannot_call_or_propose_a_servers_change(scripted, tmp_
     assert not log.exists()
 
 
-def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answering(scripted, tmp_path):
+def asked_to_call(word: str):
+    """A model that calls the notes server's tool `word` when a message names it (escalating to a run that is
+    offered the server's tools first), and otherwise answers "Still here."."""
     def decide(ctx, body):
-        if "stall" in ctx["stimulus"]["text"]:
-            return {"tool_calls": [call("notes__stall")] if "notes__stall" in tool_names(body)
-                    else [call("escalate", why="a lookup")]}
+        if word in ctx["stimulus"]["text"]:
+            tool = f"notes__{word}"
+            return {"tool_calls": [call(tool)] if tool in tool_names(body) else [call("escalate", why="a lookup")]}
         return {"text": "Still here."}
+    return decide
 
-    def after(body):
-        return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
 
-    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+def failed_lookup(body):
+    return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
+
+
+def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answering(scripted, tmp_path):
+    decide = asked_to_call("stall")
+    app, server = scripted(decide, after=failed_lookup, **servers(tmp_path / "log.txt"))
     assert connected(app)
     began = clockmod.monotonic()
     say(app, "stall: look that up on the notes server please")
@@ -273,12 +280,7 @@ def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answerin
 
 
 def test_a_20_mb_answer_is_cut_off_and_wilson_keeps_answering(scripted, tmp_path):
-    def decide(ctx, body):
-        if "huge" in ctx["stimulus"]["text"]:
-            return {"tool_calls": [call("notes__huge")] if "notes__huge" in tool_names(body)
-                    else [call("escalate", why="a lookup")]}
-        return {"text": "Still here."}
-
+    decide = asked_to_call("huge")
     app, server = scripted(decide, after=lambda body: {"text": "Looked it up."},
                            **servers(tmp_path / "log.txt", exclude=["stall", "crash"]))
     assert connected(app)
@@ -321,16 +323,8 @@ def test_a_server_that_changes_its_tools_mid_session_is_listed_again(scripted, t
 
 
 def test_a_server_that_exits_is_reported_started_again_and_shown_in_status(scripted, tmp_path, capsys):
-    def decide(ctx, body):
-        if "crash" in ctx["stimulus"]["text"]:
-            return {"tool_calls": [call("notes__crash")] if "notes__crash" in tool_names(body)
-                    else [call("escalate", why="a lookup")]}
-        return {"text": "Still here."}
-
-    def after(body):
-        return {"text": f"The lookup failed: {last_tool_answer(body).get('error')}"}
-
-    app, server = scripted(decide, after=after, **servers(tmp_path / "log.txt"))
+    decide = asked_to_call("crash")
+    app, server = scripted(decide, after=failed_lookup, **servers(tmp_path / "log.txt"))
     assert connected(app)
     say(app, "crash: look that up on the notes server please")
     assert "the MCP server notes failed: MCPError: Connection closed" in user_texts(app)[-1]
