@@ -84,7 +84,7 @@ def llama(tmp_path_factory):
     with log.open("w") as sink:
         process = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file()), "--model_alias", "gemma",
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--n_threads", "2", "--cache", "true"],
+             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--n_threads", "2"],
             stdout=sink, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:

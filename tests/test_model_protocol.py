@@ -427,8 +427,10 @@ def test_a_streamed_answer_is_cut_off_at_its_first_template_token_or_free_text_w
     from wilson.model.endpoints import Endpoint
     from wilson.model.transports import HttpTransport
 
-    story = "<<SYS>>\nOn a very sunny day in 2011, I had an idea for this month's story. " * 20
-    server = serve([{"match": {"last_contains": "story"}, "reply": {"text": story}},
+    sunny = "On a very sunny day in 2011, I had an idea for this month's story. " * 20
+    story = "<<SYS>>\n" + sunny
+    server = serve([{"match": {"last_contains": "tale"}, "reply": {"text": sunny}},
+                    {"match": {"last_contains": "story"}, "reply": {"text": story}},
                     {"reply": {"text": "Sure! Here is what I found in your mail today, in no particular order."}}])
     transport = HttpTransport()
     endpoint = Endpoint(role="deep", base_url=server.base_url, models=("m",))
@@ -443,6 +445,11 @@ def test_a_streamed_answer_is_cut_off_at_its_first_template_token_or_free_text_w
         prose = send("my mail", protocol.CALL)
         assert prose["stopped"] == "it answered with free text instead of the required tool call"
         assert prose["choices"][0]["message"]["content"] == "Sure! Here is what I found in yo"  # two chunks
+        brief = send("my mail", protocol.DECISION)  # a word before a call may come in a background run
+        assert "stopped" not in brief and brief["choices"][0]["message"]["content"].endswith("no particular order.")
+        rambling = send("a tale please", protocol.DECISION)
+        assert rambling["stopped"] == "the background run ended with free text and no tool call"
+        assert len(rambling["choices"][0]["message"]["content"]) < 2 * protocol.DECISION_CHARACTERS < len(sunny)
         whole = send("my mail", protocol.ANSWER)  # someone waits for words: words are the answer
         assert "stopped" not in whole and whole["choices"][0]["message"]["content"].endswith("no particular order.")
     finally:

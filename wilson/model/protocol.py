@@ -59,19 +59,26 @@ def breach(text: str | None, calls: int, expect: str | None) -> str | None:
 # What a text that carries a tool call starts with: JSON, a tag, a fence
 CALL_OPENERS = ("{", "[", "<", "`")
 EARLY_CHARACTERS = 24  # of free text before a required call is given up on
+# of free text before a background run's decision is given up on: a model that says a word before its call ("I'll
+# put a plan up for approval") stays far below it, and one that writes a story instead stops here, not at max_tokens
+DECISION_CHARACTERS = 400
 
 
 def watcher(expect: str | None):
     """What a streamed answer is watched for (transports.HttpTransport `watch`): the reason to stop reading it
     as soon as it has broken the protocol in a way nothing after can mend (a template token; free text where
-    only a tool call will do), or None to read on."""
+    only a tool call will do; a background run's story where a decision is due), or None to read on."""
     def watch(text: str, calls: bool) -> str | None:
         mark = template_marks(text)
         if mark is not None:
             return f"its text carries chat-template tokens ({mark[:30]!r})"
         said = text.lstrip()
-        if expect == CALL and not calls and len(said) >= EARLY_CHARACTERS and not said.startswith(CALL_OPENERS):
+        if calls or said.startswith(CALL_OPENERS):
+            return None
+        if expect == CALL and len(said) >= EARLY_CHARACTERS:
             return "it answered with free text instead of the required tool call"
+        if expect == DECISION and len(said) >= DECISION_CHARACTERS:
+            return "the background run ended with free text and no tool call"
         return None
     return watch
 
