@@ -55,9 +55,16 @@ def could_hold_date(text: str, languages: tuple[str, ...]) -> bool:
     """False when the date parser can find nothing in `text` that `dates.search` keeps: no word of it is the
     parser's or a timezone's, and every token with a digit is a plain number or word (no "12.03.2027", "10:30",
     "€30", "3+4")."""
-    from dateparser.timezone_parser import word_is_tz
-
-    words = known_words(languages)
-    if any(run.lower() in words or word_is_tz(run) for run in _LETTERS.findall(text)):
+    runs = _LETTERS.findall(text)
+    if not known_words(languages).isdisjoint(map(str.lower, runs)) or any(map(_timezone, runs)):
         return True
     return any(any(c.isdigit() for c in token) and not _PLAIN_TOKEN.fullmatch(token) for token in text.split())
+
+
+@lru_cache(maxsize=1024)
+def _timezone(word: str) -> bool:
+    """The parser's own test of a word for a timezone's name (a long pattern: the words of messages repeat)."""
+    # lazy: dateparser is loaded by dates._parser() before any text is looked at here
+    from dateparser.timezone_parser import word_is_tz
+
+    return word_is_tz(word)
