@@ -23,7 +23,7 @@ _PLAIN_TOKEN = re.compile(r"[^\W_]+[.,;!?]*")
 
 
 def _strings(value):
-    """Every string in the parser's data for a language: keys and values, nested in lists and mappings."""
+    """Every string in some of the parser's data: keys and values, nested in lists and mappings."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
@@ -47,7 +47,7 @@ def known_words(languages: tuple[str, ...]) -> frozenset[str]:
 
     texts = [*PARSER_KNOWN_TOKENS, *ALWAYS_KEEP_TOKENS, *settings.SKIP_TOKENS, *_WEEKDAY_MODIFIERS, _UNITS]
     for locale in LocaleDataLoader().get_locales(languages=list(languages)):
-        texts.extend(_strings(locale.info))
+        texts.extend(_strings(list(locale.info.values())))  # its keys name the kinds of data ("date_order")
     return frozenset(run.lower() for text in texts for run in _LETTERS.findall(_ESCAPE.sub(" ", text)))
 
 
