@@ -1,10 +1,11 @@
 """Whether the date parser could find a date in a text that `dates.search` keeps, decided without running it.
 
-The parser's search costs milliseconds a message, and most messages hold no date: "ping 3" has a digit but no
-word the parser knows. It builds a date only from words in its languages' data (month and weekday names, relative
-words, the words it skips or rewrites), timezone names, and tokens with digits; a phrase of digits alone is
-kept by `dates.search` only when written as a date ("12.03.2027", "10:30"). So a text with none of those words
-and only plain numbers can hold no date the search keeps, and the parser is not asked.
+The parser's search costs milliseconds a message, and many messages hold no date: "ping 3" has a digit but no
+word the parser knows. It builds a date only from words in its languages' data (month and weekday names,
+relative words, the words it skips or rewrites), timezone names (in any case: "25est" is a date to it) and tokens
+with digits; a phrase of digits alone is kept by `dates.search` only when written as a date ("12.03.2027",
+"10:30"). So a text with none of those words and only plain numbers holds no date the search keeps, and the
+parser is not asked.
 
 The words are read from the parser's own data for the languages searched in, not listed here: a word it learns
 in a new version is known here with it.
@@ -37,17 +38,21 @@ def _strings(value):
 
 @lru_cache(maxsize=4)
 def known_words(languages: tuple[str, ...]) -> frozenset[str]:
-    """The runs of letters of every word and pattern the date parser knows in `languages`, in lower case."""
+    """The runs of letters of every word and pattern the date parser knows in `languages`, and of every timezone
+    name it knows (it finds those in any case: "25est" is a date to it), in lower case."""
     # lazy: dates._parser() imports dateparser with only these languages loaded; the loader shares them
     from dateparser.conf import settings
     from dateparser.freshness_date_parser import _UNITS
     from dateparser.languages.dictionary import ALWAYS_KEEP_TOKENS, PARSER_KNOWN_TOKENS
     from dateparser.languages.loader import LocaleDataLoader
     from dateparser.languages.locale import _WEEKDAY_MODIFIERS
+    from dateparser.timezones import timezone_info_list
 
     texts = [*PARSER_KNOWN_TOKENS, *ALWAYS_KEEP_TOKENS, *settings.SKIP_TOKENS, *_WEEKDAY_MODIFIERS, _UNITS]
     for locale in LocaleDataLoader().get_locales(languages=list(languages)):
         texts.extend(_strings(list(locale.info.values())))  # its keys name the kinds of data ("date_order")
+    for zones in timezone_info_list:  # the names, and the variants its "replace" rules make of them
+        texts.extend(_strings([zones.get("timezones", []), zones.get("replace", [])]))
     return frozenset(run.lower() for text in texts for run in _LETTERS.findall(_ESCAPE.sub(" ", text)))
 
 
@@ -55,16 +60,6 @@ def could_hold_date(text: str, languages: tuple[str, ...]) -> bool:
     """False when the date parser can find nothing in `text` that `dates.search` keeps: no word of it is the
     parser's or a timezone's, and every token with a digit is a plain number or word (no "12.03.2027", "10:30",
     "€30", "3+4")."""
-    runs = _LETTERS.findall(text)
-    if not known_words(languages).isdisjoint(map(str.lower, runs)) or any(map(_timezone, runs)):
+    if not known_words(languages).isdisjoint(map(str.lower, _LETTERS.findall(text))):
         return True
     return any(any(c.isdigit() for c in token) and not _PLAIN_TOKEN.fullmatch(token) for token in text.split())
-
-
-@lru_cache(maxsize=1024)
-def _timezone(word: str) -> bool:
-    """The parser's own test of a word for a timezone's name (a long pattern: the words of messages repeat)."""
-    # lazy: dateparser is loaded by dates._parser() before any text is looked at here
-    from dateparser.timezone_parser import word_is_tz
-
-    return word_is_tz(word)
