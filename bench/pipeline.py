@@ -23,7 +23,9 @@ runs from `app.say` until the REPL channel has recorded the delivery (the outbox
 row marked delivered, committed: for the REPL that row is the delivery's trace line), not merely
 printed it. Goal: p50 < 2 ms.
 CPU per stimulus: `time.process_time()` (every thread of the process) over the same one-at-a-time
-stimuli, offline model, beside the replayed SQL's time per stimulus; goal: p50 <= 2 x that replay. The statements
+stimuli, offline model, beside the replayed SQL's CPU time per stimulus (`time.thread_time()` of the one
+thread that replays; its time end to end is printed too: on a loaded machine it also holds the waits for a
+core, which made the replay look slower than the work it stands for); goal: p50 <= 2 x that replay. The statements
 of one realtime stimulus: its inbox row; the claim; the run's reads (turns, topics, tasks, proposals;
 while the engram is empty, a look that finds it so); one transaction with the reply, both turns in one
 INSERT, every trace line of the run in one INSERT, and the row done (the same UPDATE says what is left
@@ -285,10 +287,11 @@ def measure_sql(burst: int) -> dict:
             app.wait_idle()
         finally:
             app.stop()
-        seconds, failed = replay(units, copy)
+        seconds, cpu, failed = replay(units, copy)
     statements = sum(len(u.statements) for u in units)
     writes = sum(1 for u in units if u.writes)
-    return {"replay_seconds": round(seconds, 4), "rate": round(burst / seconds, 1), "transactions": len(units),
+    return {"replay_seconds": round(seconds, 4), "replay_cpu_seconds": round(cpu, 4), "rate": round(burst / seconds, 1),
+            "transactions": len(units),
             "write_transactions": writes, "statements": statements, "failed_statements": failed,
             "write_transactions_per_stimulus": round(writes / burst, 2),
             "transactions_per_stimulus": round(len(units) / burst, 2),
@@ -338,13 +341,14 @@ def run(quick: bool = False) -> dict:
     raw = measure_pykka(hops, burst * 20)
 
     replay_ms = round(sql["replay_seconds"] / burst * 1000, 3)
+    replay_cpu_ms = round(sql["replay_cpu_seconds"] / burst * 1000, 3)
     figures = [
         Figure("CPU per stimulus p50 (process_time), realtime path, offline model", offline["cpu_p50_ms"], "ms",
-               "the same SQL replayed without actors, per stimulus", replay_ms,
-               ratio(offline["cpu_p50_ms"], replay_ms), f"<= {CPU_GOAL_RATIO:g} x the replay",
-               (cpu_ratio := ratio(offline["cpu_p50_ms"], replay_ms)) is not None and cpu_ratio <= CPU_GOAL_RATIO,
+               "the same SQL replayed without actors, CPU per stimulus", replay_cpu_ms,
+               ratio(offline["cpu_p50_ms"], replay_cpu_ms), f"<= {CPU_GOAL_RATIO:g} x the replay",
+               (cpu_ratio := ratio(offline["cpu_p50_ms"], replay_cpu_ms)) is not None and cpu_ratio <= CPU_GOAL_RATIO,
                f"{sql['statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
-               f"the offline model's own work included"),
+               f"the replay took {replay_ms} ms per stimulus end to end; the offline model's own work included"),
         Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
                "(a) the same SQLite transactions replayed without actors", sql["rate"],
                ratio(offline["rate"], sql["rate"]), "", None,  # issue 21: CPU per stimulus replaces this goal

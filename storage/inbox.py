@@ -252,26 +252,30 @@ def kept_due() -> datetime | None:
     return (oldest.claimed_at or wall_now()) + KEPT_RETRY
 
 
-def release_kept(*, oldest_only: bool) -> int:
+def release_kept(*, oldest_only: bool, while_user_waits: bool = False) -> int:
     """Kept messages back to pending: the oldest alone (a try of the model), or all of them because the model
-    just answered another message (each is marked so: if it fails now, it fails on its own)."""
-    query = Inbox.select(Inbox.id, Inbox.payload).where(Inbox.status == "kept").order_by(Inbox.id)
-    rows = list(query.limit(1) if oldest_only else query)
-    if not rows:
-        return 0  # the usual case, twice a user's message: no transaction (and no wait for the write lock)
+    just answered another message (each is marked so: if it fails now, it fails on its own). `while_user_waits`:
+    only while a message of the user's is pending (the user wrote again), asked in the same statement."""
+    # twice a user's message, and nearly always finding nothing: one statement, built once (storage/hot.py)
+    found = hot.execute(("kept", oldest_only, while_user_waits), lambda: _kept_sql(oldest_only, while_user_waits)).rows
+    if not found:
+        return 0  # the usual case: no transaction (and no wait for the write lock)
     released = 0
     with database.atomic():
-        for row in rows:
-            payload = dict(row.payload or {})
+        for row_id, stored in found:
+            payload = dict(Inbox.payload.python_value(stored) or {})
             if not oldest_only:
                 payload["kept_after_answer"] = True
             released += Inbox.update(status="pending", payload=payload).where(
-                (Inbox.id == row.id) & (Inbox.status == "kept")).execute()
+                (Inbox.id == row_id) & (Inbox.status == "kept")).execute()
     return released
 
 
-def user_waiting() -> bool:
-    return Inbox.select().where((Inbox.status == "pending") & (Inbox.origin == "user")).exists()
+def _kept_sql(oldest_only: bool, while_user_waits: bool) -> str:
+    waits = (' AND EXISTS (SELECT 1 FROM "inbox" WHERE "status" = \'pending\' AND "origin" = \'user\')'
+             if while_user_waits else "")
+    return (f'SELECT "id", "payload" FROM "inbox" WHERE "status" = \'kept\'{waits} ORDER BY "id"'
+            + (" LIMIT 1" if oldest_only else ""))
 
 
 def retry_deferred() -> int:

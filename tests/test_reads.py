@@ -228,3 +228,22 @@ def test_an_insert_skips_the_converters_only_where_they_change_nothing():
             except (TypeError, ValueError):
                 continue
             assert convert(value) == expected and type(convert(value)) is type(expected), (field.name, value)
+
+
+def test_kept_messages_go_back_to_pending_oldest_first_only_while_the_user_waits(any_db):
+    from storage import inbox
+    from storage.models import Inbox
+
+    kept = [inbox.add(source="telegram", text=f"kept {i}", priority=0, at=NOW, payload={"n": i}) for i in range(3)]
+    Inbox.update(status="kept").where(Inbox.id.in_([row.id for row in kept])).execute()
+
+    assert inbox.release_kept(oldest_only=True, while_user_waits=True) == 0  # nobody wrote again
+    assert {row.status for row in Inbox.select()} == {"kept"}
+
+    inbox.add(source="telegram", text="written again", priority=0, at=NOW)
+    assert inbox.release_kept(oldest_only=True, while_user_waits=True) == 1
+    assert [Inbox.get_by_id(row.id).status for row in kept] == ["pending", "kept", "kept"]
+
+    assert inbox.release_kept(oldest_only=False) == 2  # the model answered: every kept one, marked so
+    assert [Inbox.get_by_id(row.id).payload for row in kept] == [
+        {"n": 0}, {"n": 1, "kept_after_answer": True}, {"n": 2, "kept_after_answer": True}]

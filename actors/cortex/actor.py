@@ -98,8 +98,8 @@ class CortexActor(WilsonActor):
         lease = float(self.config.get("supervisor", "lease_seconds"))
         # the user wrote again while messages are kept: the oldest kept one goes first (a try of the model),
         # so that they are answered in the order they were written
-        if self.max_priority == 0 and inbox.user_waiting():
-            inbox.release_kept(oldest_only=True)
+        if self.max_priority == 0:
+            inbox.release_kept(oldest_only=True, while_user_waits=True)
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
             # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
             # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)

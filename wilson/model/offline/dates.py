@@ -23,9 +23,11 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wilson.kernel.timeparse import date_or_datetime
+from wilson.model.offline.date_words import could_hold_date
 
 UTC = timezone.utc
 LANGUAGES = ["en", "de", "fr", "es"]
+_LANGUAGES_KEY = tuple(LANGUAGES)
 
 ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?"
                     r"(Z|[+-]\d{2}:?\d{2})?)?")
@@ -825,6 +827,8 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
     """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
     unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
     _, search_dates = _parser()
+    if not could_hold_date(masked, _LANGUAGES_KEY):
+        return  # "ping 3": no word the parser knows, so nothing it could find would be kept (date_words)
     try:
         hits = search_dates(masked, languages=LANGUAGES,
                             settings=_settings(now, tz, date_order(tz))) or []
