@@ -595,6 +595,48 @@ _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
                            rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
                            rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
+# the middle of a month and the end of a quarter, which the parser reads as no day ("mid-February", "the middle of
+# the month", "end of Q1", "end of the quarter"), and a day counted in weeks from another ("a week from Friday")
+_MIDDLE_RE = re.compile(rf"\b(?:mid|the middle of|middle of)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
+                        r"(?P<this>month)|(?P<next>next month))\b", re.I)
+_QUARTER_RE = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I)
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKS_FROM_RE = re.compile(r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:from|after)\s+(?P<day>today|tomorrow|"
+                            + "|".join(_DAY_NAMES) + r")\b", re.I)
+
+
+def _middle(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    if match.group("month"):
+        month = _MONTH_NAMES[match.group("month").lower()]
+        year = today.year + (month < today.month)
+    else:
+        year, month = today.year, today.month
+        if match.group("next"):
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    middle = date(year, month, 15)
+    return middle if middle >= today else None
+
+
+def _quarter_end(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    quarter = int(match.group("q")) if match.group("q") else (today.month - 1) // 3 + 1
+    last = quarter * 3
+    end = date(today.year, last, calendar.monthrange(today.year, last)[1])
+    return end if end >= today else date(today.year + 1, last, calendar.monthrange(today.year + 1, last)[1])
+
+
+def _weeks_from(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    n = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}.get(match.group("n").lower()) or int(match.group("n"))
+    day = match.group("day").lower()
+    if day in ("today", "tomorrow"):
+        start = today + timedelta(days=day == "tomorrow")
+    else:
+        start = today + timedelta(days=(_DAY_NAMES.index(day) - today.weekday()) % 7 or 7)
+    return start + timedelta(weeks=n)
+
+
 # an age said before a day is no year: "my mum turns 70 on April 3"
 _AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
                      re.I)
@@ -753,6 +795,9 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
+    for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end)):
+        for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
+            add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
         add(m.start(), m.end(), m.group(0), _feast(m, now, tz))
     for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July

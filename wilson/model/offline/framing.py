@@ -17,15 +17,22 @@ from wilson.model.offline import acts, dates
 # the requests the rules follow: only before one of these is "can you" a request and not a question
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
           r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
-          r"make a (?:note|task|reminder)|schedule a reminder|write down)\b")
+          r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
+          r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me)\b")
 _POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
+                     # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
+                     r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
+                     r"good|lovely|awesome|helpful|amazing|cool|brilliant|perfect|super)\s+|i'?d\s+(?:really\s+)?"
+                     r"appreciate\s+it\s+|i\s+would\s+(?:really\s+)?appreciate\s+it\s+)?if\s+you\s+(?:could|can|would)"
+                     r"\s+(?:please\s+|kindly\s+|just\s+)*"
                      r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
                      r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
                      r"(?=" + _VERBS + ")", re.I)
 # "oh and also add: …", "plus, remind me …": a joining word before a request
 _JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
                    r"wilson)"
-                   r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not)", re.I)
+                   r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not|please\b|pls\b|kindly\b|"
+                   r"(?:can|could|would)\s+you\b)", re.I)
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
 _LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
 # "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
@@ -36,16 +43,28 @@ _CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|t
 _NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
-                          r"(?:to|that\s+i\s+(?:need|have)\s+to|i|about)\s+|\s*[:\-–]\s*)(?P<what>.+)$", re.I | re.S)
-_REMEMBER = re.compile(r"^(?:remember|write down|make a note)\s*(?:that\s+|:\s*|-\s*)?(?P<what>.+)$", re.I | re.S)
+                          r"(?:to|(?:that\s+)?(?:i|we)\s+(?:need|have|must|should|got)\s+to|i|about)\s+|\s*[:\-–]\s*)"
+                          r"(?P<what>.+)$", re.I | re.S)
+_REMEMBER = re.compile(r"^(?:remember|write down|note down|jot down|make a note(?:\s+to\s+(?:self|yourself))?)"
+                       r"\s*(?:that\s+|:\s*|-\s*|to\s+(?=[a-z]))?(?P<what>.+)$", re.I | re.S)
 _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
                            r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
 _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
                              r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me)\b", re.I)
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
-_MAKE_TASK = re.compile(r"^(?:make|create|open)\s+(?:a|me\s+a)\s+(?:new\s+)?(?:task|to-?do)\s*(?:to|for|:|-)?\s+"
-                        r"(?P<what>.+)$", re.I | re.S)
+_MAKE_TASK = re.compile(r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
+                        r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$", re.I | re.S)
+# "add a todo for next monday: prepare the slides": the day said before the task, both named
+_DAY_THEN_TASK = re.compile(r"^(?:add|make|create|new|schedule|set up)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:task|to-?do|"
+                            r"to do|item|reminder)\s+(?P<when>(?:for|on|by|due)\s+[^:]{2,30}?)\s*[:\-–]\s*(?P<what>.+)$",
+                            re.I | re.S)
+# "put “call grandma” on the list for sunday", "add 'buy stamps' to my list": the task quoted, then where and when
+_QUOTED_TASK = re.compile(r"^(?:put|add|write|note)\s+[\"“'‘](?P<what>[^\"”'’]{2,80})[\"”'’]\s*"
+                          r"(?:(?:on|to|in)\s+(?:my|the|our)\s+(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos))?(?P<rest>.*)$",
+                          re.I | re.S)
+# "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
+_TODO_NOTE = re.compile(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
 # a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
 # "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
 _NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
@@ -79,7 +98,9 @@ _BASE = {"reminding me": "remind me", "adding": "add", "moving": "move", "pushin
          "rescheduling": "reschedule", "snoozing": "snooze", "dropping": "drop", "deleting": "delete",
          "cancelling": "cancel", "canceling": "cancel", "marking": "mark", "renaming": "rename", "closing": "close",
          "putting": "put", "setting up": "set up", "creating": "create"}
-_TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me)\s*([.!?]*)\s*$", re.I)
+_TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me|thanks in advance|if you can|if possible|"
+                       r"when you get a chance|(?:that|it)(?:'d| would) be (?:great|nice|good|lovely|awesome|amazing|"
+                       r"helpful|perfect)|(?:that|it)(?:'d| would) help(?: a lot)?|cheers|ty|lol)\s*([.!?]*)\s*$", re.I)
 _QUESTION_END = re.compile(r"\s*\?+\s*$")
 
 
@@ -161,7 +182,16 @@ def _remembered(text: str) -> str:
             if re.match(r"remind me\b", what, re.I):
                 return what  # "please remember to remind me about …"
             return f"{timed if untimed is None or _has_hour(what) else untimed} {what}"
+    found = _DAY_THEN_TASK.match(text)
+    if found:
+        return f"add {found.group('what').strip()} {found.group('when').strip()}"
+    found = _QUOTED_TASK.match(text) or _TODO_NOTE.match(text)
+    if found:
+        rest = found.groupdict().get("rest") or ""
+        return f"add {found.group('what').strip()} {rest.strip()}".strip()
     found = _REMEMBER.match(text)
+    if found and re.match(r"(?:i|we)\s+(?:need|have|must|should|got)\s+to\b", found.group("what"), re.I):
+        return found.group("what").strip()  # "note down that I need to buy stamps": the need is the task
     if found and not re.match(r"(?:me|to)\b|" + _VERBS, found.group("what"), re.I):
         return f"add {found.group('what').strip()}"  # "remember: buy stamps", not "remember me" nor "note to self"
     return text

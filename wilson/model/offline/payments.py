@@ -109,9 +109,14 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first
     cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$",
                                           text[:f.start], re.I)]
+    due = (cued or found)[0]
+    for phrase in (f.phrase for f in found):  # "pay rent a week from Friday": the day is no part of what is paid
+        at = thing.find(phrase)
+        if at > 0:
+            thing = re.sub(r"\s+(?:on|by|before|until|till|at|in|the)$", "", thing[:at].rstrip(" ,"), flags=re.I)
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
     if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper() \
             and not AMOUNT_RE.fullmatch(thing):
         thing = f"for the {thing}"  # "the school trip costs 12 EUR": pay for the school trip
     title = f"Pay {thing}" + (f" ({amount})" if amount else "")
-    return Payment(title[:1].upper() + title[1:], (cued or found)[0])
+    return Payment(title[:1].upper() + title[1:], due)
