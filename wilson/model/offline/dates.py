@@ -48,7 +48,7 @@ _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|ne
 # "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
 # is read here, and so is "at 6 a.m.", which the parser takes for 00:00. Not "at 9am", "at 9:30", "at 9.30",
 # "at 10%", "at 3 days".
-_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
+_BARE_HOUR_RE = re.compile(r"\b(?:at|um)\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
                            r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
                            r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?", re.I)
 # "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
@@ -605,6 +605,26 @@ _WEEKS_FROM_RE = re.compile(r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:
                             + "|".join(_DAY_NAMES) + r")\b", re.I)
 
 
+_WEEK_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
+_GERMAN_MONTHS = ("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober",
+                  "november", "dezember")
+# "bis Ende Mai", "Anfang März", "Mitte Februar": a month's edge or middle said in German
+_GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+
+
+def _week_after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    return now.astimezone(tz).date() + timedelta(weeks=2)  # as "next week" is a week from today
+
+
+def _german_edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    month = _GERMAN_MONTHS.index(match.group("month").lower()) + 1
+    year = today.year + (month < today.month)
+    day = {"ende": calendar.monthrange(year, month)[1], "anfang": 1, "mitte": 15}[match.group("edge").lower()]
+    found = date(year, month, day)
+    return found if found >= today else None
+
+
 def _middle(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     today = now.astimezone(tz).date()
     if match.group("month"):
@@ -795,7 +815,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
-    for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end)):
+    for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end),
+                          (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge)):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts

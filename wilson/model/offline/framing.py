@@ -51,7 +51,8 @@ _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)
                            r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
 _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
-                             r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me)\b", re.I)
+                             r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
+                             r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b", re.I)
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
 _MAKE_TASK = re.compile(r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
                         r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$", re.I | re.S)
@@ -109,6 +110,28 @@ _REQUEST_AFTER = re.compile(r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|s
                             r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$", re.I | re.S)
 
 
+# "every Sunday evening remind me to plan the week", "each morning at 7, remind me to stretch": how often, said first
+_OFTEN_FIRST = re.compile(r"^(?P<when>(?:every|each)\s+[^,.!?]{2,40}?)[\s,]+(?P<ask>(?:please\s+)?remind me\b.+)$",
+                          re.I | re.S)
+# "weekly reminder on fridays at 5pm: timesheet", "reminder tomorrow at 9 - call Tom": a reminder written as a note
+_REMINDER_NOTE = re.compile(r"^(?:(?P<often>daily|weekly|monthly)\s+)?reminder\s+(?P<when>[^:\-–]{2,40}?)\s*[:\-–]\s*"
+                            r"(?P<what>.+)$", re.I | re.S)
+# "the passport deadline moved to Feb 15", "the deadline for the flights is now the 20th", "change the due date of
+# book flights to 1 March": a task's new day, said of its deadline
+_DEADLINE_MOVED = re.compile(r"^(?:the\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date)\s+(?:has\s+(?:been\s+)?|was\s+|got\s+)?"
+                             r"(?:moved|changed|pushed|shifted|postponed|extended|is now|is)\s+(?:back\s+)?(?:to|until|till)?\s*"
+                             r"(?P<when>.+)$", re.I | re.S)
+_DEADLINE_OF = re.compile(r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
+                          r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$", re.I | re.S)
+# "let's do the plumber on Monday instead", "can the flights wait until Monday?": a task moved, put as a suggestion
+_DO_INSTEAD = re.compile(r"^(?:let'?s|we'?ll|i'?ll|we can|i can)\s+do\s+(?P<what>(?:the|my|our)\s+.+?)\s+"
+                         r"(?P<when>(?:on|at|by|next|this|tomorrow)\b.+?)\s+instead[.!]*$", re.I | re.S)
+_CAN_IT_WAIT = re.compile(r"^(?:can|could)\s+(?P<what>(?:the|my|our)\s+.+?)\s+wait\s+(?:until|till|to)\s+(?P<when>.+?)\?*$",
+                          re.I | re.S)
+# "flights: booked", "passport - renewed": a task ticked off by its verb done
+_TICKED = re.compile(r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I)
+
+
 def unframed(text: str, now: datetime | None = None, tz=None) -> str:
     """The request without its wrappers; the text as it was when it wears none. With `now` and `tz`, a date said
     before the request moves after it ("on Friday I need to call Tom" is "I need to call Tom on Friday")."""
@@ -127,9 +150,36 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = _reminder_said(_remembered(text))
         moving = _MOVING.match(text.replace("’", "'"))
         text = f"move {moving.group('what')}" if moving else text
+        text = _reworded(text)
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
         text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
         text = f"drop {no_need.group('what')}" if no_need else text
+    return text
+
+
+def _reworded(text: str) -> str:
+    """A reminder, a move or a done said in a shape of its own, in the words the rules read."""
+    often = _OFTEN_FIRST.match(text)
+    if often:
+        return f"{often.group('ask').rstrip(' .!')} {often.group('when')}"
+    note = _REMINDER_NOTE.match(text)
+    if note:
+        every = {"daily": "every day ", "weekly": "", "monthly": "every month "}.get((note.group("often") or "").lower(), "")
+        when = note.group("when").strip()
+        if (note.group("often") or "").lower() == "weekly" and not re.match(r"every|each", when, re.I):
+            when = re.sub(r"^on\s+", "", when, flags=re.I)
+            when = re.sub(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s?\b", r"every \1", when, count=1, flags=re.I)
+        return f"remind me {every}{when} to {note.group('what').strip()}"
+    moved = _DEADLINE_OF.match(text) or _DEADLINE_MOVED.match(text) or _DO_INSTEAD.match(text)
+    if moved and not _QUESTION_END.search(text):
+        what = re.sub(r"^(?:the|my|our)\s+", "", moved.group("what"), flags=re.I)
+        return f"move the {what} to {moved.group('when')}"
+    wait = _CAN_IT_WAIT.match(text)
+    if wait:
+        return f"snooze {wait.group('what')} until {wait.group('when')}"
+    ticked = _TICKED.match(text)
+    if ticked and ticked.group("verb").lower() != "done":
+        return f"{ticked.group('verb')} {ticked.group('what')}"
     return text
 
 

@@ -138,9 +138,10 @@ def _read(chat: Chat, text: str) -> Reply | None:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or follow_up(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
+             or missed.look(chat, text) or _close_said(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
-             or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
+             or _shift(chat, text) or _move(chat, text) or _drop(chat, text) or _close(chat, text)
+             or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
              or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
@@ -485,6 +486,44 @@ def _drop(chat: Chat, text: str) -> Reply | None:
                  "drop something unknown")
 
 
+# "push the flights back a week", "move the passport forward by 3 days", "delay the dentist by two weeks"
+_SHIFT_RE = re.compile(r"^\s*(?:please\s+)?(?:push|move|shift|put|delay|postpone|bring)\s+(?:back\s+|forward\s+)?"
+                       r"(?:the\s+)?(?P<what>.+?)\s+(?P<way>back|forward|out|ahead|up)?\s*(?:by\s+)?"
+                       r"(?P<n>a|an|one|two|three|four|five|six|seven|couple of|few|\d{1,2})\s+(?P<unit>days?|weeks?)\b"
+                       r"(?:\s+(?P<after>later|earlier|back|forward))?\s*[.!]*$", re.I)
+_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "couple of": 2,
+          "few": 3}
+
+
+def _shift(chat: Chat, text: str) -> Reply | None:
+    """A task's day moved by a while: "push the flights back a week" is its due day a week later."""
+    found = _SHIFT_RE.match(text)
+    task = _task_named(chat, found.group("what")) if found else None
+    old = dates.parse_moment(task.get("due"), chat.tz) if task else None
+    if task is None or old is None:
+        return None
+    n = _COUNT.get(found.group("n").lower()) or int(found.group("n"))
+    days = n * (7 if found.group("unit").lower().startswith("w") else 1)
+    earlier = re.search(r"\b(?:forward|up|ahead|earlier)\b", text, re.I) and not re.search(r"\b(?:back|later)\b", text, re.I)
+    due = old + timedelta(days=-days if earlier else days)
+    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
+                 f"move a task by {n} {found.group('unit')}")
+
+
+# "the Japan trip is done, you can close it", "we're back from Japan, close the trip": the topic named in the message
+_CLOSE_IT_RE = re.compile(r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
+                          r"(?:close|archive)\s+(?:it|that|this|the\s+(?:topic|trip|project|plan))(?:\s+(?:now|please|down))*"
+                          r"\s*[.!]*$", re.I)
+
+
+def _close_said(chat: Chat, text: str) -> Reply | None:
+    found = _CLOSE_IT_RE.search(text)
+    topic = _topic_named(chat, text[:found.start()]) if found else None
+    if topic is None:
+        return None
+    return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "close a topic named before")
+
+
 def _close(chat: Chat, text: str) -> Reply | None:
     found = CLOSE_RE.match(text)
     if not found:
@@ -652,6 +691,9 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
                      [], "the user's own day, today")
     if acts.commanded(text):
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
+    anniversary = _anniversary(chat, text)
+    if anniversary is not None:
+        return anniversary
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
     if matched:
         event, trigger = matched
@@ -666,7 +708,8 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
             return None
         event, trigger, place = away
     # "for two weeks" says how long, not when: a message with no other date has no start
-    found = [f for f in dates.search(text, chat.now, chat.tz) if not going.HOW_LONG_RE.match(f.phrase)]
+    # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
+    found = [f for f in dates.search(text, chat.now, chat.tz, months=not matched) if not going.HOW_LONG_RE.match(f.phrase)]
     if not found:
         return None
     title = place_title(event, text, trigger, place)
@@ -686,6 +729,27 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
            else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+# "our wedding anniversary is on the 20th": a day to remember, not a wedding to prepare (nor someone's birthday)
+_ANNIVERSARY_RE = re.compile(r"\b(?P<what>(?:(?:our|my|your)\s+)?(?:(?!(?:is|it'?s|on|the)\b)[\w'’-]+\s+){0,2}?"
+                             r"(?:anniversary|jahrestag|hochzeitstag))\b", re.I)
+
+
+def _anniversary(chat: Chat, text: str) -> Reply | None:
+    """An anniversary told with its day: a reminder on that day (09:00, as a reminder with no hour); someone else's,
+    or one without a day, is news."""
+    found = _ANNIVERSARY_RE.search(text)
+    if found is None or re.search(r"\b(?:birthday|bday|geburtstag)\b", text, re.I) or _someone_elses(chat, text):
+        return None
+    when = dates.search(text, chat.now, chat.tz)
+    at = dates.at_moment(when[0], chat.now, chat.tz) if when else None
+    if at is None:
+        return None
+    what = re.sub(r"^my\b", "your", found.group("what").strip(), flags=re.I)
+    label = what[:1].upper() + what[1:]
+    return Reply("", [("remind", {"text": label, "at": at.isoformat()})],
+                 f"an anniversary to remember ({when[0].stated(chat.tz)})")
 
 
 IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)

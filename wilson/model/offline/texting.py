@@ -53,12 +53,19 @@ def plain(text: str) -> str:
     text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, emoji_said(text or "")))
     text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
     text = _AT_SIGN.sub("at ", _TO_VERB.sub("to ", text))
+    text = _ISH.sub(lambda m: f"{m.group('at') or 'at '}{m.group('hour')}", text)
+    text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
 
 # "remind me 2 call mom @ 6": "2" before a verb is "to", "@" before an hour is "at" (never "2 hours", "me@x.org")
 _TO_VERB = re.compile(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
 _AT_SIGN = re.compile(r"(?<!\S)@\s*(?=\d)")
+# "7ish", "around 7-ish": about that hour
+_ISH = re.compile(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
+# "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
+# reader reads in German)
+_GERMAN_REMIND = re.compile(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
 
 
 # emoji that answer or tick off: alone a yes or a no; a tick after words is "done" ("passport ✅"); any other
