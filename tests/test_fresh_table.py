@@ -30,7 +30,7 @@ HELD_BACK = {"calendar": (0.90, 0.80), "chat": (0.85, 0.78)}  # where the held-b
 HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 
 
-@pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_held_back.txt"])
+@pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_held_back.txt"])
 def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half
     assert path.is_file(), f"{path} is missing: the fresh tables belong in tests/data/fresh/"

@@ -34,7 +34,7 @@ _JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one m
                    r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not|please\b|pls\b|kindly\b|"
                    r"(?:can|could|would)\s+you\b)", re.I)
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
-_LEAD_IN = re.compile(r"^[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
+_LEAD_IN = re.compile(r"^(?!" + _VERBS + r")[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
 # "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
 _MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
                      r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$", re.I | re.S)
@@ -53,6 +53,10 @@ _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)
 _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
                              r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
                              r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b", re.I)
+# "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
+_WANT_REMINDER = re.compile(r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
+                            r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
+                            re.I)
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
 _MAKE_TASK = re.compile(r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
                         r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$", re.I | re.S)
@@ -61,7 +65,7 @@ _DAY_THEN_TASK = re.compile(r"^(?:add|make|create|new|schedule|set up)\s+(?:a\s+
                             r"to do|item|reminder)\s+(?P<when>(?:for|on|by|due)\s+[^:]{2,30}?)\s*[:\-–]\s*(?P<what>.+)$",
                             re.I | re.S)
 # "put “call grandma” on the list for sunday", "add 'buy stamps' to my list": the task quoted, then where and when
-_QUOTED_TASK = re.compile(r"^(?:put|add|write|note)\s+[\"“'‘](?P<what>[^\"”'’]{2,80})[\"”'’]\s*"
+_QUOTED_TASK = re.compile(r"^(?:put|add|write|note)\s+(?:[\"“](?P<what>[^\"”]{2,80})[\"”]|‘(?P<what2>[^’]{2,80})’)\s*"
                           r"(?:(?:on|to|in)\s+(?:my|the|our)\s+(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos))?(?P<rest>.*)$",
                           re.I | re.S)
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
@@ -128,6 +132,18 @@ _DO_INSTEAD = re.compile(r"^(?:let'?s|we'?ll|i'?ll|we can|i can)\s+do\s+(?P<what
                          r"(?P<when>(?:on|at|by|next|this|tomorrow)\b.+?)\s+instead[.!]*$", re.I | re.S)
 _CAN_IT_WAIT = re.compile(r"^(?:can|could)\s+(?P<what>(?:the|my|our)\s+.+?)\s+wait\s+(?:until|till|to)\s+(?P<when>.+?)\?*$",
                           re.I | re.S)
+# "could you hold off on the dog sitter thing until the weekend?", "not now with the VAT return, bring it up again on
+# Monday", "ask me about the vaccination tomorrow instead", "snooze tüv 2 weeks": a task put off, in other words
+_HOLD_OFF = re.compile(r"^(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:hold off on|put off|leave)\s+(?P<what>.+?)\s+"
+                       r"(?:until|till)\s+(?P<when>.+?)[?.!]*$", re.I | re.S)
+_NOT_NOW_WITH = re.compile(r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
+                           r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$", re.I | re.S)
+_ASK_ME_ABOUT = re.compile(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
+_SNOOZE_FOR = re.compile(r"^(?P<verb>snooze|postpone|delay|pause)\s+(?P<what>.+?)(?<!\bfor)(?<!\bby)\s+(?P<n>\d{1,2}|a|an|one|two|three|four)\s+"
+                         r"(?P<unit>days?|weeks?|months?)[.!]*$", re.I)
+# "there's no point renewing the parking permit", "take the rabies booster off the list": a task dropped
+_NO_POINT = re.compile(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
+_OFF_THE_LIST = re.compile(r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I)
 # "flights: booked", "passport - renewed": a task ticked off by its verb done
 _TICKED = re.compile(r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I)
 
@@ -137,8 +153,9 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
     before the request moves after it ("on Friday I need to call Tom" is "I need to call Tom on Friday")."""
     if now is not None and tz is not None:
         text = _date_last(text, now, tz)
-    was = None
-    while was != text:
+    was, rounds = None, 0
+    while was != text and rounds < 8:  # each wrapper comes off once; a rewrite that reads as another stops here
+        rounds += 1
         was = text
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
@@ -147,6 +164,9 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         if polite:
             text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
         text = _TRAILING.sub(r"\1", text)
+        quoted = _QUOTED_TASK.match(text)
+        if quoted and now is not None and tz is not None:
+            return _quoted(quoted, now, tz)
         text = _reminder_said(_remembered(text))
         moving = _MOVING.match(text.replace("’", "'"))
         text = f"move {moving.group('what')}" if moving else text
@@ -155,6 +175,15 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
         text = f"drop {no_need.group('what')}" if no_need else text
     return text
+
+
+def _quoted(quoted: re.Match, now: datetime, tz) -> str:
+    """The quote is the task's whole title; of the rest only its day is kept ("…"? We need it by Friday.)"""
+    rest = quoted.group("rest")
+    found = dates.search(rest, now, tz)
+    lead = re.search(r"\b(?:by|before|until|till|on|for|in)\s+(?:the\s+)?$", rest[:found[0].start]) if found else None
+    when = ((lead.group(0) if lead else "") + found[0].phrase) if found else ""
+    return f"add {(quoted.group('what') or quoted.group('what2')).strip()} {when}".strip()
 
 
 def _reworded(text: str) -> str:
@@ -174,9 +203,16 @@ def _reworded(text: str) -> str:
     if moved and not _QUESTION_END.search(text):
         what = re.sub(r"^(?:the|my|our)\s+", "", moved.group("what"), flags=re.I)
         return f"move the {what} to {moved.group('when')}"
-    wait = _CAN_IT_WAIT.match(text)
+    wait = _CAN_IT_WAIT.match(text) or _HOLD_OFF.match(text) or _NOT_NOW_WITH.match(text)
     if wait:
         return f"snooze {wait.group('what')} until {wait.group('when')}"
+    snooze = _SNOOZE_FOR.match(text)
+    if snooze:
+        return f"{snooze.group('verb')} {snooze.group('what')} for {snooze.group('n')} {snooze.group('unit')}"
+    text = _ASK_ME_ABOUT.sub("remind me ", text)
+    dropped = _NO_POINT.search(text) or _OFF_THE_LIST.match(text)
+    if dropped:
+        return f"drop {dropped.group('what')}"
     ticked = _TICKED.match(text)
     if ticked and ticked.group("verb").lower() != "done":
         return f"{ticked.group('verb')} {ticked.group('what')}"
@@ -213,6 +249,10 @@ def _in_own_words(text: str) -> str:
 
 def _reminder_said(text: str) -> str:
     """"set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
+    wanted = _WANT_REMINDER.match(text)
+    if wanted:
+        often = (wanted.group("often") or "").lower()
+        text = f"set a {often if often in ('daily', 'weekly') else ''} reminder{text[wanted.end():]}"
     found = _REMINDER_WORDS.match(text)
     if found:
         every = " every day" if (found.group("often") or "").lower() == "daily" else ""
@@ -235,10 +275,9 @@ def _remembered(text: str) -> str:
     found = _DAY_THEN_TASK.match(text)
     if found:
         return f"add {found.group('what').strip()} {found.group('when').strip()}"
-    found = _QUOTED_TASK.match(text) or _TODO_NOTE.match(text)
+    found = _TODO_NOTE.match(text)
     if found:
-        rest = found.groupdict().get("rest") or ""
-        return f"add {found.group('what').strip()} {rest.strip()}".strip()
+        return f"add {found.group('what').strip()}"
     found = _REMEMBER.match(text)
     if found and re.match(r"(?:i|we)\s+(?:need|have|must|should|got)\s+to\b", found.group("what"), re.I):
         return found.group("what").strip()  # "note down that I need to buy stamps": the need is the task

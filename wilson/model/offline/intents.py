@@ -437,6 +437,9 @@ def _move(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
+    verb = text.strip().split()[0].lower()
+    if not when and verb in ("snooze", "pause", "postpone"):  # "snooze the tyres till March": its 1st
+        when = dates.search(f"in {found.group('when')}", chat.now, chat.tz, months=True)
     task = _task_named(chat, found.group("what"))
     if task is None:
         return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
@@ -445,7 +448,6 @@ def _move(chat: Chat, text: str) -> Reply | None:
         return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. "
                      "Nothing was changed.",
                      [], "move without a date")
-    verb = text.strip().split()[0].lower()
     if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
         at = dates.at_moment(when[0], chat.now, chat.tz)
         if at is not None:

@@ -22,7 +22,7 @@ _ELSEWHERE = {"ja": "yes", "jep": "yes", "oui": "yes", "si": "yes", "sí": "yes"
 _OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
                           "note", "none", "nose", "node", "nice", "nat", "nap"})
 _FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
-                   "sir", "mate", "danke", "bitte", "merci", "gracias", "doch", "schon",
+                   "sir", "mate", "ta", "cheers", "danke", "bitte", "merci", "gracias", "doch", "schon",
                    # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
                    "perfect", "great", "good", "fine", "cool", "lovely", "awesome", "nice", "excellent", "that's",
                    "thats", "sounds", "looks", "right", "correct", "exactly"})

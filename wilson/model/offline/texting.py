@@ -53,7 +53,10 @@ def plain(text: str) -> str:
     text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, emoji_said(text or "")))
     text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
     text = _AT_SIGN.sub("at ", _TO_VERB.sub("to ", text))
-    text = _ISH.sub(lambda m: f"{m.group('at') or 'at '}{m.group('hour')}", text)
+    text = _ISH.sub(lambda m: f"at {m.group('hour')}", text)
+    text = _HOUR_H.sub(lambda m: f"at {m.group('hour')}:{m.group('minute') or '00'}", text)
+    text = _FIRST_THING.sub("", text)
+    text = _FIRST_OF_MONTH.sub(lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + " of the month", text)
     text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
@@ -63,6 +66,12 @@ _TO_VERB = re.compile(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
 _AT_SIGN = re.compile(r"(?<!\S)@\s*(?=\d)")
 # "7ish", "around 7-ish": about that hour
 _ISH = re.compile(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
+# "thursday 19h", "19h30": the hour of the 24-hour clock as written in much of Europe ("at 19h" keeps its "at")
+_HOUR_H = re.compile(r"(?<!\bat )(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])h(?P<minute>[0-5]\d)?\b", re.I)
+# "first thing Monday", "first thing tomorrow": the morning, as a reminder without an hour is anyway
+_FIRST_THING = re.compile(r"\bfirst thing(?:\s+on)?\s+(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|"
+                          r"in the morning\b|next\b)", re.I)
+_FIRST_OF_MONTH = re.compile(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
 _GERMAN_REMIND = re.compile(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)

@@ -20,7 +20,7 @@ DAY_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 def words(text: str) -> set[str]:
     out = set()
-    for word in re.findall(r"[a-z0-9][a-z0-9'’-]*", (text or "").lower()):
+    for word in re.findall(r"[^\W_][\w'’-]*", (text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
         word = word.replace("’", "'").strip("'-")
         if word.endswith("'s"):
             word = word[:-2]
