@@ -612,6 +612,44 @@ _GERMAN_MONTHS = ("januar", "februar", "märz", "april", "mai", "juni", "juli", 
 _GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
 
 
+# "on 3/2", "by 15/01", "exam 2/15": a day and a month with a slash, read in the order the user's place writes them
+# (the other order when that names no day); only after a word that leads to a day, or ending the message ("24/7",
+# "50/50" and "1/2 cup" are no days)
+_SLASH_DAY_RE = re.compile(r"(?:" + "|".join(rf"(?<=\b{w} )" for w in ("on", "by", "due", "for", "until", "till",
+                                                                          "before", "after", "from", "date", "is", "am",
+                                                                          "exam", "the")) + r"|^)"
+                           r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
+                           re.I)
+
+
+def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    a, b = int(match.group("a")), int(match.group("b"))
+    today = now.astimezone(tz).date()
+    orders = [(a, b), (b, a)] if date_order(tz) == "DMY" else [(b, a), (a, b)]
+    for day, month in orders:
+        if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(today.year, month)[1]:
+            found = date(today.year, month, day)
+            return found if found >= today else date(today.year + 1, month, min(day, calendar.monthrange(
+                today.year + 1, month)[1]))
+    return None
+
+
+# "am 7. April", "13.-20. Feb": a day written with its stop before the month's name, as in German (a stretch of
+# days starts on its first)
+_DAY_STOP_MONTH_RE = re.compile(r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>" + _MONTH_ALTERNATIVES + "|"
+                                + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+
+
+def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    name, today = match.group("month").lower(), now.astimezone(tz).date()
+    month = _MONTH_NAMES.get(name) or _GERMAN_MONTHS.index(name) + 1
+    day = int(match.group("day"))
+    for year in (today.year, today.year + 1):
+        if 1 <= day <= calendar.monthrange(year, month)[1] and date(year, month, day) >= today:
+            return date(year, month, day)
+    return None
+
+
 def _week_after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
     return now.astimezone(tz).date() + timedelta(weeks=2)  # as "next week" is a week from today
 
@@ -816,7 +854,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
     for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end),
-                          (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge)):
+                          (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge),
+                          (_SLASH_DAY_RE, _slash_day), (_DAY_STOP_MONTH_RE, _day_stop_month)):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts

@@ -25,6 +25,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
                                           request_of)
 from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
+from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
@@ -144,7 +145,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
-             or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
@@ -673,6 +674,18 @@ def _someone_elses(chat: Chat, text: str) -> bool:
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
 
 
+def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
+    """A plan asked for an event at a place away from home ("help me get ready for the Rotterdam Marathon"): a
+    trip there."""
+    travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
+    place = places.find_place(None, text) or next(
+        (p for name in re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?", text)
+         for p in (places.named(name), places.named(name.split()[0])) if p is not None), None)
+    if travel is None or place is None or (chat.home is not None and not places.away(place, chat.home)):
+        return None
+    return travel, None, place
+
+
 def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
     """(the playbook's trip, no trigger, the place) when the message tells of going to a place away from home."""
     travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
@@ -686,17 +699,36 @@ _MY_DAY_TODAY_RE = re.compile(r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>bir
                               r"(?:\s+today)?\s*[!.]*\s*$", re.I)
 
 
-def _life_event(chat: Chat, text: str) -> Reply | None:
+def _plan_asked(chat: Chat, text: str) -> Reply | None:
+    """"Help me prepare for …", "set up the usual prep": the plan of what the rest of the message tells, whatever
+    its shape (wilson/model/offline/plan_asked.py)."""
+    rest = plan_asked(text)
+    return _life_event(chat, rest, asked=True) if rest is not None else None
+
+
+# "in Wedding", "nach Wedding": the Berlin district, no wedding
+_WEDDING_DISTRICT_RE = re.compile(r"\b(?:in|nach|to|from)\s+Wedding\b")
+
+
+def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
+    """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
+    if not asked and _ASKING_RE.search(text.strip()) and not re.match(r"\s*(?:will|can|could|would)\s+you\b", text, re.I):
+        return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
     mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
     if mine:  # nothing left to plan for a day that is here: a word back
         return Reply(f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
                      [], "the user's own day, today")
-    if acts.commanded(text):
+    if acts.commanded(text) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
-    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
+    read = _WEDDING_DISTRICT_RE.sub(" ", text)
+    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
+    sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
+    if sum_to_pay and (matched is None or matched[0].name == "official"):
+        # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
+        matched = (chat.playbook.of_kind("bill"), None)
     if matched:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
@@ -705,18 +737,18 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
             return None  # "my colleague Tom has his final exam next week" is Tom's exam
         place = places.find_place(None, text)
     else:
-        away = _going_away(chat, text)
+        away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None)
         if away is None:
             return None
         event, trigger, place = away
     # "for two weeks" says how long, not when: a message with no other date has no start
     # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
-    found = [f for f in dates.search(text, chat.now, chat.tz, months=not matched) if not going.HOW_LONG_RE.match(f.phrase)]
+    found = [f for f in dates.search(text, chat.now, chat.tz, months=True) if not going.HOW_LONG_RE.match(f.phrase)]
     if not found:
         return None
-    title = place_title(event, text, trigger, place)
+    title = place_title(event, text, trigger, place) if trigger is not None or "{place}" in event.title else event.label
     todo = ADD_RE.match(text)
-    if todo and "{place}" not in event.title:
+    if todo and "{place}" not in event.title and not asked:
         # "I need to file my taxes by the 25th": the topic is what the user has to do
         what, _ = _split_when(todo.group("what"), chat)
         if words(what):
@@ -729,7 +761,8 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     if not calls:
         return None
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
-           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}")
+           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}" if place is not None
+           else "a sum to put aside, and a plan asked for")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
