@@ -37,6 +37,8 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
     A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
+    # when said without a day ("after the holidays", "sometime", "asap"): no due day, and no part of the title
+    rest = _VAGUE_WHEN_RE.sub("", rest)
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
@@ -52,6 +54,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
         what = head + " " + what[at + len(cut.phrase):]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
+    what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
@@ -59,6 +62,11 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
                   r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
     return what, first
+
+
+_VAGUE_WHEN_RE = re.compile(r"\s+(?:(?:right\s+)?now|asap|as soon as possible|soon|sometime(?:\s+soon)?|some time|at some point|"
+                            r"one of these days|when i (?:get|have) (?:a chance|time)|after the (?:holidays|break|summer)|"
+                            r"(?:sometime\s+)?(?:in|after|over)\s+the\s+(?:new\s+year|holidays))(?=\s*(?:[,.;!?]|$))", re.I)
 
 
 def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates.Found]] | None:
@@ -145,7 +153,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
-             or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or _redated(chat, text) or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
@@ -336,7 +344,34 @@ def _on_it(text: str) -> Reply | None:
     return None
 
 
+# what is said beside a done that names no task: "…, all sorted", "… this morning", "… online"
+_DONE_TAIL_RE = re.compile(r"(?:[,;]?\s+(?:all|it'?s|that'?s|now|finally|already)?\s*(?:sorted|done|finished|handled|taken care of)"
+                           r"|\s+(?:this|yesterday|last)\s+(?:morning|afternoon|evening|night|week)|\s+yesterday|\s+today|"
+                           r"\s+online|\s+at last|\s+finally)+\s*[.!]*$", re.I)
+# a done said in a clause of a longer message: "the handyman came round yesterday and fixed the tap", "finally got
+# rid of netflix so the streaming sub is cancelled", "Fahrstunde ist gebucht, driving lesson booked for thursday"
+_CLAUSE_RE = re.compile(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
+
+
 def _done(chat: Chat, text: str) -> Reply | None:
+    """A task done, said of the whole message or of one of its clauses."""
+    reply = _done_said(chat, text)
+    if reply is not None or text.rstrip().endswith("?"):
+        return reply
+    tail = _DONE_TAIL_RE.sub("", text)
+    if tail != text and tail.strip():
+        reply = _done_said(chat, tail)
+        if reply is not None and reply.calls:
+            return reply
+    clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
+    for clause in reversed(clauses) if len(clauses) > 1 else ():
+        reply = _done_said(chat, _DONE_TAIL_RE.sub("", clause) or clause)
+        if reply is not None and reply.calls:
+            return reply
+    return None
+
+
+def _done_said(chat: Chat, text: str) -> Reply | None:
     for pattern in DONE_RES:
         found = pattern.match(text)
         if found:
@@ -513,9 +548,43 @@ def _shift(chat: Chat, text: str) -> Reply | None:
                  f"move a task by {n} {found.group('unit')}")
 
 
+# what says a day is new for something already planned: "so they're due Feb 2nd now", "the pitch moved, so the deck
+# only has to be ready Monday", "my supervisor agreed I can hand it in by end of Q1", "the deadline got extended"
+_NEW_DAY_RE = re.compile(r"\b(?:now|moved|extended|pushed|postponed|instead|agreed|allowed|only\s+(?:has|have|needs?)\s+to|"
+                         r"new\s+deadline|deadline\s+is|got\s+(?:moved|extended|pushed)|can\s+(?:now\s+)?(?:hand|send|submit|"
+                         r"do|pay|file|return))\b", re.I)
+
+
+def _redated(chat: Chat, text: str) -> Reply | None:
+    """An open task named by most of its own words, with a new day and a word that says the day changed: that
+    task moved (not a new one made, nor news)."""
+    if text.rstrip().endswith("?") or not _NEW_DAY_RE.search(text):
+        return None
+    found = [f for f in dates.search(text, chat.now, chat.tz) if not re.fullmatch(r"\d{4}", f.phrase.strip())]
+    if not found:
+        return None
+    open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+    said = words(text)
+    task = best(open_tasks, said)
+    if task is None:
+        return None
+    title = str(task.get("title"))
+    own = words(title) - words(title.split()[0])  # its verb may be said another way ("renewed" the books to return)
+    named = {w for w in own if w in said or any(w.startswith(x) or x.startswith(w) for x in said if len(x) >= 3)}
+    if len(named) < max(1, (len(own) + 1) // 2):
+        return None  # one shared word is no name for "Prepare the pitch deck for Nordlicht"
+    due = found[-1].value
+    old = dates.parse_moment(task.get("due"), chat.tz)
+    if old is not None and dates.local_date(old, chat.tz) == dates.local_date(due, chat.tz):
+        return None
+    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
+                 f"a task's new day told ({found[-1].stated(chat.tz)})")
+
+
 # "the Japan trip is done, you can close it", "we're back from Japan, close the trip": the topic named in the message
 _CLOSE_IT_RE = re.compile(r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
-                          r"(?:close|archive)\s+(?:it|that|this|the\s+(?:topic|trip|project|plan))(?:\s+(?:now|please|down))*"
+                          r"(?:close|archive)\s+(?:it|that|this|the)(?:\s+(?:[\w-]+\s+)?(?:topic|trip|project|plan|one|move|"
+                          r"wedding|conference))?(?:\s+(?:now|please|pls|down))*"
                           r"\s*[.!]*$", re.I)
 
 

@@ -95,7 +95,9 @@ def emoji_said(text: str) -> str:
         if any(e in text for e in _NO_EMOJI):
             return "no"
         return "yes" if any(e in text for e in _YES_EMOJI) else text
-    text = _TICK_AFTER_WORDS.sub(" done", text)
+    # a tick after a thing named is "done"; after a word that says so already ("cancelled ✔️") it adds nothing
+    text = _TICK_AFTER_WORDS.sub(lambda m: "" if re.search(r"(?:ed|done|sorted|paid|sent|bought)$",
+                                                           m.string[:m.start()], re.I) else " done", text)
     return " ".join(_EMOJI.sub(" ", text).split())
 
 
