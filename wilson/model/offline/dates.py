@@ -597,7 +597,7 @@ _DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>
                            rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
 # the middle of a month and the end of a quarter, which the parser reads as no day ("mid-February", "the middle of
 # the month", "end of Q1", "end of the quarter"), and a day counted in weeks from another ("a week from Friday")
-_MIDDLE_RE = re.compile(rf"\b(?:mid|the middle of|middle of)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
+_MIDDLE_RE = re.compile(rf"\b(?P<part>mid|the middle of|middle of|late|in\s+late)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
                         r"(?P<this>month)|(?P<next>next month))\b", re.I)
 _QUARTER_RE = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I)
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -672,7 +672,8 @@ def _middle(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
         year, month = today.year, today.month
         if match.group("next"):
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    middle = date(year, month, 15)
+    part = match.group("part").lower()
+    middle = date(year, month, 20 if "late" in part else 15)  # "late April": its last third
     return middle if middle >= today else None
 
 
@@ -698,6 +699,11 @@ def _weeks_from(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 # an age said before a day is no year: "my mum turns 70 on April 3"
 _AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
                      re.I)
+
+
+# "my husband's 40th on 11 Feb", "Mum's 70th": an age reached, no day (nor the year 2040)
+_AGED_RE = re.compile(r"\w['’]s?\s+(?P<age>\d{1,3}(?:st|nd|rd|th))\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+                      re.I)
 
 
 def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -895,6 +901,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _PARSER_MISREADS.sub(_blank, masked)
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
+    masked = _AGED_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found

@@ -16,7 +16,8 @@ import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
+from wilson.model.offline import (acts, dates, finished, going, looks, missed, payments, places, questions, repeats,
+                                  sentences, when_event)
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -116,7 +117,7 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or questions.answered(chat, chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -273,6 +274,7 @@ def _statement(text: str) -> Reply | None:
 
 # a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
 _WORD_BACK = [
+    (re.compile(r"^(?:knock knock|guess what|tell me a joke|did you know)$"), "🙂 Go on!"),
     (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
                 r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
     (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
@@ -812,7 +814,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         event, trigger, place = away
     # "for two weeks" says how long, not when: a message with no other date has no start
     # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
-    found = [f for f in dates.search(text, chat.now, chat.tz, months=True) if not going.HOW_LONG_RE.match(f.phrase)]
+    # a day years away is an age or a count misread ("Mum's 70th is on the 20th"), no start
+    found = [f for f in dates.search(text, chat.now, chat.tz, months=True) if not going.HOW_LONG_RE.match(f.phrase)
+             and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3]
     if not found:
         return None
     title = place_title(event, text, trigger, place) if trigger is not None or "{place}" in event.title else event.label
