@@ -650,6 +650,16 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
     return None
 
 
+# "within a month", "in one month": the same day next month (the parser reads the month's 1st)
+_A_MONTH_RE = re.compile(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
+
+
+def _a_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+    return date(year, month, min(today.day, calendar.monthrange(year, month)[1]))
+
+
 def _week_after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
     return now.astimezone(tz).date() + timedelta(weeks=2)  # as "next week" is a week from today
 
@@ -861,7 +871,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
     for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end),
                           (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge),
-                          (_SLASH_DAY_RE, _slash_day), (_DAY_STOP_MONTH_RE, _day_stop_month)):
+                          (_SLASH_DAY_RE, _slash_day), (_DAY_STOP_MONTH_RE, _day_stop_month), (_A_MONTH_RE, _a_month)):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts

@@ -107,7 +107,8 @@ def answer(chat: Chat) -> Reply:
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
-    reply = _that_as_task(chat, sentences.split(chat.text)) or _read(chat, chat.text)
+    reply = (_that_as_task(chat, sentences.split(chat.text)) or (_buried(chat, chat.text) if len(chat.text) > 150 else None)
+             or _read(chat, chat.text))
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
@@ -117,7 +118,7 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or questions.answered(chat, chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _buried(chat, chat.text) or _statement(" ".join(parts) or chat.text) or questions.answered(chat, chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -195,6 +196,25 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
                                               told[:f.start], re.I)]
         args["due"] = dates.iso((cued or found)[0].value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
+
+
+# a request in the middle of a run-on ("ok so the thing is … so could you add a task to … because otherwise …"): from
+# its asking words to the reason said after it
+_BURIED_RE = re.compile(r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|just\s+)?|please\s+|pls\s+)"
+                        r"(?=(?:add|remind me|put|set up|make|create|note|move|push|snooze|drop|cancel)\b)|\bremind me\b|"
+                        r"\badd (?:a )?task\b", re.I)
+_REASON_AFTER_RE = re.compile(r"[\s,]+(?:because|cause|'cause|cos|since|as otherwise|otherwise|so that|or else|"
+                              r"so i (?:don'?t|won'?t)|coz)\b.*$", re.I | re.S)
+
+
+def _buried(chat: Chat, text: str) -> Reply | None:
+    """The request buried in a long message, read alone; None when there is none, or it changes nothing."""
+    found = _BURIED_RE.search(text, 1) if len(text) > 60 else None
+    if found is None:
+        return None
+    asked = _REASON_AFTER_RE.sub("", text[found.start():]).strip(" ,.;")
+    reply = _read(chat, request_of(asked, chat.now, chat.tz))
+    return reply if reply is not None and reply.calls else None
 
 
 def _merged(asked: list[Reply]) -> Reply:
@@ -728,7 +748,10 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}|"
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
+                              # "my sister's baby is due", "my mum's surgery is on Monday": theirs
+                              rf"(?:['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|operation|appointment|exam|test|interview|trip|"
+                              rf"flight|move|visit|treatment))?|"
                               rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
                               rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
@@ -804,8 +827,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
-        if event.name not in ("wedding", "birthday") and _someone_elses(chat, text):
-            return None  # "my colleague Tom has his final exam next week" is Tom's exam
+        if (event.name not in ("wedding", "birthday") or re.search(r"\bmarried\b", trigger.group(0) if trigger else "",
+                                                                   re.I)) and _someone_elses(chat, text):
+            return None  # "my colleague Tom has his final exam next week" is Tom's exam, "Priya is getting married" hers
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None)

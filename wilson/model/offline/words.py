@@ -52,7 +52,7 @@ def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("tit
 
 def _alike(said: str, named: str) -> bool:
     """A word said for a title's word: its start ("sub", "tüv"), or one edit away in a longer word."""
-    if len(said) >= 3 and len(named) >= 3 and (named.startswith(said) or said.startswith(named)):
+    if 3 <= len(said) < len(named) and named.startswith(said):  # shortened, not a longer word ("plant" is no "plan")
         return True
     return len(said) >= 5 and len(named) >= 5 and DamerauLevenshtein.distance(said, named, score_cutoff=1) <= 1
 
