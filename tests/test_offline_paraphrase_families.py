@@ -182,6 +182,8 @@ def test_a_topic_closed_after_it_was_named_is_that_topic(text, topic):
     ("it's my husband's 40th on 11 Feb and I want to do something big", "Husband's birthday", "2027-02-11"),
     ("Opa wird 90 am 7. April!", "Opa's birthday", "2027-04-07"),
     ("resitting the accounting exam 2/15", None, "2027-02-15"),
+    ("can you plan my trip to Rome on March 3?", "Trip to Rome", "2027-03-03"),
+    ("Will's birthday is on the 5th", "Will's birthday", "2027-01-05"),  # a name, no question
     ("Help me prepare for the Kita fees: 1,200 euros for the year, due at the end of January", "Bill", "2027-01-31"),
 ])
 def test_a_plan_told_or_asked_for_in_any_words_is_proposed_from_its_day(text, title, starts):
@@ -218,6 +220,7 @@ def test_a_yes_with_a_change_changes_the_proposal(text, changes):
     ("what's the plan for the Leipzig move?", "Move to Leipzig"),
     ("do you know when the Bürgeramt opens on Thursdays?", "I can't answer that offline"),
     ("is the Bari wedding on the 4th or the 5th?", "I can't answer that offline"),
+    ("Should I go to Paris in May?", "I can't answer that offline"),
     ("knock knock", "Go on!"),
     ("why did the scarecrow win an award? because he was outstanding in his field 😂", "Ha!"),
     ("danke dir", "You're welcome!"),

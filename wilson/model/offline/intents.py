@@ -800,13 +800,16 @@ def _plan_asked(chat: Chat, text: str) -> Reply | None:
     return _life_event(chat, rest, asked=True) if rest is not None else None
 
 
+# a question, not a request put as one ("can you plan my trip …?") nor a name ("Will's birthday", "May's wedding")
+_ASKS_RE = re.compile(r"^(?!\s*(?:can|could|would|will)\s+(?:you|u)\b).*\?\s*$|^(?:what|when|where|who|why|how|which)\b|^(?:is|are|was|were|do|does|did|should|shall|"
+                      r"have|has)\s+(?:i|we|he|she|they|it|the|my|our|there|that|this)\b", re.I)
 # "in Wedding", "nach Wedding": the Berlin district, no wedding
 _WEDDING_DISTRICT_RE = re.compile(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
-    if not asked and _ASKING_RE.search(text.strip()) and not re.match(r"\s*(?:will|can|could|would)\s+you\b", text, re.I):
+    if not asked and _ASKS_RE.search(text.strip()):
         return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
     mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
     if mine:  # nothing left to plan for a day that is here: a word back

@@ -14,7 +14,7 @@ PLAN_ASKED_RE = re.compile(
     r"\b(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:"
     r"help\s+(?:me|us)\s+(?:to\s+)?(?:plan|prepare|get\s+(?:ready|everything\s+ready|organi[sz]ed)|organi[sz]e|sort\s+out|"
     r"get\s+on\s+top\s+of)"
-    r"|get\s+(?:me|us)\s+(?:ready|prepared)"
+    r"|get\s+(?:me|us)\s+(?:ready|prepared)|(?<=you\s)plan(?=\s+(?:my|our|the|a|an)\s)"
     r"|set\s+(?:that|this|it|everything)\s+up|set\s+up\s+(?:the\s+usual\s+|a\s+|the\s+)?(?:prep|plan|preparations?)"
     r"|(?:i|we)\s+(?:need|want|would like|'d like)\s+a\s+plan"
     r"|make\s+(?:me\s+|us\s+)?a\s+plan|plan\s+(?:it|this|that)\s+(?:out\s+)?for\s+(?:me|us)"
