@@ -107,7 +107,8 @@ def answer(chat: Chat) -> Reply:
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
-    reply = (_that_as_task(chat, sentences.split(chat.text)) or (_buried(chat, chat.text) if len(chat.text) > 150 else None)
+    reply = (_that_as_task(chat, sentences.split(chat.text)) or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1
+                                                         else None)
              or _read(chat, chat.text))
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
@@ -749,13 +750,18 @@ _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|fath
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
 _SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
-                              # "my sister's baby is due", "my mum's surgery is on Monday": theirs
-                              rf"(?:['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|operation|appointment|exam|test|interview|trip|"
-                              rf"flight|move|visit|treatment))?|"
+                              # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
+                              # appointment is the parent's to plan, so not theirs)
+                              rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
+                              rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
                               rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
                               rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
                               rf"moves|visits)\b")
+
+
+_FAMILY_RE = re.compile(r"\b(?:sister|brother|mum|mom|mother|dad|father|son|daughter|cousin|best friend|niece|nephew|"
+                        r"aunt|uncle|grandson|granddaughter|parents)\b", re.I)
 
 
 def _someone_elses(chat: Chat, text: str) -> bool:
@@ -830,9 +836,12 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
-        if (event.name not in ("wedding", "birthday") or re.search(r"\bmarried\b", trigger.group(0) if trigger else "",
-                                                                   re.I)) and _someone_elses(chat, text):
-            return None  # "my colleague Tom has his final exam next week" is Tom's exam, "Priya is getting married" hers
+        married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
+        if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) \
+                and _someone_elses(chat, text):
+            # "my colleague Tom has his final exam next week" is Tom's exam, "my colleague Priya is getting married"
+            # hers (a sister's wedding is one the user goes to)
+            return None
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None)
