@@ -68,6 +68,19 @@ def test_a_task_asked_for_in_any_register_is_that_task(text, title, due):
 
 
 @pytest.mark.parametrize("text, title, due", [
+    ("my boss wants the quarterly report by friday", "Send the quarterly report to my boss", "2027-01-08"),
+    ("the landlord needs the signed contract back before the 15th", "Send the signed contract back to the landlord",
+     "2027-01-15"),
+    ("the kids need new winter boots by next week", "Get new winter boots for the kids", "2027-01-12"),
+    ("the car needs its MOT by the end of next month", "Get the MOT for the car", "2027-02-28"),
+    ("I need a new phone by friday", "Get a new phone", "2027-01-08"),
+    ("can you make sure I call the bank tomorrow", "Call the bank", "2027-01-06"),
+])
+def test_what_someone_wants_of_the_user_by_a_day_is_a_task_to_do_it(text, title, due):
+    assert only(text, "create_task") == {"title": title, **({"due": due} if due else {})}
+
+
+@pytest.mark.parametrize("text, title, due", [
     ("pay rent a week from Friday", "Pay rent", "2027-01-15"),
     ("So the Finanzamt sent the assessment. Turns out I owe them a back payment. 1.150 EUR has to go to them "
      "within a month.", "Pay back payment (1.150 EUR)", "2027-02-05"),
@@ -88,6 +101,8 @@ def test_a_sum_to_pay_is_a_task_to_pay_it_without_the_day_in_its_title(text, tit
      "2027-01-11T09:00:00+01:00"),
     ("Erinnere mich morgen um 8 an den Zahnarzt", "an den Zahnarzt", "2027-01-06T08:00:00+01:00"),
     ("remind me mid month to check the budget", "check the budget", "2027-01-15T09:00:00+01:00"),
+    ("set an alarm for 6am tomorrow", "wake up", "2027-01-06T06:00:00+01:00"),
+    ("wake me up at 7", "wake up", "2027-01-06T07:00:00+01:00"),
 ])
 def test_a_reminder_asked_for_in_any_register_is_that_reminder(text, what, at):
     assert only(text, "remind") == {"text": what, "at": at}
@@ -108,6 +123,7 @@ def test_an_anniversary_is_a_reminder_on_its_day_not_a_wedding_to_plan(text, wha
     ("I'd love a weekly nudge on Wednesdays to clean out the rabbit hutch", "clean out the rabbit hutch",
      "0 9 * * 3"),
     ("every first of the month pls remind me to transfer the rent", "transfer the rent", "0 9 1 * *"),
+    ("I keep forgetting to water the plants, remind me every evening", "water the plants", "0 18 * * *"),
 ])
 def test_a_repeating_reminder_said_any_way_round_repeats(text, what, cron):
     assert only(text, "create_reminder") == {"text": what, "cron": cron}

@@ -18,7 +18,7 @@ from wilson.model.offline import acts, dates
 _VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
           r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
           r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
-          r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me)\b")
+          r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b")
 _POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
                      # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
                      r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
@@ -53,6 +53,11 @@ _SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)
 _REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
                              r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
                              r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b", re.I)
+# "set an alarm for 6am tomorrow", "wake me up at 7": a reminder to wake, as Wilson has no alarm of its own
+_ALARM = re.compile(r"^(?:set\s+(?:an|me\s+an|my)\s+alarm|wake\s+me(?:\s+up)?)\b(?:\s+for\b)?(?P<when>.*)$", re.I | re.S)
+# "put the dentist on Thursday at 10 in my calendar": what and when, without where it is written
+_IN_CALENDAR = re.compile(r"^(?:put|add|enter|pencil(?:\s+in)?|write)\s+(?P<what>.+?)\s+(?:in|on|to|into)\s+(?:my|the)\s+"
+                          r"(?:calendar|diary|agenda)\b(?P<rest>.*)$", re.I | re.S)
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
 _WANT_REMINDER = re.compile(r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
                             r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
@@ -76,6 +81,9 @@ _NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+
                    r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
                    r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
                    r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+# "I need a new phone by Friday", "we need new tyres before winter": a thing to get by a day
+_NEED_THING = re.compile(r"^(?P<who>i|we)\s+(?:really\s+|still\s+|also\s+)?need\s+(?P<what>(?:a|an|some|new|more|the)\s+"
+                         r"[^,.;!?]+?\s+(?:by|before|until|till)\b.+)$", re.I | re.S)
 # "the meter reading has to be sent in by 15.01", "my passport needs to be renewed before March": a need said of
 # the thing, read as the act ("I need to send in the meter reading by 15.01")
 _PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
@@ -85,10 +93,12 @@ _PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|ha
 # reminded of said first, the request after it with only its time
 _REMIND_LAST = re.compile(r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
                           r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
-                          r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|"
+                          r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|every|each|"
+                          r"daily|weekly|"
                           r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$", re.I | re.S)
 _SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
 _NEED_SAID = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
+                        r"\b(?:i|we)\s+(?:keep|always|often|tend to)\s+(?:forget|forgetting)\s+to\s+|"
                         r"\bdon'?t (?:let me )?forget to\s+", re.I)
 # "change the passport deadline to April", "set the hotel's due date to Friday": a task moved
 _DUE_CHANGE = re.compile(r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
@@ -188,6 +198,9 @@ def _quoted(quoted: re.Match, now: datetime, tz) -> str:
 
 def _reworded(text: str) -> str:
     """A reminder, a move or a done said in a shape of its own, in the words the rules read."""
+    calendar = _IN_CALENDAR.match(text)
+    if calendar:
+        text = f"{calendar.group('what')}{calendar.group('rest')}".strip()
     often = _OFTEN_FIRST.match(text)
     if often:
         return f"{often.group('ask').rstrip(' .!')} {often.group('when')}"
@@ -241,6 +254,9 @@ def _in_own_words(text: str) -> str:
     if passive and not _QUESTION_END.search(text):
         verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")
         text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
+    thing = _NEED_THING.match(text)
+    if thing and not _QUESTION_END.search(text):
+        text = f"{thing.group('who')} need to get {thing.group('what')}"  # "I need a new phone by Friday"
     need = _NEED.match(text)
     if need and not _QUESTION_END.search(text):
         text = f"{need.group('who') or 'I'} need to {need.group('what')}"
@@ -249,6 +265,9 @@ def _in_own_words(text: str) -> str:
 
 def _reminder_said(text: str) -> str:
     """"set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
+    alarm = _ALARM.match(text)
+    if alarm and alarm.group("when").strip():
+        text = f"remind me {alarm.group('when').strip()} to wake up"
     wanted = _WANT_REMINDER.match(text)
     if wanted:
         often = (wanted.group("often") or "").lower()

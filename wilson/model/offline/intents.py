@@ -156,7 +156,8 @@ def _read(chat: Chat, text: str) -> Reply | None:
              or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
-             or _redated(chat, text) or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or _redated(chat, text) or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text)
+             or _wanted_by(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
@@ -873,6 +874,38 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
            else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}" if place is not None
            else "a sum to put aside, and a plan asked for")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+# what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
+# needs the signed contract back before the 15th", "the car needs its MOT by the end of next month"
+_WANTED_BY_RE = re.compile(r"^(?:(?:my|our|the)\s+)?(?P<who>[\w'’ -]{2,30}?)\s+(?:wants|needs|need|expects|requires|"
+                           r"is waiting for|are waiting for|asked for|asks for)\s+(?P<what>(?!to\b|me\b|us\b)[^,.;!?]+?)\s+"
+                           r"(?=(?:by|before|until|till|no later than|within)\b)", re.I)
+# who wants a thing sent, not got for them
+_SENT_TO_RE = re.compile(rf"\b(?:{_PEOPLE}|landlord|landlady|client|customer|office|school|bank|hr|accountant|insurance|"
+                         r"agency|university|uni|council|company|employer|they|he|she|doctor|lawyer|notary|tax office|"
+                         r"finanzamt|hausverwaltung|supervisor|professor|editor)\b", re.I)
+
+
+def _wanted_by(chat: Chat, text: str) -> Reply | None:
+    """A thing someone wants of the user by a day: a task to send it to them (or to get it, for a thing that needs
+    it), due that day."""
+    found = _WANTED_BY_RE.match(text.strip())
+    if found is None or _ASKS_RE.search(text) or re.fullmatch(r"(?:i|we|you)", found.group("who").strip(), re.I):
+        return None
+    when = dates.search(text[found.end():], chat.now, chat.tz)
+    if not when:
+        return None
+    who = found.group("who").strip()
+    what = re.sub(r"^(?:its|their|his|her)\b", "the", found.group("what").strip(), flags=re.I)
+    back = " back" if re.search(r"\s+back$", what, re.I) else ""
+    what = re.sub(r"\s+back$", "", what, flags=re.I)
+    lead = re.match(r"(?:my|our|the)\s+", text.strip(), re.I)
+    whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
+    sent = _SENT_TO_RE.search(who) and not re.search(r"\b(?:kids?|children|son|daughter|baby|dog|cat)\b", who, re.I)
+    title = f"Send {what}{back} to {whom}" if sent else f"Get {what} for {whom}"
+    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+                 f"something wanted by a day ({when[0].stated(chat.tz)})")
 
 
 # "our wedding anniversary is on the 20th": a day to remember, not a wedding to prepare (nor someone's birthday)
