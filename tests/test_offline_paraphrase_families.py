@@ -74,6 +74,7 @@ def test_a_task_asked_for_in_any_register_is_that_task(text, title, due):
     ("the kids need new winter boots by next week", "Get new winter boots for the kids", "2027-01-12"),
     ("the car needs its MOT by the end of next month", "Get the MOT for the car", "2027-02-28"),
     ("I need a new phone by friday", "Get a new phone", "2027-01-08"),
+    ("the boiler is broken so we need to fix it by Friday", "Fix the boiler", "2027-01-08"),  # "it": the boiler
     ("can you make sure I call the bank tomorrow", "Call the bank", "2027-01-06"),
 ])
 def test_what_someone_wants_of_the_user_by_a_day_is_a_task_to_do_it(text, title, due):

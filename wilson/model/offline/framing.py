@@ -81,6 +81,12 @@ _NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+
                    r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
                    r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
                    r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+# "my passport expires in March, I should renew it", "the boiler is broken so we need to fix it by Friday": the thing
+# told first is what "it" is
+_IT_TOLD_FIRST = re.compile(r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
+                            r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
+                            r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
+                            r"(?P<verb>[a-z]+)\s+(?:it|them)\b(?P<tail>.*)$", re.I | re.S)
 # "I need a new phone by Friday", "we need new tyres before winter": a thing to get by a day
 _NEED_THING = re.compile(r"^(?P<who>i|we)\s+(?:really\s+|still\s+|also\s+)?need\s+(?P<what>(?:a|an|some|new|more|the)\s+"
                          r"[^,.;!?]+?\s+(?:by|before|until|till)\b.+)$", re.I | re.S)
@@ -254,6 +260,9 @@ def _in_own_words(text: str) -> str:
     if passive and not _QUESTION_END.search(text):
         verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")
         text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
+    told = _IT_TOLD_FIRST.match(text)
+    if told and not _QUESTION_END.search(text):
+        text = f"{told.group('need')}{told.group('verb')} {told.group('thing')}{told.group('tail')}"
     thing = _NEED_THING.match(text)
     if thing and not _QUESTION_END.search(text):
         text = f"{thing.group('who')} need to get {thing.group('what')}"  # "I need a new phone by Friday"
