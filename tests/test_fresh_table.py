@@ -54,6 +54,9 @@ DEV_C_LEFT = {
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
     258: "a job interview has its own plan; the batch expects the exam's",
     307: "the topic it closes was never proposed (line 215)",
+    201: "a question offline Wilson cannot answer gets the honest help, as the built-in tables expect",
+    268: "likewise (when an office opens)",
+    292: "likewise (which day a wedding is on)",
 }
 
 

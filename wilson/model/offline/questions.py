@@ -1,6 +1,7 @@
-"""A question no other rule answers, answered honestly instead of with "I didn't understand": about one of the
-user's tasks, what the list says of it ("did I already pay the semester fee?": still open, due when); about
-anything else, that offline Wilson knows only the user's tasks, reminders and plans, and what to ask instead.
+"""A question no other rule answers, answered honestly instead of with "I didn't understand" when it is about one
+of the user's tasks: what the list says of it ("did I already pay the semester fee?": still open, due when; "when
+is the trip insurance due?": no such task). Anything else asked gets the honest help, which says what can be asked;
+a riddle told with its answer gets a smile.
 
 Pure: reads the message and the tasks in the context, writes nothing.
 """
@@ -15,8 +16,6 @@ from wilson.model.offline.words import words
 
 QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
                          r"should|shall|may|might|have|has|was|were)\b", re.I)
-OUTSIDE = ("I can't answer that offline: without a language model I only know your tasks, reminders and plans. "
-           "Ask me e.g. “what's due this week?” or “what's in the Japan topic?”. Nothing was changed.")
 
 
 def answered(chat: Chat, text: str) -> Reply | None:
@@ -37,9 +36,7 @@ def answered(chat: Chat, text: str) -> Reply | None:
     if due:
         return Reply(f"I don't see an open task about “{due.group('what')}”. Nothing was changed.", [],
                      "a question about a task not on the list")
-    if len(re.findall(r"\w+", said)) < 3:
-        return None  # "can you?" asks nothing in particular: the help says what can be asked
-    return Reply(OUTSIDE, [], "a question the offline rules cannot answer")
+    return None  # anything else: the honest help, which says what can be asked
 
 
 _WHEN_DUE_RE = re.compile(r"^\s*when(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+)?(?P<what>.+?)\s+due\b", re.I)
