@@ -5,6 +5,9 @@ about the user.
 
 wilson/model/offline/intents.py asks these when a message is a question; the calendar's and the reminders'
 answers come in the round after their tool's result (wilson/model/offline/provider.py).
+
+Size: one module because every look shares the reading of a span of days, a topic named and the lines a task is
+listed with; split, each part would import the others' phrases and formatting.
 """
 
 from __future__ import annotations
