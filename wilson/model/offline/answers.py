@@ -27,7 +27,7 @@ _YES = (r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|d
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
-NO_RE = re.compile(rf"^(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
+NO_RE = re.compile(rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
                    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
                    r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
                    r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$")

@@ -50,7 +50,7 @@ _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|ne
 # "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
 # is read here, and so is "at 6 a.m.", which the parser takes for 00:00. Not "at 9am", "at 9:30", "at 9.30",
 # "at 10%", "at 3 days".
-_BARE_HOUR_RE = re.compile(r"\bat\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
+_BARE_HOUR_RE = re.compile(r"\b(?:at|um)\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
                            r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
                            r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?", re.I)
 # "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
@@ -597,9 +597,125 @@ _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
                            rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
                            rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
+# the middle of a month and the end of a quarter, which the parser reads as no day ("mid-February", "the middle of
+# the month", "end of Q1", "end of the quarter"), and a day counted in weeks from another ("a week from Friday")
+_MIDDLE_RE = re.compile(rf"\b(?P<part>mid|the middle of|middle of|late|in\s+late)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
+                        r"(?P<this>month)|(?P<next>next month))\b", re.I)
+_QUARTER_RE = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I)
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKS_FROM_RE = re.compile(r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:from|after)\s+(?P<day>today|tomorrow|"
+                            + "|".join(_DAY_NAMES) + r")\b", re.I)
+
+
+_WEEK_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
+_GERMAN_MONTHS = ("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober",
+                  "november", "dezember")
+# "bis Ende Mai", "Anfang März", "Mitte Februar": a month's edge or middle said in German
+_GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+
+
+# "on 3/2", "by 15/01", "exam 2/15": a day and a month with a slash, read in the order the user's place writes them
+# (the other order when that names no day); only after a word that leads to a day, or ending the message ("24/7",
+# "50/50" and "1/2 cup" are no days)
+_SLASH_DAY_RE = re.compile(r"(?:" + "|".join(rf"(?<=\b{w} )" for w in ("on", "by", "due", "for", "until", "till",
+                                                                          "before", "after", "from", "date", "is", "am",
+                                                                          "exam", "the")) + r"|^)"
+                           r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
+                           re.I)
+
+
+def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    a, b = int(match.group("a")), int(match.group("b"))
+    today = now.astimezone(tz).date()
+    orders = [(a, b), (b, a)] if date_order(tz) == "DMY" else [(b, a), (a, b)]
+    for day, month in orders:
+        if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(today.year, month)[1]:
+            found = date(today.year, month, day)
+            return found if found >= today else date(today.year + 1, month, min(day, calendar.monthrange(
+                today.year + 1, month)[1]))
+    return None
+
+
+# "am 7. April", "13.-20. Feb": a day written with its stop before the month's name, as in German (a stretch of
+# days starts on its first)
+_DAY_STOP_MONTH_RE = re.compile(r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>" + _MONTH_ALTERNATIVES + "|"
+                                + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+
+
+def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    name, today = match.group("month").lower(), now.astimezone(tz).date()
+    month = _MONTH_NAMES.get(name) or _GERMAN_MONTHS.index(name) + 1
+    day = int(match.group("day"))
+    for year in (today.year, today.year + 1):
+        if 1 <= day <= calendar.monthrange(year, month)[1] and date(year, month, day) >= today:
+            return date(year, month, day)
+    return None
+
+
+# "within a month", "in one month": the same day next month (the parser reads the month's 1st)
+_A_MONTH_RE = re.compile(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
+
+
+def _a_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+    return date(year, month, min(today.day, calendar.monthrange(year, month)[1]))
+
+
+def _week_after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    return now.astimezone(tz).date() + timedelta(weeks=2)  # as "next week" is a week from today
+
+
+def _german_edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    month = _GERMAN_MONTHS.index(match.group("month").lower()) + 1
+    year = today.year + (month < today.month)
+    day = {"ende": calendar.monthrange(year, month)[1], "anfang": 1, "mitte": 15}[match.group("edge").lower()]
+    found = date(year, month, day)
+    return found if found >= today else None
+
+
+def _middle(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    if match.group("month"):
+        month = _MONTH_NAMES[match.group("month").lower()]
+        year = today.year + (month < today.month)
+    else:
+        year, month = today.year, today.month
+        if match.group("next"):
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    part = match.group("part").lower()
+    middle = date(year, month, 20 if "late" in part else 15)  # "late April": its last third
+    return middle if middle >= today else None
+
+
+def _quarter_end(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    quarter = int(match.group("q")) if match.group("q") else (today.month - 1) // 3 + 1
+    last = quarter * 3
+    end = date(today.year, last, calendar.monthrange(today.year, last)[1])
+    return end if end >= today else date(today.year + 1, last, calendar.monthrange(today.year + 1, last)[1])
+
+
+def _weeks_from(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    n = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}.get(match.group("n").lower()) or int(match.group("n"))
+    day = match.group("day").lower()
+    if day in ("today", "tomorrow"):
+        start = today + timedelta(days=day == "tomorrow")
+    else:
+        start = today + timedelta(days=(_DAY_NAMES.index(day) - today.weekday()) % 7 or 7)
+    return start + timedelta(weeks=n)
+
+
 # an age said before a day is no year: "my mum turns 70 on April 3"
 _AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
                      re.I)
+
+
+# "my husband's 40th on 11 Feb", "Mum's 70th": an age reached, no day (nor the year 2040)
+_AGED_RE = re.compile(r"\w['’]s?\s+(?P<age>\d{1,3}(?:st|nd|rd|th))\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+                      re.I)
 
 
 def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -755,6 +871,11 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
+    for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end),
+                          (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge),
+                          (_SLASH_DAY_RE, _slash_day), (_DAY_STOP_MONTH_RE, _day_stop_month), (_A_MONTH_RE, _a_month)):
+        for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
+            add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
         add(m.start(), m.end(), m.group(0), _feast(m, now, tz))
     for m in _BEFORE_MONTH_RE.finditer(text):  # "before August": by the end of July
@@ -792,6 +913,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _PARSER_MISREADS.sub(_blank, masked)
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
+    masked = _AGED_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found

@@ -49,6 +49,11 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     if "decide" not in chat.offered or not proposals:
         return None
     newest = proposals[0]
+    yes_but = _YES_BUT_RE.match(text.strip())
+    if yes_but and (word_answer(yes_but.group("yes")) == "yes" or yes_but.group("yes").lower() in _OK_WORDS):
+        # "yes but make it 9", "ok, but at 10": agreed, with a change; the change is read against the proposal
+        return Reply("", [("decide", {"proposal": newest["id"], "action": "modify",
+                                      "changes": yes_but.group("change").strip(" ,.!")})], "a yes with a change")
     no = NO_BECAUSE_RE.match(text.strip())
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
@@ -64,7 +69,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
     if not newest.get("just_asked"):
         return None
-    if NOT_NEEDED_RE.match(normal(text)):
+    if NOT_NEEDED_RE.match(normal(text)) or _NOT_YET_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
     said = text
@@ -87,6 +92,12 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
                  "a day or an hour said right after a proposal")
 
 
+# "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday": a yes that changes something
+_YES_BUT_RE = re.compile(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
+# "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal
+_NOT_YET_RE = re.compile(r"^(?:(?:hmm+|nah|well|actually)\s+)*(?:not yet|not now|not right now|not at the moment|maybe later|"
+                         r"later maybe|too early)\b\s+\S")
+_OK_WORDS = {"ok", "okay", "alright", "fine", "good", "great", "perfect"}
 _NOT_THIS = re.compile(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
                   "please", "rather", "actually", "make", "it", "this", "next"}

@@ -16,7 +16,8 @@ import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from wilson.model.offline import acts, dates, finished, going, looks, missed, payments, places, repeats, sentences, when_event
+from wilson.model.offline import (acts, dates, finished, going, looks, missed, payments, places, questions, redated,
+                                  repeats, sentences, when_event)
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
 from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
                                           CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
@@ -25,6 +26,7 @@ from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, A
                                           NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
                                           request_of)
 from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
+from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
@@ -36,6 +38,8 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
     A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
+    # when said without a day ("after the holidays", "sometime", "asap"): no due day, and no part of the title
+    rest = _VAGUE_WHEN_RE.sub("", rest)
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return rest.strip(), None
@@ -51,6 +55,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
         what = head + " " + what[at + len(cut.phrase):]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
+    what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
@@ -58,6 +63,11 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
                   r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
     return what, first
+
+
+_VAGUE_WHEN_RE = re.compile(r"\s+(?:(?:right\s+)?now|asap|as soon as possible|soon|sometime(?:\s+soon)?|some time|at some point|"
+                            r"one of these days|when i (?:get|have) (?:a chance|time)|after the (?:holidays|break|summer)|"
+                            r"(?:sometime\s+)?(?:in|after|over)\s+the\s+(?:new\s+year|holidays))(?=\s*(?:[,.;!?]|$))", re.I)
 
 
 def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates.Found]] | None:
@@ -97,7 +107,9 @@ def answer(chat: Chat) -> Reply:
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
-    reply = _that_as_task(chat, sentences.split(chat.text)) or _read(chat, chat.text)
+    reply = (_that_as_task(chat, sentences.split(chat.text)) or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1
+                                                         else None)
+             or _read(chat, chat.text))
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
@@ -107,7 +119,7 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _statement(" ".join(parts) or chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
+        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _buried(chat, chat.text) or _statement(" ".join(parts) or chat.text) or questions.answered(chat, chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
                                                 else HELP, [], "no offline rule understood the message")
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
@@ -138,12 +150,14 @@ def _read(chat: Chat, text: str) -> Reply | None:
     if noted:
         text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
     reply = (spoken_decision(chat, text) or follow_up(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or missed.look(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
+             or missed.look(chat, text) or _close_said(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
              or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
-             or _move(chat, text) or _drop(chat, text) or _close(chat, text) or _rename(chat, text)
+             or redated.shifted(chat, text) or _move(chat, text) or _drop(chat, text) or _close(chat, text)
+             or _rename(chat, text)
              or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
              or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
-             or _payment(chat, text) or _life_event(chat, text) or _add(chat, text)
+             or redated.redated(chat, text) or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text)
+             or _wanted_by(chat, text) or _add(chat, text)
              or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
@@ -184,6 +198,25 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
                                               told[:f.start], re.I)]
         args["due"] = dates.iso((cued or found)[0].value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
+
+
+# a request in the middle of a run-on ("ok so the thing is … so could you add a task to … because otherwise …"): from
+# its asking words to the reason said after it
+_BURIED_RE = re.compile(r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|just\s+)?|please\s+|pls\s+)"
+                        r"(?=(?:add|remind me|put|set up|make|create|note|move|push|snooze|drop|cancel)\b)|\bremind me\b|"
+                        r"\badd (?:a )?task\b", re.I)
+_REASON_AFTER_RE = re.compile(r"[\s,]+(?:because|cause|'cause|cos|since|as otherwise|otherwise|so that|or else|"
+                              r"so i (?:don'?t|won'?t)|coz)\b.*$", re.I | re.S)
+
+
+def _buried(chat: Chat, text: str) -> Reply | None:
+    """The request buried in a long message, read alone; None when there is none, or it changes nothing."""
+    found = _BURIED_RE.search(text, 1) if len(text) > 60 else None
+    if found is None:
+        return None
+    asked = _REASON_AFTER_RE.sub("", text[found.start():]).strip(" ,.;")
+    reply = _read(chat, request_of(asked, chat.now, chat.tz))
+    return reply if reply is not None and reply.calls else None
 
 
 def _merged(asked: list[Reply]) -> Reply:
@@ -263,6 +296,7 @@ def _statement(text: str) -> Reply | None:
 
 # a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
 _WORD_BACK = [
+    (re.compile(r"^(?:knock knock|guess what|tell me a joke|did you know)$"), "🙂 Go on!"),
     (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
                 r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
     (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
@@ -334,7 +368,34 @@ def _on_it(text: str) -> Reply | None:
     return None
 
 
+# what is said beside a done that names no task: "…, all sorted", "… this morning", "… online"
+_DONE_TAIL_RE = re.compile(r"(?:[,;]?\s+(?:all|it'?s|that'?s|now|finally|already)?\s*(?:sorted|done|finished|handled|taken care of)"
+                           r"|\s+(?:this|yesterday|last)\s+(?:morning|afternoon|evening|night|week)|\s+yesterday|\s+today|"
+                           r"\s+online|\s+at last|\s+finally)+\s*[.!]*$", re.I)
+# a done said in a clause of a longer message: "the handyman came round yesterday and fixed the tap", "finally got
+# rid of netflix so the streaming sub is cancelled", "Fahrstunde ist gebucht, driving lesson booked for thursday"
+_CLAUSE_RE = re.compile(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
+
+
 def _done(chat: Chat, text: str) -> Reply | None:
+    """A task done, said of the whole message or of one of its clauses."""
+    reply = _done_said(chat, text)
+    if reply is not None or text.rstrip().endswith("?"):
+        return reply
+    tail = _DONE_TAIL_RE.sub("", text)
+    if tail != text and tail.strip():
+        reply = _done_said(chat, tail)
+        if reply is not None and reply.calls:
+            return reply
+    clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
+    for clause in reversed(clauses) if len(clauses) > 1 else ():
+        reply = _done_said(chat, _DONE_TAIL_RE.sub("", clause) or clause)
+        if reply is not None and reply.calls:
+            return reply
+    return None
+
+
+def _done_said(chat: Chat, text: str) -> Reply | None:
     for pattern in DONE_RES:
         found = pattern.match(text)
         if found:
@@ -436,6 +497,9 @@ def _move(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
+    verb = text.strip().split()[0].lower()
+    if not when and verb in ("snooze", "pause", "postpone"):  # "snooze the tyres till March": its 1st
+        when = dates.search(f"in {found.group('when')}", chat.now, chat.tz, months=True)
     task = _task_named(chat, found.group("what"))
     if task is None:
         return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
@@ -444,7 +508,6 @@ def _move(chat: Chat, text: str) -> Reply | None:
         return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. "
                      "Nothing was changed.",
                      [], "move without a date")
-    verb = text.strip().split()[0].lower()
     if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
         at = dates.at_moment(when[0], chat.now, chat.tz)
         if at is not None:
@@ -483,6 +546,21 @@ def _drop(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
     return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}", [],
                  "drop something unknown")
+
+
+# "the Japan trip is done, you can close it", "we're back from Japan, close the trip": the topic named in the message
+_CLOSE_IT_RE = re.compile(r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
+                          r"(?:close|archive)\s+(?:it|that|this|the)(?:\s+(?:[\w-]+\s+)?(?:topic|trip|project|plan|one|move|"
+                          r"wedding|conference))?(?:\s+(?:now|please|pls|down))*"
+                          r"\s*[.!]*$", re.I)
+
+
+def _close_said(chat: Chat, text: str) -> Reply | None:
+    found = _CLOSE_IT_RE.search(text)
+    topic = _topic_named(chat, text[:found.start()]) if found else None
+    if topic is None:
+        return None
+    return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "close a topic named before")
 
 
 def _close(chat: Chat, text: str) -> Reply | None:
@@ -615,11 +693,19 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
            r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
            r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}|"
+_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
+                              # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
+                              # appointment is the parent's to plan, so not theirs)
+                              rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
+                              rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
                               rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
                               rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
                               rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
                               rf"moves|visits)\b")
+
+
+_FAMILY_RE = re.compile(r"\b(?:sister|brother|mum|mom|mother|dad|father|son|daughter|cousin|best friend|niece|nephew|"
+                        r"aunt|uncle|grandson|granddaughter|parents)\b", re.I)
 
 
 def _someone_elses(chat: Chat, text: str) -> bool:
@@ -630,6 +716,18 @@ def _someone_elses(chat: Chat, text: str) -> bool:
         return False
     name = found.group("name")
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
+
+
+def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
+    """A plan asked for an event at a place away from home ("help me get ready for the Rotterdam Marathon"): a
+    trip there."""
+    travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
+    place = places.find_place(None, text) or next(
+        (p for name in re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?", text)
+         for p in (places.named(name), places.named(name.split()[0])) if p is not None), None)
+    if travel is None or place is None or (chat.home is not None and not places.away(place, chat.home)):
+        return None
+    return travel, None, place
 
 
 def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
@@ -645,33 +743,65 @@ _MY_DAY_TODAY_RE = re.compile(r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>bir
                               r"(?:\s+today)?\s*[!.]*\s*$", re.I)
 
 
-def _life_event(chat: Chat, text: str) -> Reply | None:
+def _plan_asked(chat: Chat, text: str) -> Reply | None:
+    """"Help me prepare for …", "set up the usual prep": the plan of what the rest of the message tells, whatever
+    its shape (wilson/model/offline/plan_asked.py)."""
+    rest = plan_asked(text)
+    return _life_event(chat, rest, asked=True) if rest is not None else None
+
+
+# a question, not a request put as one ("can you plan my trip …?") nor a name ("Will's birthday", "May's wedding")
+_ASKS_RE = re.compile(r"^(?!\s*(?:can|could|would|will)\s+(?:you|u)\b).*\?\s*$|^(?:what|when|where|who|why|how|which)\b|^(?:is|are|was|were|do|does|did|should|shall|"
+                      r"have|has)\s+(?:i|we|he|she|they|it|the|my|our|there|that|this)\b", re.I)
+# "in Wedding", "nach Wedding": the Berlin district, no wedding
+_WEDDING_DISTRICT_RE = re.compile(r"\b(?:in|nach|to|from)\s+Wedding\b")
+
+
+def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
+    """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
+    if not asked and _ASKS_RE.search(text.strip()):
+        return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
     mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
     if mine:  # nothing left to plan for a day that is here: a word back
         return Reply(f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
                      [], "the user's own day, today")
-    if acts.commanded(text):
+    if acts.commanded(text) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
-    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, text)
+    anniversary = _anniversary(chat, text)
+    if anniversary is not None:
+        return anniversary
+    read = _WEDDING_DISTRICT_RE.sub(" ", text)
+    matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
+    sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
+    if sum_to_pay and (matched is None or matched[0].name == "official"):
+        # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
+        matched = (chat.playbook.of_kind("bill"), None)
     if matched:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
-        if event.name not in ("wedding", "birthday") and _someone_elses(chat, text):
-            return None  # "my colleague Tom has his final exam next week" is Tom's exam
+        married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
+        if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) \
+                and _someone_elses(chat, text):
+            # "my colleague Tom has his final exam next week" is Tom's exam, "my colleague Priya is getting married"
+            # hers (a sister's wedding is one the user goes to)
+            return None
         place = places.find_place(None, text)
     else:
-        away = _going_away(chat, text)
+        away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None)
         if away is None:
             return None
         event, trigger, place = away
     # "for two weeks" says how long, not when: a message with no other date has no start
-    found = [f for f in dates.search(text, chat.now, chat.tz) if not going.HOW_LONG_RE.match(f.phrase)]
+    # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
+    # a day years away is an age or a count misread ("Mum's 70th is on the 20th"), no start
+    found = [f for f in dates.search(text, chat.now, chat.tz, months=True) if not going.HOW_LONG_RE.match(f.phrase)
+             and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3]
     if not found:
         return None
-    title = place_title(event, text, trigger, place)
+    title = place_title(event, text, trigger, place) if trigger is not None or "{place}" in event.title else event.label
     todo = ADD_RE.match(text)
-    if todo and "{place}" not in event.title:
+    if todo and "{place}" not in event.title and not asked:
         # "I need to file my taxes by the 25th": the topic is what the user has to do
         what, _ = _split_when(todo.group("what"), chat)
         if words(what):
@@ -684,8 +814,62 @@ def _life_event(chat: Chat, text: str) -> Reply | None:
     if not calls:
         return None
     why = (f"“{trigger.group(0)}” in the message" if trigger is not None
-           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}")
+           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}" if place is not None
+           else "a sum to put aside, and a plan asked for")
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+# what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
+# needs the signed contract back before the 15th", "the car needs its MOT by the end of next month"
+_WANTED_BY_RE = re.compile(r"^(?:(?:my|our|the)\s+)?(?P<who>[\w'’ -]{2,30}?)\s+(?:wants|needs|need|expects|requires|"
+                           r"is waiting for|are waiting for|asked for|asks for)\s+(?P<what>(?!to\b|me\b|us\b)[^,.;!?]+?)\s+"
+                           r"(?=(?:by|before|until|till|no later than|within)\b)", re.I)
+# who wants a thing sent, not got for them
+_SENT_TO_RE = re.compile(rf"\b(?:{_PEOPLE}|landlord|landlady|client|customer|office|school|bank|hr|accountant|insurance|"
+                         r"agency|university|uni|council|company|employer|they|he|she|doctor|lawyer|notary|tax office|"
+                         r"finanzamt|hausverwaltung|supervisor|professor|editor)\b", re.I)
+
+
+def _wanted_by(chat: Chat, text: str) -> Reply | None:
+    """A thing someone wants of the user by a day: a task to send it to them (or to get it, for a thing that needs
+    it), due that day."""
+    found = _WANTED_BY_RE.match(text.strip())
+    if found is None or _ASKS_RE.search(text) or re.fullmatch(r"(?:i|we|you)", found.group("who").strip(), re.I):
+        return None
+    when = dates.search(text[found.end():], chat.now, chat.tz)
+    if not when:
+        return None
+    who = found.group("who").strip()
+    what = re.sub(r"^(?:its|their|his|her)\b", "the", found.group("what").strip(), flags=re.I)
+    back = " back" if re.search(r"\s+back$", what, re.I) else ""
+    what = re.sub(r"\s+back$", "", what, flags=re.I)
+    lead = re.match(r"(?:my|our|the)\s+", text.strip(), re.I)
+    whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
+    sent = _SENT_TO_RE.search(who) and not re.search(r"\b(?:kids?|children|son|daughter|baby|dog|cat)\b", who, re.I)
+    title = f"Send {what}{back} to {whom}" if sent else f"Get {what} for {whom}"
+    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+                 f"something wanted by a day ({when[0].stated(chat.tz)})")
+
+
+# "our wedding anniversary is on the 20th": a day to remember, not a wedding to prepare (nor someone's birthday)
+_ANNIVERSARY_RE = re.compile(r"\b(?P<what>(?:(?:our|my|your)\s+)?(?:(?!(?:is|it'?s|on|the)\b)[\w'’-]+\s+){0,2}?"
+                             r"(?:anniversary|jahrestag|hochzeitstag))\b", re.I)
+
+
+def _anniversary(chat: Chat, text: str) -> Reply | None:
+    """An anniversary told with its day: a reminder on that day (09:00, as a reminder with no hour); someone else's,
+    or one without a day, is news."""
+    found = _ANNIVERSARY_RE.search(text)
+    if found is None or re.search(r"\b(?:birthday|bday|geburtstag)\b", text, re.I) or _someone_elses(chat, text):
+        return None
+    when = dates.search(text, chat.now, chat.tz)
+    at = dates.at_moment(when[0], chat.now, chat.tz) if when else None
+    if at is None:
+        return None
+    what = re.sub(r"^my\b", "your", found.group("what").strip(), flags=re.I)
+    label = what[:1].upper() + what[1:]
+    return Reply("", [("remind", {"text": label, "at": at.isoformat()})],
+                 f"an anniversary to remember ({when[0].stated(chat.tz)})")
 
 
 IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)

@@ -5,6 +5,9 @@ about the user.
 
 wilson/model/offline/intents.py asks these when a message is a question; the calendar's and the reminders'
 answers come in the round after their tool's result (wilson/model/offline/provider.py).
+
+Size: one module because every look shares the reading of a span of days, a topic named and the lines a task is
+listed with; split, each part would import the others' phrases and formatting.
 """
 
 from __future__ import annotations
@@ -240,8 +243,10 @@ AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got
 TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
-TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything)\s+(?:left\s+)?"
-                           r"(?:in|on|for)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
+TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything|"
+                           r"what (?:else )?do (?:i|we) (?:still )?(?:need|have) to do|what'?s (?:still )?(?:to do|open)|"
+                           r"what'?s the plan|what is the plan|where are we|how far (?:am i|are we))\s+(?:left\s+)?"
+                           r"(?:in|on|for|with)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
                            r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)\s*\??\s*$", re.I)
 # "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"
 WHEN_TOPIC_RE = re.compile(r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"

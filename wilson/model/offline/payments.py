@@ -48,7 +48,8 @@ _TRIM = re.compile(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
 # what is paid by its own name ("Pay gas bill"); anything else is paid for ("Pay for the school trip")
 _PAID_THINGS = frozenset({"bill", "bills", "invoice", "fee", "fees", "tax", "taxes", "rent", "fine", "premium", "deposit",
                           "instalment", "installment", "subscription", "membership", "insurance", "loan", "mortgage",
-                          "tuition", "nanny", "babysitter", "cleaner", "plumber", "electrician", "landlord", "back"})
+                          "tuition", "nanny", "babysitter", "cleaner", "plumber", "electrician", "landlord", "back",
+                          "payment", "back-payment"})
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
         return None  # "the rent is due on Friday" without a sum is a deadline the other rules read
     thing = _thing(text)
     if not thing and amount:
-        noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit)\b", text, re.I)
+        noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit|back[- ]payment|payment)\b", text, re.I)
         thing = f"the {noun.group(1).lower()}" if noun else None  # "Invoice 2027-0113, amount due: 89.90 EUR"
     if not thing and amount and re.search(_PAY_VERB, text, re.I):
         thing = amount  # "bitte überweisen Sie 45 EUR bis zum 20. Januar": pay the sum itself
@@ -109,9 +110,14 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first
     cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$",
                                           text[:f.start], re.I)]
+    due = (cued or found)[0]
+    for phrase in (f.phrase for f in found):  # "pay rent a week from Friday": the day is no part of what is paid
+        at = thing.find(phrase)
+        if at > 0:
+            thing = re.sub(r"\s+(?:on|by|before|until|till|at|in|the)$", "", thing[:at].rstrip(" ,"), flags=re.I)
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
     if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper() \
             and not AMOUNT_RE.fullmatch(thing):
         thing = f"for the {thing}"  # "the school trip costs 12 EUR": pay for the school trip
     title = f"Pay {thing}" + (f" ({amount})" if amount else "")
-    return Payment(title[:1].upper() + title[1:], (cued or found)[0])
+    return Payment(title[:1].upper() + title[1:], due)

@@ -56,7 +56,8 @@ GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|after
                          rf"{_AROUND}$", re.I)
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
 _PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
-THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
+THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
+                       rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
 ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
                     re.I)
 # words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
@@ -199,7 +200,9 @@ PARTICIPLE_DONE_RE = re.compile(
     r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
     r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v and v not in ("got", "made", "called", "rang",
                                                                                 "emailed", "wrote", "answered"))
-    + r")(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$", re.I)
+    # "signed and handed in", "bought and wrapped": a second participle after the first adds nothing to which task
+    + r")(?:\s+(?:and|&)\s+[a-z]+(?:ed|en|t)(?:\s+(?:in|off|up|out|back|over))?)?"
+    r"(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$", re.I)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"

@@ -192,7 +192,10 @@ def title_words(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
     return best
 
 
-_TURNS_RE = re.compile(r"\bturns\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?))", re.I)
+# "Emma turns 5", "Opa wird 90", "Mum's 70th is on …", "my husband's 40th": an age reached, a birthday
+_TURNS_RE = re.compile(r"\b(?:turns|wird)\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
+                       r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
+                       r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.I)
 
 
 @dataclass(frozen=True)
@@ -315,8 +318,11 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
     if event.name == "move":
         return _move_title(text)
     who = re.search(r"\b([A-Z][\w'’-]+)\s+$", text[:trigger.start()]) if trigger is not None else None
-    if trigger is not None and trigger.group(0).lower().startswith("turns") and who:
-        return f"{who.group(1)}'s birthday"  # "Leo turns 4"
+    if trigger is not None and trigger.group(0).lower().startswith(("turns", "wird")) and who:
+        return f"{who.group(1)}'s birthday"  # "Leo turns 4", "Opa wird 90"
+    aged = re.match(r"([\w]+?)['’]s?\s+\d{1,3}(?:st|nd|rd|th)$", trigger.group(0), re.I) if trigger is not None else None
+    if aged:
+        return f"{aged.group(1)[:1].upper()}{aged.group(1)[1:]}'s birthday"  # "Mum's 70th"
     if trigger is None or re.search(r"married|turns", trigger.group(0), re.I):
         return event.label  # "we're getting married": the wedding
     before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]

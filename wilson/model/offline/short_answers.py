@@ -15,12 +15,14 @@ from rapidfuzz.distance import DamerauLevenshtein
 YES = ("yes", "yeah", "yep", "yup", "sure")
 NO = ("no", "nope", "nah")
 # the yes and no of the other languages dates are read in, exactly as written (one edit from "si" is "so")
-_ELSEWHERE = {"ja": "yes", "jep": "yes", "oui": "yes", "si": "yes", "sí": "yes", "nein": "no", "non": "no"}
+_ELSEWHERE = {"ja": "yes", "jep": "yes", "oui": "yes", "si": "yes", "sí": "yes", "nein": "no", "non": "no",
+              "jawohl": "yes", "jo": "yes", "klar": "yes", "gerne": "yes", "gern": "yes", "passt": "yes",
+              "genau": "yes", "vale": "yes", "nee": "no", "nö": "no", "noe": "no"}
 # real words one edit from an answer that say something else
 _OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
                           "note", "none", "nose", "node", "nice", "nat", "nap"})
 _FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
-                   "sir", "mate",
+                   "sir", "mate", "ta", "cheers", "danke", "bitte", "merci", "gracias", "doch", "schon",
                    # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
                    "perfect", "great", "good", "fine", "cool", "lovely", "awesome", "nice", "excellent", "that's",
                    "thats", "sounds", "looks", "right", "correct", "exactly"})

@@ -18,6 +18,7 @@ _SHORTHAND = {
     "abt": "about", "u": "you", "ur": "your", "pls": "please", "plz": "please", "pleas": "please", "b4": "before",
     "wk": "week", "nxt": "next", "mins": "minutes", "hrs": "hours", "thx": "thanks", "thanx": "thanks",
     "bday": "birthday", "appt": "appointment", "cuz": "because", "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't", "didnt": "didn't",
+    "nvm": "never mind", "asap": "as soon as possible", "2day": "today",
     "gonna": "going to", "gotta": "got to", "wanna": "want to", "hafta": "have to", "needa": "need to",
 }
 # the words the rules key on, as a typo of one is read
@@ -48,10 +49,56 @@ _MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
 
 def plain(text: str) -> str:
     """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
-    shows them; everything else as it was."""
-    text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, text or ""))
+    shows them, and emoji read as the words they stand for; everything else as it was."""
+    text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, emoji_said(text or "")))
     text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
+    text = _AT_SIGN.sub("at ", _TO_VERB.sub("to ", text))
+    text = _ISH.sub(lambda m: f"at {m.group('hour')}", text)
+    text = _HOUR_H.sub(lambda m: f"at {m.group('hour')}:{m.group('minute') or '00'}", text)
+    text = _FIRST_THING.sub("", text)
+    text = _FIRST_OF_MONTH.sub(lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + " of the month", text)
+    text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
+
+
+# "remind me 2 call mom @ 6": "2" before a verb is "to", "@" before an hour is "at" (never "2 hours", "me@x.org")
+_TO_VERB = re.compile(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
+_AT_SIGN = re.compile(r"(?<!\S)@\s*(?=\d)")
+# "7ish", "around 7-ish": about that hour
+_ISH = re.compile(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
+# "thursday 19h", "19h30": the hour of the 24-hour clock as written in much of Europe ("at 19h" keeps its "at")
+_HOUR_H = re.compile(r"(?<!\bat )(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])h(?P<minute>[0-5]\d)?\b", re.I)
+# "first thing Monday", "first thing tomorrow": the morning, as a reminder without an hour is anyway
+_FIRST_THING = re.compile(r"\bfirst thing(?:\s+on)?\s+(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|"
+                          r"in the morning\b|next\b)", re.I)
+_FIRST_OF_MONTH = re.compile(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
+# "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
+# reader reads in German)
+_GERMAN_REMIND = re.compile(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
+
+
+# emoji that answer or tick off: alone a yes or a no; a tick after words is "done" ("passport ✅"); any other
+# pictograph says how the user feels, nothing the rules read ("buy flowers for Anna 🌸 saturday")
+_YES_EMOJI = "👍👌🙏✅✔☑💯🆗🙌"
+_NO_EMOJI = "👎❌🚫✖"
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+")
+_TICK_AFTER_WORDS = re.compile(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
+
+
+def emoji_said(text: str) -> str:
+    """`text` with its emoji read: a message of emoji alone is the yes or no they show ("👍" is "yes"), a tick
+    after a thing named is "done", any other emoji is dropped. Text without emoji is returned as it was."""
+    if not _EMOJI.search(text):
+        return text
+    alone = _EMOJI.sub("", text).strip(" .!,")
+    if not alone:
+        if any(e in text for e in _NO_EMOJI):
+            return "no"
+        return "yes" if any(e in text for e in _YES_EMOJI) else text
+    # a tick after a thing named is "done"; after a word that says so already ("cancelled ✔️") it adds nothing
+    text = _TICK_AFTER_WORDS.sub(lambda m: "" if re.search(r"(?:ed|done|sorted|paid|sent|bought)$",
+                                                           m.string[:m.start()], re.I) else " done", text)
+    return " ".join(_EMOJI.sub(" ", text).split())
 
 
 # "in a couple of days", "a few weeks": a count the date reader reads

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 STOP_WORDS = set("""
 a about after all also am an and any are as at be been before both but by can could did do does done don't
 for from get got had has have i i'm i've if in into is it it's its just let me my need no not now of off on
@@ -15,12 +17,12 @@ MONTH_WORDS = {"january", "february", "march", "april", "may", "june", "july", "
                "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
                "nov", "dec"}
 DAY_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
-             "tonight", "week", "next", "weekend", "month"}
+             "tonight", "week", "next", "weekend", "month", "yesterday", "morning", "afternoon", "evening", "earlier"}
 
 
 def words(text: str) -> set[str]:
     out = set()
-    for word in re.findall(r"[a-z0-9][a-z0-9'’-]*", (text or "").lower()):
+    for word in re.findall(r"[^\W_][\w'’-]*", (text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
         word = word.replace("’", "'").strip("'-")
         if word.endswith("'s"):
             word = word[:-2]
@@ -37,13 +39,22 @@ def words(text: str) -> set[str]:
 
 
 def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("title") or "")) -> dict | None:
-    """The item sharing most words with `wanted` (the first on a tie); None when none shares any."""
-    found, score = None, 0
+    """The item sharing most words with `wanted` (the first on a tie); None when none shares any. A word counts
+    when it is the same, shortened ("sub" for "subscription") or mistyped by a letter ("insurnace")."""
+    found, score = None, 0.0
     for item in items:
-        shared = len(wanted & words(key(item)))
+        own = words(key(item))
+        shared = len(wanted & own) + 0.5 * sum(1 for w in wanted - own if any(_alike(w, o) for o in own - wanted))
         if shared > score:
             found, score = item, shared
     return found
+
+
+def _alike(said: str, named: str) -> bool:
+    """A word said for a title's word: its start ("sub", "tüv"), or one edit away in a longer word."""
+    if 3 <= len(said) < len(named) and named.startswith(said):  # shortened, not a longer word ("plant" is no "plan")
+        return True
+    return len(said) >= 5 and len(named) >= 5 and DamerauLevenshtein.distance(said, named, score_cutoff=1) <= 1
 
 
 def covers(wanted: set[str], text: set[str]) -> bool:

@@ -1,0 +1,36 @@
+"""A preparation plan asked for in words: "help me prepare", "get me ready for …", "set up the usual prep", "I need
+a plan", "can you work out what I need to do". The words ask for the plan of what the rest of the message tells
+(an exam, a bill, a trip); taken off, the rest is read as that event, whatever its shape: a question ("Could you
+help me get ready for the Rotterdam Marathon?"), a sum to pay (then the bill's plan, not one payment), a need.
+
+Pure: reads text, writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+PLAN_ASKED_RE = re.compile(
+    r"\b(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:"
+    r"help\s+(?:me|us)\s+(?:to\s+)?(?:plan|prepare|get\s+(?:ready|everything\s+ready|organi[sz]ed)|organi[sz]e|sort\s+out|"
+    r"get\s+on\s+top\s+of)"
+    r"|get\s+(?:me|us)\s+(?:ready|prepared)|(?<=you\s)plan(?=\s+(?:my|our|the|a|an)\s)"
+    r"|set\s+(?:that|this|it|everything)\s+up|set\s+up\s+(?:the\s+usual\s+|a\s+|the\s+)?(?:prep|plan|preparations?)"
+    r"|(?:i|we)\s+(?:need|want|would like|'d like)\s+a\s+plan"
+    r"|make\s+(?:me\s+|us\s+)?a\s+plan|plan\s+(?:it|this|that)\s+(?:out\s+)?for\s+(?:me|us)"
+    r"|work\s+out\s+what\s+(?:i|we)\s+(?:need|have)\s+to\s+do|(?:no\s+idea|don'?t\s+know)\s+where\s+to\s+start"
+    r"|(?:i|we)\s+want\s+to\s+be\s+(?:well\s+|fully\s+)?prepared|(?:i|we)\s+(?:need|have|want)\s+to\s+prepare\s+for\s+it"
+    r"|get\s+everything\s+ready|need\s+to\s+sort\s+out\s+everything|sort\s+out\s+everything"
+    r")\b(?:\s+(?:how\s+to\s+pay\s+it|for\s+(?:it|this|that|me|us)|my\s+revision|(?:for\s+)?the\s+rest))?[.!?]*", re.I)
+
+
+def plan_asked(text: str) -> str | None:
+    """The message without its ask for a plan, when it asks for one ("Statistics exam on 10 Feb, help me plan my
+    revision" → "Statistics exam on 10 Feb"); None when it asks for none, or nothing is left to plan."""
+    found = PLAN_ASKED_RE.search(text or "")
+    if found is None:
+        return None
+    rest = (text[:found.start()] + " " + text[found.end():]).strip()
+    rest = re.sub(r"\s*[,;:–—-]+\s*$|^\s*[,;:–—-]+\s*", "", re.sub(r"\s+", " ", rest)).strip()
+    rest = re.sub(r"^(?:for|with|on)\s+", "", rest, flags=re.I)
+    return rest if re.search(r"\w{3,}", rest) else None
