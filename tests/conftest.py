@@ -78,8 +78,15 @@ def reset_postgres(url: str, tmp_path: Path):
     return db
 
 
-# The tables a whole migration made, per PostgreSQL database this process migrated
-_POSTGRES_TABLES: dict[str, set[str]] = {}
+# The tables, indexes and triggers a whole migration made, per PostgreSQL database this process migrated
+_POSTGRES_SHAPES: dict[str, set[tuple[str, str]]] = {}
+
+
+def _postgres_shape(db) -> set[tuple[str, str]]:
+    return set(db.execute_sql(
+        "SELECT 'table', tablename FROM pg_tables WHERE schemaname = current_schema() "
+        "UNION ALL SELECT 'index', indexname FROM pg_indexes WHERE schemaname = current_schema() "
+        "UNION ALL SELECT 'trigger', tgname FROM pg_trigger WHERE NOT tgisinternal").fetchall())
 
 
 def empty_postgres(url: str, tmp_path: Path):
@@ -88,9 +95,9 @@ def empty_postgres(url: str, tmp_path: Path):
     changed something) is made afresh."""
     db = open_database(url, tmp_path)
     db.connect(reuse_if_open=True)
-    tables = set(db.get_tables())
-    if tables and tables == _POSTGRES_TABLES.get(url) and current_version() == MIGRATIONS[-1][0]:
-        emptied = sorted(tables - {SchemaVersion._meta.table_name})
+    shape = _postgres_shape(db)
+    if shape and shape == _POSTGRES_SHAPES.get(url) and current_version() == MIGRATIONS[-1][0]:
+        emptied = sorted(name for kind, name in shape if kind == "table" and name != SchemaVersion._meta.table_name)
         try:
             with db.atomic():
                 # DELETE of a few rows costs a twentieth of TRUNCATE's new files; the replica role lets it
@@ -98,14 +105,16 @@ def empty_postgres(url: str, tmp_path: Path):
                 db.execute_sql("SET LOCAL session_replication_role = replica")
                 for table in emptied:
                     db.execute_sql(f'DELETE FROM "{table}"')
-                db.execute_sql("SELECT setval(c.oid, 1, false) FROM pg_class c JOIN pg_namespace n "
-                               "ON n.oid = c.relnamespace WHERE c.relkind = 'S' AND n.nspname = current_schema()")
+                # ids start at 1 again, as in new tables (the kept schema version's sequence goes on)
+                db.execute_sql("SELECT setval(s.oid, 1, false) FROM pg_class s JOIN pg_depend d ON d.objid = s.oid "
+                               "AND d.deptype IN ('a', 'i') JOIN pg_class t ON t.oid = d.refobjid "
+                               "WHERE s.relkind = 'S' AND t.relname = ANY(%s)", (emptied,))
         except peewee.ProgrammingError:  # a role that may not set it: TRUNCATE needs no more than owning
             db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in emptied) + " RESTART IDENTITY CASCADE")
         return db
     db = reset_postgres(url, tmp_path)
     migrate()
-    _POSTGRES_TABLES[url] = set(db.get_tables())
+    _POSTGRES_SHAPES[url] = _postgres_shape(db)
     return db
 
 
