@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.migrations import migrate
 from storage.models import Inbox, Schedule, Trace
-from tests.conftest import POSTGRES_URL, reset_postgres
+from tests.conftest import POSTGRES_URL, empty_postgres
 from tests.brain import context_of
 from tests.crash_workload import OWNER, TAG, RecordingTelegram, model_reply
 from wilson.model.scripted import ScriptedServer
@@ -108,8 +107,7 @@ class Cluster:
 
 @pytest.fixture
 def cluster(tmp_path):
-    reset_postgres(POSTGRES_URL, tmp_path)
-    migrate()  # the first process to start migrates; the others find it done
+    empty_postgres(POSTGRES_URL, tmp_path)  # migrated here: the processes started next find it done
     # 100 ms a call: the workers' claims overlap, so the work is shared
     gate = Gate()
     model = ScriptedServer([{"match": lambda body, headers: True, "reply": gate.reply, "latency_ms": 100}])

@@ -364,9 +364,16 @@ class DripSite:
         return self
 
     def __exit__(self, *exc):
+        import socket
+
         self.stopping.set()
+        try:  # closing alone leaves the accepting thread blocked until its join gives up
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.listener.close()
         self.thread.join(timeout=10)
+        assert not self.thread.is_alive(), "the drip site's accepting thread did not end"
 
     @property
     def port(self) -> int:
