@@ -118,8 +118,9 @@ def child_wilson(days: int = 1) -> dict:
         try:
             begin = clock.now()
             midnight = datetime.combine(begin.astimezone(tz).date(), datetime.min.time(), tzinfo=tz)
-            everything = [s for s in persona.stimuli(midnight, days, tz) if s.kind != "calendar"]
-            day = [s for s in everything if s.at < midnight + timedelta(days=1)]
+            # a day of input at a time, as it would arrive: the harness holds no month of mail beside Wilson
+            by_day = ([s for s in one if s.kind != "calendar"] for one in persona.daily(midnight, days, tz))
+            day = next(by_day)
             first, last = day[0].at, day[-1].at
             span = (last - first).total_seconds() or 1
             app.sync()  # the calendar comes in at once
@@ -143,12 +144,14 @@ def child_wilson(days: int = 1) -> dict:
             hour = {"rss_kb": _status_kb("VmRSS"), "counts": counts(len(day))}
             lived: dict[int, dict] = {}
             checkpoints = sorted({d for d in (7, days) if 1 < d <= days})
-            rest = [s for s in everything if s.at >= midnight + timedelta(days=1)]
+            rest = (s for one in by_day for s in one)
+            pending = next(rest, None)
             seen = len(day)
             lived_started = monotonic()
             for mark in checkpoints:
                 until = midnight + timedelta(days=mark)
-                for item in [s for s in rest if s.at < until]:
+                while pending is not None and pending.at < until:
+                    item, pending = pending, next(rest, None)
                     if item.at > clock.now():
                         app.advance(item.at - clock.now())
                     if item.kind == "chat":
@@ -157,7 +160,6 @@ def child_wilson(days: int = 1) -> dict:
                         persona.deliver(app, item)
                     app.wait_idle()
                     seen += 1
-                rest = [s for s in rest if s.at >= until]
                 app.advance(until - clock.now())
                 app.wait_idle()
                 lived[mark] = {"rss_kb": _status_kb("VmRSS"), "counts": counts(seen),

@@ -33,6 +33,7 @@ from datetime import date, datetime, time, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Iterator
 from zoneinfo import ZoneInfo
 
 import icalendar
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS_FOLDERS = ("mikel-mail", "nodemailer-mailparser", "stalwart-mail-parser")
 CORPUS_MIN_CHARS = 500  # a newsletter body shorter than this after the channel's trimming is a parser fixture
 THREAD_SHARE = 0.6  # of actionable and urgent mail, the share that answers an earlier mail of the same subject
+EDIT_SERIAL = 10**9  # a calendar edit's order: after any mail or message of the same second
 
 PROMO = [("Garden Shop", "deals@shop.example", "Spring sale: 30% off garden furniture"),
          ("The Daily", "news@daily.example", "Your morning newsletter: 12 stories"),
@@ -233,13 +235,22 @@ def mail_sources() -> str:
 
 def stimuli(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> list[Stimulus]:
     """Emails, chat messages and calendar edits for `days` days from `start`, in time order."""
+    return [item for day in daily(start, days, tz, seed) for item in day]
+
+
+def daily(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> Iterator[list[Stimulus]]:
+    """`stimuli`, one day's list at a time (each day's input falls within that day): a benchmark living through
+    a month holds one day of mail, as Wilson would, not the whole month."""
     rng = random.Random(seed)
     bodies = corpus_bodies()
-    out: list[Stimulus] = []
     serial = 0
     first_day = start.astimezone(tz).date()
     threads: dict[str, tuple[str, str, datetime]] = {}  # subject -> (Message-ID, body, sent) of its latest mail
+    edits = [(1, 10 * 60, {"action": "add", "title": "Emergency dentist", "days": 1, "hour": 8}),
+             (2, 14 * 60, {"action": "move", "title": "Dinner with Sam", "shift_days": 1}),
+             (4, 16 * 60, {"action": "cancel", "title": "Team offsite planning"})]
     for d in range(days):
+        out: list[Stimulus] = []
         day = first_day + timedelta(days=d)
         count = rng.randint(36, 44)
         urgent, actionable = rng.randint(1, 3), rng.randint(3, 5)
@@ -276,15 +287,9 @@ def stimuli(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> list[
             serial += 1
             out.append(Stimulus(_local(day, rng.randint(7 * 60 + 30, 22 * 60), tz)
                                 + timedelta(seconds=rng.randint(0, 59)), serial, "chat", rng.choice(CHATS)))
-    edits = [(1, 10 * 60, {"action": "add", "title": "Emergency dentist", "days": 1, "hour": 8}),
-             (2, 14 * 60, {"action": "move", "title": "Dinner with Sam", "shift_days": 1}),
-             (4, 16 * 60, {"action": "cancel", "title": "Team offsite planning"})]
-    for d, minutes, edit in edits:
-        if d < days:
-            serial += 1
-            out.append(Stimulus(_local(first_day + timedelta(days=d), minutes, tz), serial, "calendar",
-                                edit["title"], edit))
-    return sorted(s for s in out if s.at >= start)
+        for _, minutes, edit in (e for e in edits if e[0] == d):
+            out.append(Stimulus(_local(day, minutes, tz), EDIT_SERIAL + d, "calendar", edit["title"], edit))
+        yield sorted(s for s in out if s.at >= start)
 
 
 def deliver(app, item: Stimulus):

@@ -32,6 +32,17 @@ def test_persona_mail_is_read_as_the_email_channel_reads_it_with_real_lengths_th
     assert len({m.key for m in mails}) == len(mails)
 
 
+def test_the_input_comes_a_day_at_a_time_each_days_input_within_that_day_and_in_order():
+    days = list(persona.daily(START, 5, TZ))  # the calendar's edits come on days 1, 2 and 4
+    assert len(days) == 5
+    for number, day in enumerate(days):  # each day's input falls within that day, in time order
+        first = START.astimezone(TZ).date() + timedelta(days=number)
+        assert day and {s.at.astimezone(TZ).date() for s in day} == {first}
+        assert day == sorted(day)
+    assert [s.text for day in days for s in day if s.kind == "calendar"] == ["Emergency dentist", "Dinner with Sam",
+                                                              "Team offsite planning"]
+
+
 def test_without_the_corpus_every_newsletter_is_generated_at_kilobyte_size(tmp_path, monkeypatch):
     monkeypatch.setenv("WILSON_CORPUS_DIR", str(tmp_path))
     assert persona.corpus_bodies() == ()

@@ -67,6 +67,13 @@ def test_html_only_mail_becomes_readable_text():
     assert "alert" not in parsed.body and "color:red" not in parsed.body and "<" not in parsed.body
 
 
+def test_html_that_leaves_its_ends_out_is_read_as_a_browser_reads_it():
+    html = (b"<html><head><title>Newsletter</title><body><p>Hello<ul><li>One<li>Two &amp; three</ul>"
+            b"<p>Bye<br>now <a href='mailto:x@example.org'>write</a>")
+    raw = mail("From: shop@example.org\nSubject: news\nContent-Type: text/html; charset=utf-8", html)
+    assert parse_message(raw).body.splitlines() == ["Hello", "• One", "• Two & three", "", "Bye", "now write"]
+
+
 def test_attachments_are_listed_by_name_and_size_and_never_decoded():
     blob = base64.encodebytes(os.urandom(300_000)).replace(b"\n", b"\r\n")
     raw = mail("""

@@ -25,7 +25,6 @@ import caldav
 import httpx
 
 from caldav.lib import error as caldav_error
-from caldav.requests import HTTPBearerAuth
 
 from channels import accounts
 from channels.accounts import AccountError, GrantRevoked
@@ -205,6 +204,9 @@ class CalDavSource(CalendarSource):
 
     def _client(self):
         if self.token is not None:
+            # lazy: caldav's HTTP layer (niquests, urllib3 and theirs) costs some 10 MiB, wanted only for CalDAV
+            from caldav.requests import HTTPBearerAuth
+
             try:
                 bearer = self.token(self.fresh)
             except AccountError as exc:

@@ -20,8 +20,6 @@ import caldav
 import httpx
 import icalendar
 
-from caldav.requests import HTTPBearerAuth
-
 from channels import accounts
 from channels.accounts import AccountError
 from channels.calendar import apple, editor
@@ -143,6 +141,9 @@ class CalDavWriter(CalendarWriter):
 
     def _dav(self):
         if self.token is not None:
+            # lazy: caldav's HTTP layer (niquests, urllib3 and theirs) costs some 10 MiB, wanted only for CalDAV
+            from caldav.requests import HTTPBearerAuth
+
             return caldav.DAVClient(url=self.url, username=self.username, auth=HTTPBearerAuth(self._bearer()),
                                     timeout=int(self.timeout))
         return caldav.DAVClient(url=self.url, username=self.username, password=self.password,

@@ -2,7 +2,7 @@
 
 The standard library's modern parser (`email.policy.default`) does the MIME work. Around it:
 every header read may fail on its own (a broken address list costs that header, not the
-message); text/plain is preferred, HTML becomes readable text through lxml; attachments are
+message); text/plain is preferred, HTML becomes readable text (channels/email/html_text.py); attachments are
 listed by name and approximate size from their encoded length, never decoded; a charset that
 is unknown or lies is decoded with replacement characters; the part walk stops at a depth
 and a count, so a deeply nested message costs a bounded amount of work.
@@ -19,6 +19,8 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
+
+from channels.email import html_text
 
 MAX_PARSE_BYTES = 512 * 1024  # read of a larger message: only its beginning (the text comes first in practice)
 MAX_HTML_BYTES = 256 * 1024
@@ -105,40 +107,9 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-_BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "blockquote",
-          "pre", "hr", "section", "article", "header", "footer", "dt", "dd"}
-
-
 def html_to_text(html: str) -> str:
-    """Readable text from HTML with lxml: scripts, styles and comments dropped, blocks on their own lines."""
-    html = html[:MAX_HTML_BYTES]
-    if not html.strip():
-        return ""
-    # lazy: lxml costs some 4 MiB, and most mail has a text/plain part
-    import lxml.html
-    from lxml import etree
-
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (etree.ParserError, ValueError):
-        return ""
-    for bad in root.xpath("//script|//style|//head|//noscript|//template"):
-        bad.drop_tree()
-    for node in root.iter():
-        if not isinstance(node.tag, str):  # comments, processing instructions
-            continue
-        if node.tag.lower() in _BLOCK:
-            node.tail = "\n" + (node.tail or "")
-            if node.tag.lower() == "li":
-                node.text = "• " + (node.text or "")
-        if node.tag.lower() == "a":
-            href = (node.get("href") or "").strip()
-            label = (node.text_content() or "").strip()
-            if href.startswith(("http://", "https://")) and href != label and label:
-                node.tail = f" ({href})" + (node.tail or "")
-    text = root.text_content()
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    """Readable text from HTML (channels/email/html_text.py), of its first MAX_HTML_BYTES."""
+    return html_text.html_to_text(html[:MAX_HTML_BYTES])
 
 
 def _walk(msg: EmailMessage):

@@ -65,9 +65,20 @@ The package, along its seams: `channel` (the actor and its loop's lifecycle), `p
 formatting, no I/O) and `state` (the cursors and settings it keeps).
 """
 
+import importlib
+
 from channels.telegram.access import owner_id
-from channels.telegram.channel import TelegramChannel
-from channels.telegram.inbound import REFUSAL
 from channels.telegram.state import HEALTH_CURSOR, RENAMED, NoRecipient
 
 __all__ = ["HEALTH_CURSOR", "REFUSAL", "RENAMED", "NoRecipient", "TelegramChannel", "owner_id"]
+
+# lazy: the channel and its reading of updates bring python-telegram-bot's ext package, the handover's readers and
+# the calendar channel (some 3 MiB), wanted only where Telegram runs; the application and the commands only ask
+# who the owner is
+_LATER = {"TelegramChannel": "channels.telegram.channel", "REFUSAL": "channels.telegram.inbound"}
+
+
+def __getattr__(name: str):
+    if name in _LATER:
+        return getattr(importlib.import_module(_LATER[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

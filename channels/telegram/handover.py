@@ -19,7 +19,6 @@ import io
 from datetime import date, datetime, timedelta
 
 import icalendar
-import pypdf
 from loguru import logger
 
 from actors.proposals import make, rules
@@ -88,6 +87,9 @@ def too_big(kind: str, message) -> str | None:
 # Reading -------------------------------------------------------------------------------------------------
 def pdf_text(data: bytes) -> str:
     """The text of a PDF's first PDF_PAGES pages, capped at HANDED_CHARS."""
+    # lazy: pypdf costs some 6 MiB, wanted only when a PDF is handed over
+    import pypdf
+
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted:

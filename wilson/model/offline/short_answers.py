@@ -1,7 +1,7 @@
 """A one-word answer as people type it on a phone: "y", "yse", "ys", "yesss", "noo", "nah", "nope".
 
 A typo is tolerated by distance, not by listing every misspelling: a word one edit (a letter added, dropped,
-changed or two swapped: Damerau-Levenshtein, rapidfuzz) from a yes or a no, beginning with the same letter,
+changed or two swapped: Damerau-Levenshtein) from a yes or a no, beginning with the same letter,
 is that answer; a letter held down ("noooo") counts once. A few real words sit one edit from an answer and mean
 something else ("not", "now", "yet"): they are never read as one. "y" and "n" alone are the answers' initials.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz.distance import DamerauLevenshtein
+from wilson.model.offline.edit_distance import distance
 
 YES = ("yes", "yeah", "yep", "yup", "sure")
 NO = ("no", "nope", "nah")
@@ -42,9 +42,9 @@ def word_answer(word: str) -> str | None:
         for known in words:
             if known[0] != word[0]:
                 continue
-            distance = DamerauLevenshtein.distance(word, known)
-            if distance <= 1 and (best is None or distance < best[0]):
-                best = (distance, answer)
+            edits = distance(word, known)
+            if edits <= 1 and (best is None or edits < best[0]):
+                best = (edits, answer)
     return best[1] if best else None
 
 

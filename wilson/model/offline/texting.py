@@ -2,7 +2,7 @@
 "can u") and a date word or "remind" mistyped ("wendesday", "tomorow", "remnd") read as the word.
 
 The shorthand is the ordinary texting vocabulary, whole words only. A typo is matched by distance (one edit, two in a
-long word: Damerau-Levenshtein, rapidfuzz) against the few words the rules key on (days, months, "tomorrow",
+long word: Damerau-Levenshtein) against the few words the rules key on (days, months, "tomorrow",
 "tonight", "remind"), never against the user's own words: "Monaco" stays Monaco, "sunday" is already right.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz.distance import DamerauLevenshtein
+from wilson.model.offline.edit_distance import distance
 
 _SHORTHAND = {
     "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow", "tomoz": "tomorrow",
@@ -129,6 +129,6 @@ def _plain_word(match: re.Match) -> str:
     for key in _KEY_WORDS:  # six letters and more: a five-letter one is a name too often ("Marco", not March)
         allowed = 2 if len(key) >= 8 else 1
         if key[0] == lower[0] and abs(len(key) - len(lower)) <= allowed \
-                and DamerauLevenshtein.distance(lower, key, score_cutoff=allowed) <= allowed:
+                and distance(lower, key, allowed) <= allowed:
             return key.capitalize() if word[:1].isupper() else key
     return word
