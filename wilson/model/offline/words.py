@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz.distance import DamerauLevenshtein
+from wilson.model.offline.edit_distance import distance
 
 STOP_WORDS = set("""
 a about after all also am an and any are as at be been before both but by can could did do does done don't
@@ -54,7 +54,7 @@ def _alike(said: str, named: str) -> bool:
     """A word said for a title's word: its start ("sub", "tüv"), or one edit away in a longer word."""
     if 3 <= len(said) < len(named) and named.startswith(said):  # shortened, not a longer word ("plant" is no "plan")
         return True
-    return len(said) >= 5 and len(named) >= 5 and DamerauLevenshtein.distance(said, named, score_cutoff=1) <= 1
+    return len(said) >= 5 and len(named) >= 5 and distance(said, named, cutoff=1) <= 1
 
 
 def covers(wanted: set[str], text: set[str]) -> bool:
