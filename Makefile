@@ -30,6 +30,7 @@ test: lint
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 format: $(STAMP)

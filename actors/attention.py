@@ -78,7 +78,7 @@ def interruptions_on(day: date, tz) -> int:
         keyed |= Outbox.idempotency_key.startswith(prefix)
     when = ((Outbox.deliver_after.is_null() & (Outbox.created_at >= start) & (Outbox.created_at < end))
             | (Outbox.deliver_after.is_null(False) & (Outbox.deliver_after >= start) & (Outbox.deliver_after < end)))
-    return (Outbox.select().where(keyed & when & Outbox.status.in_(COUNTED) & (Outbox.surfaced == True)  # noqa: E712
+    return (Outbox.select().where(keyed & when & Outbox.status.in_(COUNTED) & (Outbox.surfaced == True)
                                   & (Outbox.channel != "silent")).count())
 
 

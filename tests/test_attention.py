@@ -32,7 +32,7 @@ def _background_proposal(row: Outbox) -> bool:
 def proactive_messages() -> list[Outbox]:
     """Delivered rows nobody asked for, oldest first."""
     rows = []
-    for row in (Outbox.select().where((Outbox.status == "delivered") & (Outbox.surfaced == True)  # noqa: E712
+    for row in (Outbox.select().where((Outbox.status == "delivered") & (Outbox.surfaced == True)
                                       & (Outbox.channel != "silent")).order_by(Outbox.delivered_at, Outbox.id)):
         key = row.idempotency_key
         if key.startswith(("surface:", "followups:", "briefing:")):

@@ -86,7 +86,7 @@ DINNER = "email Sam <sam@example.com> | Dinner tonight? | Dinner tonight? Usual 
 def held_until() -> list:
     from storage.models import Outbox
 
-    return [(row.status, row.deliver_after) for row in Outbox.select().where(Outbox.surfaced == True)]  # noqa: E712
+    return [(row.status, row.deliver_after) for row in Outbox.select().where(Outbox.surfaced == True)]
 
 
 def test_quiet_changed_or_lifted_holds_what_it_held_exactly_as_long_as_it_now_says(make_app):

@@ -259,7 +259,7 @@ def test_a_snooze_undone_sleeps_until_the_first_date_again_and_a_cancel_undone_k
 
     def comebacks() -> list[str]:
         rows = Schedule.select().where(Schedule.name.startswith(f"snooze:{task.id}:")
-                                       & (Schedule.enabled == True))  # noqa: E712
+                                       & (Schedule.enabled == True))
         return [r.next_fire_at.date().isoformat() for r in rows]
 
     snooze("2027-01-20")

@@ -328,7 +328,7 @@ def test_snooze_stop_and_help_me_on_the_dashboard_each_take_one_press_and_ask_no
     browser.find_element(By.ID, "command-notice").find_element(By.NAME, "undo").click()  # Undo puts it back
     wait.until(lambda driver: driver.current_url.endswith("/proposals"))
     assert web.wait_idle()
-    assert Schedule.get(Schedule.text == "take my pills", Schedule.enabled == True).cron == "0 8 * * *"  # noqa: E712
+    assert Schedule.get(Schedule.text == "take my pills", Schedule.enabled == True).cron == "0 8 * * *"
 
     browser.get(base_url() + f"/topics/{life['move'].id}")
     van = wait.until(seen.presence_of_element_located((By.ID, f"task-{life['van'].id}")))

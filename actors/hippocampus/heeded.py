@@ -187,7 +187,7 @@ def _mail_heeded(box: Outbox, mail: dict, rows: list[int]) -> bool:
 def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """Mail told to the user in messages delivered in [since, until) shifted back by HEED_WITHIN (each is
     judged once, a day after it reached the user): reacted to or let pass, per sender."""
-    told = ((Outbox.status == "delivered") & (Outbox.surfaced == True)  # noqa: E712
+    told = ((Outbox.status == "delivered") & (Outbox.surfaced == True)
             & (Outbox.delivered_at >= since - HEED_WITHIN) & (Outbox.delivered_at < until - HEED_WITHIN)
             & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("briefing:")))
     found = []

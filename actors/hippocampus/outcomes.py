@@ -27,7 +27,7 @@ def calibration(since: datetime, until: datetime | None = None) -> dict:
         proposals[episode["outcome"]] = proposals.get(episode["outcome"], 0) + 1
     answered = proposals["approved"] + proposals["rejected"] + proposals["modified"] + proposals["partial"]
     total = answered + proposals["ignored"]
-    surfaced = (Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since,  # noqa: E712
+    surfaced = (Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since,
                                       Outbox.created_at < until).count())
     reactions = {"up": 0, "down": 0, "other": 0}
     rows = Feedback.select().where(Feedback.kind == "reaction", Feedback.at >= since, Feedback.at < until)

@@ -37,7 +37,7 @@ def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
     if not attention.briefing_enabled(config):
         return None
     sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin")
-                                 & (Schedule.enabled == True))  # noqa: E712
+                                 & (Schedule.enabled == True))
     if sched is None or sched.next_fire_at is None:
         return None
     at = as_utc(sched.next_fire_at)

@@ -91,7 +91,7 @@ def _missing(command: Command) -> str | None:
     """A plainer answer than the tool's for a number that names nothing of the kind."""
     if command.verb == "stop":
         if Schedule.get_or_none((Schedule.id == command.target) & user_reminders()
-                                & (Schedule.enabled == True)) is None:  # noqa: E712  (a peewee expression)
+                                & (Schedule.enabled == True)) is None:
             return f"I have no reminder {command.target} (`reminders` lists them)."
         return None
     task = Task.get_or_none(Task.id == command.target)

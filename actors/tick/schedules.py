@@ -69,12 +69,12 @@ def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
     now = as_utc(now)
     written: list[int] = []
     with claim_transaction():
-        due = list(skip_locked(Schedule.select().where((Schedule.kind == "once") & (Schedule.enabled == True)  # noqa: E712
+        due = list(skip_locked(Schedule.select().where((Schedule.kind == "once") & (Schedule.enabled == True)
                                                        & (Schedule.next_fire_at <= now))
                                .order_by(Schedule.next_fire_at, Schedule.id).limit(SCAN_BATCH)))
         for sched in due:
             if not Schedule.update(enabled=False, last_fired_at=now).where(
-                    (Schedule.id == sched.id) & (Schedule.enabled == True)).execute():  # noqa: E712
+                    (Schedule.id == sched.id) & (Schedule.enabled == True)).execute():
                 continue  # another process fired it
             planned = as_utc(sched.next_fire_at)
             trace_id = trace.new_trace_id()
@@ -124,7 +124,7 @@ def _comeback_quiet(task: Task | None, planned: datetime) -> str | None:
 def arm_schedules(now: datetime) -> int:
     """Give enabled schedules written without a next_fire_at (e.g. a reminder row made elsewhere) their first time."""
     armed = 0
-    for sched in Schedule.select().where((Schedule.enabled == True) & Schedule.next_fire_at.is_null()):  # noqa: E712
+    for sched in Schedule.select().where((Schedule.enabled == True) & Schedule.next_fire_at.is_null()):
         try:
             fire = next_fire(sched.cron, zone_of(sched.timezone), now)
         except ValueError as exc:
@@ -155,7 +155,7 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
     ras_idle: bool | None = None
     # SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others
     # skip it now and, after its commit, find it no longer due
-    rows = list(skip_locked(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))  # noqa: E712
+    rows = list(skip_locked(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))
                             .order_by(Schedule.next_fire_at, Schedule.id)))
     for sched in rows:
         tz = zone_of(sched.timezone)
@@ -211,7 +211,7 @@ def next_due(now: datetime, *, include_idle_ras: bool = False, tz: ZoneInfo = UT
             candidates.append(task.next_fire_at)
             break
     query = Schedule.select(Schedule.next_fire_at).where(
-        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False))  # noqa: E712
+        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False))
     if not include_idle_ras and _ras_idle():
         query = query.where(~((Schedule.name == "ras") & (Schedule.kind == "builtin")))
     sched = query.order_by(Schedule.next_fire_at).limit(1).first()

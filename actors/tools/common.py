@@ -184,7 +184,7 @@ def user_reminders():
 
 def reminder_views(tz: ZoneInfo) -> list[dict]:
     """The user's active reminders, soonest first, with their schedule in words."""
-    rows = (Schedule.select().where(user_reminders() & (Schedule.enabled == True))  # noqa: E712
+    rows = (Schedule.select().where(user_reminders() & (Schedule.enabled == True))
             .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
     return [{"id": row.id, "text": row.text, "when": reminder_when(row, tz), "next": _upcoming(row, tz),
              "kind": row.kind} for row in rows]

@@ -39,7 +39,7 @@ class CreateReminder(BuiltinTool):
 
     def execute(self, args, call):
         name = f"reminder:{slug(args['text'])}"
-        old = Schedule.get_or_none((Schedule.name == name) & (Schedule.enabled == True))  # noqa: E712
+        old = Schedule.get_or_none((Schedule.name == name) & (Schedule.enabled == True))
         schedule = add_reminder(name, str(args["cron"]), str(args["text"]), str(call.tz), call.now)
         # a reminder of the same words is replaced; an undo sets it back as it was
         return {"schedule": schedule.name, "replaced": {"text": old.text, "cron": old.cron} if old else None}
@@ -102,7 +102,7 @@ class CancelReminder(BuiltinTool):
 def _reminder(args: dict) -> Schedule | None:
     """The user's reminder that an id names, while it still runs."""
     return Schedule.get_or_none((Schedule.id == args.get("reminder_id")) & user_reminders()
-                                & (Schedule.enabled == True))  # noqa: E712
+                                & (Schedule.enabled == True))
 
 
 SKILL = Skill(description="Reminders: recurring and one-off, fired on time by the tick.",
