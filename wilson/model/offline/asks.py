@@ -28,7 +28,9 @@ VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respon
          "settle": "Pay", "check in": "Check in", "send": "Send", "upload": "Upload",
          "provide": "Send", "renew": "Renew", "schedule": "Book", "make an appointment": "Book",
          "collect": "Collect", "pick up": "Collect", "pick it up": "Collect", "pick them up": "Collect",
-         "file": "File", "update": "Update", "accept": "Accept"}
+         "file": "File", "update": "Update", "accept": "Accept",
+         # a right the user has until a date: "you can object to the new price until 28 February"
+         "object": "Object", "raise an objection": "Object", "opt out": "Opt out"}
 # the passive of an ask ("the form must be returned by …", "payment has to be made before …")
 PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay", "submitted": "Submit",
            "returned": "Return", "signed": "Sign", "completed": "Complete", "filled in": "Fill in",
@@ -47,10 +49,13 @@ _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key
                      r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
                      r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
-_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
-                        r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)
+_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+|von\s+|der\s+nächsten\s+)?(?P<n>\d+|a|one|two|three|four|five|six|"
+                        r"seven|eight|ten|fourteen|einem|einer|zwei|drei|vier|sechs|acht|zehn|vierzehn)"
+                        r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b", re.I)
 _NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
-            "fourteen": 14}
+            "fourteen": 14, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "sechs": 6, "acht": 8, "zehn": 10,
+            "vierzehn": 14}
+_UNITS = {"day": 1, "week": 7, "month": 30, "tag": 1, "woche": 7, "monat": 30}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
 _ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
@@ -119,8 +124,8 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             if span is None:
                 return None
             count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
-            unit = span.group("unit").lower().rstrip("s")
-            days = count * {"day": 1, "week": 7, "month": 30}[unit]
+            unit = re.sub(r"(?:s|en|n|e)$", "", span.group("unit").lower())
+            days = count * _UNITS.get(unit, _UNITS.get(unit + "e", 1))
             day = dates.local_date(sent, tz) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
@@ -152,7 +157,7 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
             said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
                                  asked.group("when") or asked.group("when2"))[0]
-            if by := when(asked, said_when):
+            if by := when(asked, said_when, bool(asked.group("within") or asked.group("within2"))):
                 verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")).lower())
                 return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
@@ -227,13 +232,13 @@ GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay",
           # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
           "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
           "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
-          "vorzuleg": "Send"}
+          "vorzuleg": "Send", "widersprech": "Object", "kündig": "Cancel", "zu widersprech": "Object"}
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
-_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?|(?P<within>innerhalb)(?:\s+von)?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
 _GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
-                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\bbitten?\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
-                        + _GERMAN_BY + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
+                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY.replace("<within>", "<within2>") + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
                         + _GERMAN_VERB + r")", re.I)
 
 
@@ -255,7 +260,7 @@ _PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 # what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
 _NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
                         r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-                        r"\s+\([A-Z]{2,6}\))")
+                        r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))")
 
 
 def _antecedent(what: str, before: str) -> str:

@@ -34,6 +34,10 @@ RECEIPT_RE = re.compile(
     r"arriv\w+|is coming)\b|\btracking (?:number|link|code)\b|\btrack (?:your|the) (?:order|parcel|package|shipment)\b|"
     r"\b(?:statement|invoice|bill|document|payslip|letter)s? (?:for [\w ]{1,20} )?(?:is|are) (?:now )?"
     r"available (?:in|on|for download)\b|"
+    r"\b(?:statement|invoice|bill|document|payslip|letter|message)s?\b[^.!?\n]{0,40}\b(?:is|are|has been|have been) "
+    r"(?:now )?(?:in|placed in|added to|uploaded to) your (?:online )?(?:postbox|inbox|mailbox|documents|account|"
+    r"banking|portal)\b|\bneue[sn]? (?:dokument|kontoauszug|nachricht)\w* (?:in|im) (?:ihrem|ihr|deinem) "
+    r"(?:postfach|postbox|online-banking)\b|"
     r"\b(?:advance |pre-?)notice of (?:your |the )?direct debit\b|\bwill (?:be )?(?:collect|debit)\w* "
     r"(?:[^.!?\n]{0,60}?)(?:by direct debit|from your (?:bank |credit )?(?:account|card))\b|"
     r"\bnew (?:sign-?in|log-?in|device)\b", re.I)
