@@ -322,7 +322,7 @@ def routine_meeting(title: str, start, end, tz) -> str | None:
     return f"“{found.group(0)}” in the title, {round(hours * 60)} minutes: a routine meeting, nothing to plan"
 
 
-BRAND_DAYS = 6  # a conference or a trade fair lasts a few days; a week or more away is a stay
+BRAND_DAYS = 7  # a conference or a trade fair lasts a few days; a week or more away is a stay
 # a name no dictionary holds: inner punctuation ("re:publica", "Node.js"), capitals inside ("SaaStr", "EuroPython"),
 # or in capitals ("ITB", "MWC"), perhaps with a year or an edition ("re:publica 27", "ITB Berlin 2027")
 _BRAND_WORD = re.compile(r"(?-i:[a-z]+[:.][a-z]\w+|[A-Z]?[a-z]+[A-Z]\w*|[A-Z]{2,8}[a-z]?)")

@@ -28,9 +28,8 @@ AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|m
                                  r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
                                  r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
                                  r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?|"
-                                 # an organisation's desks: a statement, a survey or a community digest comes from these
-                                 r"service|support|kundencenter|benachrichtigung\w*|statements?|postbox|postfach|digest|"
-                                 r"community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@", re.I)
+                                 # (not "service@" or "postfach@": a bank or a garage asks real things from those)
+                                 r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
                       r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
