@@ -221,7 +221,14 @@ def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> dat
     part = _PART_RE.search(phrase)  # "Friday evening": the parser keeps the day and drops the evening
     if part:
         return datetime.combine(parsed.date(), time(PART_OF_DAY_HOURS[part.group(1).lower()]), tzinfo=tz)
+    today = now.astimezone(tz).date()
+    if not re.search(r"\d{4}", phrase) and parsed.date() == _a_year_after(today):
+        return today  # "on 19 March" said on 19 March is today, not next year's (the parser wants the day ahead)
     return parsed.date()
+
+
+def _a_year_after(day: date) -> date:
+    return day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29) else date(day.year + 1, 3, 1)
 
 
 def _ordinal(phrase: str, now: datetime, tz: ZoneInfo) -> date | None:
@@ -788,6 +795,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
     masked = _PARSER_MISREADS.sub(_blank, masked)
+    masked = _CODE_RE.sub(_blank, masked)  # "flight VC 3152 on 19 March": the parser takes 3152 for the year
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
 
@@ -812,6 +820,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 # what an ordinal counts when it is no day of the month
 _COUNTED_AFTER = re.compile(r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
                             r"attempt|try|child|kid)\b", re.I)
+# a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
+_CODE_RE = re.compile(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
 # words before a date that make the date parser's search lose the day after them
 _PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.mailtext import without_sent_lines
-from wilson.model.offline.opening import asked_of, change_of, opening
+from wilson.model.offline.opening import asked_of, change_of, instead_of, opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
 from wilson.model.offline.recognition import load_playbook, recognise_event, routine_meeting
@@ -365,6 +365,12 @@ class Cortex:
                                     or [] if isinstance(b, dict)}, summary, urgency.CLOSURE_RE)
             if when and when.lower() not in heads_up.lower():
                 heads_up = f"{heads_up} “{when}”"
+            elif urgency.CLOSURE_RE.search(summary) or urgency.DISRUPTION_RE.search(summary):
+                # a cancellation or a closure is told with what replaces it: the new flight, the later start
+                instead = instead_of(text, {str(b.get("subject") or "").strip().lower()
+                                            for b in self.payload.get("buffers") or [] if isinstance(b, dict)}, summary)
+                if instead and instead.lower() not in heads_up.lower():
+                    heads_up = f"{heads_up} “{instead}”"
         if wake and self.stimulus.get("untrusted"):
             # in an emergency what to do is said with it ("Please leave the building now")
             todo = asked_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")

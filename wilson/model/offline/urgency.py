@@ -31,9 +31,16 @@ AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|m
                                  # (not "service@" or "postfach@": a bank or a garage asks real things from those)
                                  r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
-                      r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
+                      r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
+                      r"schüler\w*|klasse \d\w?)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
-                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist))\b", re.I)
+                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
+                       r"fieber|krank|erbricht|erbrochen|übergeben|verletzt|gestürzt|unfall|notarzt|bereitschaftsarzt|"
+                       r"krankenhaus|notaufnahme|allergisch\w*|gebrochen)\b", re.I)
+# asked to get in touch now: "please call me as soon as possible", "Bitte rufen Sie mich sofort an"
+CALL_NOW_RE = re.compile(r"\b(?:call|ring|phone) (?:me|us)\b|\bcall (?:back )?(?:as soon as|right away|now|asap)|"
+                         r"\brufen sie (?:mich|uns)\b|\bruf (?:mich|uns)\b|\b(?:bitte )?(?:sofort|dringend) (?:anrufen|"
+                         r"zurückrufen|melden)\b|\bmelden sie sich (?:bitte )?(?:sofort|umgehend|dringend)\b", re.I)
 PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
                        r"as soon as (?:you|possible))\b", re.I)
 TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
@@ -67,11 +74,15 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
 EMERGENCY_RES = (
     ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
                                 r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
-                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage)\b",
+                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
+                                r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
+                                r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
                                 re.I)),
-    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide)\b", re.I)),
+    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide|co[- ](?:alarm|detector|melder)|"
+                                r"gasgeruch|gasleck|riecht (?:\w+ )?nach gas|gasalarm|kohlenmonoxid\w*)\b", re.I)),
     ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
-                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
+                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
+                          r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b", re.I)),
     ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
                                        r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
                                        r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
@@ -80,7 +91,7 @@ EMERGENCY_RES = (
                                        r"critical condition|krankenhaus|notaufnahme|notarzt)\b", re.I)),
     ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
                               r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
-                              r"(?:was|were|been) robbed)\b", re.I)),
+                              r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b", re.I)),
 )
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
 ADVERT_RE = re.compile(r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
@@ -196,6 +207,9 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
         # a person's word, or (for a leak or a fire) an office's about the user's own home: not an advert's
         if rule.search(blob) and (personal or CHILD_RE.search(blob) or (yours and name in HOME_EMERGENCIES)):
             return name
+    if personal and CHILD_RE.search(blob) and HEALTH_RE.search(blob) and (PICKUP_RE.search(blob) or
+                                                                       CALL_NOW_RE.search(blob)):
+        return "your child is ill or hurt and you are asked to call or come"
     if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
         return "your child's school or care closing today"
     if TRAVEL_RE.search(blob) and (DISRUPTION_RE.search(blob) or CLOSURE_RE.search(blob)):
