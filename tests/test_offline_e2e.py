@@ -88,7 +88,7 @@ def test_an_event_without_a_plan_is_traced_and_listed_once_in_the_next_briefing(
 
     app = make_app(start="2027-01-05T10:00:00+01:00")
     repl = repl_of(app)
-    repl.run_line('calendar add "Book club" @ 2027-01-08T19:00')
+    repl.run_line('calendar add "Book club weekend" @ 2027-01-08 -> 2027-01-10')  # days somewhere unnamed: a trip?
     repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
     repl.run_line("sync")
     row = Inbox.get(Inbox.text.contains("Book club"))
@@ -98,7 +98,7 @@ def test_an_event_without_a_plan_is_traced_and_listed_once_in_the_next_briefing(
     app.advance(timedelta(days=1))
     briefings = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
     assert len(briefings) == 1
-    assert "New in your calendar (no plan from me: ask if one needs it):\n• Book club (Fri 8 Jan 19:00)" \
+    assert "New in your calendar (no plan from me: ask if one needs it):\n• Book club weekend (Fri 8 Jan)" \
         in briefings[0]
     assert "Trip to Japan (" not in briefings[0].split("New in your calendar")[1].split("\n\n")[0]
     app.advance(timedelta(days=2))  # to Friday's briefing: the one that reminds of the Japan plan
@@ -113,13 +113,27 @@ def test_many_unplanned_events_are_named_up_to_a_few_and_counted(make_app):
     app = make_app(start="2027-01-05T10:00:00+01:00")
     repl = repl_of(app)
     for day in range(NEW_SHOWN + 3):
-        repl.run_line(f'calendar add "Choir {day}" @ 2027-01-{10 + day:02d}T19:00')
+        repl.run_line(f'calendar add "Choir {day}" @ 2027-01-{10 + day:02d} -> 2027-01-{11 + day:02d}')
     repl.run_line("sync")
     said = len(app.user_deliveries())
     app.advance(timedelta(days=1))
     briefing, = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
     listed = briefing.split("New in your calendar")[1].split("\n\n")[0]
     assert listed.count("• Choir") == NEW_SHOWN and "• and 3 more" in listed
+
+
+def test_an_evening_out_and_team_days_in_town_are_not_listed_as_new_in_the_briefing(make_app):
+    # the user's own entries that need nothing: naming them the next morning would spend attention on nothing
+    app = make_app(start="2027-01-05T10:00:00+01:00")
+    repl = repl_of(app)
+    repl.run_line('calendar add "Book club" @ 2027-01-08T19:00')
+    repl.run_line('calendar add "Teamtage" @ 2027-01-11 -> 2027-01-12; Spreespeicher, Berlin')
+    repl.run_line('calendar add "Offsite" @ 2027-01-18 -> 2027-01-20; Hotel Arts, Barcelona')
+    repl.run_line("sync")
+    said = len(app.user_deliveries())
+    app.advance(timedelta(days=1))
+    briefing = "\n".join(d["text"] for d in app.user_deliveries()[said:])
+    assert "Book club" not in briefing and "Teamtage" not in briefing
 
 
 def test_a_flight_cancelled_at_night_is_the_first_thing_told_when_quiet_hours_end(make_app):

@@ -21,7 +21,7 @@ from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import asked_of, change_of, instead_of, opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
-from wilson.model.offline.recognition import load_playbook, recognise_event, routine_meeting
+from wilson.model.offline.recognition import load_playbook, may_need_a_plan, recognise_event, routine_meeting
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
@@ -30,6 +30,7 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
+ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 
 
 def _content(message: dict) -> str:
@@ -198,7 +199,7 @@ class Cortex:
             change = buffer.get("change")
             if change == "new":
                 made, rule = self._new_event(buffer)
-                if not made and not rule.startswith(ROUTINE):
+                if not made and not rule.startswith((ROUTINE, ORDINARY)):
                     unseen.append(str(buffer.get("title") or "an event"))
             elif change == "changed":
                 made, rule = self._moved_event(buffer), "a moved event moves its topic and tasks"
@@ -228,6 +229,9 @@ class Cortex:
             routine = routine_meeting(title, buffer.get("start"), buffer.get("end"), self.tz)
             if routine is not None:  # not listed as new in the briefing: a meeting needs no word days ahead
                 return [], f"{ROUTINE}: {routine}"
+            if not may_need_a_plan(found, buffer.get("start"), buffer.get("end"), self.tz, home):
+                # an evening out, a team day at the office: the user put it there and needs no word of it
+                return [], f"{ORDINARY}: {found.rule}"
             return [], f"{SEEN_NO_PLAN}: {found.rule}"
         start = dates.parse_moment(buffer.get("start"), self.tz)
         if start is None:

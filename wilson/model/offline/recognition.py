@@ -300,6 +300,15 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
 
 
+def may_need_a_plan(found: Recognition, start, end, tz, home: places.Place | None) -> bool:
+    """Whether an event the rules made no plan for may need one all the same, and is worth naming in the next
+    briefing ("no plan from me: ask if one needs it"): away from home, or days long somewhere the rules cannot place
+    (it may be a trip). An evening out or team days in the home town are the user's own entries and need no word."""
+    if places.away(found.place, home) is not None:
+        return True
+    return found.place is None and _several_days(start, end, days_long(start, end, tz), tz)
+
+
 # the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
 ROUTINE_RE = re.compile(r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
                         r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
