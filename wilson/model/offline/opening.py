@@ -67,7 +67,9 @@ def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> s
 _INSTEAD = re.compile(r"\b(?:rebook\w*|re-?book\w*|instead|replacement|alternative|new (?:time|date|flight|train|slot|"
                       r"appointment)|moved to|now (?:at|on|starts?|begins?)|starts? (?:later|at)|begins? (?:later|at)|"
                       r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "
-                      r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um)\b", re.I)
+                      r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um|erst um|"
+                      r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
+                      r"(?:abfahrt|gleis|gate)|rescheduled to)\b", re.I)
 
 
 def instead_of(text: str, subjects: set[str], said: str) -> str:

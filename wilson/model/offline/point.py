@@ -25,7 +25,8 @@ DATE_LINE = re.compile(rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|t
                        rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$", re.IGNORECASE)
 GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
                       r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
-                      r"hej|buongiorno|an alle|to all|attention all|achtung an alle)\b[^,!:.\n]{0,60}[,!:.]|"
+                      r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
+                      r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
                       r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*", re.IGNORECASE)
 PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
                         r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "

@@ -369,7 +369,8 @@ class Cortex:
                                     or [] if isinstance(b, dict)}, summary, urgency.CLOSURE_RE)
             if when and when.lower() not in heads_up.lower():
                 heads_up = f"{heads_up} “{when}”"
-            elif urgency.CLOSURE_RE.search(summary) or urgency.DISRUPTION_RE.search(summary):
+            elif urgency.CLOSURE_RE.search(summary) or urgency.DISRUPTION_RE.search(summary) or \
+                    re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I):
                 # a cancellation or a closure is told with what replaces it: the new flight, the later start
                 instead = instead_of(text, {str(b.get("subject") or "").strip().lower()
                                             for b in self.payload.get("buffers") or [] if isinstance(b, dict)}, summary)

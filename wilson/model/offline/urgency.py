@@ -67,7 +67,7 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
                         r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
                         r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
                         # in German: closed, cancelled, moved, cut off, on strike
-                        r"geschlossen|schließt|schliesst|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
+                        r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
                         r"entfallen|abgesagt|verschoben|verlegt|streik\w*|\w*ausfall|gesperrt|abgestellt|"
                         r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
