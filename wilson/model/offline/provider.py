@@ -30,6 +30,7 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
+TIMED = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
 ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 
 
@@ -376,11 +377,12 @@ class Cortex:
                                             for b in self.payload.get("buffers") or [] if isinstance(b, dict)}, summary)
                 if instead and instead.lower() not in heads_up.lower():
                     heads_up = f"{heads_up} “{instead}”"
-        if wake and self.stimulus.get("untrusted"):
-            # in an emergency what to do is said with it ("Please leave the building now")
+        if self.stimulus.get("untrusted"):
+            # in an emergency what to do is said with it ("Please leave the building now"), and so is what is asked
+            # by a time ("Bitte parken Sie Ihr Auto bis heute 20:00 Uhr um")
             todo = asked_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
                                    or [] if isinstance(b, dict)})
-            if todo and todo.lower() not in heads_up.lower():
+            if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo)):
                 heads_up = f"{heads_up} “{todo}”"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new

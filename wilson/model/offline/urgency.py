@@ -68,7 +68,7 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
                         r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
                         # in German: closed, cancelled, moved, cut off, on strike
                         r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-                        r"entfallen|abgesagt|verschoben|verlegt|streik\w*|\w*ausfall|gesperrt|abgestellt|"
+                        r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
                         r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
@@ -182,6 +182,18 @@ ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:a
                           re.I)
 
 
+VISIT_RE = re.compile(r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
+                      r"geliefert|lieferung|technician|engineer|plumber|electrician|handyman|fitter|techniker|"
+                      r"handwerker|monteur|installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b", re.I)
+
+
+def _later_today(blob: str, sent: datetime, now: datetime, tz) -> bool:
+    """A time later today (read from the day it was sent) is in the text: "heute zwischen 14:00 und 16:00 Uhr"."""
+    today = now.astimezone(tz).date()
+    return any(isinstance(f.value, datetime) and local_date(f.value, tz) == today and f.value > now
+               for f in search(blob, sent, tz))
+
+
 def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
@@ -264,6 +276,11 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     found = TODAY_DEADLINE_RE.search(blob)
     if found:
         return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
+    visit = VISIT_RE.search(blob)
+    if visit and _later_today(blob, sent, now, tz):
+        # "your parcel will be delivered today between 14:00 and 16:00", "the technician comes today at 10": someone
+        # must be there, which the next morning would be too late to hear
+        return Judgement(1, f"a delivery or a visit to you later today (“{visit.group(0)}”)", True)
     found = ASKING_RE.search(blob)
     if found:
         return Judgement(1, f"urgent wording (“{found.group(0)}”)")
