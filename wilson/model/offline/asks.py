@@ -19,6 +19,7 @@ from wilson.model.offline import dates
 from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
 from wilson.model.offline.essentials import essentials
 from wilson.model.offline.mailtext import sent_at
+from wilson.model.offline.point import DATE_LINE
 
 VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
          "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
@@ -79,9 +80,10 @@ LEAD_DAYS = 1  # done the day before: a form or a reply may take a moment
 FARTHEST_DAYS = 200  # "by 3 January" read on 5 January is next year's only by the calendar: the ask is over
 
 
-def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
+def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> Due | None:
     """The task a mail asks for by a date still to come, or None (a newsletter, an auto-reply, a web page,
-    a mail that reads like phishing or an offer, or one that asks nothing of the user)."""
+    a mail that reads like phishing or an offer, or one that asks nothing of the user). `letter`: the mail as it
+    came, date lines and all: "within 14 days of the date of this letter" counts from the letter's own date."""
     subject = _PREFIX_RE.sub("", str(payload.get("subject") or "")).strip()
     if (payload.get("channel", "email") != "email" or payload.get("bulk") or payload.get("change")
             or _AUTO_RE.match(subject)):
@@ -92,7 +94,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         return None
     today = now.astimezone(tz).date()
     sent = sent_at(payload, now, tz)
-    asked = _asked(said, sent, today, tz)
+    asked = _asked(said, sent, today, tz, _letter_day(letter, sent, tz))
     if asked is None:
         return None
     verb, by, what = asked
@@ -114,11 +116,29 @@ def _plain(said: str) -> str:
     return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
 
 
-def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+# "within 14 days of the date of this letter", "innerhalb einer Woche ab Datum dieses Schreibens"
+_OF_THE_LETTER = re.compile(r"\b(?:(?:of|from|after) the date (?:of|on) (?:this|the|our) (?:letter|notice)|"
+                            r"(?:ab|nach) (?:dem )?datum (?:dieses|des) (?:schreibens|briefes|bescheids?)|ab briefdatum)\b",
+                            re.I)
+
+
+def _letter_day(letter: str, sent: datetime, tz):
+    """The day a letter is dated ("Berlin, 11.01.2027" on a line of its own), if it has one before the sent day."""
+    for line in (letter or "").splitlines()[:12]:
+        line = " ".join(line.split())
+        if line and DATE_LINE.match(line):
+            found = dates.search(line, sent - timedelta(days=400), tz)
+            day = dates.local_date(found[0].value, tz) if found else None
+            if day is not None and day <= dates.local_date(sent, tz):
+                return day
+    return None
+
+
+def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, dates.Found, str] | None:
     """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
     come: ("Book", 2 Feb, "a follow-up appointment")."""
     said = _plain(said)
-    def ahead(phrase: str, within: bool = False) -> dates.Found | None:
+    def ahead(phrase: str, within: bool = False, of_letter: bool = False) -> dates.Found | None:
         if within:
             span = _WITHIN_RE.match(phrase.strip())
             if span is None:
@@ -126,7 +146,8 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
             unit = re.sub(r"(?:s|en|n|e)$", "", span.group("unit").lower())
             days = count * _UNITS.get(unit, _UNITS.get(unit + "e", 1))
-            day = dates.local_date(sent, tz) + timedelta(days=days)
+            of_letter = letter_day is not None and (of_letter or _OF_THE_LETTER.search(phrase))
+            day = (letter_day if of_letter else dates.local_date(sent, tz)) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
         found = [f for f in dates.search(phrase, sent, tz)
@@ -141,7 +162,7 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             # "please return them by then": the date said before it ("… ends on 22 January")
             if _THEN_RE.match(phrase):
                 return _last_date(f"{earlier} {sentence[:asked.start()]}", sent, today, tz)  # noqa: B023
-            return ahead(phrase, within)
+            return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start():])))  # noqa: B023
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
             if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
@@ -155,10 +176,12 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
                 return verb, by, what
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
-            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
-                                 asked.group("when") or asked.group("when2"))[0]
-            if by := when(asked, said_when, bool(asked.group("within") or asked.group("within2"))):
-                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")).lower())
+            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
+                                 asked.group("when") or asked.group("when2") or asked.group("when3"))[0]
+            if by := when(asked, said_when, bool(asked.group("within") or asked.group("within2")
+                                                 or asked.group("within3"))):
+                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")
+                                               or asked.group("verb3")).lower())
                 return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := when(asked, asked.group("when")):
@@ -239,7 +262,10 @@ _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
 _GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
                         + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
                         + _GERMAN_BY.replace("<within>", "<within2>") + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
-                        + _GERMAN_VERB + r")", re.I)
+                        + _GERMAN_VERB + r")"
+                        # "überweisen Sie den Betrag bitte innerhalb einer Woche": the verb before "bitte"
+                        r"|\b(?P<verb3>" + _GERMAN_VERB + r")\s+sie\b[^.!?\n]{0,60}?\bbitte\b[^.!?\n]{0,20}?\b"
+                        + _GERMAN_BY.replace("<within>", "<within3>") + r"(?P<when3>" + _GERMAN_WHEN + r")", re.I)
 
 
 _FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,

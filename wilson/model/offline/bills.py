@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.essentials import AMOUNT_RE, essentials
+from wilson.model.offline.essentials import AMOUNT_RE, essentials, owed
 from wilson.model.offline.mailtext import sent_at
 
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
@@ -170,7 +170,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     today = now.astimezone(tz).date()
     sender = sender_of(payload)
     quoted = f"“{subject}”" if subject else "their mail"
-    amount = AMOUNT_RE.search(blob)
+    amount = owed(blob)
     if BILL_RE.search(blob) and amount and not SETTLED_RE.search(blob) and not OFFER_RE.search(blob):
         when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         if when is None:

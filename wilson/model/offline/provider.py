@@ -332,7 +332,7 @@ class Cortex:
             if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
             due = (bills.task_for(written, buffer, self.now, self.tz)
-                   or asks.task_for(written, buffer, self.now, self.tz)
+                   or asks.task_for(written, buffer, self.now, self.tz, letter=text)
                    if isinstance(buffer, dict) else None)
             if due is not None and "create_task" in self.offered and not wake:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
