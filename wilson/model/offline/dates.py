@@ -212,7 +212,7 @@ def _edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> date | datetime | None:
     if _TIME_RE.search(phrase):
         local = parsed.replace(tzinfo=tz)
-        if local <= now and not re.search(r"\d{4}", phrase):
+        if local <= now and not re.search(r"\d{4}|\b(?:today|heute)\b", phrase, re.I):
             # a time alone that has passed today means tomorrow
             local = (datetime.combine(parsed.date() + timedelta(days=1), parsed.time())).replace(tzinfo=tz)
         if re.search(r"\btonight\b", phrase, re.I) and not re.search(r"\d", phrase):

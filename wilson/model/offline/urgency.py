@@ -147,7 +147,8 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
 PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
                                  r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
                                  r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|"
+                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
+                                 r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
                                  r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
                                  re.I)
 _LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
