@@ -183,9 +183,13 @@ ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:a
                           re.I)
 
 
-VISIT_RE = re.compile(r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
-                      r"geliefert|lieferung|technician|engineer|plumber|electrician|handyman|fitter|techniker|"
-                      r"handwerker|monteur|installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b", re.I)
+VISIT_RE = re.compile(r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
+                      r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b", re.I)
+# a delivery is the user's business today only when it needs them there: a signature, an ID, in person
+DELIVERY_RE = re.compile(r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
+                         r"geliefert|lieferung)\b", re.I)
+PRESENCE_RE = re.compile(r"\b(?:signature|sign for|unterschrift|persönlich|in person|ausweis\w*|photo id|your id|"
+                         r"must be (?:at )?home|be at home|zu hause sein|anwesend|cannot be left|nicht möglich)\b", re.I)
 
 
 def _later_today(blob: str, sent: datetime, now: datetime, tz) -> bool:
@@ -277,7 +281,7 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     found = TODAY_DEADLINE_RE.search(blob)
     if found:
         return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
-    visit = VISIT_RE.search(blob)
+    visit = VISIT_RE.search(blob) or (PRESENCE_RE.search(blob) and DELIVERY_RE.search(blob))
     if visit and _later_today(blob, sent, now, tz):
         # "your parcel will be delivered today between 14:00 and 16:00", "the technician comes today at 10": someone
         # must be there, which the next morning would be too late to hear
