@@ -94,7 +94,8 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         return None
     today = now.astimezone(tz).date()
     sent = sent_at(payload, now, tz)
-    asked = _asked(said, sent, today, tz, _letter_day(letter, sent, tz))
+    asked = _asked(said, sent, today, tz, _letter_day(letter, sent, tz)) or _asked_in_subject(subject, said, sent,
+                                                                                             today, tz)
     if asked is None:
         return None
     verb, by, what = asked
@@ -211,6 +212,29 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
     return None
 
 
+# the date is in the subject, the ask in the body: "Paper #57: camera-ready due Feb 3" over "Please upload the final PDF"
+_SUBJECT_DUE_RE = re.compile(r"\b(?:due|deadline|closes|fällig|frist|bis|by|until)\b:?\s*(?P<when>[^()\[\]]{3,30})", re.I)
+_PLEASE_VERB_RE = re.compile(r"\b(?:please|kindly|bitte)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
+                                                                                      reverse=True)) + r")\b", re.I)
+
+
+_ANY_VERB_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b", re.I)
+
+
+def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """(the verb, by when, "") when the subject says by when ("camera-ready due Feb 3") and the body asks something
+    ("Please … upload the final PDF"): the body's first asked verb, else "Do"."""
+    due = _SUBJECT_DUE_RE.search(subject or "")
+    if due is None or not re.search(r"\b(?:please|kindly|bitte)\b", said or "", re.I):
+        return None
+    found = [f for f in dates.search(due.group("when"), sent, tz)
+             if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+    if not found:
+        return None
+    verb = _PLEASE_VERB_RE.search(said) or _ANY_VERB_RE.search(said)
+    return (VERBS[verb.group("verb").lower()] if verb else "Do"), found[0], ""
+
+
 def _overlapping(pattern: re.Pattern, sentence: str):
     """Every match of `pattern`, starting at each place one can: "to complete it, please send us …" holds the ask
     "send … by", which a match from "complete" would swallow."""
@@ -255,11 +279,13 @@ GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay",
           # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
           "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
           "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
-          "vorzuleg": "Send", "widersprech": "Object", "kündig": "Cancel", "zu widersprech": "Object"}
+          "vorzuleg": "Send", "widersprech": "Object", "kündig": "Cancel", "zu widersprech": "Object",
+          "erledig": "Do", "mitteil": "Reply", "teil": "Reply", "aktualisier": "Update", "prüf": "Check",
+          "überprüf": "Check", "ausfüll": "Fill in", "auszufüll": "Fill in"}
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
 _GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?|(?P<within>innerhalb)(?:\s+von)?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
-_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?\b"
                         + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
                         + _GERMAN_BY.replace("<within>", "<within2>") + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
                         + _GERMAN_VERB + r")"
