@@ -94,8 +94,8 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         return None
     today = now.astimezone(tz).date()
     sent = sent_at(payload, now, tz)
-    asked = _asked(said, sent, today, tz, _letter_day(letter, sent, tz)) or _asked_in_subject(subject, said, sent,
-                                                                                             today, tz)
+    asked = (_asked(said, sent, today, tz, _letter_day(letter, sent, tz)) or _asked(subject, sent, today, tz)
+             or _asked_in_subject(subject, said, sent, today, tz))  # "Einverständniserklärung - bitte bis Freitag …"
     if asked is None:
         return None
     verb, by, what = asked
@@ -155,7 +155,8 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                  if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
         return found[0] if found else None
 
-    sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
+    # "bis Freitag, 22.1. unterschrieben abgeben": a date's dots end no sentence
+    sentences = re.split(r"(?<=[.!?\n])(?<!\d\.\d\.)(?<!\d\.\d\d\.)\s+", " ".join(said.split()))
     for number, sentence in enumerate(sentences):
         earlier = " ".join(sentences[:number])
 

@@ -161,10 +161,16 @@ def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
 
+_QUOTE_HEAD = re.compile(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
+
+
 def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     """The task a bill or renewal notice calls for, or None (not one, no date, or it reads like phishing)."""
     subject = str(payload.get("subject") or "")
-    blob = f"{subject}\n{text or ''}"
+    # a reply's quote is the earlier mail, already read: "> EUR 4.760,00, payable within 14 days" is not asked again
+    said = "\n".join(line for line in (text or "").splitlines()
+                     if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip()))
+    blob = f"{subject}\n{said}"
     if payload.get("change") or PHISHING_RE.search(blob):
         return None
     today = now.astimezone(tz).date()

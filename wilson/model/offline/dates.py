@@ -589,7 +589,7 @@ _BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead 
 
 # "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
 # "96.40 €", not "v1.20")
-_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2})(?:\.(?!\d)|(?![\d.,]))"
+_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
                                r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))", re.I)
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
 # (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")

@@ -25,6 +25,10 @@ def essentials(text: str, verb: str = "", amount: bool = True) -> str:
     found = owed(text) if amount else None
     if found and verb == "Pay":
         parts.append(f"Amount: {found.group(0)}.")
+    elif verb in ("Object", "Cancel") and amount:  # a new price, objected to by a date: the old and the new
+        said = list(dict.fromkeys(m.group(0) for m in AMOUNT_RE.finditer(text)))[:3]
+        if said:
+            parts.append(f"Amounts in the mail: {', '.join(said)}.")
     reference = REFERENCE_RE.search(text)
     if reference:
         label = reference.group("label").rstrip(".:# ")
