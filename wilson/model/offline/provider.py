@@ -237,6 +237,9 @@ class Cortex:
         start = dates.parse_moment(buffer.get("start"), self.tz)
         if start is None:
             return [], "an event without a start"
+        if dates.local_date(start, self.tz) == self.today and not found.event.kind == "travel":
+            # later today there is nothing left to prepare: the event is told before it starts (same_day), not planned
+            return [], f"{found.rule}; it starts today: told, not planned"
         notes = "\n".join(filter(None, [f"Location: {location}" if location else "",
                                         f"Planned by the offline rules: {found.rule}."]))
         calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
