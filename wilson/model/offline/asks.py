@@ -16,8 +16,8 @@ import re
 from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
-from wilson.model.offline.essentials import essentials
+from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.essentials import AMOUNT_RE, essentials, owed
+from wilson.model.offline.essentials import essentials, owed
 from wilson.model.offline.mailtext import sent_at
 
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
