@@ -225,15 +225,31 @@ _ANY_VERB_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS)
 def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
     """(the verb, by when, "") when the subject says by when ("camera-ready due Feb 3") and the body asks something
     ("Please … upload the final PDF"): the body's first asked verb, else "Do"."""
-    due = _SUBJECT_DUE_RE.search(subject or "")
-    if due is None or not re.search(r"\b(?:please|kindly|bitte)\b", said or "", re.I):
+    due = _SUBJECT_DUE_RE.search(subject or "") or _DUE_IN_MONTH_RE.search(subject or "")
+    booking = _BOOKING_RE.search(said or "")
+    if due is None or not (re.search(r"\b(?:please|kindly|bitte)\b", said or "", re.I) or booking):
         return None
-    found = [f for f in dates.search(due.group("when"), sent, tz)
+    found = [f for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
              if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
     if not found:
         return None
     verb = _PLEASE_VERB_RE.search(said) or _ANY_VERB_RE.search(said)
-    return (VERBS[verb.group("verb").lower()] if verb else "Do"), found[0], ""
+    return ("Book" if booking else VERBS[verb.group("verb").lower()] if verb else "Do"), found[0], ""
+
+
+# "HU/AU fällig im März 2027", "your MOT is due in March": due that month, and an appointment to book for it
+_DUE_IN_MONTH_RE = re.compile(r"\b(?:fällig|due)\s+(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)", re.I)
+_BOOKING_RE = re.compile(r"\btermin\w*\b[^.!?\n]{0,40}\bvereinbar\w*|\bvereinbaren sie\b|\bbook (?:an|your) "
+                         r"appointment\b|\bmake an appointment\b", re.I)
+_GERMAN_MONTHS = {"januar": "January", "februar": "February", "märz": "March", "april": "April", "mai": "May",
+                  "juni": "June", "juli": "July", "august": "August", "september": "September", "oktober": "October",
+                  "november": "November", "dezember": "December"}
+
+
+def _german_month(phrase: str) -> str:
+    """"im März 2027" → "in March 2027": the month read as the date search reads it."""
+    return re.sub(r"\b(?:im\s+)?(" + "|".join(_GERMAN_MONTHS) + r")\b",
+                  lambda m: f"in {_GERMAN_MONTHS[m.group(1).lower()]}", phrase, flags=re.I)
 
 
 def _overlapping(pattern: re.Pattern, sentence: str):

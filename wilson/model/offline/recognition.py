@@ -4,6 +4,10 @@ An event is recognised as one of the playbook's life events when a trigger is in
 (and no negative cue such as "review" or "report" says it is only about one), or as travel
 when its place is abroad, or far from home for more than a day. Every answer names the
 rule that fired, so the trace can say why.
+
+Size: the playbook's loading, the title's words, the place and the length are one decision about one event (and a
+routine meeting, or an event that may need a plan, is the same decision's other side); split, each part would need
+the others' private patterns.
 """
 
 from __future__ import annotations
