@@ -19,6 +19,7 @@ briefing row; split, each part would import the others' states.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -36,6 +37,7 @@ from storage.models import (Approval, ApprovalItem, Inbox, Outbox, Task, TaskFir
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
+from wilson.model.offline.recognition import routine_meeting
 
 LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often
 RUNNING = ("pending", "claimed")
@@ -104,13 +106,20 @@ def _topic_line(topic: Topic, today: date, tz) -> str:
     return (f"{start:%H:%M} " if (start.hour, start.minute) != (0, 0) else "") + f"{topic.title}{until}"
 
 
+_WITH_SOMEONE = re.compile(r"\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)  # a meal or a coffee: named all the same
+
+
 def todays_events(now: datetime, tz) -> list[str]:
     """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start, and the
     topics that begin today that no event of today's stands for (the dentist the user told Wilson about).
+    Routine meetings (a standup, a 1:1) are counted, not named, and alone they are no day's news.
     A multi-day event is told on its first day, not every day of it."""
     today = now.astimezone(tz).date()
     events = [event for event in calendar_days.events_on(today, tz) if event.first_day(tz) == today]
-    lines = [(as_utc(event.start), _event_line(event, today, tz)) for event in events]
+    # the working week's meetings are in the user's calendar already: named, they would bury what needs the user
+    routine = [e for e in events if not e.all_day and routine_meeting(e.title, e.start, e.end, tz) is not None
+               and not _WITH_SOMEONE.search(e.title)]
+    lines = [(as_utc(event.start), _event_line(event, today, tz)) for event in events if event not in routine]
     titles = {e.title.casefold() for e in events}
     spans = {(as_utc(e.start), as_utc(e.end) if e.end else None) for e in events}
     midnight = datetime.combine(today, datetime.min.time(), tzinfo=tz)
@@ -121,6 +130,8 @@ def todays_events(now: datetime, tz) -> list[str]:
             continue  # the topic a calendar event grew into: the event's line says it
         lines.append((start, _topic_line(topic, today, tz)))
     lines = [line for _, line in sorted(lines, key=lambda pair: pair[0])]
+    if routine and lines:  # counted, so the day's shape is there without the titles
+        lines.append(f"and {len(routine)} routine meeting{'s' if len(routine) > 1 else ''}")
 
     allowed = tools.own_hosts()
     return [tools.defang(line, allowed) for line in lines]

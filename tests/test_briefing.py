@@ -367,3 +367,19 @@ def test_a_muted_day_settles_nothing_and_a_held_briefing_keeps_the_quiet_hours_a
     mute.mute(MORNING + timedelta(days=3))  # "quiet 3d" at 09:00: it would arrive three days late
     mute.retime_held(cfg, MORNING + timedelta(hours=2))
     assert Outbox.get_by_id(box.id).status == "dropped"
+
+
+def test_routine_meetings_are_counted_not_named_and_alone_make_no_briefing(db, tmp_path):
+    # a standup and a 1:1 are in the user's calendar already; named each morning they would bury the dentist
+    snapshot_with(entry("s", "Daily standup", datetime(2027, 2, 9, 9, 30, tzinfo=TZ),
+                        datetime(2027, 2, 9, 9, 45, tzinfo=TZ)),
+                  entry("o", "1:1 Sabine", datetime(2027, 2, 9, 14, 0, tzinfo=TZ),
+                        datetime(2027, 2, 9, 14, 30, tzinfo=TZ)),
+                  entry("d", "Dentist", datetime(2027, 2, 10, 16, 0, tzinfo=TZ), datetime(2027, 2, 10, 16, 30, tzinfo=TZ)),
+                  entry("w", "Weekly sync", datetime(2027, 2, 10, 10, 0, tzinfo=TZ),
+                        datetime(2027, 2, 10, 10, 30, tzinfo=TZ)))
+    assert briefing.write_day_briefing(MORNING, config(tmp_path), compose=False) is None  # only meetings: no message
+    box = briefing.write_day_briefing(MORNING + timedelta(days=1), config(tmp_path), compose=False)
+    today = box.text.split("Today:\n")[1].split("\n\n")[0].splitlines()
+    assert today == ["• 16:00–16:30 Dentist", "• and 1 routine meeting"]
+    assert "sync" not in box.text.lower()

@@ -102,8 +102,11 @@ def test_cancelled_event_closes_its_topic(synapse):
 
 def test_event_without_a_playbook_match_stays_silent(synapse):
     result = cortex(synapse, "event", "", calendar("new", "Elternabend Klasse 3b", "2027-01-07T19:00:00+01:00"))
-    # seen and left for the morning briefing's "new in your calendar"
-    assert result.tool_calls == () and result.text.startswith("seen, no plan (offline rules)")
+    # an evening at home needs no word, not even in the briefing's "new in your calendar"
+    assert result.tool_calls == () and result.text == "" and result.rule.startswith("seen, nothing to plan")
+    away = cortex(synapse, "event", "", calendar("new", "Workshop", "2027-01-07", end="2027-01-10"))
+    # days somewhere the rules cannot place may need a plan: seen and left for the briefing's "new in your calendar"
+    assert away.tool_calls == () and away.text.startswith("seen, no plan (offline rules)")
 
 
 def test_a_routine_meeting_days_ahead_is_not_even_listed_as_new(synapse):

@@ -16,9 +16,10 @@ import re
 from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.bills import AMOUNT_RE, OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
-from wilson.model.offline.essentials import essentials
+from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
+from wilson.model.offline.point import DATE_LINE
 
 VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
          "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
@@ -28,7 +29,9 @@ VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respon
          "settle": "Pay", "check in": "Check in", "send": "Send", "upload": "Upload",
          "provide": "Send", "renew": "Renew", "schedule": "Book", "make an appointment": "Book",
          "collect": "Collect", "pick up": "Collect", "pick it up": "Collect", "pick them up": "Collect",
-         "file": "File", "update": "Update", "accept": "Accept"}
+         "file": "File", "update": "Update", "accept": "Accept",
+         # a right the user has until a date: "you can object to the new price until 28 February"
+         "object": "Object", "raise an objection": "Object", "opt out": "Opt out"}
 # the passive of an ask ("the form must be returned by …", "payment has to be made before …")
 PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay", "submitted": "Submit",
            "returned": "Return", "signed": "Sign", "completed": "Complete", "filled in": "Fill in",
@@ -47,10 +50,13 @@ _ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key
                      r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
                      r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
-_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+)?(?P<n>\d+|a|one|two|three|four|five|six|seven|eight|ten|fourteen)"
-                        r"\s+(?P<unit>days?|weeks?|months?)\b", re.I)
+_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+|von\s+|der\s+nächsten\s+)?(?P<n>\d+|a|one|two|three|four|five|six|"
+                        r"seven|eight|ten|fourteen|einem|einer|zwei|drei|vier|sechs|acht|zehn|vierzehn)"
+                        r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b", re.I)
 _NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
-            "fourteen": 14}
+            "fourteen": 14, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "sechs": 6, "acht": 8, "zehn": 10,
+            "vierzehn": 14}
+_UNITS = {"day": 1, "week": 7, "month": 30, "tag": 1, "woche": 7, "monat": 30}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
 _ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
@@ -74,9 +80,10 @@ LEAD_DAYS = 1  # done the day before: a form or a reply may take a moment
 FARTHEST_DAYS = 200  # "by 3 January" read on 5 January is next year's only by the calendar: the ask is over
 
 
-def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
+def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> Due | None:
     """The task a mail asks for by a date still to come, or None (a newsletter, an auto-reply, a web page,
-    a mail that reads like phishing or an offer, or one that asks nothing of the user)."""
+    a mail that reads like phishing or an offer, or one that asks nothing of the user). `letter`: the mail as it
+    came, date lines and all: "within 14 days of the date of this letter" counts from the letter's own date."""
     subject = _PREFIX_RE.sub("", str(payload.get("subject") or "")).strip()
     if (payload.get("channel", "email") != "email" or payload.get("bulk") or payload.get("change")
             or _AUTO_RE.match(subject)):
@@ -87,7 +94,8 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         return None
     today = now.astimezone(tz).date()
     sent = sent_at(payload, now, tz)
-    asked = _asked(said, sent, today, tz)
+    asked = (_asked(said, sent, today, tz, _letter_day(letter, sent, tz)) or _asked(subject, sent, today, tz)
+             or _asked_in_subject(subject, said, sent, today, tz))  # "Einverständniserklärung - bitte bis Freitag …"
     if asked is None:
         return None
     verb, by, what = asked
@@ -109,26 +117,46 @@ def _plain(said: str) -> str:
     return _ABBREVIATION_RE.sub(lambda m: m.group(0)[:-1].replace(".", ""), _ASIDE_RE.sub("", said))
 
 
-def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+# "within 14 days of the date of this letter", "innerhalb einer Woche ab Datum dieses Schreibens"
+_OF_THE_LETTER = re.compile(r"\b(?:(?:of|from|after) the date (?:of|on) (?:this|the|our) (?:letter|notice)|"
+                            r"(?:ab|nach) (?:dem )?datum (?:dieses|des) (?:schreibens|briefes|bescheids?)|ab briefdatum)\b",
+                            re.I)
+
+
+def _letter_day(letter: str, sent: datetime, tz):
+    """The day a letter is dated ("Berlin, 11.01.2027" on a line of its own), if it has one before the sent day."""
+    for line in (letter or "").splitlines()[:12]:
+        line = " ".join(line.split())
+        if line and DATE_LINE.match(line):
+            found = dates.search(line, sent - timedelta(days=400), tz)
+            day = dates.local_date(found[0].value, tz) if found else None
+            if day is not None and day <= dates.local_date(sent, tz):
+                return day
+    return None
+
+
+def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, dates.Found, str] | None:
     """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
     come: ("Book", 2 Feb, "a follow-up appointment")."""
     said = _plain(said)
-    def ahead(phrase: str, within: bool = False) -> dates.Found | None:
+    def ahead(phrase: str, within: bool = False, of_letter: bool = False) -> dates.Found | None:
         if within:
             span = _WITHIN_RE.match(phrase.strip())
             if span is None:
                 return None
             count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
-            unit = span.group("unit").lower().rstrip("s")
-            days = count * {"day": 1, "week": 7, "month": 30}[unit]
-            day = dates.local_date(sent, tz) + timedelta(days=days)
+            unit = re.sub(r"(?:s|en|n|e)$", "", span.group("unit").lower())
+            days = count * _UNITS.get(unit, _UNITS.get(unit + "e", 1))
+            of_letter = letter_day is not None and (of_letter or _OF_THE_LETTER.search(phrase))
+            day = (letter_day if of_letter else dates.local_date(sent, tz)) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
         found = [f for f in dates.search(phrase, sent, tz)
                  if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
         return found[0] if found else None
 
-    sentences = re.split(r"(?<=[.!?\n])\s+", " ".join(said.split()))
+    # "bis Freitag, 22.1. unterschrieben abgeben": a date's dots end no sentence
+    sentences = re.split(r"(?<=[.!?\n])(?<!\d\.\d\.)(?<!\d\.\d\d\.)\s+", " ".join(said.split()))
     for number, sentence in enumerate(sentences):
         earlier = " ".join(sentences[:number])
 
@@ -136,7 +164,7 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             # "please return them by then": the date said before it ("… ends on 22 January")
             if _THEN_RE.match(phrase):
                 return _last_date(f"{earlier} {sentence[:asked.start()]}", sent, today, tz)  # noqa: B023
-            return ahead(phrase, within)
+            return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start():])))  # noqa: B023
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
             if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
@@ -150,10 +178,12 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
                 return verb, by, what
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
-            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab)\b",
-                                 asked.group("when") or asked.group("when2"))[0]
-            if by := when(asked, said_when):
-                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")).lower())
+            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
+                                 asked.group("when") or asked.group("when2") or asked.group("when3"))[0]
+            if by := when(asked, said_when, bool(asked.group("within") or asked.group("within2")
+                                                 or asked.group("within3"))):
+                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")
+                                               or asked.group("verb3")).lower())
                 return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := when(asked, asked.group("when")):
@@ -181,6 +211,45 @@ def _asked(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str]
             if by := ahead(when):
                 return NOUNS[named.group("noun").lower()], by, ""
     return None
+
+
+# the date is in the subject, the ask in the body: "Paper #57: camera-ready due Feb 3" over "Please upload the final PDF"
+_SUBJECT_DUE_RE = re.compile(r"\b(?:due|deadline|closes|fällig|frist|bis|by|until)\b:?\s*(?P<when>[^()\[\]]{3,30})", re.I)
+_PLEASE_VERB_RE = re.compile(r"\b(?:please|kindly|bitte)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
+                                                                                      reverse=True)) + r")\b", re.I)
+
+
+_ANY_VERB_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b", re.I)
+
+
+def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """(the verb, by when, "") when the subject says by when ("camera-ready due Feb 3") and the body asks something
+    ("Please … upload the final PDF"): the body's first asked verb, else "Do"."""
+    due = _SUBJECT_DUE_RE.search(subject or "") or _DUE_IN_MONTH_RE.search(subject or "")
+    booking = _BOOKING_RE.search(said or "")
+    if due is None or not (re.search(r"\b(?:please|kindly|bitte)\b", said or "", re.I) or booking):
+        return None
+    found = [f for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
+             if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+    if not found:
+        return None
+    verb = _PLEASE_VERB_RE.search(said) or _ANY_VERB_RE.search(said)
+    return ("Book" if booking else VERBS[verb.group("verb").lower()] if verb else "Do"), found[0], ""
+
+
+# "HU/AU fällig im März 2027", "your MOT is due in March": due that month, and an appointment to book for it
+_DUE_IN_MONTH_RE = re.compile(r"\b(?:fällig|due)\s+(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)", re.I)
+_BOOKING_RE = re.compile(r"\btermin\w*\b[^.!?\n]{0,40}\bvereinbar\w*|\bvereinbaren sie\b|\bbook (?:an|your) "
+                         r"appointment\b|\bmake an appointment\b", re.I)
+_GERMAN_MONTHS = {"januar": "January", "februar": "February", "märz": "March", "april": "April", "mai": "May",
+                  "juni": "June", "juli": "July", "august": "August", "september": "September", "oktober": "October",
+                  "november": "November", "dezember": "December"}
+
+
+def _german_month(phrase: str) -> str:
+    """"im März 2027" → "in March 2027": the month read as the date search reads it."""
+    return re.sub(r"\b(?:im\s+)?(" + "|".join(_GERMAN_MONTHS) + r")\b",
+                  lambda m: f"in {_GERMAN_MONTHS[m.group(1).lower()]}", phrase, flags=re.I)
 
 
 def _overlapping(pattern: re.Pattern, sentence: str):
@@ -227,14 +296,19 @@ GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay",
           # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
           "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
           "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
-          "vorzuleg": "Send"}
+          "vorzuleg": "Send", "widersprech": "Object", "kündig": "Cancel", "zu widersprech": "Object",
+          "erledig": "Do", "mitteil": "Reply", "teil": "Reply", "aktualisier": "Update", "prüf": "Check",
+          "überprüf": "Check", "ausfüll": "Fill in", "auszufüll": "Fill in"}
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
-_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?|(?P<within>innerhalb)(?:\s+von)?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
-_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
-                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\bbitten?\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
-                        + _GERMAN_BY + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
-                        + _GERMAN_VERB + r")", re.I)
+_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?\b"
+                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+                        + _GERMAN_BY.replace("<within>", "<within2>") + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
+                        + _GERMAN_VERB + r")"
+                        # "überweisen Sie den Betrag bitte innerhalb einer Woche": the verb before "bitte"
+                        r"|\b(?P<verb3>" + _GERMAN_VERB + r")\s+sie\b[^.!?\n]{0,60}?\bbitte\b[^.!?\n]{0,20}?\b"
+                        + _GERMAN_BY.replace("<within>", "<within3>") + r"(?P<when3>" + _GERMAN_WHEN + r")", re.I)
 
 
 _FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
@@ -255,7 +329,7 @@ _PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 # what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
 _NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
                         r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-                        r"\s+\([A-Z]{2,6}\))")
+                        r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))")
 
 
 def _antecedent(what: str, before: str) -> str:

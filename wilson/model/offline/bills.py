@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
-from wilson.model.offline.essentials import AMOUNT_RE, essentials
+from wilson.model.offline.essentials import essentials, owed
 from wilson.model.offline.mailtext import sent_at
 
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
@@ -161,16 +161,22 @@ def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
 
+_QUOTE_HEAD = re.compile(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
+
+
 def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     """The task a bill or renewal notice calls for, or None (not one, no date, or it reads like phishing)."""
     subject = str(payload.get("subject") or "")
-    blob = f"{subject}\n{text or ''}"
+    # a reply's quote is the earlier mail, already read: "> EUR 4.760,00, payable within 14 days" is not asked again
+    said = "\n".join(line for line in (text or "").splitlines()
+                     if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip()))
+    blob = f"{subject}\n{said}"
     if payload.get("change") or PHISHING_RE.search(blob):
         return None
     today = now.astimezone(tz).date()
     sender = sender_of(payload)
     quoted = f"“{subject}”" if subject else "their mail"
-    amount = AMOUNT_RE.search(blob)
+    amount = owed(blob)
     if BILL_RE.search(blob) and amount and not SETTLED_RE.search(blob) and not OFFER_RE.search(blob):
         when = _date_to_act_by(blob, now, tz, sent_at(payload, now, tz))
         if when is None:

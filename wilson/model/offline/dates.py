@@ -214,7 +214,7 @@ def _edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> date | datetime | None:
     if _TIME_RE.search(phrase):
         local = parsed.replace(tzinfo=tz)
-        if local <= now and not re.search(r"\d{4}", phrase):
+        if local <= now and not re.search(r"\d{4}|\b(?:today|heute)\b", phrase, re.I):
             # a time alone that has passed today means tomorrow
             local = (datetime.combine(parsed.date() + timedelta(days=1), parsed.time())).replace(tzinfo=tz)
         if re.search(r"\btonight\b", phrase, re.I) and not re.search(r"\d", phrase):
@@ -223,7 +223,14 @@ def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> dat
     part = _PART_RE.search(phrase)  # "Friday evening": the parser keeps the day and drops the evening
     if part:
         return datetime.combine(parsed.date(), time(PART_OF_DAY_HOURS[part.group(1).lower()]), tzinfo=tz)
+    today = now.astimezone(tz).date()
+    if not re.search(r"\d{4}", phrase) and parsed.date() == _a_year_after(today):
+        return today  # "on 19 March" said on 19 March is today, not next year's (the parser wants the day ahead)
     return parsed.date()
+
+
+def _a_year_after(day: date) -> date:
+    return day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29) else date(day.year + 1, 3, 1)
 
 
 def _ordinal(phrase: str, now: datetime, tz: ZoneInfo) -> date | None:
@@ -584,7 +591,7 @@ _BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead 
 
 # "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
 # "96.40 €", not "v1.20")
-_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2})(?:\.(?!\d)|(?![\d.,]))"
+_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
                                r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))", re.I)
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
 # (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")
@@ -911,6 +918,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
     masked = _PARSER_MISREADS.sub(_blank, masked)
+    masked = _CODE_RE.sub(_blank, masked)  # "flight VC 3152 on 19 March": the parser takes 3152 for the year
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
     masked = _AGED_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)
@@ -936,6 +944,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 # what an ordinal counts when it is no day of the month
 _COUNTED_AFTER = re.compile(r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
                             r"attempt|try|child|kid)\b", re.I)
+# a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
+_CODE_RE = re.compile(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
 # words before a date that make the date parser's search lose the day after them
 _PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice

@@ -61,3 +61,23 @@ def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> s
         if _WHEN.search(sentence) and change.search(sentence) and not ADDRESS.search(sentence):
             return shortened(sentence)
     return ""
+
+
+# what replaces what was cancelled or moved: "We have rebooked you on VC 3156 at 13:10", "Der Unterricht beginnt um 10:00"
+_INSTEAD = re.compile(r"\b(?:rebook\w*|re-?book\w*|instead|replacement|alternative|new (?:time|date|flight|train|slot|"
+                      r"appointment)|moved to|now (?:at|on|starts?|begins?)|starts? (?:later|at)|begins? (?:later|at)|"
+                      r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "
+                      r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um|erst um|"
+                      r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
+                      r"(?:abfahrt|gleis|gate)|rescheduled to)\b", re.I)
+
+
+def instead_of(text: str, subjects: set[str], said: str) -> str:
+    """After a point that says something was cancelled, moved or closed, the later sentence that says what replaces
+    it and when ("We have rebooked you on flight VC 3156, departing today at 13:10."), shortened; "" when none does
+    or it holds an address."""
+    for sentence in said_sentences("\n".join(text.splitlines()[1:]), subjects)[1:]:
+        if _WHEN.search(sentence) and _INSTEAD.search(sentence) and not ADDRESS.search(sentence) \
+                and sentence.lower() not in said.lower():
+            return shortened(sentence)
+    return ""

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pycountry
 
-FAR_KM = 150.0  # further than a day's commute: a stay there is travel
+FAR_KM = 100.0  # further than a day's commute: a stay there is travel
 MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
 FIRST_WORD_POPULATION = 500_000  # a city leading a title ("Lisbon offsite") counts only when this big
 
@@ -400,7 +400,7 @@ def named(name: str) -> Place | None:
 
 
 _NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
-                    r"room|office|home|hq)\b", re.I)
+                    r"room|office|home|hq|kita|kiga|schule|school|kindergarten|gym|büro|buero|uni|work|bar|pub)\b", re.I)
 
 
 # a call's "place" is its tool, wherever the gazetteer has a town of that name ("Google" is one, in Kansas)

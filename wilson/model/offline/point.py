@@ -25,7 +25,8 @@ DATE_LINE = re.compile(rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|t
                        rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$", re.IGNORECASE)
 GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
                       r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
-                      r"hej|buongiorno)\b[^,!:.\n]{0,60}[,!:.]|"
+                      r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
+                      r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
                       r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*", re.IGNORECASE)
 PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
                         r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
@@ -36,7 +37,9 @@ PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|al
                         r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
                         # a call for attention before the news: "Are you awake?", "Sorry to wake you"
                         r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
-                        r"sorry to (?:bother|wake|disturb) you)\b[^.!?]{0,20}[?!.]?$)",
+                        r"sorry to (?:bother|wake|disturb) you|sorry (?:for|about) the (?:late )?(?:hour|time)|"
+                        r"sorry für die (?:späte )?(?:uhrzeit|störung|stunde)|entschuldig\w* (?:die|für die) (?:späte )?"
+                        r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",
                         re.IGNORECASE)
 SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
                        r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.mailtext import without_sent_lines
-from wilson.model.offline.opening import asked_of, change_of, opening
+from wilson.model.offline.opening import asked_of, change_of, instead_of, opening
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
-from wilson.model.offline.recognition import load_playbook, recognise_event, routine_meeting
+from wilson.model.offline.recognition import load_playbook, may_need_a_plan, recognise_event, routine_meeting
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
 
@@ -30,6 +30,8 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
+TIMED = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
+ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 
 
 def _content(message: dict) -> str:
@@ -198,7 +200,7 @@ class Cortex:
             change = buffer.get("change")
             if change == "new":
                 made, rule = self._new_event(buffer)
-                if not made and not rule.startswith(ROUTINE):
+                if not made and not rule.startswith((ROUTINE, ORDINARY)):
                     unseen.append(str(buffer.get("title") or "an event"))
             elif change == "changed":
                 made, rule = self._moved_event(buffer), "a moved event moves its topic and tasks"
@@ -228,10 +230,16 @@ class Cortex:
             routine = routine_meeting(title, buffer.get("start"), buffer.get("end"), self.tz)
             if routine is not None:  # not listed as new in the briefing: a meeting needs no word days ahead
                 return [], f"{ROUTINE}: {routine}"
+            if not may_need_a_plan(found, buffer.get("start"), buffer.get("end"), self.tz, home):
+                # an evening out, a team day at the office: the user put it there and needs no word of it
+                return [], f"{ORDINARY}: {found.rule}"
             return [], f"{SEEN_NO_PLAN}: {found.rule}"
         start = dates.parse_moment(buffer.get("start"), self.tz)
         if start is None:
             return [], "an event without a start"
+        if dates.local_date(start, self.tz) == self.today and not found.event.kind == "travel":
+            # later today there is nothing left to prepare: the event is told before it starts (same_day), not planned
+            return [], f"{found.rule}; it starts today: told, not planned"
         notes = "\n".join(filter(None, [f"Location: {location}" if location else "",
                                         f"Planned by the offline rules: {found.rule}."]))
         calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
@@ -327,7 +335,7 @@ class Cortex:
             if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
             due = (bills.task_for(written, buffer, self.now, self.tz)
-                   or asks.task_for(written, buffer, self.now, self.tz)
+                   or asks.task_for(written, buffer, self.now, self.tz, letter=text)
                    if isinstance(buffer, dict) else None)
             if due is not None and "create_task" in self.offered and not wake:
                 return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
@@ -365,11 +373,19 @@ class Cortex:
                                     or [] if isinstance(b, dict)}, summary, urgency.CLOSURE_RE)
             if when and when.lower() not in heads_up.lower():
                 heads_up = f"{heads_up} “{when}”"
-        if wake and self.stimulus.get("untrusted"):
-            # in an emergency what to do is said with it ("Please leave the building now")
+            elif urgency.CLOSURE_RE.search(summary) or urgency.DISRUPTION_RE.search(summary) or \
+                    re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I):
+                # a cancellation or a closure is told with what replaces it: the new flight, the later start
+                instead = instead_of(text, {str(b.get("subject") or "").strip().lower()
+                                            for b in self.payload.get("buffers") or [] if isinstance(b, dict)}, summary)
+                if instead and instead.lower() not in heads_up.lower():
+                    heads_up = f"{heads_up} “{instead}”"
+        if self.stimulus.get("untrusted"):
+            # in an emergency what to do is said with it ("Please leave the building now"), and so is what is asked
+            # by a time ("Bitte parken Sie Ihr Auto bis heute 20:00 Uhr um")
             todo = asked_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
                                    or [] if isinstance(b, dict)})
-            if todo and todo.lower() not in heads_up.lower():
+            if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo)):
                 heads_up = f"{heads_up} “{todo}”"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new

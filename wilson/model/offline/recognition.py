@@ -4,6 +4,10 @@ An event is recognised as one of the playbook's life events when a trigger is in
 (and no negative cue such as "review" or "report" says it is only about one), or as travel
 when its place is abroad, or far from home for more than a day. Every answer names the
 rule that fired, so the trace can say why.
+
+Size: the playbook's loading, the title's words, the place and the length are one decision about one event (and a
+routine meeting, or an event that may need a plan, is the same decision's other side); split, each part would need
+the others' private patterns.
 """
 
 from __future__ import annotations
@@ -42,6 +46,15 @@ class PlaybookEvent:
     kind: str = ""
     shapes: tuple[str, ...] = ()  # regular expressions matched with their case: "KubeCon" is a conference
     compounds: tuple[str, ...] = ()  # the last part of a compound word: "Hautarzt", "Führerscheinprüfung"
+    # words and shapes that say what an event is in a calendar title only, where a sentence would use them for
+    # something else ("Dr. Weber", "Pay rent", "Move to Leipzig", "Emma's 5th"): asked when no trigger is there
+    titles: tuple[str, ...] = ()
+    title_shapes: tuple[str, ...] = ()
+
+    def title_matches(self, text: str) -> list[re.Match]:
+        found = [_trigger(word).search(text or "") for word in self.titles]
+        found += [re.search(shape, text or "") for shape in self.title_shapes]
+        return [match for match in found if match]
 
     def find(self, text: str) -> re.Match | None:
         best = None
@@ -136,7 +149,9 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
                                     triggers=tuple(str(w) for w in spec.get("triggers", [])), tasks=tasks,
                                     kind=str(spec.get("kind") or name),
                                     shapes=_shapes(name, spec.get("shapes", [])),
-                                    compounds=tuple(str(w) for w in spec.get("compounds", []))))
+                                    compounds=tuple(str(w) for w in spec.get("compounds", [])),
+                                    titles=tuple(str(w) for w in spec.get("titles", [])),
+                                    title_shapes=_shapes(name, spec.get("title_shapes", []))))
     negative = tuple(str(w) for w in data.get("negative", []) if isinstance(w, str))
     return Playbook(tuple(events), negative)
 
@@ -182,12 +197,24 @@ def title_words(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
     last wins ("Car insurance payment" is a payment, "Wedding trip" a trip), then the longer one ("Passport
     appointment" over "appointment"), then the playbook's order."""
     found = match_words(playbook, title)
+    if found is None and not negative_cue(playbook, title):
+        return _title_only(playbook, title)
     if found is None or not playbook.any_trigger:
         return found
     best = found
     for event in playbook:
-        for match in event.matches(title):
+        for match in event.matches(title) + event.title_matches(title):
             if (match.end(), len(match.group(0))) > (best[1].end(), len(best[1].group(0))):
+                best = (event, match)
+    return best
+
+
+def _title_only(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match] | None:
+    """The playbook event a title-only word or shape names, the one that ends last winning, as for triggers."""
+    best = None
+    for event in playbook:
+        for match in event.title_matches(title):
+            if best is None or (match.end(), len(match.group(0))) > (best[1].end(), len(best[1].group(0))):
                 best = (event, match)
     return best
 
@@ -243,6 +270,13 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
                                        f"“{cue}” is in the title", place)
         return Recognition(None, f"negative cue “{cue}” in the title")
     found = title_words(playbook, title) or (match_words(playbook, description) if description else None)
+    if found is None and location and not routine_meeting(title, start, end, tz):
+        # a title that says little at a place that says what it is: "Dr. Weber" at "Praxis", "Check" at a dentist's
+        at = match_words(playbook, location)
+        if at is not None and (at[0].kind != "travel" or several):
+            event, trigger = at
+            return Recognition(event, f"“{trigger.group(0)}” in the place, “{location.strip()}” (playbook: "
+                                      f"{event.name})", place)
     # a stay away is a trip (not the conference entry, which is of the travel kind too)
     if found:
         event, trigger = found
@@ -250,10 +284,14 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
         if event.kind != "travel" and where == "abroad" and event.name in ("wedding", "exam") and travel:
             rule += f"; {place.name} is abroad"
         return Recognition(event, rule, place)
+    conference = playbook.of_kind("conference")
+    if several and span <= BRAND_DAYS and conference is not None and _brand(title):
+        # days at an event with a brand's name ("re:publica", "EuroPython", "ITB Berlin"): a conference, at home too
+        return Recognition(conference, f"{span:.0f} days of “{title}”, a name shaped like a brand: a conference",
+                           place)
     if travel is None or place is None or where is None:
         return Recognition(None, "no playbook word in the title" + (
             f"; {place.name} is not away from home" if place is not None and home is not None else ""), place)
-    conference = playbook.of_kind("conference")
     if several and conference is not None and _ACRONYM_TITLE.fullmatch(title):
         # days away for a name in capitals ("FOSDEM", "MWC 2027"): an event people travel to, not a holiday
         return Recognition(conference, f"days away ({place.name}) for “{title}”, a name in capitals: a conference",
@@ -267,6 +305,15 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     if several:
         return Recognition(travel, f"{max(span, 1):.0f} days in {place.name}, far from home", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
+
+
+def may_need_a_plan(found: Recognition, start, end, tz, home: places.Place | None) -> bool:
+    """Whether an event the rules made no plan for may need one all the same, and is worth naming in the next
+    briefing ("no plan from me: ask if one needs it"): away from home, or days long somewhere the rules cannot place
+    (it may be a trip). An evening out or team days in the home town are the user's own entries and need no word."""
+    if places.away(found.place, home) is not None:
+        return True
+    return found.place is None and _several_days(start, end, days_long(start, end, tz), tz)
 
 
 # the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
@@ -289,6 +336,18 @@ def routine_meeting(title: str, start, end, tz) -> str | None:
     if hours > ROUTINE_HOURS:
         return None
     return f"“{found.group(0)}” in the title, {round(hours * 60)} minutes: a routine meeting, nothing to plan"
+
+
+BRAND_DAYS = 7  # a conference or a trade fair lasts a few days; a week or more away is a stay
+# a name no dictionary holds: inner punctuation ("re:publica", "Node.js"), capitals inside ("SaaStr", "EuroPython"),
+# or in capitals ("ITB", "MWC"), perhaps with a year or an edition ("re:publica 27", "ITB Berlin 2027")
+_BRAND_WORD = re.compile(r"(?-i:[a-z]+[:.][a-z]\w+|[A-Z]?[a-z]+[A-Z]\w*|[A-Z]{2,8}[a-z]?)")
+
+
+def _brand(title: str) -> bool:
+    words = [w for w in re.split(r"\s+", title.strip()) if not re.fullmatch(r"'?\d{2,4}|[-–&|]", w)]
+    return 1 <= len(words) <= 3 and _BRAND_WORD.fullmatch(words[0]) is not None and not re.search(
+        r"\b(?:JGA|WG|OOO|PTO|WFH|TBD|TBC)\b", title)
 
 
 _ACRONYM_TITLE = re.compile(r"(?-i:[A-Z][A-Z0-9&]{2,9})(?:\s+(?:\d{2,4}|'\d{2}))?")

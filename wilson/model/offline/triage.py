@@ -74,7 +74,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
                                                         or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
     if found.situation and not others:
         return found
-    due = bills.task_for(text, payload, now, tz) or asks.task_for(text, payload, now, tz)
+    due = bills.task_for(text, payload, now, tz) or asks.task_for(
+        text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or ""))
     kind = notices.notice(subject, text, asked=due is not None)
     if kind is not None:
         return urgency.Judgement(None, f"{kind}: it asks nothing of you")

@@ -27,11 +27,20 @@ PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotio
 AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
                                  r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
                                  r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
-                                 r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?)@", re.I)
+                                 r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?|"
+                                 # (not "service@" or "postfach@": a bank or a garage asks real things from those)
+                                 r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@", re.I)
 CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
-                      r"kindergarten|daycare|day care|school nurse|kita)\b", re.I)
+                      r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
+                      r"schüler\w*|klasse \d\w?)\b", re.I)
 HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
-                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist))\b", re.I)
+                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
+                       r"fieber|krank|erbricht|erbrochen|übergeben|verletzt|gestürzt|unfall|notarzt|bereitschaftsarzt|"
+                       r"krankenhaus|notaufnahme|allergisch\w*|gebrochen)\b", re.I)
+# asked to get in touch now: "please call me as soon as possible", "Bitte rufen Sie mich sofort an"
+CALL_NOW_RE = re.compile(r"\b(?:call|ring|phone) (?:me|us)\b|\bcall (?:back )?(?:as soon as|right away|now|asap)|"
+                         r"\brufen sie (?:mich|uns)\b|\bruf (?:mich|uns)\b|\b(?:bitte )?(?:sofort|dringend) (?:anrufen|"
+                         r"zurückrufen|melden)\b|\bmelden sie sich (?:bitte )?(?:sofort|umgehend|dringend)\b", re.I)
 PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
                        r"as soon as (?:you|possible))\b", re.I)
 TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
@@ -58,18 +67,22 @@ CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early
                         r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
                         r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
                         # in German: closed, cancelled, moved, cut off, on strike
-                        r"geschlossen|schließt|schliesst|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-                        r"entfallen|abgesagt|verschoben|verlegt|streik\w*|\w*ausfall|gesperrt|abgestellt|"
+                        r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
+                        r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
                         r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
     ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
                                 r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
-                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage)\b",
+                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
+                                r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
+                                r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
                                 re.I)),
-    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide)\b", re.I)),
+    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide|co[- ](?:alarm|detector|melder)|"
+                                r"gasgeruch|gasleck|riecht (?:\w+ )?nach gas|gasalarm|kohlenmonoxid\w*)\b", re.I)),
     ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
-                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere))\b", re.I)),
+                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
+                          r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b", re.I)),
     ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
                                        r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
                                        r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
@@ -78,7 +91,7 @@ EMERGENCY_RES = (
                                        r"critical condition|krankenhaus|notaufnahme|notarzt)\b", re.I)),
     ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
                               r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
-                              r"(?:was|were|been) robbed)\b", re.I)),
+                              r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b", re.I)),
 )
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
 ADVERT_RE = re.compile(r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
@@ -134,7 +147,8 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
 PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
                                  r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
                                  r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|"
+                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
+                                 r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
                                  r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
                                  re.I)
 _LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
@@ -169,6 +183,22 @@ ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:a
                           re.I)
 
 
+VISIT_RE = re.compile(r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
+                      r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b", re.I)
+# a delivery is the user's business today only when it needs them there: a signature, an ID, in person
+DELIVERY_RE = re.compile(r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
+                         r"geliefert|lieferung)\b", re.I)
+PRESENCE_RE = re.compile(r"\b(?:signature|sign for|unterschrift|persönlich|in person|ausweis\w*|photo id|your id|"
+                         r"must be (?:at )?home|be at home|zu hause sein|anwesend|cannot be left|nicht möglich)\b", re.I)
+
+
+def _later_today(blob: str, sent: datetime, now: datetime, tz) -> bool:
+    """A time later today (read from the day it was sent) is in the text: "heute zwischen 14:00 und 16:00 Uhr"."""
+    today = now.astimezone(tz).date()
+    return any(isinstance(f.value, datetime) and local_date(f.value, tz) == today and f.value > now
+               for f in search(blob, sent, tz))
+
+
 def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
@@ -194,6 +224,9 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
         # a person's word, or (for a leak or a fire) an office's about the user's own home: not an advert's
         if rule.search(blob) and (personal or CHILD_RE.search(blob) or (yours and name in HOME_EMERGENCIES)):
             return name
+    if personal and CHILD_RE.search(blob) and HEALTH_RE.search(blob) and CALL_NOW_RE.search(blob):
+        # (a fever and "please pick him up" waits for the morning; "call me now" from the class trip does not)
+        return "your child is ill or hurt and you are asked to call at once"
     if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
         return "your child's school or care closing today"
     if TRAVEL_RE.search(blob) and (DISRUPTION_RE.search(blob) or CLOSURE_RE.search(blob)):
@@ -248,6 +281,11 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     found = TODAY_DEADLINE_RE.search(blob)
     if found:
         return Judgement(1, f"deadline today (“{found.group(0)}”)", True)
+    visit = VISIT_RE.search(blob) or (PRESENCE_RE.search(blob) and DELIVERY_RE.search(blob))
+    if visit and _later_today(blob, sent, now, tz):
+        # "your parcel will be delivered today between 14:00 and 16:00", "the technician comes today at 10": someone
+        # must be there, which the next morning would be too late to hear
+        return Judgement(1, f"a delivery or a visit to you later today (“{visit.group(0)}”)", True)
     found = ASKING_RE.search(blob)
     if found:
         return Judgement(1, f"urgent wording (“{found.group(0)}”)")
